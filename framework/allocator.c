@@ -1,0 +1,63 @@
+/*
+ * Creating an instance and the fallbacks for optional ops. The fallbacks
+ * need the instance's malloc/free, so they find the allocator through a
+ * per-process pointer: the ABI promises one instance per process.
+ */
+#include "allocator.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct alloclab_allocator *current;
+
+static void *fallback_calloc(void *instance, size_t nmemb, size_t size)
+{
+	void *block;
+	(void)instance;
+	if (size != 0 && nmemb > SIZE_MAX / size)
+		return NULL;
+	block = current->ops.malloc(current->instance, nmemb * size);
+	if (block)
+		memset(block, 0, nmemb * size);
+	return block;
+}
+
+static void fallback_free_sized(void *instance, void *block, size_t size)
+{
+	(void)size;
+	current->ops.free(instance, block);
+}
+
+int alloclab_allocator_create(struct alloclab_allocator *a, const struct alloclab_loaded_plugin *p,
+			      const char *options, char *err, size_t err_len)
+{
+	char why[ALLOCLAB_ERR_LEN] = "";
+	int rc;
+
+	memset(a, 0, sizeof *a);
+	a->ops = p->desc;
+	a->min_align = p->desc.min_align ? p->desc.min_align : ALLOCLAB_DEFAULT_MIN_ALIGN;
+	if (a->ops.calloc == NULL)
+		a->ops.calloc = fallback_calloc;
+	if (a->ops.free_sized == NULL)
+		a->ops.free_sized = fallback_free_sized;
+	rc = p->desc.create(options ? options : "", &a->instance, why, sizeof why);
+	if (rc != 0) {
+		if (why[0] == '\0')
+			snprintf(why, sizeof why, "%s", strerror(rc < 0 ? -rc : rc));
+		snprintf(err, err_len, "plugin '%s' (%s): %s: %s", p->desc.name, p->path,
+			 rc == -EINVAL ? "bad option" : "create() failed", why);
+		return -1;
+	}
+	current = a;
+	return 0;
+}
+
+void alloclab_allocator_destroy(struct alloclab_allocator *a)
+{
+	a->ops.destroy(a->instance);
+	if (current == a)
+		current = NULL;
+}

@@ -1,0 +1,47 @@
+/*
+ * The host's handle on one created plugin instance, as workloads see it.
+ * Workloads call the inline helpers below; optional ops that the plugin
+ * lacks are filled in with the documented fallbacks (allocator.c) so a
+ * workload never tests for NULL on its hot path.
+ */
+#ifndef ALLOCLAB_ALLOCATOR_H
+#define ALLOCLAB_ALLOCATOR_H
+
+#include "loader.h"
+
+struct alloclab_allocator {
+	/* Copied from the loaded plugin; calloc and free_sized are never NULL
+	 * here (fallbacks), realloc/aligned_alloc/usable_size may be, and then
+	 * the workloads that need them are not applicable. */
+	struct alloclab_plugin ops;
+	void *instance;
+	size_t min_align; /* desc.min_align, or the ABI default */
+};
+
+/* Calls create(). On failure returns -1 with err saying why, prefixed
+ * "bad option" when the plugin returned -EINVAL. */
+int alloclab_allocator_create(struct alloclab_allocator *a, const struct alloclab_loaded_plugin *p,
+			      const char *options, char *err, size_t err_len);
+void alloclab_allocator_destroy(struct alloclab_allocator *a);
+
+static inline void *alloclab_malloc(const struct alloclab_allocator *a, size_t size)
+{
+	return a->ops.malloc(a->instance, size);
+}
+
+static inline void alloclab_free(const struct alloclab_allocator *a, void *block)
+{
+	a->ops.free(a->instance, block);
+}
+
+static inline void *alloclab_calloc(const struct alloclab_allocator *a, size_t nmemb, size_t size)
+{
+	return a->ops.calloc(a->instance, nmemb, size);
+}
+
+static inline void alloclab_free_sized(const struct alloclab_allocator *a, void *block, size_t size)
+{
+	a->ops.free_sized(a->instance, block, size);
+}
+
+#endif

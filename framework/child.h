@@ -1,0 +1,43 @@
+/*
+ * Runs a function in a child process with a deadline and collects what it
+ * wrote to a pipe, how it ended and its peak RSS. This is what keeps a
+ * plugin's crash, abort or hang from taking the run down: plugins are only
+ * ever loaded in such children.
+ */
+#ifndef ALLOCLAB_CHILD_H
+#define ALLOCLAB_CHILD_H
+
+#include <stddef.h>
+
+struct alloclab_child_result {
+	char *output;       /* everything the child wrote to its fd, NUL-terminated (malloc'd) */
+	size_t output_len;
+	int exited;         /* 1: exit status in exit_code; 0: killed by term_signal */
+	int exit_code;
+	int term_signal;
+	int timed_out;      /* the deadline passed and the child was killed */
+	int interrupted;    /* the parent got SIGINT/SIGTERM meanwhile; the child was killed */
+	long peak_rss_kib;  /* ru_maxrss of the child */
+	double elapsed_s;
+};
+
+/* In the child: fn(arg, fd) runs, and its return value is the exit status. */
+typedef int (*alloclab_child_fn)(void *arg, int fd);
+
+/* 0 when the child was started and reaped (whatever its fate), -1 when it
+ * could not be started (err set). */
+int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct alloclab_child_result *res,
+		       char *err, size_t err_len);
+
+void alloclab_child_result_free(struct alloclab_child_result *res);
+
+/* One line describing how a child ended when it did not succeed:
+ * "timed out after 10 s", "killed by signal 11 (Segmentation fault)". */
+void alloclab_child_describe(const struct alloclab_child_result *res, double timeout_s, char *out, size_t out_len);
+
+/* Installs SIGINT/SIGTERM handlers that set the flag read by
+ * alloclab_interrupted(), so a run can stop cleanly and keep its results. */
+void alloclab_catch_interrupts(void);
+int alloclab_interrupted(void);
+
+#endif

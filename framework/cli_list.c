@@ -1,0 +1,138 @@
+/*
+ * `alloclab list`: the plugins found by name (each probed in a child
+ * process, so a broken plugin in a search folder is reported, not fatal) and
+ * the built-in workloads with their parameters.
+ */
+#define _GNU_SOURCE 1
+#include "child.h"
+#include "cli.h"
+#include "loader.h"
+#include "worker.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LIST_TIMEOUT_S 10.0
+
+struct listing {
+	char names[256][64];
+	unsigned count;
+};
+
+static int probe_child(void *arg, int fd)
+{
+	json_t *info = alloclab_worker_probe(arg, "");
+	char *text = json_dumps(info, JSON_COMPACT);
+	ssize_t n = write(fd, text, strlen(text));
+	return n < 0 ? 3 : 0;
+}
+
+static void print_plugin(const char *path)
+{
+	struct alloclab_child_result res;
+	char err[ALLOCLAB_ERR_LEN], why[512];
+	json_t *info = NULL, *cap;
+	size_t i;
+
+	if (alloclab_child_run(probe_child, (void *)path, LIST_TIMEOUT_S, &res, err, sizeof err) != 0) {
+		printf("  %s: %s\n", path, err);
+		return;
+	}
+	if (res.exited && res.exit_code == 0)
+		info = json_loads(res.output, 0, NULL);
+	if (info == NULL) {
+		alloclab_child_describe(&res, LIST_TIMEOUT_S, why, sizeof why);
+		printf("  %-12s cannot be probed: %s\n", path, why);
+	} else if (json_object_get(info, "error")) {
+		printf("  %-12s cannot be used: %s\n", "?", json_string_value(json_object_get(info, "error")));
+	} else {
+		const char *opts = json_string_value(json_object_get(info, "options_help"));
+		printf("  %-12s %s\n", json_string_value(json_object_get(info, "name")),
+		       json_string_value(json_object_get(info, "description")));
+		printf("  %-12s version %s; min alignment %lld\n", "",
+		       json_string_value(json_object_get(info, "version")),
+		       (long long)json_integer_value(json_object_get(info, "min_align")));
+		printf("  %-12s caps:", "");
+		json_array_foreach(json_object_get(info, "caps"), i, cap) printf(" %s", json_string_value(cap));
+		printf("\n  %-12s %s\n", "", json_string_value(json_object_get(info, "path")));
+		if (opts) {
+			char *copy = strdup(opts), *save = NULL;
+			for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+				printf("  %-12s option %s\n", "", line);
+			free(copy);
+		}
+	}
+	json_decref(info);
+	alloclab_child_result_free(&res);
+}
+
+static void list_dir(const char *dir, void *arg)
+{
+	struct listing *seen = arg;
+	struct dirent **entries;
+	int n = scandir(dir, &entries, NULL, alphasort);
+
+	if (n < 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		const char *name = entries[i]->d_name;
+		size_t len = strlen(name);
+		char path[4096], short_name[64];
+		int shadowed = 0;
+
+		if (len > 3 && strcmp(name + len - 3, ".so") == 0 && len - 3 < sizeof short_name) {
+			snprintf(short_name, sizeof short_name, "%.*s", (int)(len - 3), name);
+			for (unsigned k = 0; k < seen->count; k++)
+				shadowed |= strcmp(seen->names[k], short_name) == 0;
+			snprintf(path, sizeof path, "%s/%s", dir, name);
+			if (shadowed)
+				printf("  %-12s %s (shadowed by an earlier folder)\n", short_name, path);
+			else {
+				if (seen->count < 256)
+					snprintf(seen->names[seen->count++], 64, "%s", short_name);
+				print_plugin(path);
+			}
+		}
+		free(entries[i]);
+	}
+	free(entries);
+}
+
+static void print_search_dir(const char *dir, void *arg)
+{
+	(void)arg;
+	printf("  %s%s\n", dir, access(dir, F_OK) == 0 ? "" : " (absent)");
+}
+
+int alloclab_cmd_list(int argc, char **argv)
+{
+	struct listing seen = {.count = 0};
+
+	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		puts("usage: alloclab list\n\nShows the plugins found in the search folders and the built-in workloads.");
+		return 0;
+	}
+	if (argc > 1)
+		return alloclab_usage_error("list", "unexpected argument '%s'", argv[1]);
+	printf("plugin search folders, in order:\n");
+	alloclab_plugin_search_dirs(print_search_dir, NULL);
+	printf("\nplugins:\n");
+	alloclab_plugin_search_dirs(list_dir, &seen);
+	if (seen.count == 0)
+		printf("  (none found)\n");
+	printf("\nworkloads:\n");
+	for (size_t i = 0; alloclab_workloads[i]; i++) {
+		const struct alloclab_workload *w = alloclab_workloads[i];
+		printf("  %-12s %s\n", w->name, w->description);
+		printf("  %-12s one op = %s%s\n", "", w->unit_op,
+		       w->flags & ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE ? "; frees across threads" : "");
+		for (unsigned p = 0; p < w->nparams; p++)
+			printf("  %-12s %-10s default %-10llu %s (%llu..%llu)\n", "", w->params[p].name,
+			       (unsigned long long)w->params[p].def, w->params[p].help,
+			       (unsigned long long)w->params[p].min, (unsigned long long)w->params[p].max);
+	}
+	return 0;
+}

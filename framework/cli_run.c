@@ -1,0 +1,169 @@
+/*
+ * `alloclab run`: parses the command line into a run configuration and
+ * hands it to the runner. Every bad input is refused here, before anything
+ * is measured or written.
+ */
+#include "cli.h"
+#include "runner.h"
+#include "worker.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The default suite: every bundled allocator plugin, the default workloads,
+ * 1 and 2 threads. noop is bundled but is a harness baseline, not an
+ * allocator. */
+static const char *const default_plugins[] = {"system", "jemalloc", "mimalloc"};
+static const char *const default_workloads[] = {"churn"};
+static const unsigned default_threads[] = {1, 2};
+
+static const char usage[] =
+	"usage: alloclab run [options]\n"
+	"\n"
+	"Measures every combination of the plugins, workloads and thread counts\n"
+	"given. Each combination (cell) runs in --processes fresh worker processes,\n"
+	"each doing --warmups unmeasured then --values measured repetitions.\n"
+	"With no options: the default suite (system, jemalloc, mimalloc x churn x 1,2 threads).\n"
+	"\n"
+	"options:\n"
+	"  -p, --plugin NAME[:k=v,...]    plugin by name or path (./x.so), with options; repeatable\n"
+	"  -w, --workload NAME[:k=v,...]  workload with parameters; repeatable (see 'alloclab list')\n"
+	"  -t, --threads LIST             thread counts, e.g. 1,2,4 (1..1024; default 1,2)\n"
+	"  -n, --processes N              worker processes per cell (default 5)\n"
+	"  -v, --values N                 measured values per process (default 3)\n"
+	"      --warmups N                unmeasured values per process first (default 1)\n"
+	"      --timeout SECONDS          kill a worker process after this long (default 120)\n"
+	"      --pin                      pin thread i to the i-th CPU allowed\n"
+	"  -o, --output FILE              results JSON (default alloclab-results/run-DATE.json)\n"
+	"  -q, --quiet                    do not print the table\n"
+	"  -h, --help                     this text\n"
+	"\n"
+	"Numbers take K, M, G suffixes in workload parameters (64K = 65536).\n"
+	"exit status: 0 success, 1 some cells failed (see the table), 2 bad input,\n"
+	"130 interrupted (finished cells are kept in the results file)\n";
+
+static int parse_count(const char *text, const char *what, unsigned long min, unsigned long max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	if (text[0] < '0' || text[0] > '9')
+		return alloclab_usage_error("run", "%s '%s' is not a whole number", what, text);
+	v = strtoul(text, &end, 10);
+	if (errno || *end != '\0')
+		return alloclab_usage_error("run", "%s '%s' is not a whole number", what, text);
+	if (v < min || v > max)
+		return alloclab_usage_error("run", "%s %lu is out of range %lu..%lu", what, v, min, max);
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_threads(const char *text, struct alloclab_run_config *cfg)
+{
+	char *copy = strdup(text), *save = NULL;
+	int rc = 0;
+
+	cfg->nthreads = 0;
+	for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save)) {
+		if (cfg->nthreads == ALLOCLAB_MAX_MATRIX)
+			rc = alloclab_usage_error("run", "more than %d thread counts", ALLOCLAB_MAX_MATRIX);
+		else
+			rc = parse_count(item, "thread count", 1, ALLOCLAB_MAX_THREADS, &cfg->threads[cfg->nthreads++]);
+	}
+	if (rc == 0 && cfg->nthreads == 0)
+		rc = alloclab_usage_error("run", "--threads needs a list such as 1,2,4");
+	free(copy);
+	return rc;
+}
+
+static int add_workload(const char *text, struct alloclab_run_config *cfg)
+{
+	char err[ALLOCLAB_ERR_LEN];
+	struct alloclab_workload_arg *w = &cfg->workloads[cfg->nworkloads];
+
+	if (cfg->nworkloads == ALLOCLAB_MAX_MATRIX)
+		return alloclab_usage_error("run", "more than %d workloads", ALLOCLAB_MAX_MATRIX);
+	if (alloclab_workload_parse(text, &w->workload, w->params, err, sizeof err) != 0)
+		return alloclab_usage_error("run", "%s", err);
+	cfg->nworkloads++;
+	return 0;
+}
+
+static int add_plugin(const char *text, struct alloclab_run_config *cfg)
+{
+	if (cfg->nplugins == ALLOCLAB_MAX_MATRIX)
+		return alloclab_usage_error("run", "more than %d plugins", ALLOCLAB_MAX_MATRIX);
+	if (text[0] == '\0' || text[0] == ':')
+		return alloclab_usage_error("run", "--plugin needs a name or a path");
+	alloclab_plugin_arg_parse(text, &cfg->plugins[cfg->nplugins++]);
+	return 0;
+}
+
+int alloclab_cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"plugin", required_argument, NULL, 'p'},  {"workload", required_argument, NULL, 'w'},
+		{"threads", required_argument, NULL, 't'}, {"processes", required_argument, NULL, 'n'},
+		{"values", required_argument, NULL, 'v'},  {"warmups", required_argument, NULL, 'W'},
+		{"timeout", required_argument, NULL, 'T'}, {"pin", no_argument, NULL, 'P'},
+		{"output", required_argument, NULL, 'o'},  {"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+	};
+	static struct alloclab_run_config cfg;
+	char **full_argv = calloc((size_t)argc + 2, sizeof *full_argv);
+	unsigned timeout = 120;
+	int opt, rc = 0;
+
+	cfg.processes = 5;
+	cfg.values = 3;
+	cfg.warmups = 1;
+	opterr = 0;
+	while (rc == 0 && (opt = getopt_long(argc, argv, ":p:w:t:n:v:o:qh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'p': rc = add_plugin(optarg, &cfg); break;
+		case 'w': rc = add_workload(optarg, &cfg); break;
+		case 't': rc = parse_threads(optarg, &cfg); break;
+		case 'n': rc = parse_count(optarg, "--processes", 1, 1000, &cfg.processes); break;
+		case 'v': rc = parse_count(optarg, "--values", 1, 100000, &cfg.values); break;
+		case 'W': rc = parse_count(optarg, "--warmups", 0, 100000, &cfg.warmups); break;
+		case 'T': rc = parse_count(optarg, "--timeout", 1, 86400, &timeout); break;
+		case 'P': cfg.pin = 1; break;
+		case 'o': cfg.output = optarg; break;
+		case 'q': cfg.quiet = 1; break;
+		case 'h': fputs(usage, stdout); return 0;
+		case ':': return alloclab_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
+		default: return alloclab_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (rc != 0)
+		return rc;
+	if (optind < argc)
+		return alloclab_usage_error("run", "unexpected argument '%s'", argv[optind]);
+	if (cfg.output && cfg.output[0] == '\0')
+		return alloclab_usage_error("run", "--output needs a file name");
+	if (cfg.nplugins == 0)
+		for (size_t i = 0; i < sizeof default_plugins / sizeof *default_plugins; i++)
+			add_plugin(default_plugins[i], &cfg);
+	if (cfg.nworkloads == 0)
+		for (size_t i = 0; i < sizeof default_workloads / sizeof *default_workloads; i++)
+			if ((rc = add_workload(default_workloads[i], &cfg)) != 0)
+				return rc;
+	if (cfg.nthreads == 0)
+		for (size_t i = 0; i < sizeof default_threads / sizeof *default_threads; i++)
+			cfg.threads[cfg.nthreads++] = default_threads[i];
+	if ((unsigned long)cfg.nplugins * cfg.nworkloads * cfg.nthreads > 4096)
+		return alloclab_usage_error("run", "the matrix has more than 4096 cells; split the run");
+	cfg.timeout_s = timeout;
+	full_argv[0] = "alloclab";
+	for (int i = 0; i < argc; i++)
+		full_argv[i + 1] = argv[i];
+	cfg.argc = argc + 1;
+	cfg.argv = full_argv;
+	rc = alloclab_run(&cfg);
+	free(full_argv);
+	return rc;
+}

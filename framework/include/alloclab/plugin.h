@@ -1,0 +1,235 @@
+/*
+ * alloclab plugin ABI: the contract between the alloclab host and an allocator
+ * plugin built as a shared object.
+ *
+ * A plugin exports one function, alloclab_plugin_entry(), which returns a
+ * pointer to a static, read-only descriptor (struct alloclab_plugin). The
+ * descriptor names the plugin, states its capabilities and carries its
+ * operations. Build one out of tree with:
+ *
+ *     cc -shared -fPIC $(pkg-config --cflags alloclab-plugin) my.c -o my.so
+ *     alloclab run --plugin ./my.so
+ *
+ * Versioning. ALLOCLAB_PLUGIN_ABI_VERSION changes only when an existing field
+ * or op changes meaning; the host refuses a plugin whose abi_version differs
+ * from its own. New ops are only ever appended: the host copies the first
+ * `struct_size` bytes of the descriptor into a zeroed struct of its own size,
+ * so a plugin built against an older header simply has the newer ops NULL.
+ *
+ * Glossary
+ *   host      the alloclab process that loaded the plugin (one worker process
+ *             per measurement; the plugin is never loaded into the parent).
+ *   instance  what create() returns: the allocator's state. The host creates
+ *             at most one instance per process at a time, so a plugin that
+ *             wraps a process-global allocator (jemalloc, glibc) may keep a
+ *             trivial instance.
+ *   block     memory returned by malloc/calloc/realloc/aligned_alloc.
+ *
+ * Threading. Unless the plugin declares ALLOCLAB_CAP_THREAD_SAFE the host
+ * calls every op from one thread at a time (it then runs workloads with one
+ * thread only). With THREAD_SAFE, the block ops may be called concurrently
+ * from any thread that has been attached (thread_attach), and a block may be
+ * freed only by the thread that allocated it unless
+ * ALLOCLAB_CAP_CROSS_THREAD_FREE is also declared.
+ *
+ * Errors. Ops that can fail return NULL (block ops) or a negative errno
+ * (create, thread_attach, stats). A plugin never prints: create() writes its
+ * reason into the buffer it is given and the host shows it.
+ *
+ * This header is C99, freestanding apart from <stddef.h>/<stdint.h>, and
+ * compiles as C++.
+ */
+#ifndef ALLOCLAB_PLUGIN_H
+#define ALLOCLAB_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped only when an existing field or op changes meaning (see above). */
+#define ALLOCLAB_PLUGIN_ABI_VERSION 1u
+
+/* The one symbol the host looks up in a plugin. */
+#define ALLOCLAB_PLUGIN_ENTRY_SYMBOL "alloclab_plugin_entry"
+
+/* Alignment the host assumes when a plugin leaves min_align at 0: the
+ * alignment of max_align_t on x86-64 and what malloc() promises there. */
+#define ALLOCLAB_DEFAULT_MIN_ALIGN 16u
+
+/*
+ * Capability bits (struct alloclab_plugin.caps). Each bit is a promise the
+ * host relies on; `alloclab check` exercises exactly the declared ones.
+ * A bit that names an optional op must be set if and only if that op is
+ * non-NULL: the loader refuses a plugin where the two disagree.
+ */
+enum alloclab_cap {
+	/* All block ops may run concurrently from any attached thread. Without
+	 * it the host runs this plugin with one thread only. */
+	ALLOCLAB_CAP_THREAD_SAFE = 1u << 0,
+	/* A block may be freed (or realloc'd) by a thread other than the one
+	 * that allocated it. Implies THREAD_SAFE. Workloads that pass blocks
+	 * between threads are reported "not applicable" without it. */
+	ALLOCLAB_CAP_CROSS_THREAD_FREE = 1u << 1,
+	/* free_sized is offered. */
+	ALLOCLAB_CAP_SIZED_FREE = 1u << 2,
+	/* aligned_alloc is offered. */
+	ALLOCLAB_CAP_ALIGNED_ALLOC = 1u << 3,
+	/* usable_size is offered. */
+	ALLOCLAB_CAP_USABLE_SIZE = 1u << 4,
+	/* stats is offered. */
+	ALLOCLAB_CAP_STATS = 1u << 5,
+	/* calloc is offered (otherwise the host uses malloc + memset). */
+	ALLOCLAB_CAP_CALLOC = 1u << 6,
+	/* realloc is offered (otherwise realloc is "unsupported"). */
+	ALLOCLAB_CAP_REALLOC = 1u << 7,
+	/* thread_attach and thread_detach are offered (both, or neither). */
+	ALLOCLAB_CAP_THREAD_HOOKS = 1u << 8,
+};
+
+/* Receives one statistic from the stats op. `name` is a short dotted
+ * identifier ("bytes.allocated", "arenas.current"); the host copies it. */
+typedef void (*alloclab_stat_fn)(void *arg, const char *name, uint64_t value);
+
+struct alloclab_plugin {
+	/* ALLOCLAB_PLUGIN_ABI_VERSION as the plugin was built. Must be first. */
+	uint32_t abi_version;
+	/* sizeof(struct alloclab_plugin) as the plugin was built; lets the host
+	 * accept plugins built against an older header (see "Versioning"). */
+	uint32_t struct_size;
+
+	/* Short name used on the command line and in results: [a-z0-9_-]+. */
+	const char *name;
+	/* The plugin's own version, and that of the allocator it wraps
+	 * ("1.0 (jemalloc 5.3.0)"). Recorded in every result. */
+	const char *version;
+	/* One line, no trailing period. */
+	const char *description;
+	/* Options create() accepts, one "key=value: meaning" per line, or NULL
+	 * when it accepts none. Shown by `alloclab list`. */
+	const char *options_help;
+
+	/* Bitwise OR of enum alloclab_cap. */
+	uint64_t caps;
+	/* Smallest alignment of every block malloc/calloc/realloc return, a
+	 * power of two; 0 means ALLOCLAB_DEFAULT_MIN_ALIGN. */
+	uint32_t min_align;
+	uint32_t reserved0; /* must be 0 */
+
+	/*
+	 * Required. Called once per worker process, from its main thread,
+	 * before any other op. `options` is never NULL: "" or a
+	 * "key=value,key=value" list (see plugin_options.h for a parser). An
+	 * unknown key or a bad value must be refused. On success store the
+	 * instance in *instance (may be NULL if the plugin needs none) and
+	 * return 0. On failure write one line (no newline) saying what was
+	 * wrong into err[0..err_len) and return a negative errno (-EINVAL for a
+	 * bad option).
+	 */
+	int (*create)(const char *options, void **instance, char *err, size_t err_len);
+
+	/*
+	 * Required. Called once, from the main thread, after every thread has
+	 * been detached; blocks may still be live and the plugin may release
+	 * them wholesale. No op is called on the instance afterwards.
+	 */
+	void (*destroy)(void *instance);
+
+	/*
+	 * Required. Returns a block of at least `size` bytes aligned to
+	 * min_align, or NULL when memory is exhausted or `size` cannot be
+	 * satisfied (never abort, never crash: SIZE_MAX must give NULL).
+	 * malloc(0) returns a unique non-NULL block that may be freed, as
+	 * glibc does (NULL only when memory is exhausted).
+	 */
+	void *(*malloc)(void *instance, size_t size);
+
+	/*
+	 * Required. Releases a block from any allocation op of this instance.
+	 * free(NULL) does nothing. Called from the allocating thread, or from
+	 * any attached thread with ALLOCLAB_CAP_CROSS_THREAD_FREE.
+	 */
+	void (*free)(void *instance, void *block);
+
+	/*
+	 * Optional (ALLOCLAB_CAP_CALLOC). Like malloc for nmemb * size bytes,
+	 * all zero; NULL when the product overflows. When NULL the host uses
+	 * malloc + memset with its own overflow check.
+	 */
+	void *(*calloc)(void *instance, size_t nmemb, size_t size);
+
+	/*
+	 * Optional (ALLOCLAB_CAP_REALLOC). C semantics: realloc(NULL, n) is
+	 * malloc(n); the first min(old, new) bytes are kept; on failure NULL is
+	 * returned and the old block stays valid. The host never calls it with
+	 * size 0. When NULL, workloads that need realloc are "not applicable".
+	 */
+	void *(*realloc)(void *instance, void *block, size_t size);
+
+	/*
+	 * Optional (ALLOCLAB_CAP_ALIGNED_ALLOC). `alignment` is a power of two
+	 * >= sizeof(void *); `size` need not be a multiple of it. The block is
+	 * released with free.
+	 */
+	void *(*aligned_alloc)(void *instance, size_t alignment, size_t size);
+
+	/*
+	 * Optional (ALLOCLAB_CAP_USABLE_SIZE). Bytes usable in a live block,
+	 * at least the size requested.
+	 */
+	size_t (*usable_size)(void *instance, void *block);
+
+	/*
+	 * Optional (ALLOCLAB_CAP_SIZED_FREE). free() given the size the block
+	 * was requested with (for aligned_alloc blocks the host uses free).
+	 */
+	void (*free_sized)(void *instance, void *block, size_t size);
+
+	/*
+	 * Optional (ALLOCLAB_CAP_THREAD_HOOKS), both or neither. Called on each
+	 * workload thread before its first op and after its last one; never on
+	 * the main thread. attach returns 0 or a negative errno, which fails the
+	 * measurement.
+	 */
+	int (*thread_attach)(void *instance);
+	void (*thread_detach)(void *instance);
+
+	/*
+	 * Optional (ALLOCLAB_CAP_STATS). Reports the allocator's statistics by
+	 * calling emit once per value. Called from the main thread while no
+	 * other op runs. Returns 0 or a negative errno.
+	 */
+	int (*stats)(void *instance, alloclab_stat_fn emit, void *emit_arg);
+};
+
+/*
+ * The entry point every plugin exports. `host_abi_version` is the host's
+ * ALLOCLAB_PLUGIN_ABI_VERSION, so a plugin that supports several versions can
+ * choose; most return their one descriptor. Returns NULL to refuse.
+ */
+typedef const struct alloclab_plugin *(*alloclab_plugin_entry_fn)(uint32_t host_abi_version);
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ALLOCLAB_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define ALLOCLAB_PLUGIN_EXPORT
+#endif
+
+/* Defines the entry point returning `descriptor` (a struct alloclab_plugin). */
+#define ALLOCLAB_PLUGIN_DEFINE(descriptor)                                         \
+	ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(     \
+		uint32_t host_abi_version);                                             \
+	ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(     \
+		uint32_t host_abi_version)                                              \
+	{                                                                               \
+		(void)host_abi_version;                                                 \
+		return &(descriptor);                                                   \
+	}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ALLOCLAB_PLUGIN_H */

@@ -1,0 +1,63 @@
+/*
+ * alloclab: load allocators as plugins, run workloads against them in
+ * threads, measure. This file dispatches subcommands.
+ */
+#include "cli.h"
+#include "static_tls.h"
+
+#include <alloclab/plugin.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: alloclab COMMAND [options]\n"
+	"\n"
+	"Allocator research framework: loads allocators as plugins and runs\n"
+	"workloads against them in threads, in isolated worker processes.\n"
+	"\n"
+	"commands:\n"
+	"  run     measure plugins x workloads x thread counts (no options: the default suite)\n"
+	"  list    show the plugins found and the workloads with their parameters\n"
+	"  help    show this text; 'alloclab COMMAND --help' for a command's options\n"
+	"\n"
+	"environment:\n"
+	"  ALLOCLAB_PLUGIN_PATH   colon-separated folders searched first for plugins by name\n"
+	"\n"
+	"exit status: 0 success, 1 some cells failed, 2 bad input, 130 interrupted\n";
+
+int alloclab_usage_error(const char *command, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "alloclab: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'alloclab %s%s--help')\n", command ? command : "", command ? " " : "");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	alloclab_ensure_static_tls(argv);
+
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("alloclab %s (plugin ABI %u)\n", ALLOCLAB_VERSION, ALLOCLAB_PLUGIN_ABI_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "run") == 0)
+		return alloclab_cmd_run(argc - 1, argv + 1);
+	if (strcmp(argv[1], "list") == 0)
+		return alloclab_cmd_list(argc - 1, argv + 1);
+	return alloclab_usage_error(NULL, "unknown command '%s'", argv[1]);
+}

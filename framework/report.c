@@ -1,0 +1,137 @@
+/* The run table. See report.h. */
+#include "report.h"
+
+#include "summary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+double *alloclab_cell_values(const json_t *cell, size_t *n)
+{
+	json_t *run, *v;
+	size_t i, k, count = 0;
+	double *out;
+
+	json_array_foreach(json_object_get(cell, "runs"), i, run)
+		count += json_array_size(json_object_get(run, "values"));
+	out = calloc(count ? count : 1, sizeof *out);
+	count = 0;
+	json_array_foreach(json_object_get(cell, "runs"), i, run)
+		json_array_foreach(json_object_get(run, "values"), k, v)
+			out[count++] = json_number_value(json_object_get(v, "ns_per_op"));
+	*n = count;
+	return out;
+}
+
+static long peak_rss_kib(const json_t *cell)
+{
+	json_t *run;
+	size_t i;
+	long peak = 0;
+
+	json_array_foreach(json_object_get(cell, "runs"), i, run)
+	{
+		long r = (long)json_integer_value(json_object_get(run, "peak_rss_kib"));
+		if (r > peak)
+			peak = r;
+	}
+	return peak;
+}
+
+static void param_text(const json_t *cell, char *out, size_t len)
+{
+	const char *key;
+	json_t *value;
+	size_t used = 0;
+
+	out[0] = '\0';
+	json_object_foreach((json_t *)json_object_get(cell, "params"), key, value)
+		if (used < len)
+			used += (size_t)snprintf(out + used, len - used, "%s%s=%lld", used ? "," : "", key,
+						 (long long)json_integer_value(value));
+}
+
+static double cell_median(const json_t *cell)
+{
+	size_t n;
+	double *values = alloclab_cell_values(cell, &n);
+	struct alloclab_summary s;
+
+	alloclab_summarize(values, n, &s);
+	free(values);
+	return s.median;
+}
+
+static void print_harness_share(const json_t *doc, FILE *out)
+{
+	json_t *cells = json_object_get(doc, "cells"), *noop, *other;
+	size_t i, k;
+	int header = 0;
+
+	json_array_foreach(cells, i, noop)
+	{
+		if (strcmp(json_string_value(json_object_get(noop, "plugin")), "noop") != 0 ||
+		    json_array_size(json_object_get(noop, "runs")) == 0)
+			continue;
+		json_array_foreach(cells, k, other)
+		{
+			if (other == noop || strcmp(json_string_value(json_object_get(other, "plugin")), "noop") == 0 ||
+			    json_array_size(json_object_get(other, "runs")) == 0 ||
+			    !json_equal(json_object_get(other, "params"), json_object_get(noop, "params")) ||
+			    strcmp(json_string_value(json_object_get(other, "workload")),
+				   json_string_value(json_object_get(noop, "workload"))) != 0 ||
+			    json_integer_value(json_object_get(other, "threads")) !=
+				    json_integer_value(json_object_get(noop, "threads")))
+				continue;
+			if (!header) {
+				fprintf(out, "\nharness cost (noop plugin's ns/op as a share of each plugin's, same run):\n");
+				header = 1;
+			}
+			double h = cell_median(noop), p = cell_median(other);
+			fprintf(out, "  %s threads=%lld: noop %.2f ns/op = %.1f%% of %s (%.2f ns/op)\n",
+				json_string_value(json_object_get(other, "workload")),
+				(long long)json_integer_value(json_object_get(other, "threads")), h, 100.0 * h / p,
+				json_string_value(json_object_get(other, "plugin")), p);
+		}
+	}
+}
+
+void alloclab_report_print(const json_t *doc, FILE *out)
+{
+	json_t *cell;
+	size_t i;
+
+	fprintf(out, "%-12s %-10s %7s %10s %7s %9s %10s  %s\n", "plugin", "workload", "threads", "ns/op", "±%",
+		"Mops/s", "peak RSS", "parameters / status");
+	json_array_foreach(json_object_get(doc, "cells"), i, cell)
+	{
+		const char *status = json_string_value(json_object_get(cell, "status"));
+		const char *plugin = json_string_value(json_object_get(cell, "plugin"));
+		const char *workload = json_string_value(json_object_get(cell, "workload"));
+		long long threads = (long long)json_integer_value(json_object_get(cell, "threads"));
+		char params[256];
+		size_t n;
+		double *values = alloclab_cell_values(cell, &n);
+		struct alloclab_summary s;
+
+		param_text(cell, params, sizeof params);
+		alloclab_summarize(values, n, &s);
+		free(values);
+		if (strcmp(status, "error") == 0)
+			fprintf(out, "%-12s %-10s %7lld %10s %7s %9s %10s  error: %s\n", plugin, workload, threads, "-",
+				"-", "-", "-", json_string_value(json_object_get(cell, "error")));
+		else if (strcmp(status, "not applicable") == 0)
+			fprintf(out, "%-12s %-10s %7lld %10s %7s %9s %10s  not applicable: %s\n", plugin, workload,
+				threads, "-", "-", "-", "-", json_string_value(json_object_get(cell, "reason")));
+		else if (n == 0)
+			fprintf(out, "%-12s %-10s %7lld %10s %7s %9s %10s  %s\n", plugin, workload, threads, "-", "-",
+				"-", "-", "not measured (interrupted)");
+		else
+			fprintf(out, "%-12s %-10s %7lld %10.2f %6.1f%% %9.1f %7.1f MiB  %s%s\n", plugin, workload,
+				threads, s.median, s.mean > 0 ? 100.0 * s.stdev / s.mean : 0.0,
+				s.median > 0 ? 1000.0 * (double)threads / s.median : 0.0,
+				(double)peak_rss_kib(cell) / 1024.0, params,
+				strcmp(status, "ok") == 0 ? "" : " (partial: interrupted)");
+	}
+	print_harness_share(doc, out);
+}

@@ -1,0 +1,236 @@
+/*
+ * One worker process's measurement. See worker.h.
+ *
+ * The threads live for the whole worker: warm-ups then warm the allocator's
+ * per-thread caches the way a long-running program's would, and thread
+ * start-up stays out of every value. Each value goes:
+ *   all threads: prepare -> barrier -> [t0 run t1] -> barrier -> finish
+ * and its wall time is max(t1) - min(t0) over threads.
+ */
+#define _GNU_SOURCE 1
+#include "worker.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct thread_slot {
+	pthread_t tid;
+	struct alloclab_workload_thread wt;
+	uint64_t *start_ns, *end_ns, *ops; /* one entry per warm-up + value */
+	char error[ALLOCLAB_ERR_LEN];
+	int cpu;                           /* -1: not pinned */
+};
+
+struct worker {
+	const struct alloclab_cell_spec *cell;
+	struct alloclab_allocator alloc;
+	pthread_barrier_t barrier;
+	unsigned rounds;            /* warmups + values */
+	struct thread_slot *slots;
+	/* Set by any thread that failed; every thread checks it after each
+	 * barrier so all of them stop at the same round and none waits on a
+	 * barrier the others have left. */
+	_Atomic int failed;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t alloclab_thread_seed(uint64_t seed, unsigned thread_index)
+{
+	uint64_t z = seed + 0x9e3779b97f4a7c15ull * (thread_index + 1);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void *thread_main(void *arg)
+{
+	struct thread_slot *slot = arg;
+	struct worker *w = (struct worker *)slot->wt.state; /* borrowed until prepare */
+	const struct alloclab_workload *wl = w->cell->workload;
+	int attached = 0;
+
+	slot->wt.state = NULL;
+	if (slot->cpu >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(slot->cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+	}
+	if (w->alloc.ops.thread_attach) {
+		int rc = w->alloc.ops.thread_attach(w->alloc.instance);
+		if (rc != 0) {
+			snprintf(slot->error, sizeof slot->error, "thread_attach failed: %s", strerror(-rc));
+			w->failed = 1;
+		} else {
+			attached = 1;
+		}
+	}
+	for (unsigned r = 0; r < w->rounds; r++) {
+		int prepared = 0;
+		if (!w->failed) {
+			if (wl->prepare(&slot->wt, slot->error, sizeof slot->error) != 0)
+				w->failed = 1;
+			prepared = 1;
+		}
+		pthread_barrier_wait(&w->barrier);
+		if (!w->failed) {
+			slot->start_ns[r] = now_ns();
+			wl->run(&slot->wt);
+			slot->end_ns[r] = now_ns();
+			slot->ops[r] = slot->wt.ops;
+			if (slot->wt.error) {
+				snprintf(slot->error, sizeof slot->error, "%s", slot->wt.error);
+				w->failed = 1;
+			}
+		}
+		pthread_barrier_wait(&w->barrier);
+		if (prepared)
+			wl->finish(&slot->wt);
+		if (w->failed)
+			break;
+	}
+	if (attached)
+		w->alloc.ops.thread_detach(w->alloc.instance);
+	return NULL;
+}
+
+static json_t *error_object(const char *text)
+{
+	return json_pack("{s:s}", "error", text);
+}
+
+static void collect_stat(void *arg, const char *name, uint64_t value)
+{
+	json_object_set_new(arg, name, json_integer((json_int_t)value));
+}
+
+static json_t *round_json(const struct worker *w, unsigned r)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	json_t *tns = json_array(), *tops = json_array();
+
+	for (unsigned i = 0; i < w->cell->threads; i++) {
+		const struct thread_slot *s = &w->slots[i];
+		if (s->start_ns[r] < first)
+			first = s->start_ns[r];
+		if (s->end_ns[r] > last)
+			last = s->end_ns[r];
+		json_array_append_new(tns, json_integer((json_int_t)(s->end_ns[r] - s->start_ns[r])));
+		json_array_append_new(tops, json_integer((json_int_t)s->ops[r]));
+	}
+	return json_pack("{s:I,s:o,s:o}", "wall_ns", (json_int_t)(last - first), "thread_ns", tns, "thread_ops",
+			 tops);
+}
+
+static int allowed_cpus(int *cpus, int max)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return n;
+}
+
+json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell)
+{
+	struct alloclab_loaded_plugin plugin;
+	struct worker w;
+	char err[ALLOCLAB_ERR_LEN];
+	int seed_idx = alloclab_workload_param_index(cell->workload, "seed");
+	uint64_t seed = seed_idx >= 0 ? cell->params[seed_idx] : 0;
+	int cpus[CPU_SETSIZE], ncpus = cell->pin ? allowed_cpus(cpus, CPU_SETSIZE) : 0;
+	json_t *result;
+
+	memset(&w, 0, sizeof w);
+	w.cell = cell;
+	w.rounds = cell->warmups + cell->values;
+	if (alloclab_plugin_load(cell->plugin, &plugin, err, sizeof err) != 0)
+		return error_object(err);
+	if (alloclab_allocator_create(&w.alloc, &plugin, cell->plugin_options, err, sizeof err) != 0)
+		return error_object(err);
+
+	w.slots = calloc(cell->threads, sizeof *w.slots);
+	pthread_barrier_init(&w.barrier, NULL, cell->threads);
+	for (unsigned i = 0; i < cell->threads; i++) {
+		struct thread_slot *s = &w.slots[i];
+		s->start_ns = calloc(w.rounds, sizeof(uint64_t));
+		s->end_ns = calloc(w.rounds, sizeof(uint64_t));
+		s->ops = calloc(w.rounds, sizeof(uint64_t));
+		s->cpu = ncpus ? cpus[i % (unsigned)ncpus] : -1;
+		s->wt.alloc = &w.alloc;
+		s->wt.params = cell->params;
+		s->wt.index = i;
+		s->wt.nthreads = cell->threads;
+		s->wt.seed = alloclab_thread_seed(seed, i);
+		s->wt.state = &w;
+	}
+	for (unsigned i = 0; i < cell->threads; i++) {
+		int rc = pthread_create(&w.slots[i].tid, NULL, thread_main, &w.slots[i]);
+		if (rc != 0) {
+			/* The barrier counts every thread: without all of them
+			 * the others would wait forever, so give up at once. */
+			snprintf(err, sizeof err, "cannot start thread %u: %s", i, strerror(rc));
+			return error_object(err);
+		}
+	}
+	for (unsigned i = 0; i < cell->threads; i++)
+		pthread_join(w.slots[i].tid, NULL);
+
+	if (w.failed) {
+		for (unsigned i = 0; i < cell->threads; i++)
+			if (w.slots[i].error[0])
+				return error_object(w.slots[i].error);
+		return error_object("a thread failed without saying why");
+	}
+	result = json_pack("{s:[],s:[]}", "warmups", "values");
+	for (unsigned r = 0; r < w.rounds; r++)
+		json_array_append_new(json_object_get(result, r < cell->warmups ? "warmups" : "values"),
+				      round_json(&w, r));
+	if (w.alloc.ops.stats) {
+		json_t *stats = json_object();
+		if (w.alloc.ops.stats(w.alloc.instance, collect_stat, stats) == 0)
+			json_object_set_new(result, "stats", stats);
+		else
+			json_decref(stats);
+	}
+	alloclab_allocator_destroy(&w.alloc);
+	return result;
+}
+
+json_t *alloclab_worker_probe(const char *spec, const char *options)
+{
+	struct alloclab_loaded_plugin plugin;
+	struct alloclab_allocator alloc;
+	char err[ALLOCLAB_ERR_LEN], caps[256];
+	json_t *caps_list = json_array();
+	const struct alloclab_plugin *d;
+
+	if (alloclab_plugin_load(spec, &plugin, err, sizeof err) != 0)
+		return error_object(err);
+	if (alloclab_allocator_create(&alloc, &plugin, options, err, sizeof err) != 0)
+		return error_object(err);
+	d = &plugin.desc;
+	alloclab_caps_format(d->caps, caps, sizeof caps);
+	for (char *save = NULL, *c = strtok_r(caps, ",", &save); c; c = strtok_r(NULL, ",", &save))
+		json_array_append_new(caps_list, json_string(c));
+	json_t *info = json_pack("{s:s,s:s,s:s,s:s?,s:s,s:o,s:I}", "name", d->name, "version", d->version,
+				 "description", d->description, "options_help", d->options_help, "path",
+				 plugin.path, "caps", caps_list, "min_align", (json_int_t)alloc.min_align);
+	alloclab_allocator_destroy(&alloc);
+	return info;
+}

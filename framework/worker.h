@@ -1,0 +1,47 @@
+/*
+ * The measuring side of a run: what one worker process does for one cell
+ * (plugin x workload x thread count). It loads the plugin, creates an
+ * instance, starts the threads, runs warm-ups and then values, each value
+ * timed per thread between a barrier and the end of run(), and reports
+ * everything as one JSON object. Only ever called in a child process.
+ */
+#ifndef ALLOCLAB_WORKER_H
+#define ALLOCLAB_WORKER_H
+
+#include "workload.h"
+
+#include <jansson.h>
+
+/* The ceiling on --threads; documented in `alloclab run --help`. */
+#define ALLOCLAB_MAX_THREADS 1024
+
+struct alloclab_cell_spec {
+	const char *plugin;          /* name or path, as given */
+	const char *plugin_options;  /* "" when none */
+	const struct alloclab_workload *workload;
+	uint64_t params[ALLOCLAB_MAX_PARAMS];
+	unsigned threads;            /* 1 .. ALLOCLAB_MAX_THREADS */
+	unsigned warmups;
+	unsigned values;             /* >= 1 */
+	int pin;                     /* pin thread i to the i-th allowed CPU */
+};
+
+/*
+ * Measures the cell. Returns a new JSON object:
+ *   {"warmups": [V...], "values": [V...], "stats": {name: n} (if offered)}
+ * with V = {"wall_ns": n, "thread_ns": [n...], "thread_ops": [n...]},
+ * or {"error": "one line"} when the plugin or workload failed.
+ */
+json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell);
+
+/* Loads and creates the plugin, reports what it is, destroys it:
+ *   {"name", "version", "description", "options_help", "path", "caps": [..],
+ *    "min_align"} or {"error": "..."} */
+json_t *alloclab_worker_probe(const char *plugin, const char *options);
+
+/* Per-thread seed for a workload run: a pure function of the workload's
+ * "seed" parameter (0 if it has none) and the thread index, so every value
+ * and every process repeats exactly the same operations. */
+uint64_t alloclab_thread_seed(uint64_t seed, unsigned thread_index);
+
+#endif

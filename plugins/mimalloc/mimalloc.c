@@ -1,0 +1,133 @@
+/*
+ * mimalloc: Microsoft's mimalloc as packaged by Debian (libmimalloc2.0).
+ *
+ * Calls the mi_* entry points directly. libmimalloc also exports plain
+ * malloc/free, but the host loads plugins RTLD_LOCAL, so those never replace
+ * the process's allocator, and the plugin's own references to them would
+ * resolve to glibc first: the prefixed names are both the fast path and the
+ * only unambiguous one.
+ */
+#include <alloclab/plugin.h>
+
+#include <errno.h>
+#include <mimalloc.h>
+#include <stdio.h>
+
+static int mimalloc_create(const char *options, void **instance, char *err, size_t err_len)
+{
+	if (options[0] != '\0') {
+		snprintf(err, err_len, "takes no options (got '%s'); use MIMALLOC_* environment variables",
+			 options);
+		return -EINVAL;
+	}
+	*instance = NULL;
+	return 0;
+}
+
+static void mimalloc_destroy(void *instance) { (void)instance; }
+
+static void *mimalloc_malloc(void *instance, size_t size)
+{
+	(void)instance;
+	return mi_malloc(size);
+}
+
+static void mimalloc_free(void *instance, void *block)
+{
+	(void)instance;
+	mi_free(block);
+}
+
+static void *mimalloc_calloc(void *instance, size_t nmemb, size_t size)
+{
+	(void)instance;
+	return mi_calloc(nmemb, size);
+}
+
+static void *mimalloc_realloc(void *instance, void *block, size_t size)
+{
+	(void)instance;
+	return mi_realloc(block, size);
+}
+
+static void *mimalloc_aligned_alloc(void *instance, size_t alignment, size_t size)
+{
+	(void)instance;
+	return mi_malloc_aligned(size, alignment);
+}
+
+static size_t mimalloc_usable_size(void *instance, void *block)
+{
+	(void)instance;
+	return mi_usable_size(block);
+}
+
+static void mimalloc_free_sized(void *instance, void *block, size_t size)
+{
+	(void)instance;
+	mi_free_size(block, size);
+}
+
+static int mimalloc_thread_attach(void *instance)
+{
+	(void)instance;
+	mi_thread_init();
+	return 0;
+}
+
+static void mimalloc_thread_detach(void *instance)
+{
+	(void)instance;
+	/* Returns the thread's heap pages to the abandoned list so that other
+	 * threads can reclaim them, as a real thread exit would. */
+	mi_thread_done();
+}
+
+static int mimalloc_stats(void *instance, alloclab_stat_fn emit, void *arg)
+{
+	size_t elapsed, user, sys, rss, peak_rss, commit, peak_commit, faults;
+	(void)instance;
+	mi_process_info(&elapsed, &user, &sys, &rss, &peak_rss, &commit, &peak_commit, &faults);
+	emit(arg, "bytes.rss", rss);
+	emit(arg, "bytes.rss_peak", peak_rss);
+	emit(arg, "bytes.committed", commit);
+	emit(arg, "bytes.committed_peak", peak_commit);
+	emit(arg, "page_faults", faults);
+	return 0;
+}
+
+static char mimalloc_version_text[64];
+
+static const struct alloclab_plugin mimalloc_plugin = {
+	.abi_version = ALLOCLAB_PLUGIN_ABI_VERSION,
+	.struct_size = sizeof(struct alloclab_plugin),
+	.name = "mimalloc",
+	.version = mimalloc_version_text,
+	.description = "Microsoft mimalloc through its mi_* API",
+	.caps = ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE | ALLOCLAB_CAP_CALLOC |
+		ALLOCLAB_CAP_REALLOC | ALLOCLAB_CAP_ALIGNED_ALLOC | ALLOCLAB_CAP_USABLE_SIZE |
+		ALLOCLAB_CAP_SIZED_FREE | ALLOCLAB_CAP_THREAD_HOOKS | ALLOCLAB_CAP_STATS,
+	.min_align = 16,
+	.create = mimalloc_create,
+	.destroy = mimalloc_destroy,
+	.malloc = mimalloc_malloc,
+	.free = mimalloc_free,
+	.calloc = mimalloc_calloc,
+	.realloc = mimalloc_realloc,
+	.aligned_alloc = mimalloc_aligned_alloc,
+	.usable_size = mimalloc_usable_size,
+	.free_sized = mimalloc_free_sized,
+	.thread_attach = mimalloc_thread_attach,
+	.thread_detach = mimalloc_thread_detach,
+	.stats = mimalloc_stats,
+};
+
+ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(uint32_t host_abi_version);
+ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(uint32_t host_abi_version)
+{
+	int v = mi_version();
+	(void)host_abi_version;
+	snprintf(mimalloc_version_text, sizeof mimalloc_version_text, "1.0 (mimalloc %d.%d.%d)", v / 100,
+		 (v / 10) % 10, v % 10);
+	return &mimalloc_plugin;
+}

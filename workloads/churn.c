@@ -1,0 +1,140 @@
+/*
+ * churn: each thread keeps `slots` live blocks and, `ops` times, replaces a
+ * random slot with a new block of random size in [min_size, max_size],
+ * writing its first and last byte. Sizes default to 1..512, obmalloc's
+ * small-object range. One op = one free + one malloc. No block leaves its
+ * thread. Deterministic for a seed: the host derives each thread's seed
+ * from `seed`, the thread index and the value number.
+ */
+#include "workload.h"
+#include "rng.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { P_SLOTS, P_OPS, P_MIN_SIZE, P_MAX_SIZE, P_SEED };
+
+static const struct alloclab_param churn_params[] = {
+	[P_SLOTS] = {"slots", "live blocks per thread", 4096, 1, 1u << 24},
+	[P_OPS] = {"ops", "replacements per thread per value", 1000000, 1, 1ull << 40},
+	[P_MIN_SIZE] = {"min_size", "smallest request in bytes", 1, 0, 1ull << 30},
+	[P_MAX_SIZE] = {"max_size", "largest request in bytes", 512, 1, 1ull << 30},
+	[P_SEED] = {"seed", "random seed", 1, 0, UINT64_MAX},
+};
+
+struct churn_state {
+	void **slots;
+	struct alloclab_rng rng;
+	uint32_t nslots;
+	uint32_t min_size;
+	uint32_t size_span; /* max_size - min_size + 1 */
+};
+
+static int churn_check(const uint64_t *p, char *err, size_t err_len)
+{
+	if (p[P_MIN_SIZE] > p[P_MAX_SIZE]) {
+		snprintf(err, err_len, "workload 'churn': min_size=%llu is above max_size=%llu",
+			 (unsigned long long)p[P_MIN_SIZE], (unsigned long long)p[P_MAX_SIZE]);
+		return -1;
+	}
+	return 0;
+}
+
+static inline size_t churn_size(const struct churn_state *s, uint64_t r)
+{
+	return s->min_size + alloclab_rng_below((uint32_t)(r >> 32), s->size_span);
+}
+
+static inline void touch(unsigned char *block, size_t size)
+{
+	if (size) {
+		block[0] = 1;
+		block[size - 1] = 1;
+	}
+}
+
+static int churn_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
+{
+	struct churn_state *s = calloc(1, sizeof *s);
+
+	if (s == NULL || (s->slots = calloc(t->params[P_SLOTS], sizeof *s->slots)) == NULL) {
+		free(s);
+		snprintf(err, err_len, "churn: cannot allocate %llu slots", (unsigned long long)t->params[P_SLOTS]);
+		return -1;
+	}
+	s->nslots = (uint32_t)t->params[P_SLOTS];
+	s->min_size = (uint32_t)t->params[P_MIN_SIZE];
+	s->size_span = (uint32_t)(t->params[P_MAX_SIZE] - t->params[P_MIN_SIZE] + 1);
+	s->rng.state = t->seed;
+	t->state = s;
+	for (uint32_t i = 0; i < s->nslots; i++) {
+		size_t size = churn_size(s, alloclab_rng_next(&s->rng));
+		s->slots[i] = alloclab_malloc(t->alloc, size);
+		if (s->slots[i] == NULL) {
+			snprintf(err, err_len, "churn: malloc(%zu) returned NULL while filling slot %u", size, i);
+			return -1;
+		}
+		touch(s->slots[i], size);
+	}
+	return 0;
+}
+
+static void churn_run(struct alloclab_workload_thread *t)
+{
+	struct churn_state *s = t->state;
+	/* Everything the loop reads is copied into locals: the plugin's ops
+	 * are opaque calls, after which the compiler must assume any memory
+	 * changed, so state left in *s would be stored and reloaded on every
+	 * iteration (a store-to-load round trip on the RNG's dependency chain). */
+	void *(*const do_malloc)(void *, size_t) = t->alloc->ops.malloc;
+	void (*const do_free)(void *, void *) = t->alloc->ops.free;
+	void *const instance = t->alloc->instance;
+	void **const slots = s->slots;
+	const uint32_t nslots = s->nslots, min_size = s->min_size, span = s->size_span;
+	const uint64_t ops = t->params[P_OPS];
+	struct alloclab_rng rng = s->rng;
+	uint64_t i;
+
+	for (i = 0; i < ops; i++) {
+		uint64_t r = alloclab_rng_next(&rng);
+		uint32_t slot = alloclab_rng_below((uint32_t)r, nslots);
+		size_t size = min_size + alloclab_rng_below((uint32_t)(r >> 32), span);
+		unsigned char *block;
+
+		do_free(instance, slots[slot]);
+		block = do_malloc(instance, size);
+		slots[slot] = block;
+		if (block == NULL) {
+			t->error = "churn: malloc returned NULL";
+			break;
+		}
+		touch(block, size);
+	}
+	s->rng = rng;
+	t->ops = i;
+}
+
+static void churn_finish(struct alloclab_workload_thread *t)
+{
+	struct churn_state *s = t->state;
+
+	if (s == NULL)
+		return;
+	for (uint32_t i = 0; i < s->nslots; i++)
+		alloclab_free(t->alloc, s->slots[i]);
+	free(s->slots);
+	free(s);
+	t->state = NULL;
+}
+
+const struct alloclab_workload alloclab_workload_churn = {
+	.name = "churn",
+	.description = "replace a random live block with a new one of random size, per thread",
+	.unit_op = "free+malloc",
+	.params = churn_params,
+	.nparams = sizeof churn_params / sizeof churn_params[0],
+	.check_params = churn_check,
+	.prepare = churn_prepare,
+	.run = churn_run,
+	.finish = churn_finish,
+};
