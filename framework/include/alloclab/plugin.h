@@ -113,8 +113,10 @@ struct alloclab_plugin {
 
 	/* Bitwise OR of enum alloclab_cap. */
 	uint64_t caps;
-	/* Smallest alignment of every block malloc/calloc/realloc return, a
-	 * power of two; 0 means ALLOCLAB_DEFAULT_MIN_ALIGN. */
+	/* Smallest alignment of every block malloc/calloc/realloc return,
+	 * whatever its size, a power of two; 0 means
+	 * ALLOCLAB_DEFAULT_MIN_ALIGN. (jemalloc and mimalloc declare 8: their
+	 * 8-byte size class is 8-aligned, as C allows for objects that small.) */
 	uint32_t min_align;
 	uint32_t reserved0; /* must be 0 */
 

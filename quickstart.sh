@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# alloclab quick start. On Debian 12, as root (or a user with sudo):
+#   ./quickstart.sh run [alloclab run options]   install what is missing, build, run the default suite
+#   ./quickstart.sh test [meson test options]    install what is missing, build, run the whole test suite
+# Both are idempotent: packages already installed are not touched and an
+# existing build folder is rebuilt incrementally.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+mode=${1:-}
+case "$mode" in
+run | test) shift ;;
+*)
+	echo "usage: ./quickstart.sh run|test [options]: 'run' runs alloclab's default suite, 'test' the test suite" >&2
+	exit 2
+	;;
+esac
+
+# Everything alloclab builds with, from Debian (see ../shared/facts/platform.md).
+packages=(
+	build-essential git meson ninja-build pkg-config
+	libjansson-dev libjemalloc-dev libmimalloc-dev libcriterion-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	sudo=()
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null || { echo "quickstart: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+		sudo=(sudo)
+	fi
+	echo "quickstart: installing ${missing[*]}" >&2
+	"${sudo[@]}" apt-get update -qq
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+if [ ! -f build/build.ninja ]; then
+	meson setup build --buildtype=release >&2
+fi
+ninja -C build >&2
+
+if [ "$mode" = run ]; then
+	exec build/framework/alloclab run "$@"
+else
+	exec meson test -C build --print-errorlogs "$@"
+fi

@@ -1,0 +1,102 @@
+/* Test helpers. See helpers.h. */
+#define _GNU_SOURCE 1
+#include "helpers.h"
+
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long len;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)len + 1);
+	if (fread(buf, 1, (size_t)len, f) != (size_t)len) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+char *scratch_dir(void)
+{
+	char tmpl[] = "/tmp/alloclab-test-XXXXXX";
+	return strdup(mkdtemp(tmpl));
+}
+
+struct cmd_result run_alloclab(const char *cwd, const char *const *args)
+{
+	struct cmd_result r = {0};
+	char out_path[] = "/tmp/alloclab-out-XXXXXX", err_path[] = "/tmp/alloclab-err-XXXXXX";
+	int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path), status;
+	const char *exe = getenv("ALLOCLAB_EXE");
+	char *argv[64];
+	size_t n = 0;
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+
+	argv[n++] = (char *)exe;
+	for (; args[n - 1] && n < 63; n++)
+		argv[n] = (char *)args[n - 1];
+	argv[n] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", 0, 0);
+	if (cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, cwd);
+	if (exe == NULL || posix_spawn(&pid, exe, &fa, NULL, argv, environ) != 0) {
+		r.status = -1;
+	} else {
+		waitpid(pid, &status, 0);
+		r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(out_fd);
+	close(err_fd);
+	r.out = read_file(out_path);
+	r.err = read_file(err_path);
+	unlink(out_path);
+	unlink(err_path);
+	return r;
+}
+
+void cmd_result_free(struct cmd_result *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+int count_lines(const char *text)
+{
+	int n = 0;
+	if (text == NULL)
+		return 0;
+	for (const char *c = text; *c; c++)
+		n += *c == '\n';
+	if (*text && text[strlen(text) - 1] != '\n')
+		n++;
+	return n;
+}
+
+const char *test_plugin(const char *name)
+{
+	static char bufs[8][4096];
+	static unsigned next;
+	char *buf = bufs[next++ % 8];
+	snprintf(buf, sizeof bufs[0], "%s/%s.so", getenv("ALLOCLAB_TEST_PLUGIN_DIR"), name);
+	return buf;
+}

@@ -1,0 +1,34 @@
+/*
+ * Test helpers: run the alloclab command as a user would and capture what
+ * it printed; locate the build's test plugins; make scratch folders.
+ */
+#ifndef ALLOCLAB_TEST_HELPERS_H
+#define ALLOCLAB_TEST_HELPERS_H
+
+#include <stddef.h>
+
+struct cmd_result {
+	int status;     /* exit status, or 128 + signal */
+	char *out;      /* stdout, NUL-terminated */
+	char *err;      /* stderr, NUL-terminated */
+};
+
+/* Runs the alloclab command with the given arguments (NULL-terminated) in
+ * `cwd` (NULL: current folder). */
+struct cmd_result run_alloclab(const char *cwd, const char *const *args);
+void cmd_result_free(struct cmd_result *r);
+
+/* Lines in text (a last line without '\n' counts). */
+int count_lines(const char *text);
+
+/* Path of a test plugin in build/tests/plugins ("crash_nth" -> .../crash_nth.so),
+ * in a static buffer per call slot (up to 8 live at once). */
+const char *test_plugin(const char *name);
+
+/* A fresh empty folder under /tmp; the path is malloc'd. */
+char *scratch_dir(void);
+
+/* Reads a whole file; NULL if missing. */
+char *read_file(const char *path);
+
+#endif

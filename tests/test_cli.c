@@ -1,0 +1,102 @@
+/*
+ * The command line as a user meets it: bad input gets one line on stderr,
+ * exit status 2 and no results file; help and list work.
+ */
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void expect_refused(const char *needle, const char *const *args)
+{
+	char *dir = scratch_dir();
+	const char *full[32];
+	size_t n = 0;
+
+	full[n++] = "run";
+	full[n++] = "-o";
+	full[n++] = "out/r.json";
+	for (size_t i = 0; args[i]; i++)
+		full[n++] = args[i];
+	full[n] = NULL;
+	struct cmd_result r = run_alloclab(dir, full);
+	cr_expect_eq(r.status, 2, "exit status %d for %s; stderr: %s", r.status, needle, r.err);
+	cr_expect_eq(count_lines(r.err), 1, "stderr is not one line: %s", r.err);
+	cr_expect(strstr(r.err, needle) != NULL, "stderr lacks '%s': %s", needle, r.err);
+	cr_expect_eq(r.out ? strlen(r.out) : 0, 0, "stdout not empty: %s", r.out);
+	char path[4200];
+	snprintf(path, sizeof path, "%s/out", dir);
+	cr_expect_neq(access(path, F_OK), 0, "a results folder was created for a refused run");
+	cmd_result_free(&r);
+	free(dir);
+}
+
+#define REFUSED(name, needle, ...)                                               \
+	Test(cli, name) { expect_refused(needle, (const char *const[]){__VA_ARGS__, NULL}); }
+
+REFUSED(unknown_plugin, "plugin 'nosuch' not found", "-p", "nosuch")
+REFUSED(unknown_workload, "unknown workload 'nosuch' (known: churn", "-w", "nosuch")
+REFUSED(unknown_parameter, "workload 'churn' has no parameter 'bogus'", "-w", "churn:bogus=1")
+REFUSED(malformed_parameter_number, "ops='12x' is not a whole number", "-w", "churn:ops=12x")
+REFUSED(parameter_out_of_range, "slots=0 is out of range", "-w", "churn:slots=0")
+REFUSED(min_above_max, "min_size=600 is above max_size=512", "-w", "churn:min_size=600")
+REFUSED(malformed_processes, "--processes 'abc' is not a whole number", "-n", "abc")
+REFUSED(negative_values, "--values '-3' is not a whole number", "-v", "-3")
+REFUSED(zero_threads, "thread count 0 is out of range 1..1024", "-t", "0")
+REFUSED(too_many_threads, "thread count 5000 is out of range 1..1024", "-t", "1,5000")
+REFUSED(malformed_threads, "thread count 'x' is not a whole number", "-t", "1,x")
+REFUSED(unknown_option, "unknown option '--bogus'", "--bogus")
+REFUSED(missing_value, "option '-t' needs a value", "-t")
+REFUSED(stray_argument, "unexpected argument 'extra'", "extra")
+REFUSED(bad_plugin_option, "bad option: bad value for 'api': 'bogus' (expected std or ext)", "-p", "jemalloc:api=bogus")
+REFUSED(option_to_optionless_plugin, "bad option: takes no options (got 'x=1')", "-p", "system:x=1")
+
+Test(cli, unknown_command)
+{
+	struct cmd_result r = run_alloclab(NULL, (const char *const[]){"frobnicate", NULL});
+	cr_expect_eq(r.status, 2);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "unknown command 'frobnicate'") != NULL, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+Test(cli, help_exits_zero)
+{
+	struct cmd_result r = run_alloclab(NULL, (const char *const[]){"--help", NULL});
+	cr_expect_eq(r.status, 0);
+	cr_expect(strstr(r.out, "usage: alloclab COMMAND") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+	r = run_alloclab(NULL, (const char *const[]){"run", "--help", NULL});
+	cr_expect_eq(r.status, 0);
+	cr_expect(strstr(r.out, "--processes") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+}
+
+Test(cli, list_shows_bundled_plugins_and_workloads)
+{
+	struct cmd_result r = run_alloclab(NULL, (const char *const[]){"list", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "  system ") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "  jemalloc ") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "  mimalloc ") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "(jemalloc 5.") != NULL, "no jemalloc version: %s", r.out);
+	cr_expect(strstr(r.out, "caps: thread-safe") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "churn") != NULL && strstr(r.out, "default 4096") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+}
+
+/* The static-TLS trap: without the tunable in the environment, dlopen of
+ * jemalloc fails; the command must fix that by itself. */
+Test(cli, jemalloc_loads_without_tunable_in_environment)
+{
+	char *dir = scratch_dir();
+	unsetenv("GLIBC_TUNABLES");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "jemalloc", "-w",
+		"churn:ops=1000,slots=64", "-t", "1", "-n", "1", "-v", "1", "-o", "r.json", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "jemalloc") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+	free(dir);
+}

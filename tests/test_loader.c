@@ -1,0 +1,113 @@
+/*
+ * The loader: every documented failure gives one line naming the file and
+ * the reason; good plugins load with their descriptor copied faithfully.
+ */
+#include "allocator.h"
+#include "helpers.h"
+#include "loader.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char err[ALLOCLAB_ERR_LEN];
+
+static void expect_load_error(const char *spec, const char *needle)
+{
+	struct alloclab_loaded_plugin p;
+	err[0] = '\0';
+	cr_assert_eq(alloclab_plugin_load(spec, &p, err, sizeof err), -1, "%s loaded but should not", spec);
+	cr_expect(strstr(err, needle) != NULL, "error for %s lacks '%s': %s", spec, needle, err);
+	cr_expect(strchr(err, '\n') == NULL, "error is not one line: %s", err);
+}
+
+Test(loader, not_found_by_name_names_the_searched_folders)
+{
+	expect_load_error("no-such-plugin", "plugin 'no-such-plugin' not found");
+	cr_expect(strstr(err, "ALLOCLAB_PLUGIN_PATH") != NULL, "%s", err);
+}
+
+Test(loader, missing_path)
+{
+	expect_load_error("/nonexistent/x.so", "/nonexistent/x.so: No such file or directory");
+}
+
+Test(loader, bad_name_is_not_taken_for_a_path)
+{
+	expect_load_error("Bad Name", "not a plugin name");
+}
+
+Test(loader, not_a_shared_object)
+{
+	expect_load_error(test_plugin("not_elf"), "not a shared object");
+}
+
+Test(loader, no_entry_symbol)
+{
+	expect_load_error(test_plugin("no_entry"), "no alloclab_plugin_entry symbol");
+}
+
+Test(loader, abi_mismatch_shows_both_versions)
+{
+	expect_load_error(test_plugin("abi_mismatch"), "plugin ABI version 2, this alloclab speaks version 1");
+}
+
+Test(loader, missing_required_op)
+{
+	expect_load_error(test_plugin("missing_op"), "required op 'malloc' is NULL");
+}
+
+Test(loader, capability_without_op)
+{
+	expect_load_error(test_plugin("cap_without_op"),
+			  "declares capability 'aligned-alloc' but its aligned_alloc op is NULL");
+}
+
+Test(loader, create_failure_carries_the_plugins_message)
+{
+	struct alloclab_loaded_plugin p;
+	struct alloclab_allocator a;
+	cr_assert_eq(alloclab_plugin_load(test_plugin("create_fails"), &p, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(alloclab_allocator_create(&a, &p, "", err, sizeof err), -1);
+	cr_expect(strstr(err, "create() failed: the test arena could not be reserved") != NULL, "%s", err);
+	cr_expect(strstr(err, "create_fails.so") != NULL, "no file in: %s", err);
+}
+
+Test(loader, bad_option_is_reported_as_such)
+{
+	struct alloclab_loaded_plugin p;
+	struct alloclab_allocator a;
+	cr_assert_eq(alloclab_plugin_load(test_plugin("create_fails"), &p, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(alloclab_allocator_create(&a, &p, "fail=einval", err, sizeof err), -1);
+	cr_expect(strstr(err, "bad option: option fail=einval is not supported") != NULL, "%s", err);
+}
+
+Test(loader, older_descriptor_gets_null_optional_ops)
+{
+	struct alloclab_loaded_plugin p;
+	cr_assert_eq(alloclab_plugin_load(test_plugin("old_abi"), &p, err, sizeof err), 0, "%s", err);
+	cr_expect_null(p.desc.calloc, "bytes past struct_size were copied");
+	cr_expect_null(p.desc.stats);
+	cr_expect_str_eq(p.desc.name, "old-abi");
+	alloclab_plugin_unload(&p);
+}
+
+Test(loader, finds_by_name_in_plugin_path)
+{
+	struct alloclab_loaded_plugin p;
+	setenv("ALLOCLAB_PLUGIN_PATH", getenv("ALLOCLAB_TEST_PLUGIN_DIR"), 1);
+	cr_assert_eq(alloclab_plugin_load("old_abi", &p, err, sizeof err), 0, "%s", err);
+	cr_expect(strstr(p.path, "tests/plugins/old_abi.so") != NULL, "%s", p.path);
+	alloclab_plugin_unload(&p);
+}
+
+Test(loader, bundled_plugins_load_by_name)
+{
+	static const char *const names[] = {"system", "jemalloc", "mimalloc", "noop"};
+	for (size_t i = 0; i < 4; i++) {
+		struct alloclab_loaded_plugin p;
+		cr_assert_eq(alloclab_plugin_load(names[i], &p, err, sizeof err), 0, "%s: %s", names[i], err);
+		cr_expect_str_eq(p.desc.name, names[i]);
+		alloclab_plugin_unload(&p);
+	}
+}

@@ -1,0 +1,43 @@
+/*
+ * The plugin SDK works out of tree, exactly as the README says:
+ *   cc -shared -fPIC $(pkg-config --cflags alloclab-plugin) my.c -o my.so
+ *   alloclab run --plugin ./my.so
+ * using the example plugin and the build's alloclab-plugin.pc.
+ */
+#include "helpers.h"
+#include "results.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+Test(outoftree, example_plugin_builds_with_pkg_config_and_runs, .timeout = 120)
+{
+	char *dir = scratch_dir(), cmd[8192], path[4200], err[512];
+	snprintf(cmd, sizeof cmd,
+		 "cd '%s' && PKG_CONFIG_PATH='%s' cc -O2 -Wall -Werror -shared -fPIC "
+		 "$(PKG_CONFIG_PATH='%s' pkg-config --cflags alloclab-plugin) '%s/plugins/example/counting.c' -o counting.so",
+		 dir, getenv("ALLOCLAB_PKGCONFIG_DIR"), getenv("ALLOCLAB_PKGCONFIG_DIR"), getenv("ALLOCLAB_SOURCE_ROOT"));
+	cr_assert_eq(system(cmd), 0, "out-of-tree build failed: %s", cmd);
+
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--plugin", "./counting.so:fill=0xa5",
+		"-w", "churn:ops=1000,slots=50", "-t", "1,2", "-n", "1", "-v", "2", "-o", "r.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(path, sizeof path, "%s/r.json", dir);
+	json_t *doc = alloclab_results_load(path, err, sizeof err);
+	cr_assert_not_null(doc, "%s", err);
+	json_t *cell = json_array_get(json_object_get(doc, "cells"), 0);
+	cr_expect_str_eq(json_string_value(json_object_get(cell, "plugin")), "counting");
+	cr_expect_str_eq(json_string_value(json_object_get(cell, "status")), "ok");
+	/* The plugin's stats reach the results: 50 fills + (1 warm-up + 2
+	 * values) x (50 fills + 1000 replacements). */
+	json_t *stats = json_object_get(json_array_get(json_object_get(cell, "runs"), 0), "stats");
+	cr_expect_eq(json_integer_value(json_object_get(stats, "mallocs")), 3 * 1050);
+	cr_expect_eq(json_integer_value(json_object_get(stats, "frees")), 3 * 1050);
+
+	r = run_alloclab(dir, (const char *const[]){"run", "--plugin", "./counting.so:fill=300", "-o", "r2.json", NULL});
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "bad option: bad value for 'fill': '300'") != NULL, "%s", r.err);
+	json_decref(doc);
+}
