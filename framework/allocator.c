@@ -51,6 +51,21 @@ int alloclab_allocator_create(struct alloclab_allocator *a, const struct allocla
 			 rc == -EINVAL ? "bad option" : "create() failed", why);
 		return -1;
 	}
+	a->caps = p->desc.caps;
+	if (p->desc.instance_caps) {
+		a->caps &= p->desc.instance_caps(a->instance);
+		/* An op whose capability the instance dropped is absent. */
+		if (!(a->caps & ALLOCLAB_CAP_REALLOC))
+			a->ops.realloc = NULL;
+		if (!(a->caps & ALLOCLAB_CAP_ALIGNED_ALLOC))
+			a->ops.aligned_alloc = NULL;
+		if (!(a->caps & ALLOCLAB_CAP_USABLE_SIZE))
+			a->ops.usable_size = NULL;
+		if (!(a->caps & ALLOCLAB_CAP_STATS))
+			a->ops.stats = NULL;
+		if (!(a->caps & ALLOCLAB_CAP_THREAD_HOOKS))
+			a->ops.thread_attach = NULL, a->ops.thread_detach = NULL;
+	}
 	current = a;
 	return 0;
 }

@@ -16,6 +16,9 @@ struct alloclab_allocator {
 	struct alloclab_plugin ops;
 	void *instance;
 	size_t min_align; /* desc.min_align, or the ABI default */
+	/* ops.caps narrowed by instance_caps(): what this instance, with its
+	 * options, can do. Invariant: a subset of the descriptor's caps. */
+	uint64_t caps;
 };
 
 /* Calls create(). On failure returns -1 with err saying why, prefixed

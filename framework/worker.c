@@ -225,7 +225,7 @@ json_t *alloclab_worker_probe(const char *spec, const char *options)
 	if (alloclab_allocator_create(&alloc, &plugin, options, err, sizeof err) != 0)
 		return error_object(err);
 	d = &plugin.desc;
-	alloclab_caps_format(d->caps, caps, sizeof caps);
+	alloclab_caps_format(alloc.caps, caps, sizeof caps);
 	for (char *save = NULL, *c = strtok_r(caps, ",", &save); c; c = strtok_r(NULL, ",", &save))
 		json_array_append_new(caps_list, json_string(c));
 	json_t *info = json_pack("{s:s,s:s,s:s,s:s?,s:s,s:o,s:I}", "name", d->name, "version", d->version,

@@ -204,6 +204,15 @@ struct alloclab_plugin {
 	 * other op runs. Returns 0 or a negative errno.
 	 */
 	int (*stats)(void *instance, alloclab_stat_fn emit, void *emit_arg);
+
+	/*
+	 * Optional, no capability bit. For plugins whose options change what
+	 * they can do (obmalloc's mode=per-thread cannot free across threads):
+	 * returns the capabilities of this instance. Called from the main
+	 * thread right after create(). The host keeps only bits that are also
+	 * in `caps`, and treats the ops of dropped bits as absent.
+	 */
+	uint64_t (*instance_caps)(void *instance);
 };
 
 /*
