@@ -126,7 +126,19 @@ int obm_address_in_range(const struct obm_state *st, const void *p)
 	s = &l[(a >> st->radix_arena_shift) & st->radix_leaf_mask];
 	t = (int32_t)(a & st->radix_tail_mask);
 #endif
-	return t < s->tail_lo || (t >= s->tail_hi && s->tail_hi != 0);
+	/* Owned iff t < lo || (t >= hi && hi != 0), computed with sign bits so
+	 * that no branch depends on which part of an arena p lies in: when an
+	 * arena straddles two slots that is a coin toss, and the branches gcc
+	 * made of ||/&& (even of & and |) mispredicted half the time
+	 * (measured: 18.5 against 22.8 ns/op on churn). t, lo and hi are in
+	 * [-1, 2^30], so the differences cannot overflow. */
+	{
+		int32_t lo = s->tail_lo, hi = s->tail_hi;
+		uint32_t below_lo = (uint32_t)(t - lo) >> 31;
+		uint32_t from_hi = (uint32_t)(hi - 1 - t) >> 31;
+		uint32_t hi_set = (uint32_t)(hi | -hi) >> 31;
+		return (int)(below_lo | (from_hi & hi_set));
+	}
 }
 
 int obm_variant_arena_added(struct obm_state *st, struct obm_arena *a)
