@@ -14,9 +14,14 @@
 #include <string.h>
 
 /* The default suite: every bundled allocator plugin, the default workloads,
- * 1 and 2 threads. noop is bundled but is a harness baseline, not an
- * allocator. */
-static const char *const default_plugins[] = {"system", "jemalloc", "mimalloc"};
+ * 1 and 2 threads. noop (a harness baseline) and obmalloc-radix-fixed (a
+ * build-time experiment) are bundled but are not allocators to compare. */
+static const char *const default_plugins[] = {
+	"system", "jemalloc", "mimalloc", "cpython",
+	/* per-thread: each thread its own state, as per-interpreter obmalloc;
+	 * the plugins' default, gil, serialises every call. */
+	"obmalloc-radix:mode=per-thread", "obmalloc-bigpool:mode=per-thread",
+};
 static const char *const default_workloads[] = {"churn"};
 static const unsigned default_threads[] = {1, 2};
 
@@ -26,7 +31,7 @@ static const char usage[] =
 	"Measures every combination of the plugins, workloads and thread counts\n"
 	"given. Each combination (cell) runs in --processes fresh worker processes,\n"
 	"each doing --warmups unmeasured then --values measured repetitions.\n"
-	"With no options: the default suite (system, jemalloc, mimalloc x churn x 1,2 threads).\n"
+	"With no options: the default suite (every bundled allocator x churn x 1,2 threads).\n"
 	"\n"
 	"options:\n"
 	"  -p, --plugin NAME[:k=v,...]    plugin by name or path (./x.so), with options; repeatable\n"

@@ -88,47 +88,66 @@ static void print_harness_share(const json_t *doc, FILE *out)
 				header = 1;
 			}
 			double h = cell_median(noop), p = cell_median(other);
+			char label[256];
+			alloclab_cell_label(other, label, sizeof label);
 			fprintf(out, "  %s threads=%lld: noop %.2f ns/op = %.1f%% of %s (%.2f ns/op)\n",
 				json_string_value(json_object_get(other, "workload")),
-				(long long)json_integer_value(json_object_get(other, "threads")), h, 100.0 * h / p,
-				json_string_value(json_object_get(other, "plugin")), p);
+				(long long)json_integer_value(json_object_get(other, "threads")), h, 100.0 * h / p, label, p);
 		}
 	}
+}
+
+/* "name" or "name:options": what tells two cells of one plugin apart. */
+void alloclab_cell_label(const json_t *cell, char *out, size_t len)
+{
+	const char *options = json_string_value(json_object_get(cell, "plugin_options"));
+	snprintf(out, len, "%s%s%s", json_string_value(json_object_get(cell, "plugin")),
+		 options && *options ? ":" : "", options ? options : "");
 }
 
 void alloclab_report_print(const json_t *doc, FILE *out)
 {
 	json_t *cell;
 	size_t i;
+	int pw = 6, ww = 8;
 
-	fprintf(out, "%-12s %-10s %7s %10s %7s %9s %10s  %s\n", "plugin", "workload", "threads", "ns/op", "±%",
+	json_array_foreach(json_object_get(doc, "cells"), i, cell)
+	{
+		char label[256];
+		alloclab_cell_label(cell, label, sizeof label);
+		if ((int)strlen(label) > pw)
+			pw = (int)strlen(label);
+		if ((int)strlen(json_string_value(json_object_get(cell, "workload"))) > ww)
+			ww = (int)strlen(json_string_value(json_object_get(cell, "workload")));
+	}
+	fprintf(out, "%-*s  %-*s %7s %10s %7s %9s %10s  %s\n", pw, "plugin", ww, "workload", "threads", "ns/op", "±%",
 		"Mops/s", "peak RSS", "parameters / status");
 	json_array_foreach(json_object_get(doc, "cells"), i, cell)
 	{
 		const char *status = json_string_value(json_object_get(cell, "status"));
-		const char *plugin = json_string_value(json_object_get(cell, "plugin"));
 		const char *workload = json_string_value(json_object_get(cell, "workload"));
 		long long threads = (long long)json_integer_value(json_object_get(cell, "threads"));
-		char params[256];
+		char params[256], label[256];
 		size_t n;
 		double *values = alloclab_cell_values(cell, &n);
 		struct alloclab_summary s;
 
+		alloclab_cell_label(cell, label, sizeof label);
 		param_text(cell, params, sizeof params);
 		alloclab_summarize(values, n, &s);
 		free(values);
+		fprintf(out, "%-*s  %-*s %7lld ", pw, label, ww, workload, threads);
 		if (strcmp(status, "error") == 0)
-			fprintf(out, "%-12s %-10s %7lld %10s %7s %9s %10s  error: %s\n", plugin, workload, threads, "-",
-				"-", "-", "-", json_string_value(json_object_get(cell, "error")));
+			fprintf(out, "%10s %7s %9s %10s  error: %s\n", "-", "-", "-", "-",
+				json_string_value(json_object_get(cell, "error")));
 		else if (strcmp(status, "not applicable") == 0)
-			fprintf(out, "%-12s %-10s %7lld %10s %7s %9s %10s  not applicable: %s\n", plugin, workload,
-				threads, "-", "-", "-", "-", json_string_value(json_object_get(cell, "reason")));
+			fprintf(out, "%10s %7s %9s %10s  not applicable: %s\n", "-", "-", "-", "-",
+				json_string_value(json_object_get(cell, "reason")));
 		else if (n == 0)
-			fprintf(out, "%-12s %-10s %7lld %10s %7s %9s %10s  %s\n", plugin, workload, threads, "-", "-",
-				"-", "-", "not measured (interrupted)");
+			fprintf(out, "%10s %7s %9s %10s  not measured (interrupted)\n", "-", "-", "-", "-");
 		else
-			fprintf(out, "%-12s %-10s %7lld %10.2f %6.1f%% %9.1f %7.1f MiB  %s%s\n", plugin, workload,
-				threads, s.median, s.mean > 0 ? 100.0 * s.stdev / s.mean : 0.0,
+			fprintf(out, "%10.2f %6.1f%% %9.1f %6.1f MiB  %s%s\n", s.median,
+				s.mean > 0 ? 100.0 * s.stdev / s.mean : 0.0,
 				s.median > 0 ? 1000.0 * (double)threads / s.median : 0.0,
 				(double)peak_rss_kib(cell) / 1024.0, params,
 				strcmp(status, "ok") == 0 ? "" : " (partial: interrupted)");

@@ -12,6 +12,9 @@
 
 void alloclab_report_print(const json_t *doc, FILE *out);
 
+/* The cell's plugin as "name" or "name:options". */
+void alloclab_cell_label(const json_t *cell, char *out, size_t len);
+
 /* Every measured ns_per_op of a cell, in a malloc'd array; *n its length. */
 double *alloclab_cell_values(const json_t *cell, size_t *n);
 

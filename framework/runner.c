@@ -209,8 +209,9 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 				c->spec.warmups = cfg->warmups;
 				c->spec.values = cfg->values;
 				c->spec.pin = cfg->pin;
-				c->json = json_pack("{s:s,s:i,s:s,s:o,s:i,s:s,s:s,s:s,s:[]}", "plugin",
-						    json_string_value(json_object_get(info, "name")), "plugin_index", p,
+				c->json = json_pack("{s:s,s:s,s:i,s:s,s:o,s:i,s:s,s:s,s:s,s:[]}", "plugin",
+						    json_string_value(json_object_get(info, "name")), "plugin_options",
+						    cfg->plugins[p].options, "plugin_index", p,
 						    "workload", wl->name, "params", params_json(wl, c->spec.params),
 						    "threads", cfg->threads[t], "metric", "ns_per_op", "unit_op",
 						    wl->unit_op, "status", na ? "not applicable" : "pending", "runs");
@@ -232,8 +233,9 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 
 			if (c->failed)
 				continue;
-			snprintf(label, sizeof label, "%s %s threads=%u process %u/%u",
-				 json_string_value(json_object_get(c->json, "plugin")), c->spec.workload->name,
+			snprintf(label, sizeof label, "%s%s%s %s threads=%u process %u/%u",
+				 json_string_value(json_object_get(c->json, "plugin")), c->spec.plugin_options[0] ? ":" : "",
+				 c->spec.plugin_options, c->spec.workload->name,
 				 c->spec.threads, round + 1, cfg->processes);
 			alloclab_progress_show(&progress, label);
 			if (alloclab_child_run(measure_child, &c->spec, cfg->timeout_s, &res, err, sizeof err) != 0) {

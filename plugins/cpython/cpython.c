@@ -122,10 +122,19 @@ static int cpython_stats(void *instance, alloclab_stat_fn emit, void *arg)
 		{"# bytes lost to pool headers", "bytes.pool_headers"},
 		{"# bytes lost to quantization", "bytes.quantization"},
 		{"# bytes lost to arena alignment", "bytes.arena_alignment"},
-		{"Total", "bytes.total"},
+	};
+	static const struct {
+		const char *label, *name;
+	} map_labels[] = {
+		{"# arena map mid nodes", "radix.mid_nodes"},
+		{"# arena map bot nodes", "radix.leaf_nodes"},
+		{"# bytes lost to arena map root", "radix.bytes_root"},
+		{"# bytes lost to arena map mid", "radix.bytes_mid"},
+		{"# bytes lost to arena map bot", "radix.bytes_leaf"},
 	};
 	char *text = NULL, *line, *save = NULL;
 	size_t len = 0;
+	int seen_total = 0;
 	FILE *f = open_memstream(&text, &len);
 	(void)instance;
 
@@ -137,10 +146,18 @@ static int cpython_stats(void *instance, alloclab_stat_fn emit, void *arg)
 		char *eq = strchr(line, '=');
 		if (eq == NULL)
 			continue;
+		/* The first Total is the arenas'; the arena map's follows. */
+		if (strncmp(line, "Total", 5) == 0) {
+			emit(arg, seen_total++ ? "radix.bytes_total" : "bytes.total", parse_grouped(eq + 1));
+			continue;
+		}
 		for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
 			if (strncmp(line, labels[i].label, strlen(labels[i].label)) == 0 &&
 			    (line[strlen(labels[i].label)] == ' ' || line[strlen(labels[i].label)] == '='))
 				emit(arg, labels[i].name, parse_grouped(eq + 1));
+		for (size_t i = 0; i < sizeof map_labels / sizeof map_labels[0]; i++)
+			if (strncmp(line, map_labels[i].label, strlen(map_labels[i].label)) == 0)
+				emit(arg, map_labels[i].name, parse_grouped(eq + 1));
 		if (strstr(line, "unused pools *"))
 			emit(arg, "pools.unused", parse_grouped(line));
 	}

@@ -69,8 +69,9 @@ static struct obm_arena *new_arena(struct obm_state *st)
 		return NULL;
 	base = (uintptr_t)m;
 	if (cfg->misalign_arenas) {
-		/* One page past a pool boundary: never pool-aligned. */
-		base = ((base + cfg->pool_size - 1) & ~(uintptr_t)(cfg->pool_size - 1)) + OBM_PAGE_SIZE;
+		/* Half a pool past a pool boundary: never pool-aligned, even
+		 * with 4 KiB pools, which mmap alone always aligns. */
+		base = ((base + cfg->pool_size - 1) & ~(uintptr_t)(cfg->pool_size - 1)) + cfg->pool_size / 2;
 		if (base + cfg->arena_size > (uintptr_t)m + map_len)
 			base -= cfg->pool_size;
 	}

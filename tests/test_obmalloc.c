@@ -1,0 +1,457 @@
+/*
+ * The obmalloc core (built once per variant: OBM_BIGPOOL or not), driven
+ * directly: random operation sequences against a shadow model, the
+ * ownership check against foreign pointers, arena release and reuse,
+ * misaligned arenas, the statistics identities, configuration refusals.
+ */
+#define _GNU_SOURCE 1
+#include "obmalloc.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fixture {
+	struct obm_config cfg;
+	struct obm_class classes[OBM_NCLASSES];
+	struct obm_state st;
+};
+
+static struct fixture *fixture_new(const char *options)
+{
+	struct fixture *f = calloc(1, sizeof *f);
+	char err[256];
+	cr_assert_eq(obm_config_parse(options, &f->cfg, err, sizeof err), 0, "%s: %s", options, err);
+	obm_variant_classes(&f->cfg, f->classes);
+	cr_assert_eq(obm_state_init(&f->st, &f->cfg, f->classes), 0);
+	return f;
+}
+
+static void fixture_free(struct fixture *f)
+{
+	obm_state_fini(&f->st);
+	free(f);
+}
+
+static void obm_free(struct obm_state *st, void *p)
+{
+	if (p && !obm_free_owned(st, p))
+		free(p);
+}
+
+static void expect_valid(const struct obm_state *st)
+{
+	char why[256];
+	cr_assert_eq(obm_state_check(st, why, sizeof why), 0, "invariant broken: %s", why);
+}
+
+/* --- statistics identities --- */
+
+struct stats {
+	char names[200][48];
+	uint64_t values[200];
+	int n;
+};
+
+static void collect(void *arg, const char *name, uint64_t value)
+{
+	struct stats *s = arg;
+	snprintf(s->names[s->n], sizeof s->names[0], "%s", name);
+	s->values[s->n++] = value;
+}
+
+static uint64_t stat(const struct stats *s, const char *name)
+{
+	for (int i = 0; i < s->n; i++)
+		if (strcmp(s->names[i], name) == 0)
+			return s->values[i];
+	cr_assert_fail("no statistic %s", name);
+	return 0;
+}
+
+static void expect_stats_identities(const struct obm_state *st)
+{
+	struct stats s = {.n = 0};
+	uint64_t pools = 0, quant = 0;
+	char name[64];
+
+	obm_state_stats(st, collect, &s);
+	cr_expect_eq(stat(&s, "bytes.total"), stat(&s, "arenas.current") * st->cfg->arena_size,
+		     "the parts do not add up to arenas x arena size");
+	for (unsigned c = 0; c < OBM_NCLASSES; c++) {
+		snprintf(name, sizeof name, "class.%u.pools", c);
+		for (int i = 0; i < s.n; i++)
+			if (strcmp(s.names[i], name) == 0) {
+				const struct obm_class *k = &st->classes[c];
+				pools += s.values[i];
+				quant += s.values[i] * ((st->cfg->pool_size - OBM_POOL_HEADER - k->page_header_bytes) % k->size);
+			}
+	}
+	cr_expect_eq(stat(&s, "bytes.pool_headers"), pools * OBM_POOL_HEADER);
+#ifndef OBM_BIGPOOL
+	/* Radix pools are contiguous: quantization is (pool - 48) mod size. */
+	cr_expect_eq(stat(&s, "bytes.quantization"), quant);
+#endif
+	cr_expect_eq(stat(&s, "bytes.arena_alignment") % st->cfg->pool_size, 0);
+}
+
+/* --- random operations against a shadow model --- */
+
+struct shadow {
+	unsigned char *p;
+	size_t size;
+	unsigned char fill;
+};
+
+static void check_block(const struct shadow *b)
+{
+	for (size_t i = 0; i < b->size; i++)
+		if (b->p[i] != b->fill)
+			cr_assert_fail("block %p (%zu bytes) byte %zu is %#x, expected %#x: overlap or corruption",
+				       (void *)b->p, b->size, i, b->p[i], b->fill);
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	const struct shadow *x = a, *y = b;
+	return (x->p > y->p) - (x->p < y->p);
+}
+
+static void random_sequence(const char *options, unsigned steps, unsigned live_max)
+{
+	struct fixture *f = fixture_new(options);
+	struct shadow *live = calloc(live_max, sizeof *live);
+	uint64_t rng = 12345;
+
+	for (unsigned step = 0; step < steps; step++) {
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		unsigned slot = (unsigned)(rng >> 33) % live_max;
+		unsigned op = (unsigned)(rng >> 20) % 10;
+		size_t size = (rng >> 40) % 600; /* beyond 512: raw blocks too */
+		struct shadow *b = &live[slot];
+
+		if (b->p && op < 3) { /* realloc: the prefix survives */
+			size_t keep = b->size < size ? b->size : size;
+			size_t n = size ? size : 1;
+			check_block(b);
+			unsigned char *q = obm_realloc(&f->st, b->p, n);
+			cr_assert_not_null(q);
+			for (size_t i = 0; i < keep; i++)
+				cr_assert_eq(q[i], b->fill, "realloc lost byte %zu", i);
+			b->p = q;
+			b->size = n;
+			memset(b->p, b->fill, b->size);
+		} else if (b->p) {
+			check_block(b);
+			obm_free(&f->st, b->p);
+			b->p = NULL;
+		} else {
+			b->p = obm_malloc(&f->st, size);
+			cr_assert_not_null(b->p);
+			cr_assert_eq((uintptr_t)b->p % OBM_ALIGNMENT, 0, "malloc(%zu) misaligned", size);
+			b->size = size;
+			b->fill = (unsigned char)(step | 1);
+			memset(b->p, b->fill, size);
+		}
+		if (step % 20000 == 0) {
+			expect_valid(&f->st);
+			expect_stats_identities(&f->st);
+		}
+	}
+	/* No two live blocks overlap. */
+	qsort(live, live_max, sizeof *live, cmp_ptr);
+	for (unsigned i = 0; i + 1 < live_max; i++)
+		if (live[i].p && live[i + 1].p)
+			cr_assert(live[i].p + live[i].size <= live[i + 1].p, "blocks %p and %p overlap",
+				  (void *)live[i].p, (void *)live[i + 1].p);
+	for (unsigned i = 0; i < live_max; i++)
+		if (live[i].p) {
+			check_block(&live[i]);
+			obm_free(&f->st, live[i].p);
+		}
+	expect_valid(&f->st);
+	expect_stats_identities(&f->st);
+	free(live);
+	fixture_free(f);
+}
+
+Test(obmalloc, shadow_model_py310, .timeout = 60) { random_sequence("preset=py310", 200000, 3000); }
+Test(obmalloc, shadow_model_classic, .timeout = 60) { random_sequence("preset=classic", 200000, 3000); }
+Test(obmalloc, shadow_model_seed_16m_4k, .timeout = 60) { random_sequence("preset=seed-16m-4k", 100000, 2000); }
+Test(obmalloc, shadow_model_seed_64m_16k, .timeout = 60) { random_sequence("preset=seed-64m-16k", 100000, 2000); }
+Test(obmalloc, shadow_model_misaligned_arenas, .timeout = 60)
+{
+	random_sequence("preset=classic,test_misalign=1", 200000, 4000);
+}
+
+Test(obmalloc, misaligned_arena_loses_one_pool)
+{
+	struct fixture *f = fixture_new("preset=classic,test_misalign=1");
+	void *p = obm_malloc(&f->st, 100);
+	const struct obm_arena *a = &f->st.arenas[obm_pool_of(&f->st, p)->arenaindex];
+	struct stats s = {.n = 0};
+
+	cr_expect_neq(a->address % f->cfg.pool_size, 0, "the test arena is pool-aligned");
+	cr_expect_eq(a->ntotalpools, f->cfg.pools_per_arena - 1);
+	cr_expect_eq((uintptr_t)a->pool_address % f->cfg.pool_size, 0, "pools are not pool-aligned");
+	obm_state_stats(&f->st, collect, &s);
+	cr_expect_eq(stat(&s, "bytes.arena_alignment"), f->cfg.pool_size);
+	expect_stats_identities(&f->st);
+	obm_free(&f->st, p);
+	fixture_free(f);
+}
+
+/* --- ownership --- */
+
+/* Whether the page start of p can be read: a pipe write copies from it and
+ * fails with EFAULT where it cannot (unmapped or PROT_NONE guard pages). */
+static int page_readable(const void *p)
+{
+	const void *page = (const void *)((uintptr_t)p & ~(uintptr_t)(OBM_PAGE_SIZE - 1));
+	int fds[2], ok;
+	if (pipe(fds) != 0)
+		return 0;
+	ok = write(fds[1], page, 4) == 4;
+	close(fds[0]);
+	close(fds[1]);
+	return ok;
+}
+
+static int in_some_arena(const struct obm_state *st, uintptr_t p)
+{
+	for (uint32_t i = 0; i < st->maxarenas; i++)
+		if (st->arenas[i].address && p - st->arenas[i].address < st->cfg->arena_size)
+			return 1;
+	return 0;
+}
+
+static char static_byte;
+
+Test(obmalloc, ownership_never_misclassifies)
+{
+	struct fixture *f = fixture_new("preset=py310");
+	void *mine[2000];
+	char stack_byte;
+
+	for (int i = 0; i < 2000; i++) {
+		mine[i] = obm_malloc(&f->st, (size_t)(i % 512) + 1);
+		cr_assert(obm_address_in_range(&f->st, mine[i]), "own block %p not recognised", mine[i]);
+	}
+	/* Foreign memory: the C library's blocks of every size, the stack,
+	 * static data, code. */
+	for (size_t size = 1; size < 300000; size = size * 3 + 1) {
+		void *q = malloc(size);
+		cr_expect_not(obm_address_in_range(&f->st, q), "malloc(%zu) block taken for ours", size);
+		free(q);
+	}
+	cr_expect_not(obm_address_in_range(&f->st, &stack_byte));
+	cr_expect_not(obm_address_in_range(&f->st, &static_byte));
+	cr_expect_not(obm_address_in_range(&f->st, (void *)fixture_new));
+	/* Around every arena: the byte before and the byte just past the end
+	 * are someone else's (unless another arena is there), the first and
+	 * last bytes are ours. */
+	for (uint32_t i = 0; i < f->st.maxarenas; i++) {
+		uintptr_t base = f->st.arenas[i].address;
+		if (base == 0)
+			continue;
+		uintptr_t probes[] = {base - 1, base - OBM_PAGE_SIZE, base + f->cfg.arena_size,
+				      base + f->cfg.arena_size + 4097, base, base + f->cfg.arena_size - 1};
+		for (size_t k = 0; k < sizeof probes / sizeof probes[0]; k++) {
+#ifdef OBM_BIGPOOL
+			/* The big-pool check reads the pointer's page: it is only
+			 * defined for pointers into mapped memory. */
+			if (!page_readable((void *)probes[k]))
+				continue;
+#endif
+			cr_expect_eq(obm_address_in_range(&f->st, (void *)probes[k]), in_some_arena(&f->st, probes[k]),
+				     "address %#lx next to arena %u misclassified", (unsigned long)probes[k], i);
+		}
+	}
+	for (int i = 0; i < 2000; i++)
+		obm_free(&f->st, mine[i]);
+	(void)page_readable;
+	fixture_free(f);
+}
+
+/* --- arenas --- */
+
+static uint64_t stat_of(const struct obm_state *st, const char *name)
+{
+	struct stats s = {.n = 0};
+	obm_state_stats(st, collect, &s);
+	return stat(&s, name);
+}
+
+Test(obmalloc, arenas_are_released_and_reused)
+{
+	struct fixture *f = fixture_new("preset=classic");
+	enum { N = 40000 };
+	void **blocks = calloc(N, sizeof *blocks);
+
+	for (int i = 0; i < N; i++)
+		blocks[i] = obm_malloc(&f->st, 256);
+	uint64_t peak = stat_of(&f->st, "arenas.current");
+	cr_assert_geq(peak, 20, "40000 x 256 B should need dozens of 256 KiB arenas, got %llu",
+		      (unsigned long long)peak);
+	uint32_t objects = f->st.maxarenas;
+	for (int i = 0; i < N; i++)
+		obm_free(&f->st, blocks[i]);
+	expect_valid(&f->st);
+	/* All released but one wholly empty arena, kept against thrashing. */
+	cr_expect_eq(stat_of(&f->st, "arenas.current"), 1);
+	cr_expect_eq(stat_of(&f->st, "arenas.reclaimed"), peak - 1);
+	cr_expect_eq(stat_of(&f->st, "arenas.highwater"), peak);
+	for (int i = 0; i < N; i++)
+		blocks[i] = obm_malloc(&f->st, 256);
+	/* Arena objects are recycled: the vector did not grow. */
+	cr_expect_eq(f->st.maxarenas, objects);
+	cr_expect_eq(stat_of(&f->st, "arenas.allocated_total"), peak + peak - 1);
+	expect_valid(&f->st);
+	for (int i = 0; i < N; i++)
+		obm_free(&f->st, blocks[i]);
+	free(blocks);
+	fixture_free(f);
+}
+
+Test(obmalloc, allocation_prefers_the_fullest_arena)
+{
+	struct fixture *f = fixture_new("preset=classic");
+	enum { N = 20000 };
+	void **blocks = calloc(N, sizeof *blocks);
+
+	for (int i = 0; i < N; i++)
+		blocks[i] = obm_malloc(&f->st, 512);
+	/* Free every other block of every pool: all arenas stay partly used. */
+	for (int i = 0; i < N; i += 2)
+		obm_free(&f->st, blocks[i]);
+	expect_valid(&f->st);
+	/* Free whole pools from the last arenas: they drift to the tail. */
+	for (int i = N - 1; i >= N / 2; i -= 2)
+		obm_free(&f->st, blocks[i]);
+	expect_valid(&f->st);
+	const struct obm_arena *head = f->st.usable_arenas;
+	for (const struct obm_arena *a = head; a; a = a->nextarena)
+		cr_expect_leq(head->nfreepools, a->nfreepools);
+	for (int i = 1; i < N / 2; i += 2)
+		obm_free(&f->st, blocks[i]);
+	expect_valid(&f->st);
+	free(blocks);
+	fixture_free(f);
+}
+
+/* --- block geometry --- */
+
+Test(obmalloc, size_classes_and_raw_requests)
+{
+	struct fixture *f = fixture_new("preset=py310");
+	for (size_t n = 1; n <= 512; n++) {
+		void *p = obm_malloc(&f->st, n);
+		cr_expect(obm_address_in_range(&f->st, p), "malloc(%zu) not from a pool", n);
+		cr_expect_eq(obm_pool_of(&f->st, p)->szidx, (n - 1) >> 4);
+		cr_expect_eq(obm_usable_size(&f->st, p), ((n - 1) / 16 + 1) * 16);
+		obm_free(&f->st, p);
+	}
+	void *zero = obm_malloc(&f->st, 0), *big = obm_malloc(&f->st, 513);
+	cr_expect_not(obm_address_in_range(&f->st, zero), "malloc(0) must go to the raw allocator");
+	cr_expect_not(obm_address_in_range(&f->st, big), "malloc(513) must go to the raw allocator");
+	obm_free(&f->st, zero);
+	obm_free(&f->st, big);
+	fixture_free(f);
+}
+
+Test(obmalloc, blocks_per_pool)
+{
+	struct fixture *f = fixture_new("preset=py310");
+#ifdef OBM_BIGPOOL
+	/* 16 KiB pool = 4 pages; pages 2-4 lose 16 bytes each to the index
+	 * and blocks never cross a page. 16-byte blocks: 253 in page 1
+	 * ((4096-48)/16), 255 in each later page ((4096-16)/16). */
+	cr_expect_eq(f->classes[0].blocks, 253 + 3 * 255);
+	cr_expect_eq(f->classes[31].blocks, 7 + 3 * 7);
+#else
+	cr_expect_eq(f->classes[0].blocks, 1021);
+	cr_expect_eq(f->classes[31].blocks, 31);
+#endif
+	/* Every block of a full pool is distinct, aligned, inside the pool
+	 * and (big pools) within one page, clear of the page indexes. */
+	for (unsigned c = 0; c < OBM_NCLASSES; c++) {
+		uint32_t n = f->classes[c].blocks, size = f->classes[c].size;
+		unsigned char **b = calloc(n, sizeof *b);
+		for (uint32_t i = 0; i < n; i++) {
+			b[i] = obm_malloc(&f->st, size);
+			struct obm_pool *pool = obm_pool_of(&f->st, b[i]);
+			uintptr_t off = (uintptr_t)(b[i] - (unsigned char *)pool);
+			cr_assert(off >= OBM_POOL_HEADER && off + size <= f->cfg.pool_size);
+#ifdef OBM_BIGPOOL
+			cr_assert_eq(off / OBM_PAGE_SIZE, (off + size - 1) / OBM_PAGE_SIZE, "block crosses a page");
+			cr_assert(off % OBM_PAGE_SIZE >= (off < OBM_PAGE_SIZE ? OBM_POOL_HEADER : OBM_PAGE_HEADER));
+#endif
+			memset(b[i], 0xee, size);
+		}
+		cr_expect_eq(obm_pool_of(&f->st, b[0]), obm_pool_of(&f->st, b[n - 1]), "class %u: one pool", c);
+		cr_expect_eq(obm_pool_of(&f->st, b[0])->freeblock, NULL, "class %u pool not full", c);
+		expect_valid(&f->st);
+		for (uint32_t i = 0; i < n; i++)
+			obm_free(&f->st, b[i]);
+		free(b);
+	}
+	fixture_free(f);
+}
+
+Test(obmalloc, realloc_shrinks_in_place_only_above_three_quarters)
+{
+	struct fixture *f = fixture_new("preset=py310");
+	void *p = obm_malloc(&f->st, 512);
+	cr_expect_eq(obm_realloc(&f->st, p, 400), p, "4*400 > 3*512: stays in place");
+	void *q = obm_realloc(&f->st, p, 300);
+	cr_expect_neq(q, p, "4*300 <= 3*512: moves to a smaller class");
+	cr_expect_eq(obm_pool_of(&f->st, q)->szidx, (300 - 1) >> 4);
+	void *r = obm_realloc(&f->st, q, 1000);
+	cr_expect_not(obm_address_in_range(&f->st, r), "growing past 512 goes raw");
+	obm_free(&f->st, r);
+	fixture_free(f);
+}
+
+/* --- configuration --- */
+
+Test(obmalloc, invalid_configurations_are_refused)
+{
+	static const char *const bad[][2] = {
+		{"pool=3000", "pool=3000 is not a power of two"},
+		{"arena=100K", "arena=102400 is not a power of two"},
+		{"arena=256K,pool=1M", "is not a multiple of pool size"},
+		{"arena=2G", "outside the supported 64K..1G"},
+		{"pool=2K", "below the 4K minimum"},
+		{"arena=64K,pool=64K", "holds only one"},
+		{"preset=huge", "bad value for 'preset'"},
+		{"mode=fast", "bad value for 'mode'"},
+		{"colour=red", "unknown option 'colour'"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct obm_config cfg;
+		char err[256] = "";
+		cr_expect_eq(obm_config_parse(bad[i][0], &cfg, err, sizeof err), -EINVAL, "%s accepted", bad[i][0]);
+		cr_expect(strstr(err, bad[i][1]) != NULL, "%s: '%s' not in: %s", bad[i][0], bad[i][1], err);
+	}
+}
+
+Test(obmalloc, presets_match_the_seed_and_cpython)
+{
+	static const struct {
+		const char *preset;
+		size_t arena, pool;
+	} want[] = {
+		{"classic", 256 << 10, 4 << 10}, {"py310", 1 << 20, 16 << 10},
+		{"seed-16m-4k", 16 << 20, 4 << 10}, {"seed-64m-16k", 64 << 20, 16 << 10},
+	};
+	for (size_t i = 0; i < 4; i++) {
+		struct obm_config cfg;
+		char opt[64], err[256];
+		snprintf(opt, sizeof opt, "preset=%s", want[i].preset);
+		cr_assert_eq(obm_config_parse(opt, &cfg, err, sizeof err), 0, "%s", err);
+		cr_expect_eq(cfg.arena_size, want[i].arena);
+		cr_expect_eq(cfg.pool_size, want[i].pool);
+	}
+}
