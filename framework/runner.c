@@ -54,6 +54,34 @@ static int measure_child(void *arg, int fd)
 	return write_json_and_exit_status(alloclab_worker_measure(arg), fd);
 }
 
+static json_t *child_outcome(const struct alloclab_child_result *res, double timeout_s);
+
+json_t *alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, long *peak_rss_kib,
+				  int *interrupted)
+{
+	struct alloclab_child_result res;
+	char err[ALLOCLAB_ERR_LEN];
+	json_t *outcome;
+
+	*interrupted = 0;
+	if (alloclab_child_run(measure_child, (void *)spec, timeout_s, &res, err, sizeof err) != 0)
+		return json_pack("{s:s}", "error", err);
+	if (res.interrupted) {
+		*interrupted = 1;
+		alloclab_child_result_free(&res);
+		return json_pack("{s:s}", "error", "interrupted");
+	}
+	outcome = child_outcome(&res, timeout_s);
+	if (!json_object_get(outcome, "error")) {
+		json_object_set_new(outcome, "peak_rss_kib", json_integer(res.peak_rss_kib));
+		json_object_set_new(outcome, "elapsed_s", json_real(res.elapsed_s));
+	}
+	if (peak_rss_kib)
+		*peak_rss_kib = res.peak_rss_kib;
+	alloclab_child_result_free(&res);
+	return outcome;
+}
+
 /* Parses a child's output. A child that exited 0 or 1 wrote an object; any
  * other fate is described from how it ended. Returns the object (with
  * "error" set on failure); never NULL. */
@@ -227,7 +255,6 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 	for (unsigned round = 0; round < cfg->processes && !alloclab_interrupted(); round++) {
 		for (k = 0; k < ncells && !alloclab_interrupted(); k++) {
 			struct cell *c = &cells[k];
-			struct alloclab_child_result res;
 			char label[256];
 			json_t *outcome;
 
@@ -238,17 +265,12 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 				 c->spec.plugin_options, c->spec.workload->name,
 				 c->spec.threads, round + 1, cfg->processes);
 			alloclab_progress_show(&progress, label);
-			if (alloclab_child_run(measure_child, &c->spec, cfg->timeout_s, &res, err, sizeof err) != 0) {
-				alloclab_progress_end(&progress);
-				fprintf(stderr, "alloclab: %s\n", err);
-				status = ALLOCLAB_EXIT_INTERRUPTED;
-				goto out;
-			}
-			if (res.interrupted) {
-				alloclab_child_result_free(&res);
+			int interrupted;
+			outcome = alloclab_measure_isolated(&c->spec, cfg->timeout_s, NULL, &interrupted);
+			if (interrupted) {
+				json_decref(outcome);
 				break;
 			}
-			outcome = child_outcome(&res, cfg->timeout_s);
 			if (json_object_get(outcome, "error")) {
 				char line[ALLOCLAB_ERR_LEN * 2];
 				snprintf(line, sizeof line, "process %u: %s", round + 1,
@@ -262,13 +284,10 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 				add_ns_per_op(json_object_get(outcome, "warmups"), c->spec.threads);
 				add_ns_per_op(json_object_get(outcome, "values"), c->spec.threads);
 				json_object_set_new(outcome, "process", json_integer(round));
-				json_object_set_new(outcome, "peak_rss_kib", json_integer(res.peak_rss_kib));
-				json_object_set_new(outcome, "elapsed_s", json_real(res.elapsed_s));
 				json_array_append_new(json_object_get(c->json, "runs"), outcome);
 				if (round + 1 == cfg->processes)
 					json_object_set_new(c->json, "status", json_string("ok"));
 			}
-			alloclab_child_result_free(&res);
 			alloclab_progress_step(&progress);
 			if (alloclab_results_write(doc, output, err, sizeof err) != 0) {
 				alloclab_progress_end(&progress);

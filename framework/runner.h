@@ -12,6 +12,7 @@
 #ifndef ALLOCLAB_RUNNER_H
 #define ALLOCLAB_RUNNER_H
 
+#include "worker.h"
 #include "workload.h"
 
 #include <jansson.h>
@@ -54,6 +55,15 @@ struct alloclab_run_config {
 /* Splits "name[:options]" (options start after the first ':' that follows
  * the last '/', so paths work). Strings are malloc'd. */
 void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out);
+
+/*
+ * Measures one cell in one worker process with a deadline. Returns the
+ * worker's object (see worker.h) plus peak_rss_kib and elapsed_s, or
+ * {"error": "..."} saying how the worker failed (crash, timeout, the
+ * plugin's own message). *interrupted is set when SIGINT/SIGTERM arrived.
+ */
+json_t *alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, long *peak_rss_kib,
+				  int *interrupted);
 
 /* Runs the matrix, writes the results file, prints the table. Returns an
  * enum alloclab_exit value; bad input gets one line on stderr. */

@@ -32,6 +32,10 @@ struct worker {
 	pthread_barrier_t barrier;
 	unsigned rounds;            /* warmups + values */
 	struct thread_slot *slots;
+	/* The plugin's statistics at the end of the last value, before the
+	 * threads free their working sets (taken by thread 0 while the others
+	 * wait at a barrier, so no other op runs). */
+	json_t *stats_live;
 	/* Set by any thread that failed; every thread checks it after each
 	 * barrier so all of them stop at the same round and none waits on a
 	 * barrier the others have left. */
@@ -51,6 +55,11 @@ uint64_t alloclab_thread_seed(uint64_t seed, unsigned thread_index)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
+}
+
+static void collect_stat(void *arg, const char *name, uint64_t value)
+{
+	json_object_set_new(arg, name, json_integer((json_int_t)value));
 }
 
 static void *thread_main(void *arg)
@@ -95,6 +104,13 @@ static void *thread_main(void *arg)
 			}
 		}
 		pthread_barrier_wait(&w->barrier);
+		if (r + 1 == w->rounds && !w->failed && w->alloc.ops.stats) {
+			if (slot->wt.index == 0) {
+				w->stats_live = json_object();
+				w->alloc.ops.stats(w->alloc.instance, collect_stat, w->stats_live);
+			}
+			pthread_barrier_wait(&w->barrier);
+		}
 		if (prepared)
 			wl->finish(&slot->wt);
 		if (w->failed)
@@ -108,11 +124,6 @@ static void *thread_main(void *arg)
 static json_t *error_object(const char *text)
 {
 	return json_pack("{s:s}", "error", text);
-}
-
-static void collect_stat(void *arg, const char *name, uint64_t value)
-{
-	json_object_set_new(arg, name, json_integer((json_int_t)value));
 }
 
 static json_t *round_json(const struct worker *w, unsigned r)
@@ -201,10 +212,12 @@ json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell)
 	for (unsigned r = 0; r < w.rounds; r++)
 		json_array_append_new(json_object_get(result, r < cell->warmups ? "warmups" : "values"),
 				      round_json(&w, r));
+	if (w.stats_live)
+		json_object_set_new(result, "stats", w.stats_live);
 	if (w.alloc.ops.stats) {
 		json_t *stats = json_object();
 		if (w.alloc.ops.stats(w.alloc.instance, collect_stat, stats) == 0)
-			json_object_set_new(result, "stats", stats);
+			json_object_set_new(result, "stats_after_finish", stats);
 		else
 			json_decref(stats);
 	}

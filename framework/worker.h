@@ -28,7 +28,10 @@ struct alloclab_cell_spec {
 
 /*
  * Measures the cell. Returns a new JSON object:
- *   {"warmups": [V...], "values": [V...], "stats": {name: n} (if offered)}
+ *   {"warmups": [V...], "values": [V...], "stats": {name: n},
+ *    "stats_after_finish": {name: n}}
+ * where stats (if the plugin offers them) are taken at the end of the last
+ * value with the working sets still live, and again after they are freed;
  * with V = {"wall_ns": n, "thread_ns": [n...], "thread_ops": [n...]},
  * or {"error": "one line"} when the plugin or workload failed.
  */

@@ -101,3 +101,29 @@ Test(cli, jemalloc_loads_without_tunable_in_environment)
 	cmd_result_free(&r);
 	free(dir);
 }
+
+/* `alloclab stats`: CPython's layout, identities checked, for our obmalloc
+ * plugins and for CPython's own allocator. */
+static void expect_mallocstats(const char *plugin, const char *workload)
+{
+	struct cmd_result r = run_alloclab(NULL, (const char *const[]){"stats", plugin, "-w", workload, NULL});
+	cr_expect_eq(r.status, 0, "%s: status %d: %s%s", plugin, r.status, r.out, r.err);
+	cr_expect(strstr(r.out, "Small block threshold = 512, in 32 size classes.\n\n") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "class   size   num pools   blocks in use  avail blocks\n") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "# bytes lost to quantization       =") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "parts add up to") != NULL && strstr(r.out, "BROKEN") == NULL, "%s", r.out);
+	cmd_result_free(&r);
+}
+
+Test(cli, stats_radix) { expect_mallocstats("obmalloc-radix:preset=seed-16m-4k", "churn:slots=5000,ops=20000"); }
+Test(cli, stats_bigpool) { expect_mallocstats("obmalloc-bigpool:preset=classic", "churn:slots=5000,ops=20000"); }
+Test(cli, stats_cpython) { expect_mallocstats("cpython", "churn:slots=5000,ops=20000"); }
+
+Test(cli, stats_of_a_plugin_without_stats)
+{
+	struct cmd_result r = run_alloclab(NULL, (const char *const[]){"stats", "noop", "-w", "churn:ops=10", NULL});
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "plugin 'noop' offers no statistics") != NULL, "%s", r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cmd_result_free(&r);
+}

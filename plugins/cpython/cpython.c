@@ -144,6 +144,30 @@ static int cpython_stats(void *instance, alloclab_stat_fn emit, void *arg)
 	fclose(f);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *eq = strchr(line, '=');
+		unsigned long long a, b, c, d, e;
+		char name[64];
+
+		if (sscanf(line, "Small block threshold = %llu, in %llu size classes", &a, &b) == 2) {
+			emit(arg, "config.small_threshold", a);
+			emit(arg, "config.size_classes", b);
+			continue;
+		}
+		/* A row of the class table: class, size, pools, in use, available. */
+		if (sscanf(line, "%llu %llu %llu %llu %llu", &a, &b, &c, &d, &e) == 5 && eq == NULL) {
+			snprintf(name, sizeof name, "class.%llu.size", a);
+			emit(arg, name, b);
+			snprintf(name, sizeof name, "class.%llu.pools", a);
+			emit(arg, name, c);
+			snprintf(name, sizeof name, "class.%llu.blocks_in_use", a);
+			emit(arg, name, d);
+			snprintf(name, sizeof name, "class.%llu.blocks_available", a);
+			emit(arg, name, e);
+			continue;
+		}
+		if (sscanf(line, "%llu arenas * %llu bytes/arena", &a, &b) == 2)
+			emit(arg, "config.arena_size", b);
+		if (sscanf(line, "%llu unused pools * %llu bytes", &a, &b) == 2)
+			emit(arg, "config.pool_size", b);
 		if (eq == NULL)
 			continue;
 		/* The first Total is the arenas'; the arena map's follows. */
@@ -160,6 +184,7 @@ static int cpython_stats(void *instance, alloclab_stat_fn emit, void *arg)
 				emit(arg, map_labels[i].name, parse_grouped(eq + 1));
 		if (strstr(line, "unused pools *"))
 			emit(arg, "pools.unused", parse_grouped(line));
+		(void)e;
 	}
 	free(text);
 	return 0;
