@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -73,7 +72,6 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 	int fds[2], status = 0;
 	size_t cap = 0;
 	double start = now_s(), deadline = start + timeout_s;
-	struct rusage ru;
 	pid_t pid;
 
 	memset(res, 0, sizeof *res);
@@ -132,7 +130,7 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 	/* After EOF the child may still be running (a plugin could close the fd
 	 * and hang in destroy); keep the deadline while reaping. */
 	for (;;) {
-		pid_t got = wait4(pid, &status, WNOHANG, &ru);
+		pid_t got = waitpid(pid, &status, WNOHANG);
 		if (got == pid)
 			break;
 		if (got < 0 && errno != EINTR)
@@ -147,7 +145,6 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 		usleep(1000);
 	}
 	res->elapsed_s = now_s() - start;
-	res->peak_rss_kib = ru.ru_maxrss;
 	if (WIFEXITED(status)) {
 		res->exited = 1;
 		res->exit_code = WEXITSTATUS(status);

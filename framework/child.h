@@ -17,7 +17,6 @@ struct alloclab_child_result {
 	int term_signal;
 	int timed_out;      /* the deadline passed and the child was killed */
 	int interrupted;    /* the parent got SIGINT/SIGTERM meanwhile; the child was killed */
-	long peak_rss_kib;  /* ru_maxrss of the child */
 	double elapsed_s;
 };
 

@@ -78,7 +78,7 @@ int alloclab_cmd_stats(int argc, char **argv)
 	spec.threads = (unsigned)threads;
 	spec.values = 1;
 	alloclab_catch_interrupts();
-	outcome = alloclab_measure_isolated(&spec, (double)timeout, NULL, &interrupted);
+	outcome = alloclab_measure_isolated(&spec, (double)timeout, &interrupted);
 	if (json_object_get(outcome, "error")) {
 		fprintf(stderr, "alloclab: %s\n", json_string_value(json_object_get(outcome, "error")));
 		json_decref(outcome);

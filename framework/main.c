@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "static_tls.h"
+#include "worker.h"
 
 #include <alloclab/plugin.h>
 
@@ -60,6 +61,8 @@ int main(int argc, char **argv)
 		return alloclab_cmd_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "list") == 0)
 		return alloclab_cmd_list(argc - 1, argv + 1);
+	if (strcmp(argv[1], "__worker") == 0)
+		return alloclab_worker_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "stats") == 0)
 		return alloclab_cmd_stats(argc - 1, argv + 1);
 	return alloclab_usage_error(NULL, "unknown command '%s'", argv[1]);

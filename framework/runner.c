@@ -49,15 +49,30 @@ static int probe_child(void *arg, int fd)
 	return write_json_and_exit_status(alloclab_worker_probe(p->plugin->spec, p->plugin->options), fd);
 }
 
+/*
+ * A measuring worker is a freshly executed alloclab, not a bare fork of
+ * this process: a fork would start with the parent's heap (for the system
+ * plugin, the very allocator under test, already fragmented by the parent's
+ * results) and would count the parent's pages in its resident set.
+ */
 static int measure_child(void *arg, int fd)
 {
-	return write_json_and_exit_status(alloclab_worker_measure(arg), fd);
+	char *spec = json_dumps(alloclab_cell_spec_to_json(arg), JSON_COMPACT);
+	char *argv[] = {"alloclab", "__worker", spec, NULL};
+
+	if (fd != 3) {
+		if (dup2(fd, 3) < 0)
+			return 3;
+		close(fd);
+	}
+	execv("/proc/self/exe", argv);
+	/* exec failed: measure in this forked process rather than not at all. */
+	return write_json_and_exit_status(alloclab_worker_measure(arg), 3);
 }
 
 static json_t *child_outcome(const struct alloclab_child_result *res, double timeout_s);
 
-json_t *alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, long *peak_rss_kib,
-				  int *interrupted)
+json_t *alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, int *interrupted)
 {
 	struct alloclab_child_result res;
 	char err[ALLOCLAB_ERR_LEN];
@@ -72,12 +87,8 @@ json_t *alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double 
 		return json_pack("{s:s}", "error", "interrupted");
 	}
 	outcome = child_outcome(&res, timeout_s);
-	if (!json_object_get(outcome, "error")) {
-		json_object_set_new(outcome, "peak_rss_kib", json_integer(res.peak_rss_kib));
+	if (!json_object_get(outcome, "error"))
 		json_object_set_new(outcome, "elapsed_s", json_real(res.elapsed_s));
-	}
-	if (peak_rss_kib)
-		*peak_rss_kib = res.peak_rss_kib;
 	alloclab_child_result_free(&res);
 	return outcome;
 }
@@ -266,7 +277,7 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 				 c->spec.threads, round + 1, cfg->processes);
 			alloclab_progress_show(&progress, label);
 			int interrupted;
-			outcome = alloclab_measure_isolated(&c->spec, cfg->timeout_s, NULL, &interrupted);
+			outcome = alloclab_measure_isolated(&c->spec, cfg->timeout_s, &interrupted);
 			if (interrupted) {
 				json_decref(outcome);
 				break;

@@ -57,13 +57,12 @@ struct alloclab_run_config {
 void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out);
 
 /*
- * Measures one cell in one worker process with a deadline. Returns the
- * worker's object (see worker.h) plus peak_rss_kib and elapsed_s, or
+ * Measures one cell in one freshly executed worker process with a deadline.
+ * Returns the worker's object (see worker.h) plus elapsed_s, or
  * {"error": "..."} saying how the worker failed (crash, timeout, the
  * plugin's own message). *interrupted is set when SIGINT/SIGTERM arrived.
  */
-json_t *alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, long *peak_rss_kib,
-				  int *interrupted);
+json_t *alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, int *interrupted);
 
 /* Runs the matrix, writes the results file, prints the table. Returns an
  * enum alloclab_exit value; bad input gets one line on stderr. */

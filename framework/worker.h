@@ -30,12 +30,25 @@ struct alloclab_cell_spec {
  * Measures the cell. Returns a new JSON object:
  *   {"warmups": [V...], "values": [V...], "stats": {name: n},
  *    "stats_after_finish": {name: n}}
+ * plus "peak_rss_kib" (the worker's own VmHWM),
  * where stats (if the plugin offers them) are taken at the end of the last
  * value with the working sets still live, and again after they are freed;
  * with V = {"wall_ns": n, "thread_ns": [n...], "thread_ops": [n...]},
  * or {"error": "one line"} when the plugin or workload failed.
  */
 json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell);
+
+/* The cell spec as JSON and back, to hand it to a freshly executed worker.
+ * from_json: 0, or -1 with err set; strings point into `obj`. */
+json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell);
+int alloclab_cell_spec_from_json(json_t *obj, struct alloclab_cell_spec *cell, char *err, size_t err_len);
+
+/* `alloclab __worker SPEC-JSON`: measures the cell and writes the result
+ * object to file descriptor 3. Returns the exit status. */
+int alloclab_worker_main(int argc, char **argv);
+
+/* Peak resident set of this process image (VmHWM), in KiB; -1 if unknown. */
+long alloclab_peak_rss_kib(void);
 
 /* Loads and creates the plugin, reports what it is, destroys it:
  *   {"name", "version", "description", "options_help", "path", "caps": [..],
