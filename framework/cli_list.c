@@ -129,10 +129,21 @@ int alloclab_cmd_list(int argc, char **argv)
 		printf("  %-12s %s\n", w->name, w->description);
 		printf("  %-12s one op = %s%s\n", "", w->unit_op,
 		       w->flags & ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE ? "; frees across threads" : "");
-		for (unsigned p = 0; p < w->nparams; p++)
-			printf("  %-12s %-10s default %-10llu %s (%llu..%llu)\n", "", w->params[p].name,
-			       (unsigned long long)w->params[p].def, w->params[p].help,
-			       (unsigned long long)w->params[p].min, (unsigned long long)w->params[p].max);
+		for (unsigned p = 0; p < w->nparams; p++) {
+			const struct alloclab_param *d = &w->params[p];
+			if (d->type == ALLOCLAB_PARAM_CHOICE) {
+				printf("  %-12s %-10s default %-10s %s (", "", d->name, d->choices[d->def], d->help);
+				for (unsigned c = 0; d->choices[c]; c++)
+					printf("%s%s", c ? "|" : "", d->choices[c]);
+				printf(")\n");
+			} else if (d->type == ALLOCLAB_PARAM_TEXT) {
+				printf("  %-12s %-10s default %s: %s\n", "", d->name, d->def_text, d->help);
+			} else {
+				printf("  %-12s %-10s default %-10llu %s (%llu..%llu)\n", "", d->name,
+				       (unsigned long long)d->def, d->help, (unsigned long long)d->min,
+				       (unsigned long long)d->max);
+			}
+		}
 	}
 	return 0;
 }

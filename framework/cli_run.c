@@ -88,13 +88,14 @@ static int parse_threads(const char *text, struct alloclab_run_config *cfg)
 static int add_workload(const char *text, struct alloclab_run_config *cfg)
 {
 	char err[ALLOCLAB_ERR_LEN];
-	struct alloclab_workload_arg *w = &cfg->workloads[cfg->nworkloads];
+	unsigned n;
 
 	if (cfg->nworkloads == ALLOCLAB_MAX_MATRIX)
 		return alloclab_usage_error("run", "more than %d workloads", ALLOCLAB_MAX_MATRIX);
-	if (alloclab_workload_parse(text, &w->workload, w->params, err, sizeof err) != 0)
+	if (alloclab_workload_parse_list(text, &cfg->workloads[cfg->nworkloads], ALLOCLAB_MAX_MATRIX - cfg->nworkloads,
+					 &n, err, sizeof err) != 0)
 		return alloclab_usage_error("run", "%s", err);
-	cfg->nworkloads++;
+	cfg->nworkloads += n;
 	return 0;
 }
 
@@ -132,9 +133,9 @@ int alloclab_cmd_run(int argc, char **argv)
 		case 'p': rc = add_plugin(optarg, &cfg); break;
 		case 'w': rc = add_workload(optarg, &cfg); break;
 		case 't': rc = parse_threads(optarg, &cfg); break;
-		case 'n': rc = parse_count(optarg, "--processes", 1, 1000, &cfg.processes); break;
-		case 'v': rc = parse_count(optarg, "--values", 1, 100000, &cfg.values); break;
-		case 'W': rc = parse_count(optarg, "--warmups", 0, 100000, &cfg.warmups); break;
+		case 'n': rc = parse_count(optarg, "--processes", 1, 1000, &cfg.processes), cfg.processes_set = 1; break;
+		case 'v': rc = parse_count(optarg, "--values", 1, 100000, &cfg.values), cfg.values_set = 1; break;
+		case 'W': rc = parse_count(optarg, "--warmups", 0, 100000, &cfg.warmups), cfg.warmups_set = 1; break;
 		case 'T': rc = parse_count(optarg, "--timeout", 1, 86400, &timeout); break;
 		case 'P': cfg.pin = 1; break;
 		case 'o': cfg.output = optarg; break;

@@ -70,8 +70,13 @@ int alloclab_cmd_stats(int argc, char **argv)
 		return alloclab_usage_error("stats", optind >= argc ? "which plugin? give one PLUGIN[:options]"
 								   : "give exactly one plugin");
 	memset(&spec, 0, sizeof spec);
-	if (alloclab_workload_parse(workload, &spec.workload, spec.params, err, sizeof err) != 0)
-		return alloclab_usage_error("stats", "%s", err);
+	{
+		struct alloclab_workload_spec parsed;
+		if (alloclab_workload_parse(workload, &parsed, err, sizeof err) != 0)
+			return alloclab_usage_error("stats", "%s", err);
+		spec.workload = parsed.workload;
+		spec.params = parsed.params;
+	}
 	alloclab_plugin_arg_parse(argv[optind], &plugin);
 	spec.plugin = plugin.spec;
 	spec.plugin_options = plugin.options;

@@ -46,9 +46,16 @@ static void param_text(const json_t *cell, char *out, size_t len)
 
 	out[0] = '\0';
 	json_object_foreach((json_t *)json_object_get(cell, "params"), key, value)
-		if (used < len)
+	{
+		if (used >= len)
+			break;
+		if (json_is_string(value))
+			used += (size_t)snprintf(out + used, len - used, "%s%s=%s", used ? "," : "", key,
+						 json_string_value(value));
+		else
 			used += (size_t)snprintf(out + used, len - used, "%s%s=%lld", used ? "," : "", key,
 						 (long long)json_integer_value(value));
+	}
 }
 
 static double cell_median(const json_t *cell)

@@ -137,15 +137,23 @@ static const char *applicability(const json_t *plugin_info, const struct allocla
 
 struct cell {
 	struct alloclab_cell_spec spec;
+	unsigned processes;
 	json_t *json; /* borrowed from the document's cells array */
 	int failed;
 };
 
-static json_t *params_json(const struct alloclab_workload *w, const uint64_t *params)
+json_t *alloclab_params_json(const struct alloclab_workload *w, const struct alloclab_params *params)
 {
 	json_t *obj = json_object();
-	for (unsigned i = 0; i < w->nparams; i++)
-		json_object_set_new(obj, w->params[i].name, json_integer((json_int_t)params[i]));
+	for (unsigned i = 0; i < w->nparams; i++) {
+		char text[4096];
+		if (w->params[i].type == ALLOCLAB_PARAM_NUMBER) {
+			json_object_set_new(obj, w->params[i].name, json_integer((json_int_t)params->v[i]));
+		} else {
+			alloclab_param_format(w, params, i, text, sizeof text);
+			json_object_set_new(obj, w->params[i].name, json_string(text));
+		}
+	}
 	return obj;
 }
 
@@ -212,10 +220,11 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 {
 	char output[4096], err[ALLOCLAB_ERR_LEN];
 	json_t *doc, *plugins = json_array(), *cells_json = json_array();
-	unsigned ncells = cfg->nplugins * cfg->nworkloads * cfg->nthreads, pending = 0, failed = 0;
+	unsigned ncells = cfg->nplugins * cfg->nworkloads * cfg->nthreads, failed = 0;
 	struct cell *cells = calloc(ncells, sizeof *cells);
 	struct alloclab_progress progress;
 	int status = ALLOCLAB_EXIT_OK;
+	unsigned max_processes = 0, total_workers = 0;
 
 	if (cfg->output)
 		snprintf(output, sizeof output, "%s", cfg->output);
@@ -243,38 +252,42 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 				c->spec.plugin = cfg->plugins[p].spec;
 				c->spec.plugin_options = cfg->plugins[p].options;
 				c->spec.workload = wl;
-				memcpy(c->spec.params, cfg->workloads[w].params, sizeof c->spec.params);
+				c->spec.params = cfg->workloads[w].params;
 				c->spec.threads = cfg->threads[t];
-				c->spec.warmups = cfg->warmups;
-				c->spec.values = cfg->values;
+				c->spec.warmups = cfg->warmups_set || !wl->default_warmups ? cfg->warmups : wl->default_warmups;
+				c->spec.values = cfg->values_set || !wl->default_values ? cfg->values : wl->default_values;
+				c->processes = cfg->processes_set || !wl->default_processes ? cfg->processes
+											     : wl->default_processes;
+				if (c->processes > max_processes)
+					max_processes = c->processes;
 				c->spec.pin = cfg->pin;
 				c->json = json_pack("{s:s,s:s,s:i,s:s,s:o,s:i,s:s,s:s,s:s,s:[]}", "plugin",
 						    json_string_value(json_object_get(info, "name")), "plugin_options",
 						    cfg->plugins[p].options, "plugin_index", p,
-						    "workload", wl->name, "params", params_json(wl, c->spec.params),
+						    "workload", wl->name, "params", alloclab_params_json(wl, &c->spec.params),
 						    "threads", cfg->threads[t], "metric", "ns_per_op", "unit_op",
 						    wl->unit_op, "status", na ? "not applicable" : "pending", "runs");
 				if (na)
 					json_object_set_new(c->json, "reason", json_string(na));
 				else
-					pending++;
+					total_workers += c->processes;
 				c->failed = na != NULL;
 				json_array_append_new(cells_json, c->json);
 			}
 
-	alloclab_progress_start(&progress, pending * cfg->processes);
-	for (unsigned round = 0; round < cfg->processes && !alloclab_interrupted(); round++) {
+	alloclab_progress_start(&progress, total_workers);
+	for (unsigned round = 0; round < max_processes && !alloclab_interrupted(); round++) {
 		for (k = 0; k < ncells && !alloclab_interrupted(); k++) {
 			struct cell *c = &cells[k];
 			char label[256];
 			json_t *outcome;
 
-			if (c->failed)
+			if (c->failed || round >= c->processes)
 				continue;
 			snprintf(label, sizeof label, "%s%s%s %s threads=%u process %u/%u",
 				 json_string_value(json_object_get(c->json, "plugin")), c->spec.plugin_options[0] ? ":" : "",
 				 c->spec.plugin_options, c->spec.workload->name,
-				 c->spec.threads, round + 1, cfg->processes);
+				 c->spec.threads, round + 1, c->processes);
 			alloclab_progress_show(&progress, label);
 			int interrupted;
 			outcome = alloclab_measure_isolated(&c->spec, cfg->timeout_s, &interrupted);
@@ -296,7 +309,7 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 				add_ns_per_op(json_object_get(outcome, "values"), c->spec.threads);
 				json_object_set_new(outcome, "process", json_integer(round));
 				json_array_append_new(json_object_get(c->json, "runs"), outcome);
-				if (round + 1 == cfg->processes)
+				if (round + 1 == c->processes)
 					json_object_set_new(c->json, "status", json_string("ok"));
 			}
 			alloclab_progress_step(&progress);

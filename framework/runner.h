@@ -31,19 +31,17 @@ struct alloclab_plugin_arg {
 	char *options;  /* "" when none */
 };
 
-struct alloclab_workload_arg {
-	const struct alloclab_workload *workload;
-	uint64_t params[ALLOCLAB_MAX_PARAMS];
-};
-
 struct alloclab_run_config {
 	struct alloclab_plugin_arg plugins[ALLOCLAB_MAX_MATRIX];
 	unsigned nplugins;
-	struct alloclab_workload_arg workloads[ALLOCLAB_MAX_MATRIX];
+	struct alloclab_workload_spec workloads[ALLOCLAB_MAX_MATRIX];
 	unsigned nworkloads;
 	unsigned threads[ALLOCLAB_MAX_MATRIX];
 	unsigned nthreads;
 	unsigned processes, values, warmups;
+	/* Whether the user gave them; otherwise a workload's own defaults
+	 * (alloclab_workload.default_*) take precedence. */
+	int processes_set, values_set, warmups_set;
 	double timeout_s;
 	int pin;
 	const char *output;
@@ -63,6 +61,9 @@ void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out
  * plugin's own message). *interrupted is set when SIGINT/SIGTERM arrived.
  */
 json_t *alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, int *interrupted);
+
+/* A workload's parameters as a JSON object: numbers, choice names, strings. */
+json_t *alloclab_params_json(const struct alloclab_workload *w, const struct alloclab_params *params);
 
 /* Runs the matrix, writes the results file, prints the table. Returns an
  * enum alloclab_exit value; bad input gets one line on stderr. */

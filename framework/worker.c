@@ -33,6 +33,7 @@ struct worker {
 	pthread_barrier_t barrier;
 	unsigned rounds;            /* warmups + values */
 	struct thread_slot *slots;
+	json_t **reports;           /* [round * threads + thread], from wt.report */
 	/* The plugin's statistics at the end of the last value, before the
 	 * threads free their working sets (taken by thread 0 while the others
 	 * wait at a barrier, so no other op runs). */
@@ -61,6 +62,11 @@ uint64_t alloclab_thread_seed(uint64_t seed, unsigned thread_index)
 static void collect_stat(void *arg, const char *name, uint64_t value)
 {
 	json_object_set_new(arg, name, json_integer((json_int_t)value));
+}
+
+static void sync_threads(struct alloclab_workload_thread *t)
+{
+	pthread_barrier_wait(&((struct worker *)t->sync_arg)->barrier);
 }
 
 static void *thread_main(void *arg)
@@ -141,8 +147,17 @@ static json_t *round_json(const struct worker *w, unsigned r)
 		json_array_append_new(tns, json_integer((json_int_t)(s->end_ns[r] - s->start_ns[r])));
 		json_array_append_new(tops, json_integer((json_int_t)s->ops[r]));
 	}
-	return json_pack("{s:I,s:o,s:o}", "wall_ns", (json_int_t)(last - first), "thread_ns", tns, "thread_ops",
-			 tops);
+	json_t *v = json_pack("{s:I,s:o,s:o}", "wall_ns", (json_int_t)(last - first), "thread_ns", tns, "thread_ops",
+			      tops);
+	if (w->reports[r * w->cell->threads]) {
+		json_t *reports = json_array();
+		for (unsigned i = 0; i < w->cell->threads; i++) {
+			json_t *rep = w->reports[r * w->cell->threads + i];
+			json_array_append_new(reports, rep ? rep : json_null());
+		}
+		json_object_set_new(v, "thread_reports", reports);
+	}
+	return v;
 }
 
 static int allowed_cpus(int *cpus, int max)
@@ -164,7 +179,7 @@ json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell)
 	struct worker w;
 	char err[ALLOCLAB_ERR_LEN];
 	int seed_idx = alloclab_workload_param_index(cell->workload, "seed");
-	uint64_t seed = seed_idx >= 0 ? cell->params[seed_idx] : 0;
+	uint64_t seed = seed_idx >= 0 ? cell->params.v[seed_idx] : 0;
 	int cpus[CPU_SETSIZE], ncpus = cell->pin ? allowed_cpus(cpus, CPU_SETSIZE) : 0;
 	json_t *result;
 
@@ -177,6 +192,8 @@ json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell)
 		return error_object(err);
 
 	w.slots = calloc(cell->threads, sizeof *w.slots);
+	w.reports = calloc((size_t)w.rounds * cell->threads, sizeof *w.reports);
+	void *shared = cell->workload->shared_size ? calloc(1, cell->workload->shared_size) : NULL;
 	pthread_barrier_init(&w.barrier, NULL, cell->threads);
 	for (unsigned i = 0; i < cell->threads; i++) {
 		struct thread_slot *s = &w.slots[i];
@@ -185,11 +202,14 @@ json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell)
 		s->ops = calloc(w.rounds, sizeof(uint64_t));
 		s->cpu = ncpus ? cpus[i % (unsigned)ncpus] : -1;
 		s->wt.alloc = &w.alloc;
-		s->wt.params = cell->params;
+		s->wt.params = &cell->params;
 		s->wt.index = i;
 		s->wt.nthreads = cell->threads;
 		s->wt.seed = alloclab_thread_seed(seed, i);
 		s->wt.state = &w;
+		s->wt.shared = shared;
+		s->wt.sync = sync_threads;
+		s->wt.sync_arg = &w;
 	}
 	for (unsigned i = 0; i < cell->threads; i++) {
 		int rc = pthread_create(&w.slots[i].tid, NULL, thread_main, &w.slots[i]);
@@ -245,8 +265,11 @@ long alloclab_peak_rss_kib(void)
 json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
 {
 	json_t *params = json_object();
-	for (unsigned i = 0; i < cell->workload->nparams; i++)
-		json_object_set_new(params, cell->workload->params[i].name, json_integer((json_int_t)cell->params[i]));
+	for (unsigned i = 0; i < cell->workload->nparams; i++) {
+		char text[4096];
+		alloclab_param_format(cell->workload, &cell->params, i, text, sizeof text);
+		json_object_set_new(params, cell->workload->params[i].name, json_string(text));
+	}
 	return json_pack("{s:s,s:s,s:s,s:o,s:i,s:i,s:i,s:b}", "plugin", cell->plugin, "plugin_options",
 			 cell->plugin_options, "workload", cell->workload->name, "params", params, "threads",
 			 cell->threads, "warmups", cell->warmups, "values", cell->values, "pin", cell->pin);
@@ -267,16 +290,19 @@ int alloclab_cell_spec_from_json(json_t *obj, struct alloclab_cell_spec *cell, c
 		snprintf(err, err_len, "malformed worker spec");
 		return -1;
 	}
-	for (unsigned i = 0; i < cell->workload->nparams; i++)
-		cell->params[i] = cell->workload->params[i].def;
-	json_object_foreach(params, key, value)
+	/* The parameters travel as the text a user would type, and are parsed
+	 * back by the same code. */
 	{
-		int idx = alloclab_workload_param_index(cell->workload, key);
-		if (idx < 0) {
-			snprintf(err, err_len, "malformed worker spec: parameter %s", key);
+		char spec[8192];
+		size_t used = (size_t)snprintf(spec, sizeof spec, "%s", workload);
+		struct alloclab_workload_spec parsed;
+		json_object_foreach(params, key, value)
+			if (used < sizeof spec)
+				used += (size_t)snprintf(spec + used, sizeof spec - used, "%c%s=%s",
+							 used == strlen(workload) ? ':' : ',', key, json_string_value(value));
+		if (alloclab_workload_parse(spec, &parsed, err, err_len) != 0)
 			return -1;
-		}
-		cell->params[idx] = (uint64_t)json_integer_value(value);
+		cell->params = parsed.params;
 	}
 	cell->threads = (unsigned)threads;
 	cell->warmups = (unsigned)warmups;

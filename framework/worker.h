@@ -19,7 +19,7 @@ struct alloclab_cell_spec {
 	const char *plugin;          /* name or path, as given */
 	const char *plugin_options;  /* "" when none */
 	const struct alloclab_workload *workload;
-	uint64_t params[ALLOCLAB_MAX_PARAMS];
+	struct alloclab_params params;
 	unsigned threads;            /* 1 .. ALLOCLAB_MAX_THREADS */
 	unsigned warmups;
 	unsigned values;             /* >= 1 */

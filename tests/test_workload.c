@@ -36,17 +36,19 @@ static void rec_free(void *instance, void *block)
 
 static void run_churn(const char *spec, unsigned thread_index, uint64_t *ops_done)
 {
+	static struct alloclab_workload_spec ws;
 	const struct alloclab_workload *w;
-	uint64_t params[ALLOCLAB_MAX_PARAMS];
 	char err[256];
 	struct alloclab_allocator a;
 
 	memset(&a, 0, sizeof a);
 	a.ops.malloc = rec_malloc;
 	a.ops.free = rec_free;
-	cr_assert_eq(alloclab_workload_parse(spec, &w, params, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(alloclab_workload_parse(spec, &ws, err, sizeof err), 0, "%s", err);
+	w = ws.workload;
+	const uint64_t *params = ws.params.v;
 	struct alloclab_workload_thread t = {
-		.alloc = &a, .params = params, .index = thread_index, .nthreads = 1,
+		.alloc = &a, .params = &ws.params, .index = thread_index, .nthreads = 1,
 		.seed = alloclab_thread_seed(params[alloclab_workload_param_index(w, "seed")], thread_index),
 	};
 	log_len = 0;
@@ -96,11 +98,13 @@ Test(workload, churn_sizes_cover_the_range_and_no_more)
 
 Test(workload, parse_fills_defaults_and_suffixes)
 {
+	struct alloclab_workload_spec ws;
 	const struct alloclab_workload *w;
-	uint64_t p[ALLOCLAB_MAX_PARAMS];
 	char err[256];
 
-	cr_assert_eq(alloclab_workload_parse("churn:ops=2K,slots=1M", &w, p, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(alloclab_workload_parse("churn:ops=2K,slots=1M", &ws, err, sizeof err), 0, "%s", err);
+	w = ws.workload;
+	const uint64_t *p = ws.params.v;
 	cr_expect_eq(p[alloclab_workload_param_index(w, "ops")], 2048);
 	cr_expect_eq(p[alloclab_workload_param_index(w, "slots")], 1u << 20);
 	cr_expect_eq(p[alloclab_workload_param_index(w, "max_size")], 512);
@@ -109,8 +113,7 @@ Test(workload, parse_fills_defaults_and_suffixes)
 
 Test(workload, parse_refuses_bad_specs)
 {
-	const struct alloclab_workload *w;
-	uint64_t p[ALLOCLAB_MAX_PARAMS];
+	struct alloclab_workload_spec ws;
 	char err[256];
 	static const char *const bad[][2] = {
 		{"churn:ops", "malformed parameter 'ops'"},
@@ -119,10 +122,11 @@ Test(workload, parse_refuses_bad_specs)
 		{"churn:ops=99999999999999999999", "is not a whole number"},
 		{"churn:ops=1T", "is not a whole number"},
 		{"nope", "unknown workload 'nope'"},
+		{"churn:ops=1+2", "expands to 2 workloads"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		err[0] = '\0';
-		cr_expect_eq(alloclab_workload_parse(bad[i][0], &w, p, err, sizeof err), -1, "%s accepted", bad[i][0]);
+		cr_expect_eq(alloclab_workload_parse(bad[i][0], &ws, err, sizeof err), -1, "%s accepted", bad[i][0]);
 		cr_expect(strstr(err, bad[i][1]) != NULL, "%s: '%s' not in: %s", bad[i][0], bad[i][1], err);
 	}
 }
@@ -136,4 +140,25 @@ Test(workload, every_workload_keeps_its_param_invariants)
 			cr_expect(w->params[k].min <= w->params[k].def && w->params[k].def <= w->params[k].max,
 				  "%s.%s default outside its range", w->name, w->params[k].name);
 	}
+}
+
+Test(workload, plus_lists_expand_to_every_combination)
+{
+	struct alloclab_workload_spec list[ALLOCLAB_MAX_EXPANSION];
+	unsigned n;
+	char err[256];
+
+	cr_assert_eq(alloclab_workload_parse_list("churn:max_size=64+512,ops=1+2+3", list, ALLOCLAB_MAX_EXPANSION, &n,
+						  err, sizeof err), 0, "%s", err);
+	cr_assert_eq(n, 6);
+	int ops = alloclab_workload_param_index(list[0].workload, "ops");
+	int max = alloclab_workload_param_index(list[0].workload, "max_size");
+	for (unsigned a = 0; a < 2; a++)
+		for (unsigned b = 0; b < 3; b++) {
+			int found = 0;
+			for (unsigned i = 0; i < n; i++)
+				found += list[i].params.v[max] == (a ? 512u : 64u) && list[i].params.v[ops] == b + 1;
+			cr_expect_eq(found, 1, "max_size=%u ops=%u appears %d times", a ? 512 : 64, b + 1, found);
+		}
+	cr_expect_eq(alloclab_workload_parse_list("churn:ops=1+2", list, 1, &n, err, sizeof err), -1);
 }

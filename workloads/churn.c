@@ -30,11 +30,11 @@ struct churn_state {
 	uint32_t size_span; /* max_size - min_size + 1 */
 };
 
-static int churn_check(const uint64_t *p, char *err, size_t err_len)
+static int churn_check(const struct alloclab_params *p, char *err, size_t err_len)
 {
-	if (p[P_MIN_SIZE] > p[P_MAX_SIZE]) {
+	if (p->v[P_MIN_SIZE] > p->v[P_MAX_SIZE]) {
 		snprintf(err, err_len, "workload 'churn': min_size=%llu is above max_size=%llu",
-			 (unsigned long long)p[P_MIN_SIZE], (unsigned long long)p[P_MAX_SIZE]);
+			 (unsigned long long)p->v[P_MIN_SIZE], (unsigned long long)p->v[P_MAX_SIZE]);
 		return -1;
 	}
 	return 0;
@@ -57,14 +57,14 @@ static int churn_prepare(struct alloclab_workload_thread *t, char *err, size_t e
 {
 	struct churn_state *s = calloc(1, sizeof *s);
 
-	if (s == NULL || (s->slots = calloc(t->params[P_SLOTS], sizeof *s->slots)) == NULL) {
+	if (s == NULL || (s->slots = calloc(t->params->v[P_SLOTS], sizeof *s->slots)) == NULL) {
 		free(s);
-		snprintf(err, err_len, "churn: cannot allocate %llu slots", (unsigned long long)t->params[P_SLOTS]);
+		snprintf(err, err_len, "churn: cannot allocate %llu slots", (unsigned long long)t->params->v[P_SLOTS]);
 		return -1;
 	}
-	s->nslots = (uint32_t)t->params[P_SLOTS];
-	s->min_size = (uint32_t)t->params[P_MIN_SIZE];
-	s->size_span = (uint32_t)(t->params[P_MAX_SIZE] - t->params[P_MIN_SIZE] + 1);
+	s->nslots = (uint32_t)t->params->v[P_SLOTS];
+	s->min_size = (uint32_t)t->params->v[P_MIN_SIZE];
+	s->size_span = (uint32_t)(t->params->v[P_MAX_SIZE] - t->params->v[P_MIN_SIZE] + 1);
 	s->rng.state = t->seed;
 	t->state = s;
 	for (uint32_t i = 0; i < s->nslots; i++) {
@@ -91,7 +91,7 @@ static void churn_run(struct alloclab_workload_thread *t)
 	void *const instance = t->alloc->instance;
 	void **const slots = s->slots;
 	const uint32_t nslots = s->nslots, min_size = s->min_size, span = s->size_span;
-	const uint64_t ops = t->params[P_OPS];
+	const uint64_t ops = t->params->v[P_OPS];
 	struct alloclab_rng rng = s->rng;
 	uint64_t i;
 
