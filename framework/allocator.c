@@ -76,3 +76,90 @@ void alloclab_allocator_destroy(struct alloclab_allocator *a)
 	if (current == a)
 		current = NULL;
 }
+
+/* ---- the cache-line alignment wrapper ---- */
+
+#define ALIGN_HEADER 16
+
+static struct alloclab_plugin inner; /* the plugin's own ops */
+static size_t align_line;
+
+struct align_header {
+	void *block; /* what the plugin returned */
+	size_t size; /* what the caller asked for */
+};
+
+static inline struct align_header *header_of(void *p) { return (struct align_header *)p - 1; }
+
+static void *aligned_malloc(void *instance, size_t n)
+{
+	uintptr_t raw, p;
+
+	if (n > SIZE_MAX - align_line - ALIGN_HEADER)
+		return NULL;
+	raw = (uintptr_t)inner.malloc(instance, n + align_line - 1 + ALIGN_HEADER);
+	if (raw == 0)
+		return NULL;
+	p = (raw + ALIGN_HEADER + align_line - 1) & ~(uintptr_t)(align_line - 1);
+	header_of((void *)p)->block = (void *)raw;
+	header_of((void *)p)->size = n;
+	return (void *)p;
+}
+
+static void aligned_free(void *instance, void *p)
+{
+	if (p)
+		inner.free(instance, header_of(p)->block);
+}
+
+static void aligned_free_sized(void *instance, void *p, size_t n)
+{
+	(void)n;
+	aligned_free(instance, p);
+}
+
+static void *aligned_calloc(void *instance, size_t nmemb, size_t size)
+{
+	void *p;
+	if (size != 0 && nmemb > SIZE_MAX / size)
+		return NULL;
+	p = aligned_malloc(instance, nmemb * size);
+	if (p)
+		memset(p, 0, nmemb * size);
+	return p;
+}
+
+static void *aligned_realloc(void *instance, void *p, size_t n)
+{
+	void *q;
+	if (p == NULL)
+		return aligned_malloc(instance, n);
+	q = aligned_malloc(instance, n);
+	if (q == NULL)
+		return NULL;
+	memcpy(q, p, header_of(p)->size < n ? header_of(p)->size : n);
+	aligned_free(instance, p);
+	return q;
+}
+
+static size_t aligned_usable_size(void *instance, void *p)
+{
+	(void)instance;
+	return header_of(p)->size;
+}
+
+void alloclab_allocator_cache_align(struct alloclab_allocator *a, size_t line)
+{
+	inner = a->ops;
+	align_line = line;
+	a->ops.malloc = aligned_malloc;
+	a->ops.free = aligned_free;
+	a->ops.free_sized = aligned_free_sized;
+	a->ops.calloc = aligned_calloc;
+	a->ops.realloc = aligned_realloc;
+	a->ops.usable_size = aligned_usable_size;
+	a->ops.aligned_alloc = NULL;
+	a->caps |= ALLOCLAB_CAP_REALLOC | ALLOCLAB_CAP_USABLE_SIZE;
+	a->caps &= ~(uint64_t)ALLOCLAB_CAP_ALIGNED_ALLOC;
+	a->min_align = line;
+}

@@ -22,7 +22,7 @@ static const char *const default_plugins[] = {
 	 * the plugins' default, gil, serialises every call. */
 	"obmalloc-radix:mode=per-thread", "obmalloc-bigpool:mode=per-thread",
 };
-static const char *const default_workloads[] = {"churn"};
+static const char *const default_workloads[] = {"churn", "unicode"};
 static const unsigned default_threads[] = {1, 2};
 
 static const char usage[] =
@@ -42,6 +42,9 @@ static const char usage[] =
 	"      --warmups N                unmeasured values per process first (default 1)\n"
 	"      --timeout SECONDS          kill a worker process after this long (default 120)\n"
 	"      --pin                      pin thread i to the i-th CPU allowed\n"
+	"      --cache-align off|on|both  measure through a wrapper that puts every block on a\n"
+	"                                 cache line (by over-allocation); both: each plugin twice\n"
+	"      --words FILE               the text the unicode workload takes its words from\n"
 	"  -o, --output FILE              results JSON (default alloclab-results/run-DATE.json)\n"
 	"  -q, --quiet                    do not print the table\n"
 	"  -h, --help                     this text\n"
@@ -109,6 +112,27 @@ static int add_plugin(const char *text, struct alloclab_run_config *cfg)
 	return 0;
 }
 
+/* --words FILE: the text parameter of every workload that has one. */
+static int apply_words_file(const char *path, struct alloclab_run_config *cfg)
+{
+	char err[ALLOCLAB_ERR_LEN];
+	int used = 0;
+
+	for (unsigned i = 0; i < cfg->nworkloads; i++) {
+		struct alloclab_workload_spec *w = &cfg->workloads[i];
+		int idx = alloclab_workload_param_index(w->workload, "text");
+		if (idx < 0)
+			continue;
+		w->params.text[idx] = path;
+		used = 1;
+		if (w->workload->check_params && w->workload->check_params(&w->params, err, sizeof err) != 0)
+			return alloclab_usage_error("run", "%s", err);
+	}
+	if (!used)
+		return alloclab_usage_error("run", "--words: no workload in this run takes a text (the unicode workload does)");
+	return 0;
+}
+
 int alloclab_cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -117,11 +141,13 @@ int alloclab_cmd_run(int argc, char **argv)
 		{"values", required_argument, NULL, 'v'},  {"warmups", required_argument, NULL, 'W'},
 		{"timeout", required_argument, NULL, 'T'}, {"pin", no_argument, NULL, 'P'},
 		{"output", required_argument, NULL, 'o'},  {"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+		{"help", no_argument, NULL, 'h'},          {"cache-align", required_argument, NULL, 'A'},
+		{"words", required_argument, NULL, 'X'},   {NULL, 0, NULL, 0},
 	};
 	static struct alloclab_run_config cfg;
 	char **full_argv = calloc((size_t)argc + 2, sizeof *full_argv);
 	unsigned timeout = 120;
+	const char *words_file = NULL;
 	int opt, rc = 0;
 
 	cfg.processes = 5;
@@ -140,6 +166,17 @@ int alloclab_cmd_run(int argc, char **argv)
 		case 'P': cfg.pin = 1; break;
 		case 'o': cfg.output = optarg; break;
 		case 'q': cfg.quiet = 1; break;
+		case 'A':
+			if (strcmp(optarg, "off") == 0)
+				cfg.cache_align = 1;
+			else if (strcmp(optarg, "on") == 0)
+				cfg.cache_align = 2;
+			else if (strcmp(optarg, "both") == 0)
+				cfg.cache_align = 3;
+			else
+				rc = alloclab_usage_error("run", "--cache-align takes off, on or both, not '%s'", optarg);
+			break;
+		case 'X': words_file = optarg; break;
 		case 'h': fputs(usage, stdout); return 0;
 		case ':': return alloclab_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
 		default: return alloclab_usage_error("run", "unknown option '%s'", argv[optind - 1]);
@@ -154,14 +191,20 @@ int alloclab_cmd_run(int argc, char **argv)
 	if (cfg.nplugins == 0)
 		for (size_t i = 0; i < sizeof default_plugins / sizeof *default_plugins; i++)
 			add_plugin(default_plugins[i], &cfg);
-	if (cfg.nworkloads == 0)
+	if (cfg.nworkloads == 0) {
+		cfg.brief = 1;
 		for (size_t i = 0; i < sizeof default_workloads / sizeof *default_workloads; i++)
 			if ((rc = add_workload(default_workloads[i], &cfg)) != 0)
 				return rc;
+	}
+	if (cfg.cache_align == 0)
+		cfg.cache_align = 1;
+	if (words_file && (rc = apply_words_file(words_file, &cfg)) != 0)
+		return rc;
 	if (cfg.nthreads == 0)
 		for (size_t i = 0; i < sizeof default_threads / sizeof *default_threads; i++)
 			cfg.threads[cfg.nthreads++] = default_threads[i];
-	if ((unsigned long)cfg.nplugins * cfg.nworkloads * cfg.nthreads > 4096)
+	if ((unsigned long)cfg.nplugins * 2 * cfg.nworkloads * cfg.nthreads > 8192)
 		return alloclab_usage_error("run", "the matrix has more than 4096 cells; split the run");
 	cfg.timeout_s = timeout;
 	full_argv[0] = "alloclab";

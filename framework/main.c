@@ -21,6 +21,7 @@ static const char usage[] =
 	"commands:\n"
 	"  run     measure plugins x workloads x thread counts (no options: the default suite)\n"
 	"  list    show the plugins found and the workloads with their parameters\n"
+	"  show    print the table and workload reports of a results file\n"
 	"  stats   run a workload once and print a plugin's statistics (obmalloc: as CPython does)\n"
 	"  help    show this text; 'alloclab COMMAND --help' for a command's options\n"
 	"\n"
@@ -63,6 +64,8 @@ int main(int argc, char **argv)
 		return alloclab_cmd_list(argc - 1, argv + 1);
 	if (strcmp(argv[1], "__worker") == 0)
 		return alloclab_worker_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "show") == 0)
+		return alloclab_cmd_show(argc - 1, argv + 1);
 	if (strcmp(argv[1], "stats") == 0)
 		return alloclab_cmd_stats(argc - 1, argv + 1);
 	return alloclab_usage_error(NULL, "unknown command '%s'", argv[1]);

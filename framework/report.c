@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include "summary.h"
+#include "workload.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -108,11 +109,51 @@ static void print_harness_share(const json_t *doc, FILE *out)
 void alloclab_cell_label(const json_t *cell, char *out, size_t len)
 {
 	const char *options = json_string_value(json_object_get(cell, "plugin_options"));
-	snprintf(out, len, "%s%s%s", json_string_value(json_object_get(cell, "plugin")),
-		 options && *options ? ":" : "", options ? options : "");
+	snprintf(out, len, "%s%s%s%s", json_string_value(json_object_get(cell, "plugin")),
+		 options && *options ? ":" : "", options ? options : "",
+		 json_is_true(json_object_get(cell, "cache_aligned")) ? " +align" : "");
 }
 
-void alloclab_report_print(const json_t *doc, FILE *out)
+static double cell_median(const json_t *cell);
+
+/* With --cache-align both: each plugin's aligned cell against its unaligned
+ * twin (same workload, parameters, threads). */
+static void print_alignment_effect(const json_t *doc, FILE *out)
+{
+	json_t *cells = json_object_get(doc, "cells"), *a, *u;
+	size_t i, k;
+	int header = 0;
+
+	json_array_foreach(cells, i, a)
+	{
+		if (!json_is_true(json_object_get(a, "cache_aligned")) || json_array_size(json_object_get(a, "runs")) == 0)
+			continue;
+		json_array_foreach(cells, k, u)
+		{
+			if (json_is_true(json_object_get(u, "cache_aligned")) ||
+			    json_array_size(json_object_get(u, "runs")) == 0 ||
+			    json_integer_value(json_object_get(u, "plugin_index")) !=
+				    json_integer_value(json_object_get(a, "plugin_index")) ||
+			    !json_equal(json_object_get(u, "params"), json_object_get(a, "params")) ||
+			    strcmp(json_string_value(json_object_get(u, "workload")),
+				   json_string_value(json_object_get(a, "workload"))) != 0 ||
+			    json_integer_value(json_object_get(u, "threads")) != json_integer_value(json_object_get(a, "threads")))
+				continue;
+			if (!header) {
+				fprintf(out, "\ncache-line alignment (aligned ns/op / unaligned ns/op, same run; < 1: aligned is faster):\n");
+				header = 1;
+			}
+			char label[256];
+			double ra = cell_median(a), ru = cell_median(u);
+			alloclab_cell_label(u, label, sizeof label);
+			fprintf(out, "  %-32s %-8s threads=%lld: %.2f / %.2f = %.3f\n", label,
+				json_string_value(json_object_get(a, "workload")),
+				(long long)json_integer_value(json_object_get(a, "threads")), ra, ru, ra / ru);
+		}
+	}
+}
+
+void alloclab_report_print(const json_t *doc, FILE *out, int workload_reports)
 {
 	json_t *cell;
 	size_t i;
@@ -160,4 +201,15 @@ void alloclab_report_print(const json_t *doc, FILE *out)
 				strcmp(status, "ok") == 0 ? "" : " (partial: interrupted)");
 	}
 	print_harness_share(doc, out);
+	print_alignment_effect(doc, out);
+	/* Workloads with a report of their own (unicode: the seed's lines). */
+	json_array_foreach(json_object_get(doc, "cells"), i, cell)
+	{
+		if (!workload_reports)
+			break;
+		const struct alloclab_workload *w =
+			alloclab_workload_find(json_string_value(json_object_get(cell, "workload")));
+		if (w && w->print_cell && json_array_size(json_object_get(cell, "runs")) > 0)
+			w->print_cell(cell, out);
+	}
 }

@@ -10,7 +10,8 @@
 #include <jansson.h>
 #include <stdio.h>
 
-void alloclab_report_print(const json_t *doc, FILE *out);
+/* workload_reports: also print each workload's own report of its cells. */
+void alloclab_report_print(const json_t *doc, FILE *out, int workload_reports);
 
 /* The cell's plugin as "name" or "name:options". */
 void alloclab_cell_label(const json_t *cell, char *out, size_t len);

@@ -220,7 +220,8 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 {
 	char output[4096], err[ALLOCLAB_ERR_LEN];
 	json_t *doc, *plugins = json_array(), *cells_json = json_array();
-	unsigned ncells = cfg->nplugins * cfg->nworkloads * cfg->nthreads, failed = 0;
+	unsigned aligns = (cfg->cache_align & 1u) + ((cfg->cache_align >> 1) & 1u);
+	unsigned ncells = cfg->nplugins * aligns * cfg->nworkloads * cfg->nthreads, failed = 0;
 	struct cell *cells = calloc(ncells, sizeof *cells);
 	struct alloclab_progress progress;
 	int status = ALLOCLAB_EXIT_OK;
@@ -234,22 +235,27 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 	if (probe_plugins(cfg, plugins) != 0)
 		return alloclab_interrupted() ? ALLOCLAB_EXIT_INTERRUPTED : ALLOCLAB_EXIT_USAGE;
 
-	doc = json_pack("{s:s,s:i,s:o,s:{s:i,s:i,s:i,s:f,s:b},s:o,s:o,s:b}", "format", ALLOCLAB_RESULTS_FORMAT,
+	doc = json_pack("{s:s,s:i,s:o,s:{s:i,s:i,s:i,s:f,s:b,s:s},s:o,s:o,s:b}", "format", ALLOCLAB_RESULTS_FORMAT,
 			"format_version", ALLOCLAB_RESULTS_VERSION, "metadata", alloclab_metadata(cfg->argc, cfg->argv),
 			"config", "processes", cfg->processes, "values", cfg->values, "warmups", cfg->warmups,
-			"timeout_s", cfg->timeout_s, "pin", cfg->pin, "plugins", plugins, "cells", cells_json,
+			"timeout_s", cfg->timeout_s, "pin", cfg->pin, "cache_align",
+			cfg->cache_align == 3 ? "both" : cfg->cache_align == 2 ? "on" : "off", "plugins", plugins, "cells", cells_json,
 			"interrupted", 0);
 
 	unsigned k = 0;
 	for (unsigned p = 0; p < cfg->nplugins; p++)
+		for (unsigned al = 0; al < 2; al++)
 		for (unsigned w = 0; w < cfg->nworkloads; w++)
-			for (unsigned t = 0; t < cfg->nthreads; t++, k++) {
+			for (unsigned t = 0; t < cfg->nthreads; t++) {
+				if (!(cfg->cache_align & (1u << al)))
+					continue;
 				const struct alloclab_workload *wl = cfg->workloads[w].workload;
 				json_t *info = json_array_get(plugins, p);
 				const char *na = applicability(info, wl, cfg->threads[t]);
-				struct cell *c = &cells[k];
+				struct cell *c = &cells[k++];
 
 				c->spec.plugin = cfg->plugins[p].spec;
+				c->spec.cache_align = al;
 				c->spec.plugin_options = cfg->plugins[p].options;
 				c->spec.workload = wl;
 				c->spec.params = cfg->workloads[w].params;
@@ -267,6 +273,7 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 						    "workload", wl->name, "params", alloclab_params_json(wl, &c->spec.params),
 						    "threads", cfg->threads[t], "metric", "ns_per_op", "unit_op",
 						    wl->unit_op, "status", na ? "not applicable" : "pending", "runs");
+				json_object_set_new(c->json, "cache_aligned", json_boolean(al));
 				if (na)
 					json_object_set_new(c->json, "reason", json_string(na));
 				else
@@ -284,9 +291,9 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 
 			if (c->failed || round >= c->processes)
 				continue;
-			snprintf(label, sizeof label, "%s%s%s %s threads=%u process %u/%u",
+			snprintf(label, sizeof label, "%s%s%s%s %s threads=%u process %u/%u",
 				 json_string_value(json_object_get(c->json, "plugin")), c->spec.plugin_options[0] ? ":" : "",
-				 c->spec.plugin_options, c->spec.workload->name,
+				 c->spec.plugin_options, c->spec.cache_align ? " +align" : "", c->spec.workload->name,
 				 c->spec.threads, round + 1, c->processes);
 			alloclab_progress_show(&progress, label);
 			int interrupted;
@@ -334,9 +341,12 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 		goto out;
 	}
 	if (!cfg->quiet)
-		alloclab_report_print(doc, stdout);
+		alloclab_report_print(doc, stdout, !cfg->brief);
 	if (status == ALLOCLAB_EXIT_INTERRUPTED)
 		fprintf(stderr, "alloclab: interrupted; the cells finished so far are in %s\n", output);
+	else if (cfg->brief && !cfg->quiet)
+		printf("\nresults: %s (all reports, with the unicode workload's seed lines: alloclab show %s)\n", output,
+		       output);
 	else
 		printf("\nresults: %s\n", output);
 out:

@@ -44,6 +44,13 @@ struct alloclab_run_config {
 	int processes_set, values_set, warmups_set;
 	double timeout_s;
 	int pin;
+	/* Bit 0: measure unwrapped; bit 1: measure through the cache-line
+	 * alignment wrapper (alloclab_allocator_cache_align). Both: every plugin
+	 * twice, for the aligned-against-unaligned comparison. */
+	unsigned cache_align;
+	/* The default suite: the table only; workloads' own reports are left
+	 * for `alloclab show FILE`. */
+	int brief;
 	const char *output;
 	int quiet;          /* no table on stdout */
 	int argc;

@@ -10,6 +10,8 @@
 #define _GNU_SOURCE 1
 #include "worker.h"
 
+#include "cacheline.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -120,6 +122,10 @@ static void *thread_main(void *arg)
 		}
 		if (prepared)
 			wl->finish(&slot->wt);
+		if (slot->wt.report) {
+			w->reports[r * w->cell->threads + slot->wt.index] = slot->wt.report;
+			slot->wt.report = NULL;
+		}
 		if (w->failed)
 			break;
 	}
@@ -190,6 +196,8 @@ json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell)
 		return error_object(err);
 	if (alloclab_allocator_create(&w.alloc, &plugin, cell->plugin_options, err, sizeof err) != 0)
 		return error_object(err);
+	if (cell->cache_align)
+		alloclab_allocator_cache_align(&w.alloc, alloclab_cache_line_size());
 
 	w.slots = calloc(cell->threads, sizeof *w.slots);
 	w.reports = calloc((size_t)w.rounds * cell->threads, sizeof *w.reports);
@@ -270,21 +278,22 @@ json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
 		alloclab_param_format(cell->workload, &cell->params, i, text, sizeof text);
 		json_object_set_new(params, cell->workload->params[i].name, json_string(text));
 	}
-	return json_pack("{s:s,s:s,s:s,s:o,s:i,s:i,s:i,s:b}", "plugin", cell->plugin, "plugin_options",
+	return json_pack("{s:s,s:s,s:s,s:o,s:i,s:i,s:i,s:b,s:b}", "plugin", cell->plugin, "plugin_options",
 			 cell->plugin_options, "workload", cell->workload->name, "params", params, "threads",
-			 cell->threads, "warmups", cell->warmups, "values", cell->values, "pin", cell->pin);
+			 cell->threads, "warmups", cell->warmups, "values", cell->values, "pin", cell->pin,
+			 "cache_align", cell->cache_align);
 }
 
 int alloclab_cell_spec_from_json(json_t *obj, struct alloclab_cell_spec *cell, char *err, size_t err_len)
 {
 	const char *workload = NULL, *key;
 	json_t *params = NULL, *value;
-	int threads = 0, warmups = 0, values = 0, pin = 0;
+	int threads = 0, warmups = 0, values = 0, pin = 0, cache_align = 0;
 
 	memset(cell, 0, sizeof *cell);
-	if (json_unpack(obj, "{s:s,s:s,s:s,s:o,s:i,s:i,s:i,s:b}", "plugin", &cell->plugin, "plugin_options",
+	if (json_unpack(obj, "{s:s,s:s,s:s,s:o,s:i,s:i,s:i,s:b,s:b}", "plugin", &cell->plugin, "plugin_options",
 			&cell->plugin_options, "workload", &workload, "params", &params, "threads", &threads, "warmups",
-			&warmups, "values", &values, "pin", &pin) != 0 ||
+			&warmups, "values", &values, "pin", &pin, "cache_align", &cache_align) != 0 ||
 	    (cell->workload = alloclab_workload_find(workload)) == NULL || threads < 1 ||
 	    threads > ALLOCLAB_MAX_THREADS || warmups < 0 || values < 1) {
 		snprintf(err, err_len, "malformed worker spec");
@@ -308,6 +317,7 @@ int alloclab_cell_spec_from_json(json_t *obj, struct alloclab_cell_spec *cell, c
 	cell->warmups = (unsigned)warmups;
 	cell->values = (unsigned)values;
 	cell->pin = pin;
+	cell->cache_align = cache_align;
 	return 0;
 }
 

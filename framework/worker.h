@@ -24,6 +24,7 @@ struct alloclab_cell_spec {
 	unsigned warmups;
 	unsigned values;             /* >= 1 */
 	int pin;                     /* pin thread i to the i-th allowed CPU */
+	int cache_align;             /* wrap the plugin: every block on a cache line */
 };
 
 /*

@@ -1,0 +1,448 @@
+/*
+ * unicode: the seed's Unicode/Bytes allocation benchmark (seed 003), for
+ * any plugin, across CPython's string layouts, in threads.
+ *
+ * A round allocates N words as string objects of the chosen layout, writes
+ * their characters, then frees them all; `reps` times (the seed's printed
+ * seconds are 100 repetitions: seconds / (words x us-per-object) = 100 in
+ * every line it printed; the default here is 1, `reps=100` gives its scale).
+ * Each line of the report (variant x N x Unicode/Bytes) runs `rounds`
+ * rounds and reports the best. One cell runs every line of its layout, as
+ * the seed's program did, so the headline ns/op covers all of them.
+ *
+ * After the timed rounds, an untimed pass allocates each line's words once
+ * more and records where every block falls on cache lines: the sizes
+ * requested, the share of blocks straddling a line, and, with several
+ * threads (which hold their blocks live at the same time, between two
+ * barriers), the share of lines holding blocks of two threads.
+ *
+ * freelist=1 models the 2.x/3.1 unicode free list (layouts py26-* and
+ * py31-*): up to 1024 freed objects are kept, and buffers of fewer than 9
+ * characters stay attached and are reused, grown with realloc, never shrunk.
+ */
+#include "cacheline.h"
+#include "rng.h"
+#include "string_layouts.h"
+#include "words.h"
+#include "workload.h"
+#include "worker.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { P_LAYOUT, P_CHARSET, P_WORDS, P_VARIANT, P_ROUNDS, P_REPS, P_FREELIST, P_TEXT, P_SEED };
+enum { V_2, V_9, V_16, V_32, V_TEXT, NVARIANTS, V_ALL = NVARIANTS };
+
+static const char *const variant_names[] = {"2chars", "9chars", "16chars", "32chars", "text", "all", NULL};
+static const unsigned variant_chars[] = {2, 9, 16, 32, 0};
+static const unsigned default_words[] = {1024, 2048, 4096};
+
+#define FREELIST_MAX 1024   /* PyUnicode_MAXFREELIST */
+#define KEEPALIVE_LIMIT 9   /* KEEPALIVE_SIZE_LIMIT */
+#define MAX_LINES (3 * NVARIANTS * 2)
+
+static const struct alloclab_param unicode_params[] = {
+	[P_LAYOUT] = {"layout", "CPython string layout", STR_PY312, 0, STR_NLAYOUTS - 1, ALLOCLAB_PARAM_CHOICE,
+		      str_layout_names, NULL},
+	[P_CHARSET] = {"charset", "characters, for py33/py312's kinds", STR_ASCII, 0, 3, ALLOCLAB_PARAM_CHOICE,
+		       str_charset_names, NULL},
+	[P_WORDS] = {"words", "words per round; 0 = 1024, 2048 and 4096 as the seed", 0, 0, 1 << 20,
+		     ALLOCLAB_PARAM_NUMBER, NULL, NULL},
+	[P_VARIANT] = {"variant", "word lengths, or words of the text", V_ALL, 0, V_ALL, ALLOCLAB_PARAM_CHOICE,
+		       variant_names, NULL},
+	[P_ROUNDS] = {"rounds", "rounds per line; the best is reported", 50, 1, 100000, ALLOCLAB_PARAM_NUMBER, NULL,
+		      NULL},
+	[P_REPS] = {"reps", "allocate-write-free passes per round (the seed: 100)", 1, 1, 100000,
+		    ALLOCLAB_PARAM_NUMBER, NULL, NULL},
+	[P_FREELIST] = {"freelist", "1: the 2.x/3.1 unicode free list (py26/py31 layouts)", 0, 0, 1,
+			ALLOCLAB_PARAM_NUMBER, NULL, NULL},
+	[P_TEXT] = {"text", "text file the text variant takes its words from", 0, 0, 0, ALLOCLAB_PARAM_TEXT, NULL,
+		    "/usr/share/common-licenses/GPL-3"},
+	[P_SEED] = {"seed", "random seed (letters, text offset)", 1, 0, UINT64_MAX, ALLOCLAB_PARAM_NUMBER, NULL,
+		    NULL},
+};
+
+/* ---- the allocations of one string ---- */
+
+struct string_obj {
+	unsigned char *object;
+	unsigned char *buffer;
+	size_t length;        /* characters of the current string */
+	size_t buffer_chars;  /* characters the buffer was allocated for (+1 for the NUL) */
+};
+
+struct line {
+	unsigned variant, words, kind; /* kind 0: Unicode, 1: Bytes */
+	uint64_t *rounds_ns;
+};
+
+struct unicode_state {
+	const struct alloclab_allocator *a;
+	enum str_layout layout;
+	enum str_charset charset;
+	int freelist;
+	struct word_list text;
+	unsigned nlines;
+	struct line lines[MAX_LINES];
+	size_t maxwords;
+	char **words;               /* per line, refreshed; point into storage or text */
+	size_t *lens;
+	char *storage;              /* fixed-length words' characters */
+	struct string_obj *objs;
+	struct string_obj free_list[FREELIST_MAX];
+	unsigned nfree;
+	int ran;                    /* run() started: the placement pass follows */
+	uintptr_t *addr;            /* placement pass: every block of a line */
+	size_t *size;
+	size_t nblocks;
+};
+
+/* What the threads share for the placement pass: each thread's blocks of
+ * the current line. */
+struct unicode_shared {
+	struct alloclab_block_list lists[ALLOCLAB_MAX_THREADS];
+};
+
+static inline void write_chars(unsigned char *dst, const char *word, size_t n, unsigned width)
+{
+	/* Characters of `width` bytes; a terminating NUL character. */
+	if (width == 1) {
+		memcpy(dst, word, n);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			memset(dst + i * width, 0, width);
+			dst[i * width] = (unsigned char)word[i];
+		}
+	}
+	memset(dst + n * width, 0, width);
+}
+
+/* Initialises an object's header as CPython would: refcount, type, length. */
+static inline void write_header(unsigned char *obj, size_t n)
+{
+	uint64_t one = 1, len = n;
+	memcpy(obj, &one, 8);
+	memcpy(obj + 16, &len, 8);
+}
+
+static void record(struct unicode_state *s, const void *p, size_t size)
+{
+	if (s->addr) {
+		s->addr[s->nblocks] = (uintptr_t)p;
+		s->size[s->nblocks++] = size;
+	}
+}
+
+/* Allocates and fills one string. 0, or -1 when the allocator is out. */
+static int string_new(struct unicode_state *s, unsigned kind, const char *word, size_t n, struct string_obj *o)
+{
+	const struct alloclab_allocator *a = s->a;
+
+	if (kind == 1) {
+		unsigned w = str_char_width(s->layout, s->charset);
+		struct str_blocks b = str_bytes_blocks(s->layout, n * w);
+		o->object = alloclab_malloc(a, b.object);
+		o->buffer = NULL;
+		if (o->object == NULL)
+			return -1;
+		record(s, o->object, b.object);
+		write_header(o->object, n * w);
+		/* The Bytes payload is the Unicode payload's bytes. */
+		for (unsigned r = 0; r < w; r++)
+			memcpy(o->object + b.data_offset + r * n, word, n);
+		o->object[b.data_offset + n * w] = 0;
+		return 0;
+	}
+
+	struct str_blocks b = str_unicode_blocks(s->layout, s->charset, n);
+	if (b.buffer == 0) { /* PEP 393 compact: one block */
+		o->object = alloclab_malloc(a, b.object);
+		o->buffer = NULL;
+		if (o->object == NULL)
+			return -1;
+		record(s, o->object, b.object);
+		write_header(o->object, n);
+		write_chars(o->object + b.data_offset, word, n, b.width);
+		return 0;
+	}
+	/* Object plus a separate buffer (2.x, 3.0-3.2). */
+	if (s->freelist && s->nfree > 0) {
+		*o = s->free_list[--s->nfree];
+		if (o->buffer != NULL && o->length < n) {
+			/* A kept buffer is grown when the new string is longer
+			 * than the old one, never shrunk. */
+			unsigned char *grown = a->ops.realloc ? a->ops.realloc(a->instance, o->buffer, b.buffer) : NULL;
+			if (grown == NULL) {
+				alloclab_free(a, o->buffer);
+				o->buffer = NULL;
+			} else {
+				o->buffer = grown;
+				o->buffer_chars = n;
+			}
+		}
+	} else {
+		o->object = alloclab_malloc(a, b.object);
+		o->buffer = NULL;
+		if (o->object == NULL)
+			return -1;
+	}
+	if (o->buffer == NULL) {
+		o->buffer = alloclab_malloc(a, b.buffer);
+		o->buffer_chars = n;
+		if (o->buffer == NULL)
+			return -1;
+	}
+	o->length = n;
+	record(s, o->object, b.object);
+	record(s, o->buffer, (o->buffer_chars + 1) * b.width);
+	write_header(o->object, n);
+	write_chars(o->buffer, word, n, b.width);
+	return 0;
+}
+
+static void string_free(struct unicode_state *s, struct string_obj *o)
+{
+	if (o->buffer != NULL && o->object != NULL && s->freelist && s->nfree < FREELIST_MAX) {
+		/* Keep-alive: short strings' buffers stay with the object. */
+		if (o->length >= KEEPALIVE_LIMIT) {
+			alloclab_free(s->a, o->buffer);
+			o->buffer = NULL;
+		}
+		s->free_list[s->nfree++] = *o;
+		return;
+	}
+	alloclab_free(s->a, o->buffer);
+	alloclab_free(s->a, o->object);
+}
+
+/* ---- the workload ---- */
+
+static int unicode_check(const struct alloclab_params *p, char *err, size_t err_len)
+{
+	struct word_list text;
+
+	if (p->v[P_FREELIST] && !str_layout_has_freelist((enum str_layout)p->v[P_LAYOUT])) {
+		snprintf(err, err_len, "workload 'unicode': freelist=1 needs a py26 or py31 layout (%s had none)",
+			 str_layout_names[p->v[P_LAYOUT]]);
+		return -1;
+	}
+	if (p->v[P_VARIANT] != V_TEXT && p->v[P_VARIANT] != V_ALL)
+		return 0;
+	if (unicode_read_text(p->text[P_TEXT], &text, err, err_len) != 0)
+		return -1;
+	unicode_free_words(&text);
+	return 0;
+}
+
+static void refresh_words(struct unicode_state *s, const struct line *l, uint64_t seed)
+{
+	for (size_t i = 0; i < l->words; i++)
+		s->words[i] = s->storage + i * 33;
+	unicode_make_words(l->variant == V_TEXT ? 0 : variant_chars[l->variant], l->words, seed, &s->text, s->words, s->lens);
+}
+
+static int unicode_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
+{
+	const struct alloclab_params *p = t->params;
+	struct unicode_state *s = calloc(1, sizeof *s);
+	unsigned nwords = p->v[P_WORDS] ? 1 : 3;
+
+	if (s == NULL)
+		goto oom;
+	t->state = s;
+	s->a = t->alloc;
+	s->layout = (enum str_layout)p->v[P_LAYOUT];
+	s->charset = (enum str_charset)p->v[P_CHARSET];
+	s->freelist = (int)p->v[P_FREELIST];
+	if ((p->v[P_VARIANT] == V_TEXT || p->v[P_VARIANT] == V_ALL) &&
+	    unicode_read_text(p->text[P_TEXT], &s->text, err, err_len) != 0)
+		return -1;
+	for (unsigned wi = 0; wi < nwords; wi++) {
+		unsigned words = p->v[P_WORDS] ? (unsigned)p->v[P_WORDS] : default_words[wi];
+		for (unsigned v = 0; v < NVARIANTS; v++) {
+			if (p->v[P_VARIANT] != V_ALL && p->v[P_VARIANT] != v)
+				continue;
+			for (unsigned kind = 0; kind < 2; kind++) {
+				struct line *l = &s->lines[s->nlines++];
+				l->variant = v;
+				l->words = words;
+				l->kind = kind;
+				l->rounds_ns = calloc(p->v[P_ROUNDS], sizeof *l->rounds_ns);
+				if (l->rounds_ns == NULL)
+					goto oom;
+			}
+			if (words > s->maxwords)
+				s->maxwords = words;
+		}
+	}
+	s->words = calloc(s->maxwords, sizeof *s->words);
+	s->lens = calloc(s->maxwords, sizeof *s->lens);
+	s->storage = calloc(s->maxwords, 33);
+	s->objs = calloc(s->maxwords, sizeof *s->objs);
+	if (!s->words || !s->lens || !s->storage || !s->objs)
+		goto oom;
+	return 0;
+oom:
+	snprintf(err, err_len, "unicode: out of memory preparing the words");
+	return -1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void unicode_run(struct alloclab_workload_thread *t)
+{
+	struct unicode_state *s = t->state;
+	const uint64_t rounds = t->params->v[P_ROUNDS], reps = t->params->v[P_REPS];
+	uint64_t ops = 0;
+
+	s->ran = 1;
+	for (unsigned li = 0; li < s->nlines; li++) {
+		struct line *l = &s->lines[li];
+		refresh_words(s, l, t->seed);
+		for (uint64_t r = 0; r < rounds; r++) {
+			uint64_t t0 = now_ns();
+			for (uint64_t rep = 0; rep < reps; rep++) {
+				for (size_t i = 0; i < l->words; i++)
+					if (string_new(s, l->kind, s->words[i], s->lens[i], &s->objs[i]) != 0) {
+						t->error = "unicode: the allocator returned NULL";
+						for (size_t k = 0; k < i; k++)
+							string_free(s, &s->objs[k]);
+						t->ops = ops;
+						return;
+					}
+				for (size_t i = 0; i < l->words; i++)
+					string_free(s, &s->objs[i]);
+			}
+			l->rounds_ns[r] = now_ns() - t0;
+			ops += l->words * reps;
+		}
+	}
+	t->ops = ops;
+}
+
+static json_t *sizes_json(const size_t *size, size_t n)
+{
+	json_t *obj = json_object();
+	for (size_t i = 0; i < n; i++) {
+		char key[24];
+		snprintf(key, sizeof key, "%zu", size[i]);
+		json_t *c = json_object_get(obj, key);
+		json_object_set_new(obj, key, json_integer(c ? json_integer_value(c) + 1 : 1));
+	}
+	return obj;
+}
+
+/* The placement pass of one line: allocate its words, record the blocks,
+ * wait for every thread to hold its own, compute, wait, free. */
+static json_t *placement(struct alloclab_workload_thread *t, struct unicode_state *s, const struct line *l)
+{
+	struct unicode_shared *sh = t->shared;
+	size_t line = alloclab_cache_line_size(), straddling = 0;
+	json_t *offsets = json_array(), *out;
+	uint64_t total = 0, shared = 0;
+	uint64_t hist[256] = {0};
+
+	refresh_words(s, l, t->seed);
+	s->nblocks = 0;
+	for (size_t i = 0; i < l->words; i++)
+		if (string_new(s, l->kind, s->words[i], s->lens[i], &s->objs[i]) != 0)
+			break; /* cannot happen after the timed rounds succeeded */
+	for (size_t i = 0; i < s->nblocks; i++) {
+		straddling += (size_t)alloclab_straddles(s->addr[i], s->size[i], line);
+		if (line <= 256)
+			hist[s->addr[i] % line]++;
+	}
+	sh->lists[t->index] = (struct alloclab_block_list){s->addr, s->size, s->nblocks};
+	t->sync(t);
+	if (t->index == 0 && t->nthreads > 1)
+		alloclab_shared_lines(sh->lists, t->nthreads, line, &total, &shared);
+	t->sync(t);
+	for (size_t i = 0; i < l->words; i++)
+		string_free(s, &s->objs[i]);
+	for (size_t i = 0; i < line && i < 256; i++)
+		json_array_append_new(offsets, json_integer((json_int_t)hist[i]));
+	out = json_pack("{s:I,s:I,s:I,s:o,s:o}", "line_size", (json_int_t)line, "blocks", (json_int_t)s->nblocks,
+			"straddling", (json_int_t)straddling, "sizes", sizes_json(s->size, s->nblocks), "offsets", offsets);
+	if (t->index == 0 && t->nthreads > 1) {
+		json_object_set_new(out, "lines_total", json_integer((json_int_t)total));
+		json_object_set_new(out, "lines_shared", json_integer((json_int_t)shared));
+	}
+	return out;
+}
+
+static void unicode_finish(struct alloclab_workload_thread *t)
+{
+	struct unicode_state *s = t->state;
+	json_t *lines = json_array();
+
+	if (s == NULL)
+		return;
+	/* Every thread takes part in every placement pass (each has the same
+	 * lines), so the barriers inside match. A thread whose prepare failed
+	 * never gets here; then no thread does (the worker stops them all). */
+	s->addr = calloc(s->maxwords * 2, sizeof *s->addr);
+	s->size = calloc(s->maxwords * 2, sizeof *s->size);
+	for (unsigned li = 0; li < s->nlines; li++) {
+		struct line *l = &s->lines[li];
+		json_t *rounds = json_array(), *entry;
+		uint64_t best = UINT64_MAX;
+		for (uint64_t r = 0; r < t->params->v[P_ROUNDS]; r++) {
+			json_array_append_new(rounds, json_integer((json_int_t)l->rounds_ns[r]));
+			if (l->rounds_ns[r] < best)
+				best = l->rounds_ns[r];
+		}
+		entry = json_pack("{s:s,s:i,s:s,s:I,s:o}", "variant", variant_names[l->variant], "words", l->words,
+				  "kind", l->kind ? "bytes" : "unicode", "best_ns", (json_int_t)best, "rounds_ns", rounds);
+		if (s->ran && s->addr && s->size)
+			json_object_set_new(entry, "placement", placement(t, s, l));
+		json_array_append_new(lines, entry);
+		free(l->rounds_ns);
+	}
+	/* Objects parked on the free list go back to the allocator. */
+	while (s->nfree > 0) {
+		struct string_obj *o = &s->free_list[--s->nfree];
+		alloclab_free(s->a, o->buffer);
+		alloclab_free(s->a, o->object);
+	}
+	t->report = json_pack("{s:o,s:i}", "lines", lines, "reps", (int)t->params->v[P_REPS]);
+	free(s->addr);
+	free(s->size);
+	free(s->words);
+	free(s->lens);
+	free(s->storage);
+	free(s->objs);
+	unicode_free_words(&s->text);
+	free(s);
+	t->state = NULL;
+}
+
+/* Defined in unicode_report.c: the seed's lines and the placement table. */
+void alloclab_unicode_print_cell(const json_t *cell, FILE *out);
+
+const struct alloclab_workload alloclab_workload_unicode = {
+	.name = "unicode",
+	.description = "the seed's Unicode/Bytes allocation benchmark across CPython string layouts",
+	.unit_op = "string object allocated, written and freed",
+	.params = unicode_params,
+	.nparams = sizeof unicode_params / sizeof unicode_params[0],
+	.check_params = unicode_check,
+	.prepare = unicode_prepare,
+	.run = unicode_run,
+	.finish = unicode_finish,
+	/* The rounds are the repetitions: best of 50 in one process, as the
+	 * seed; give -n/-v to repeat whole cells. */
+	.default_processes = 1,
+	.default_values = 1,
+	.default_warmups = 0,
+	.shared_size = sizeof(struct unicode_shared),
+	.print_cell = alloclab_unicode_print_cell,
+};
