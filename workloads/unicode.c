@@ -109,16 +109,22 @@ struct unicode_shared {
 
 static inline void write_chars(unsigned char *dst, const char *word, size_t n, unsigned width)
 {
-	/* Characters of `width` bytes; a terminating NUL character. */
+	/* Characters of `width` bytes (widened as a decoder would, in a loop
+	 * the compiler vectorises), then a terminating NUL character. */
 	if (width == 1) {
 		memcpy(dst, word, n);
+		dst[n] = 0;
+	} else if (width == 2) {
+		uint16_t *d = (uint16_t *)(void *)dst;
+		for (size_t i = 0; i < n; i++)
+			d[i] = (unsigned char)word[i];
+		d[n] = 0;
 	} else {
-		for (size_t i = 0; i < n; i++) {
-			memset(dst + i * width, 0, width);
-			dst[i * width] = (unsigned char)word[i];
-		}
+		uint32_t *d = (uint32_t *)(void *)dst;
+		for (size_t i = 0; i < n; i++)
+			d[i] = (unsigned char)word[i];
+		d[n] = 0;
 	}
-	memset(dst + n * width, 0, width);
 }
 
 /* Initialises an object's header as CPython would: refcount, type, length. */

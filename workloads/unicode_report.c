@@ -136,6 +136,25 @@ void alloclab_unicode_print_cell(const json_t *cell, FILE *out)
 		}
 	}
 
+	/* Unicode against Bytes, line by line: the seed's question. */
+	fprintf(out, "\nUnicode / Bytes (best us per object):");
+	for (unsigned n = 0; n + 1 < nlines; n++) {
+		struct best *u = &lines[n], *b = &lines[n + 1];
+		uint64_t bu = UINT64_MAX, bb = UINT64_MAX;
+		if (strcmp(u->kind, "unicode") != 0 || strcmp(b->kind, "bytes") != 0 || u->words != b->words)
+			continue;
+		for (unsigned th = 0; th < shown; th++) {
+			if (u->best[th] && u->best[th] < bu)
+				bu = u->best[th];
+			if (b->best[th] && b->best[th] < bb)
+				bb = b->best[th];
+		}
+		if (n == 0 || lines[n - 1].words != u->words)
+			fprintf(out, "\n  %5u words:", u->words);
+		fprintf(out, " %s %.2f", u->variant, (double)bu / (double)bb);
+	}
+	fputc('\n', out);
+
 	fprintf(out, "\nCache-line placement (%lld-byte lines), one pass after the rounds:\n",
 		lines[0].placement ? (long long)json_integer_value(json_object_get(lines[0].placement, "line_size")) : 64LL);
 	fprintf(out, "%-8s %6s %-8s %-44s %10s  %s\n", "variant", "words", "kind", "block sizes (bytes x count)",
