@@ -193,6 +193,12 @@ void alloclab_report_print(const json_t *doc, FILE *out, int workload_reports)
 				json_string_value(json_object_get(cell, "reason")));
 		else if (n == 0)
 			fprintf(out, "%10s %7s %9s %10s  not measured (interrupted)\n", "-", "-", "-", "-");
+		else if (n < 2)
+			/* One value has no spread: "-", not a reassuring 0%. */
+			fprintf(out, "%10.2f %7s %9.1f %6.1f MiB  %s%s\n", s.median, "-",
+				s.median > 0 ? 1000.0 * (double)threads / s.median : 0.0,
+				(double)peak_rss_kib(cell) / 1024.0, params,
+				strcmp(status, "ok") == 0 ? "" : " (partial: interrupted)");
 		else
 			fprintf(out, "%10.2f %6.1f%% %9.1f %6.1f MiB  %s%s\n", s.median,
 				s.mean > 0 ? 100.0 * s.stdev / s.mean : 0.0,
