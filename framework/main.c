@@ -21,6 +21,8 @@ static const char usage[] =
 	"commands:\n"
 	"  run     measure plugins x workloads x thread counts (no options: the default suite)\n"
 	"  list    show the plugins found and the workloads with their parameters\n"
+	"  compare compare runs, or plugins within a run: significance, tables (rst, markdown, csv, json)\n"
+	"  plot    draw a run's results with gnuplot (PNG and SVG)\n"
 	"  show    print the table and workload reports of a results file\n"
 	"  stats   run a workload once and print a plugin's statistics (obmalloc: as CPython does)\n"
 	"  help    show this text; 'alloclab COMMAND --help' for a command's options\n"
@@ -64,6 +66,10 @@ int main(int argc, char **argv)
 		return alloclab_cmd_list(argc - 1, argv + 1);
 	if (strcmp(argv[1], "__worker") == 0)
 		return alloclab_worker_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "compare") == 0)
+		return alloclab_cmd_compare(argc - 1, argv + 1);
+	if (strcmp(argv[1], "plot") == 0)
+		return alloclab_cmd_plot(argc - 1, argv + 1);
 	if (strcmp(argv[1], "show") == 0)
 		return alloclab_cmd_show(argc - 1, argv + 1);
 	if (strcmp(argv[1], "stats") == 0)

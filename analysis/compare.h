@@ -1,0 +1,52 @@
+/*
+ * Comparing measurements: two or more runs cell by cell, or plugins within
+ * one run. For every row (a workload, its parameters and thread count) and
+ * every compared column it gives the mean, the ratio to the base column, the
+ * p-value of the chosen test, and whether the difference is significant:
+ * p < 0.05 and at least `min_speed` percent. Tables come in the seed's reST
+ * grid (pyperf's compare_to --table), Markdown, CSV and JSON.
+ *
+ * What is tested. With the rank test (the default) the samples are the
+ * per-process means: values within one worker process share its luck
+ * (address layout, neighbours on a shared machine) and are not independent,
+ * so counting each as a sample manufactures significance out of run-to-run
+ * drift. --test pyperf reproduces pyperf's rule exactly: Student's t-test on
+ * every value.
+ */
+#ifndef ALLOCLAB_COMPARE_H
+#define ALLOCLAB_COMPARE_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+enum alloclab_test { ALLOCLAB_TEST_RANK, ALLOCLAB_TEST_PYPERF };
+enum alloclab_format { ALLOCLAB_FORMAT_RST, ALLOCLAB_FORMAT_MARKDOWN, ALLOCLAB_FORMAT_CSV, ALLOCLAB_FORMAT_JSON };
+
+struct alloclab_column {
+	const char *name;      /* the header: file name, or plugin label */
+	const json_t *doc;     /* the run */
+	const char *plugin;    /* NULL: every plugin of the run; else only cells of this label */
+};
+
+struct alloclab_compare_opts {
+	enum alloclab_test test;
+	double min_speed;      /* percent */
+	enum alloclab_format format;
+};
+
+/* Builds the comparison; NULL with err set when the columns have no row in
+ * common. The result is a JSON object (also the JSON format's output). */
+json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const struct alloclab_compare_opts *o,
+			 char *err, size_t err_len);
+
+/* Prints a comparison in the chosen format. */
+void alloclab_compare_print(const json_t *cmp, enum alloclab_format format, FILE *out);
+
+/* "290 ms", "24.4 us", "8.19 us", "182 ns": three significant digits, as
+ * pyperf prints times. */
+void alloclab_format_ns(double ns, char *out, size_t len);
+
+/* "1.02x slower (+2%)", "1.03x faster (-3%)" for ratio = other / base. */
+void alloclab_format_ratio(double ratio, char *out, size_t len);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * Two-sample significance tests for comparing measurements.
+ *
+ *   Student's t-test with pooled variance, two-tailed: pyperf's rule (what
+ *   the seed's tables were made with). It assumes independent, normal
+ *   values; values from one worker process are neither independent of each
+ *   other nor of the process's luck (address layout, neighbours on the
+ *   machine), so on all values it reports run-to-run drift as significant.
+ *
+ *   Mann-Whitney U, two-sided: rank-based, no normality assumed. Exact
+ *   distribution for samples of up to 10 each without ties; otherwise the
+ *   normal approximation with tie correction and continuity correction.
+ */
+#ifndef ALLOCLAB_SIGNIFICANCE_H
+#define ALLOCLAB_SIGNIFICANCE_H
+
+#include <stddef.h>
+
+struct alloclab_test_result {
+	double statistic; /* t, or U of the first sample */
+	double p;         /* two-sided p-value; 1 when the test cannot run (n < 2) */
+	double df;        /* t-test only */
+};
+
+void alloclab_t_test(const double *a, size_t na, const double *b, size_t nb, struct alloclab_test_result *r);
+void alloclab_mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct alloclab_test_result *r);
+
+/* The regularized incomplete beta function I_x(a, b), for the t
+ * distribution's tail. */
+double alloclab_incomplete_beta(double a, double b, double x);
+
+#endif

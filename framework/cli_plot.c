@@ -1,0 +1,92 @@
+/*
+ * `alloclab plot RUN.json [MORE.json...] [-o DIR] [--baseline PLUGIN]`:
+ * pictures of runs (analysis/plot.h), one folder per results file when
+ * several are given.
+ */
+#include "cli.h"
+#include "loader.h"
+#include "plot.h"
+#include "results.h"
+
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage[] =
+	"usage: alloclab plot RUN.json [MORE.json ...] [options]\n"
+	"\n"
+	"Draws each workload's plugins side by side (normalised to a baseline, with\n"
+	"error bars), thread scaling, and cache-line offsets, as PNG and SVG.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output DIR        where the pictures go (default alloclab-plots)\n"
+	"  -b, --baseline PLUGIN   the plugin label the others are relative to (default: the first)\n"
+	"  -h, --help\n";
+
+int alloclab_cmd_plot(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'}, {"baseline", required_argument, NULL, 'b'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	};
+	const char *dir = "alloclab-plots", *baseline = NULL;
+	char err[ALLOCLAB_ERR_LEN];
+	int opt;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":o:b:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': dir = optarg; break;
+		case 'b': baseline = optarg; break;
+		case 'h': fputs(usage, stdout); return 0;
+		case ':': return alloclab_usage_error("plot", "option '%s' needs a value", argv[optind - 1]);
+		default: return alloclab_usage_error("plot", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return alloclab_usage_error("plot", "give a results file");
+	if (!alloclab_plot_available()) {
+		fprintf(stderr, "alloclab: gnuplot not found: install Debian's gnuplot-nox (apt-get install gnuplot-nox)\n");
+		return 2;
+	}
+	/* Load everything first: a bad file is reported before anything is drawn. */
+	json_t *docs[64];
+	int n = argc - optind;
+	if (n > 64)
+		return alloclab_usage_error("plot", "at most 64 results files");
+	for (int i = 0; i < n; i++) {
+		docs[i] = alloclab_results_load(argv[optind + i], err, sizeof err);
+		if (docs[i] == NULL) {
+			fprintf(stderr, "alloclab: %s\n", err);
+			while (i--)
+				json_decref(docs[i]);
+			return 2;
+		}
+	}
+	int rc = 0;
+	for (int i = 0; i < n && rc == 0; i++) {
+		char sub[4096];
+		if (n > 1) {
+			char *path = strdup(argv[optind + i]), *base = basename(path), *dot = strrchr(base, '.');
+			if (dot)
+				*dot = '\0';
+			mkdir(dir, 0777);
+			snprintf(sub, sizeof sub, "%s/%s", dir, base);
+			free(path);
+		} else {
+			snprintf(sub, sizeof sub, "%s", dir);
+		}
+		if (alloclab_plot(docs[i], sub, baseline, err, sizeof err) != 0) {
+			fprintf(stderr, "alloclab: %s\n", err);
+			rc = 2;
+		} else {
+			printf("pictures of %s: %s/\n", argv[optind + i], sub);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		json_decref(docs[i]);
+	return rc;
+}
