@@ -19,7 +19,7 @@ esac
 # Everything alloclab builds with, from Debian (see ../shared/facts/platform.md).
 packages=(
 	build-essential git meson ninja-build pkg-config
-	libjansson-dev libjemalloc-dev libmimalloc-dev libcriterion-dev python3-dev
+	libjansson-dev libjemalloc-dev libmimalloc-dev libcriterion-dev python3-dev gnuplot-nox
 )
 
 missing=()

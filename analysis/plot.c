@@ -106,26 +106,33 @@ static size_t name_index(struct names *s, const char *v)
 	return s->n - 1;
 }
 
-/* A cell's x label: plugin, and the parameters when the run has several
- * parameter sets for the workload. */
-static void x_label(const json_t *cell, int with_params, char *out, size_t len)
+/* A cell's x label: the plugin, then those parameters whose values differ
+ * between the workload's cells (`varying`), as key=value. */
+static void x_label(const json_t *cell, const json_t *varying, char *out, size_t len)
 {
-	char label[512];
-	label_of(cell, label, sizeof label);
-	if (!with_params) {
-		snprintf(out, len, "%s", label);
-		return;
+	const char *key;
+	json_t *flag;
+	size_t used;
+
+	label_of(cell, out, len);
+	used = strlen(out);
+	json_object_foreach((json_t *)varying, key, flag)
+	{
+		json_t *v = json_object_get(json_object_get(cell, "params"), key);
+		if (used >= len)
+			break;
+		if (json_is_string(v))
+			used += (size_t)snprintf(out + used, len - used, " %s=%s", key, json_string_value(v));
+		else
+			used += (size_t)snprintf(out + used, len - used, " %s=%lld", key, (long long)json_integer_value(v));
 	}
-	char *params = json_dumps(json_object_get(cell, "params"), JSON_COMPACT | JSON_SORT_KEYS);
-	snprintf(out, len, "%s %s", label, params);
-	free(params);
 }
 
 static int plot_workload(const json_t *doc, const char *workload, const char *baseline, const char *dir,
 			 const char *tmp, char *err, size_t err_len)
 {
-	struct names xs = {.n = 0}, threads = {.n = 0}, paramsets = {.n = 0};
-	json_t *cell;
+	struct names xs = {.n = 0}, threads = {.n = 0};
+	json_t *cell, *first = NULL, *varying = json_object();
 	size_t i;
 	static double mean[128][16], sd[128][16];
 	int have[128][16];
@@ -138,9 +145,13 @@ static int plot_workload(const json_t *doc, const char *workload, const char *ba
 		if (strcmp(json_string_value(json_object_get(cell, "workload")), workload) != 0 ||
 		    json_array_size(json_object_get(cell, "runs")) == 0)
 			continue;
-		char *params = json_dumps(json_object_get(cell, "params"), JSON_COMPACT | JSON_SORT_KEYS);
-		name_index(&paramsets, params);
-		free(params);
+		json_t *params = json_object_get(cell, "params"), *value;
+		const char *key;
+		if (first == NULL)
+			first = params;
+		json_object_foreach(params, key, value)
+			if (!json_equal(value, json_object_get(first, key)))
+				json_object_set(varying, key, json_true());
 	}
 	json_array_foreach(json_object_get(doc, "cells"), i, cell)
 	{
@@ -149,7 +160,7 @@ static int plot_workload(const json_t *doc, const char *workload, const char *ba
 		if (strcmp(json_string_value(json_object_get(cell, "workload")), workload) != 0 ||
 		    json_array_size(json_object_get(cell, "runs")) == 0)
 			continue;
-		x_label(cell, paramsets.n > 1, x, sizeof x);
+		x_label(cell, varying, x, sizeof x);
 		snprintf(t, sizeof t, "%lld", (long long)json_integer_value(json_object_get(cell, "threads")));
 		size_t xi = name_index(&xs, x), ti = name_index(&threads, t);
 		if (xi >= 128 || ti >= 16)
@@ -159,6 +170,7 @@ static int plot_workload(const json_t *doc, const char *workload, const char *ba
 		sd[xi][ti] = s.stdev;
 		have[xi][ti] = 1;
 	}
+	json_decref(varying);
 	if (xs.n == 0)
 		return 0;
 
@@ -317,8 +329,9 @@ static int plot_offsets(const json_t *doc, const char *dir, const char *tmp, cha
 			fprintf(f, "%zu %.4f\n", b, 100.0 * hist[b] / total);
 		fputs("\n\n", f);
 		label_of(cell, label, sizeof label);
-		snprintf(label + strlen(label), sizeof label - strlen(label), ", %s t=%lld",
+		snprintf(label + strlen(label), sizeof label - strlen(label), ", %s %s t=%lld",
 			 json_string_value(json_object_get(json_object_get(cell, "params"), "layout")),
+			 json_string_value(json_object_get(json_object_get(cell, "params"), "variant")),
 			 (long long)json_integer_value(json_object_get(cell, "threads")));
 		used += (size_t)snprintf(script + used, sizeof script - used, "%s'offsets.dat' index %zu using 1:2 title ",
 					 curves ? ", " : "", curves);

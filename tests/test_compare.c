@@ -1,0 +1,218 @@
+/*
+ * Comparing and plotting: the statistics against reference values (scipy's
+ * for the same samples), every table format byte for byte against fixtures,
+ * pictures that are real PNG and SVG files, and one-line errors for bad
+ * input.
+ */
+#include "compare.h"
+#include "helpers.h"
+#include "significance.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NEAR(x, want, tol) cr_expect(fabs((x) - (want)) <= (tol), "%s = %.10g, want %.10g", #x, (double)(x), (double)(want))
+
+static const double a[] = {10.1, 10.3, 9.9, 10.2, 10.0, 10.4}, b[] = {10.6, 10.8, 10.5, 10.9, 10.7, 10.4};
+static const double c[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, d[] = {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+static const double e[] = {1, 1, 2, 2, 3, 3, 4}, f[] = {2, 3, 3, 4, 4, 5, 5, 6};
+static const double g[] = {1.1, 2.2, 3.3, 6.6, 7.7}, h[] = {4.4, 5.5, 8.8, 9.9, 10.5};
+
+Test(statistics, student_t_matches_reference)
+{
+	struct alloclab_test_result r;
+	/* scipy.stats.ttest_ind(..., equal_var=True) */
+	alloclab_t_test(a, 6, b, 6, &r);
+	NEAR(r.statistic, -4.629100498862756, 1e-9);
+	NEAR(r.p, 0.0009374616820801042, 1e-9);
+	NEAR(r.df, 10, 0);
+	alloclab_t_test(c, 12, d, 12, &r);
+	NEAR(r.statistic, -2.71746488194703, 1e-9);
+	NEAR(r.p, 0.012575407652004033, 1e-9);
+	alloclab_t_test(e, 7, f, 8, &r);
+	NEAR(r.statistic, -2.7094605497383117, 1e-9);
+	NEAR(r.p, 0.017868640270383318, 1e-9);
+	alloclab_t_test(g, 5, h, 5, &r);
+	NEAR(r.p, 0.07247851608978499, 1e-9);
+}
+
+Test(statistics, mann_whitney_matches_reference)
+{
+	struct alloclab_test_result r;
+	/* scipy.stats.mannwhitneyu(..., alternative='two-sided'): asymptotic
+	 * with continuity correction where there are ties, exact otherwise. */
+	alloclab_mann_whitney(a, 6, b, 6, &r);
+	NEAR(r.statistic, 0.5, 0);
+	NEAR(r.p, 0.006392268870767702, 1e-9);
+	alloclab_mann_whitney(c, 12, d, 12, &r);
+	NEAR(r.statistic, 32, 0);
+	NEAR(r.p, 0.02234157056409974, 1e-9);
+	alloclab_mann_whitney(e, 7, f, 8, &r);
+	NEAR(r.statistic, 9, 0);
+	NEAR(r.p, 0.029239238256098945, 1e-9);
+	alloclab_mann_whitney(g, 5, h, 5, &r);
+	NEAR(r.statistic, 4, 0);
+	NEAR(r.p, 0.09523809523809523, 1e-12);
+	static const double lo[] = {1, 2, 3, 4, 5}, hi[] = {6, 7, 8, 9, 10};
+	alloclab_mann_whitney(lo, 5, hi, 5, &r);
+	NEAR(r.p, 2.0 / 252, 1e-12);
+}
+
+Test(statistics, incomplete_beta_and_formats)
+{
+	NEAR(alloclab_incomplete_beta(2, 3, 0.4), 0.5248, 1e-12);
+	NEAR(alloclab_incomplete_beta(0.5, 0.5, 0.5), 0.5, 1e-12);
+	char s[64];
+	alloclab_format_ns(290e6, s, sizeof s);
+	cr_expect_str_eq(s, "290 ms");
+	alloclab_format_ns(24.4e3, s, sizeof s);
+	cr_expect_str_eq(s, "24.4 us");
+	alloclab_format_ns(8.19e3, s, sizeof s);
+	cr_expect_str_eq(s, "8.19 us");
+	alloclab_format_ns(182, s, sizeof s);
+	cr_expect_str_eq(s, "182 ns");
+	alloclab_format_ratio(292.0 / 290, s, sizeof s);
+	cr_expect_str_eq(s, "1.01x slower (+1%)");
+	alloclab_format_ratio(106.0 / 109, s, sizeof s);
+	cr_expect_str_eq(s, "1.03x faster (-3%)");
+	alloclab_format_ratio(8.85 / 8.89, s, sizeof s);
+	cr_expect_str_eq(s, "1.00x faster (-0%)");
+}
+
+static void expect_output(const char *fixture, const char *const *args)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/tests/fixtures/%s", getenv("ALLOCLAB_SOURCE_ROOT"), fixture);
+	char *want = read_file(path);
+	cr_assert_not_null(want, "no fixture %s", path);
+	struct cmd_result r = run_alloclab(getenv("ALLOCLAB_SOURCE_ROOT"), args);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_eq(r.out, want, "output differs from %s", fixture);
+	cmd_result_free(&r);
+	free(want);
+}
+
+#define A "tests/fixtures/run-a.json"
+#define B "tests/fixtures/run-b.json"
+
+Test(compare, rst_grid_is_the_seeds) { expect_output("compare.rst", (const char *const[]){"compare", A, B, NULL}); }
+Test(compare, markdown) { expect_output("compare.md", (const char *const[]){"compare", A, B, "-f", "markdown", NULL}); }
+Test(compare, csv) { expect_output("compare.csv", (const char *const[]){"compare", A, B, "--format", "csv", NULL}); }
+Test(compare, plugins_within_one_run)
+{
+	expect_output("compare-plugins.rst", (const char *const[]){"compare", A, "--plugins", "system,mimalloc", NULL});
+}
+
+Test(compare, json_carries_tests_and_warnings)
+{
+	struct cmd_result r = run_alloclab(getenv("ALLOCLAB_SOURCE_ROOT"),
+					   (const char *const[]){"compare", A, B, "-f", "json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	json_t *doc = json_loads(r.out, 0, NULL);
+	cr_assert_not_null(doc);
+	json_t *row = json_array_get(json_object_get(doc, "rows"), 1);
+	json_t *other = json_array_get(json_object_get(row, "columns"), 1);
+	cr_expect_str_eq(json_string_value(json_object_get(row, "name")), "system t=2");
+	cr_expect(json_is_true(json_object_get(other, "significant")));
+	cr_expect_lt(json_number_value(json_object_get(other, "p")), 0.05);
+	/* 8 values per cell: fewer than the 6 of "too few"? no; stable: no warning. */
+	cr_expect_eq(json_array_size(json_object_get(other, "warnings")), 0);
+	json_decref(doc);
+	cmd_result_free(&r);
+}
+
+static void expect_refused(const char *needle, const char *const *args)
+{
+	struct cmd_result r = run_alloclab(getenv("ALLOCLAB_SOURCE_ROOT"), args);
+	cr_expect_eq(r.status, 2, "status %d: %s", r.status, r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cr_expect(strstr(r.err, needle) != NULL, "'%s' not in: %s", needle, r.err);
+	cmd_result_free(&r);
+}
+
+Test(compare, bad_inputs)
+{
+	char *dir = scratch_dir(), trunc[4200], foreign[4200], other[4200];
+	snprintf(trunc, sizeof trunc, "%s/trunc.json", dir);
+	snprintf(foreign, sizeof foreign, "%s/foreign.json", dir);
+	snprintf(other, sizeof other, "%s/other.json", dir);
+	char *text = read_file(A);
+	if (text == NULL) {
+		char p[4200];
+		snprintf(p, sizeof p, "%s/%s", getenv("ALLOCLAB_SOURCE_ROOT"), A);
+		text = read_file(p);
+	}
+	FILE *fp = fopen(trunc, "w");
+	fwrite(text, 1, strlen(text) / 2, fp);
+	fclose(fp);
+	fp = fopen(foreign, "w");
+	fputs("{\"benchmarks\": []}", fp);
+	fclose(fp);
+	/* The same run with another thread count: nothing in common. */
+	fp = fopen(other, "w");
+	char *swapped = strdup(text), *at;
+	while ((at = strstr(swapped, "\"threads\": ")) != NULL)
+		memcpy(at, "\"threadz\": ", 11);
+	fputs(swapped, fp);
+	fclose(fp);
+	expect_refused("/nonexistent.json: No such file", (const char *const[]){"compare", A, "/nonexistent.json", NULL});
+	expect_refused("not valid JSON", (const char *const[]){"compare", A, trunc, NULL});
+	expect_refused("not an alloclab results file", (const char *const[]){"compare", foreign, A, NULL});
+	expect_refused("lacks threads, params or runs", (const char *const[]){"compare", A, other, NULL});
+	expect_refused("plugin 'jemalloc' is not in", (const char *const[]){"compare", A, "--plugins", "system,jemalloc", NULL});
+	expect_refused("give at least two results files", (const char *const[]){"compare", A, NULL});
+	expect_refused("--test takes rank or pyperf", (const char *const[]){"compare", A, B, "--test", "z", NULL});
+	free(text);
+	free(swapped);
+}
+
+Test(compare, no_cells_in_common)
+{
+	char *dir = scratch_dir(), path[4200], src[4200];
+	snprintf(src, sizeof src, "%s/%s", getenv("ALLOCLAB_SOURCE_ROOT"), B);
+	char *text = read_file(src), *at;
+	/* Rename the workload: every cell differs from run-a's. */
+	while ((at = strstr(text, "\"churn\"")) != NULL)
+		memcpy(at, "\"chura\"", 7);
+	snprintf(path, sizeof path, "%s/b.json", dir);
+	FILE *fp = fopen(path, "w");
+	fputs(text, fp);
+	fclose(fp);
+	expect_refused("have no cells in common", (const char *const[]){"compare", A, path, NULL});
+	free(text);
+}
+
+static int has_magic(const char *path, const char *magic, size_t n)
+{
+	char buf[16] = {0};
+	FILE *fp = fopen(path, "rb");
+	if (fp == NULL)
+		return 0;
+	size_t got = fread(buf, 1, sizeof buf, fp);
+	fclose(fp);
+	return got >= n && memcmp(buf, magic, n) == 0;
+}
+
+Test(plot, writes_png_and_svg, .timeout = 60)
+{
+	char *dir = scratch_dir(), out[4200], path[4400], svg[4400];
+	snprintf(out, sizeof out, "%s/plots", dir);
+	struct cmd_result r = run_alloclab(getenv("ALLOCLAB_SOURCE_ROOT"),
+					   (const char *const[]){"plot", A, "-o", out, "--baseline", "system", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	static const char *const names[] = {"churn-plugins", "churn-scaling"};
+	static const char *const titles[] = {"churn: time per operation relative to system", "churn: thread scaling"};
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/%s.png", out, names[i]);
+		cr_expect(has_magic(path, "\x89PNG\r\n\x1a\n", 8), "%s is not a PNG", path);
+		snprintf(svg, sizeof svg, "%s/%s.svg", out, names[i]);
+		char *text = read_file(svg);
+		cr_expect(text && strstr(text, "<svg") && strstr(text, "</svg>"), "%s is not an SVG", svg);
+		cr_expect(text && strstr(text, titles[i]), "%s lacks its title '%s'", svg, titles[i]);
+		free(text);
+	}
+	cmd_result_free(&r);
+}
