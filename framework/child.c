@@ -167,7 +167,7 @@ void alloclab_child_describe(const struct alloclab_child_result *res, double tim
 	if (res->interrupted)
 		snprintf(out, out_len, "interrupted");
 	else if (res->timed_out)
-		snprintf(out, out_len, "timed out after %g s (raise --timeout if the cell is just slow)", timeout_s);
+		snprintf(out, out_len, "timed out after %g s (raise --timeout if it is just slow)", timeout_s);
 	else if (!res->exited)
 		snprintf(out, out_len, "killed by signal %d (%s)", res->term_signal, strsignal(res->term_signal));
 	else

@@ -8,6 +8,7 @@ int alloclab_cmd_stats(int argc, char **argv);
 int alloclab_cmd_show(int argc, char **argv);
 int alloclab_cmd_compare(int argc, char **argv);
 int alloclab_cmd_plot(int argc, char **argv);
+int alloclab_cmd_check(int argc, char **argv);
 
 /* Prints "alloclab: <message>" and a hint to stderr; returns 2. */
 int alloclab_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

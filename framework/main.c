@@ -21,6 +21,7 @@ static const char usage[] =
 	"commands:\n"
 	"  run     measure plugins x workloads x thread counts (no options: the default suite)\n"
 	"  list    show the plugins found and the workloads with their parameters\n"
+	"  check   put plugins through the conformance cases, each case in its own process\n"
 	"  compare compare runs, or plugins within a run: significance, tables (rst, markdown, csv, json)\n"
 	"  plot    draw a run's results with gnuplot (PNG and SVG)\n"
 	"  show    print the table and workload reports of a results file\n"
@@ -66,6 +67,8 @@ int main(int argc, char **argv)
 		return alloclab_cmd_list(argc - 1, argv + 1);
 	if (strcmp(argv[1], "__worker") == 0)
 		return alloclab_worker_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "check") == 0)
+		return alloclab_cmd_check(argc - 1, argv + 1);
 	if (strcmp(argv[1], "compare") == 0)
 		return alloclab_cmd_compare(argc - 1, argv + 1);
 	if (strcmp(argv[1], "plot") == 0)

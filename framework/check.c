@@ -1,0 +1,490 @@
+/*
+ * The conformance cases of `alloclab check`. Each runs in its own child
+ * process (cli_check.c), on a thread of its own that is attached to the
+ * plugin as a workload thread would be, and says pass, fail or skip with a
+ * reason a plugin author can act on.
+ */
+#define _GNU_SOURCE 1
+#include "check.h"
+
+#include "rng.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FAIL(...)                                         \
+	do {                                              \
+		snprintf(r->why, sizeof r->why, __VA_ARGS__); \
+		r->status = ALLOCLAB_CHECK_FAIL;          \
+		return;                                   \
+	} while (0)
+
+#define SKIP(...)                                         \
+	do {                                              \
+		snprintf(r->why, sizeof r->why, __VA_ARGS__); \
+		r->status = ALLOCLAB_CHECK_SKIP;          \
+		return;                                   \
+	} while (0)
+
+struct block {
+	unsigned char *p;
+	size_t size;
+	unsigned thread;
+};
+
+static int by_address(const void *x, const void *y)
+{
+	const struct block *a = x, *b = y;
+	return (a->p > b->p) - (a->p < b->p);
+}
+
+/* 0 when no two blocks overlap; else the index of the first of a pair. */
+static long find_overlap(struct block *b, size_t n)
+{
+	qsort(b, n, sizeof *b, by_address);
+	for (size_t i = 0; i + 1 < n; i++)
+		if (b[i].p + (b[i].size ? b[i].size : 1) > b[i + 1].p)
+			return (long)i;
+	return -1;
+}
+
+static unsigned char fill_of(const void *p, size_t size)
+{
+	uintptr_t x = (uintptr_t)p ^ (size * 0x9e3779b97f4a7c15ull);
+	return (unsigned char)((x >> 4) ^ (x >> 13) ^ (x >> 21) ^ 0x5a) | 1;
+}
+
+/* ---- alignment ---- */
+
+static void check_alignment(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	static const size_t large[] = {100000, 1u << 20, 3u << 20, 16u << 20};
+
+	for (size_t size = 1; size <= 65536; size += size < 256 ? 1 : size / 7) {
+		void *p = alloclab_malloc(a, size);
+		if (p == NULL)
+			FAIL("malloc(%zu) returned NULL", size);
+		if ((uintptr_t)p % a->min_align)
+			FAIL("malloc(%zu) returned %p, not aligned to the declared minimum of %zu bytes", size, p,
+			     a->min_align);
+		alloclab_free(a, p);
+	}
+	for (size_t i = 0; i < sizeof large / sizeof large[0]; i++) {
+		void *p = alloclab_malloc(a, large[i]);
+		if (p == NULL)
+			FAIL("malloc(%zu) returned NULL", large[i]);
+		if ((uintptr_t)p % a->min_align)
+			FAIL("malloc(%zu) returned %p, not aligned to %zu bytes", large[i], p, a->min_align);
+		alloclab_free(a, p);
+	}
+	if (a->ops.aligned_alloc)
+		for (size_t align = 16; align <= (2u << 20); align <<= 1)
+			for (size_t size = 1; size <= 4 * align; size = size * 5 + 3) {
+				void *p = a->ops.aligned_alloc(a->instance, align, size);
+				if (p == NULL)
+					FAIL("aligned_alloc(%zu, %zu) returned NULL", align, size);
+				if ((uintptr_t)p % align)
+					FAIL("aligned_alloc(%zu, %zu) returned %p, not aligned to %zu", align, size, p, align);
+				alloclab_free(a, p);
+			}
+	snprintf(r->why, sizeof r->why, "malloc 1 B..16 MiB aligned to %zu%s", a->min_align,
+		 a->ops.aligned_alloc ? "; aligned_alloc 16 B..2 MiB" : "");
+}
+
+/* ---- no overlap ---- */
+
+static void check_no_overlap(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	enum { N = 20000 };
+	struct block *b = calloc(N, sizeof *b);
+	struct alloclab_rng rng = {42};
+	long bad;
+
+	for (size_t i = 0; i < N; i++) {
+		b[i].size = 1 + alloclab_rng_next(&rng) % 2048;
+		b[i].p = alloclab_malloc(a, b[i].size);
+		if (b[i].p == NULL)
+			FAIL("malloc(%zu) returned NULL", b[i].size);
+	}
+	/* Free every other block and allocate again into the holes. */
+	for (size_t i = 0; i < N; i += 2) {
+		alloclab_free(a, b[i].p);
+		b[i].size = 1 + alloclab_rng_next(&rng) % 600;
+		b[i].p = alloclab_malloc(a, b[i].size);
+		if (b[i].p == NULL)
+			FAIL("malloc(%zu) returned NULL", b[i].size);
+	}
+	bad = find_overlap(b, N);
+	if (bad >= 0)
+		FAIL("blocks overlap: %p (%zu bytes) runs into %p (%zu bytes)", (void *)b[bad].p, b[bad].size,
+		     (void *)b[bad + 1].p, b[bad + 1].size);
+	for (size_t i = 0; i < N; i++)
+		alloclab_free(a, b[i].p);
+	free(b);
+	snprintf(r->why, sizeof r->why, "20000 live blocks of 1..2048 bytes, half replaced: disjoint");
+}
+
+/* ---- contents ---- */
+
+static void check_contents(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	enum { N = 4000 };
+	struct block *b = calloc(N, sizeof *b);
+	struct alloclab_rng rng = {7};
+
+	for (size_t i = 0; i < N; i++) {
+		b[i].size = 1 + alloclab_rng_next(&rng) % 1000;
+		b[i].p = alloclab_malloc(a, b[i].size);
+		if (b[i].p == NULL)
+			FAIL("malloc(%zu) returned NULL", b[i].size);
+		memset(b[i].p, fill_of(b[i].p, b[i].size), b[i].size);
+	}
+	/* realloc some blocks bigger and smaller: the prefix stays, and no
+	 * other block is touched. */
+	if (a->ops.realloc)
+		for (size_t i = 0; i < N; i += 3) {
+			size_t old = b[i].size, size = i % 2 ? old * 3 + 17 : old / 2 + 1, keep = old < size ? old : size;
+			unsigned char fill = fill_of(b[i].p, old);
+			unsigned char *q = a->ops.realloc(a->instance, b[i].p, size);
+			if (q == NULL)
+				FAIL("realloc(%zu -> %zu) returned NULL", old, size);
+			for (size_t k = 0; k < keep; k++)
+				if (q[k] != fill)
+					FAIL("realloc(%zu -> %zu) lost byte %zu of the old contents", old, size, k);
+			b[i].p = q;
+			b[i].size = size;
+			memset(q, fill_of(q, size), size);
+		}
+	for (size_t i = 0; i < N; i++) {
+		unsigned char fill = fill_of(b[i].p, b[i].size);
+		for (size_t k = 0; k < b[i].size; k++)
+			if (b[i].p[k] != fill)
+				FAIL("block %p (%zu bytes): byte %zu changed while it was live (%s)", (void *)b[i].p,
+				     b[i].size, k, a->ops.realloc ? "a neighbour's malloc or realloc wrote into it" : "overlap");
+	}
+	for (size_t i = 0; i < N; i++)
+		alloclab_free(a, b[i].p);
+	/* calloc returns zeros, also on memory just freed dirty. */
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < N; i++) {
+			size_t nmemb = 1 + i % 17, size = 1 + (i * 7) % 61;
+			unsigned char *p = alloclab_calloc(a, nmemb, size);
+			if (p == NULL)
+				FAIL("calloc(%zu, %zu) returned NULL", nmemb, size);
+			for (size_t k = 0; k < nmemb * size; k++)
+				if (p[k] != 0)
+					FAIL("calloc(%zu, %zu) byte %zu is %#x, not zero%s", nmemb, size, k, p[k],
+					     round ? " (on recycled memory)" : "");
+			memset(p, 0xff, nmemb * size);
+			alloclab_free(a, p);
+		}
+	free(b);
+	snprintf(r->why, sizeof r->why, "fill patterns kept%s; calloc zeroed, also on recycled memory",
+		 a->ops.realloc ? ", realloc kept prefixes and neighbours" : "");
+}
+
+/* ---- edge sizes ---- */
+
+static void check_edge_sizes(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	static const size_t huge[] = {SIZE_MAX, SIZE_MAX / 2, SIZE_MAX - 4096, (size_t)1 << 50};
+	void *z1 = alloclab_malloc(a, 0), *z2 = alloclab_malloc(a, 0);
+
+	if (z1 == NULL || z2 == NULL)
+		FAIL("malloc(0) returned NULL; the ABI wants a unique block that can be freed");
+	if (z1 == z2)
+		FAIL("malloc(0) returned the same block twice (%p); the ABI wants unique blocks", z1);
+	alloclab_free(a, z1);
+	alloclab_free(a, z2);
+	alloclab_free(a, NULL);
+	for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+		void *p = alloclab_malloc(a, huge[i]);
+		if (p != NULL)
+			FAIL("malloc(%zu) did not return NULL, though no machine has that much", huge[i]);
+	}
+	if (alloclab_calloc(a, SIZE_MAX / 2, 4) != NULL)
+		FAIL("calloc(SIZE_MAX/2, 4) did not return NULL: nmemb x size overflows");
+	if (alloclab_calloc(a, (size_t)1 << 33, (size_t)1 << 33) != NULL)
+		FAIL("calloc(2^33, 2^33) did not return NULL: nmemb x size overflows");
+	snprintf(r->why, sizeof r->why, "malloc(0) unique; free(NULL) harmless; huge and overflowing requests NULL");
+}
+
+/* ---- usable size ---- */
+
+static void check_usable_size(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	if (a->ops.usable_size == NULL)
+		SKIP("no usable_size op declared");
+	for (size_t size = 1; size <= (1u << 20); size = size * 3 / 2 + 1) {
+		unsigned char *p = alloclab_malloc(a, size);
+		size_t usable;
+		if (p == NULL)
+			FAIL("malloc(%zu) returned NULL", size);
+		usable = a->ops.usable_size(a->instance, p);
+		if (usable < size)
+			FAIL("usable_size of a malloc(%zu) block is %zu, below the size requested", size, usable);
+		memset(p, 0x11, usable); /* all of it must really be usable */
+		alloclab_free(a, p);
+	}
+	snprintf(r->why, sizeof r->why, "usable_size >= requested for 1 B..1 MiB, all of it writable");
+}
+
+/* ---- threads ---- */
+
+#define STRESS_THREADS 4
+#define HANDOFF 256
+
+struct stress {
+	const struct alloclab_allocator *a;
+	int cross;
+	pthread_mutex_t lock;
+	struct block handoff[HANDOFF]; /* blocks passed between threads */
+	char why[256];
+	int failed;
+};
+
+static void put_cookie(unsigned char *p, size_t size)
+{
+	unsigned char c = fill_of(p, size);
+	p[0] = c;
+	p[size - 1] = c;
+	if (size > 8)
+		p[size / 2] = c;
+}
+
+static int cookie_ok(const unsigned char *p, size_t size)
+{
+	unsigned char c = fill_of(p, size);
+	return p[0] == c && p[size - 1] == c && (size <= 8 || p[size / 2] == c);
+}
+
+struct stress_thread {
+	struct stress *s;
+	unsigned index;
+};
+
+static void *stress_main(void *arg)
+{
+	struct stress_thread *t = arg;
+	struct stress *s = t->s;
+	const struct alloclab_allocator *a = s->a;
+	struct block live[512] = {{0}};
+	struct alloclab_rng rng = {t->index * 7919 + 1};
+
+	if (a->ops.thread_attach && a->ops.thread_attach(a->instance) != 0) {
+		snprintf(s->why, sizeof s->why, "thread_attach failed");
+		s->failed = 1;
+		return NULL;
+	}
+	for (int op = 0; op < 200000 && !s->failed; op++) {
+		uint64_t x = alloclab_rng_next(&rng);
+		struct block *b = &live[x % 512];
+		if (b->p) {
+			if (!cookie_ok(b->p, b->size)) {
+				snprintf(s->why, sizeof s->why, "thread %u: block %p (%zu bytes) changed while live", t->index,
+					 (void *)b->p, b->size);
+				s->failed = 1;
+				break;
+			}
+			if (s->cross && (x >> 20) % 4 == 0) {
+				/* Swap the block with one another thread left. */
+				pthread_mutex_lock(&s->lock);
+				struct block *h = &s->handoff[(x >> 30) % HANDOFF], mine = *b;
+				*b = *h;
+				*h = mine;
+				pthread_mutex_unlock(&s->lock);
+				if (b->p && !cookie_ok(b->p, b->size)) {
+					snprintf(s->why, sizeof s->why, "a block handed between threads changed (%p, %zu bytes)",
+						 (void *)b->p, b->size);
+					s->failed = 1;
+					break;
+				}
+				if (b->p)
+					alloclab_free(a, b->p); /* often allocated by another thread */
+			} else {
+				alloclab_free(a, b->p);
+			}
+			b->p = NULL;
+		} else {
+			b->size = 1 + (x >> 8) % ((x >> 40) % 16 == 0 ? 20000 : 600);
+			b->p = alloclab_malloc(a, b->size);
+			if (b->p == NULL) {
+				snprintf(s->why, sizeof s->why, "malloc(%zu) returned NULL under threads", b->size);
+				s->failed = 1;
+				break;
+			}
+			put_cookie(b->p, b->size);
+		}
+	}
+	/* free(NULL) is the edge-sizes case's business, not this one's. */
+	for (size_t i = 0; i < 512; i++)
+		if (live[i].p)
+			alloclab_free(a, live[i].p);
+	if (a->ops.thread_detach)
+		a->ops.thread_detach(a->instance);
+	return NULL;
+}
+
+static void check_threads(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	struct stress s = {.a = a, .cross = (a->caps & ALLOCLAB_CAP_CROSS_THREAD_FREE) != 0};
+	struct stress_thread ts[STRESS_THREADS];
+	pthread_t tid[STRESS_THREADS];
+
+	if (!(a->caps & ALLOCLAB_CAP_THREAD_SAFE))
+		SKIP("the plugin does not declare thread-safe");
+	pthread_mutex_init(&s.lock, NULL);
+	for (unsigned i = 0; i < STRESS_THREADS; i++) {
+		ts[i] = (struct stress_thread){&s, i};
+		pthread_create(&tid[i], NULL, stress_main, &ts[i]);
+	}
+	for (unsigned i = 0; i < STRESS_THREADS; i++)
+		pthread_join(tid[i], NULL);
+	for (size_t i = 0; i < HANDOFF; i++)
+		if (s.handoff[i].p)
+			alloclab_free(a, s.handoff[i].p);
+	if (s.failed)
+		FAIL("%s", s.why);
+	snprintf(r->why, sizeof r->why, "%d threads x 200000 random ops, cookies intact%s", STRESS_THREADS,
+		 s.cross ? ", blocks freed across threads" : " (no cross-thread frees: not declared)");
+}
+
+static void *churn_thread(void *arg)
+{
+	const struct alloclab_allocator *a = arg;
+	void *p[64];
+
+	if (a->ops.thread_attach && a->ops.thread_attach(a->instance) != 0)
+		return (void *)1;
+	for (int round = 0; round < 4; round++) {
+		for (int i = 0; i < 64; i++)
+			if ((p[i] = alloclab_malloc(a, (size_t)(16 + i * 8))) == NULL)
+				return (void *)1;
+		for (int i = 0; i < 64; i++)
+			alloclab_free(a, p[i]);
+	}
+	if (a->ops.thread_detach)
+		a->ops.thread_detach(a->instance);
+	return NULL;
+}
+
+static void check_thread_lifecycle(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	/* Not thread-safe plugins: threads one after another. */
+	int together = (a->caps & ALLOCLAB_CAP_THREAD_SAFE) ? 2 : 1;
+	for (int i = 0; i < 200; i++) {
+		pthread_t t[2];
+		void *ret;
+		for (int k = 0; k < together; k++)
+			pthread_create(&t[k], NULL, churn_thread, (void *)a);
+		for (int k = 0; k < together; k++) {
+			pthread_join(t[k], &ret);
+			if (ret != NULL)
+				FAIL("a thread failed to attach or allocate (generation %d)", i);
+		}
+	}
+	snprintf(r->why, sizeof r->why, "200 generations of %d thread%s created, used and torn down", together,
+		 together > 1 ? "s" : "");
+}
+
+/* ---- honesty ---- */
+
+static int stat_count;
+static void count_stat(void *arg, const char *name, uint64_t value)
+{
+	(void)arg;
+	(void)name;
+	(void)value;
+	stat_count++;
+}
+
+static void check_honesty(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	char done[256] = "";
+	size_t used = 0;
+
+	if (a->ops.stats) {
+		stat_count = 0;
+		int rc = a->ops.stats(a->instance, count_stat, NULL);
+		if (rc != 0)
+			FAIL("declares stats, but stats() returned %d", rc);
+		if (stat_count == 0)
+			FAIL("declares stats, but stats() reported no value");
+		used += (size_t)snprintf(done + used, sizeof done - used, "stats (%d values) ", stat_count);
+	}
+	if (a->ops.free_sized && (a->caps & ALLOCLAB_CAP_SIZED_FREE)) {
+		for (size_t size = 1; size < 5000; size = size * 2 + 1) {
+			void *p = alloclab_malloc(a, size);
+			alloclab_free_sized(a, p, size);
+		}
+		used += (size_t)snprintf(done + used, sizeof done - used, "free_sized ");
+	}
+	if (a->ops.aligned_alloc) {
+		void *p = a->ops.aligned_alloc(a->instance, 4096, 10);
+		if (p == NULL || (uintptr_t)p % 4096)
+			FAIL("declares aligned allocation, but aligned_alloc(4096, 10) gave %p", p);
+		alloclab_free(a, p);
+		used += (size_t)snprintf(done + used, sizeof done - used, "aligned_alloc ");
+	}
+	if (a->ops.realloc) {
+		unsigned char *p = a->ops.realloc(a->instance, NULL, 40);
+		if (p == NULL)
+			FAIL("declares realloc, but realloc(NULL, 40) returned NULL (it must act as malloc)");
+		alloclab_free(a, p);
+		used += (size_t)snprintf(done + used, sizeof done - used, "realloc(NULL) ");
+	}
+	snprintf(r->why, sizeof r->why, "declared ops work: %s", used ? done : "(only the required ones)");
+}
+
+const struct alloclab_check_case alloclab_check_cases[] = {
+	{"alignment", "every block aligned to the declared minimum; aligned_alloc to its alignment", check_alignment},
+	{"no-overlap", "live blocks never overlap", check_no_overlap},
+	{"contents", "fill patterns survive; realloc keeps the prefix; calloc zeroes", check_contents},
+	{"edge-sizes", "malloc(0), free(NULL), overflowing calloc, impossible sizes", check_edge_sizes},
+	{"usable-size", "usable_size at least the size requested", check_usable_size},
+	{"threads", "random operations in threads with cookies; cross-thread frees if declared", check_threads},
+	{"thread-lifecycle", "threads created and torn down many times", check_thread_lifecycle},
+	{"honesty", "every declared capability works", check_honesty},
+	{NULL, NULL, NULL},
+};
+
+/* Runs a case on a thread attached to the plugin, as a workload would. */
+struct case_run {
+	const struct alloclab_check_case *c;
+	const struct alloclab_allocator *a;
+	struct alloclab_check_result *r;
+};
+
+static void *case_thread(void *arg)
+{
+	struct case_run *cr = arg;
+	int attached = 0;
+
+	if (cr->a->ops.thread_attach) {
+		if (cr->a->ops.thread_attach(cr->a->instance) != 0) {
+			cr->r->status = ALLOCLAB_CHECK_FAIL;
+			snprintf(cr->r->why, sizeof cr->r->why, "thread_attach failed");
+			return NULL;
+		}
+		attached = 1;
+	}
+	cr->r->status = ALLOCLAB_CHECK_PASS;
+	cr->c->run(cr->a, cr->r);
+	if (attached)
+		cr->a->ops.thread_detach(cr->a->instance);
+	return NULL;
+}
+
+void alloclab_check_run_case(const struct alloclab_check_case *c, const struct alloclab_allocator *a,
+			     struct alloclab_check_result *r)
+{
+	struct case_run cr = {c, a, r};
+	pthread_t t;
+
+	memset(r, 0, sizeof *r);
+	pthread_create(&t, NULL, case_thread, &cr);
+	pthread_join(t, NULL);
+}

@@ -1,0 +1,32 @@
+/*
+ * Conformance cases for allocator plugins (`alloclab check`): what a plugin
+ * must do before its numbers mean anything. Each case is run in a child
+ * process of its own by cli_check.c, so that a crash or a hang is a failure
+ * of that case only.
+ */
+#ifndef ALLOCLAB_CHECK_H
+#define ALLOCLAB_CHECK_H
+
+#include "allocator.h"
+
+enum alloclab_check_status { ALLOCLAB_CHECK_PASS, ALLOCLAB_CHECK_FAIL, ALLOCLAB_CHECK_SKIP };
+
+struct alloclab_check_result {
+	enum alloclab_check_status status;
+	char why[512]; /* what was checked, or what went wrong, or why skipped */
+};
+
+struct alloclab_check_case {
+	const char *name;
+	const char *what;
+	void (*run)(const struct alloclab_allocator *a, struct alloclab_check_result *r);
+};
+
+/* NULL-terminated. */
+extern const struct alloclab_check_case alloclab_check_cases[];
+
+/* Runs one case on a fresh thread attached to the plugin. */
+void alloclab_check_run_case(const struct alloclab_check_case *c, const struct alloclab_allocator *a,
+			     struct alloclab_check_result *r);
+
+#endif
