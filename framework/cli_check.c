@@ -57,9 +57,10 @@ static int case_child(void *arg, int fd)
 			r.status == ALLOCLAB_CHECK_PASS ? "pass" : r.status == ALLOCLAB_CHECK_SKIP ? "skip" : "fail", "why",
 			r.why);
 	text = json_dumps(out, JSON_COMPACT);
-	if (write(fd, text, strlen(text)) < 0)
-		return 3;
-	return 0;
+	int rc = write(fd, text, strlen(text)) < 0 ? 3 : 0;
+	free(text);
+	json_decref(out);
+	return rc;
 }
 
 static int wanted(const char *name, char **only, int nonly)
@@ -82,7 +83,7 @@ int alloclab_cmd_check(int argc, char **argv)
 	char *only[32], *end, err[ALLOCLAB_ERR_LEN];
 	int nonly = 0, as_json = 0, opt, failed = 0;
 	double timeout = 60;
-	json_t *report = json_array();
+	json_t *report;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -111,6 +112,7 @@ int alloclab_cmd_check(int argc, char **argv)
 	if (optind >= argc)
 		return alloclab_usage_error("check", "which plugin? give PLUGIN[:options]");
 	alloclab_catch_interrupts();
+	report = json_array();
 	for (int pi = optind; pi < argc; pi++) {
 		struct alloclab_plugin_arg plugin;
 		json_t *cases = json_array();
@@ -156,9 +158,10 @@ int alloclab_cmd_check(int argc, char **argv)
 		if (!as_json)
 			printf("  %d passed, %d failed, %d skipped\n\n", pass, fail, skip);
 		failed += fail;
-		json_array_append_new(report, json_pack("{s:s,s:s,s:o,s:i,s:i,s:i}", "plugin", plugin.spec, "options",
-							plugin.options, "cases", cases, "passed", pass, "failed", fail,
-							"skipped", skip));
+		free(plugin.spec);
+		free(plugin.options);
+		json_array_append_new(report, json_pack("{s:s,s:o,s:i,s:i,s:i}", "plugin", argv[pi], "cases", cases,
+							"passed", pass, "failed", fail, "skipped", skip));
 	}
 	if (as_json) {
 		json_dumpf(report, stdout, JSON_INDENT(1));

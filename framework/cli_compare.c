@@ -138,6 +138,10 @@ int alloclab_cmd_compare(int argc, char **argv)
 	json_decref(cmp);
 	rc = 0;
 out:
+	for (size_t i = 0; i < ncols; i++) {
+		free((char *)cols[i].name);
+		free((char *)cols[i].plugin);
+	}
 	for (int i = 0; i < 64; i++)
 		json_decref(docs[i]);
 	return rc;

@@ -133,6 +133,15 @@ static int apply_words_file(const char *path, struct alloclab_run_config *cfg)
 	return 0;
 }
 
+static void free_plugin_args(struct alloclab_run_config *cfg)
+{
+	for (unsigned i = 0; i < cfg->nplugins; i++) {
+		free(cfg->plugins[i].spec);
+		free(cfg->plugins[i].options);
+	}
+	cfg->nplugins = 0;
+}
+
 int alloclab_cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -145,7 +154,7 @@ int alloclab_cmd_run(int argc, char **argv)
 		{"words", required_argument, NULL, 'X'},   {NULL, 0, NULL, 0},
 	};
 	static struct alloclab_run_config cfg;
-	char **full_argv = calloc((size_t)argc + 2, sizeof *full_argv);
+	char **full_argv;
 	unsigned timeout = 120;
 	const char *words_file = NULL;
 	int opt, rc = 0;
@@ -177,36 +186,45 @@ int alloclab_cmd_run(int argc, char **argv)
 				rc = alloclab_usage_error("run", "--cache-align takes off, on or both, not '%s'", optarg);
 			break;
 		case 'X': words_file = optarg; break;
-		case 'h': fputs(usage, stdout); return 0;
-		case ':': return alloclab_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
-		default: return alloclab_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+		case 'h': fputs(usage, stdout); free_plugin_args(&cfg); return 0;
+		case ':': rc = alloclab_usage_error("run", "option '%s' needs a value", argv[optind - 1]); break;
+		default: rc = alloclab_usage_error("run", "unknown option '%s'", argv[optind - 1]); break;
 		}
 	}
-	if (rc != 0)
+	if (rc == 0 && optind < argc)
+		rc = alloclab_usage_error("run", "unexpected argument '%s'", argv[optind]);
+	if (rc == 0 && cfg.output && cfg.output[0] == '\0')
+		rc = alloclab_usage_error("run", "--output needs a file name");
+	if (rc != 0) {
+		free_plugin_args(&cfg);
 		return rc;
-	if (optind < argc)
-		return alloclab_usage_error("run", "unexpected argument '%s'", argv[optind]);
-	if (cfg.output && cfg.output[0] == '\0')
-		return alloclab_usage_error("run", "--output needs a file name");
+	}
 	if (cfg.nplugins == 0)
 		for (size_t i = 0; i < sizeof default_plugins / sizeof *default_plugins; i++)
 			add_plugin(default_plugins[i], &cfg);
 	if (cfg.nworkloads == 0) {
 		cfg.brief = 1;
 		for (size_t i = 0; i < sizeof default_workloads / sizeof *default_workloads; i++)
-			if ((rc = add_workload(default_workloads[i], &cfg)) != 0)
+			if ((rc = add_workload(default_workloads[i], &cfg)) != 0) {
+				free_plugin_args(&cfg);
 				return rc;
+			}
 	}
 	if (cfg.cache_align == 0)
 		cfg.cache_align = 1;
-	if (words_file && (rc = apply_words_file(words_file, &cfg)) != 0)
+	if (words_file && (rc = apply_words_file(words_file, &cfg)) != 0) {
+		free_plugin_args(&cfg);
 		return rc;
+	}
 	if (cfg.nthreads == 0)
 		for (size_t i = 0; i < sizeof default_threads / sizeof *default_threads; i++)
 			cfg.threads[cfg.nthreads++] = default_threads[i];
-	if ((unsigned long)cfg.nplugins * 2 * cfg.nworkloads * cfg.nthreads > 8192)
-		return alloclab_usage_error("run", "the matrix has more than 4096 cells; split the run");
+	if ((unsigned long)cfg.nplugins * 2 * cfg.nworkloads * cfg.nthreads > 8192) {
+		free_plugin_args(&cfg);
+		return alloclab_usage_error("run", "the matrix has more than 8192 cells; split the run");
+	}
 	cfg.timeout_s = timeout;
+	full_argv = calloc((size_t)argc + 2, sizeof *full_argv);
 	full_argv[0] = "alloclab";
 	for (int i = 0; i < argc; i++)
 		full_argv[i + 1] = argv[i];
@@ -214,5 +232,6 @@ int alloclab_cmd_run(int argc, char **argv)
 	cfg.argv = full_argv;
 	rc = alloclab_run(&cfg);
 	free(full_argv);
+	free_plugin_args(&cfg);
 	return rc;
 }

@@ -87,17 +87,23 @@ int alloclab_cmd_stats(int argc, char **argv)
 	if (json_object_get(outcome, "error")) {
 		fprintf(stderr, "alloclab: %s\n", json_string_value(json_object_get(outcome, "error")));
 		json_decref(outcome);
+		free(plugin.spec);
+		free(plugin.options);
 		return interrupted ? 130 : 2;
 	}
 	stats = json_object_get(outcome, after ? "stats_after_finish" : "stats");
 	if (stats == NULL) {
 		fprintf(stderr, "alloclab: plugin '%s' offers no statistics (no stats op)\n", plugin.spec);
 		json_decref(outcome);
+		free(plugin.spec);
+		free(plugin.options);
 		return 2;
 	}
 	printf("%s%s%s after %s (%u thread%s)%s:\n\n", plugin.spec, plugin.options[0] ? ":" : "", plugin.options,
 	       workload, spec.threads, spec.threads > 1 ? "s" : "", after ? ", working set freed" : "");
 	rc = alloclab_print_stats(stats, stdout);
 	json_decref(outcome);
+	free(plugin.spec);
+	free(plugin.options);
 	return rc;
 }

@@ -232,8 +232,12 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 	else
 		default_output(output, sizeof output);
 	alloclab_catch_interrupts();
-	if (probe_plugins(cfg, plugins) != 0)
+	if (probe_plugins(cfg, plugins) != 0) {
+		free(cells);
+		json_decref(plugins);
+		json_decref(cells_json);
 		return alloclab_interrupted() ? ALLOCLAB_EXIT_INTERRUPTED : ALLOCLAB_EXIT_USAGE;
+	}
 
 	doc = json_pack("{s:s,s:i,s:o,s:{s:i,s:i,s:i,s:f,s:b,s:s},s:o,s:o,s:b}", "format", ALLOCLAB_RESULTS_FORMAT,
 			"format_version", ALLOCLAB_RESULTS_VERSION, "metadata", alloclab_metadata(cfg->argc, cfg->argv),

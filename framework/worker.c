@@ -179,6 +179,22 @@ static int allowed_cpus(int *cpus, int max)
 	return n;
 }
 
+static void worker_free(struct worker *w, void *shared, struct alloclab_loaded_plugin *plugin)
+{
+	for (unsigned i = 0; i < w->cell->threads; i++) {
+		free(w->slots[i].start_ns);
+		free(w->slots[i].end_ns);
+		free(w->slots[i].ops);
+	}
+	free(w->slots);
+	free(w->reports);
+	free(shared);
+	pthread_barrier_destroy(&w->barrier);
+	/* The plugin stays mapped: its TLS destructors may still run at exit. */
+	free(plugin->path);
+	plugin->path = NULL;
+}
+
 json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell)
 {
 	struct alloclab_loaded_plugin plugin;
@@ -232,10 +248,13 @@ json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell)
 		pthread_join(w.slots[i].tid, NULL);
 
 	if (w.failed) {
-		for (unsigned i = 0; i < cell->threads; i++)
+		const char *why = "a thread failed without saying why";
+		for (unsigned i = cell->threads; i-- > 0;)
 			if (w.slots[i].error[0])
-				return error_object(w.slots[i].error);
-		return error_object("a thread failed without saying why");
+				why = w.slots[i].error;
+		result = error_object(why);
+		worker_free(&w, shared, &plugin);
+		return result;
 	}
 	result = json_pack("{s:[],s:[]}", "warmups", "values");
 	for (unsigned r = 0; r < w.rounds; r++)
@@ -252,6 +271,7 @@ json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell)
 	}
 	alloclab_allocator_destroy(&w.alloc);
 	json_object_set_new(result, "peak_rss_kib", json_integer(alloclab_peak_rss_kib()));
+	worker_free(&w, shared, &plugin);
 	return result;
 }
 
@@ -340,10 +360,13 @@ int alloclab_worker_main(int argc, char **argv)
 	while (off < len) {
 		ssize_t n = write(3, text + off, len - off);
 		if (n <= 0)
-			return 3;
+			break;
 		off += (size_t)n;
 	}
-	return failed ? 1 : 0;
+	free(text);
+	json_decref(result);
+	json_decref(spec);
+	return off < len ? 3 : failed ? 1 : 0;
 }
 
 json_t *alloclab_worker_probe(const char *spec, const char *options)

@@ -47,6 +47,28 @@ void alloclab_param_format(const struct alloclab_workload *w, const struct alloc
 	}
 }
 
+/* Text values live as long as the process: parameter vectors are copied by
+ * value and share them. Kept in one table, they stay reachable (and are
+ * stored once each). */
+static const char *intern(const char *s, size_t len)
+{
+	static char **table;
+	static size_t n, cap;
+
+	for (size_t i = 0; i < n; i++)
+		if (strlen(table[i]) == len && memcmp(table[i], s, len) == 0)
+			return table[i];
+	if (n == cap) {
+		char **grown = realloc(table, (cap ? cap * 2 : 8) * sizeof *table);
+		if (grown == NULL)
+			return NULL;
+		table = grown;
+		cap = cap ? cap * 2 : 8;
+	}
+	table[n] = strndup(s, len);
+	return table[n++];
+}
+
 /* Parses one value (no '+') of parameter idx into p. 0 or -1 with err. */
 static int parse_value(const struct alloclab_workload *w, unsigned idx, const char *value, size_t len,
 		       struct alloclab_params *p, char *err, size_t err_len)
@@ -71,8 +93,8 @@ static int parse_value(const struct alloclab_workload *w, unsigned idx, const ch
 		}
 		return -1;
 	case ALLOCLAB_PARAM_TEXT:
-		p->text[idx] = strndup(value, len);
-		return 0;
+		p->text[idx] = intern(value, len);
+		return p->text[idx] ? 0 : -1;
 	default:
 		if (alloclab_option_u64(&opt, &v) != 0) {
 			snprintf(err, err_len, "workload '%s': %s='%.*s' is not a whole number (e.g. 4096 or 64K)",

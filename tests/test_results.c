@@ -55,9 +55,12 @@ static void expect_load_fails(const char *content, const char *needle)
 
 Test(results, truncated_file_is_refused)
 {
-	char *text = json_dumps(sample_doc(), 0);
+	json_t *doc = sample_doc();
+	char *text = json_dumps(doc, 0);
 	text[strlen(text) / 2] = '\0';
 	expect_load_fails(text, "not valid JSON");
+	free(text);
+	json_decref(doc);
 }
 
 Test(results, foreign_json_is_refused)
