@@ -29,6 +29,16 @@
 		return;                                   \
 	} while (0)
 
+/* Under valgrind (the test setup sets ALLOCLAB_UNDER_VALGRIND) every case
+ * does a tenth of its work: the same checks, at a pace valgrind allows. */
+static unsigned work(unsigned n)
+{
+	static int scale = -1;
+	if (scale < 0)
+		scale = getenv("ALLOCLAB_UNDER_VALGRIND") ? 10 : 1;
+	return n / (unsigned)scale ? n / (unsigned)scale : 1;
+}
+
 struct block {
 	unsigned char *p;
 	size_t size;
@@ -98,7 +108,7 @@ static void check_alignment(const struct alloclab_allocator *a, struct alloclab_
 
 static void check_no_overlap(const struct alloclab_allocator *a, struct alloclab_check_result *r)
 {
-	enum { N = 20000 };
+	const size_t N = work(20000);
 	struct block *b = calloc(N, sizeof *b);
 	struct alloclab_rng rng = {42};
 	long bad;
@@ -124,14 +134,14 @@ static void check_no_overlap(const struct alloclab_allocator *a, struct alloclab
 	for (size_t i = 0; i < N; i++)
 		alloclab_free(a, b[i].p);
 	free(b);
-	snprintf(r->why, sizeof r->why, "20000 live blocks of 1..2048 bytes, half replaced: disjoint");
+	snprintf(r->why, sizeof r->why, "%zu live blocks of 1..2048 bytes, half replaced: disjoint", N);
 }
 
 /* ---- contents ---- */
 
 static void check_contents(const struct alloclab_allocator *a, struct alloclab_check_result *r)
 {
-	enum { N = 4000 };
+	const size_t N = work(4000);
 	struct block *b = calloc(N, sizeof *b);
 	struct alloclab_rng rng = {7};
 
@@ -279,7 +289,7 @@ static void *stress_main(void *arg)
 		s->failed = 1;
 		return NULL;
 	}
-	for (int op = 0; op < 200000 && !s->failed; op++) {
+	for (unsigned op = 0, ops = work(200000); op < ops && !s->failed; op++) {
 		uint64_t x = alloclab_rng_next(&rng);
 		struct block *b = &live[x % 512];
 		if (b->p) {
@@ -348,7 +358,7 @@ static void check_threads(const struct alloclab_allocator *a, struct alloclab_ch
 			alloclab_free(a, s.handoff[i].p);
 	if (s.failed)
 		FAIL("%s", s.why);
-	snprintf(r->why, sizeof r->why, "%d threads x 200000 random ops, cookies intact%s", STRESS_THREADS,
+	snprintf(r->why, sizeof r->why, "%d threads x %u random ops, cookies intact%s", STRESS_THREADS, work(200000),
 		 s.cross ? ", blocks freed across threads" : " (no cross-thread frees: not declared)");
 }
 
@@ -375,7 +385,7 @@ static void check_thread_lifecycle(const struct alloclab_allocator *a, struct al
 {
 	/* Not thread-safe plugins: threads one after another. */
 	int together = (a->caps & ALLOCLAB_CAP_THREAD_SAFE) ? 2 : 1;
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < (int)work(200); i++) {
 		pthread_t t[2];
 		void *ret;
 		for (int k = 0; k < together; k++)
@@ -386,7 +396,7 @@ static void check_thread_lifecycle(const struct alloclab_allocator *a, struct al
 				FAIL("a thread failed to attach or allocate (generation %d)", i);
 		}
 	}
-	snprintf(r->why, sizeof r->why, "200 generations of %d thread%s created, used and torn down", together,
+	snprintf(r->why, sizeof r->why, "%u generations of %d thread%s created, used and torn down", work(200), together,
 		 together > 1 ? "s" : "");
 }
 
