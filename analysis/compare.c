@@ -1,6 +1,7 @@
 /* Comparing runs and plugins. See compare.h. */
 #include "compare.h"
 
+#include "cells.h"
 #include "significance.h"
 #include "summary.h"
 
@@ -36,14 +37,6 @@ void alloclab_format_ratio(double ratio, char *out, size_t len)
 
 /* ---- cells ---- */
 
-static void label_of(const json_t *cell, char *out, size_t len)
-{
-	const char *options = json_string_value(json_object_get(cell, "plugin_options"));
-	snprintf(out, len, "%s%s%s%s", json_string_value(json_object_get(cell, "plugin")),
-		 options && *options ? ":" : "", options ? options : "",
-		 json_is_true(json_object_get(cell, "cache_aligned")) ? " +align" : "");
-}
-
 /* The identity of a row: plugin (when it is part of the row), workload,
  * parameters, threads. */
 static char *row_key(const json_t *cell, int with_plugin)
@@ -51,7 +44,7 @@ static char *row_key(const json_t *cell, int with_plugin)
 	char label[512], *params = json_dumps(json_object_get(cell, "params"), JSON_SORT_KEYS | JSON_COMPACT), *key;
 	size_t len;
 
-	label_of(cell, label, sizeof label);
+	alloclab_cell_label(cell, label, sizeof label);
 	len = strlen(label) + strlen(params) + 128;
 	key = malloc(len);
 	snprintf(key, len, "%s|%s|%s|%lld", with_plugin ? label : "", json_string_value(json_object_get(cell, "workload")),
@@ -71,7 +64,7 @@ static const json_t *find_cell(const struct alloclab_column *col, const char *ke
 		int match;
 		if (json_array_size(json_object_get(cell, "runs")) == 0)
 			continue;
-		label_of(cell, label, sizeof label);
+		alloclab_cell_label(cell, label, sizeof label);
 		if (col->plugin && strcmp(label, col->plugin) != 0)
 			continue;
 		k = row_key(cell, with_plugin);
@@ -150,31 +143,9 @@ static json_t *cell_warnings(const double *v, size_t n)
 	return w;
 }
 
-/* Parameters whose values differ between rows: only those name a row. */
-static json_t *varying_params(json_t *rows)
-{
-	json_t *varying = json_object(), *first = NULL, *row;
-	size_t i;
-
-	json_array_foreach(rows, i, row)
-	{
-		json_t *params = json_object_get(row, "params");
-		const char *key;
-		json_t *value;
-		if (first == NULL) {
-			first = params;
-			continue;
-		}
-		json_object_foreach(params, key, value)
-			if (!json_equal(value, json_object_get(first, key)))
-				json_object_set(varying, key, json_true());
-	}
-	return varying;
-}
-
 static void name_rows(json_t *rows, int with_plugin)
 {
-	json_t *varying = varying_params(rows), *row;
+	json_t *varying = alloclab_varying_params(rows), *row;
 	int threads_vary = 0, workloads_vary = 0;
 	size_t i;
 
@@ -189,8 +160,6 @@ static void name_rows(json_t *rows, int with_plugin)
 	{
 		char name[1024];
 		size_t used = 0;
-		const char *key;
-		json_t *flag;
 
 		name[0] = '\0';
 		if (with_plugin)
@@ -199,15 +168,8 @@ static void name_rows(json_t *rows, int with_plugin)
 		if (workloads_vary || !with_plugin || used == 0)
 			used += (size_t)snprintf(name + used, sizeof name - used, "%s%s", used ? " " : "",
 						 json_string_value(json_object_get(row, "workload")));
-		json_object_foreach(varying, key, flag)
-		{
-			json_t *v = json_object_get(json_object_get(row, "params"), key);
-			if (json_is_string(v))
-				used += (size_t)snprintf(name + used, sizeof name - used, " %s=%s", key, json_string_value(v));
-			else
-				used += (size_t)snprintf(name + used, sizeof name - used, " %s=%lld", key,
-							 (long long)json_integer_value(v));
-		}
+		alloclab_append_params(json_object_get(row, "params"), varying, name, sizeof name);
+		used = strlen(name);
 		if (threads_vary || json_integer_value(json_object_get(row, "threads")) != 1)
 			snprintf(name + used, sizeof name - used, " t=%lld",
 				 (long long)json_integer_value(json_object_get(row, "threads")));
@@ -238,7 +200,7 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 
 		if (json_array_size(json_object_get(cell, "runs")) == 0)
 			continue;
-		label_of(cell, label, sizeof label);
+		alloclab_cell_label(cell, label, sizeof label);
 		if (cols[0].plugin && strcmp(label, cols[0].plugin) != 0)
 			continue;
 		key = row_key(cell, with_plugin);

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE 1
 #include "plot.h"
 
+#include "cells.h"
 #include "summary.h"
 
 #include <errno.h>
@@ -19,26 +20,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void label_of(const json_t *cell, char *out, size_t len)
-{
-	const char *options = json_string_value(json_object_get(cell, "plugin_options"));
-	snprintf(out, len, "%s%s%s%s", json_string_value(json_object_get(cell, "plugin")),
-		 options && *options ? ":" : "", options ? options : "",
-		 json_is_true(json_object_get(cell, "cache_aligned")) ? " +align" : "");
-}
-
 static void cell_summary(const json_t *cell, struct alloclab_summary *s)
 {
-	json_t *run, *v;
-	size_t i, k, n = 0;
-	double *values;
-
-	json_array_foreach(json_object_get(cell, "runs"), i, run) n += json_array_size(json_object_get(run, "values"));
-	values = calloc(n + 1, sizeof *values);
-	n = 0;
-	json_array_foreach(json_object_get(cell, "runs"), i, run)
-		json_array_foreach(json_object_get(run, "values"), k, v)
-			values[n++] = json_number_value(json_object_get(v, "ns_per_op"));
+	size_t n;
+	double *values = alloclab_cell_values(cell, &n);
 	alloclab_summarize(values, n, s);
 	free(values);
 }
@@ -106,33 +91,11 @@ static size_t name_index(struct names *s, const char *v)
 	return s->n - 1;
 }
 
-/* A cell's x label: the plugin, then those parameters whose values differ
- * between the workload's cells (`varying`), as key=value. */
-static void x_label(const json_t *cell, const json_t *varying, char *out, size_t len)
-{
-	const char *key;
-	json_t *flag;
-	size_t used;
-
-	label_of(cell, out, len);
-	used = strlen(out);
-	json_object_foreach((json_t *)varying, key, flag)
-	{
-		json_t *v = json_object_get(json_object_get(cell, "params"), key);
-		if (used >= len)
-			break;
-		if (json_is_string(v))
-			used += (size_t)snprintf(out + used, len - used, " %s=%s", key, json_string_value(v));
-		else
-			used += (size_t)snprintf(out + used, len - used, " %s=%lld", key, (long long)json_integer_value(v));
-	}
-}
-
 static int plot_workload(const json_t *doc, const char *workload, const char *baseline, const char *dir,
 			 const char *tmp, char *err, size_t err_len)
 {
 	struct names xs = {.n = 0}, threads = {.n = 0};
-	json_t *cell, *first = NULL, *varying = json_object();
+	json_t *cell, *mine = json_array(), *varying;
 	size_t i;
 	static double mean[128][16], sd[128][16];
 	int have[128][16];
@@ -145,14 +108,10 @@ static int plot_workload(const json_t *doc, const char *workload, const char *ba
 		if (strcmp(json_string_value(json_object_get(cell, "workload")), workload) != 0 ||
 		    json_array_size(json_object_get(cell, "runs")) == 0)
 			continue;
-		json_t *params = json_object_get(cell, "params"), *value;
-		const char *key;
-		if (first == NULL)
-			first = params;
-		json_object_foreach(params, key, value)
-			if (!json_equal(value, json_object_get(first, key)))
-				json_object_set(varying, key, json_true());
+		json_array_append(mine, cell);
 	}
+	varying = alloclab_varying_params(mine);
+	json_decref(mine);
 	json_array_foreach(json_object_get(doc, "cells"), i, cell)
 	{
 		char x[1024], t[32];
@@ -160,7 +119,8 @@ static int plot_workload(const json_t *doc, const char *workload, const char *ba
 		if (strcmp(json_string_value(json_object_get(cell, "workload")), workload) != 0 ||
 		    json_array_size(json_object_get(cell, "runs")) == 0)
 			continue;
-		x_label(cell, varying, x, sizeof x);
+		alloclab_cell_label(cell, x, sizeof x);
+		alloclab_append_params(json_object_get(cell, "params"), varying, x, sizeof x);
 		snprintf(t, sizeof t, "%lld", (long long)json_integer_value(json_object_get(cell, "threads")));
 		size_t xi = name_index(&xs, x), ti = name_index(&threads, t);
 		if (xi >= 128 || ti >= 16)
@@ -328,7 +288,7 @@ static int plot_offsets(const json_t *doc, const char *dir, const char *tmp, cha
 		for (size_t b = 0; b < line_size && b < 256; b++)
 			fprintf(f, "%zu %.4f\n", b, 100.0 * hist[b] / total);
 		fputs("\n\n", f);
-		label_of(cell, label, sizeof label);
+		alloclab_cell_label(cell, label, sizeof label);
 		snprintf(label + strlen(label), sizeof label - strlen(label), ", %s %s t=%lld",
 			 json_string_value(json_object_get(json_object_get(cell, "params"), "layout")),
 			 json_string_value(json_object_get(json_object_get(cell, "params"), "variant")),

@@ -3,6 +3,7 @@
  * `alloclab compare RUN.json --plugins A,B[,...]`: the comparison tables of
  * analysis/compare.h, with one-line errors for bad input.
  */
+#include "cells.h"
 #include "cli.h"
 #include "compare.h"
 #include "loader.h"
@@ -100,11 +101,8 @@ int alloclab_cmd_compare(int argc, char **argv)
 			int found = 0;
 			json_array_foreach(json_object_get(docs[0], "cells"), i, cell)
 			{
-				const char *opts = json_string_value(json_object_get(cell, "plugin_options"));
 				char label[512];
-				snprintf(label, sizeof label, "%s%s%s%s", json_string_value(json_object_get(cell, "plugin")),
-					 opts && *opts ? ":" : "", opts ? opts : "",
-					 json_is_true(json_object_get(cell, "cache_aligned")) ? " +align" : "");
+				alloclab_cell_label(cell, label, sizeof label);
 				found |= strcmp(label, p) == 0;
 			}
 			if (!found) {

@@ -1,28 +1,12 @@
 /* The run table. See report.h. */
 #include "report.h"
 
+#include "cells.h"
 #include "summary.h"
 #include "workload.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-double *alloclab_cell_values(const json_t *cell, size_t *n)
-{
-	json_t *run, *v;
-	size_t i, k, count = 0;
-	double *out;
-
-	json_array_foreach(json_object_get(cell, "runs"), i, run)
-		count += json_array_size(json_object_get(run, "values"));
-	out = calloc(count ? count : 1, sizeof *out);
-	count = 0;
-	json_array_foreach(json_object_get(cell, "runs"), i, run)
-		json_array_foreach(json_object_get(run, "values"), k, v)
-			out[count++] = json_number_value(json_object_get(v, "ns_per_op"));
-	*n = count;
-	return out;
-}
 
 static long peak_rss_kib(const json_t *cell)
 {
@@ -103,15 +87,6 @@ static void print_harness_share(const json_t *doc, FILE *out)
 				(long long)json_integer_value(json_object_get(other, "threads")), h, 100.0 * h / p, label, p);
 		}
 	}
-}
-
-/* "name" or "name:options": what tells two cells of one plugin apart. */
-void alloclab_cell_label(const json_t *cell, char *out, size_t len)
-{
-	const char *options = json_string_value(json_object_get(cell, "plugin_options"));
-	snprintf(out, len, "%s%s%s%s", json_string_value(json_object_get(cell, "plugin")),
-		 options && *options ? ":" : "", options ? options : "",
-		 json_is_true(json_object_get(cell, "cache_aligned")) ? " +align" : "");
 }
 
 static double cell_median(const json_t *cell);

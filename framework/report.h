@@ -13,10 +13,4 @@
 /* workload_reports: also print each workload's own report of its cells. */
 void alloclab_report_print(const json_t *doc, FILE *out, int workload_reports);
 
-/* The cell's plugin as "name" or "name:options". */
-void alloclab_cell_label(const json_t *cell, char *out, size_t len);
-
-/* Every measured ns_per_op of a cell, in a malloc'd array; *n its length. */
-double *alloclab_cell_values(const json_t *cell, size_t *n);
-
 #endif
