@@ -246,7 +246,9 @@ int obm_state_check(const struct obm_state *st, char *why, size_t why_len)
 		prev_nf = a->nfreepools;
 	}
 	for (uint32_t n = 1; n <= cfg->pools_per_arena; n++)
-		CHECK(st->nfp2lasta[n] == NULL || st->nfp2lasta[n]->nfreepools == n, "nfp2lasta[%u] is stale", n);
+		CHECK(st->nfp2lasta[n] == NULL || (st->nfp2lasta[n]->address != 0 && st->nfp2lasta[n]->nfreepools == n),
+		      "nfp2lasta[%u] is stale (names %s arena)", n,
+		      st->nfp2lasta[n] && st->nfp2lasta[n]->address == 0 ? "a released" : "another");
 	for (uint32_t i = 0; i < st->maxarenas; i++) {
 		const struct obm_arena *a = &st->arenas[i];
 		uint32_t nfree = 0;

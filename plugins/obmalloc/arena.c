@@ -62,13 +62,18 @@ static struct obm_arena *new_arena(struct obm_state *st)
 
 	if (st->unused_arena_objects == NULL && grow_arena_objects(st) != 0)
 		return NULL;
+	/* Tests: 1 misaligns every arena, 2 every other one, so that aligned
+	 * and misaligned arenas (different pool counts) share the list. */
+	int misalign = cfg->misalign_arenas == 1 || (cfg->misalign_arenas == 2 && (st->arenas_allocated_total & 1));
 	if (cfg->misalign_arenas)
 		map_len += cfg->pool_size;
 	m = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
 	base = (uintptr_t)m;
-	if (cfg->misalign_arenas) {
+	if (cfg->misalign_arenas && !misalign) {
+		base = (base + cfg->pool_size - 1) & ~(uintptr_t)(cfg->pool_size - 1);
+	} else if (misalign) {
 		/* Half a pool past a pool boundary: never pool-aligned, even
 		 * with 4 KiB pools, which mmap alone always aligns. */
 		base = ((base + cfg->pool_size - 1) & ~(uintptr_t)(cfg->pool_size - 1)) + cfg->pool_size / 2;
@@ -231,14 +236,30 @@ void obm_pool_release(struct obm_state *st, struct obm_pool *pool)
 		return;
 	}
 
-	/* a moves from the run of arenas with nf-1 free pools to the run with
-	 * nf: its place is right after the last arena of the old run, which is
-	 * where the new run starts. */
+	/* a leaves the run of arenas with nf-1 free pools: if it was that
+	 * run's last, the one before it (if of the same run) is now. */
 	last_of_old = st->nfp2lasta[nf - 1];
 	assert(last_of_old != NULL);
 	if (last_of_old == a)
 		st->nfp2lasta[nf - 1] =
 			a->prevarena && a->prevarena->nfreepools == nf - 1 ? a->prevarena : NULL;
+
+	/* Wholly free and not the last arena on the list: release it, before
+	 * it joins the run with nf (nfp2lasta must never name a released
+	 * arena). Arenas after it have at least as many free pools, so one
+	 * wholly empty arena is kept, at the tail (bpo-37257). */
+	if (nf == a->ntotalpools && a->nextarena != NULL) {
+		if (a->prevarena)
+			a->prevarena->nextarena = a->nextarena;
+		else
+			st->usable_arenas = a->nextarena;
+		a->nextarena->prevarena = a->prevarena;
+		release_arena(st, a);
+		return;
+	}
+
+	/* a joins the run with nf: its place is right after the last arena
+	 * of the old run, which is where the new run starts. */
 	if (last_of_old != a) {
 		/* Unlink a ... */
 		if (a->prevarena)
@@ -256,19 +277,6 @@ void obm_pool_release(struct obm_state *st, struct obm_pool *pool)
 	}
 	if (st->nfp2lasta[nf] == NULL)
 		st->nfp2lasta[nf] = a;
-
-	/* Wholly free and not the last arena on the list: release it. The
-	 * list is sorted, so an arena after it is wholly free too: at most
-	 * one wholly empty arena is kept, at the tail (bpo-37257). */
-	if (nf == a->ntotalpools && a->nextarena != NULL) {
-		assert(st->nfp2lasta[nf] != a);
-		if (a->prevarena)
-			a->prevarena->nextarena = a->nextarena;
-		else
-			st->usable_arenas = a->nextarena;
-		a->nextarena->prevarena = a->prevarena;
-		release_arena(st, a);
-	}
 }
 
 void obm_arenas_free_all(struct obm_state *st)

@@ -82,7 +82,7 @@ int obm_config_parse(const char *options, struct obm_config *cfg, char *err, siz
 		} else if (alloclab_option_is(&opt, "test_misalign")) {
 			/* Undocumented: the tests' way to get arenas that are not
 			 * pool-aligned, whatever mmap happens to return. */
-			cfg->misalign_arenas = alloclab_option_value_is(&opt, "1");
+			cfg->misalign_arenas = alloclab_option_value_is(&opt, "1") ? 1 : alloclab_option_value_is(&opt, "2") ? 2 : 0;
 		} else {
 			return alloclab_option_unknown(&opt, err, err_len);
 		}

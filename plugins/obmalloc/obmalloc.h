@@ -96,7 +96,7 @@ struct obm_config {
 	size_t pool_size, arena_size;   /* 1 << shift */
 	unsigned pools_per_arena;       /* arena_size / pool_size */
 	enum obm_mode mode;
-	int misalign_arenas;            /* test only: map every arena off pool alignment */
+	int misalign_arenas;            /* test only: 1 maps every arena off pool alignment, 2 every other */
 	const char *preset;             /* name, or "custom" */
 };
 
