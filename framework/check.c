@@ -31,12 +31,11 @@
 
 /* Under valgrind (the test setup sets ALLOCLAB_UNDER_VALGRIND) every case
  * does a tenth of its work: the same checks, at a pace valgrind allows. */
+static unsigned scale = 1; /* set before any case thread starts */
+
 static unsigned work(unsigned n)
 {
-	static int scale = -1;
-	if (scale < 0)
-		scale = getenv("ALLOCLAB_UNDER_VALGRIND") ? 10 : 1;
-	return n / (unsigned)scale ? n / (unsigned)scale : 1;
+	return n / scale ? n / scale : 1;
 }
 
 struct block {
@@ -253,7 +252,7 @@ struct stress {
 	pthread_mutex_t lock;
 	struct block handoff[HANDOFF]; /* blocks passed between threads */
 	char why[256];
-	int failed;
+	_Atomic int failed; /* read by every thread while others may set it */
 };
 
 static void put_cookie(unsigned char *p, size_t size)
@@ -495,6 +494,7 @@ void alloclab_check_run_case(const struct alloclab_check_case *c, const struct a
 	pthread_t t;
 
 	memset(r, 0, sizeof *r);
+	scale = getenv("ALLOCLAB_UNDER_VALGRIND") ? 10 : 1;
 	pthread_create(&t, NULL, case_thread, &cr);
 	pthread_join(t, NULL);
 }

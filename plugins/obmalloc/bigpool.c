@@ -50,11 +50,15 @@ int obm_variant_init(struct obm_state *st)
 
 void obm_variant_fini(struct obm_state *st) { (void)st; }
 
-/* Reads memory obmalloc may not own (the start of a foreign block's page):
- * by design, so the address sanitizer is told not to instrument it (as
- * CPython does for its classic check); valgrind has a suppression. */
+/* Reads memory obmalloc may not own (the start of a foreign block's page,
+ * possibly inside a freed heap chunk): by design, so the address and thread
+ * sanitizers are told not to instrument it (as CPython does for its classic
+ * check); valgrind has a suppression. */
 #if defined(__SANITIZE_ADDRESS__)
 __attribute__((no_sanitize_address))
+#endif
+#if defined(__SANITIZE_THREAD__)
+__attribute__((no_sanitize_thread))
 #endif
 int obm_address_in_range(const struct obm_state *st, const void *p)
 {
