@@ -1,5 +1,5 @@
-/* realloc writes 16 bytes past the new block, into its neighbour: fails
- * "contents". */
+/* realloc writes 512 bytes past the new block, into its neighbours (far
+ * enough to cross a sanitizer's redzones too): fails "contents". */
 #include "test_plugin_common.h"
 #include <string.h>
 #include <malloc.h>
@@ -15,7 +15,7 @@ static void *corrupting_realloc(void *instance, void *old, size_t size)
 	size_t have = malloc_usable_size(old);
 	memcpy(q, old, have < size ? have : size);
 	free(old);
-	memset(q + size, 0xee, 16);
+	memset(q + size, 0xee, 512);
 	return q;
 }
 static const struct alloclab_plugin desc = {
