@@ -3,6 +3,7 @@
  * threads, measure. This file dispatches subcommands.
  */
 #include "cli.h"
+#include "self_exe.h"
 #include "static_tls.h"
 #include "worker.h"
 
@@ -47,6 +48,7 @@ int alloclab_usage_error(const char *command, const char *fmt, ...)
 
 int main(int argc, char **argv)
 {
+	alloclab_self_init(argv[0]);
 	alloclab_ensure_static_tls(argv);
 
 	if (argc < 2) {

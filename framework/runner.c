@@ -6,6 +6,7 @@
 #include "progress.h"
 #include "report.h"
 #include "results.h"
+#include "self_exe.h"
 #include "worker.h"
 
 #include <stdio.h>
@@ -65,7 +66,7 @@ static int measure_child(void *arg, int fd)
 			return 3;
 		close(fd);
 	}
-	execv("/proc/self/exe", argv);
+	execv(alloclab_self_path(), argv);
 	/* exec failed: measure in this forked process rather than not at all. */
 	return write_json_and_exit_status(alloclab_worker_measure(arg), 3);
 }

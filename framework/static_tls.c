@@ -2,6 +2,8 @@
 #define _GNU_SOURCE 1
 #include "static_tls.h"
 
+#include "self_exe.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,7 @@ void alloclab_ensure_static_tls(char **argv)
 		snprintf(value, sizeof value, "%s=%d", TUNABLE, ALLOCLAB_STATIC_TLS_BYTES);
 	setenv("GLIBC_TUNABLES", value, 1);
 	setenv(GUARD, "1", 1);
-	execv("/proc/self/exe", argv);
+	execv(alloclab_self_path(), argv);
 	/* exec failed (no /proc?): carry on; a plugin that needs the reserve
 	 * will fail to load with a message saying what to set. */
 }

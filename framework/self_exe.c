@@ -1,0 +1,31 @@
+/* See self_exe.h. */
+#define _GNU_SOURCE 1
+#include "self_exe.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char self[PATH_MAX] = "/proc/self/exe";
+
+void alloclab_self_init(const char *argv0)
+{
+	const char *inherited = getenv("ALLOCLAB_SELF");
+	char resolved[PATH_MAX];
+
+	if (inherited && *inherited && access(inherited, X_OK) == 0) {
+		snprintf(self, sizeof self, "%s", inherited);
+		return;
+	}
+	/* A name with a slash is a path; a bare name was found on PATH, which
+	 * /proc/self/exe resolves well enough outside valgrind. */
+	if (argv0 && strchr(argv0, '/') && realpath(argv0, resolved) != NULL)
+		snprintf(self, sizeof self, "%s", resolved);
+	else if (realpath("/proc/self/exe", resolved) != NULL)
+		snprintf(self, sizeof self, "%s", resolved);
+	setenv("ALLOCLAB_SELF", self, 1);
+}
+
+const char *alloclab_self_path(void) { return self; }

@@ -1,0 +1,16 @@
+/*
+ * The path of the running alloclab executable, for running itself again
+ * (the static-TLS re-exec, the measuring workers). /proc/self/exe is not
+ * it under valgrind, which runs programs inside its own executable, so the
+ * path is worked out once from argv[0] and handed down in ALLOCLAB_SELF.
+ */
+#ifndef ALLOCLAB_SELF_EXE_H
+#define ALLOCLAB_SELF_EXE_H
+
+/* Call first thing in main(). */
+void alloclab_self_init(const char *argv0);
+
+/* The executable to run for another alloclab. */
+const char *alloclab_self_path(void);
+
+#endif
