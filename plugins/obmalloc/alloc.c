@@ -208,7 +208,6 @@ void obm_state_stats(const struct obm_state *st, alloclab_stat_fn emit, void *ar
 	emit(arg, "bytes.total", allocated_bytes + available_bytes + free_pools * cfg->pool_size + header_bytes +
 				      page_header_bytes + quantization + alignment_loss);
 	emit(arg, "bytes.arenas", narenas * cfg->arena_size);
-	emit(arg, "errors.foreign_free", st->foreign_frees_refused);
 	obm_variant_stats(st, emit, arg);
 }
 

@@ -51,7 +51,6 @@
 #include <alloclab/plugin.h>
 
 #include <assert.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -156,7 +155,6 @@ struct obm_state {
 
 	/* Counters reported by stats. */
 	uint64_t arenas_allocated_total, arenas_reclaimed, arenas_highwater, arenas_current;
-	uint64_t foreign_frees_refused;
 
 	/* Told of every arena mapped (added = 1) or unmapped (0); NULL when
 	 * nobody needs to know (per-thread mode keeps a registry with it). */
@@ -172,8 +170,6 @@ struct obm_state {
 	uint64_t radix_nmid, radix_nleaf;
 	struct obm_radix_mid *radix_root[1u << 15];
 #endif
-	uint32_t id;                 /* per-thread mode: index in the registry */
-	pthread_t owner;
 };
 
 /* ---- config.c ---- */

@@ -23,6 +23,7 @@
 #include <alloclab/plugin.h>
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,6 @@ static struct obm_state *state_new(struct instance *in)
 		free(st);
 		return NULL;
 	}
-	st->owner = pthread_self();
 	st->arena_hook = registry_hook;
 	st->hook_arg = in;
 	pthread_mutex_lock(&in->registry_lock);
@@ -81,7 +81,6 @@ static struct obm_state *state_new(struct instance *in)
 		in->states = v;
 		in->states_cap = cap;
 	}
-	st->id = (uint32_t)in->nstates;
 	in->states[in->nstates++] = st;
 	pthread_mutex_unlock(&in->registry_lock);
 	return st;
@@ -432,9 +431,9 @@ static int obmalloc_stats(void *instance, alloclab_stat_fn emit, void *arg)
 		obm_state_stats(in->states[i], sum_stat, sum);
 	pthread_mutex_unlock(&in->registry_lock);
 	for (unsigned i = 0; i < sum->n; i++)
-		emit(arg, sum->names[i],
-		     strcmp(sum->names[i], "errors.foreign_free") == 0 ? atomic_load(&in->foreign_frees) : sum->values[i]);
+		emit(arg, sum->names[i], sum->values[i]);
 	emit(arg, "states", in->nstates);
+	emit(arg, "errors.foreign_free", atomic_load(&in->foreign_frees));
 	free(sum);
 	return 0;
 }
