@@ -211,6 +211,7 @@ static int plot_workload(const json_t *doc, const char *workload, const char *ba
 			"set key top left noenhanced\n"
 			"set yrange [0:*]\n"
 			"set xtics 1\n"
+			"set autoscale xfix\n"
 			"set offsets 0.15, 0.15, 0, 0\n"
 			"plot ",
 			workload);
