@@ -156,6 +156,25 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 	return 0;
 }
 
+int alloclab_child_send_json(int fd, json_t *obj)
+{
+	int failed = json_object_get(obj, "error") != NULL;
+	char *text = json_dumps(obj, JSON_COMPACT);
+	size_t len = text ? strlen(text) : 0, off = 0;
+
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	free(text);
+	json_decref(obj);
+	return text == NULL || off < len ? 3 : failed ? 1 : 0;
+}
+
 void alloclab_child_result_free(struct alloclab_child_result *res)
 {
 	free(res->output);

@@ -7,6 +7,7 @@
 #ifndef ALLOCLAB_CHILD_H
 #define ALLOCLAB_CHILD_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 struct alloclab_child_result {
@@ -29,6 +30,13 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 		       char *err, size_t err_len);
 
 void alloclab_child_result_free(struct alloclab_child_result *res);
+
+/*
+ * In a child: writes obj (a reference it takes over) to fd, all of it, as
+ * the one object the parent reads. Returns the exit status to end with: 0,
+ * 1 when obj reports an "error", 3 when the write failed.
+ */
+int alloclab_child_send_json(int fd, json_t *obj);
 
 /* One line describing how a child ended when it did not succeed:
  * "timed out after 10 s", "killed by signal 11 (Segmentation fault)". */

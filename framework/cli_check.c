@@ -43,7 +43,7 @@ static int case_child(void *arg, int fd)
 	struct alloclab_loaded_plugin p;
 	struct alloclab_allocator a;
 	struct alloclab_check_result r;
-	char err[ALLOCLAB_ERR_LEN], *text;
+	char err[ALLOCLAB_ERR_LEN];
 	json_t *out;
 
 	if (alloclab_plugin_load(ca->plugin->spec, &p, err, sizeof err) != 0 ||
@@ -56,11 +56,7 @@ static int case_child(void *arg, int fd)
 	out = json_pack("{s:s,s:s}", "status",
 			r.status == ALLOCLAB_CHECK_PASS ? "pass" : r.status == ALLOCLAB_CHECK_SKIP ? "skip" : "fail", "why",
 			r.why);
-	text = json_dumps(out, JSON_COMPACT);
-	int rc = write(fd, text, strlen(text)) < 0 ? 3 : 0;
-	free(text);
-	json_decref(out);
-	return rc;
+	return alloclab_child_send_json(fd, out);
 }
 
 static int wanted(const char *name, char **only, int nonly)

@@ -24,13 +24,10 @@ struct listing {
 
 static int probe_child(void *arg, int fd)
 {
-	json_t *info = alloclab_worker_probe(arg, "");
-	char *text = json_dumps(info, JSON_COMPACT);
-	ssize_t n = write(fd, text, strlen(text));
-	return n < 0 ? 3 : 0;
+	return alloclab_child_send_json(fd, alloclab_worker_probe(arg, ""));
 }
 
-static void print_plugin(const char *path)
+static void print_plugin(const char *name, const char *path)
 {
 	struct alloclab_child_result res;
 	char err[ALLOCLAB_ERR_LEN], why[512];
@@ -41,13 +38,14 @@ static void print_plugin(const char *path)
 		printf("  %s: %s\n", path, err);
 		return;
 	}
-	if (res.exited && res.exit_code == 0)
+	/* 0: described; 1: the plugin's own reason, in "error". */
+	if (res.exited && (res.exit_code == 0 || res.exit_code == 1))
 		info = json_loads(res.output, 0, NULL);
 	if (info == NULL) {
 		alloclab_child_describe(&res, LIST_TIMEOUT_S, why, sizeof why);
-		printf("  %-12s cannot be probed: %s\n", path, why);
+		printf("  %-12s cannot be probed: %s\n", name, why);
 	} else if (json_object_get(info, "error")) {
-		printf("  %-12s cannot be used: %s\n", "?", json_string_value(json_object_get(info, "error")));
+		printf("  %-12s cannot be used: %s\n", name, json_string_value(json_object_get(info, "error")));
 	} else {
 		const char *opts = json_string_value(json_object_get(info, "options_help"));
 		printf("  %-12s %s\n", json_string_value(json_object_get(info, "name")),
@@ -93,7 +91,7 @@ static void list_dir(const char *dir, void *arg)
 			else {
 				if (seen->count < 256)
 					snprintf(seen->names[seen->count++], 64, "%s", short_name);
-				print_plugin(path);
+				print_plugin(short_name, path);
 			}
 		}
 		free(entries[i]);

@@ -24,22 +24,6 @@ void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out
 	out->options = strdup(colon ? colon + 1 : "");
 }
 
-/* Child bodies: compute, then write one JSON object to the pipe. */
-static int write_json_and_exit_status(json_t *obj, int fd)
-{
-	int failed = json_object_get(obj, "error") != NULL;
-	char *text = json_dumps(obj, JSON_COMPACT);
-	size_t len = strlen(text), off = 0;
-
-	while (off < len) {
-		ssize_t n = write(fd, text + off, len - off);
-		if (n <= 0)
-			return 3;
-		off += (size_t)n;
-	}
-	return failed ? 1 : 0;
-}
-
 struct probe_arg {
 	const struct alloclab_plugin_arg *plugin;
 };
@@ -47,7 +31,7 @@ struct probe_arg {
 static int probe_child(void *arg, int fd)
 {
 	const struct probe_arg *p = arg;
-	return write_json_and_exit_status(alloclab_worker_probe(p->plugin->spec, p->plugin->options), fd);
+	return alloclab_child_send_json(fd, alloclab_worker_probe(p->plugin->spec, p->plugin->options));
 }
 
 /*
@@ -68,7 +52,7 @@ static int measure_child(void *arg, int fd)
 	}
 	execv(alloclab_self_path(), argv);
 	/* exec failed: measure in this forked process rather than not at all. */
-	return write_json_and_exit_status(alloclab_worker_measure(arg), 3);
+	return alloclab_child_send_json(3, alloclab_worker_measure(arg));
 }
 
 static json_t *child_outcome(const struct alloclab_child_result *res, double timeout_s);

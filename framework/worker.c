@@ -11,6 +11,7 @@
 #include "worker.h"
 
 #include "cacheline.h"
+#include "child.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -346,27 +347,15 @@ int alloclab_worker_main(int argc, char **argv)
 	struct alloclab_cell_spec cell;
 	char err[ALLOCLAB_ERR_LEN];
 	json_t *spec = argc == 2 ? json_loads(argv[1], 0, NULL) : NULL, *result;
-	char *text;
-	size_t len, off = 0;
-	int failed;
+	int rc;
 
 	if (spec == NULL || alloclab_cell_spec_from_json(spec, &cell, err, sizeof err) != 0)
 		result = json_pack("{s:s}", "error", "alloclab __worker is internal: it takes one cell spec in JSON");
 	else
 		result = alloclab_worker_measure(&cell);
-	failed = json_object_get(result, "error") != NULL;
-	text = json_dumps(result, JSON_COMPACT);
-	len = strlen(text);
-	while (off < len) {
-		ssize_t n = write(3, text + off, len - off);
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	free(text);
-	json_decref(result);
+	rc = alloclab_child_send_json(3, result);
 	json_decref(spec);
-	return off < len ? 3 : failed ? 1 : 0;
+	return rc;
 }
 
 json_t *alloclab_worker_probe(const char *spec, const char *options)
