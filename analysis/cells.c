@@ -1,69 +1,137 @@
-/* Reading cells. See cells.h. */
+/* What is said about cells. See cells.h. */
 #include "cells.h"
+
+#include "registry.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void alloclab_cell_label(const json_t *cell, char *out, size_t len)
+void alloclab_cell_label(const struct alloclab_cell *cell, char *out, size_t len)
 {
-	const char *options = json_string_value(json_object_get(cell, "plugin_options"));
-	snprintf(out, len, "%s%s%s%s", json_string_value(json_object_get(cell, "plugin")),
-		 options && *options ? ":" : "", options ? options : "",
-		 json_is_true(json_object_get(cell, "cache_aligned")) ? " +align" : "");
+	snprintf(out, len, "%s%s", cell->plugin, cell->cache_aligned ? " +align" : "");
 }
 
-double *alloclab_cell_values(const json_t *cell, size_t *n)
+int alloclab_cell_measured(const struct alloclab_cell *cell)
 {
-	json_t *run, *v;
-	size_t i, k, count = 0;
+	return (cell->status == ALLOCLAB_CELL_OK || cell->status == ALLOCLAB_CELL_PENDING) && cell->nprocs > 0;
+}
+
+double *alloclab_cell_values(const struct alloclab_cell *cell, size_t *n)
+{
+	size_t count = 0;
 	double *out;
 
-	json_array_foreach(json_object_get(cell, "runs"), i, run)
-		count += json_array_size(json_object_get(run, "values"));
-	out = calloc(count ? count : 1, sizeof *out);
+	for (unsigned i = 0; i < cell->nprocs; i++)
+		count += cell->procs[i].nvalues;
+	out = calloc(count + 1, sizeof *out);
 	count = 0;
-	json_array_foreach(json_object_get(cell, "runs"), i, run)
-		json_array_foreach(json_object_get(run, "values"), k, v)
-			out[count++] = json_number_value(json_object_get(v, "ns_per_op"));
+	for (unsigned i = 0; i < cell->nprocs; i++)
+		for (unsigned k = 0; k < cell->procs[i].nvalues; k++)
+			out[count++] = cell->procs[i].values[k].per_op;
 	*n = count;
 	return out;
 }
 
-json_t *alloclab_varying_params(const json_t *items)
+double *alloclab_cell_process_means(const struct alloclab_cell *cell, size_t *n)
 {
-	json_t *varying = json_object(), *first = NULL, *item;
-	size_t i;
+	double *out = calloc(cell->nprocs + 1, sizeof *out);
+	size_t count = 0;
 
-	json_array_foreach(items, i, item)
-	{
-		json_t *params = json_object_get(item, "params"), *value;
-		const char *key;
-		if (first == NULL) {
-			first = params;
-			continue;
-		}
-		json_object_foreach(params, key, value)
-			if (!json_equal(value, json_object_get(first, key)))
-				json_object_set(varying, key, json_true());
+	for (unsigned i = 0; i < cell->nprocs; i++) {
+		double sum = 0;
+		for (unsigned k = 0; k < cell->procs[i].nvalues; k++)
+			sum += cell->procs[i].values[k].per_op;
+		if (cell->procs[i].nvalues)
+			out[count++] = sum / cell->procs[i].nvalues;
 	}
-	return varying;
+	*n = count;
+	return out;
 }
 
-void alloclab_append_params(const json_t *params, const json_t *varying, char *out, size_t len)
+long alloclab_cell_peak_rss_kib(const struct alloclab_cell *cell)
 {
-	size_t used = strlen(out);
-	const char *key;
-	json_t *flag;
+	long peak = 0;
+	for (unsigned i = 0; i < cell->nprocs; i++)
+		if (cell->procs[i].peak_rss_kib > peak)
+			peak = cell->procs[i].peak_rss_kib;
+	return peak;
+}
 
-	json_object_foreach((json_t *)varying, key, flag)
+/* A parameter's value as shown: numbers as they are, a path by its base
+ * name (a row needs to tell texts apart, not locate them). */
+static void param_value(const json_t *v, int short_paths, char *out, size_t len)
+{
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v), *slash = strrchr(s, '/');
+		snprintf(out, len, "%s", short_paths && slash && slash[1] ? slash + 1 : s);
+	} else {
+		snprintf(out, len, "%lld", (long long)json_integer_value(v));
+	}
+}
+
+void alloclab_cell_params_text(const struct alloclab_cell *cell, char *out, size_t len)
+{
+	const char *key;
+	json_t *value;
+	size_t used = 0;
+
+	out[0] = '\0';
+	json_object_foreach(cell->params, key, value)
 	{
-		json_t *v = json_object_get(params, key);
+		char text[4200];
 		if (used >= len)
 			break;
-		if (json_is_string(v))
-			used += (size_t)snprintf(out + used, len - used, " %s=%s", key, json_string_value(v));
-		else
-			used += (size_t)snprintf(out + used, len - used, " %s=%lld", key, (long long)json_integer_value(v));
+		param_value(value, 0, text, sizeof text);
+		used += (size_t)snprintf(out + used, len - used, "%s%s=%s", used ? "," : "", key, text);
+	}
+}
+
+void alloclab_row_names(const struct alloclab_cell *const *cells, size_t n, int with_plugin, char **names)
+{
+	int threads_vary = 0, workloads_vary = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		threads_vary |= cells[i]->threads != cells[0]->threads;
+		workloads_vary |= strcmp(cells[i]->workload, cells[0]->workload) != 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct alloclab_cell *c = cells[i];
+		const struct alloclab_workload *w = alloclab_workload_find(c->workload);
+		char name[2048];
+		size_t used = 0;
+		const char *key;
+		json_t *value;
+
+		name[0] = '\0';
+		if (with_plugin) {
+			alloclab_cell_label(c, name, sizeof name);
+			used = strlen(name);
+		}
+		if (w && w->row_name) {
+			char own[1024];
+			w->row_name(c, own, sizeof own);
+			used += (size_t)snprintf(name + used, sizeof name - used, "%s%s", used ? " " : "", own);
+		} else {
+			if (workloads_vary || !with_plugin || used == 0)
+				used += (size_t)snprintf(name + used, sizeof name - used, "%s%s", used ? " " : "",
+							 c->workload);
+			/* Only what tells this row from another of its workload. */
+			json_object_foreach(c->params, key, value)
+			{
+				int varies = 0;
+				for (size_t k = 0; k < n && !varies; k++)
+					varies = strcmp(cells[k]->workload, c->workload) == 0 &&
+						 !json_equal(json_object_get(cells[k]->params, key), value);
+				if (varies && used < sizeof name) {
+					char text[1024];
+					param_value(value, 1, text, sizeof text);
+					used += (size_t)snprintf(name + used, sizeof name - used, " %s=%s", key, text);
+				}
+			}
+		}
+		if ((threads_vary || c->threads != 1) && used < sizeof name)
+			snprintf(name + used, sizeof name - used, " t=%u", c->threads);
+		names[i] = strdup(name);
 	}
 }

@@ -37,70 +37,36 @@ void alloclab_format_ratio(double ratio, char *out, size_t len)
 
 /* ---- cells ---- */
 
-/* The identity of a row: plugin (when it is part of the row), workload,
- * parameters, threads. */
-static char *row_key(const json_t *cell, int with_plugin)
+static int same_row(const struct alloclab_cell *a, const struct alloclab_cell *b, int with_plugin)
 {
-	char label[512], *params = json_dumps(json_object_get(cell, "params"), JSON_SORT_KEYS | JSON_COMPACT), *key;
-	size_t len;
-
-	alloclab_cell_label(cell, label, sizeof label);
-	len = strlen(label) + strlen(params) + 128;
-	key = malloc(len);
-	snprintf(key, len, "%s|%s|%s|%lld", with_plugin ? label : "", json_string_value(json_object_get(cell, "workload")),
-		 params, (long long)json_integer_value(json_object_get(cell, "threads")));
-	free(params);
-	return key;
+	return a->threads == b->threads && strcmp(a->workload, b->workload) == 0 && json_equal(a->params, b->params) &&
+	       (!with_plugin || (strcmp(a->plugin, b->plugin) == 0 && a->cache_aligned == b->cache_aligned));
 }
 
-static const json_t *find_cell(const struct alloclab_column *col, const char *key, int with_plugin)
+static int column_has(const struct alloclab_column *col, const struct alloclab_cell *c)
 {
-	json_t *cell;
-	size_t i;
-
-	json_array_foreach(json_object_get(col->doc, "cells"), i, cell)
-	{
-		char label[512], *k;
-		int match;
-		if (json_array_size(json_object_get(cell, "runs")) == 0)
-			continue;
-		alloclab_cell_label(cell, label, sizeof label);
-		if (col->plugin && strcmp(label, col->plugin) != 0)
-			continue;
-		k = row_key(cell, with_plugin);
-		match = strcmp(k, key) == 0;
-		free(k);
-		if (match)
-			return cell;
-	}
-	return NULL;
+	char label[512];
+	alloclab_cell_label(c, label, sizeof label);
+	return col->plugin == NULL || strcmp(label, col->plugin) == 0;
 }
 
-/* All values of a cell, and the mean of each process's values. */
-static void cell_samples(const json_t *cell, double **values, size_t *nv, double **procs, size_t *np)
+/* The column's cell for a row: a measured one first, else any (an error or
+ * not-applicable cell stands for the row, as such). */
+static const struct alloclab_cell *find_cell(const struct alloclab_column *col, const struct alloclab_cell *row,
+					     int with_plugin)
 {
-	json_t *run, *v;
-	size_t i, k, count = 0;
+	const struct alloclab_cell *any = NULL;
 
-	json_array_foreach(json_object_get(cell, "runs"), i, run)
-		count += json_array_size(json_object_get(run, "values"));
-	*values = calloc(count + 1, sizeof **values);
-	*procs = calloc(json_array_size(json_object_get(cell, "runs")) + 1, sizeof **procs);
-	*nv = *np = 0;
-	json_array_foreach(json_object_get(cell, "runs"), i, run)
-	{
-		double sum = 0;
-		size_t n = 0;
-		json_array_foreach(json_object_get(run, "values"), k, v)
-		{
-			double x = json_number_value(json_object_get(v, "ns_per_op"));
-			(*values)[(*nv)++] = x;
-			sum += x;
-			n++;
-		}
-		if (n)
-			(*procs)[(*np)++] = sum / (double)n;
+	for (unsigned i = 0; i < col->results->ncells; i++) {
+		const struct alloclab_cell *c = &col->results->cells[i];
+		if (!column_has(col, c) || !same_row(c, row, with_plugin))
+			continue;
+		if (alloclab_cell_measured(c))
+			return c;
+		if (any == NULL)
+			any = c;
 	}
+	return any;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -143,39 +109,11 @@ static json_t *cell_warnings(const double *v, size_t n)
 	return w;
 }
 
-static void name_rows(json_t *rows, int with_plugin)
+static json_t *unmeasured_entry(const struct alloclab_cell *c)
 {
-	json_t *varying = alloclab_varying_params(rows), *row;
-	int threads_vary = 0, workloads_vary = 0;
-	size_t i;
-
-	json_array_foreach(rows, i, row)
-	{
-		threads_vary |= json_integer_value(json_object_get(row, "threads")) !=
-				json_integer_value(json_object_get(json_array_get(rows, 0), "threads"));
-		workloads_vary |= strcmp(json_string_value(json_object_get(row, "workload")),
-					 json_string_value(json_object_get(json_array_get(rows, 0), "workload"))) != 0;
-	}
-	json_array_foreach(rows, i, row)
-	{
-		char name[1024];
-		size_t used = 0;
-
-		name[0] = '\0';
-		if (with_plugin)
-			used += (size_t)snprintf(name + used, sizeof name - used, "%s",
-						 json_string_value(json_object_get(row, "plugin")));
-		if (workloads_vary || !with_plugin || used == 0)
-			used += (size_t)snprintf(name + used, sizeof name - used, "%s%s", used ? " " : "",
-						 json_string_value(json_object_get(row, "workload")));
-		alloclab_append_params(json_object_get(row, "params"), varying, name, sizeof name);
-		used = strlen(name);
-		if (threads_vary || json_integer_value(json_object_get(row, "threads")) != 1)
-			snprintf(name + used, sizeof name - used, " t=%lld",
-				 (long long)json_integer_value(json_object_get(row, "threads")));
-		json_object_set_new(row, "name", json_string(name));
-	}
-	json_decref(varying);
+	const char *s = c->status == ALLOCLAB_CELL_ERROR ? "error"
+			: c->status == ALLOCLAB_CELL_NOT_APPLICABLE ? "not applicable" : "not measured";
+	return json_pack("{s:s,s:s?}", "status", s, "message", c->message);
 }
 
 json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const struct alloclab_compare_opts *o,
@@ -184,30 +122,35 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 	/* Rows carry the plugin when whole runs are compared; with --plugins
 	 * the plugin is the column. */
 	int with_plugin = cols[0].plugin == NULL;
-	json_t *rows = json_array(), *columns = json_array(), *cell;
-	double log_sum[64] = {0};
-	size_t i, nrows_ratio[64] = {0};
+	json_t *rows = json_array(), *columns = json_array();
+	double *log_sum = calloc(ncols, sizeof *log_sum);
+	size_t *nrows_ratio = calloc(ncols, sizeof *nrows_ratio);
+	const struct alloclab_cell **row_cells = calloc(cols[0].results->ncells + 1, sizeof *row_cells);
+	size_t nrow_cells = 0;
 
 	for (size_t c = 0; c < ncols; c++)
 		json_array_append_new(columns, json_string(cols[c].name));
-	json_array_foreach(json_object_get(cols[0].doc, "cells"), i, cell)
-	{
-		char label[512], *key;
-		json_t *row, *entries;
-		double *base_v, *base_p;
-		size_t base_nv, base_np;
-		int any_other = 0;
+	for (unsigned i = 0; i < cols[0].results->ncells; i++) {
+		const struct alloclab_cell *cell = &cols[0].results->cells[i];
+		json_t *entries;
+		double *base_v = NULL, *base_p = NULL;
+		size_t base_nv = 0, base_np = 0;
+		int any_other = 0, dup = 0;
 
-		if (json_array_size(json_object_get(cell, "runs")) == 0)
+		if (!column_has(&cols[0], cell))
 			continue;
-		alloclab_cell_label(cell, label, sizeof label);
-		if (cols[0].plugin && strcmp(label, cols[0].plugin) != 0)
+		/* One row per identity (a run with a cell twice keeps the first). */
+		for (size_t k = 0; k < nrow_cells && !dup; k++)
+			dup = same_row(row_cells[k], cell, with_plugin);
+		if (dup || cell->status == ALLOCLAB_CELL_NOT_APPLICABLE)
 			continue;
-		key = row_key(cell, with_plugin);
-		cell_samples(cell, &base_v, &base_nv, &base_p, &base_np);
+		if (alloclab_cell_measured(cell)) {
+			base_v = alloclab_cell_values(cell, &base_nv);
+			base_p = alloclab_cell_process_means(cell, &base_np);
+		}
 		entries = json_array();
 		for (size_t c = 0; c < ncols; c++) {
-			const json_t *other = c == 0 ? cell : find_cell(&cols[c], key, with_plugin);
+			const struct alloclab_cell *other = c == 0 ? cell : find_cell(&cols[c], cell, with_plugin);
 			double *v, *p;
 			size_t nv, np;
 			struct alloclab_summary s;
@@ -217,54 +160,75 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 				json_array_append_new(entries, json_null());
 				continue;
 			}
-			cell_samples(other, &v, &nv, &p, &np);
+			if (!alloclab_cell_measured(other)) {
+				json_array_append_new(entries, unmeasured_entry(other));
+				any_other |= c > 0;
+				continue;
+			}
+			v = alloclab_cell_values(other, &nv);
+			p = alloclab_cell_process_means(other, &np);
 			alloclab_summarize(v, nv, &s);
 			entry = json_pack("{s:f,s:f,s:f,s:I,s:I,s:o}", "mean", s.mean, "median", s.median, "stdev", s.stdev,
 					  "values", (json_int_t)nv, "processes", (json_int_t)np, "warnings",
 					  cell_warnings(v, nv));
-			if (c > 0) {
+			if (c > 0 && base_v) {
 				struct alloclab_summary sb;
 				struct alloclab_test_result t;
 				const char *unit = "processes";
+				double min_p;
 				alloclab_summarize(base_v, base_nv, &sb);
 				double ratio = s.mean / sb.mean;
 				if (o->test == ALLOCLAB_TEST_PYPERF) {
 					alloclab_t_test(base_v, base_nv, v, nv, &t);
 					unit = "values";
+					min_p = base_nv >= 2 && nv >= 2 ? 0 : 1;
 				} else if (base_np >= 2 && np >= 2) {
 					alloclab_mann_whitney(base_p, base_np, p, np, &t);
+					min_p = alloclab_mann_whitney_min_p(base_np, np);
 				} else {
 					/* One process: the values are all there is. */
 					alloclab_mann_whitney(base_v, base_nv, v, nv, &t);
 					unit = "values (one process: not independent)";
+					min_p = alloclab_mann_whitney_min_p(base_nv, nv);
 				}
-				int significant = t.p < ALPHA && fabs(ratio - 1) * 100 >= o->min_speed;
+				int reachable = min_p < ALPHA;
+				int significant = reachable && t.p < ALPHA && fabs(ratio - 1) * 100 >= o->min_speed;
 				json_object_set_new(entry, "ratio", json_real(ratio));
 				json_object_set_new(entry, "p", json_real(t.p));
 				json_object_set_new(entry, "statistic", json_real(t.statistic));
 				json_object_set_new(entry, "tested", json_string(unit));
 				json_object_set_new(entry, "significant", json_boolean(significant));
-				if (c < 64 && ratio > 0) {
+				json_object_set_new(entry, "reachable", json_boolean(reachable));
+				if (!reachable) {
+					char text[200];
+					snprintf(text, sizeof text,
+						 "the rank test cannot reach p < %.2f with %zu and %zu %s (smallest p %.3f): "
+						 "measure at least %zu processes per side (-n)",
+						 ALPHA, unit[0] == 'p' ? base_np : base_nv, unit[0] == 'p' ? np : nv,
+						 unit[0] == 'p' ? "processes" : "values", min_p,
+						 alloclab_mann_whitney_needed(ALPHA));
+					json_array_append_new(json_object_get(entry, "warnings"), json_string(text));
+				}
+				if (ratio > 0) {
 					log_sum[c] += log(ratio);
 					nrows_ratio[c]++;
 				}
-				any_other = 1;
 			}
+			any_other |= c > 0;
 			json_array_append_new(entries, entry);
 			free(v);
 			free(p);
 		}
 		free(base_v);
 		free(base_p);
-		free(key);
 		if (!any_other) {
 			json_decref(entries);
 			continue;
 		}
-		row = json_pack("{s:s,s:s,s:O,s:O,s:o}", "plugin", label, "workload",
-				json_string_value(json_object_get(cell, "workload")), "params", json_object_get(cell, "params"),
-				"threads", json_object_get(cell, "threads"), "columns", entries);
-		json_array_append_new(rows, row);
+		row_cells[nrow_cells++] = cell;
+		json_array_append_new(rows, json_pack("{s:s,s:s,s:O,s:i,s:o}", "plugin", cell->plugin, "workload",
+						      cell->workload, "params", cell->params, "threads", (int)cell->threads,
+						      "columns", entries));
 	}
 	if (json_array_size(rows) == 0) {
 		snprintf(err, err_len,
@@ -272,276 +236,32 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 			 cols[0].name, cols[1].name);
 		json_decref(rows);
 		json_decref(columns);
+		free(log_sum);
+		free(nrows_ratio);
+		free(row_cells);
 		return NULL;
 	}
-	name_rows(rows, with_plugin);
+	{
+		char **names = calloc(nrow_cells, sizeof *names);
+		json_t *row;
+		size_t i;
+		alloclab_row_names(row_cells, nrow_cells, with_plugin, names);
+		json_array_foreach(rows, i, row)
+		{
+			json_object_set_new(row, "name", json_string(names[i]));
+			free(names[i]);
+		}
+		free(names);
+	}
 	json_t *geomean = json_array();
 	for (size_t c = 0; c < ncols; c++)
 		json_array_append_new(geomean, c == 0 || nrows_ratio[c] == 0 ? json_null()
 									  : json_real(exp(log_sum[c] / (double)nrows_ratio[c])));
+	free(log_sum);
+	free(nrows_ratio);
+	free(row_cells);
 	return json_pack("{s:o,s:s,s:f,s:f,s:o,s:o}", "columns", columns, "test",
 			 o->test == ALLOCLAB_TEST_PYPERF ? "pyperf (Student's t-test, pooled, on every value)"
 							 : "Mann-Whitney U on per-process means",
 			 "alpha", ALPHA, "min_speed_percent", o->min_speed, "rows", rows, "geometric_mean", geomean);
-}
-
-/* ---- output ---- */
-
-/* The text of one table cell: base "18.9 ns"; others "19.3 ns: 1.02x
- * slower (+2%)" or "19.0 ns: not significant". */
-static void cell_text(const json_t *entry, int base, char *out, size_t len)
-{
-	char t[64], r[64];
-
-	if (entry == NULL || json_is_null(entry)) {
-		snprintf(out, len, "-");
-		return;
-	}
-	alloclab_format_ns(json_number_value(json_object_get(entry, "mean")), t, sizeof t);
-	if (base) {
-		snprintf(out, len, "%s", t);
-		return;
-	}
-	if (!json_is_true(json_object_get(entry, "significant"))) {
-		snprintf(out, len, "%s: not significant", t);
-		return;
-	}
-	alloclab_format_ratio(json_number_value(json_object_get(entry, "ratio")), r, sizeof r);
-	snprintf(out, len, "%s: %s", t, r);
-}
-
-static int row_significant(const json_t *row)
-{
-	json_t *e;
-	size_t c;
-	json_array_foreach(json_object_get(row, "columns"), c, e)
-		if (c > 0 && json_is_true(json_object_get(e, "significant")))
-			return 1;
-	return 0;
-}
-
-static int row_warned(const json_t *row)
-{
-	json_t *e;
-	size_t c;
-	json_array_foreach(json_object_get(row, "columns"), c, e)
-		if (json_array_size(json_object_get(e, "warnings")) > 0)
-			return 1;
-	return 0;
-}
-
-/* The table as strings: header, shown rows, geometric mean. */
-struct table {
-	char **cells; /* rows x cols */
-	size_t rows, cols;
-};
-
-static char *geomean_text(double g)
-{
-	char *s = malloc(48);
-	if (g >= 1)
-		snprintf(s, 48, "%.2fx slower", g);
-	else
-		snprintf(s, 48, "%.2fx faster", 1 / g);
-	return s;
-}
-
-static void build_table(const json_t *cmp, struct table *t)
-{
-	json_t *rows = json_object_get(cmp, "rows"), *cols = json_object_get(cmp, "columns"), *row, *name;
-	size_t ncols = json_array_size(cols) + 1, shown = 0, i, c;
-	int geo = json_array_size(rows) >= 2;
-
-	t->cols = ncols;
-	t->cells = calloc((json_array_size(rows) + 2) * ncols, sizeof *t->cells);
-	t->cells[0] = strdup("Benchmark");
-	json_array_foreach(cols, c, name) t->cells[c + 1] = strdup(json_string_value(name));
-	t->rows = 1;
-	json_array_foreach(rows, i, row)
-	{
-		char text[256];
-		if (!row_significant(row))
-			continue;
-		snprintf(text, sizeof text, "%s%s", json_string_value(json_object_get(row, "name")),
-			 row_warned(row) ? " (!)" : "");
-		t->cells[t->rows * ncols] = strdup(text);
-		for (c = 0; c + 1 < ncols; c++) {
-			cell_text(json_array_get(json_object_get(row, "columns"), c), c == 0, text, sizeof text);
-			t->cells[t->rows * ncols + c + 1] = strdup(text);
-		}
-		t->rows++;
-		shown++;
-	}
-	if (geo) {
-		t->cells[t->rows * ncols] = strdup("Geometric mean");
-		t->cells[t->rows * ncols + 1] = strdup("(ref)");
-		for (c = 2; c < ncols; c++) {
-			json_t *g = json_array_get(json_object_get(cmp, "geometric_mean"), c - 1);
-			t->cells[t->rows * ncols + c] = json_is_number(g) ? geomean_text(json_number_value(g)) : strdup("-");
-		}
-		t->rows++;
-	}
-	(void)shown;
-}
-
-static void free_table(struct table *t)
-{
-	for (size_t i = 0; i < t->rows * t->cols; i++)
-		free(t->cells[i]);
-	free(t->cells);
-}
-
-static void print_not_significant(const json_t *cmp, FILE *out)
-{
-	json_t *row;
-	size_t i, n = 0;
-
-	json_array_foreach(json_object_get(cmp, "rows"), i, row) n += !row_significant(row);
-	if (n == 0)
-		return;
-	fprintf(out, "Not significant (%zu): ", n);
-	n = 0;
-	json_array_foreach(json_object_get(cmp, "rows"), i, row)
-		if (!row_significant(row))
-			fprintf(out, "%s%s", n++ ? "; " : "", json_string_value(json_object_get(row, "name")));
-	fputc('\n', out);
-}
-
-static void print_warnings(const json_t *cmp, FILE *out)
-{
-	json_t *row, *e, *w, *cols = json_object_get(cmp, "columns");
-	size_t i, c, k;
-	int header = 0;
-
-	json_array_foreach(json_object_get(cmp, "rows"), i, row)
-		json_array_foreach(json_object_get(row, "columns"), c, e)
-			json_array_foreach(json_object_get(e, "warnings"), k, w)
-	{
-		if (!header) {
-			fprintf(out, "\nWarnings (!):\n");
-			header = 1;
-		}
-		fprintf(out, "- %s, %s: %s\n", json_string_value(json_object_get(row, "name")),
-			json_string_value(json_array_get(cols, c)), json_string_value(w));
-	}
-}
-
-static void rst_rule(FILE *out, const size_t *w, size_t cols, char ch)
-{
-	for (size_t c = 0; c < cols; c++) {
-		fputc('+', out);
-		for (size_t k = 0; k < w[c] + 2; k++)
-			fputc(ch, out);
-	}
-	fputs("+\n", out);
-}
-
-static void print_rst(const json_t *cmp, FILE *out)
-{
-	struct table t;
-	size_t w[64] = {0};
-
-	build_table(cmp, &t);
-	for (size_t r = 0; r < t.rows; r++)
-		for (size_t c = 0; c < t.cols && c < 64; c++)
-			if (strlen(t.cells[r * t.cols + c]) > w[c])
-				w[c] = strlen(t.cells[r * t.cols + c]);
-	if (t.rows > 1) {
-		rst_rule(out, w, t.cols, '-');
-		for (size_t r = 0; r < t.rows; r++) {
-			for (size_t c = 0; c < t.cols; c++)
-				fprintf(out, "| %-*s ", (int)w[c], t.cells[r * t.cols + c]);
-			fputs("|\n", out);
-			rst_rule(out, w, t.cols, r == 0 ? '=' : '-');
-		}
-	}
-	print_not_significant(cmp, out);
-	print_warnings(cmp, out);
-	free_table(&t);
-}
-
-static void print_markdown(const json_t *cmp, FILE *out)
-{
-	struct table t;
-
-	build_table(cmp, &t);
-	if (t.rows > 1)
-		for (size_t r = 0; r < t.rows; r++) {
-			for (size_t c = 0; c < t.cols; c++)
-				fprintf(out, "| %s ", t.cells[r * t.cols + c]);
-			fputs("|\n", out);
-			if (r == 0) {
-				for (size_t c = 0; c < t.cols; c++)
-					fputs(c == 0 ? "|---" : "|---:", out);
-				fputs("|\n", out);
-			}
-		}
-	fputc('\n', out);
-	print_not_significant(cmp, out);
-	print_warnings(cmp, out);
-	free_table(&t);
-}
-
-static void csv_field(FILE *out, const char *s)
-{
-	if (strpbrk(s, ",\"\n")) {
-		fputc('"', out);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', out);
-			fputc(*s, out);
-		}
-		fputc('"', out);
-	} else {
-		fputs(s, out);
-	}
-}
-
-static void print_csv(const json_t *cmp, FILE *out)
-{
-	json_t *cols = json_object_get(cmp, "columns"), *row, *name, *e;
-	size_t i, c;
-
-	fputs("benchmark", out);
-	json_array_foreach(cols, c, name)
-	{
-		static const char *const suffix[] = {" mean ns", " ratio", " p", " significant"};
-		for (size_t k = 0; k < (c > 0 ? 4u : 1u); k++) {
-			char head[512];
-			snprintf(head, sizeof head, "%s%s", json_string_value(name), suffix[k]);
-			fputc(',', out);
-			csv_field(out, head);
-		}
-	}
-	fputc('\n', out);
-	json_array_foreach(json_object_get(cmp, "rows"), i, row)
-	{
-		csv_field(out, json_string_value(json_object_get(row, "name")));
-		json_array_foreach(json_object_get(row, "columns"), c, e)
-		{
-			if (json_is_null(e)) {
-				fputs(c > 0 ? ",,,," : ",", out);
-				continue;
-			}
-			fprintf(out, ",%.6g", json_number_value(json_object_get(e, "mean")));
-			if (c > 0)
-				fprintf(out, ",%.6f,%.6g,%s", json_number_value(json_object_get(e, "ratio")),
-					json_number_value(json_object_get(e, "p")),
-					json_is_true(json_object_get(e, "significant")) ? "yes" : "no");
-		}
-		fputc('\n', out);
-	}
-}
-
-void alloclab_compare_print(const json_t *cmp, enum alloclab_format format, FILE *out)
-{
-	switch (format) {
-	case ALLOCLAB_FORMAT_MARKDOWN: print_markdown(cmp, out); break;
-	case ALLOCLAB_FORMAT_CSV: print_csv(cmp, out); break;
-	case ALLOCLAB_FORMAT_JSON:
-		json_dumpf(cmp, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
-		fputc('\n', out);
-		break;
-	default: print_rst(cmp, out); break;
-	}
 }

@@ -3,8 +3,9 @@
  * one run. For every row (a workload, its parameters and thread count) and
  * every compared column it gives the mean, the ratio to the base column, the
  * p-value of the chosen test, and whether the difference is significant:
- * p < 0.05 and at least `min_speed` percent. Tables come in the seed's reST
- * grid (pyperf's compare_to --table), Markdown, CSV and JSON.
+ * p < 0.05 and at least `min_speed` percent. Tables come in a reST
+ * grid (pyperf's compare_to --table, the layout of the radix-tree vs big-pool
+ * comparison table), Markdown, CSV and JSON.
  *
  * What is tested. With the rank test (the default) the samples are the
  * per-process means: values within one worker process share its luck
@@ -16,31 +17,32 @@
 #ifndef ALLOCLAB_COMPARE_H
 #define ALLOCLAB_COMPARE_H
 
+#include "results.h"
+
 #include <jansson.h>
 #include <stdio.h>
 
 enum alloclab_test { ALLOCLAB_TEST_RANK, ALLOCLAB_TEST_PYPERF };
-enum alloclab_format { ALLOCLAB_FORMAT_RST, ALLOCLAB_FORMAT_MARKDOWN, ALLOCLAB_FORMAT_CSV, ALLOCLAB_FORMAT_JSON };
 
 struct alloclab_column {
 	const char *name;      /* the header: file name, or plugin label */
-	const json_t *doc;     /* the run */
+	const struct alloclab_results *results; /* the run */
 	const char *plugin;    /* NULL: every plugin of the run; else only cells of this label */
 };
 
 struct alloclab_compare_opts {
 	enum alloclab_test test;
 	double min_speed;      /* percent */
-	enum alloclab_format format;
 };
 
 /* Builds the comparison; NULL with err set when the columns have no row in
- * common. The result is a JSON object (also the JSON format's output). */
+ * common. The result is a JSON object (also the JSON format's output), its
+ * printers are in formats.h. A cell whose status is error or not
+ * applicable is never compared: its entry says so ("status"). A comparison
+ * the test cannot decide with the samples it has ("reachable": false) is
+ * never called "not significant". */
 json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const struct alloclab_compare_opts *o,
 			 char *err, size_t err_len);
-
-/* Prints a comparison in the chosen format. */
-void alloclab_compare_print(const json_t *cmp, enum alloclab_format format, FILE *out);
 
 /* "290 ms", "24.4 us", "8.19 us", "182 ns": three significant digits, as
  * pyperf prints times. */

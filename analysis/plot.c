@@ -1,66 +1,176 @@
-/*
- * Pictures of a run, drawn by gnuplot (Debian's gnuplot-nox): for every
- * workload, the plugins side by side normalised to a baseline with error
- * bars; thread scaling when the run has several thread counts; and the
- * cache-line offset histogram when the run recorded block placement. Each
- * picture is written as PNG and SVG, with a title, axis labels and units.
- */
+/* Pictures of a run through gnuplot. See plot.h. */
 #define _GNU_SOURCE 1
 #include "plot.h"
 
 #include "cells.h"
+#include "registry.h"
 #include "summary.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-static void cell_summary(const json_t *cell, struct alloclab_summary *s)
-{
-	size_t n;
-	double *values = alloclab_cell_values(cell, &n);
-	alloclab_summarize(values, n, s);
-	free(values);
-}
-
-/* gnuplot strings are single-quoted; a quote inside is doubled. */
-static void gp_quote(FILE *f, const char *s)
+void alloclab_gnuplot_quote(FILE *f, const char *s)
 {
 	fputc('\'', f);
 	for (; *s; s++) {
-		if (*s == '\'')
+		unsigned char c = (unsigned char)*s;
+		if (c == '\'')
 			fputc('\'', f);
-		fputc(*s, f);
+		fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
 	}
 	fputc('\'', f);
 }
 
-/* Runs gnuplot on a script twice, once per terminal. */
-static int run_gnuplot(const char *script, const char *data_dir, const char *out_base, char *err, size_t err_len)
+void alloclab_safe_file_name(const char *name, char *out, size_t len)
+{
+	size_t k = 0;
+	for (const char *c = name; *c && k + 1 < len && k < 100; c++) {
+		char ch = (char)tolower((unsigned char)*c);
+		int keep = ((unsigned char)ch < 0x80 && isalnum((unsigned char)ch)) || ch == '-' || ch == '_' ||
+			   (ch == '.' && k > 0);
+		out[k++] = keep ? ch : '_';
+	}
+	if (k == 0)
+		out[k++] = '_';
+	out[k] = '\0';
+}
+
+int alloclab_plot_available(void)
+{
+	return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+/* ---- rendering ---- */
+
+static void data_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		fputc(c == '"' ? '\'' : c < 0x20 || c == 0x7f ? ' ' : c, f);
+	}
+	fputc('"', f);
+}
+
+/* The data file of a figure: BARS, one line per category with y and err
+ * of every series; LINES, one block per series. */
+static int write_data(const struct alloclab_figure *fig, const char *path, char *err, size_t err_len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL) {
+		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fig->kind == ALLOCLAB_FIGURE_BARS) {
+		for (size_t c = 0; c < fig->ncategories; c++) {
+			data_string(f, fig->categories[c]);
+			for (size_t s = 0; s < fig->nseries; s++) {
+				const struct alloclab_series *se = &fig->series[s];
+				if (c < se->n && isfinite(se->y[c]))
+					fprintf(f, " %.6g %.6g", se->y[c], isfinite(se->err[c]) ? se->err[c] : 0.0);
+				else
+					fputs(" NaN NaN", f);
+			}
+			fputc('\n', f);
+		}
+	} else {
+		for (size_t s = 0; s < fig->nseries; s++) {
+			const struct alloclab_series *se = &fig->series[s];
+			for (size_t i = 0; i < se->n; i++)
+				if (isfinite(se->x[i]) && isfinite(se->y[i]))
+					fprintf(f, "%.6g %.6g\n", se->x[i], se->y[i]);
+			fputs("\n\n", f);
+		}
+	}
+	if (fclose(f) != 0) {
+		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void write_script(FILE *p, const struct alloclab_figure *fig, const char *data)
+{
+	fputs("set title ", p);
+	alloclab_gnuplot_quote(p, fig->title);
+	fputs(" noenhanced\nset xlabel ", p);
+	alloclab_gnuplot_quote(p, fig->xlabel);
+	fputs(" noenhanced\nset ylabel ", p);
+	alloclab_gnuplot_quote(p, fig->ylabel);
+	fputs(" noenhanced\nset key top left noenhanced\n", p);
+	if (fig->ymin_zero)
+		fputs("set yrange [0:*]\n", p);
+	if (fig->kind == ALLOCLAB_FIGURE_BARS) {
+		fputs("set style data histogram\nset style histogram errorbars gap 2 lw 1\n"
+		      "set style fill solid 0.6 border -1\nset grid ytics\nset xtics rotate by -25 noenhanced\n"
+		      "set bmargin 8\nplot ",
+		      p);
+		for (size_t s = 0; s < fig->nseries; s++) {
+			fputs(s ? ", " : "", p);
+			alloclab_gnuplot_quote(p, data);
+			fprintf(p, " using %zu:%zu%s title ", 2 + 2 * s, 3 + 2 * s, s == 0 ? ":xtic(1)" : "");
+			alloclab_gnuplot_quote(p, fig->series[s].title);
+		}
+		fputc('\n', p);
+		return;
+	}
+	fputs("set grid\nset offsets 0.15, 0.15, 0, 0\n", p);
+	if (fig->xmin < fig->xmax)
+		fprintf(p, "set xrange [%.6g:%.6g]\n", fig->xmin, fig->xmax);
+	else
+		fputs("set autoscale xfix\n", p);
+	if (fig->vline > 0)
+		fprintf(p, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead dashtype 2 lc rgb 'gray40'\n", fig->vline,
+			fig->vline);
+	fputs("plot ", p);
+	for (size_t s = 0; s < fig->nseries; s++) {
+		fputs(s ? ", " : "", p);
+		alloclab_gnuplot_quote(p, data);
+		fprintf(p, " index %zu using 1:2 with linespoints title ", s);
+		alloclab_gnuplot_quote(p, fig->series[s].title);
+	}
+	if (fig->vline > 0 && fig->vline_title) {
+		/* The marker's legend entry: an empty curve in its style. */
+		fputs(", NaN with lines dashtype 2 lc rgb 'gray40' title ", p);
+		alloclab_gnuplot_quote(p, fig->vline_title);
+	}
+	fputc('\n', p);
+}
+
+static int draw(const struct alloclab_figure *fig, const char *dir, const char *tmp, char *err, size_t err_len)
 {
 	static const char *const terms[][2] = {
 		{"pngcairo size 1100,650 font 'sans,10'", "png"},
 		{"svg size 1100,650 dynamic font 'sans,10'", "svg"},
 	};
+	char name[128], data[4300];
+
+	if (fig->nseries == 0)
+		return 0;
+	alloclab_safe_file_name(fig->name, name, sizeof name);
+	snprintf(data, sizeof data, "%s/%s.dat", tmp, name);
+	if (write_data(fig, data, err, err_len) != 0)
+		return -1;
 	for (size_t t = 0; t < 2; t++) {
-		char cmd[8192];
-		FILE *p;
-		snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot 2>&1", data_dir);
-		p = popen(cmd, "w");
+		char out[4300];
+		FILE *p = popen("gnuplot 2>&1", "w");
 		if (p == NULL) {
 			snprintf(err, err_len, "cannot run gnuplot: %s", strerror(errno));
 			return -1;
 		}
+		snprintf(out, sizeof out, "%s/%s.%s", dir, name, terms[t][1]);
 		fprintf(p, "set terminal %s\nset output ", terms[t][0]);
-		char out[4200];
-		snprintf(out, sizeof out, "%s.%s", out_base, terms[t][1]);
-		gp_quote(p, out);
-		fprintf(p, "\n%s\nset output\n", script);
+		alloclab_gnuplot_quote(p, out);
+		fputc('\n', p);
+		write_script(p, fig, data);
+		fputs("set output\n", p);
 		int status = pclose(p);
 		if (status != 0) {
 			snprintf(err, err_len, "gnuplot failed drawing %s (status %d)", out, status);
@@ -70,294 +180,181 @@ static int run_gnuplot(const char *script, const char *data_dir, const char *out
 	return 0;
 }
 
-int alloclab_plot_available(void)
+int alloclab_plot_draw(const struct alloclab_figure_list *figures, const char *dir, char *err, size_t err_len)
 {
-	return system("command -v gnuplot >/dev/null 2>&1") == 0;
-}
-
-/* Distinct values of a string field (or a computed key) in cells. */
-struct names {
-	char items[128][1100];
-	size_t n;
-};
-
-static size_t name_index(struct names *s, const char *v)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->items[i], v) == 0)
-			return i;
-	if (s->n < 128)
-		snprintf(s->items[s->n++], sizeof s->items[0], "%s", v);
-	return s->n - 1;
-}
-
-static int plot_workload(const json_t *doc, const char *workload, const char *baseline, const char *dir,
-			 const char *tmp, char *err, size_t err_len)
-{
-	struct names xs = {.n = 0}, threads = {.n = 0};
-	json_t *cell, *mine = json_array(), *varying;
-	size_t i;
-	static double mean[128][16], sd[128][16];
-	int have[128][16];
-	char path[4200], script[16384], title[512];
-	FILE *f;
-
-	memset(have, 0, sizeof have);
-	json_array_foreach(json_object_get(doc, "cells"), i, cell)
-	{
-		if (strcmp(json_string_value(json_object_get(cell, "workload")), workload) != 0 ||
-		    json_array_size(json_object_get(cell, "runs")) == 0)
-			continue;
-		json_array_append(mine, cell);
-	}
-	varying = alloclab_varying_params(mine);
-	json_decref(mine);
-	json_array_foreach(json_object_get(doc, "cells"), i, cell)
-	{
-		char x[1024], t[32];
-		struct alloclab_summary s;
-		if (strcmp(json_string_value(json_object_get(cell, "workload")), workload) != 0 ||
-		    json_array_size(json_object_get(cell, "runs")) == 0)
-			continue;
-		alloclab_cell_label(cell, x, sizeof x);
-		alloclab_append_params(json_object_get(cell, "params"), varying, x, sizeof x);
-		snprintf(t, sizeof t, "%lld", (long long)json_integer_value(json_object_get(cell, "threads")));
-		size_t xi = name_index(&xs, x), ti = name_index(&threads, t);
-		if (xi >= 128 || ti >= 16)
-			continue;
-		cell_summary(cell, &s);
-		mean[xi][ti] = s.mean;
-		sd[xi][ti] = s.stdev;
-		have[xi][ti] = 1;
-	}
-	json_decref(varying);
-	if (xs.n == 0)
-		return 0;
-
-	/* The baseline: the named plugin, or the first. */
-	size_t base = 0;
-	for (size_t k = 0; baseline && k < xs.n; k++)
-		if (strncmp(xs.items[k], baseline, strlen(baseline)) == 0 &&
-		    (xs.items[k][strlen(baseline)] == '\0' || xs.items[k][strlen(baseline)] == ' ')) {
-			base = k;
-			break;
-		}
-
-	/* 1. Plugins side by side, normalised to the baseline (lower is faster). */
-	snprintf(path, sizeof path, "%s/%s-plugins.dat", tmp, workload);
-	f = fopen(path, "w");
-	if (f == NULL) {
-		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	for (size_t k = 0; k < xs.n; k++) {
-		fputc('"', f);
-		for (const char *c = xs.items[k]; *c; c++)
-			fputc(*c == '"' ? '\'' : *c, f);
-		fputc('"', f);
-		for (size_t t = 0; t < threads.n; t++) {
-			if (have[k][t] && have[base][t] && mean[base][t] > 0)
-				fprintf(f, " %.6f %.6f", mean[k][t] / mean[base][t], sd[k][t] / mean[base][t]);
-			else
-				fprintf(f, " NaN NaN");
-		}
-		fputc('\n', f);
-	}
-	fclose(f);
-	snprintf(title, sizeof title, "%s: time per operation relative to %s (lower is faster)", workload, xs.items[base]);
-	size_t used = (size_t)snprintf(script, sizeof script,
-		"set title '%s'\n"
-		"set ylabel 'ns per operation / %s (ratio)'\n"
-		"set xlabel 'plugin'\n"
-		"set style data histogram\n"
-		"set style histogram errorbars gap 2 lw 1\n"
-		"set style fill solid 0.6 border -1\n"
-		"set yrange [0:*]\n"
-		"set grid ytics\n"
-		"set xtics rotate by -25 noenhanced\n"
-		"set key top left noenhanced\n"
-		"set bmargin 8\n"
-		"plot ",
-		title, xs.items[base]);
-	for (size_t t = 0; t < threads.n && used < sizeof script; t++)
-		used += (size_t)snprintf(script + used, sizeof script - used,
-					 "%s'%s-plugins.dat' using %zu:%zu%s title '%s thread%s'", t ? ", " : "",
-					 workload, 2 + 2 * t, 3 + 2 * t, t == 0 ? ":xtic(1)" : "", threads.items[t],
-					 strcmp(threads.items[t], "1") ? "s" : "");
-	snprintf(path, sizeof path, "%s/%s-plugins", dir, workload);
-	if (run_gnuplot(script, tmp, path, err, err_len) != 0)
-		return -1;
-
-	/* 2. Thread scaling: aggregate throughput against threads. */
-	if (threads.n >= 2) {
-		snprintf(path, sizeof path, "%s/%s-scaling.dat", tmp, workload);
-		f = fopen(path, "w");
-		if (f == NULL) {
-			snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
-			return -1;
-		}
-		for (size_t k = 0; k < xs.n; k++) {
-			for (size_t t = 0; t < threads.n; t++)
-				if (have[k][t])
-					fprintf(f, "%s %.6f\n", threads.items[t], 1000.0 * atof(threads.items[t]) / mean[k][t]);
-			fputs("\n\n", f);
-		}
-		fclose(f);
-		used = (size_t)snprintf(script, sizeof script,
-			"set title '%s: thread scaling (higher is better)'\n"
-			"set xlabel 'threads'\n"
-			"set ylabel 'throughput (million operations per second, all threads)'\n"
-			"set grid\n"
-			"set key top left noenhanced\n"
-			"set yrange [0:*]\n"
-			"set xtics 1\n"
-			"set autoscale xfix\n"
-			"set offsets 0.15, 0.15, 0, 0\n"
-			"plot ",
-			workload);
-		for (size_t k = 0; k < xs.n && used < sizeof script; k++) {
-			used += (size_t)snprintf(script + used, sizeof script - used, "%s'%s-scaling.dat' index %zu using 1:2 with linespoints title ",
-						 k ? ", " : "", workload, k);
-			char q[1100];
-			size_t qn = 0;
-			q[qn++] = '\'';
-			for (const char *c = xs.items[k]; *c && qn < sizeof q - 3; c++) {
-				if (*c == '\'')
-					q[qn++] = '\'';
-				q[qn++] = *c;
-			}
-			q[qn++] = '\'';
-			q[qn] = '\0';
-			used += (size_t)snprintf(script + used, sizeof script - used, "%s", q);
-		}
-		snprintf(path, sizeof path, "%s/%s-scaling", dir, workload);
-		if (run_gnuplot(script, tmp, path, err, err_len) != 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* 3. Cache-line offsets of every block the unicode workload placed, summed
- * over its lines, one curve per plugin (first thread count seen). */
-static int plot_offsets(const json_t *doc, const char *dir, const char *tmp, char *err, size_t err_len)
-{
-	json_t *cell;
-	size_t i, curves = 0, line_size = 64;
-	char path[4200], script[16384];
-	FILE *f;
-	size_t used;
-
-	snprintf(path, sizeof path, "%s/offsets.dat", tmp);
-	f = fopen(path, "w");
-	if (f == NULL) {
-		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	used = (size_t)snprintf(script, sizeof script,
-		"set title 'Where blocks start within a cache line'\n"
-		"set xlabel 'offset of the block start within its cache line (bytes)'\n"
-		"set ylabel 'share of blocks (%%)'\n"
-		"set grid\n"
-		"set key top right noenhanced\n"
-		"set style data linespoints\n"
-		"plot ");
-	json_array_foreach(json_object_get(doc, "cells"), i, cell)
-	{
-		json_t *run = json_array_get(json_object_get(cell, "runs"), 0);
-		json_t *rep = json_array_get(json_object_get(json_array_get(json_object_get(run, "values"), 0), "thread_reports"), 0);
-		json_t *lines = json_object_get(rep, "lines"), *line;
-		double hist[256] = {0}, total = 0;
-		size_t k;
-		char label[600];
-
-		if (!json_is_array(lines) || curves >= 32)
-			continue;
-		json_array_foreach(lines, k, line)
-		{
-			json_t *p = json_object_get(line, "placement"), *o;
-			size_t b;
-			if (p == NULL)
-				continue;
-			line_size = (size_t)json_integer_value(json_object_get(p, "line_size"));
-			json_array_foreach(json_object_get(p, "offsets"), b, o)
-				if (b < 256) {
-					hist[b] += (double)json_integer_value(o);
-					total += (double)json_integer_value(o);
-				}
-		}
-		if (total == 0)
-			continue;
-		for (size_t b = 0; b < line_size && b < 256; b++)
-			fprintf(f, "%zu %.4f\n", b, 100.0 * hist[b] / total);
-		fputs("\n\n", f);
-		alloclab_cell_label(cell, label, sizeof label);
-		snprintf(label + strlen(label), sizeof label - strlen(label), ", %s %s t=%lld",
-			 json_string_value(json_object_get(json_object_get(cell, "params"), "layout")),
-			 json_string_value(json_object_get(json_object_get(cell, "params"), "variant")),
-			 (long long)json_integer_value(json_object_get(cell, "threads")));
-		used += (size_t)snprintf(script + used, sizeof script - used, "%s'offsets.dat' index %zu using 1:2 title ",
-					 curves ? ", " : "", curves);
-		for (const char *c = label; *c && used + 4 < sizeof script; c++) {
-			if (c == label)
-				script[used++] = '\'';
-			if (*c == '\'')
-				script[used++] = '\'';
-			script[used++] = *c;
-		}
-		script[used++] = '\'';
-		script[used] = '\0';
-		curves++;
-	}
-	fclose(f);
-	if (curves == 0)
-		return 0;
-	snprintf(script + used, sizeof script - used, "\n");
-	{
-		char extra[64];
-		snprintf(extra, sizeof extra, "set xrange [0:%zu]\n", line_size - 1);
-		char full[16500];
-		snprintf(full, sizeof full, "%s%s", extra, script);
-		snprintf(path, sizeof path, "%s/unicode-offsets", dir);
-		return run_gnuplot(full, tmp, path, err, err_len);
-	}
-}
-
-int alloclab_plot(const json_t *doc, const char *out_dir, const char *baseline, char *err, size_t err_len)
-{
-	struct names workloads = {.n = 0};
-	char tmp[] = "/tmp/alloclab-plot-XXXXXX", dir[4096];
-	json_t *cell;
-	size_t i;
+	char tmp[] = "/tmp/alloclab-plot-XXXXXX";
 	int rc = 0;
 
-	if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
-		snprintf(err, err_len, "cannot create %s: %s", out_dir, strerror(errno));
-		return -1;
-	}
-	/* gnuplot runs in the data folder: the pictures' folder must be absolute. */
-	if (realpath(out_dir, dir) == NULL) {
-		snprintf(err, err_len, "cannot resolve %s: %s", out_dir, strerror(errno));
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		snprintf(err, err_len, "cannot create %s: %s", dir, strerror(errno));
 		return -1;
 	}
 	if (mkdtemp(tmp) == NULL) {
 		snprintf(err, err_len, "cannot create a temporary folder: %s", strerror(errno));
 		return -1;
 	}
-	json_array_foreach(json_object_get(doc, "cells"), i, cell)
-		if (json_array_size(json_object_get(cell, "runs")) > 0)
-			name_index(&workloads, json_string_value(json_object_get(cell, "workload")));
-	if (workloads.n == 0) {
+	for (size_t i = 0; i < figures->n && rc == 0; i++)
+		rc = draw(&figures->items[i], dir, tmp, err, err_len);
+	for (size_t i = 0; i < figures->n; i++) {
+		char name[128], data[4300];
+		alloclab_safe_file_name(figures->items[i].name, name, sizeof name);
+		snprintf(data, sizeof data, "%s/%s.dat", tmp, name);
+		unlink(data);
+	}
+	rmdir(tmp);
+	return rc;
+}
+
+/* ---- the run's figures ---- */
+
+static size_t index_of(char **items, size_t *n, const char *v)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp(items[i], v) == 0)
+			return i;
+	items[*n] = strdup(v);
+	return (*n)++;
+}
+
+static void workload_figures(const struct alloclab_results *r, const char *workload, const char *baseline,
+			     struct alloclab_figure_list *out)
+{
+	const struct alloclab_cell **cells = calloc(r->ncells + 1, sizeof *cells);
+	char **rows = calloc(r->ncells + 1, sizeof *rows), **xs = calloc(r->ncells + 1, sizeof *xs);
+	unsigned *threads = calloc(r->ncells + 1, sizeof *threads);
+	size_t n = 0, nx = 0, nt = 0;
+
+	for (unsigned i = 0; i < r->ncells; i++)
+		if (strcmp(r->cells[i].workload, workload) == 0 && alloclab_cell_measured(&r->cells[i]))
+			cells[n++] = &r->cells[i];
+	if (n == 0)
+		goto out;
+	/* A category is a plugin with the parameters that vary; a series a
+	 * thread count. Row names with the plugin, without threads. */
+	for (size_t i = 0; i < n; i++) {
+		size_t t;
+		for (t = 0; t < nt && threads[t] != cells[i]->threads; t++)
+			;
+		if (t == nt)
+			threads[nt++] = cells[i]->threads;
+	}
+	{
+		/* Names as compare gives them, threads removed by naming cells of
+		 * one thread count at a time is not needed: strip " t=N". */
+		alloclab_row_names(cells, n, 1, rows);
+		for (size_t i = 0; i < n; i++) {
+			char *t = strstr(rows[i], " t=");
+			if (t && strspn(t + 3, "0123456789") == strlen(t + 3))
+				*t = '\0';
+			index_of(xs, &nx, rows[i]);
+		}
+	}
+	double *mean = calloc(nx * nt + 1, sizeof *mean), *sd = calloc(nx * nt + 1, sizeof *sd);
+	for (size_t i = 0; i < n; i++) {
+		size_t x = index_of(xs, &nx, rows[i]), t, nv;
+		double *v = alloclab_cell_values(cells[i], &nv);
+		struct alloclab_summary s;
+		for (t = 0; threads[t] != cells[i]->threads; t++)
+			;
+		alloclab_summarize(v, nv, &s);
+		free(v);
+		mean[x * nt + t] = s.mean;
+		sd[x * nt + t] = s.stdev;
+	}
+	size_t base = 0;
+	for (size_t k = 0; baseline && k < nx; k++)
+		if (strncmp(xs[k], baseline, strlen(baseline)) == 0 &&
+		    (xs[k][strlen(baseline)] == '\0' || xs[k][strlen(baseline)] == ' ')) {
+			base = k;
+			break;
+		}
+
+	char name[200], title[1200], ylabel[1200];
+	snprintf(name, sizeof name, "%s-plugins", workload);
+	snprintf(title, sizeof title, "%s: time per operation relative to %s (lower is faster)", workload, xs[base]);
+	snprintf(ylabel, sizeof ylabel, "ns per operation / %s (ratio)", xs[base]);
+	struct alloclab_figure *f = alloclab_figure_add(out, name, title, "plugin", ylabel, ALLOCLAB_FIGURE_BARS);
+	for (size_t x = 0; x < nx; x++)
+		alloclab_figure_category(f, xs[x]);
+	for (size_t t = 0; t < nt; t++) {
+		char st[64];
+		snprintf(st, sizeof st, "%u thread%s", threads[t], threads[t] == 1 ? "" : "s");
+		struct alloclab_series *se = alloclab_figure_series(f, st, nx);
+		for (size_t x = 0; x < nx; x++)
+			if (mean[x * nt + t] > 0 && mean[base * nt + t] > 0) {
+				se->y[x] = mean[x * nt + t] / mean[base * nt + t];
+				se->err[x] = sd[x * nt + t] / mean[base * nt + t];
+			}
+	}
+	if (nt >= 2) {
+		json_t *cpus = json_object_get(r->metadata, "cpus_allowed");
+		unsigned tmax = 0;
+		snprintf(name, sizeof name, "%s-scaling", workload);
+		snprintf(title, sizeof title, "%s: thread scaling (higher is better)", workload);
+		f = alloclab_figure_add(out, name, title, "threads", "throughput (million operations per second, all threads)",
+					ALLOCLAB_FIGURE_LINES);
+		for (size_t x = 0; x < nx; x++) {
+			struct alloclab_series *se = alloclab_figure_series(f, xs[x], nt);
+			for (size_t t = 0; t < nt; t++)
+				if (mean[x * nt + t] > 0) {
+					se->x[t] = threads[t];
+					se->y[t] = 1000.0 * threads[t] / mean[x * nt + t];
+				}
+		}
+		for (size_t t = 0; t < nt; t++)
+			tmax = threads[t] > tmax ? threads[t] : tmax;
+		if (json_is_integer(cpus) && json_integer_value(cpus) > 0 && json_integer_value(cpus) < 100000) {
+			char vt[96];
+			f->vline = (double)json_integer_value(cpus);
+			snprintf(vt, sizeof vt, "%lld CPUs allowed", (long long)json_integer_value(cpus));
+			f->vline_title = strdup(vt);
+			f->xmin = 0.5;
+			f->xmax = (f->vline > tmax ? f->vline : tmax) + 0.5;
+		}
+	}
+	free(mean);
+	free(sd);
+	/* The workload's own pictures. */
+	const struct alloclab_workload *w = alloclab_workload_find(workload);
+	if (w && w->figures)
+		w->figures(cells, n, out);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(rows[i]);
+	for (size_t i = 0; i < nx; i++)
+		free(xs[i]);
+	free(rows);
+	free(xs);
+	free(threads);
+	free(cells);
+}
+
+void alloclab_plot_figures(const struct alloclab_results *r, const char *baseline, struct alloclab_figure_list *out)
+{
+	char **workloads = calloc(r->ncells + 1, sizeof *workloads);
+	size_t n = 0;
+
+	for (unsigned i = 0; i < r->ncells; i++)
+		if (alloclab_cell_measured(&r->cells[i]))
+			index_of(workloads, &n, r->cells[i].workload);
+	for (size_t i = 0; i < n; i++) {
+		workload_figures(r, workloads[i], baseline, out);
+		free(workloads[i]);
+	}
+	free(workloads);
+}
+
+int alloclab_plot(const struct alloclab_results *r, const char *dir, const char *baseline, char *err, size_t err_len)
+{
+	struct alloclab_figure_list figures = {0};
+	int rc;
+
+	alloclab_plot_figures(r, baseline, &figures);
+	if (figures.n == 0) {
 		snprintf(err, err_len, "the run has no measured cell to draw");
-		rc = -1;
+		return -1;
 	}
-	for (size_t w = 0; w < workloads.n && rc == 0; w++)
-		rc = plot_workload(doc, workloads.items[w], baseline, dir, tmp, err, err_len);
-	if (rc == 0)
-		rc = plot_offsets(doc, dir, tmp, err, err_len);
-	char cmd[200];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-	if (system(cmd) != 0) {
-		/* A leftover temporary folder is not worth failing for. */
-	}
+	rc = alloclab_plot_draw(&figures, dir, err, err_len);
+	alloclab_figure_list_free(&figures);
 	return rc;
 }

@@ -1,17 +1,43 @@
-/* Pictures of a run through gnuplot. See plot.c. */
+/*
+ * Pictures of a run, drawn by gnuplot (Debian's gnuplot-nox), PNG and SVG.
+ * For every workload: the plugins side by side normalised to a baseline
+ * with error bars; thread scaling (with the CPUs the run had marked) when
+ * the run has several thread counts; and whatever figures the workload
+ * adds itself (figure.h; the unicode workload's cache-line offsets).
+ *
+ * A results file is untrusted: plot never lets its text become gnuplot
+ * syntax (every string is quoted by one function, control characters
+ * dropped) nor a path outside the output folder (figure names are reduced
+ * to [a-z0-9_.-]).
+ */
 #ifndef ALLOCLAB_PLOT_H
 #define ALLOCLAB_PLOT_H
 
-#include <jansson.h>
+#include "figure.h"
+#include "results.h"
+
 #include <stddef.h>
 
 /* Whether a gnuplot command is on the PATH. */
 int alloclab_plot_available(void);
 
-/* Writes WORKLOAD-plugins.{png,svg}, WORKLOAD-scaling.{png,svg} (with two
- * or more thread counts) and unicode-offsets.{png,svg} (when the run has
- * placement data) into dir. baseline: the plugin label the others are
- * normalised to (NULL: the first). 0, or -1 with err set. */
-int alloclab_plot(const json_t *doc, const char *dir, const char *baseline, char *err, size_t err_len);
+/* Every figure of the run. */
+void alloclab_plot_figures(const struct alloclab_results *r, const char *baseline, struct alloclab_figure_list *out);
+
+/* Draws figures into dir (created if needed) as NAME.png and NAME.svg. 0,
+ * or -1 with err set. */
+int alloclab_plot_draw(const struct alloclab_figure_list *figures, const char *dir, char *err, size_t err_len);
+
+/* Both: 0, or -1 with err set (also when the run has nothing measured). */
+int alloclab_plot(const struct alloclab_results *r, const char *dir, const char *baseline, char *err, size_t err_len);
+
+/* Writes s as a gnuplot single-quoted string: quotes doubled, line breaks
+ * and other control characters replaced by spaces (a line break would end
+ * the command and start another). */
+void alloclab_gnuplot_quote(FILE *f, const char *s);
+
+/* A figure name made safe as a file name: [a-z0-9_.-] kept, anything else
+ * '_', no leading '.', at most 100 bytes. */
+void alloclab_safe_file_name(const char *name, char *out, size_t len);
 
 #endif

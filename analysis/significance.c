@@ -178,3 +178,23 @@ void alloclab_mann_whitney(const double *a, size_t na, const double *b, size_t n
 		z = 0;
 	r->p = erfc(z / sqrt(2));
 }
+
+double alloclab_mann_whitney_min_p(size_t na, size_t nb)
+{
+	/* C(na + nb, na) as a double: exact enough for the sizes here. */
+	double c = 1;
+	if (na == 0 || nb == 0)
+		return 1;
+	for (size_t i = 1; i <= na; i++)
+		c = c * (double)(nb + i) / (double)i;
+	double p = 2 / c;
+	return p < 1 ? p : 1;
+}
+
+size_t alloclab_mann_whitney_needed(double alpha)
+{
+	size_t n = 2;
+	while (alloclab_mann_whitney_min_p(n, n) >= alpha && n < 1000)
+		n++;
+	return n;
+}

@@ -25,6 +25,15 @@ struct alloclab_test_result {
 void alloclab_t_test(const double *a, size_t na, const double *b, size_t nb, struct alloclab_test_result *r);
 void alloclab_mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct alloclab_test_result *r);
 
+/* The smallest two-sided p-value the rank test can give for samples of
+ * na and nb values, whatever they are: 2 / C(na + nb, na). When it is not
+ * below alpha, no difference can ever be called significant. */
+double alloclab_mann_whitney_min_p(size_t na, size_t nb);
+
+/* The fewest values per side (the same on both) for which the rank test's
+ * smallest p is below alpha. */
+size_t alloclab_mann_whitney_needed(double alpha);
+
 /* The regularized incomplete beta function I_x(a, b), for the t
  * distribution's tail. */
 double alloclab_incomplete_beta(double a, double b, double x);

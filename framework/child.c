@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +39,10 @@ void alloclab_catch_interrupts(void)
 	/* No SA_RESTART: poll() must return so the parent notices. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* Orphans of a worker (a plugin's grandchild that left the process
+	 * group with setsid) become ours, so they can be found and reaped. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
 int alloclab_interrupted(void) { return interrupt_flag != 0; }
@@ -66,16 +72,54 @@ static int append(struct alloclab_child_result *res, size_t *cap, const char *bu
 	return 0;
 }
 
+/* Kills and reaps every child this process still has: after a worker
+ * ends, whatever is left is something it started and abandoned. */
+static void reap_strays(void)
+{
+	DIR *tasks = opendir("/proc/self/task");
+	struct dirent *t;
+
+	if (tasks == NULL)
+		return;
+	while ((t = readdir(tasks)) != NULL) {
+		char path[300];
+		FILE *f;
+		long pid;
+		if (t->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/self/task/%s/children", t->d_name);
+		if ((f = fopen(path, "re")) == NULL)
+			continue;
+		while (fscanf(f, "%ld", &pid) == 1) {
+			kill((pid_t)pid, SIGKILL);
+			waitpid((pid_t)pid, NULL, 0);
+		}
+		fclose(f);
+	}
+	closedir(tasks);
+}
+
+static void keep_printed(struct alloclab_child_result *res, const char *buf, size_t n)
+{
+	size_t room = ALLOCLAB_CHILD_KEPT_OUTPUT - (res->printed_len < ALLOCLAB_CHILD_KEPT_OUTPUT ? res->printed_len
+												   : ALLOCLAB_CHILD_KEPT_OUTPUT);
+	size_t keep = n < room ? n : room, at = res->printed_len < ALLOCLAB_CHILD_KEPT_OUTPUT ? res->printed_len
+											  : ALLOCLAB_CHILD_KEPT_OUTPUT;
+	memcpy(res->printed + at, buf, keep);
+	res->printed[at + keep] = '\0';
+	res->printed_len += n;
+}
+
 int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct alloclab_child_result *res,
 		       char *err, size_t err_len)
 {
-	int fds[2], status = 0;
+	int fds[2], outs[2], status = 0, result_open = 1, printed_open = 1;
 	size_t cap = 0;
 	double start = now_s(), deadline = start + timeout_s;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	memset(res, 0, sizeof *res);
-	if (pipe2(fds, O_CLOEXEC) != 0) {
+	if (pipe2(fds, O_CLOEXEC) != 0 || pipe2(outs, O_CLOEXEC) != 0) {
 		snprintf(err, err_len, "cannot create a pipe: %s", strerror(errno));
 		return -1;
 	}
@@ -85,21 +129,36 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 		snprintf(err, err_len, "cannot fork a worker: %s", strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
+		close(outs[0]);
+		close(outs[1]);
 		return -1;
 	}
 	if (pid == 0) {
+		/* Dies with the parent; if the parent is already gone, now. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(3);
 		setpgid(0, 0);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		/* Printing after the parent stopped reading must not kill it. */
+		signal(SIGPIPE, SIG_IGN);
 		close(fds[0]);
+		close(outs[0]);
+		dup2(outs[1], 1);
+		dup2(outs[1], 2);
+		close(outs[1]);
 		_exit(fn(arg, fds[1]));
 	}
 	setpgid(pid, pid); /* also here, so the group exists before any kill */
 	close(fds[1]);
+	close(outs[1]);
 
-	for (;;) {
+	while (result_open || printed_open) {
 		char buf[8192];
-		struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+		struct pollfd pfd[2] = {{.fd = result_open ? fds[0] : -1, .events = POLLIN},
+					{.fd = printed_open ? outs[0] : -1, .events = POLLIN}};
 		double left = deadline - now_s();
 		int ready;
 
@@ -111,24 +170,47 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 			res->timed_out = 1;
 			break;
 		}
-		ready = poll(&pfd, 1, (int)(left * 1000) + 1);
+		ready = poll(pfd, 2, (int)(left * 1000) + 1);
 		if (ready < 0 && errno == EINTR)
 			continue;
 		if (ready <= 0)
 			continue;
-		ssize_t n = read(fds[0], buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break; /* EOF: the child closed its end, normally by exiting */
-		if (append(res, &cap, buf, (size_t)n) != 0)
-			break; /* out of memory: what we have is reported as is */
+		if (pfd[1].revents) {
+			ssize_t n = read(outs[0], buf, sizeof buf);
+			if (n > 0)
+				keep_printed(res, buf, (size_t)n);
+			else if (!(n < 0 && errno == EINTR))
+				printed_open = 0;
+		}
+		if (pfd[0].revents) {
+			ssize_t n = read(fds[0], buf, sizeof buf);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				result_open = 0; /* EOF: the child closed its end, normally by exiting */
+				/* Its printed output may stay open in a grandchild:
+				 * read what is there, never wait for it. */
+				if (printed_open)
+					deadline = now_s() + 0.2 < deadline ? now_s() + 0.2 : deadline;
+				continue;
+			}
+			if (res->output_len + (size_t)n > ALLOCLAB_CHILD_MAX_RESULT) {
+				res->flooded = 1;
+				break;
+			}
+			if (append(res, &cap, buf, (size_t)n) != 0)
+				break; /* out of memory: what we have is reported as is */
+		}
 	}
+	if (!result_open && res->timed_out)
+		res->timed_out = 0; /* only the printed output was still open */
 	close(fds[0]);
-	if (res->timed_out || res->interrupted)
+	close(outs[0]);
+	if (res->timed_out || res->interrupted || res->flooded)
 		kill(-pid, SIGKILL);
 	/* After EOF the child may still be running (a plugin could close the fd
 	 * and hang in destroy); keep the deadline while reaping. */
+	deadline = start + timeout_s;
 	for (;;) {
 		pid_t got = waitpid(pid, &status, WNOHANG);
 		if (got == pid)
@@ -144,6 +226,8 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 		}
 		usleep(1000);
 	}
+	kill(-pid, SIGKILL); /* what is left of its group */
+	reap_strays();
 	res->elapsed_s = now_s() - start;
 	if (WIFEXITED(status)) {
 		res->exited = 1;
@@ -154,6 +238,31 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 	if (res->output == NULL)
 		append(res, &cap, "", 0);
 	return 0;
+}
+
+char *alloclab_child_printed(const struct alloclab_child_result *res)
+{
+	size_t n = strlen(res->printed), k = 0;
+	char *out;
+
+	if (res->printed_len == 0)
+		return NULL;
+	out = malloc(n * 3 + 64);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)res->printed[i];
+		if (c == '\n') {
+			if (i + 1 < n) {
+				memcpy(out + k, " | ", 3);
+				k += 3;
+			}
+		} else {
+			out[k++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		}
+	}
+	out[k] = '\0';
+	if (res->printed_len > n)
+		snprintf(out + k, 64, " ... (%zu bytes in all)", res->printed_len);
+	return out;
 }
 
 int alloclab_child_send_json(int fd, json_t *obj)
@@ -185,6 +294,9 @@ void alloclab_child_describe(const struct alloclab_child_result *res, double tim
 {
 	if (res->interrupted)
 		snprintf(out, out_len, "interrupted");
+	else if (res->flooded)
+		snprintf(out, out_len, "worker sent more than %u MiB on its result pipe and was killed",
+			 ALLOCLAB_CHILD_MAX_RESULT >> 20);
 	else if (res->timed_out)
 		snprintf(out, out_len, "timed out after %g s (raise --timeout if it is just slow)", timeout_s);
 	else if (!res->exited)

@@ -1,8 +1,15 @@
 /*
  * Runs a function in a child process with a deadline and collects what it
- * wrote to a pipe, how it ended and its peak RSS. This is what keeps a
- * plugin's crash, abort or hang from taking the run down: plugins are only
- * ever loaded in such children.
+ * wrote to a pipe, how it ended and what it printed. This is what keeps a
+ * plugin's crash, abort, hang or flood from taking the run down: plugins
+ * are only ever loaded in such children. The supervisor's guarantees:
+ *   - a child dies with its parent (parent-death signal), even when the
+ *     parent is killed with SIGKILL;
+ *   - at the deadline, on Ctrl-C, SIGTERM or SIGHUP the child's whole
+ *     process group is killed, and any process it left behind (a
+ *     grandchild that called setsid) is killed and reaped when it ends;
+ *   - its result is capped (ALLOCLAB_CHILD_MAX_RESULT), its stdout and
+ *     stderr are captured, never passed through.
  */
 #ifndef ALLOCLAB_CHILD_H
 #define ALLOCLAB_CHILD_H
@@ -10,9 +17,21 @@
 #include <jansson.h>
 #include <stddef.h>
 
+/* The most a child may send on its result pipe: past it the child is
+ * killed and its result is an error ("sent more than 64 MiB"). */
+#define ALLOCLAB_CHILD_MAX_RESULT (64u << 20)
+/* How much of what a child prints on stdout and stderr is kept. */
+#define ALLOCLAB_CHILD_KEPT_OUTPUT 2048
+
 struct alloclab_child_result {
 	char *output;       /* everything the child wrote to its fd, NUL-terminated (malloc'd) */
 	size_t output_len;
+	int flooded;        /* it sent more than ALLOCLAB_CHILD_MAX_RESULT and was killed */
+	/* What it printed on stdout and stderr (a plugin's chatter, which must
+	 * never reach alloclab's own output): the first bytes, and how many
+	 * there were in all. */
+	char printed[ALLOCLAB_CHILD_KEPT_OUTPUT + 1];
+	size_t printed_len;
 	int exited;         /* 1: exit status in exit_code; 0: killed by term_signal */
 	int exit_code;
 	int term_signal;
@@ -42,7 +61,11 @@ int alloclab_child_send_json(int fd, json_t *obj);
  * "timed out after 10 s", "killed by signal 11 (Segmentation fault)". */
 void alloclab_child_describe(const struct alloclab_child_result *res, double timeout_s, char *out, size_t out_len);
 
-/* Installs SIGINT/SIGTERM handlers that set the flag read by
+/* The child's printed output as one line for a record: "" when it printed
+ * nothing, else its first lines with newlines as " | ". malloc'd or NULL. */
+char *alloclab_child_printed(const struct alloclab_child_result *res);
+
+/* Installs SIGINT/SIGTERM/SIGHUP handlers that set the flag read by
  * alloclab_interrupted(), so a run can stop cleanly and keep its results. */
 void alloclab_catch_interrupts(void);
 int alloclab_interrupted(void);

@@ -1,18 +1,27 @@
-/* Results files: metadata, atomic writing, validated loading. See results.h. */
+/* Results: the model, the one writer, the one validating reader, the
+ * journal. See results.h; the key names are in results_keys.h. */
 #define _GNU_SOURCE 1
 #include "results.h"
 
+#include "results_keys.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <gnu/libc-version.h>
 #include <libgen.h>
+#include <math.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+/* ---- metadata ---- */
 
 static void cpu_model(char *out, size_t len)
 {
@@ -44,6 +53,7 @@ json_t *alloclab_metadata(int argc, char **argv)
 	long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
 	cpu_set_t allowed;
 	int nallowed = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
+	double load[3] = {0, 0, 0};
 
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(cmd, json_string(argv[i]));
@@ -54,11 +64,251 @@ json_t *alloclab_metadata(int argc, char **argv)
 		snprintf(kernel, sizeof kernel, "%s %s %s", u.sysname, u.release, u.machine);
 	else
 		snprintf(kernel, sizeof kernel, "unknown");
-	return json_pack("{s:s,s:s,s:i,s:i,s:i,s:s,s:s,s:s,s:s,s:s,s:o}", "alloclab_version", ALLOCLAB_VERSION,
-			 "cpu_model", cpu, "cpu_count", (int)sysconf(_SC_NPROCESSORS_ONLN), "cpus_allowed",
-			 nallowed, "cache_line_size", line > 0 ? (int)line : 64,
-			 "kernel", kernel, "libc", gnu_get_libc_version(), "compiler", ALLOCLAB_COMPILER,
-			 "build_flags", ALLOCLAB_BUILD_FLAGS, "date", date, "command", cmd);
+	if (getloadavg(load, 3) < 1)
+		load[0] = -1;
+	return json_pack("{s:s,s:s,s:i,s:i,s:i,s:f,s:s,s:s,s:s,s:s,s:s,s:o}", "alloclab_version", ALLOCLAB_VERSION,
+			 "cpu_model", cpu, "cpu_count", (int)sysconf(_SC_NPROCESSORS_ONLN), "cpus_allowed", nallowed,
+			 "cache_line_size", line > 0 ? (int)line : 64, "load_average_start", load[0], "kernel", kernel,
+			 "libc", gnu_get_libc_version(), "compiler", ALLOCLAB_COMPILER, "build_flags",
+			 ALLOCLAB_BUILD_FLAGS, "date", date, "command", cmd);
+}
+
+/* ---- the model ---- */
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+struct alloclab_results *alloclab_results_new(int argc, char **argv, json_t *config)
+{
+	struct alloclab_results *r = calloc(1, sizeof *r);
+	r->version = ALLOCLAB_RESULTS_VERSION;
+	r->metadata = alloclab_metadata(argc, argv);
+	r->config = config ? config : json_object();
+	return r;
+}
+
+static void value_clear(struct alloclab_value *v)
+{
+	free(v->thread_ns);
+	free(v->thread_ops);
+	json_decref(v->thread_reports);
+	memset(v, 0, sizeof *v);
+}
+
+void alloclab_process_clear(struct alloclab_process *p)
+{
+	for (unsigned i = 0; i < p->nwarmups; i++)
+		value_clear(&p->warmups[i]);
+	for (unsigned i = 0; i < p->nvalues; i++)
+		value_clear(&p->values[i]);
+	free(p->warmups);
+	free(p->values);
+	json_decref(p->stats);
+	json_decref(p->stats_after_finish);
+	json_decref(p->report);
+	free(p->plugin_output);
+	memset(p, 0, sizeof *p);
+}
+
+static void cell_clear(struct alloclab_cell *c)
+{
+	for (unsigned i = 0; i < c->nprocs; i++)
+		alloclab_process_clear(&c->procs[i]);
+	free(c->procs);
+	free(c->plugin);
+	free(c->plugin_options);
+	free(c->workload);
+	json_decref(c->params);
+	free(c->message);
+	free(c->metric);
+	free(c->unit_op);
+}
+
+static void plugin_clear(struct alloclab_plugin_info *p)
+{
+	free(p->label);
+	free(p->spec);
+	free(p->options);
+	free(p->name);
+	free(p->version);
+	free(p->description);
+	free(p->path);
+	json_decref(p->caps);
+}
+
+void alloclab_results_free(struct alloclab_results *r)
+{
+	if (r == NULL)
+		return;
+	for (unsigned i = 0; i < r->ncells; i++)
+		cell_clear(&r->cells[i]);
+	for (unsigned i = 0; i < r->nplugins; i++)
+		plugin_clear(&r->plugins[i]);
+	free(r->cells);
+	free(r->plugins);
+	json_decref(r->metadata);
+	json_decref(r->config);
+	free(r->path);
+	free(r);
+}
+
+unsigned alloclab_results_add_plugin(struct alloclab_results *r, const struct alloclab_plugin_info *info)
+{
+	struct alloclab_plugin_info *p;
+
+	r->plugins = realloc(r->plugins, (r->nplugins + 1) * sizeof *r->plugins);
+	p = &r->plugins[r->nplugins];
+	memset(p, 0, sizeof *p);
+	p->label = dup_or_null(info->label);
+	p->spec = dup_or_null(info->spec);
+	p->options = dup_or_null(info->options ? info->options : "");
+	p->name = dup_or_null(info->name);
+	p->version = dup_or_null(info->version);
+	p->description = dup_or_null(info->description);
+	p->path = dup_or_null(info->path);
+	p->caps = info->caps ? info->caps : json_array();
+	p->min_align = info->min_align;
+	return r->nplugins++;
+}
+
+struct alloclab_cell *alloclab_results_add_cell(struct alloclab_results *r, const struct alloclab_cell *cell)
+{
+	struct alloclab_cell *c;
+
+	r->cells = realloc(r->cells, (r->ncells + 1) * sizeof *r->cells);
+	c = &r->cells[r->ncells++];
+	*c = *cell;
+	c->plugin = dup_or_null(cell->plugin);
+	c->plugin_options = dup_or_null(cell->plugin_options ? cell->plugin_options : "");
+	c->workload = dup_or_null(cell->workload);
+	c->params = cell->params ? cell->params : json_object();
+	c->message = dup_or_null(cell->message);
+	c->metric = dup_or_null(cell->metric ? cell->metric : K_NS_PER_OP);
+	c->unit_op = dup_or_null(cell->unit_op);
+	c->procs = NULL;
+	c->nprocs = c->procs_cap = 0;
+	return c;
+}
+
+void alloclab_cell_add_process(struct alloclab_cell *c, struct alloclab_process *p)
+{
+	if (c->nprocs == c->procs_cap) {
+		c->procs_cap = c->procs_cap ? c->procs_cap * 2 : 4;
+		c->procs = realloc(c->procs, c->procs_cap * sizeof *c->procs);
+	}
+	c->procs[c->nprocs++] = *p;
+	memset(p, 0, sizeof *p);
+}
+
+void alloclab_cell_set_status(struct alloclab_cell *c, enum alloclab_cell_status status, const char *message)
+{
+	c->status = status;
+	free(c->message);
+	c->message = dup_or_null(message);
+}
+
+/* ---- writing ---- */
+
+static const char *status_name(enum alloclab_cell_status s)
+{
+	switch (s) {
+	case ALLOCLAB_CELL_OK: return S_OK;
+	case ALLOCLAB_CELL_ERROR: return S_ERROR;
+	case ALLOCLAB_CELL_NOT_APPLICABLE: return S_NOT_APPLICABLE;
+	default: return S_PENDING;
+	}
+}
+
+static json_t *u64_array(const uint64_t *v, unsigned n)
+{
+	json_t *a = json_array();
+	for (unsigned i = 0; i < n; i++)
+		json_array_append_new(a, json_integer((json_int_t)v[i]));
+	return a;
+}
+
+static json_t *value_to_json(const struct alloclab_value *v, unsigned threads)
+{
+	json_t *o = json_pack("{s:I,s:o,s:o,s:f}", K_WALL_NS, (json_int_t)v->wall_ns, K_THREAD_NS,
+			      u64_array(v->thread_ns, threads), K_THREAD_OPS, u64_array(v->thread_ops, threads),
+			      K_NS_PER_OP, v->per_op);
+	if (v->thread_reports)
+		json_object_set(o, K_THREAD_REPORTS, v->thread_reports);
+	return o;
+}
+
+static json_t *values_to_json(const struct alloclab_value *v, unsigned n, unsigned threads)
+{
+	json_t *a = json_array();
+	for (unsigned i = 0; i < n; i++)
+		json_array_append_new(a, value_to_json(&v[i], threads));
+	return a;
+}
+
+static json_t *process_json(const struct alloclab_process *p, unsigned threads)
+{
+	json_t *o = json_pack("{s:i,s:I,s:f,s:o,s:o}", K_PROCESS, (int)p->index, K_PEAK_RSS_KIB,
+			      (json_int_t)p->peak_rss_kib, K_ELAPSED_S, p->elapsed_s, K_WARMUPS,
+			      values_to_json(p->warmups, p->nwarmups, threads), K_VALUES,
+			      values_to_json(p->values, p->nvalues, threads));
+	if (p->stats)
+		json_object_set(o, K_STATS, p->stats);
+	if (p->stats_after_finish)
+		json_object_set(o, K_STATS_AFTER_FINISH, p->stats_after_finish);
+	if (p->report)
+		json_object_set(o, K_REPORT, p->report);
+	if (p->plugin_output)
+		json_object_set_new(o, K_PLUGIN_OUTPUT, json_string(p->plugin_output));
+	return o;
+}
+
+json_t *alloclab_process_to_json(const struct alloclab_process *p, unsigned threads)
+{
+	return process_json(p, threads);
+}
+
+static json_t *cell_to_json(const struct alloclab_cell *c)
+{
+	json_t *runs = json_array();
+	json_t *o;
+
+	for (unsigned i = 0; i < c->nprocs; i++)
+		json_array_append_new(runs, process_json(&c->procs[i], c->threads));
+	o = json_pack("{s:s,s:i,s:s,s:s,s:O,s:i,s:b,s:s,s:s,s:i,s:o}", K_PLUGIN, c->plugin, K_PLUGIN_INDEX,
+		      (int)c->plugin_index, K_PLUGIN_OPTIONS, c->plugin_options ? c->plugin_options : "", K_WORKLOAD,
+		      c->workload, K_PARAMS, c->params, K_THREADS, (int)c->threads, K_CACHE_ALIGNED, c->cache_aligned,
+		      K_STATUS, status_name(c->status), K_METRIC, c->metric ? c->metric : K_NS_PER_OP, K_PROCESSES,
+		      (int)c->planned, K_RUNS, runs);
+	if (c->unit_op)
+		json_object_set_new(o, K_UNIT_OP, json_string(c->unit_op));
+	if (c->message)
+		json_object_set_new(o, c->status == ALLOCLAB_CELL_NOT_APPLICABLE ? K_REASON : K_ERROR,
+				    json_string(c->message));
+	return o;
+}
+
+static json_t *plugin_to_json(const struct alloclab_plugin_info *p)
+{
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:I}", K_LABEL, p->label, K_SPEC, p->spec, K_OPTIONS,
+			      p->options ? p->options : "", K_NAME, p->name, K_VERSION, p->version ? p->version : "",
+			      K_DESCRIPTION, p->description ? p->description : "", K_PATH, p->path ? p->path : "",
+			      K_CAPS, p->caps, K_MIN_ALIGN, (json_int_t)p->min_align);
+	return o;
+}
+
+json_t *alloclab_results_to_json(const struct alloclab_results *r)
+{
+	json_t *plugins = json_array(), *cells = json_array();
+
+	for (unsigned i = 0; i < r->nplugins; i++)
+		json_array_append_new(plugins, plugin_to_json(&r->plugins[i]));
+	for (unsigned i = 0; i < r->ncells; i++)
+		json_array_append_new(cells, cell_to_json(&r->cells[i]));
+	return json_pack("{s:s,s:i,s:O,s:O,s:o,s:o,s:b,s:b}", K_FORMAT, ALLOCLAB_RESULTS_FORMAT, K_FORMAT_VERSION,
+			 ALLOCLAB_RESULTS_VERSION, K_METADATA, r->metadata, K_CONFIG, r->config, K_PLUGINS, plugins,
+			 K_CELLS, cells, K_INTERRUPTED, r->interrupted, K_COMPLETE, r->complete);
 }
 
 static int mkdir_p(const char *dir)
@@ -76,13 +326,36 @@ static int mkdir_p(const char *dir)
 	return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-int alloclab_results_write(const json_t *doc, const char *path, char *err, size_t err_len)
+/* What may be replaced at path: nothing, or a regular file. A rename over
+ * a device node, a folder or a symbolic link would destroy something that
+ * is not ours (as root, /dev/null). */
+static int check_replaceable(const char *path, char *err, size_t err_len)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : (snprintf(err, err_len, "cannot use %s: %s", path, strerror(errno)), -1);
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(err, err_len, "%s is a symbolic link: give the file itself as the output", path);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "%s is not a regular file (%s): alloclab replaces only results files", path,
+			 S_ISDIR(st.st_mode) ? "a folder" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "special");
+		return -1;
+	}
+	return 0;
+}
+
+static int write_json_atomic(const json_t *doc, const char *path, char *err, size_t err_len)
 {
 	char dir_buf[4096], tmp[4200];
 	const char *dir;
 	int fd;
 	FILE *f;
 
+	if (check_replaceable(path, err, err_len) != 0)
+		return -1;
 	snprintf(dir_buf, sizeof dir_buf, "%s", path);
 	dir = dirname(dir_buf);
 	if (mkdir_p(dir) != 0) {
@@ -93,95 +366,716 @@ int alloclab_results_write(const json_t *doc, const char *path, char *err, size_
 	fd = mkstemp(tmp);
 	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
 		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
-		if (fd >= 0)
+		if (fd >= 0) {
 			close(fd);
+			unlink(tmp);
+		}
 		return -1;
 	}
-	if (json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) != 0 || fputc('\n', f) == EOF ||
+	if (json_dumpf(doc, f, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0 || fputc('\n', f) == EOF ||
 	    fflush(f) != 0 || fsync(fd) != 0) {
-		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
+		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
 		fclose(f);
 		unlink(tmp);
 		return -1;
 	}
 	fchmod(fd, 0644);
 	fclose(f);
-	if (rename(tmp, path) != 0) {
-		snprintf(err, err_len, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+	/* Checked again just before: the path may have changed meanwhile. */
+	if (check_replaceable(path, err, err_len) != 0 || rename(tmp, path) != 0) {
+		if (errno && !err[0])
+			snprintf(err, err_len, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}
 	return 0;
 }
 
-static int check_cell(const json_t *cell, size_t i, const char *path, char *err, size_t err_len)
+int alloclab_results_write(const struct alloclab_results *r, const char *path, char *err, size_t err_len)
 {
-	static const char *const strings[] = {"plugin", "workload", "status"};
-	json_t *runs = json_object_get(cell, "runs");
+	json_t *doc = alloclab_results_to_json(r);
+	int rc;
 
-	for (size_t k = 0; k < 3; k++)
-		if (!json_is_string(json_object_get(cell, strings[k]))) {
-			snprintf(err, err_len, "%s: cell %zu has no '%s' string: not an alloclab results file", path, i,
-				 strings[k]);
-			return -1;
-		}
-	if (!json_is_integer(json_object_get(cell, "threads")) || !json_is_object(json_object_get(cell, "params")) ||
-	    !json_is_array(runs)) {
-		snprintf(err, err_len, "%s: cell %zu lacks threads, params or runs: not an alloclab results file", path, i);
-		return -1;
+	err[0] = '\0';
+	rc = write_json_atomic(doc, path, err, err_len);
+	json_decref(doc);
+	return rc;
+}
+
+/* ---- reading: every field checked, one line per problem ---- */
+
+struct reader {
+	const char *name;          /* the file, in messages */
+	alloclab_report_checker check;
+	char *err;
+	size_t err_len;
+};
+
+static int bad(const struct reader *rd, const char *where, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int bad(const struct reader *rd, const char *where, const char *field, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	snprintf(rd->err, rd->err_len, "%s: %s%s%s: %s", rd->name, where, where[0] && field[0] ? "." : "", field, what);
+	return -1;
+}
+
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "a whole number";
+	case JSON_REAL: return "a fractional number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return "null";
 	}
-	for (size_t r = 0; r < json_array_size(runs); r++) {
-		json_t *values = json_object_get(json_array_get(runs, r), "values");
-		if (!json_is_array(values)) {
-			snprintf(err, err_len, "%s: cell %zu run %zu has no values array", path, i, r);
-			return -1;
-		}
-		for (size_t v = 0; v < json_array_size(values); v++)
-			if (!json_is_number(json_object_get(json_array_get(values, v), "ns_per_op"))) {
-				snprintf(err, err_len, "%s: cell %zu run %zu value %zu has no ns_per_op", path, i, r, v);
-				return -1;
-			}
+}
+
+/* A string field: required, or optional (*out NULL when absent). Strings
+ * are bounded so that a table or a label never has to truncate silently. */
+static int get_string(const struct reader *rd, const json_t *obj, const char *where, const char *key, int required,
+		      char **out)
+{
+	json_t *v = json_object_get(obj, key);
+	*out = NULL;
+	if (v == NULL && !required)
+		return 0;
+	if (v == NULL)
+		return bad(rd, where, key, "missing");
+	if (!json_is_string(v))
+		return bad(rd, where, key, "is %s, not a string", type_name(v));
+	if (json_string_length(v) > 4096)
+		return bad(rd, where, key, "is longer than 4096 bytes");
+	if (strlen(json_string_value(v)) != json_string_length(v))
+		return bad(rd, where, key, "contains a NUL character");
+	*out = strdup(json_string_value(v));
+	return 0;
+}
+
+static int get_uint(const struct reader *rd, const json_t *obj, const char *where, const char *key, int required,
+		    uint64_t min, uint64_t max, uint64_t *out)
+{
+	json_t *v = json_object_get(obj, key);
+	if (v == NULL && !required)
+		return 0;
+	if (v == NULL)
+		return bad(rd, where, key, "missing");
+	if (!json_is_integer(v))
+		return bad(rd, where, key, "is %s, not a whole number", type_name(v));
+	if (json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) < min || (uint64_t)json_integer_value(v) > max)
+		return bad(rd, where, key, "%lld is out of range %llu..%llu", (long long)json_integer_value(v),
+			   (unsigned long long)min, (unsigned long long)max);
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int get_bool(const struct reader *rd, const json_t *obj, const char *where, const char *key, int *out)
+{
+	json_t *v = json_object_get(obj, key);
+	*out = 0;
+	if (v == NULL)
+		return 0;
+	if (!json_is_boolean(v))
+		return bad(rd, where, key, "is %s, not true or false", type_name(v));
+	*out = json_is_true(v);
+	return 0;
+}
+
+static int get_array(const struct reader *rd, const json_t *obj, const char *where, const char *key, int required,
+		     size_t max, json_t **out)
+{
+	json_t *v = json_object_get(obj, key);
+	*out = NULL;
+	if (v == NULL && !required)
+		return 0;
+	if (v == NULL)
+		return bad(rd, where, key, "missing");
+	if (!json_is_array(v))
+		return bad(rd, where, key, "is %s, not an array", type_name(v));
+	if (json_array_size(v) > max)
+		return bad(rd, where, key, "has %zu entries, more than the %zu allowed", json_array_size(v), max);
+	*out = v;
+	return 0;
+}
+
+static int u64_list(const struct reader *rd, const json_t *obj, const char *where, const char *key, unsigned n,
+		    uint64_t **out)
+{
+	json_t *a, *x;
+	size_t i;
+
+	if (get_array(rd, obj, where, key, 1, ALLOCLAB_RESULTS_MAX_THREADS, &a) != 0)
+		return -1;
+	if (json_array_size(a) != n)
+		return bad(rd, where, key, "has %zu entries for %u threads", json_array_size(a), n);
+	*out = calloc(n ? n : 1, sizeof **out);
+	json_array_foreach(a, i, x)
+	{
+		if (!json_is_integer(x) || json_integer_value(x) < 0)
+			return bad(rd, where, key, "entry %zu is %s, not a non-negative whole number", i,
+				   json_is_integer(x) ? "negative" : type_name(x));
+		(*out)[i] = (uint64_t)json_integer_value(x);
 	}
 	return 0;
 }
 
-json_t *alloclab_results_load(const char *path, char *err, size_t err_len)
+/* thread_reports / report: an array of `threads` objects or nulls, each
+ * checked by the workload's hook. */
+static int read_reports(const struct reader *rd, const json_t *obj, const char *where, const char *key,
+			const char *workload, unsigned threads, int per_process, json_t **out)
 {
-	json_error_t jerr;
-	json_t *doc = json_load_file(path, 0, &jerr), *cells;
-	const char *format;
+	json_t *a, *x;
+	size_t i;
 
-	if (doc == NULL) {
-		if (access(path, R_OK) != 0)
-			snprintf(err, err_len, "%s: %s", path, strerror(errno));
-		else
-			snprintf(err, err_len, "%s: not valid JSON (line %d: %s); truncated or not a results file", path,
-				 jerr.line, jerr.text);
-		return NULL;
+	*out = NULL;
+	if (get_array(rd, obj, where, key, 0, ALLOCLAB_RESULTS_MAX_THREADS, &a) != 0)
+		return -1;
+	if (a == NULL)
+		return 0;
+	if (json_array_size(a) != threads)
+		return bad(rd, where, key, "has %zu entries for %u threads", json_array_size(a), threads);
+	json_array_foreach(a, i, x)
+	{
+		char why[256] = "";
+		if (json_is_null(x))
+			continue;
+		if (!json_is_object(x))
+			return bad(rd, where, key, "entry %zu is %s, not an object", i, type_name(x));
+		if (rd->check && workload && rd->check(workload, per_process, x, why, sizeof why) != 0)
+			return bad(rd, where, key, "entry %zu: %s", i, why);
 	}
-	format = json_string_value(json_object_get(doc, "format"));
-	if (format == NULL || strcmp(format, ALLOCLAB_RESULTS_FORMAT) != 0) {
-		snprintf(err, err_len, "%s: not an alloclab results file (no \"format\": \"%s\")", path,
+	*out = json_incref(a);
+	return 0;
+}
+
+static int read_value(const struct reader *rd, const json_t *obj, const char *where, const char *workload,
+		      unsigned threads, struct alloclab_value *v)
+{
+	json_t *per_op;
+
+	if (!json_is_object(obj))
+		return bad(rd, where, "", "is %s, not an object", type_name(obj));
+	if (get_uint(rd, obj, where, K_WALL_NS, 1, 0, INT64_MAX, &v->wall_ns) != 0 ||
+	    u64_list(rd, obj, where, K_THREAD_NS, threads, &v->thread_ns) != 0 ||
+	    u64_list(rd, obj, where, K_THREAD_OPS, threads, &v->thread_ops) != 0)
+		return -1;
+	per_op = json_object_get(obj, K_NS_PER_OP);
+	if (per_op == NULL)
+		return bad(rd, where, K_NS_PER_OP, "missing");
+	if (!json_is_number(per_op))
+		return bad(rd, where, K_NS_PER_OP, "is %s, not a number", type_name(per_op));
+	v->per_op = json_number_value(per_op);
+	if (!isfinite(v->per_op) || v->per_op <= 0)
+		return bad(rd, where, K_NS_PER_OP, "%g is not a finite positive time", v->per_op);
+	return read_reports(rd, obj, where, K_THREAD_REPORTS, workload, threads, 0, &v->thread_reports);
+}
+
+static int read_values(const struct reader *rd, const json_t *obj, const char *where, const char *key,
+		       const char *workload, unsigned threads, struct alloclab_value **out, unsigned *n)
+{
+	json_t *a, *x;
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (get_array(rd, obj, where, key, strcmp(key, K_VALUES) == 0, 1000000, &a) != 0)
+		return -1;
+	if (a == NULL)
+		return 0;
+	*out = calloc(json_array_size(a) + 1, sizeof **out);
+	json_array_foreach(a, i, x)
+	{
+		char w[256];
+		snprintf(w, sizeof w, "%s.%s[%zu]", where, key, i);
+		(*n)++;
+		if (read_value(rd, x, w, workload, threads, &(*out)[i]) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_stats(const struct reader *rd, const json_t *obj, const char *where, const char *key, json_t **out)
+{
+	json_t *v = json_object_get(obj, key), *x;
+	const char *name;
+
+	*out = NULL;
+	if (v == NULL)
+		return 0;
+	if (!json_is_object(v))
+		return bad(rd, where, key, "is %s, not an object", type_name(v));
+	json_object_foreach(v, name, x)
+		if (!json_is_integer(x) || json_integer_value(x) < 0)
+			return bad(rd, where, key, "'%.64s' is %s, not a non-negative whole number", name,
+				   json_is_integer(x) ? "negative" : type_name(x));
+	*out = json_incref(v);
+	return 0;
+}
+
+static int read_process(const struct reader *rd, const json_t *obj, const char *where, const char *workload,
+			unsigned threads, struct alloclab_process *p)
+{
+	uint64_t index = 0, rss = 0;
+	json_t *v;
+
+	memset(p, 0, sizeof *p);
+	p->peak_rss_kib = -1;
+	if (!json_is_object(obj))
+		return bad(rd, where, "", "is %s, not an object", type_name(obj));
+	if (get_uint(rd, obj, where, K_PROCESS, 0, 0, 1000000, &index) != 0)
+		return -1;
+	p->index = (unsigned)index;
+	v = json_object_get(obj, K_PEAK_RSS_KIB);
+	if (v && !(json_is_integer(v) && json_integer_value(v) == -1)) {
+		if (get_uint(rd, obj, where, K_PEAK_RSS_KIB, 0, 0, INT64_MAX / 1024, &rss) != 0)
+			return -1;
+		p->peak_rss_kib = (long)rss;
+	}
+	v = json_object_get(obj, K_ELAPSED_S);
+	if (v) {
+		if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
+			return bad(rd, where, K_ELAPSED_S, "is not a finite non-negative number of seconds");
+		p->elapsed_s = json_number_value(v);
+	}
+	if (read_values(rd, obj, where, K_WARMUPS, workload, threads, &p->warmups, &p->nwarmups) != 0 ||
+	    read_values(rd, obj, where, K_VALUES, workload, threads, &p->values, &p->nvalues) != 0 ||
+	    read_stats(rd, obj, where, K_STATS, &p->stats) != 0 ||
+	    read_stats(rd, obj, where, K_STATS_AFTER_FINISH, &p->stats_after_finish) != 0 ||
+	    read_reports(rd, obj, where, K_REPORT, workload, threads, 1, &p->report) != 0 ||
+	    get_string(rd, obj, where, K_PLUGIN_OUTPUT, 0, &p->plugin_output) != 0)
+		return -1;
+	return 0;
+}
+
+int alloclab_process_from_json(const json_t *obj, unsigned threads, const char *where, struct alloclab_process *p,
+			       char *err, size_t err_len)
+{
+	struct reader rd = {where, NULL, err, err_len};
+	if (read_process(&rd, obj, "", NULL, threads, p) != 0) {
+		alloclab_process_clear(p);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_status(const char *s, enum alloclab_cell_status *out)
+{
+	static const char *const names[] = {S_PENDING, S_OK, S_ERROR, S_NOT_APPLICABLE};
+	for (int i = 0; i < 4; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum alloclab_cell_status)i;
+			return 0;
+		}
+	return -1;
+}
+
+static int read_params(const struct reader *rd, const json_t *obj, const char *where, json_t **out)
+{
+	json_t *v = json_object_get(obj, K_PARAMS), *x;
+	const char *key;
+
+	if (v == NULL)
+		return bad(rd, where, K_PARAMS, "missing");
+	if (!json_is_object(v))
+		return bad(rd, where, K_PARAMS, "is %s, not an object", type_name(v));
+	if (json_object_size(v) > 64)
+		return bad(rd, where, K_PARAMS, "has more than 64 parameters");
+	json_object_foreach(v, key, x)
+	{
+		if (strlen(key) > 64)
+			return bad(rd, where, K_PARAMS, "has a parameter name longer than 64 bytes");
+		if (!(json_is_integer(x) && json_integer_value(x) >= 0) &&
+		    !(json_is_string(x) && json_string_length(x) <= 4096 && strlen(json_string_value(x)) == json_string_length(x)))
+			return bad(rd, where, K_PARAMS, "'%s' is %s, not a non-negative whole number or a string", key,
+				   type_name(x));
+	}
+	*out = json_incref(v);
+	return 0;
+}
+
+static int read_cell(const struct reader *rd, const json_t *obj, const char *where, unsigned nplugins,
+		     struct alloclab_cell *c)
+{
+	char *status = NULL;
+	uint64_t threads = 0, index = 0, planned = 0;
+	json_t *runs, *x;
+	size_t i;
+
+	if (!json_is_object(obj))
+		return bad(rd, where, "", "is %s, not an object", type_name(obj));
+	if (get_string(rd, obj, where, K_PLUGIN, 1, &c->plugin) != 0 ||
+	    get_string(rd, obj, where, K_PLUGIN_OPTIONS, 0, &c->plugin_options) != 0 ||
+	    get_string(rd, obj, where, K_WORKLOAD, 1, &c->workload) != 0 ||
+	    get_uint(rd, obj, where, K_THREADS, 1, 1, ALLOCLAB_RESULTS_MAX_THREADS, &threads) != 0 ||
+	    get_uint(rd, obj, where, K_PLUGIN_INDEX, 0, 0, nplugins ? nplugins - 1 : ALLOCLAB_RESULTS_MAX_PLUGINS,
+		     &index) != 0 ||
+	    get_uint(rd, obj, where, K_PROCESSES, 0, 0, 1000000, &planned) != 0 ||
+	    get_bool(rd, obj, where, K_CACHE_ALIGNED, &c->cache_aligned) != 0 ||
+	    get_string(rd, obj, where, K_METRIC, 0, &c->metric) != 0 ||
+	    get_string(rd, obj, where, K_UNIT_OP, 0, &c->unit_op) != 0 || read_params(rd, obj, where, &c->params) != 0 ||
+	    get_string(rd, obj, where, K_STATUS, 1, &status) != 0)
+		goto fail;
+	if (c->plugin_options == NULL)
+		c->plugin_options = strdup("");
+	if (c->metric == NULL)
+		c->metric = strdup(K_NS_PER_OP);
+	if (strcmp(c->metric, K_NS_PER_OP) != 0) {
+		bad(rd, where, K_METRIC, "'%s' is not a metric this alloclab knows", c->metric);
+		goto fail;
+	}
+	if (c->workload[0] == '\0' || c->plugin[0] == '\0') {
+		bad(rd, where, c->plugin[0] ? K_WORKLOAD : K_PLUGIN, "is empty");
+		goto fail;
+	}
+	c->threads = (unsigned)threads;
+	c->plugin_index = (unsigned)index;
+	c->planned = (unsigned)planned;
+	if (parse_status(status, &c->status) != 0) {
+		bad(rd, where, K_STATUS, "'%.64s' is not ok, error, not applicable or pending", status);
+		goto fail;
+	}
+	if (c->status == ALLOCLAB_CELL_ERROR && get_string(rd, obj, where, K_ERROR, 1, &c->message) != 0)
+		goto fail;
+	if (c->status == ALLOCLAB_CELL_NOT_APPLICABLE && get_string(rd, obj, where, K_REASON, 1, &c->message) != 0)
+		goto fail;
+	if (get_array(rd, obj, where, K_RUNS, 1, 1000000, &runs) != 0)
+		goto fail;
+	if (c->status == ALLOCLAB_CELL_NOT_APPLICABLE && json_array_size(runs) > 0) {
+		bad(rd, where, K_RUNS, "a cell that is not applicable has measurements");
+		goto fail;
+	}
+	c->procs = calloc(json_array_size(runs) + 1, sizeof *c->procs);
+	c->procs_cap = (unsigned)json_array_size(runs) + 1;
+	json_array_foreach(runs, i, x)
+	{
+		char w[256];
+		snprintf(w, sizeof w, "%s.%s[%zu]", where, K_RUNS, i);
+		c->nprocs++;
+		if (read_process(rd, x, w, c->workload, c->threads, &c->procs[i]) != 0)
+			goto fail;
+	}
+	if (c->status == ALLOCLAB_CELL_OK && c->nprocs == 0) {
+		bad(rd, where, K_RUNS, "a cell whose status is ok has no measurement");
+		goto fail;
+	}
+	free(status);
+	return 0;
+fail:
+	free(status);
+	return -1;
+}
+
+static int read_plugin(const struct reader *rd, const json_t *obj, const char *where, struct alloclab_plugin_info *p)
+{
+	json_t *caps, *x;
+	size_t i;
+
+	if (!json_is_object(obj))
+		return bad(rd, where, "", "is %s, not an object", type_name(obj));
+	if (get_string(rd, obj, where, K_NAME, 1, &p->name) != 0 || get_string(rd, obj, where, K_LABEL, 0, &p->label) != 0 ||
+	    get_string(rd, obj, where, K_SPEC, 0, &p->spec) != 0 || get_string(rd, obj, where, K_OPTIONS, 0, &p->options) != 0 ||
+	    get_string(rd, obj, where, K_VERSION, 0, &p->version) != 0 ||
+	    get_string(rd, obj, where, K_DESCRIPTION, 0, &p->description) != 0 ||
+	    get_string(rd, obj, where, K_PATH, 0, &p->path) != 0 ||
+	    get_uint(rd, obj, where, K_MIN_ALIGN, 0, 0, UINT32_MAX, &p->min_align) != 0 ||
+	    get_array(rd, obj, where, K_CAPS, 0, 64, &caps) != 0)
+		return -1;
+	json_array_foreach(caps, i, x)
+		if (!json_is_string(x))
+			return bad(rd, where, K_CAPS, "entry %zu is %s, not a string", i, type_name(x));
+	p->caps = caps ? json_incref(caps) : json_array();
+	if (p->options == NULL)
+		p->options = strdup("");
+	if (p->label == NULL) {
+		/* Version 1: the label is the name with the options. */
+		size_t len = strlen(p->name) + strlen(p->options) + 2;
+		p->label = malloc(len);
+		snprintf(p->label, len, "%s%s%s", p->name, p->options[0] ? ":" : "", p->options);
+	}
+	return 0;
+}
+
+static void fold_journal(struct alloclab_results *r, const struct reader *rd);
+
+struct alloclab_results *alloclab_results_from_json(const json_t *doc, const char *name,
+						    alloclab_report_checker check, char *err, size_t err_len)
+{
+	struct reader rd = {name, check, err, err_len};
+	struct alloclab_results *r = calloc(1, sizeof *r);
+	json_t *format = json_object_get(doc, K_FORMAT), *version = json_object_get(doc, K_FORMAT_VERSION), *a, *x;
+	size_t i;
+
+	if (!json_is_object(doc)) {
+		snprintf(err, err_len, "%s: not an alloclab results file (it is %s, not an object)", name, type_name(doc));
+		goto fail;
+	}
+	if (!json_is_string(format) || strcmp(json_string_value(format), ALLOCLAB_RESULTS_FORMAT) != 0) {
+		snprintf(err, err_len, "%s: not an alloclab results file (no \"format\": \"%s\")", name,
 			 ALLOCLAB_RESULTS_FORMAT);
-		json_decref(doc);
+		goto fail;
+	}
+	if (version == NULL || !json_is_integer(version)) {
+		bad(&rd, "", K_FORMAT_VERSION, "is %s, not a whole number", version ? type_name(version) : "missing");
+		goto fail;
+	}
+	if (json_integer_value(version) < ALLOCLAB_RESULTS_OLDEST_VERSION ||
+	    json_integer_value(version) > ALLOCLAB_RESULTS_VERSION) {
+		snprintf(err, err_len, "%s: results format version %lld; this alloclab reads versions %d to %d", name,
+			 (long long)json_integer_value(version), ALLOCLAB_RESULTS_OLDEST_VERSION, ALLOCLAB_RESULTS_VERSION);
+		goto fail;
+	}
+	r->version = (int)json_integer_value(version);
+	r->metadata = json_object_get(doc, K_METADATA);
+	r->config = json_object_get(doc, K_CONFIG);
+	if (!json_is_object(r->metadata)) {
+		r->metadata = NULL;
+		bad(&rd, "", K_METADATA, "is missing or not an object");
+		goto fail;
+	}
+	json_incref(r->metadata);
+	r->config = json_is_object(r->config) ? json_incref(r->config) : json_object();
+	if (get_bool(&rd, doc, "", K_INTERRUPTED, &r->interrupted) != 0)
+		goto fail;
+	if (json_object_get(doc, K_COMPLETE) == NULL)
+		r->complete = 1; /* version 1: always written whole */
+	else if (get_bool(&rd, doc, "", K_COMPLETE, &r->complete) != 0)
+		goto fail;
+	if (get_array(&rd, doc, "", K_PLUGINS, 0, ALLOCLAB_RESULTS_MAX_PLUGINS, &a) != 0)
+		goto fail;
+	r->plugins = calloc(json_array_size(a) + 1, sizeof *r->plugins);
+	json_array_foreach(a, i, x)
+	{
+		char w[64];
+		snprintf(w, sizeof w, "%s[%zu]", K_PLUGINS, i);
+		r->nplugins++;
+		if (read_plugin(&rd, x, w, &r->plugins[i]) != 0)
+			goto fail;
+	}
+	if (get_array(&rd, doc, "", K_CELLS, 1, ALLOCLAB_RESULTS_MAX_CELLS, &a) != 0)
+		goto fail;
+	r->cells = calloc(json_array_size(a) + 1, sizeof *r->cells);
+	json_array_foreach(a, i, x)
+	{
+		char w[64];
+		snprintf(w, sizeof w, "%s[%zu]", K_CELLS, i);
+		r->ncells++;
+		if (read_cell(&rd, x, w, r->nplugins, &r->cells[i]) != 0)
+			goto fail;
+		/* A cell names its plugin by label; version 2 keeps them equal. */
+		if (r->nplugins && r->version >= 2 &&
+		    strcmp(r->cells[i].plugin, r->plugins[r->cells[i].plugin_index].label) != 0) {
+			bad(&rd, w, K_PLUGIN, "'%.64s' is not the label of plugins[%u]", r->cells[i].plugin,
+			    r->cells[i].plugin_index);
+			goto fail;
+		}
+	}
+	if (!r->complete)
+		fold_journal(r, &rd);
+	return r;
+fail:
+	alloclab_results_free(r);
+	return NULL;
+}
+
+struct alloclab_results *alloclab_results_load(const char *path, alloclab_report_checker check, char *err,
+					       size_t err_len)
+{
+	struct stat st;
+	json_error_t jerr;
+	json_t *doc;
+	struct alloclab_results *r;
+	FILE *f;
+
+	if (stat(path, &st) != 0) {
+		snprintf(err, err_len, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	if (json_integer_value(json_object_get(doc, "format_version")) != ALLOCLAB_RESULTS_VERSION) {
-		snprintf(err, err_len, "%s: results format version %lld, this alloclab reads version %d", path,
-			 (long long)json_integer_value(json_object_get(doc, "format_version")), ALLOCLAB_RESULTS_VERSION);
-		json_decref(doc);
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(err, err_len, "%s: is a folder, not a results file", path);
 		return NULL;
 	}
-	cells = json_object_get(doc, "cells");
-	if (!json_is_array(cells) || !json_is_object(json_object_get(doc, "metadata"))) {
-		snprintf(err, err_len, "%s: no cells or metadata: not an alloclab results file", path);
-		json_decref(doc);
+	if (!S_ISREG(st.st_mode)) {
+		/* A FIFO or a device would block or never end. */
+		snprintf(err, err_len, "%s: not a regular file, not a results file", path);
 		return NULL;
 	}
-	for (size_t i = 0; i < json_array_size(cells); i++)
-		if (check_cell(json_array_get(cells, i), i, path, err, err_len) != 0) {
-			json_decref(doc);
+	f = fopen(path, "rb");
+	if (f == NULL) {
+		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	doc = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+	fclose(f);
+	if (doc == NULL) {
+		snprintf(err, err_len, "%s: not valid JSON (line %d: %s); truncated or not a results file", path,
+			 jerr.line, jerr.text);
+		return NULL;
+	}
+	r = alloclab_results_from_json(doc, path, check, err, err_len);
+	json_decref(doc);
+	if (r)
+		r->path = strdup(path);
+	return r;
+}
+
+/* ---- the journal ---- */
+
+struct alloclab_journal {
+	int fd;
+	char *path;
+};
+
+static void journal_path(const char *results_path, char *out, size_t len)
+{
+	snprintf(out, len, "%s.journal", results_path);
+}
+
+struct alloclab_journal *alloclab_journal_open(const char *results_path, char *err, size_t err_len)
+{
+	char path[4200];
+	struct alloclab_journal *j;
+	int fd;
+
+	journal_path(results_path, path, sizeof path);
+	err[0] = '\0';
+	if (check_replaceable(results_path, err, err_len) != 0 || check_replaceable(path, err, err_len) != 0)
+		return NULL;
+	{
+		char dir_buf[4096];
+		snprintf(dir_buf, sizeof dir_buf, "%s", results_path);
+		if (mkdir_p(dirname(dir_buf)) != 0) {
+			snprintf(err, err_len, "cannot create the folder of %s: %s", results_path, strerror(errno));
 			return NULL;
 		}
-	return doc;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	/* One writer per results file: a second run on the same output would
+	 * silently replace the first one's cells. */
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		snprintf(err, err_len, "%s is being written by another alloclab run (%s is locked)", results_path, path);
+		close(fd);
+		return NULL;
+	}
+	if (ftruncate(fd, 0) != 0) {
+		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	j = calloc(1, sizeof *j);
+	j->fd = fd;
+	j->path = strdup(path);
+	return j;
+}
+
+int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned threads,
+			    const struct alloclab_process *p, enum alloclab_cell_status status, const char *message, char *err, size_t err_len)
+{
+	json_t *line = json_pack("{s:i,s:s}", K_CELL, (int)cell, K_STATUS, status_name(status));
+	char *text;
+	size_t len, off = 0;
+
+	if (p)
+		json_object_set_new(line, K_PROCESS, process_json(p, threads));
+	if (message)
+		json_object_set_new(line, K_ERROR, json_string(message));
+	text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	json_decref(line);
+	len = strlen(text);
+	text = realloc(text, len + 2);
+	text[len++] = '\n';
+	while (off < len) {
+		ssize_t n = write(j->fd, text + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, err_len, "cannot write %s: %s", j->path, strerror(n < 0 ? errno : ENOSPC));
+			free(text);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	free(text);
+	if (fdatasync(j->fd) != 0 && errno != EINVAL) {
+		snprintf(err, err_len, "cannot write %s: %s", j->path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void alloclab_journal_close(struct alloclab_journal *j, int remove)
+{
+	if (j == NULL)
+		return;
+	close(j->fd);
+	if (remove)
+		unlink(j->path);
+	free(j->path);
+	free(j);
+}
+
+/* Applies PATH.journal's lines to an incomplete document. A line that does
+ * not read (the last one, cut by a kill) ends the fold: everything before
+ * it was finished. */
+static void fold_journal(struct alloclab_results *r, const struct reader *rd)
+{
+	char path[4200], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (rd->name == NULL)
+		return;
+	journal_path(rd->name, path, sizeof path);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		json_t *obj = json_loads(line, JSON_REJECT_DUPLICATES, NULL), *proc;
+		uint64_t cell = 0;
+		char *status = NULL, *message = NULL, where[64];
+		enum alloclab_cell_status st;
+		struct reader jr = {path, rd->check, rd->err, rd->err_len};
+
+		snprintf(where, sizeof where, "line");
+		if (obj == NULL || get_uint(&jr, obj, where, K_CELL, 1, 0, r->ncells ? r->ncells - 1 : 0, &cell) != 0 ||
+		    r->ncells == 0 || get_string(&jr, obj, where, K_STATUS, 1, &status) != 0 ||
+		    parse_status(status, &st) != 0 || get_string(&jr, obj, where, K_ERROR, 0, &message) != 0) {
+			free(status);
+			json_decref(obj);
+			break;
+		}
+		struct alloclab_cell *c = &r->cells[cell];
+		proc = json_object_get(obj, K_PROCESS);
+		if (proc) {
+			struct alloclab_process p;
+			if (read_process(&jr, proc, where, c->workload, c->threads, &p) != 0) {
+				alloclab_process_clear(&p);
+				free(status);
+				free(message);
+				json_decref(obj);
+				break;
+			}
+			alloclab_cell_add_process(c, &p);
+		}
+		alloclab_cell_set_status(c, st, message);
+		free(status);
+		free(message);
+		json_decref(obj);
+	}
+	rd->err[0] = '\0';
+	free(line);
+	fclose(f);
+	r->interrupted = 1; /* the run never wrote its final document */
 }

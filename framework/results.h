@@ -1,37 +1,200 @@
 /*
- * The results file: one JSON document per run, written atomically.
+ * The results of a run: the in-memory model, and the one module that turns
+ * it into a results file and a results file back into it.
  *
- * Layout (format "alloclab-run", format_version 1):
- *   metadata   what is needed to reproduce: machine, kernel, libc, compiler,
- *              alloclab version, command line, date
- *   config     processes, values, warmups, timeout_s, pin
- *   plugins    [{spec, options, name, version, description, caps, path, ...}]
- *   cells      [{plugin, plugin_index, workload, params, threads, status,
- *                error | reason, metric, runs: [{process, peak_rss_kib,
- *                elapsed_s, warmups: [V], values: [V], stats}]}]
- *              V = {wall_ns, thread_ns: [], thread_ops: [], ns_per_op}
- *              status: "ok", "error", "not applicable", "pending"
- *   interrupted  true when the run was stopped before every cell finished
+ * Glossary (docs/results-format.md has the file's fields):
+ *   run       one `alloclab run`: metadata, config, plugins, cells
+ *   cell      plugin x workload (with parameters) x threads (x cache-aligned)
+ *   process   one worker process's measurement of a cell (a "run" in JSON)
+ *   value     one timed repetition inside a process; warm-ups are values
+ *             that are recorded but never summarised
+ *
+ * Ownership: this file is the only writer of a results document and the
+ * only reader. Everything downstream (the table, compare, plot, show, the
+ * workloads' own reports) reads the structs below, which the reader has
+ * checked field by field, so none of it re-checks types or ranges.
+ *
+ * Durability without a quadratic cost: the runner writes the document once
+ * at the start (every cell pending, "complete": false), then appends each
+ * finished process to a journal beside it (PATH.journal, one compact JSON
+ * line each, fsync'd), and at the end writes the whole document once more
+ * and removes the journal. A reader that finds an incomplete document with
+ * a journal folds the journal in: a run killed at any moment loses nothing
+ * it had finished.
  */
 #ifndef ALLOCLAB_RESULTS_H
 #define ALLOCLAB_RESULTS_H
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define ALLOCLAB_RESULTS_FORMAT "alloclab-run"
-#define ALLOCLAB_RESULTS_VERSION 1
+/* 2: compact, placement once per process ("report"), plugin labels,
+ * planned processes per cell, "complete". Version 1 files are read too. */
+#define ALLOCLAB_RESULTS_VERSION 2
+#define ALLOCLAB_RESULTS_OLDEST_VERSION 1
 
-/* Metadata of this machine and build; `argv` is recorded as the command. */
+/* Ceilings the reader enforces, so a hostile file cannot make a command
+ * allocate or loop without bound. */
+#define ALLOCLAB_RESULTS_MAX_THREADS 1024
+#define ALLOCLAB_RESULTS_MAX_CELLS 65536
+#define ALLOCLAB_RESULTS_MAX_PLUGINS 1024
+
+enum alloclab_cell_status {
+	ALLOCLAB_CELL_PENDING,        /* planned, not (fully) measured: an interrupted run */
+	ALLOCLAB_CELL_OK,             /* every planned process measured */
+	ALLOCLAB_CELL_ERROR,          /* a process failed: message says how */
+	ALLOCLAB_CELL_NOT_APPLICABLE, /* never measured: message says why */
+};
+
+/* One timed repetition. Invariants (checked by the reader): thread_ns and
+ * thread_ops have `threads` entries (the cell's); per_op is finite and > 0. */
+struct alloclab_value {
+	uint64_t wall_ns;
+	uint64_t *thread_ns;
+	uint64_t *thread_ops;
+	/* The cell's metric for this value: ns per operation, as one thread
+	 * sees it (wall_ns x threads / all threads' operations). */
+	double per_op;
+	/* NULL, or an array of `threads` entries, each an object or null: what
+	 * the workload reported for this value (checked by the workload's
+	 * check_report hook when the reader is given one). */
+	json_t *thread_reports;
+};
+
+/* One worker process's measurement of a cell. */
+struct alloclab_process {
+	unsigned index;           /* round of the run it was measured in, from 0 */
+	long peak_rss_kib;        /* the worker's VmHWM; -1 unknown */
+	double elapsed_s;         /* the worker's whole life, parent's clock */
+	struct alloclab_value *warmups, *values;
+	unsigned nwarmups, nvalues;
+	/* NULL, or {name: non-negative integer}: the plugin's statistics at the
+	 * end of the last value with the working sets live, and after finish. */
+	json_t *stats, *stats_after_finish;
+	/* NULL, or an array of `threads` entries (objects or null): the
+	 * workload's once-per-process report (the unicode workload's cache-line
+	 * placement). */
+	json_t *report;
+	/* NULL, or what the plugin printed on stdout/stderr (first lines). */
+	char *plugin_output;
+};
+
+struct alloclab_cell {
+	char *plugin;             /* the plugin's label in this run (unique per plugin) */
+	unsigned plugin_index;    /* into alloclab_results.plugins */
+	char *plugin_options;     /* "" when none */
+	char *workload;
+	json_t *params;           /* {name: integer or string} */
+	unsigned threads;         /* 1..ALLOCLAB_RESULTS_MAX_THREADS */
+	int cache_aligned;
+	enum alloclab_cell_status status;
+	char *message;            /* ERROR: what failed; NOT_APPLICABLE: why; else NULL */
+	char *metric;             /* "ns_per_op" */
+	char *unit_op;            /* what one operation is, or NULL */
+	unsigned planned;         /* processes the run meant to measure (0: unknown, v1) */
+	struct alloclab_process *procs;
+	unsigned nprocs, procs_cap;
+};
+
+struct alloclab_plugin_info {
+	char *label;              /* how tables name it; unique in the run */
+	char *spec, *options;     /* as given on the command line */
+	char *name, *version, *description, *path;
+	json_t *caps;             /* array of capability names */
+	uint64_t min_align;
+};
+
+struct alloclab_results {
+	char *path;               /* the file it was read from or is written to, or NULL */
+	int version;              /* format_version of the file read */
+	json_t *metadata;         /* object; see alloclab_metadata() */
+	json_t *config;           /* object */
+	struct alloclab_plugin_info *plugins;
+	unsigned nplugins;
+	struct alloclab_cell *cells;
+	unsigned ncells;
+	int interrupted;          /* stopped before every cell finished */
+	int complete;             /* the final document was written */
+};
+
+/* ---- building ---- */
+
+/* An empty run with this machine's metadata (argv recorded as the
+ * command) and the given config object (a reference it takes over). */
+struct alloclab_results *alloclab_results_new(int argc, char **argv, json_t *config);
+void alloclab_results_free(struct alloclab_results *r);
+
+/* Metadata of this machine and build. */
 json_t *alloclab_metadata(int argc, char **argv);
 
-/* Writes doc to path through a temporary file in the same folder and a
- * rename, so a reader never sees a half-written file. Creates the folder if
- * needed. 0, or -1 with err set. */
-int alloclab_results_write(const json_t *doc, const char *path, char *err, size_t err_len);
+/* Appends a plugin (fields copied; caps a reference taken over); returns its index. */
+unsigned alloclab_results_add_plugin(struct alloclab_results *r, const struct alloclab_plugin_info *info);
 
-/* Reads and checks a results file: valid JSON, the right format and
- * version, cells with the documented fields. NULL with err set otherwise. */
-json_t *alloclab_results_load(const char *path, char *err, size_t err_len);
+/* Appends a cell (strings copied, params a reference taken over, no
+ * processes); returns it. Pointers into r->cells stay valid until the next
+ * add_cell. */
+struct alloclab_cell *alloclab_results_add_cell(struct alloclab_results *r, const struct alloclab_cell *cell);
+
+/* Moves a process into the cell (p is zeroed). */
+void alloclab_cell_add_process(struct alloclab_cell *c, struct alloclab_process *p);
+
+/* Sets a cell's status and message (copied; NULL for none). */
+void alloclab_cell_set_status(struct alloclab_cell *c, enum alloclab_cell_status status, const char *message);
+
+void alloclab_process_clear(struct alloclab_process *p);
+
+/* ---- processes as JSON: also the worker's hand-off to the runner ---- */
+
+json_t *alloclab_process_to_json(const struct alloclab_process *p, unsigned threads);
+
+/* Reads and checks a process object for a cell of `threads` threads.
+ * `where` names it in errors ("FILE: cell 3 run 0"). 0, or -1 with err. */
+int alloclab_process_from_json(const json_t *obj, unsigned threads, const char *where, struct alloclab_process *p,
+			       char *err, size_t err_len);
+
+/* ---- files ---- */
+
+/* Checks a workload's report (per-value thread report or per-process
+ * report entry) for the reader; NULL: reports are kept unchecked. Returns 0,
+ * or -1 with a reason in err. */
+typedef int (*alloclab_report_checker)(const char *workload, int per_process, const json_t *report, char *err,
+				       size_t err_len);
+
+/*
+ * Writes the whole document to path atomically (a temporary file in the
+ * same folder, then a rename). Only a regular file (or nothing) is ever
+ * replaced: a path naming a device, a folder or a symbolic link is refused.
+ * Creates the folder if needed. 0, or -1 with err set.
+ */
+int alloclab_results_write(const struct alloclab_results *r, const char *path, char *err, size_t err_len);
+
+/* The document as JSON (compact when written). */
+json_t *alloclab_results_to_json(const struct alloclab_results *r);
+
+/*
+ * Reads and checks a results file: JSON, format, version, every field's type
+ * and range; folds PATH.journal in when the document is incomplete. NULL
+ * with one line in err naming the file, the field and the problem.
+ */
+struct alloclab_results *alloclab_results_load(const char *path, alloclab_report_checker check, char *err,
+					       size_t err_len);
+
+/* The same from a document in memory (`name` names it in errors). */
+struct alloclab_results *alloclab_results_from_json(const json_t *doc, const char *name,
+						    alloclab_report_checker check, char *err, size_t err_len);
+
+/* ---- the journal ---- */
+
+struct alloclab_journal;
+
+/* Creates PATH.journal (replacing a stale one). NULL with err set. */
+struct alloclab_journal *alloclab_journal_open(const char *results_path, char *err, size_t err_len);
+/* Appends one finished process, or a cell's status change (p NULL). */
+int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned threads,
+			    const struct alloclab_process *p, enum alloclab_cell_status status, const char *message, char *err, size_t err_len);
+/* Closes it; remove: unlink the file too (the final document holds it all). */
+void alloclab_journal_close(struct alloclab_journal *j, int remove);
 
 #endif

@@ -4,11 +4,11 @@
 
 #include "child.h"
 #include "progress.h"
-#include "report.h"
 #include "results.h"
 #include "self_exe.h"
 #include "worker.h"
 
+#include <alloclab/plugin_options.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +19,25 @@ void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out
 {
 	const char *slash = strrchr(text, '/');
 	const char *colon = strchr(slash ? slash : text, ':');
+	const char *cursor = colon ? colon + 1 : "";
+	struct alloclab_option opt;
+	size_t len = strlen(cursor), used = 0;
 
 	out->spec = colon ? strndup(text, (size_t)(colon - text)) : strdup(text);
-	out->options = strdup(colon ? colon + 1 : "");
+	out->as = NULL;
+	out->options = calloc(1, len + 1);
+	/* Copies every option but as=, which names the plugin in this run. */
+	while (alloclab_option_next(&cursor, &opt) > 0) {
+		if (alloclab_option_is(&opt, "as")) {
+			free(out->as);
+			out->as = strndup(opt.value, opt.value_len);
+			continue;
+		}
+		used += (size_t)snprintf(out->options + used, len + 1 - used, "%s%.*s=%.*s", used ? "," : "",
+					 (int)opt.key_len, opt.key, (int)opt.value_len, opt.value);
+	}
+	if (*cursor) /* malformed: left for the plugin to refuse */
+		snprintf(out->options + used, len + 1 - used, "%s%s", used ? "," : "", cursor);
 }
 
 struct probe_arg {
@@ -52,140 +68,203 @@ static int measure_child(void *arg, int fd)
 	}
 	execv(alloclab_self_path(), argv);
 	/* exec failed: measure in this forked process rather than not at all. */
-	return alloclab_child_send_json(3, alloclab_worker_measure(arg));
+	return alloclab_worker_send(arg, 3);
 }
 
-static json_t *child_outcome(const struct alloclab_child_result *res, double timeout_s);
-
-json_t *alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, int *interrupted)
+/* A child's answer: the object it wrote when it exited 0 or 1; otherwise a
+ * description of how it ended, in err. */
+static json_t *child_answer(const struct alloclab_child_result *res, double timeout_s, char *err, size_t err_len)
 {
-	struct alloclab_child_result res;
-	char err[ALLOCLAB_ERR_LEN];
-	json_t *outcome;
-
-	*interrupted = 0;
-	if (alloclab_child_run(measure_child, (void *)spec, timeout_s, &res, err, sizeof err) != 0)
-		return json_pack("{s:s}", "error", err);
-	if (res.interrupted) {
-		*interrupted = 1;
-		alloclab_child_result_free(&res);
-		return json_pack("{s:s}", "error", "interrupted");
-	}
-	outcome = child_outcome(&res, timeout_s);
-	if (!json_object_get(outcome, "error"))
-		json_object_set_new(outcome, "elapsed_s", json_real(res.elapsed_s));
-	alloclab_child_result_free(&res);
-	return outcome;
-}
-
-/* Parses a child's output. A child that exited 0 or 1 wrote an object; any
- * other fate is described from how it ended. Returns the object (with
- * "error" set on failure); never NULL. */
-static json_t *child_outcome(const struct alloclab_child_result *res, double timeout_s)
-{
-	char why[512];
 	json_t *obj;
 
-	if (res->exited && (res->exit_code == 0 || res->exit_code == 1)) {
-		obj = json_loads(res->output, 0, NULL);
-		if (json_is_object(obj))
-			return obj;
+	if (res->exited && !res->flooded && (res->exit_code == 0 || res->exit_code == 1)) {
+		obj = json_loads(res->output, JSON_REJECT_DUPLICATES, NULL);
+		if (json_is_object(obj)) {
+			json_t *e = json_object_get(obj, "error");
+			if (e == NULL)
+				return obj;
+			snprintf(err, err_len, "%s", json_is_string(e) ? json_string_value(e) : "failed without saying why");
+		} else {
+			snprintf(err, err_len, "worker exited with status %d but wrote no result", res->exit_code);
+		}
 		json_decref(obj);
-		snprintf(why, sizeof why, "worker exited with status %d but wrote no result", res->exit_code);
-		return json_pack("{s:s}", "error", why);
+		return NULL;
 	}
-	alloclab_child_describe(res, timeout_s, why, sizeof why);
-	return json_pack("{s:s}", "error", why);
+	alloclab_child_describe(res, timeout_s, err, err_len);
+	return NULL;
 }
 
-static const char *applicability(const json_t *plugin_info, const struct alloclab_workload *w, unsigned threads)
+/* Appends " (it printed: ...)" to err when the child printed something. */
+static void add_printed(const struct alloclab_child_result *res, char *err, size_t err_len)
 {
-	int thread_safe = 0, cross = 0, realloc_ok = 0;
-	json_t *cap;
-	size_t i;
-
-	json_array_foreach(json_object_get(plugin_info, "caps"), i, cap)
-	{
-		const char *c = json_string_value(cap);
-		thread_safe |= strcmp(c, "thread-safe") == 0;
-		cross |= strcmp(c, "cross-thread-free") == 0;
-		realloc_ok |= strcmp(c, "realloc") == 0;
+	char *printed = alloclab_child_printed(res);
+	if (printed) {
+		size_t used = strlen(err);
+		snprintf(err + used, err_len - used, " (it printed: %.200s)", printed);
+		free(printed);
 	}
-	if (threads > 1 && !thread_safe)
+}
+
+int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, struct alloclab_process *out,
+			      int *interrupted, char *err, size_t err_len)
+{
+	struct alloclab_child_result res;
+	json_t *obj;
+	int rc = -1;
+
+	*interrupted = 0;
+	memset(out, 0, sizeof *out);
+	if (alloclab_child_run(measure_child, (void *)spec, timeout_s, &res, err, err_len) != 0)
+		return -1;
+	if (res.interrupted) {
+		*interrupted = 1;
+		snprintf(err, err_len, "interrupted");
+		alloclab_child_result_free(&res);
+		return -1;
+	}
+	obj = child_answer(&res, timeout_s, err, err_len);
+	/* The worker is a plugin's process: its answer is checked like a file. */
+	if (obj && alloclab_process_from_json(obj, spec->threads, "the worker's result", out, err, err_len) == 0) {
+		out->elapsed_s = res.elapsed_s;
+		out->plugin_output = alloclab_child_printed(&res);
+		rc = 0;
+	} else {
+		add_printed(&res, err, err_len);
+	}
+	json_decref(obj);
+	alloclab_child_result_free(&res);
+	return rc;
+}
+
+static const char *applicability(uint64_t caps, const struct alloclab_workload *w, unsigned threads)
+{
+	static char why[160];
+
+	if (threads > 1 && !(caps & ALLOCLAB_CAP_THREAD_SAFE))
 		return "plugin is not thread-safe: runs with 1 thread only";
-	if ((w->flags & ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE) && !cross)
+	if (w->max_threads && threads > w->max_threads) {
+		snprintf(why, sizeof why, "workload '%s' runs with at most %u threads", w->name, w->max_threads);
+		return why;
+	}
+	if ((w->flags & ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE) && !(caps & ALLOCLAB_CAP_CROSS_THREAD_FREE))
 		return "workload frees across threads; plugin does not declare cross-thread-free";
-	if ((w->flags & ALLOCLAB_WORKLOAD_NEEDS_REALLOC) && !realloc_ok)
+	if ((w->flags & ALLOCLAB_WORKLOAD_NEEDS_REALLOC) && !(caps & ALLOCLAB_CAP_REALLOC))
 		return "workload needs realloc; plugin does not offer it";
 	return NULL;
 }
 
-struct cell {
+/* One cell's plan: what a worker gets, and how many workers. */
+struct planned_cell {
 	struct alloclab_cell_spec spec;
 	unsigned processes;
-	json_t *json; /* borrowed from the document's cells array */
-	int failed;
+	int done;          /* failed, not applicable, or every process measured */
 };
 
-json_t *alloclab_params_json(const struct alloclab_workload *w, const struct alloclab_params *params)
-{
-	json_t *obj = json_object();
-	for (unsigned i = 0; i < w->nparams; i++) {
-		char text[4096];
-		if (w->params[i].type == ALLOCLAB_PARAM_NUMBER) {
-			json_object_set_new(obj, w->params[i].name, json_integer((json_int_t)params->v[i]));
-		} else {
-			alloclab_param_format(w, params, i, text, sizeof text);
-			json_object_set_new(obj, w->params[i].name, json_string(text));
-		}
-	}
-	return obj;
-}
+struct alloclab_run {
+	const struct alloclab_run_config *cfg;
+	struct alloclab_results *results;
+	struct planned_cell *cells;   /* parallel to results->cells */
+	uint64_t *caps;               /* per plugin */
+	struct alloclab_journal *journal;
+	char output[4096];
+	unsigned max_processes, total_workers, failed;
+};
 
-/* Adds the headline figure to each value: the time one thread takes per
- * operation, wall time x threads / all threads' operations. */
-static void add_ns_per_op(json_t *values, unsigned threads)
+static int probe_plugins(struct alloclab_run *run)
 {
-	json_t *v;
-	size_t i;
+	const struct alloclab_run_config *cfg = run->cfg;
 
-	json_array_foreach(values, i, v)
-	{
-		json_t *ops = json_object_get(v, "thread_ops"), *o;
-		size_t k;
-		double total = 0;
-		json_array_foreach(ops, k, o) total += (double)json_integer_value(o);
-		double wall = (double)json_integer_value(json_object_get(v, "wall_ns"));
-		json_object_set_new(v, "ns_per_op", json_real(total > 0 ? wall * threads / total : 0));
-	}
-}
-
-static int probe_plugins(const struct alloclab_run_config *cfg, json_t *plugins)
-{
+	run->caps = calloc(cfg->nplugins + 1, sizeof *run->caps);
 	for (unsigned i = 0; i < cfg->nplugins; i++) {
 		struct probe_arg arg = {&cfg->plugins[i]};
 		struct alloclab_child_result res;
+		struct alloclab_probe probe;
 		char err[ALLOCLAB_ERR_LEN];
-		json_t *info;
+		json_t *obj;
 
 		if (alloclab_child_run(probe_child, &arg, cfg->timeout_s, &res, err, sizeof err) != 0) {
 			fprintf(stderr, "alloclab: %s\n", err);
 			return -1;
 		}
-		info = child_outcome(&res, cfg->timeout_s);
-		alloclab_child_result_free(&res);
-		if (json_object_get(info, "error")) {
-			const char *why = json_string_value(json_object_get(info, "error"));
-			if (strchr(cfg->plugins[i].spec, '/') || strstr(why, cfg->plugins[i].spec))
-				fprintf(stderr, "alloclab: %s\n", why);
+		obj = child_answer(&res, cfg->timeout_s, err, sizeof err);
+		if (obj == NULL || alloclab_probe_from_json(obj, &probe, err, sizeof err) != 0) {
+			add_printed(&res, err, sizeof err);
+			if (strchr(cfg->plugins[i].spec, '/') || strstr(err, cfg->plugins[i].spec))
+				fprintf(stderr, "alloclab: %s\n", err);
 			else
-				fprintf(stderr, "alloclab: plugin '%s': %s\n", cfg->plugins[i].spec, why);
-			json_decref(info);
+				fprintf(stderr, "alloclab: plugin '%s': %s\n", cfg->plugins[i].spec, err);
+			json_decref(obj);
+			alloclab_child_result_free(&res);
 			return -1;
 		}
-		json_object_set_new(info, "spec", json_string(cfg->plugins[i].spec));
-		json_object_set_new(info, "options", json_string(cfg->plugins[i].options));
-		json_array_append_new(plugins, info);
+		json_decref(obj);
+		alloclab_child_result_free(&res);
+
+		char caps[512];
+		json_t *caps_list = json_array();
+		alloclab_caps_format(probe.caps, caps, sizeof caps);
+		for (char *save = NULL, *c = strtok_r(caps, ",", &save); c; c = strtok_r(NULL, ",", &save))
+			json_array_append_new(caps_list, json_string(c));
+		struct alloclab_plugin_info info = {
+			.spec = cfg->plugins[i].spec, .options = cfg->plugins[i].options, .name = probe.name,
+			.version = probe.version, .description = probe.description, .path = probe.path,
+			.caps = caps_list, .min_align = probe.min_align,
+		};
+		run->caps[i] = probe.caps;
+		alloclab_results_add_plugin(run->results, &info);
+		alloclab_probe_clear(&probe);
+	}
+	return 0;
+}
+
+static int label_taken(const struct alloclab_results *r, unsigned upto, const char *label)
+{
+	for (unsigned k = 0; k < upto; k++)
+		if (r->plugins[k].label && strcmp(r->plugins[k].label, label) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Labels that tell every plugin of the run apart: as=NAME when given
+ * (refused if two plugins ask for the same), else name[:options]; two
+ * plugins that would share one (two builds of one allocator given by path)
+ * are labelled by their paths instead, and numbered as a last resort.
+ */
+static int label_plugins(struct alloclab_run *run)
+{
+	struct alloclab_results *r = run->results;
+	const struct alloclab_run_config *cfg = run->cfg;
+
+	for (unsigned i = 0; i < r->nplugins; i++) {
+		struct alloclab_plugin_info *p = &r->plugins[i];
+		char label[4200];
+		if (cfg->plugins[i].as) {
+			if (label_taken(r, i, cfg->plugins[i].as)) {
+				fprintf(stderr, "alloclab: two plugins are labelled '%s' (as=): give each its own\n",
+					cfg->plugins[i].as);
+				return -1;
+			}
+			p->label = strdup(cfg->plugins[i].as);
+			continue;
+		}
+		snprintf(label, sizeof label, "%s%s%s", p->name, p->options[0] ? ":" : "", p->options);
+		int clash = 0;
+		for (unsigned k = 0; k < r->nplugins; k++) {
+			char other[4200];
+			if (k == i)
+				continue;
+			snprintf(other, sizeof other, "%s%s%s", r->plugins[k].name, r->plugins[k].options[0] ? ":" : "",
+				 r->plugins[k].options);
+			clash |= strcmp(other, label) == 0 && strcmp(r->plugins[k].path, p->path) != 0;
+		}
+		if (clash)
+			snprintf(label, sizeof label, "%s%s%s", p->path, p->options[0] ? ":" : "", p->options);
+		for (unsigned n = 2; label_taken(r, i, label); n++) {
+			size_t used = strcspn(label, "#");
+			snprintf(label + used, sizeof label - used, "#%u", n);
+		}
+		p->label = strdup(label);
 	}
 	return 0;
 }
@@ -201,145 +280,206 @@ static void default_output(char *out, size_t len)
 	snprintf(out, len, "alloclab-results/run-%s.json", stamp);
 }
 
-int alloclab_run(const struct alloclab_run_config *cfg)
+static void lay_out_cells(struct alloclab_run *run)
 {
-	char output[4096], err[ALLOCLAB_ERR_LEN];
-	json_t *doc, *plugins = json_array(), *cells_json = json_array();
+	const struct alloclab_run_config *cfg = run->cfg;
+	struct alloclab_results *r = run->results;
 	unsigned aligns = (cfg->cache_align & 1u) + ((cfg->cache_align >> 1) & 1u);
-	unsigned ncells = cfg->nplugins * aligns * cfg->nworkloads * cfg->nthreads, failed = 0;
-	struct cell *cells = calloc(ncells, sizeof *cells);
-	struct alloclab_progress progress;
-	int status = ALLOCLAB_EXIT_OK;
-	unsigned max_processes = 0, total_workers = 0;
 
-	if (cfg->output)
-		snprintf(output, sizeof output, "%s", cfg->output);
-	else
-		default_output(output, sizeof output);
-	alloclab_catch_interrupts();
-	if (probe_plugins(cfg, plugins) != 0) {
-		free(cells);
-		json_decref(plugins);
-		json_decref(cells_json);
-		return alloclab_interrupted() ? ALLOCLAB_EXIT_INTERRUPTED : ALLOCLAB_EXIT_USAGE;
-	}
-
-	doc = json_pack("{s:s,s:i,s:o,s:{s:i,s:i,s:i,s:f,s:b,s:s},s:o,s:o,s:b}", "format", ALLOCLAB_RESULTS_FORMAT,
-			"format_version", ALLOCLAB_RESULTS_VERSION, "metadata", alloclab_metadata(cfg->argc, cfg->argv),
-			"config", "processes", cfg->processes, "values", cfg->values, "warmups", cfg->warmups,
-			"timeout_s", cfg->timeout_s, "pin", cfg->pin, "cache_align",
-			cfg->cache_align == 3 ? "both" : cfg->cache_align == 2 ? "on" : "off", "plugins", plugins, "cells", cells_json,
-			"interrupted", 0);
-
-	unsigned k = 0;
+	run->cells = calloc((size_t)cfg->nplugins * aligns * cfg->nworkloads * cfg->nthreads + 1, sizeof *run->cells);
 	for (unsigned p = 0; p < cfg->nplugins; p++)
 		for (unsigned al = 0; al < 2; al++)
-		for (unsigned w = 0; w < cfg->nworkloads; w++)
-			for (unsigned t = 0; t < cfg->nthreads; t++) {
-				if (!(cfg->cache_align & (1u << al)))
-					continue;
-				const struct alloclab_workload *wl = cfg->workloads[w].workload;
-				json_t *info = json_array_get(plugins, p);
-				const char *na = applicability(info, wl, cfg->threads[t]);
-				struct cell *c = &cells[k++];
+			for (unsigned w = 0; w < cfg->nworkloads; w++)
+				for (unsigned t = 0; t < cfg->nthreads; t++) {
+					if (!(cfg->cache_align & (1u << al)))
+						continue;
+					const struct alloclab_workload *wl = cfg->workloads[w].workload;
+					const char *na = applicability(run->caps[p], wl, cfg->threads[t]);
+					struct planned_cell *c = &run->cells[r->ncells];
 
-				c->spec.plugin = cfg->plugins[p].spec;
-				c->spec.cache_align = al;
-				c->spec.plugin_options = cfg->plugins[p].options;
-				c->spec.workload = wl;
-				c->spec.params = cfg->workloads[w].params;
-				c->spec.threads = cfg->threads[t];
-				c->spec.warmups = cfg->warmups_set || !wl->default_warmups ? cfg->warmups : wl->default_warmups;
-				c->spec.values = cfg->values_set || !wl->default_values ? cfg->values : wl->default_values;
-				c->processes = cfg->processes_set || !wl->default_processes ? cfg->processes
-											     : wl->default_processes;
-				if (c->processes > max_processes)
-					max_processes = c->processes;
-				c->spec.pin = cfg->pin;
-				c->json = json_pack("{s:s,s:s,s:i,s:s,s:o,s:i,s:s,s:s,s:s,s:[]}", "plugin",
-						    json_string_value(json_object_get(info, "name")), "plugin_options",
-						    cfg->plugins[p].options, "plugin_index", p,
-						    "workload", wl->name, "params", alloclab_params_json(wl, &c->spec.params),
-						    "threads", cfg->threads[t], "metric", "ns_per_op", "unit_op",
-						    wl->unit_op, "status", na ? "not applicable" : "pending", "runs");
-				json_object_set_new(c->json, "cache_aligned", json_boolean(al));
-				if (na)
-					json_object_set_new(c->json, "reason", json_string(na));
-				else
-					total_workers += c->processes;
-				c->failed = na != NULL;
-				json_array_append_new(cells_json, c->json);
-			}
+					c->spec.plugin = cfg->plugins[p].spec;
+					c->spec.plugin_options = cfg->plugins[p].options;
+					c->spec.cache_align = al;
+					c->spec.workload = wl;
+					c->spec.params = cfg->workloads[w].params;
+					c->spec.threads = cfg->threads[t];
+					c->spec.warmups = cfg->warmups_set || !wl->default_warmups ? cfg->warmups
+												  : wl->default_warmups;
+					c->spec.values = cfg->values_set || !wl->default_values ? cfg->values : wl->default_values;
+					c->spec.pin = cfg->pin;
+					c->processes = cfg->processes_set || !wl->default_processes ? cfg->processes
+												     : wl->default_processes;
+					c->done = na != NULL;
+					if (c->processes > run->max_processes)
+						run->max_processes = c->processes;
+					if (!na)
+						run->total_workers += c->processes;
+					struct alloclab_cell cell = {
+						.plugin = r->plugins[p].label, .plugin_index = p,
+						.plugin_options = cfg->plugins[p].options, .workload = (char *)wl->name,
+						.params = alloclab_params_json(wl, &c->spec.params), .threads = cfg->threads[t],
+						.cache_aligned = (int)al,
+						.status = na ? ALLOCLAB_CELL_NOT_APPLICABLE : ALLOCLAB_CELL_PENDING,
+						.message = (char *)na, .unit_op = (char *)wl->unit_op, .planned = c->processes,
+					};
+					alloclab_results_add_cell(r, &cell);
+				}
+}
 
-	alloclab_progress_start(&progress, total_workers);
-	for (unsigned round = 0; round < max_processes && !alloclab_interrupted(); round++) {
-		for (k = 0; k < ncells && !alloclab_interrupted(); k++) {
-			struct cell *c = &cells[k];
-			char label[256];
-			json_t *outcome;
+static void free_run(struct alloclab_run *run)
+{
+	alloclab_results_free(run->results);
+	alloclab_journal_close(run->journal, 0);
+	free(run->cells);
+	free(run->caps);
+	free(run);
+}
 
-			if (c->failed || round >= c->processes)
-				continue;
-			snprintf(label, sizeof label, "%s%s%s%s %s threads=%u process %u/%u",
-				 json_string_value(json_object_get(c->json, "plugin")), c->spec.plugin_options[0] ? ":" : "",
-				 c->spec.plugin_options, c->spec.cache_align ? " +align" : "", c->spec.workload->name,
-				 c->spec.threads, round + 1, c->processes);
-			alloclab_progress_show(&progress, label);
+int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run **out)
+{
+	struct alloclab_run *run = calloc(1, sizeof *run);
+	char err[ALLOCLAB_ERR_LEN];
+	json_t *config = json_pack("{s:i,s:i,s:i,s:f,s:b,s:s}", "processes", cfg->processes, "values", cfg->values,
+				   "warmups", cfg->warmups, "timeout_s", cfg->timeout_s, "pin", cfg->pin, "cache_align",
+				   cfg->cache_align == 3 ? "both" : cfg->cache_align == 2 ? "on" : "off");
+
+	*out = NULL;
+	run->cfg = cfg;
+	run->results = alloclab_results_new(cfg->argc, cfg->argv, config);
+	if (cfg->output)
+		snprintf(run->output, sizeof run->output, "%s", cfg->output);
+	else
+		default_output(run->output, sizeof run->output);
+	alloclab_catch_interrupts();
+	if (probe_plugins(run) != 0 || label_plugins(run) != 0) {
+		int interrupted = alloclab_interrupted();
+		free_run(run);
+		return interrupted ? ALLOCLAB_EXIT_INTERRUPTED : ALLOCLAB_EXIT_USAGE;
+	}
+	lay_out_cells(run);
+	/* The output before any measurement: a run that cannot keep its
+	 * results (unwritable, not a regular file, written by another run)
+	 * measures nothing. */
+	run->journal = alloclab_journal_open(run->output, err, sizeof err);
+	if (run->journal == NULL) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		free_run(run);
+		return ALLOCLAB_EXIT_USAGE;
+	}
+	if (alloclab_results_write(run->results, run->output, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_journal_close(run->journal, 1);
+		run->journal = NULL;
+		free_run(run);
+		return ALLOCLAB_EXIT_USAGE;
+	}
+	*out = run;
+	return ALLOCLAB_EXIT_OK;
+}
+
+int alloclab_run_measure(struct alloclab_run *run)
+{
+	struct alloclab_results *r = run->results;
+	struct alloclab_progress progress;
+	char err[ALLOCLAB_ERR_LEN];
+	int status = ALLOCLAB_EXIT_OK;
+
+	alloclab_progress_start(&progress, run->total_workers);
+	for (unsigned round = 0; round < run->max_processes && !alloclab_interrupted(); round++) {
+		for (unsigned k = 0; k < r->ncells && !alloclab_interrupted(); k++) {
+			struct planned_cell *c = &run->cells[k];
+			struct alloclab_cell *cell = &r->cells[k];
+			struct alloclab_process proc;
+			char label[512], why[ALLOCLAB_ERR_LEN];
 			int interrupted;
-			outcome = alloclab_measure_isolated(&c->spec, cfg->timeout_s, &interrupted);
-			if (interrupted) {
-				json_decref(outcome);
-				break;
-			}
-			if (json_object_get(outcome, "error")) {
-				char line[ALLOCLAB_ERR_LEN * 2];
-				snprintf(line, sizeof line, "process %u: %s", round + 1,
-					 json_string_value(json_object_get(outcome, "error")));
-				json_object_set_new(c->json, "status", json_string("error"));
-				json_object_set_new(c->json, "error", json_string(line));
-				c->failed = 1;
-				failed++;
-				json_decref(outcome);
+
+			if (c->done || round >= c->processes)
+				continue;
+			snprintf(label, sizeof label, "%s%s %s threads=%u process %u/%u", cell->plugin,
+				 c->spec.cache_align ? " +align" : "", c->spec.workload->name, c->spec.threads, round + 1,
+				 c->processes);
+			alloclab_progress_show(&progress, label);
+			if (alloclab_measure_isolated(&c->spec, run->cfg->timeout_s, &proc, &interrupted, why,
+						      sizeof why) != 0) {
+				if (interrupted)
+					break;
+				char line[ALLOCLAB_ERR_LEN + 32];
+				snprintf(line, sizeof line, "process %u: %s", round + 1, why);
+				alloclab_cell_set_status(cell, ALLOCLAB_CELL_ERROR, line);
+				c->done = 1;
+				run->failed++;
+				if (alloclab_journal_append(run->journal, k, cell->threads, NULL, ALLOCLAB_CELL_ERROR, line,
+							    err, sizeof err) != 0)
+					goto write_failed;
 			} else {
-				add_ns_per_op(json_object_get(outcome, "warmups"), c->spec.threads);
-				add_ns_per_op(json_object_get(outcome, "values"), c->spec.threads);
-				json_object_set_new(outcome, "process", json_integer(round));
-				json_array_append_new(json_object_get(c->json, "runs"), outcome);
-				if (round + 1 == c->processes)
-					json_object_set_new(c->json, "status", json_string("ok"));
+				proc.index = round;
+				if (round + 1 == c->processes) {
+					alloclab_cell_set_status(cell, ALLOCLAB_CELL_OK, NULL);
+					c->done = 1;
+				}
+				if (alloclab_journal_append(run->journal, k, cell->threads, &proc, cell->status, NULL, err,
+							    sizeof err) != 0) {
+					alloclab_process_clear(&proc);
+					goto write_failed;
+				}
+				alloclab_cell_add_process(cell, &proc);
 			}
 			alloclab_progress_step(&progress);
-			if (alloclab_results_write(doc, output, err, sizeof err) != 0) {
-				alloclab_progress_end(&progress);
-				fprintf(stderr, "alloclab: %s\n", err);
-				status = ALLOCLAB_EXIT_USAGE;
-				goto out;
-			}
 		}
 	}
 	alloclab_progress_end(&progress);
-	if (alloclab_interrupted()) {
-		json_object_set_new(doc, "interrupted", json_true());
+	if (alloclab_interrupted())
 		status = ALLOCLAB_EXIT_INTERRUPTED;
-	} else if (failed) {
+	else if (run->failed)
 		status = ALLOCLAB_EXIT_CELL_FAILED;
-	}
-	if (alloclab_results_write(doc, output, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
-		status = ALLOCLAB_EXIT_USAGE;
-		goto out;
-	}
-	if (!cfg->quiet)
-		alloclab_report_print(doc, stdout, !cfg->brief);
-	if (status == ALLOCLAB_EXIT_INTERRUPTED)
-		fprintf(stderr, "alloclab: interrupted; the cells finished so far are in %s\n", output);
-	else if (cfg->brief && !cfg->quiet)
-		printf("\nresults: %s (all reports, with the unicode workload's seed lines: alloclab show %s)\n", output,
-		       output);
-	else
-		printf("\nresults: %s\n", output);
-out:
-	json_decref(doc);
-	free(cells);
 	return status;
+write_failed:
+	alloclab_progress_end(&progress);
+	fprintf(stderr, "alloclab: %s\n", err);
+	return ALLOCLAB_EXIT_USAGE;
+}
+
+int alloclab_run_finish(struct alloclab_run *run, int status)
+{
+	const struct alloclab_run_config *cfg = run->cfg;
+	char err[ALLOCLAB_ERR_LEN];
+	double load[1] = {-1};
+
+	run->results->interrupted = status == ALLOCLAB_EXIT_INTERRUPTED;
+	run->results->complete = 1;
+	if (getloadavg(load, 1) == 1)
+		json_object_set_new(run->results->metadata, "load_average_end", json_real(load[0]));
+	if (alloclab_results_write(run->results, run->output, err, sizeof err) != 0) {
+		/* The journal stays: with the first document it holds the run. */
+		fprintf(stderr, "alloclab: %s (the finished measurements are in %s.journal)\n", err, run->output);
+		free_run(run);
+		return ALLOCLAB_EXIT_USAGE;
+	}
+	alloclab_journal_close(run->journal, 1);
+	run->journal = NULL;
+	if (status == ALLOCLAB_EXIT_USAGE) {
+		free_run(run);
+		return status;
+	}
+	if (!cfg->quiet && cfg->print)
+		cfg->print(run->results, stdout, !cfg->brief);
+	if (status == ALLOCLAB_EXIT_INTERRUPTED)
+		fprintf(stderr, "alloclab: interrupted; the cells finished so far are in %s\n", run->output);
+	else if (cfg->brief && !cfg->quiet)
+		printf("\nresults: %s (all reports, with the unicode workload's Unicode/Bytes lines: alloclab show %s)\n",
+		       run->output, run->output);
+	else
+		printf("\nresults: %s\n", run->output);
+	free_run(run);
+	return status;
+}
+
+int alloclab_run(const struct alloclab_run_config *cfg)
+{
+	struct alloclab_run *run;
+	int status = alloclab_run_plan(cfg, &run);
+
+	if (status != ALLOCLAB_EXIT_OK)
+		return status;
+	return alloclab_run_finish(run, alloclab_run_measure(run));
 }

@@ -6,18 +6,23 @@
  * timeout becomes that cell's error and the run goes on. Processes are
  * interleaved across cells (round r runs process r of every cell) so that
  * drift of a shared machine spreads over all cells instead of biasing the
- * ones measured last. The results file is rewritten atomically after every
- * worker, so an interrupted run keeps everything finished.
+ * ones measured last. Every finished worker is appended to the results
+ * file's journal (results.h), so an interrupted or killed run keeps
+ * everything finished at a constant cost per worker.
  */
 #ifndef ALLOCLAB_RUNNER_H
 #define ALLOCLAB_RUNNER_H
 
 #include "worker.h"
+#include "results.h"
 #include "workload.h"
 
 #include <jansson.h>
+#include <stdio.h>
 
 #define ALLOCLAB_MAX_MATRIX 64
+
+struct alloclab_process;
 
 enum alloclab_exit {
 	ALLOCLAB_EXIT_OK = 0,
@@ -28,7 +33,8 @@ enum alloclab_exit {
 
 struct alloclab_plugin_arg {
 	char *spec;     /* name or path */
-	char *options;  /* "" when none */
+	char *options;  /* "" when none; what the plugin gets */
+	char *as;       /* the label asked for with as=NAME, or NULL */
 };
 
 struct alloclab_run_config {
@@ -51,6 +57,9 @@ struct alloclab_run_config {
 	/* The default suite: the table only; workloads' own reports are left
 	 * for `alloclab show FILE`. */
 	int brief;
+	/* Prints the run's table and workload reports (analysis/report.h);
+	 * NULL: none. The runner itself does not present. */
+	void (*print)(const struct alloclab_results *results, FILE *out, int workload_reports);
 	const char *output;
 	int quiet;          /* no table on stdout */
 	int argc;
@@ -58,22 +67,34 @@ struct alloclab_run_config {
 };
 
 /* Splits "name[:options]" (options start after the first ':' that follows
- * the last '/', so paths work). Strings are malloc'd. */
+ * the last '/', so paths work) and takes the framework's own option
+ * as=LABEL out of the options. Strings are malloc'd. */
 void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out);
 
 /*
  * Measures one cell in one freshly executed worker process with a deadline.
- * Returns the worker's object (see worker.h) plus elapsed_s, or
- * {"error": "..."} saying how the worker failed (crash, timeout, the
- * plugin's own message). *interrupted is set when SIGINT/SIGTERM arrived.
+ * 0 with *out filled (elapsed_s and plugin_output set here), or -1 with
+ * err saying how the worker failed (crash, timeout, flood, the plugin's
+ * own message). *interrupted is set when SIGINT/SIGTERM/SIGHUP arrived.
  */
-json_t *alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, int *interrupted);
+int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, struct alloclab_process *out,
+			      int *interrupted, char *err, size_t err_len);
 
-/* A workload's parameters as a JSON object: numbers, choice names, strings. */
-json_t *alloclab_params_json(const struct alloclab_workload *w, const struct alloclab_params *params);
-
-/* Runs the matrix, writes the results file, prints the table. Returns an
- * enum alloclab_exit value; bad input gets one line on stderr. */
+/*
+ * `alloclab run` in three steps:
+ *   plan     probes every plugin (in a child), checks the output can be
+ *            written and locked, lays out the cells and which are not
+ *            applicable, writes the document (every cell pending)
+ *   measure  runs the worker processes round by round, each finished one
+ *            appended to the journal
+ *   finish   writes the final document, removes the journal, prints
+ * alloclab_run does all three. Each returns an enum alloclab_exit value;
+ * bad input gets one line on stderr.
+ */
+struct alloclab_run;
+int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run **out);
+int alloclab_run_measure(struct alloclab_run *run);
+int alloclab_run_finish(struct alloclab_run *run, int status);
 int alloclab_run(const struct alloclab_run_config *cfg);
 
 #endif

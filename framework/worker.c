@@ -10,8 +10,9 @@
 #define _GNU_SOURCE 1
 #include "worker.h"
 
-#include "cacheline.h"
 #include "child.h"
+#include "placement.h"
+#include "results.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -37,6 +38,11 @@ struct worker {
 	unsigned rounds;            /* warmups + values */
 	struct thread_slot *slots;
 	json_t **reports;           /* [round * threads + thread], from wt.report */
+	json_t **process_reports;   /* [thread], from wt.process_report */
+	/* The placement service: each thread's blocks, and the counts across
+	 * threads that thread 0 works out while the others wait. */
+	struct alloclab_block_list *lists;
+	uint64_t lines_total, lines_shared;
 	/* The plugin's statistics at the end of the last value, before the
 	 * threads free their working sets (taken by thread 0 while the others
 	 * wait at a barrier, so no other op runs). */
@@ -69,7 +75,30 @@ static void collect_stat(void *arg, const char *name, uint64_t value)
 
 static void sync_threads(struct alloclab_workload_thread *t)
 {
-	pthread_barrier_wait(&((struct worker *)t->sync_arg)->barrier);
+	pthread_barrier_wait(&((struct worker *)t->host)->barrier);
+}
+
+static json_t *placement_service(struct alloclab_workload_thread *t, const uintptr_t *addr, const size_t *size,
+				 size_t n)
+{
+	struct worker *w = t->host;
+	size_t line = alloclab_cache_line_size();
+
+	/* After a failure some threads may not call in (their prepare failed):
+	 * nobody waits then. The flag cannot change between the barrier after
+	 * run() and here, so every thread sees the same. */
+	if (w->failed)
+		return NULL;
+	w->lists[t->index] = (struct alloclab_block_list){addr, size, n};
+	pthread_barrier_wait(&w->barrier);
+	if (t->index == 0 && t->nthreads > 1 &&
+	    alloclab_shared_lines(w->lists, t->nthreads, line, &w->lines_total, &w->lines_shared) != 0)
+		w->lines_total = w->lines_shared = 0;
+	pthread_barrier_wait(&w->barrier);
+	/* Only thread 0 carries the cross-thread counts: they are the cell's,
+	 * and a sum over threads must count them once. */
+	return alloclab_placement_report(addr, size, n, line, t->index == 0 && t->nthreads > 1, w->lines_total,
+					 w->lines_shared);
 }
 
 static void *thread_main(void *arg)
@@ -97,6 +126,7 @@ static void *thread_main(void *arg)
 	}
 	for (unsigned r = 0; r < w->rounds; r++) {
 		int prepared = 0;
+		slot->wt.last_value = r + 1 == w->rounds;
 		if (!w->failed) {
 			if (wl->prepare(&slot->wt, slot->error, sizeof slot->error) != 0)
 				w->failed = 1;
@@ -127,6 +157,11 @@ static void *thread_main(void *arg)
 			w->reports[r * w->cell->threads + slot->wt.index] = slot->wt.report;
 			slot->wt.report = NULL;
 		}
+		if (slot->wt.process_report) {
+			json_decref(w->process_reports[slot->wt.index]);
+			w->process_reports[slot->wt.index] = slot->wt.process_report;
+			slot->wt.process_report = NULL;
+		}
 		if (w->failed)
 			break;
 	}
@@ -135,36 +170,34 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-static json_t *error_object(const char *text)
+static void round_value(const struct worker *w, unsigned r, struct alloclab_value *v)
 {
-	return json_pack("{s:s}", "error", text);
-}
+	uint64_t first = UINT64_MAX, last = 0, ops = 0;
+	unsigned threads = w->cell->threads;
 
-static json_t *round_json(const struct worker *w, unsigned r)
-{
-	uint64_t first = UINT64_MAX, last = 0;
-	json_t *tns = json_array(), *tops = json_array();
-
-	for (unsigned i = 0; i < w->cell->threads; i++) {
+	v->thread_ns = calloc(threads, sizeof *v->thread_ns);
+	v->thread_ops = calloc(threads, sizeof *v->thread_ops);
+	for (unsigned i = 0; i < threads; i++) {
 		const struct thread_slot *s = &w->slots[i];
 		if (s->start_ns[r] < first)
 			first = s->start_ns[r];
 		if (s->end_ns[r] > last)
 			last = s->end_ns[r];
-		json_array_append_new(tns, json_integer((json_int_t)(s->end_ns[r] - s->start_ns[r])));
-		json_array_append_new(tops, json_integer((json_int_t)s->ops[r]));
+		v->thread_ns[i] = s->end_ns[r] - s->start_ns[r];
+		v->thread_ops[i] = s->ops[r];
+		ops += s->ops[r];
 	}
-	json_t *v = json_pack("{s:I,s:o,s:o}", "wall_ns", (json_int_t)(last - first), "thread_ns", tns, "thread_ops",
-			      tops);
-	if (w->reports[r * w->cell->threads]) {
-		json_t *reports = json_array();
-		for (unsigned i = 0; i < w->cell->threads; i++) {
-			json_t *rep = w->reports[r * w->cell->threads + i];
-			json_array_append_new(reports, rep ? rep : json_null());
+	v->wall_ns = last - first;
+	/* The headline figure: the time one thread takes per operation. */
+	v->per_op = ops ? (double)v->wall_ns * threads / (double)ops : 0;
+	if (w->reports[r * threads]) {
+		v->thread_reports = json_array();
+		for (unsigned i = 0; i < threads; i++) {
+			json_t *rep = w->reports[r * threads + i];
+			json_array_append_new(v->thread_reports, rep ? rep : json_null());
+			w->reports[r * threads + i] = NULL;
 		}
-		json_object_set_new(v, "thread_reports", reports);
 	}
-	return v;
 }
 
 static int allowed_cpus(int *cpus, int max)
@@ -186,9 +219,14 @@ static void worker_free(struct worker *w, void *shared, struct alloclab_loaded_p
 		free(w->slots[i].start_ns);
 		free(w->slots[i].end_ns);
 		free(w->slots[i].ops);
+		json_decref(w->process_reports[i]);
 	}
+	for (size_t i = 0; i < (size_t)w->rounds * w->cell->threads; i++)
+		json_decref(w->reports[i]);
 	free(w->slots);
 	free(w->reports);
+	free(w->process_reports);
+	free(w->lists);
 	free(shared);
 	pthread_barrier_destroy(&w->barrier);
 	/* The plugin stays mapped: its TLS destructors may still run at exit. */
@@ -196,28 +234,31 @@ static void worker_free(struct worker *w, void *shared, struct alloclab_loaded_p
 	plugin->path = NULL;
 }
 
-json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell)
+int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct alloclab_process *out, char *err,
+			    size_t err_len)
 {
 	struct alloclab_loaded_plugin plugin;
 	struct worker w;
-	char err[ALLOCLAB_ERR_LEN];
-	int seed_idx = alloclab_workload_param_index(cell->workload, "seed");
+	int seed_idx = alloclab_workload_role_index(cell->workload, ALLOCLAB_ROLE_SEED);
 	uint64_t seed = seed_idx >= 0 ? cell->params.v[seed_idx] : 0;
 	int cpus[CPU_SETSIZE], ncpus = cell->pin ? allowed_cpus(cpus, CPU_SETSIZE) : 0;
-	json_t *result;
+	unsigned started = 0;
 
+	memset(out, 0, sizeof *out);
 	memset(&w, 0, sizeof w);
 	w.cell = cell;
 	w.rounds = cell->warmups + cell->values;
-	if (alloclab_plugin_load(cell->plugin, &plugin, err, sizeof err) != 0)
-		return error_object(err);
-	if (alloclab_allocator_create(&w.alloc, &plugin, cell->plugin_options, err, sizeof err) != 0)
-		return error_object(err);
+	if (alloclab_plugin_load(cell->plugin, &plugin, err, err_len) != 0)
+		return -1;
+	if (alloclab_allocator_create(&w.alloc, &plugin, cell->plugin_options, err, err_len) != 0)
+		return -1;
 	if (cell->cache_align)
 		alloclab_allocator_cache_align(&w.alloc, alloclab_cache_line_size());
 
 	w.slots = calloc(cell->threads, sizeof *w.slots);
 	w.reports = calloc((size_t)w.rounds * cell->threads, sizeof *w.reports);
+	w.process_reports = calloc(cell->threads, sizeof *w.process_reports);
+	w.lists = calloc(cell->threads, sizeof *w.lists);
 	void *shared = cell->workload->shared_size ? calloc(1, cell->workload->shared_size) : NULL;
 	pthread_barrier_init(&w.barrier, NULL, cell->threads);
 	for (unsigned i = 0; i < cell->threads; i++) {
@@ -234,18 +275,19 @@ json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell)
 		s->wt.state = &w;
 		s->wt.shared = shared;
 		s->wt.sync = sync_threads;
-		s->wt.sync_arg = &w;
+		s->wt.placement = placement_service;
+		s->wt.host = &w;
 	}
-	for (unsigned i = 0; i < cell->threads; i++) {
+	for (unsigned i = 0; i < cell->threads; i++, started++) {
 		int rc = pthread_create(&w.slots[i].tid, NULL, thread_main, &w.slots[i]);
 		if (rc != 0) {
 			/* The barrier counts every thread: without all of them
 			 * the others would wait forever, so give up at once. */
-			snprintf(err, sizeof err, "cannot start thread %u: %s", i, strerror(rc));
-			return error_object(err);
+			snprintf(err, err_len, "cannot start thread %u: %s", i, strerror(rc));
+			return -1;
 		}
 	}
-	for (unsigned i = 0; i < cell->threads; i++)
+	for (unsigned i = 0; i < started; i++)
 		pthread_join(w.slots[i].tid, NULL);
 
 	if (w.failed) {
@@ -253,27 +295,51 @@ json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell)
 		for (unsigned i = cell->threads; i-- > 0;)
 			if (w.slots[i].error[0])
 				why = w.slots[i].error;
-		result = error_object(why);
+		snprintf(err, err_len, "%s", why);
 		worker_free(&w, shared, &plugin);
-		return result;
+		return -1;
 	}
-	result = json_pack("{s:[],s:[]}", "warmups", "values");
-	for (unsigned r = 0; r < w.rounds; r++)
-		json_array_append_new(json_object_get(result, r < cell->warmups ? "warmups" : "values"),
-				      round_json(&w, r));
-	if (w.stats_live)
-		json_object_set_new(result, "stats", w.stats_live);
+	out->warmups = calloc(cell->warmups + 1, sizeof *out->warmups);
+	out->values = calloc(cell->values + 1, sizeof *out->values);
+	for (unsigned r = 0; r < w.rounds; r++) {
+		if (r < cell->warmups) {
+			/* A warm-up's time is kept; its reports are not: nothing
+			 * reads them, and they are most of a cell's size. */
+			round_value(&w, r, &out->warmups[out->nwarmups]);
+			json_decref(out->warmups[out->nwarmups].thread_reports);
+			out->warmups[out->nwarmups++].thread_reports = NULL;
+		}
+		else
+			round_value(&w, r, &out->values[out->nvalues++]);
+	}
+	for (unsigned i = 0; i < cell->threads; i++)
+		if (w.process_reports[i]) {
+			out->report = json_array();
+			for (unsigned k = 0; k < cell->threads; k++) {
+				json_array_append_new(out->report, w.process_reports[k] ? w.process_reports[k] : json_null());
+				w.process_reports[k] = NULL;
+			}
+			break;
+		}
+	for (unsigned r = 0; r < out->nvalues; r++)
+		if (!(out->values[r].per_op > 0)) {
+			snprintf(err, err_len, "the workload did no operations in value %u", r + 1);
+			alloclab_process_clear(out);
+			worker_free(&w, shared, &plugin);
+			return -1;
+		}
+	out->stats = w.stats_live;
 	if (w.alloc.ops.stats) {
 		json_t *stats = json_object();
 		if (w.alloc.ops.stats(w.alloc.instance, collect_stat, stats) == 0)
-			json_object_set_new(result, "stats_after_finish", stats);
+			out->stats_after_finish = stats;
 		else
 			json_decref(stats);
 	}
 	alloclab_allocator_destroy(&w.alloc);
-	json_object_set_new(result, "peak_rss_kib", json_integer(alloclab_peak_rss_kib()));
+	out->peak_rss_kib = alloclab_peak_rss_kib();
 	worker_free(&w, shared, &plugin);
-	return result;
+	return 0;
 }
 
 long alloclab_peak_rss_kib(void)
@@ -293,47 +359,46 @@ long alloclab_peak_rss_kib(void)
 
 json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
 {
-	json_t *params = json_object();
+	json_t *v = json_array(), *text = json_array();
 	for (unsigned i = 0; i < cell->workload->nparams; i++) {
-		char text[4096];
-		alloclab_param_format(cell->workload, &cell->params, i, text, sizeof text);
-		json_object_set_new(params, cell->workload->params[i].name, json_string(text));
+		json_array_append_new(v, json_integer((json_int_t)cell->params.v[i]));
+		json_array_append_new(text, cell->params.text[i] ? json_string(cell->params.text[i]) : json_null());
 	}
-	return json_pack("{s:s,s:s,s:s,s:o,s:i,s:i,s:i,s:b,s:b}", "plugin", cell->plugin, "plugin_options",
-			 cell->plugin_options, "workload", cell->workload->name, "params", params, "threads",
+	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b}", "plugin", cell->plugin, "plugin_options",
+			 cell->plugin_options, "workload", cell->workload->name, "v", v, "text", text, "threads",
 			 cell->threads, "warmups", cell->warmups, "values", cell->values, "pin", cell->pin,
 			 "cache_align", cell->cache_align);
 }
 
-int alloclab_cell_spec_from_json(json_t *obj, struct alloclab_cell_spec *cell, char *err, size_t err_len)
+int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_workload *(*find)(const char *name),
+				 struct alloclab_cell_spec *cell, char *err, size_t err_len)
 {
-	const char *workload = NULL, *key;
-	json_t *params = NULL, *value;
+	const char *workload = NULL;
+	json_t *v = NULL, *text = NULL;
 	int threads = 0, warmups = 0, values = 0, pin = 0, cache_align = 0;
 
 	memset(cell, 0, sizeof *cell);
-	if (json_unpack(obj, "{s:s,s:s,s:s,s:o,s:i,s:i,s:i,s:b,s:b}", "plugin", &cell->plugin, "plugin_options",
-			&cell->plugin_options, "workload", &workload, "params", &params, "threads", &threads, "warmups",
-			&warmups, "values", &values, "pin", &pin, "cache_align", &cache_align) != 0 ||
-	    (cell->workload = alloclab_workload_find(workload)) == NULL || threads < 1 ||
-	    threads > ALLOCLAB_MAX_THREADS || warmups < 0 || values < 1) {
+	if (json_unpack((json_t *)obj, "{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b}", "plugin", &cell->plugin,
+			"plugin_options", &cell->plugin_options, "workload", &workload, "v", &v, "text", &text, "threads",
+			&threads, "warmups", &warmups, "values", &values, "pin", &pin, "cache_align", &cache_align) != 0 ||
+	    (cell->workload = find(workload)) == NULL || threads < 1 || threads > ALLOCLAB_MAX_THREADS ||
+	    warmups < 0 || warmups > 100000 || values < 1 || values > 100000 || !json_is_array(v) ||
+	    !json_is_array(text) || json_array_size(v) != cell->workload->nparams ||
+	    json_array_size(text) != cell->workload->nparams) {
 		snprintf(err, err_len, "malformed worker spec");
 		return -1;
 	}
-	/* The parameters travel as the text a user would type, and are parsed
-	 * back by the same code. */
-	{
-		char spec[8192];
-		size_t used = (size_t)snprintf(spec, sizeof spec, "%s", workload);
-		struct alloclab_workload_spec parsed;
-		json_object_foreach(params, key, value)
-			if (used < sizeof spec)
-				used += (size_t)snprintf(spec + used, sizeof spec - used, "%c%s=%s",
-							 used == strlen(workload) ? ':' : ',', key, json_string_value(value));
-		if (alloclab_workload_parse(spec, &parsed, err, err_len) != 0)
+	for (unsigned i = 0; i < cell->workload->nparams; i++) {
+		json_t *n = json_array_get(v, i), *t = json_array_get(text, i);
+		if (!json_is_integer(n) || !(json_is_null(t) || json_is_string(t))) {
+			snprintf(err, err_len, "malformed worker spec");
 			return -1;
-		cell->params = parsed.params;
+		}
+		cell->params.v[i] = (uint64_t)json_integer_value(n);
+		cell->params.text[i] = json_string_value(t);
 	}
+	if (alloclab_params_check(cell->workload, &cell->params, err, err_len) != 0)
+		return -1;
 	cell->threads = (unsigned)threads;
 	cell->warmups = (unsigned)warmups;
 	cell->values = (unsigned)values;
@@ -342,28 +407,28 @@ int alloclab_cell_spec_from_json(json_t *obj, struct alloclab_cell_spec *cell, c
 	return 0;
 }
 
-int alloclab_worker_main(int argc, char **argv)
+int alloclab_worker_send(const struct alloclab_cell_spec *cell, int fd)
 {
-	struct alloclab_cell_spec cell;
+	struct alloclab_process p;
 	char err[ALLOCLAB_ERR_LEN];
-	json_t *spec = argc == 2 ? json_loads(argv[1], 0, NULL) : NULL, *result;
-	int rc;
 
-	if (spec == NULL || alloclab_cell_spec_from_json(spec, &cell, err, sizeof err) != 0)
-		result = json_pack("{s:s}", "error", "alloclab __worker is internal: it takes one cell spec in JSON");
-	else
-		result = alloclab_worker_measure(&cell);
-	rc = alloclab_child_send_json(3, result);
-	json_decref(spec);
-	return rc;
+	if (alloclab_worker_measure(cell, &p, err, sizeof err) != 0)
+		return alloclab_child_send_json(fd, json_pack("{s:s}", "error", err));
+	json_t *obj = alloclab_process_to_json(&p, cell->threads);
+	alloclab_process_clear(&p);
+	return alloclab_child_send_json(fd, obj);
+}
+
+static json_t *error_object(const char *text)
+{
+	return json_pack("{s:s}", "error", text);
 }
 
 json_t *alloclab_worker_probe(const char *spec, const char *options)
 {
 	struct alloclab_loaded_plugin plugin;
 	struct alloclab_allocator alloc;
-	char err[ALLOCLAB_ERR_LEN], caps[256];
-	json_t *caps_list = json_array();
+	char err[ALLOCLAB_ERR_LEN];
 	const struct alloclab_plugin *d;
 
 	if (alloclab_plugin_load(spec, &plugin, err, sizeof err) != 0)
@@ -371,12 +436,43 @@ json_t *alloclab_worker_probe(const char *spec, const char *options)
 	if (alloclab_allocator_create(&alloc, &plugin, options, err, sizeof err) != 0)
 		return error_object(err);
 	d = &plugin.desc;
-	alloclab_caps_format(alloc.caps, caps, sizeof caps);
-	for (char *save = NULL, *c = strtok_r(caps, ",", &save); c; c = strtok_r(NULL, ",", &save))
-		json_array_append_new(caps_list, json_string(c));
-	json_t *info = json_pack("{s:s,s:s,s:s,s:s?,s:s,s:o,s:I}", "name", d->name, "version", d->version,
+	json_t *info = json_pack("{s:s,s:s,s:s,s:s?,s:s,s:I,s:I}", "name", d->name, "version", d->version,
 				 "description", d->description, "options_help", d->options_help, "path",
-				 plugin.path, "caps", caps_list, "min_align", (json_int_t)alloc.min_align);
+				 plugin.path, "caps", (json_int_t)alloc.caps, "min_align", (json_int_t)alloc.min_align);
 	alloclab_allocator_destroy(&alloc);
 	return info;
+}
+
+int alloclab_probe_from_json(const json_t *obj, struct alloclab_probe *out, char *err, size_t err_len)
+{
+	const char *name = NULL, *version = NULL, *description = NULL, *path = NULL;
+	json_t *help = NULL;
+	json_int_t caps = 0, align = 0;
+
+	memset(out, 0, sizeof *out);
+	if (json_unpack((json_t *)obj, "{s:s,s:s,s:s,s?o,s:s,s:I,s:I}", "name", &name, "version", &version,
+			"description", &description, "options_help", &help, "path", &path, "caps", &caps, "min_align",
+			&align) != 0 ||
+	    caps < 0 || align < 0 || (help && !json_is_null(help) && !json_is_string(help))) {
+		snprintf(err, err_len, "the probe's answer is malformed");
+		return -1;
+	}
+	out->name = strdup(name);
+	out->version = strdup(version);
+	out->description = strdup(description);
+	out->options_help = json_is_string(help) ? strdup(json_string_value(help)) : NULL;
+	out->path = strdup(path);
+	out->caps = (uint64_t)caps;
+	out->min_align = (uint64_t)align;
+	return 0;
+}
+
+void alloclab_probe_clear(struct alloclab_probe *p)
+{
+	free(p->name);
+	free(p->version);
+	free(p->description);
+	free(p->options_help);
+	free(p->path);
+	memset(p, 0, sizeof *p);
 }

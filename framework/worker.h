@@ -15,6 +15,9 @@
 /* The ceiling on --threads; documented in `alloclab run --help`. */
 #define ALLOCLAB_MAX_THREADS 1024
 
+struct alloclab_results;
+struct alloclab_process;
+
 struct alloclab_cell_spec {
 	const char *plugin;          /* name or path, as given */
 	const char *plugin_options;  /* "" when none */
@@ -28,36 +31,46 @@ struct alloclab_cell_spec {
 };
 
 /*
- * Measures the cell. Returns a new JSON object:
- *   {"warmups": [V...], "values": [V...], "stats": {name: n},
- *    "stats_after_finish": {name: n}}
- * plus "peak_rss_kib" (the worker's own VmHWM),
- * where stats (if the plugin offers them) are taken at the end of the last
- * value with the working sets still live, and again after they are freed;
- * with V = {"wall_ns": n, "thread_ns": [n...], "thread_ops": [n...]},
- * or {"error": "one line"} when the plugin or workload failed.
+ * Measures the cell in this process. On success fills *out (warm-ups,
+ * values with ns per op, the plugin's statistics at the end of the last
+ * value with the working sets live and after finish, the workload's
+ * reports, the worker's own peak RSS) and returns 0; otherwise -1 with one
+ * line in err (the plugin or the workload failed).
  */
-json_t *alloclab_worker_measure(const struct alloclab_cell_spec *cell);
+int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct alloclab_process *out, char *err,
+			    size_t err_len);
 
-/* The cell spec as JSON and back, to hand it to a freshly executed worker.
- * from_json: 0, or -1 with err set; strings point into `obj`. */
+/*
+ * The hand-off to a freshly executed worker: the spec as JSON, parameters
+ * and flags as numbers (text parameters as strings), and back. from_json
+ * checks every field (ranges, the workload's parameters) and finds the
+ * workload with `find`; strings point into `obj`. 0, or -1 with err.
+ */
 json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell);
-int alloclab_cell_spec_from_json(json_t *obj, struct alloclab_cell_spec *cell, char *err, size_t err_len);
+int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_workload *(*find)(const char *name),
+				 struct alloclab_cell_spec *cell, char *err, size_t err_len);
 
-/* `alloclab __worker SPEC-JSON`: measures the cell and writes the result
- * object to file descriptor 3. Returns the exit status. */
-int alloclab_worker_main(int argc, char **argv);
+/* A worker's answer on its result pipe: the process object, or
+ * {"error": "..."}. Sends it on fd 3 and returns the exit status. */
+int alloclab_worker_send(const struct alloclab_cell_spec *cell, int fd);
 
 /* Peak resident set of this process image (VmHWM), in KiB; -1 if unknown. */
 long alloclab_peak_rss_kib(void);
 
-/* Loads and creates the plugin, reports what it is, destroys it:
- *   {"name", "version", "description", "options_help", "path", "caps": [..],
- *    "min_align"} or {"error": "..."} */
+/* What a probe learns of a plugin: loads it, creates an instance, destroys
+ * it. Strings are malloc'd (alloclab_probe_clear frees them). */
+struct alloclab_probe {
+	char *name, *version, *description, *options_help, *path;
+	uint64_t caps;      /* the instance's capability bits */
+	uint64_t min_align;
+};
+/* As JSON for the pipe (caps as a number) and back, checked. */
 json_t *alloclab_worker_probe(const char *plugin, const char *options);
+int alloclab_probe_from_json(const json_t *obj, struct alloclab_probe *out, char *err, size_t err_len);
+void alloclab_probe_clear(struct alloclab_probe *p);
 
 /* Per-thread seed for a workload run: a pure function of the workload's
- * "seed" parameter (0 if it has none) and the thread index, so every value
+ * seed parameter (0 if it has none) and the thread index, so every value
  * and every process repeats exactly the same operations. */
 uint64_t alloclab_thread_seed(uint64_t seed, unsigned thread_index);
 

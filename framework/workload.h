@@ -29,6 +29,18 @@ enum alloclab_param_type {
 	ALLOCLAB_PARAM_TEXT,   /* a string (a file name...), in text[] */
 };
 
+/* What the framework itself does with a parameter, declared on it instead
+ * of looked up by name. */
+enum alloclab_param_role {
+	ALLOCLAB_ROLE_NONE,
+	/* The workload's random seed: the worker derives each thread's seed
+	 * from it (alloclab_thread_seed). At most one per workload. */
+	ALLOCLAB_ROLE_SEED,
+	/* A text file the workload reads words from: `alloclab run --words
+	 * FILE` sets it. TEXT only. */
+	ALLOCLAB_ROLE_WORDS_FILE,
+};
+
 struct alloclab_param {
 	const char *name;
 	const char *help;
@@ -36,6 +48,7 @@ struct alloclab_param {
 	enum alloclab_param_type type;
 	const char *const *choices; /* CHOICE: NULL-terminated */
 	const char *def_text;       /* TEXT: the default */
+	enum alloclab_param_role role;
 };
 
 /* One value per entry of a workload's params: numbers and choice indices
@@ -58,7 +71,7 @@ struct alloclab_workload_thread {
 	const struct alloclab_params *params; /* one value per entry of workload->params */
 	unsigned index;          /* 0 .. nthreads-1 */
 	unsigned nthreads;
-	uint64_t seed;           /* distinct per thread and per value */
+	uint64_t seed;           /* distinct per thread, the same in every value */
 	void *state;             /* the workload's, from prepare to finish */
 	uint64_t ops;            /* operations done by run(), set by run() */
 	const char *error;       /* set by run() when it had to stop early */
@@ -69,11 +82,27 @@ struct alloclab_workload_thread {
 	 * whose finish() measures something across threads. Call it the same
 	 * number of times in every thread, and never from run(). */
 	void (*sync)(struct alloclab_workload_thread *t);
-	void *sync_arg;
+	/* The framework's cache-line placement service (placement.h): every
+	 * thread calls it with the blocks it holds live, at the same point
+	 * (it waits for all of them, like sync); each gets back its own
+	 * report: blocks, straddling, start offsets within a line, sizes, and
+	 * the lines holding live blocks of two or more threads. */
+	json_t *(*placement)(struct alloclab_workload_thread *t, const uintptr_t *addr, const size_t *size, size_t n);
+	void *host;              /* the framework's, for sync and placement */
+	/* 1 in the process's last value: the place for once-per-process
+	 * measurements such as placement. */
+	int last_value;
 	/* Set by the workload (run or finish, a new reference): recorded with
 	 * the value as thread_reports[index]. */
 	json_t *report;
+	/* Set in the last value (a new reference): recorded once per process
+	 * as the process's report[index]. */
+	json_t *process_report;
 };
+
+struct alloclab_cell;
+struct alloclab_results;
+struct alloclab_figure_list;
 
 struct alloclab_workload {
 	const char *name;
@@ -82,6 +111,9 @@ struct alloclab_workload {
 	const struct alloclab_param *params;
 	unsigned nparams;
 	unsigned flags;
+	/* Most threads the workload can run with (0: the framework's limit);
+	 * more is "not applicable" with that reason. */
+	unsigned max_threads;
 	/* Optional: checks relations between parameters (min <= max...) that
 	 * the per-parameter ranges cannot. 0, or -1 with a reason in err. */
 	int (*check_params)(const struct alloclab_params *params, char *err, size_t err_len);
@@ -90,38 +122,58 @@ struct alloclab_workload {
 	void (*run)(struct alloclab_workload_thread *t);
 	void (*finish)(struct alloclab_workload_thread *t);
 	/* Optional: repetitions to use when the user gave none (0: the
-	 * runner's). A workload that repeats rounds itself asks for fewer. */
+	 * runner's). */
 	unsigned default_processes, default_values, default_warmups;
 	/* Optional: size of the memory shared by the threads (t->shared). */
 	size_t shared_size;
-	/* Optional: prints the workload's own report of a measured cell after
-	 * the run's table (the unicode workload prints the seed's lines). */
-	void (*print_cell)(const json_t *cell, FILE *out);
+
+	/* ---- the workload's reports, all optional ---- */
+
+	/* Checks one entry of a value's thread_reports (per_process 0) or of a
+	 * process's report (per_process 1) as read from a results file, which
+	 * is untrusted: the hooks below may then rely on what it checked.
+	 * 0, or -1 with a one-line reason. */
+	int (*check_report)(int per_process, const json_t *report, char *err, size_t err_len);
+	/* Prints the workload's own report of a measured cell (`alloclab
+	 * show`, and `run` outside the default suite). */
+	void (*print_cell)(const struct alloclab_cell *cell, FILE *out);
+	/* Names a cell's row in comparisons (a Python benchmark row is its
+	 * benchmark). NULL: the workload, the parameters that vary, threads. */
+	void (*row_name)(const struct alloclab_cell *cell, char *out, size_t len);
+	/* Adds the workload's own pictures of a run (figure.h) to `out`; the
+	 * cells given are this workload's measured ones. */
+	void (*figures)(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out);
 };
-
-/* The built-in workloads, NULL-terminated. */
-extern const struct alloclab_workload *const alloclab_workloads[];
-
-const struct alloclab_workload *alloclab_workload_find(const char *name);
 
 struct alloclab_workload_spec {
 	const struct alloclab_workload *workload;
 	struct alloclab_params params;
 };
 
-/*
- * Parses "name[:key=value,...]" into the workload and its full parameter
- * vector (defaults filled in). A value may be a list "a+b+c": the spec then
- * expands to one entry per combination, up to `max` (*n of them written).
- * Returns 0, or -1 with one line in err naming the unknown workload or
- * parameter, the malformed number, the value out of range or the unknown
- * choice.
- */
-int alloclab_workload_parse_list(const char *text, struct alloclab_workload_spec *out, unsigned max, unsigned *n,
-				 char *err, size_t err_len);
+/* Every parameter at its default. */
+void alloclab_params_defaults(const struct alloclab_workload *w, struct alloclab_params *p);
 
-/* The same for a spec that must not expand (exactly one entry). */
-int alloclab_workload_parse(const char *text, struct alloclab_workload_spec *out, char *err, size_t err_len);
+/*
+ * Parses "key=value,..." (the part after "name:") over w's defaults. A
+ * value may be a list "a+b+c": the spec then expands to one entry per
+ * combination, up to `max` (*n of them written). A parameter given twice is
+ * refused. Returns 0, or -1 with one line in err naming the unknown
+ * parameter, the malformed or overflowing number, the value out of range or
+ * the unknown choice.
+ */
+int alloclab_params_parse(const struct alloclab_workload *w, const char *options, struct alloclab_workload_spec *out,
+			  unsigned max, unsigned *n, char *err, size_t err_len);
+
+/* Checks a parameter vector that arrived as numbers (the worker hand-off):
+ * every number in range, every choice an index, then check_params. */
+int alloclab_params_check(const struct alloclab_workload *w, const struct alloclab_params *p, char *err,
+			  size_t err_len);
+
+/* A workload's parameters as a JSON object: numbers, choice names, strings. */
+json_t *alloclab_params_json(const struct alloclab_workload *w, const struct alloclab_params *params);
+
+/* Index of the parameter with this role, or -1. */
+int alloclab_workload_role_index(const struct alloclab_workload *w, enum alloclab_param_role role);
 
 /* A parameter's value as text: the number, the choice name, or the string. */
 void alloclab_param_format(const struct alloclab_workload *w, const struct alloclab_params *p, unsigned i,

@@ -2,6 +2,11 @@
 #define _GNU_SOURCE 1
 #include "helpers.h"
 
+#include "registry.h"
+#include "results.h"
+
+#include <criterion/criterion.h>
+#include <ftw.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +36,56 @@ char *read_file(const char *path)
 	return buf;
 }
 
+static char *scratch[64];
+static unsigned nscratch;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Only what scratch_dir made, and nothing through a link (FTW_PHYS). */
+static void remove_scratch(void)
+{
+	for (unsigned i = 0; i < nscratch; i++)
+		if (strncmp(scratch[i], "/tmp/alloclab-test-", 19) == 0)
+			nftw(scratch[i], remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 char *scratch_dir(void)
 {
 	char tmpl[] = "/tmp/alloclab-test-XXXXXX";
-	return strdup(mkdtemp(tmpl));
+	char *dir = mkdtemp(tmpl);
+
+	if (dir == NULL)
+		return NULL;
+	if (nscratch == 0)
+		atexit(remove_scratch);
+	if (nscratch < 64)
+		scratch[nscratch++] = strdup(dir);
+	return strdup(dir);
+}
+
+struct alloclab_results *load_results(const char *dir, const char *name)
+{
+	char path[4200], err[1024];
+	struct alloclab_results *r;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	r = alloclab_results_load(path, alloclab_workload_check_report, err, sizeof err);
+	cr_assert_not_null(r, "%s", err);
+	return r;
+}
+
+const struct alloclab_cell *cell_of(const struct alloclab_results *r, const char *plugin, unsigned threads)
+{
+	for (unsigned i = 0; i < r->ncells; i++)
+		if (strcmp(r->cells[i].plugin, plugin) == 0 && r->cells[i].threads == threads)
+			return &r->cells[i];
+	return NULL;
 }
 
 struct cmd_result run_alloclab(const char *cwd, const char *const *args)

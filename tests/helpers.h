@@ -25,10 +25,21 @@ int count_lines(const char *text);
  * in a static buffer per call slot (up to 8 live at once). */
 const char *test_plugin(const char *name);
 
-/* A fresh empty folder under /tmp; the path is malloc'd. */
+/* A fresh empty folder under /tmp; the path is malloc'd. It is removed,
+ * with everything in it, when the test process exits. */
 char *scratch_dir(void);
 
 /* Reads a whole file; NULL if missing. */
 char *read_file(const char *path);
+
+struct alloclab_results;
+struct alloclab_cell;
+
+/* Loads dir/name through the results reader (workload reports checked);
+ * fails the test with the reader's message if it does not load. */
+struct alloclab_results *load_results(const char *dir, const char *name);
+
+/* The cell of that plugin label and thread count (first one), or NULL. */
+const struct alloclab_cell *cell_of(const struct alloclab_results *r, const char *plugin, unsigned threads);
 
 #endif

@@ -161,7 +161,7 @@ Test(compare, bad_inputs)
 	expect_refused("/nonexistent.json: No such file", (const char *const[]){"compare", A, "/nonexistent.json", NULL});
 	expect_refused("not valid JSON", (const char *const[]){"compare", A, trunc, NULL});
 	expect_refused("not an alloclab results file", (const char *const[]){"compare", foreign, A, NULL});
-	expect_refused("lacks threads, params or runs", (const char *const[]){"compare", A, other, NULL});
+	expect_refused("other.json: cells[0].threads: missing", (const char *const[]){"compare", A, other, NULL});
 	expect_refused("plugin 'jemalloc' is not in", (const char *const[]){"compare", A, "--plugins", "system,jemalloc", NULL});
 	expect_refused("give at least two results files", (const char *const[]){"compare", A, NULL});
 	expect_refused("--test takes rank or pyperf", (const char *const[]){"compare", A, B, "--test", "z", NULL});

@@ -14,7 +14,7 @@
 
 Test(outoftree, example_plugin_builds_with_pkg_config_and_runs, .timeout = 120)
 {
-	char *dir = scratch_dir(), cmd[8192], path[4200], err[512];
+	char *dir = scratch_dir(), cmd[8192];
 	snprintf(cmd, sizeof cmd,
 		 "cd '%s' && PKG_CONFIG_PATH='%s' cc -O2 -Wall -Werror -shared -fPIC "
 		 "$(PKG_CONFIG_PATH='%s' pkg-config --cflags alloclab-plugin) '%s/plugins/example/counting.c' -o counting.so",
@@ -24,17 +24,14 @@ Test(outoftree, example_plugin_builds_with_pkg_config_and_runs, .timeout = 120)
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--plugin", "./counting.so:fill=0xa5",
 		"-w", "churn:ops=1000,slots=50", "-t", "1,2", "-n", "1", "-v", "2", "-o", "r.json", NULL});
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	snprintf(path, sizeof path, "%s/r.json", dir);
-	json_t *doc = alloclab_results_load(path, err, sizeof err);
-	cr_assert_not_null(doc, "%s", err);
-	json_t *cell = json_array_get(json_object_get(doc, "cells"), 0);
-	cr_expect_str_eq(json_string_value(json_object_get(cell, "plugin")), "counting");
-	cr_expect_str_eq(json_string_value(json_object_get(cell, "status")), "ok");
+	struct alloclab_results *doc = load_results(dir, "r.json");
+	const struct alloclab_cell *cell = &doc->cells[0];
+	cr_expect_str_eq(cell->plugin, "counting:fill=0xa5");
+	cr_expect_eq(cell->status, ALLOCLAB_CELL_OK);
 	/* The plugin's stats reach the results: (1 warm-up + 2 values) x (50
 	 * fills + 1000 replacements). "stats" is taken with the last value's
 	 * 50 slots still live, "stats_after_finish" once they are freed. */
-	json_t *run = json_array_get(json_object_get(cell, "runs"), 0);
-	json_t *live = json_object_get(run, "stats"), *after = json_object_get(run, "stats_after_finish");
+	json_t *live = cell->procs[0].stats, *after = cell->procs[0].stats_after_finish;
 	cr_expect_eq(json_integer_value(json_object_get(live, "mallocs")), 3 * 1050);
 	cr_expect_eq(json_integer_value(json_object_get(live, "frees")), 3 * 1050 - 50);
 	cr_expect_eq(json_integer_value(json_object_get(after, "frees")), 3 * 1050);
@@ -42,5 +39,5 @@ Test(outoftree, example_plugin_builds_with_pkg_config_and_runs, .timeout = 120)
 	r = run_alloclab(dir, (const char *const[]){"run", "--plugin", "./counting.so:fill=300", "-o", "r2.json", NULL});
 	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "bad option: bad value for 'fill': '300'") != NULL, "%s", r.err);
-	json_decref(doc);
+	alloclab_results_free(doc);
 }

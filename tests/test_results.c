@@ -1,34 +1,81 @@
-/* Results files: written atomically, read back identical, bad files refused. */
+/*
+ * Results files: written by the one writer and read back identical by the
+ * one reader; every kind of bad field refused with the file, the field and
+ * the problem; the journal folded in after a kill; output paths that are
+ * not regular files never replaced; one writer per file.
+ */
 #include "helpers.h"
+#include "registry.h"
 #include "results.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-static json_t *sample_doc(void)
+/* A run of one plugin and two cells (churn at 1 and 2 threads), the first
+ * measured by one process of two values, through the model's builders. */
+static struct alloclab_results *sample_run(void)
 {
 	char *argv[] = {"alloclab", "run"};
-	return json_pack("{s:s,s:i,s:o,s:{s:i},s:[],s:[{s:s,s:s,s:i,s:s,s:{s:i},s:[{s:i,s:[{s:I,s:[I],s:[I],s:f}]}]}],s:b}",
-			 "format", ALLOCLAB_RESULTS_FORMAT, "format_version", ALLOCLAB_RESULTS_VERSION, "metadata",
-			 alloclab_metadata(2, argv), "config", "processes", 1, "plugins", "cells", "plugin", "system",
-			 "workload", "churn", "threads", 1, "status", "ok", "params", "ops", 10, "runs", "process", 0,
-			 "values", "wall_ns", (json_int_t)1234567, "thread_ns", (json_int_t)1234567, "thread_ops",
-			 (json_int_t)10, "ns_per_op", 123456.7, "interrupted", 0);
+	struct alloclab_results *r = alloclab_results_new(2, argv, json_pack("{s:i}", "processes", 1));
+	struct alloclab_plugin_info info = {.label = "system", .spec = "system", .name = "system", .version = "glibc"};
+	alloclab_results_add_plugin(r, &info);
+	for (unsigned t = 1; t <= 2; t++) {
+		struct alloclab_cell c = {.plugin = "system", .workload = "churn", .threads = t,
+					  .params = json_pack("{s:i,s:s}", "ops", 10, "text", "/x/y.txt"),
+					  .status = t == 1 ? ALLOCLAB_CELL_OK : ALLOCLAB_CELL_PENDING, .planned = 1};
+		struct alloclab_cell *cell = alloclab_results_add_cell(r, &c);
+		if (t != 1)
+			continue;
+		struct alloclab_process p = {.index = 0, .peak_rss_kib = 3000, .elapsed_s = 0.5};
+		p.values = calloc(2, sizeof *p.values);
+		p.nvalues = 2;
+		for (unsigned v = 0; v < 2; v++) {
+			p.values[v].wall_ns = 1234567 + v;
+			p.values[v].thread_ns = calloc(1, sizeof(uint64_t));
+			p.values[v].thread_ops = calloc(1, sizeof(uint64_t));
+			p.values[v].thread_ns[0] = 1234567 + v;
+			p.values[v].thread_ops[0] = 10;
+			p.values[v].per_op = 123456.7 + v;
+		}
+		p.stats = json_pack("{s:i}", "mallocs", 30);
+		alloclab_cell_add_process(cell, &p);
+	}
+	return r;
 }
 
-Test(results, round_trip_is_identical)
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+Test(results, round_trip_is_identical_and_compact)
 {
 	char *dir = scratch_dir(), path[4200], err[512];
-	json_t *doc = sample_doc(), *back;
+	struct alloclab_results *r = sample_run(), *back;
 
 	snprintf(path, sizeof path, "%s/sub/dir/r.json", dir);
-	cr_assert_eq(alloclab_results_write(doc, path, err, sizeof err), 0, "%s", err);
-	back = alloclab_results_load(path, err, sizeof err);
+	cr_assert_eq(alloclab_results_write(r, path, err, sizeof err), 0, "%s", err);
+	back = alloclab_results_load(path, alloclab_workload_check_report, err, sizeof err);
 	cr_assert_not_null(back, "%s", err);
-	cr_expect(json_equal(doc, back), "read back differs");
+	json_t *a = alloclab_results_to_json(r), *b = alloclab_results_to_json(back);
+	cr_expect(json_equal(a, b), "read back differs");
+	cr_expect_eq(back->cells[0].procs[0].values[1].per_op, 123457.7);
+	cr_expect_eq(back->cells[0].procs[0].peak_rss_kib, 3000);
+	cr_expect_eq(back->cells[1].status, ALLOCLAB_CELL_PENDING);
+	/* Compact: one line, no indentation. */
+	char *text = read_file(path);
+	cr_expect_eq(count_lines(text), 1);
+	cr_expect(strstr(text, "\n ") == NULL);
+	free(text);
 	/* No temporary file is left beside it. */
 	snprintf(path, sizeof path, "%s/sub/dir", dir);
 	DIR *d = opendir(path);
@@ -38,53 +85,177 @@ Test(results, round_trip_is_identical)
 		files += e->d_name[0] != '.';
 	closedir(d);
 	cr_expect_eq(files, 1);
-	json_decref(doc);
-	json_decref(back);
+	json_decref(a);
+	json_decref(b);
+	alloclab_results_free(r);
+	alloclab_results_free(back);
 }
 
 static void expect_load_fails(const char *content, const char *needle)
 {
 	char *dir = scratch_dir(), path[4200], err[512] = "";
 	snprintf(path, sizeof path, "%s/bad.json", dir);
-	FILE *f = fopen(path, "w");
-	fputs(content, f);
-	fclose(f);
-	cr_expect_null(alloclab_results_load(path, err, sizeof err));
+	write_text(path, content);
+	cr_expect_null(alloclab_results_load(path, alloclab_workload_check_report, err, sizeof err), "accepted: %s",
+		       content);
 	cr_expect(strstr(err, needle) != NULL, "'%s' not in: %s", needle, err);
+	cr_expect(strstr(err, path) == err, "the message does not start with the file: %s", err);
 }
 
-Test(results, truncated_file_is_refused)
+/* The sample run's JSON with one edit: `path` is a '/'-separated list of
+ * keys and indices, `value` replaces what is there (NULL deletes it). */
+static char *edited(const char *path, json_t *value)
 {
-	json_t *doc = sample_doc();
-	char *text = json_dumps(doc, 0);
+	struct alloclab_results *r = sample_run();
+	json_t *doc = alloclab_results_to_json(r), *at = doc, *parent = NULL;
+	char copy[256], *save = NULL, *last = NULL;
+
+	snprintf(copy, sizeof copy, "%s", path);
+	for (char *k = strtok_r(copy, "/", &save); k; k = strtok_r(NULL, "/", &save)) {
+		parent = at;
+		last = k;
+		at = json_is_array(at) ? json_array_get(at, (size_t)atoi(k)) : json_object_get(at, k);
+	}
+	if (json_is_array(parent)) {
+		if (value)
+			json_array_set_new(parent, (size_t)atoi(last), value);
+		else
+			json_array_remove(parent, (size_t)atoi(last));
+	} else if (value) {
+		json_object_set_new(parent, last, value);
+	} else {
+		json_object_del(parent, last);
+	}
+	char *text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	alloclab_results_free(r);
+	return text;
+}
+
+static void expect_edit_fails(const char *path, json_t *value, const char *needle)
+{
+	char *text = edited(path, value);
+	expect_load_fails(text, needle);
+	free(text);
+}
+
+Test(results, every_field_is_checked)
+{
+	expect_edit_fails("format_version", json_string("1"), "format_version: is a string, not a whole number");
+	expect_edit_fails("format_version", json_integer(99), "format version 99");
+	expect_edit_fails("cells/0/threads", json_integer(0), "cells[0].threads: 0 is out of range 1..1024");
+	expect_edit_fails("cells/0/threads", json_integer(2), "cells[0].runs[0].values[0].thread_ns: has 1 entries for 2 threads");
+	expect_edit_fails("cells/0/workload", NULL, "cells[0].workload: missing");
+	expect_edit_fails("cells/0/workload", json_integer(3), "cells[0].workload: is a whole number, not a string");
+	expect_edit_fails("cells/0/status", json_string("great"), "cells[0].status: 'great' is not");
+	expect_edit_fails("cells/0/runs/0/values/0/ns_per_op", json_real(-1), "values[0].ns_per_op: -1 is not a finite positive time");
+	expect_edit_fails("cells/0/runs/0/values/0/ns_per_op", json_integer(0), "is not a finite positive time");
+	expect_edit_fails("cells/0/runs/0/values/1/thread_ops/0", json_integer(-5), "thread_ops: entry 0 is negative");
+	expect_edit_fails("cells/0/runs/0/values/0/thread_ns", json_string("x"), "thread_ns: is a string, not an array");
+	expect_edit_fails("cells/0/runs/0/values", NULL, "cells[0].runs[0].values: missing");
+	expect_edit_fails("cells/0/runs/0/stats/mallocs", json_string("many"), "stats: 'mallocs' is a string");
+	expect_edit_fails("cells/0/params/ops", json_real(1.5), "params: 'ops' is a fractional number");
+	expect_edit_fails("cells/0/plugin_index", json_integer(7), "cells[0].plugin_index: 7 is out of range 0..0");
+	expect_edit_fails("cells/0/plugin", json_string("other"), "cells[0].plugin: 'other' is not the label of plugins[0]");
+	expect_edit_fails("cells/0/runs/0/report", json_pack("[{s:i}]", "placement", 3), "report: entry 0: placement is not an object");
+	expect_edit_fails("plugins/0/caps", json_pack("[i]", 1), "plugins[0].caps: entry 0 is a whole number");
+	expect_edit_fails("cells/0/runs", json_pack("[i]", 1), "cells[0].runs[0]: is a whole number, not an object");
+	expect_edit_fails("metadata", json_string("x"), "metadata: is missing or not an object");
+	expect_edit_fails("cells/1/status", json_string("ok"), "cells[1].runs: a cell whose status is ok has no measurement");
+}
+
+Test(results, truncated_and_foreign_files_are_refused)
+{
+	char *text = edited("interrupted", json_false());
 	text[strlen(text) / 2] = '\0';
 	expect_load_fails(text, "not valid JSON");
 	free(text);
-	json_decref(doc);
-}
-
-Test(results, foreign_json_is_refused)
-{
 	expect_load_fails("{\"benchmarks\": []}", "not an alloclab results file");
+	expect_load_fails("[1, 2]", "not an alloclab results file");
+	expect_load_fails("{\"format\": \"alloclab-run\", \"format_version\": 1, \"cells\": [], \"format\": 2}",
+			  "duplicate object key");
+	/* JSON has no NaN: a hand-made one is not JSON at all. */
+	expect_load_fails("{\"format\": \"alloclab-run\", \"format_version\": 2, \"metadata\": {}, \"cells\": [NaN]}",
+			  "not valid JSON");
 }
 
-Test(results, newer_format_is_refused)
+Test(results, folders_and_missing_files_are_named)
 {
-	expect_load_fails("{\"format\": \"alloclab-run\", \"format_version\": 99, \"metadata\": {}, \"cells\": []}",
-			  "format version 99");
-}
-
-Test(results, cell_without_values_is_refused)
-{
-	expect_load_fails("{\"format\": \"alloclab-run\", \"format_version\": 1, \"metadata\": {}, \"cells\": "
-			  "[{\"plugin\": \"a\", \"workload\": \"b\", \"status\": \"ok\", \"threads\": 1, "
-			  "\"params\": {}, \"runs\": [{}]}]}",
-			  "has no values array");
-}
-
-Test(results, missing_file_names_it)
-{
-	char err[512];
-	cr_expect_null(alloclab_results_load("/nonexistent/r.json", err, sizeof err));
+	char *dir = scratch_dir(), err[512];
+	cr_expect_null(alloclab_results_load("/nonexistent/r.json", NULL, err, sizeof err));
 	cr_expect(strstr(err, "/nonexistent/r.json: No such file") != NULL, "%s", err);
+	cr_expect_null(alloclab_results_load(dir, NULL, err, sizeof err));
+	cr_expect(strstr(err, "is a folder, not a results file") != NULL, "%s", err);
+}
+
+Test(results, journal_is_folded_after_a_kill)
+{
+	char *dir = scratch_dir(), path[4200], err[512];
+	struct alloclab_results *r = sample_run(), *back;
+	struct alloclab_journal *j;
+
+	snprintf(path, sizeof path, "%s/r.json", dir);
+	/* The runner's first write: nothing complete yet. */
+	r->complete = 0;
+	cr_assert_eq(alloclab_results_write(r, path, err, sizeof err), 0, "%s", err);
+	j = alloclab_journal_open(path, err, sizeof err);
+	cr_assert_not_null(j, "%s", err);
+	/* A second writer of the same file is refused at once. */
+	cr_expect_null(alloclab_journal_open(path, err, sizeof err));
+	cr_expect(strstr(err, "is being written by another alloclab run") != NULL, "%s", err);
+	/* Cell 0 gets a second process, cell 1 an error, then the run dies
+	 * in the middle of a line. */
+	struct alloclab_process p = r->cells[0].procs[0];
+	cr_assert_eq(alloclab_journal_append(j, 0, 1, &p, ALLOCLAB_CELL_OK, NULL, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(alloclab_journal_append(j, 1, 2, NULL, ALLOCLAB_CELL_ERROR, "process 2: boom", err, sizeof err), 0);
+	char jpath[4300];
+	snprintf(jpath, sizeof jpath, "%s.journal", path);
+	FILE *f = fopen(jpath, "a");
+	fputs("{\"cell\": 1, \"status\": \"ok\", \"process\": {\"val", f);
+	fclose(f);
+	back = alloclab_results_load(path, alloclab_workload_check_report, err, sizeof err);
+	cr_assert_not_null(back, "%s", err);
+	cr_expect(back->interrupted);
+	cr_expect_eq(back->cells[0].status, ALLOCLAB_CELL_OK);
+	cr_expect_eq(back->cells[0].nprocs, 2);
+	cr_expect_eq(back->cells[0].procs[1].values[1].per_op, 123457.7);
+	cr_expect_eq(back->cells[1].status, ALLOCLAB_CELL_ERROR);
+	cr_expect_str_eq(back->cells[1].message, "process 2: boom");
+	alloclab_journal_close(j, 0);
+	alloclab_results_free(back);
+	/* A complete document ignores a stale journal. */
+	r->complete = 1;
+	cr_assert_eq(alloclab_results_write(r, path, err, sizeof err), 0, "%s", err);
+	back = alloclab_results_load(path, alloclab_workload_check_report, err, sizeof err);
+	cr_assert_not_null(back, "%s", err);
+	cr_expect_eq(back->cells[0].nprocs, 1);
+	cr_expect_not(back->interrupted);
+	alloclab_results_free(back);
+	alloclab_results_free(r);
+}
+
+Test(results, only_regular_files_are_replaced)
+{
+	char *dir = scratch_dir(), path[4200], link[4300], err[512];
+	struct alloclab_results *r = sample_run();
+	struct stat st;
+
+	/* A FIFO stands in for a device node: not a regular file. */
+	snprintf(path, sizeof path, "%s/fifo", dir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_expect_eq(alloclab_results_write(r, path, err, sizeof err), -1);
+	cr_expect(strstr(err, "is not a regular file") != NULL, "%s", err);
+	cr_expect(lstat(path, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO was replaced");
+	/* A symbolic link is refused, and what it points to is untouched. */
+	snprintf(path, sizeof path, "%s/target", dir);
+	write_text(path, "keep");
+	snprintf(link, sizeof link, "%s/link.json", dir);
+	cr_assert_eq(symlink(path, link), 0);
+	cr_expect_eq(alloclab_results_write(r, link, err, sizeof err), -1);
+	cr_expect(strstr(err, "is a symbolic link") != NULL, "%s", err);
+	char *kept = read_file(path);
+	cr_expect_str_eq(kept, "keep");
+	free(kept);
+	cr_expect(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	alloclab_results_free(r);
 }

@@ -4,8 +4,9 @@
  * synthetic addresses, deterministic word lists, bad text files, and a run
  * through the command that prints the seed's lines and keeps every round.
  */
-#include "cacheline.h"
+#include "placement.h"
 #include "helpers.h"
+#include "registry.h"
 #include "results.h"
 #include "string_layouts.h"
 #include "words.h"
@@ -17,7 +18,7 @@
 
 void alloclab_unicode_seed_line(FILE *out, const char *variant, unsigned words, int bytes, double seconds,
 				unsigned reps, unsigned rounds);
-void alloclab_unicode_print_cell(const json_t *cell, FILE *out);
+void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out);
 
 Test(unicode, layout_sizes_follow_the_facts)
 {
@@ -78,20 +79,55 @@ Test(unicode, seed_line_format_byte_for_byte)
 
 static void print_fixture_cell(FILE *f, const void *cell) { alloclab_unicode_print_cell(cell, f); }
 
+/* A cell as the reader makes it, from a document built by the writer. */
+static struct alloclab_results *one_cell_run(json_t *thread_reports_a, json_t *thread_reports_b)
+{
+	char *argv[] = {"test"};
+	struct alloclab_results *r = alloclab_results_new(1, argv, NULL);
+	struct alloclab_cell c = {.plugin = "system", .workload = "unicode", .threads = 1,
+				  .params = json_pack("{s:s,s:s}", "layout", "py31-ucs2", "charset", "ascii"),
+				  .status = ALLOCLAB_CELL_OK, .planned = 1};
+	struct alloclab_plugin_info info = {.label = "system", .spec = "system", .name = "system"};
+	struct alloclab_process p = {0};
+	uint64_t ns = 1000, ops = 10;
+
+	alloclab_results_add_plugin(r, &info);
+	struct alloclab_cell *cell = alloclab_results_add_cell(r, &c);
+	p.values = calloc(2, sizeof *p.values);
+	p.nvalues = 2;
+	for (int i = 0; i < 2; i++) {
+		p.values[i].wall_ns = ns;
+		p.values[i].thread_ns = malloc(sizeof ns);
+		p.values[i].thread_ops = malloc(sizeof ops);
+		p.values[i].thread_ns[0] = ns;
+		p.values[i].thread_ops[0] = ops;
+		p.values[i].per_op = 100;
+		p.values[i].thread_reports = json_pack("[o]", i ? thread_reports_b : thread_reports_a);
+	}
+	alloclab_cell_add_process(cell, &p);
+	/* Through the writer and the checking reader, as `show` would. */
+	json_t *doc = alloclab_results_to_json(r);
+	char err[512];
+	alloclab_results_free(r);
+	r = alloclab_results_from_json(doc, "fixture", alloclab_workload_check_report, err, sizeof err);
+	cr_assert_not_null(r, "%s", err);
+	json_decref(doc);
+	return r;
+}
+
 Test(unicode, report_prints_the_seed_block)
 {
 	/* Two values of one thread: the best round of each line wins. */
-	json_t *cell = json_pack(
-		"{s:s,s:s,s:i,s:{s:s,s:s},s:[{s:[{s:[{s:i,s:[{s:s,s:i,s:s,s:I,s:[I]},{s:s,s:i,s:s,s:I,s:[I]}]}]},"
-		"{s:[{s:i,s:[{s:s,s:i,s:s,s:I,s:[I]},{s:s,s:i,s:s,s:I,s:[I]}]}]}]}]}",
-		"plugin", "system", "plugin_options", "", "threads", 1, "params", "layout", "py31-ucs2", "charset", "ascii",
-		"runs", "values", "thread_reports", "reps", 100, "lines", "variant", "2chars", "words", 1024, "kind",
-		"unicode", "best_ns", (json_int_t)5503000, "rounds_ns", (json_int_t)5503000, "variant", "2chars", "words",
-		1024, "kind", "bytes", "best_ns", (json_int_t)7000000, "rounds_ns", (json_int_t)7000000, "thread_reports",
-		"reps", 100, "lines", "variant", "2chars", "words", 1024, "kind", "unicode", "best_ns",
-		(json_int_t)6000000, "rounds_ns", (json_int_t)6000000, "variant", "2chars", "words", 1024, "kind", "bytes",
-		"best_ns", (json_int_t)6838000, "rounds_ns", (json_int_t)6838000);
-	cr_assert_not_null(cell);
+	json_t *a = json_pack("{s:i,s:[{s:s,s:i,s:s,s:I,s:[I]},{s:s,s:i,s:s,s:I,s:[I]}]}", "reps", 100, "lines", "variant",
+			      "2chars", "words", 1024, "kind", "unicode", "best_ns", (json_int_t)5503000, "rounds_ns",
+			      (json_int_t)5503000, "variant", "2chars", "words", 1024, "kind", "bytes", "best_ns",
+			      (json_int_t)7000000, "rounds_ns", (json_int_t)7000000);
+	json_t *b = json_pack("{s:i,s:[{s:s,s:i,s:s,s:I,s:[I]},{s:s,s:i,s:s,s:I,s:[I]}]}", "reps", 100, "lines", "variant",
+			      "2chars", "words", 1024, "kind", "unicode", "best_ns", (json_int_t)6000000, "rounds_ns",
+			      (json_int_t)6000000, "variant", "2chars", "words", 1024, "kind", "bytes", "best_ns",
+			      (json_int_t)6838000, "rounds_ns", (json_int_t)6838000);
+	struct alloclab_results *run = one_cell_run(a, b);
+	const struct alloclab_cell *cell = &run->cells[0];
 	char *text = capture(print_fixture_cell, cell);
 	cr_expect(strstr(text, "\n------------------------------------------------------------------------\n"
 			       "=== 1024 words ============================================================\n"
@@ -101,7 +137,45 @@ Test(unicode, report_prints_the_seed_block)
 			       "(best of 1 rounds)\n") != NULL,
 		  "%s", text);
 	free(text);
-	json_decref(cell);
+	alloclab_results_free(run);
+}
+
+Test(unicode, reports_missing_fields_are_refused_on_load)
+{
+	/* A line without best_ns, a line that is not an object, lines that
+	 * are not an array: the reader refuses each, naming the field, before
+	 * anything prints them. */
+	static const char *const bad[] = {
+		"{\"reps\": 1, \"lines\": [{\"variant\": \"2chars\", \"words\": 8, \"kind\": \"unicode\"}]}",
+		"{\"reps\": 1, \"lines\": [7]}",
+		"{\"reps\": 1, \"lines\": {}}",
+		"{\"lines\": []}",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char *argv[] = {"test"}, err[512] = "";
+		struct alloclab_results *r = alloclab_results_new(1, argv, NULL);
+		struct alloclab_cell c = {.plugin = "system", .workload = "unicode", .threads = 1,
+					  .status = ALLOCLAB_CELL_OK};
+		struct alloclab_plugin_info info = {.label = "system", .spec = "system", .name = "system"};
+		struct alloclab_process p = {0};
+		alloclab_results_add_plugin(r, &info);
+		struct alloclab_cell *cell = alloclab_results_add_cell(r, &c);
+		p.values = calloc(1, sizeof *p.values);
+		p.nvalues = 1;
+		p.values[0].wall_ns = 1;
+		p.values[0].thread_ns = calloc(1, sizeof(uint64_t));
+		p.values[0].thread_ops = calloc(1, sizeof(uint64_t));
+		p.values[0].per_op = 1;
+		p.values[0].thread_reports = json_pack("[o]", json_loads(bad[i], 0, NULL));
+		alloclab_cell_add_process(cell, &p);
+		json_t *doc = alloclab_results_to_json(r);
+		alloclab_results_free(r);
+		cr_expect_null(alloclab_results_from_json(doc, "f.json", alloclab_workload_check_report, err, sizeof err),
+			       "accepted: %s", bad[i]);
+		cr_expect(strstr(err, "f.json: cells[0].runs[0].values[0].thread_reports: entry 0: unicode") != NULL,
+			  "%s: %s", bad[i], err);
+		json_decref(doc);
+	}
 }
 
 Test(unicode, straddling_on_synthetic_addresses)
@@ -206,7 +280,7 @@ Test(unicode, bad_text_files_are_refused)
 
 Test(unicode, run_prints_seed_lines_and_keeps_every_round, .timeout = 120)
 {
-	char *dir = scratch_dir(), path[4200], err[512];
+	char *dir = scratch_dir();
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "obmalloc-radix:mode=per-thread",
 		"-w", "unicode:words=256,rounds=7,layout=py26-ucs2,freelist=1", "-t", "2", "-o", "u.json", NULL});
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -217,22 +291,23 @@ Test(unicode, run_prints_seed_lines_and_keeps_every_round, .timeout = 120)
 	cr_expect(strstr(r.out, "Variant text, 256 words, Unicode: ") != NULL, "%s", r.out);
 	cr_expect(strstr(r.out, "(best of 7 rounds)") != NULL, "%s", r.out);
 	cr_expect(strstr(r.out, "lines shared by 2+ threads") != NULL, "%s", r.out);
-	snprintf(path, sizeof path, "%s/u.json", dir);
-	json_t *doc = alloclab_results_load(path, err, sizeof err);
-	cr_assert_not_null(doc, "%s", err);
-	json_t *value = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(
-					   json_object_get(doc, "cells"), 0), "runs"), 0), "values"), 0);
-	json_t *reports = json_object_get(value, "thread_reports");
+	struct alloclab_results *doc = load_results(dir, "u.json");
+	const struct alloclab_process *proc = &doc->cells[0].procs[0];
+	json_t *reports = proc->values[0].thread_reports;
 	cr_assert_eq(json_array_size(reports), 2);
 	json_t *lines = json_object_get(json_array_get(reports, 0), "lines");
 	cr_expect_eq(json_array_size(lines), 10, "5 variants x Unicode/Bytes");
 	json_t *first = json_array_get(lines, 0);
 	cr_expect_eq(json_array_size(json_object_get(first, "rounds_ns")), 7);
-	json_t *placement = json_object_get(first, "placement");
+	/* Placement once per process, in its report. */
+	cr_expect_null(json_object_get(first, "placement"));
+	cr_assert_eq(json_array_size(proc->report), 2);
+	json_t *placement = json_object_get(json_array_get(json_object_get(json_array_get(proc->report, 0), "lines"), 0),
+					    "placement");
 	/* py26 Unicode: an object and a buffer per word. */
 	cr_expect_eq(json_integer_value(json_object_get(placement, "blocks")), 512);
 	cr_expect(json_object_get(placement, "lines_shared") != NULL);
 	cr_expect_eq(json_integer_value(json_object_get(json_object_get(placement, "sizes"), "48")), 256);
-	json_decref(doc);
+	alloclab_results_free(doc);
 	cmd_result_free(&r);
 }

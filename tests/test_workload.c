@@ -4,6 +4,7 @@
  * size range, keeps `slots` blocks live and frees everything it allocated.
  */
 #include "allocator.h"
+#include "registry.h"
 #include "workload.h"
 #include "worker.h"
 
@@ -119,7 +120,9 @@ Test(workload, parse_refuses_bad_specs)
 		{"churn:ops", "malformed parameter 'ops'"},
 		{"churn:=5", "malformed parameter '=5'"},
 		{"churn:ops=", "is not a whole number"},
-		{"churn:ops=99999999999999999999", "is not a whole number"},
+		{"churn:ops=99999999999999999999", "is too large (more than 2^64 - 1)"},
+		{"churn:ops=99999999999G", "is too large"},
+		{"churn:ops=5,ops=7", "ops is given twice"},
 		{"churn:ops=1T", "is not a whole number"},
 		{"nope", "unknown workload 'nope'"},
 		{"churn:ops=1+2", "expands to 2 workloads"},

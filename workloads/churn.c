@@ -4,9 +4,15 @@
  * writing its first and last byte. Sizes default to 1..512, obmalloc's
  * small-object range. One op = one free + one malloc. No block leaves its
  * thread. Deterministic for a seed: the host derives each thread's seed
- * from `seed`, the thread index and the value number.
+ * from `seed` and the thread index.
+ *
+ * Once per process (the last value) it reports where the blocks live at
+ * the end of the run fall on cache lines, through the framework's
+ * placement service; the sizes are recovered untimed by replaying the
+ * run's random numbers, so the timed loop stores nothing extra.
  */
 #include "workload.h"
+#include "placement.h"
 #include "rng.h"
 
 #include <stdio.h>
@@ -19,12 +25,15 @@ static const struct alloclab_param churn_params[] = {
 	[P_OPS] = {"ops", "replacements per thread per value", 1000000, 1, 1ull << 40},
 	[P_MIN_SIZE] = {"min_size", "smallest request in bytes", 1, 0, 1ull << 30},
 	[P_MAX_SIZE] = {"max_size", "largest request in bytes", 512, 1, 1ull << 30},
-	[P_SEED] = {"seed", "random seed", 1, 0, UINT64_MAX},
+	[P_SEED] = {"seed", "random seed", 1, 0, INT64_MAX, ALLOCLAB_PARAM_NUMBER, NULL, NULL, ALLOCLAB_ROLE_SEED},
 };
 
 struct churn_state {
 	void **slots;
+	uint32_t *sizes;            /* as prepared; brought up to date in finish */
 	struct alloclab_rng rng;
+	struct alloclab_rng rng_at_run; /* the state run() started from */
+	uint64_t ran_ops;
 	uint32_t nslots;
 	uint32_t min_size;
 	uint32_t size_span; /* max_size - min_size + 1 */
@@ -57,7 +66,10 @@ static int churn_prepare(struct alloclab_workload_thread *t, char *err, size_t e
 {
 	struct churn_state *s = calloc(1, sizeof *s);
 
-	if (s == NULL || (s->slots = calloc(t->params->v[P_SLOTS], sizeof *s->slots)) == NULL) {
+	if (s == NULL || (s->slots = calloc(t->params->v[P_SLOTS], sizeof *s->slots)) == NULL ||
+	    (s->sizes = calloc(t->params->v[P_SLOTS], sizeof *s->sizes)) == NULL) {
+		if (s)
+			free(s->slots);
 		free(s);
 		snprintf(err, err_len, "churn: cannot allocate %llu slots", (unsigned long long)t->params->v[P_SLOTS]);
 		return -1;
@@ -69,6 +81,7 @@ static int churn_prepare(struct alloclab_workload_thread *t, char *err, size_t e
 	t->state = s;
 	for (uint32_t i = 0; i < s->nslots; i++) {
 		size_t size = churn_size(s, alloclab_rng_next(&s->rng));
+		s->sizes[i] = (uint32_t)size;
 		s->slots[i] = alloclab_malloc(t->alloc, size);
 		if (s->slots[i] == NULL) {
 			snprintf(err, err_len, "churn: malloc(%zu) returned NULL while filling slot %u", size, i);
@@ -95,6 +108,7 @@ static void churn_run(struct alloclab_workload_thread *t)
 	struct alloclab_rng rng = s->rng;
 	uint64_t i;
 
+	s->rng_at_run = rng;
 	for (i = 0; i < ops; i++) {
 		uint64_t r = alloclab_rng_next(&rng);
 		uint32_t slot = alloclab_rng_below((uint32_t)r, nslots);
@@ -111,7 +125,33 @@ static void churn_run(struct alloclab_workload_thread *t)
 		touch(block, size);
 	}
 	s->rng = rng;
+	s->ran_ops = i;
 	t->ops = i;
+}
+
+/* The live blocks' placement: sizes replayed from the run's random
+ * numbers (the same draws, in the same order). */
+static json_t *churn_placement(struct alloclab_workload_thread *t, struct churn_state *s)
+{
+	uintptr_t *addr = malloc(s->nslots * sizeof *addr);
+	size_t *size = malloc(s->nslots * sizeof *size), n = 0;
+	struct alloclab_rng rng = s->rng_at_run;
+	json_t *report;
+
+	for (uint64_t i = 0; i < s->ran_ops; i++) {
+		uint64_t r = alloclab_rng_next(&rng);
+		uint32_t slot = alloclab_rng_below((uint32_t)r, s->nslots);
+		s->sizes[slot] = (uint32_t)churn_size(s, r);
+	}
+	for (uint32_t i = 0; addr && size && i < s->nslots; i++)
+		if (s->slots[i]) {
+			addr[n] = (uintptr_t)s->slots[i];
+			size[n++] = s->sizes[i];
+		}
+	report = t->placement(t, addr, size, n);
+	free(addr);
+	free(size);
+	return report;
 }
 
 static void churn_finish(struct alloclab_workload_thread *t)
@@ -120,11 +160,26 @@ static void churn_finish(struct alloclab_workload_thread *t)
 
 	if (s == NULL)
 		return;
+	if (t->last_value) {
+		json_t *placement = churn_placement(t, s);
+		if (placement)
+			t->process_report = json_pack("{s:o}", "placement", placement);
+	}
 	for (uint32_t i = 0; i < s->nslots; i++)
 		alloclab_free(t->alloc, s->slots[i]);
 	free(s->slots);
+	free(s->sizes);
 	free(s);
 	t->state = NULL;
+}
+
+static int churn_check_report(int per_process, const json_t *report, char *err, size_t err_len)
+{
+	if (!per_process) {
+		snprintf(err, err_len, "churn makes no per-value reports");
+		return -1;
+	}
+	return alloclab_placement_check(json_object_get(report, "placement"), err, err_len);
 }
 
 const struct alloclab_workload alloclab_workload_churn = {
@@ -137,4 +192,5 @@ const struct alloclab_workload alloclab_workload_churn = {
 	.prepare = churn_prepare,
 	.run = churn_run,
 	.finish = churn_finish,
+	.check_report = churn_check_report,
 };

@@ -20,7 +20,7 @@
  * py31-*): up to 1024 freed objects are kept, and buffers of fewer than 9
  * characters stay attached and are reused, grown with realloc, never shrunk.
  */
-#include "cacheline.h"
+#include "placement.h"
 #include "rng.h"
 #include "string_layouts.h"
 #include "words.h"
@@ -61,9 +61,9 @@ static const struct alloclab_param unicode_params[] = {
 	[P_FREELIST] = {"freelist", "1: the 2.x/3.1 unicode free list (py26/py31 layouts)", 0, 0, 1,
 			ALLOCLAB_PARAM_NUMBER, NULL, NULL},
 	[P_TEXT] = {"text", "text file the text variant takes its words from", 0, 0, 0, ALLOCLAB_PARAM_TEXT, NULL,
-		    "/usr/share/common-licenses/GPL-3"},
-	[P_SEED] = {"seed", "random seed (letters, text offset)", 1, 0, UINT64_MAX, ALLOCLAB_PARAM_NUMBER, NULL,
-		    NULL},
+		    "/usr/share/common-licenses/GPL-3", ALLOCLAB_ROLE_WORDS_FILE},
+	[P_SEED] = {"seed", "random seed (letters, text offset)", 1, 0, INT64_MAX, ALLOCLAB_PARAM_NUMBER, NULL,
+		    NULL, ALLOCLAB_ROLE_SEED},
 };
 
 /* ---- the allocations of one string ---- */
@@ -99,12 +99,6 @@ struct unicode_state {
 	uintptr_t *addr;            /* placement pass: every block of a line */
 	size_t *size;
 	size_t nblocks;
-};
-
-/* What the threads share for the placement pass: each thread's blocks of
- * the current line. */
-struct unicode_shared {
-	struct alloclab_block_list lists[ALLOCLAB_MAX_THREADS];
 };
 
 static inline void write_chars(unsigned char *dst, const char *word, size_t n, unsigned width)
@@ -335,60 +329,29 @@ static void unicode_run(struct alloclab_workload_thread *t)
 	t->ops = ops;
 }
 
-static json_t *sizes_json(const size_t *size, size_t n)
-{
-	json_t *obj = json_object();
-	for (size_t i = 0; i < n; i++) {
-		char key[24];
-		snprintf(key, sizeof key, "%zu", size[i]);
-		json_t *c = json_object_get(obj, key);
-		json_object_set_new(obj, key, json_integer(c ? json_integer_value(c) + 1 : 1));
-	}
-	return obj;
-}
-
-/* The placement pass of one line: allocate its words, record the blocks,
- * wait for every thread to hold its own, compute, wait, free. */
+/* The placement pass of one line, once per process: allocate its words,
+ * hand the blocks to the framework's placement service (which waits for
+ * every thread to hold its own, so lines shared between threads are
+ * live blocks of both), free. */
 static json_t *placement(struct alloclab_workload_thread *t, struct unicode_state *s, const struct line *l)
 {
-	struct unicode_shared *sh = t->shared;
-	size_t line = alloclab_cache_line_size(), straddling = 0;
-	json_t *offsets = json_array(), *out;
-	uint64_t total = 0, shared = 0;
-	uint64_t hist[256] = {0};
+	json_t *out;
 
 	refresh_words(s, l, t->seed);
 	s->nblocks = 0;
 	for (size_t i = 0; i < l->words; i++)
 		if (string_new(s, l->kind, s->words[i], s->lens[i], &s->objs[i]) != 0)
 			break; /* cannot happen after the timed rounds succeeded */
-	for (size_t i = 0; i < s->nblocks; i++) {
-		straddling += (size_t)alloclab_straddles(s->addr[i], s->size[i], line);
-		if (line <= 256)
-			hist[s->addr[i] % line]++;
-	}
-	sh->lists[t->index] = (struct alloclab_block_list){s->addr, s->size, s->nblocks};
-	t->sync(t);
-	if (t->index == 0 && t->nthreads > 1)
-		alloclab_shared_lines(sh->lists, t->nthreads, line, &total, &shared);
-	t->sync(t);
+	out = t->placement(t, s->addr, s->size, s->nblocks);
 	for (size_t i = 0; i < l->words; i++)
 		string_free(s, &s->objs[i]);
-	for (size_t i = 0; i < line && i < 256; i++)
-		json_array_append_new(offsets, json_integer((json_int_t)hist[i]));
-	out = json_pack("{s:I,s:I,s:I,s:o,s:o}", "line_size", (json_int_t)line, "blocks", (json_int_t)s->nblocks,
-			"straddling", (json_int_t)straddling, "sizes", sizes_json(s->size, s->nblocks), "offsets", offsets);
-	if (t->index == 0 && t->nthreads > 1) {
-		json_object_set_new(out, "lines_total", json_integer((json_int_t)total));
-		json_object_set_new(out, "lines_shared", json_integer((json_int_t)shared));
-	}
 	return out;
 }
 
 static void unicode_finish(struct alloclab_workload_thread *t)
 {
 	struct unicode_state *s = t->state;
-	json_t *lines = json_array();
+	json_t *lines = json_array(), *placements = NULL;
 
 	if (s == NULL)
 		return;
@@ -408,9 +371,15 @@ static void unicode_finish(struct alloclab_workload_thread *t)
 		}
 		entry = json_pack("{s:s,s:i,s:s,s:I,s:o}", "variant", variant_names[l->variant], "words", l->words,
 				  "kind", l->kind ? "bytes" : "unicode", "best_ns", (json_int_t)best, "rounds_ns", rounds);
-		if (s->ran && s->addr && s->size)
-			json_object_set_new(entry, "placement", placement(t, s, l));
 		json_array_append_new(lines, entry);
+		if (t->last_value && s->ran && s->addr && s->size) {
+			if (placements == NULL)
+				placements = json_array();
+			json_array_append_new(placements,
+					      json_pack("{s:s,s:i,s:s,s:o}", "variant", variant_names[l->variant], "words",
+							l->words, "kind", l->kind ? "bytes" : "unicode", "placement",
+							placement(t, s, l)));
+		}
 		free(l->rounds_ns);
 	}
 	/* Objects parked on the free list go back to the allocator. */
@@ -420,6 +389,8 @@ static void unicode_finish(struct alloclab_workload_thread *t)
 		alloclab_free(s->a, o->object);
 	}
 	t->report = json_pack("{s:o,s:i}", "lines", lines, "reps", (int)t->params->v[P_REPS]);
+	if (placements)
+		t->process_report = json_pack("{s:o}", "lines", placements);
 	free(s->addr);
 	free(s->size);
 	free(s->words);
@@ -431,8 +402,13 @@ static void unicode_finish(struct alloclab_workload_thread *t)
 	t->state = NULL;
 }
 
-/* Defined in unicode_report.c: the seed's lines and the placement table. */
-void alloclab_unicode_print_cell(const json_t *cell, FILE *out);
+/* Defined in unicode_report.c: the benchmark's own lines, the placement
+ * table and picture, and the check of what a results file says of them. */
+struct alloclab_cell;
+struct alloclab_figure_list;
+int alloclab_unicode_check_report(int per_process, const json_t *report, char *err, size_t err_len);
+void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out);
+void alloclab_unicode_figures(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out);
 
 const struct alloclab_workload alloclab_workload_unicode = {
 	.name = "unicode",
@@ -444,11 +420,12 @@ const struct alloclab_workload alloclab_workload_unicode = {
 	.prepare = unicode_prepare,
 	.run = unicode_run,
 	.finish = unicode_finish,
-	/* The rounds are the repetitions: best of 50 in one process, as the
-	 * seed; give -n/-v to repeat whole cells. */
-	.default_processes = 1,
+	/* Each process runs every line's 50 rounds once (the report takes the
+	 * best round, as the benchmark did) and gives one value, the mean over
+	 * all rounds; the runner's processes make the cell comparable. */
 	.default_values = 1,
 	.default_warmups = 0,
-	.shared_size = sizeof(struct unicode_shared),
+	.check_report = alloclab_unicode_check_report,
 	.print_cell = alloclab_unicode_print_cell,
+	.figures = alloclab_unicode_figures,
 };

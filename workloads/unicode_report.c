@@ -1,17 +1,25 @@
 /*
- * The unicode workload's report: the seed's lines, byte for byte in its
- * format, then the cache-line placement of every line. Best values are
- * taken over all values and processes of the cell; with several threads
- * each thread's best and the aggregate follow the seed's two lines.
+ * The unicode workload's report: the lines of the 2008 Unicode/Bytes
+ * allocation benchmark posted to python-dev, byte for byte in its format,
+ * then the cache-line placement of every line, its picture, and the check
+ * of what a results file says of them (results files are untrusted: after
+ * alloclab_unicode_check_report the printers rely on every field).
+ * Best values are taken over all values and processes of the cell; with
+ * several threads each thread's best and the aggregate follow the
+ * benchmark's two lines.
  */
+#include "figure.h"
+#include "placement.h"
+#include "results.h"
 #include "workload.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One line of the seed: "Variant 2chars, 1024 words, Unicode: 0.005503
- * seconds = 0.054 us per object" and "(best of 50 rounds)". `seconds` is
- * one round; a round allocates words x reps objects. */
+/* One line as the benchmark printed it: "Variant 2chars, 1024 words,
+ * Unicode: 0.005503 seconds = 0.054 us per object" and "(best of 50
+ * rounds)". `seconds` is one round; a round allocates words x reps objects. */
 void alloclab_unicode_seed_line(FILE *out, const char *variant, unsigned words, int bytes, double seconds,
 				unsigned reps, unsigned rounds);
 void alloclab_unicode_seed_line(FILE *out, const char *variant, unsigned words, int bytes, double seconds,
@@ -22,13 +30,72 @@ void alloclab_unicode_seed_line(FILE *out, const char *variant, unsigned words, 
 	fprintf(out, "(best of %u rounds)\n", rounds);
 }
 
-/* "=== 1024 words ===...": 75 columns, as the seed. */
+/* "=== 1024 words ===...": 75 columns, as the benchmark printed. */
 static void words_rule(FILE *out, unsigned words)
 {
 	int n = fprintf(out, "=== %u words ", words);
 	for (; n < 75; n++)
 		fputc('=', out);
 	fputc('\n', out);
+}
+
+/* ---- checking ---- */
+
+#define MAX_LINES 64
+
+static int check_line_head(const json_t *line, size_t i, char *err, size_t err_len)
+{
+	json_t *variant = json_object_get(line, "variant"), *words = json_object_get(line, "words");
+	const char *kind = json_string_value(json_object_get(line, "kind"));
+
+	if (!json_is_object(line) || !json_is_string(variant) || json_string_length(variant) > 32 ||
+	    !json_is_integer(words) || json_integer_value(words) < 1 || json_integer_value(words) > (1 << 20) ||
+	    kind == NULL || (strcmp(kind, "unicode") != 0 && strcmp(kind, "bytes") != 0)) {
+		snprintf(err, err_len, "unicode line %zu lacks a variant, a word count (1..2^20) or a kind (unicode, bytes)", i);
+		return -1;
+	}
+	return 0;
+}
+
+int alloclab_unicode_check_report(int per_process, const json_t *report, char *err, size_t err_len);
+int alloclab_unicode_check_report(int per_process, const json_t *report, char *err, size_t err_len)
+{
+	json_t *lines = json_object_get(report, "lines"), *line, *reps = json_object_get(report, "reps");
+	size_t i, k;
+
+	if (!json_is_array(lines) || json_array_size(lines) > MAX_LINES) {
+		snprintf(err, err_len, "unicode report has no lines array of at most %d lines", MAX_LINES);
+		return -1;
+	}
+	if (!per_process && (!json_is_integer(reps) || json_integer_value(reps) < 1 || json_integer_value(reps) > 100000)) {
+		snprintf(err, err_len, "unicode report's reps is not a whole number in 1..100000");
+		return -1;
+	}
+	json_array_foreach(lines, i, line)
+	{
+		if (check_line_head(line, i, err, err_len) != 0)
+			return -1;
+		if (per_process) {
+			char why[200];
+			if (alloclab_placement_check(json_object_get(line, "placement"), why, sizeof why) != 0) {
+				snprintf(err, err_len, "unicode line %zu: %s", i, why);
+				return -1;
+			}
+			continue;
+		}
+		json_t *best = json_object_get(line, "best_ns"), *rounds = json_object_get(line, "rounds_ns"), *r;
+		if (!json_is_integer(best) || json_integer_value(best) < 1 || !json_is_array(rounds) ||
+		    json_array_size(rounds) < 1 || json_array_size(rounds) > 100000) {
+			snprintf(err, err_len, "unicode line %zu lacks a positive best_ns or its rounds_ns", i);
+			return -1;
+		}
+		json_array_foreach(rounds, k, r)
+			if (!json_is_integer(r) || json_integer_value(r) < 0) {
+				snprintf(err, err_len, "unicode line %zu: rounds_ns[%zu] is not a non-negative whole number", i, k);
+				return -1;
+			}
+	}
+	return 0;
 }
 
 struct best {
@@ -41,7 +108,7 @@ struct best {
 
 /* "43x1024" or, for the text variant's many sizes, the commonest four and
  * how many more. */
-static void sizes_text(const json_t *sizes, char *out, size_t len)
+static void sizes_text(const json_t *sizes, long long distinct, char *out, size_t len)
 {
 	const char *key;
 	json_t *count;
@@ -64,33 +131,46 @@ static void sizes_text(const json_t *sizes, char *out, size_t len)
 	out[0] = '\0';
 	for (size_t i = 0; i < n && i < 4 && used < len; i++)
 		used += (size_t)snprintf(out + used, len - used, "%s%sx%lld", i ? " " : "", keys[i], counts[i]);
-	if (n > 4 && used < len)
-		snprintf(out + used, len - used, " +%zu sizes", n - 4);
+	if (distinct < (long long)n)
+		distinct = (long long)n;
+	if (distinct > 4 && used < len)
+		snprintf(out + used, len - used, " +%lld sizes", distinct - 4);
 }
 
-void alloclab_unicode_print_cell(const json_t *cell, FILE *out);
-void alloclab_unicode_print_cell(const json_t *cell, FILE *out)
+/* Thread 0's placement of line l in the cell's first process. */
+static const json_t *line_placement(const struct alloclab_cell *cell, size_t l)
 {
-	const json_t *params = json_object_get(cell, "params");
-	unsigned threads = (unsigned)json_integer_value(json_object_get(cell, "threads")), nlines = 0, reps = 1;
+	for (unsigned p = 0; p < cell->nprocs; p++) {
+		json_t *rep = json_array_get(cell->procs[p].report, 0);
+		json_t *line = json_array_get(json_object_get(rep, "lines"), l);
+		if (line)
+			return json_object_get(line, "placement");
+	}
+	return NULL;
+}
+
+void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out);
+void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out)
+{
+	const json_t *params = cell->params;
+	unsigned threads = cell->threads, nlines = 0, reps = 1;
 	unsigned shown = threads < 64 ? threads : 64;
-	struct best lines[64];
-	json_t *run, *value, *rep, *line;
-	size_t i, k, t, l;
-	const char *options = json_string_value(json_object_get(cell, "plugin_options"));
+	struct best lines[MAX_LINES];
+	json_t *rep, *line;
+	size_t t, l;
+	const char *layout = json_string_value(json_object_get(params, "layout"));
+	const char *charset = json_string_value(json_object_get(params, "charset"));
 
 	memset(lines, 0, sizeof lines);
-	json_array_foreach(json_object_get(cell, "runs"), i, run)
-		json_array_foreach(json_object_get(run, "values"), k, value)
-			json_array_foreach(json_object_get(value, "thread_reports"), t, rep)
+	for (unsigned p = 0; p < cell->nprocs; p++)
+		for (unsigned v = 0; v < cell->procs[p].nvalues; v++)
+			json_array_foreach(cell->procs[p].values[v].thread_reports, t, rep)
 	{
 		if (t >= 64 || !json_is_object(rep))
 			continue;
 		reps = (unsigned)json_integer_value(json_object_get(rep, "reps"));
 		json_array_foreach(json_object_get(rep, "lines"), l, line)
 		{
-			if (l >= 64)
-				break;
 			struct best *b = &lines[l];
 			uint64_t ns = (uint64_t)json_integer_value(json_object_get(line, "best_ns"));
 			if (b->variant == NULL) {
@@ -98,37 +178,40 @@ void alloclab_unicode_print_cell(const json_t *cell, FILE *out)
 				b->kind = json_string_value(json_object_get(line, "kind"));
 				b->words = (unsigned)json_integer_value(json_object_get(line, "words"));
 				b->rounds = (unsigned)json_array_size(json_object_get(line, "rounds_ns"));
+				b->placement = line_placement(cell, l);
 				nlines = l + 1 > nlines ? (unsigned)l + 1 : nlines;
 			}
 			if (b->best[t] == 0 || ns < b->best[t])
 				b->best[t] = ns;
-			if (t == 0 && b->placement == NULL)
-				b->placement = json_object_get(line, "placement");
 		}
 	}
 	if (nlines == 0)
 		return;
 
-	fprintf(out, "\nTesting Unicode/Bytes Allocation Speed with %s%s%s%s, layout %s (%s), %u thread%s\n",
-		json_string_value(json_object_get(cell, "plugin")), options && *options ? ":" : "",
-		options ? options : "", json_is_true(json_object_get(cell, "cache_aligned")) ? " (cache-aligned)" : "",
-		json_string_value(json_object_get(params, "layout")), json_string_value(json_object_get(params, "charset")),
-		threads, threads > 1 ? "s" : "");
+	fprintf(out, "\nTesting Unicode/Bytes Allocation Speed with %s%s, layout %s (%s), %u thread%s\n", cell->plugin,
+		cell->cache_aligned ? " (cache-aligned)" : "", layout ? layout : "?", charset ? charset : "?", threads,
+		threads > 1 ? "s" : "");
 	fprintf(out, "------------------------------------------------------------------------\n");
 	for (unsigned n = 0; n < nlines; n++) {
 		struct best *b = &lines[n];
 		uint64_t best = UINT64_MAX;
+		if (b->variant == NULL)
+			continue;
 		if (n == 0 || lines[n - 1].words != b->words)
 			words_rule(out, b->words);
 		for (unsigned th = 0; th < shown; th++)
 			if (b->best[th] && b->best[th] < best)
 				best = b->best[th];
+		if (best == UINT64_MAX)
+			continue;
 		alloclab_unicode_seed_line(out, b->variant, b->words, strcmp(b->kind, "bytes") == 0, (double)best * 1e-9,
 					   reps, b->rounds);
 		if (threads > 1) {
 			double aggregate = 0;
 			fprintf(out, "(per thread:");
 			for (unsigned th = 0; th < shown; th++) {
+				if (b->best[th] == 0)
+					continue;
 				fprintf(out, " %.3f", (double)b->best[th] * 1e-3 / ((double)b->words * reps));
 				aggregate += (double)b->words * reps / ((double)b->best[th] * 1e-9);
 			}
@@ -136,12 +219,13 @@ void alloclab_unicode_print_cell(const json_t *cell, FILE *out)
 		}
 	}
 
-	/* Unicode against Bytes, line by line: the seed's question. */
+	/* Unicode against Bytes, line by line: the benchmark's question. */
 	fprintf(out, "\nUnicode / Bytes (best us per object):");
 	for (unsigned n = 0; n + 1 < nlines; n++) {
 		struct best *u = &lines[n], *b = &lines[n + 1];
 		uint64_t bu = UINT64_MAX, bb = UINT64_MAX;
-		if (strcmp(u->kind, "unicode") != 0 || strcmp(b->kind, "bytes") != 0 || u->words != b->words)
+		if (u->variant == NULL || b->variant == NULL || strcmp(u->kind, "unicode") != 0 ||
+		    strcmp(b->kind, "bytes") != 0 || u->words != b->words)
 			continue;
 		for (unsigned th = 0; th < shown; th++) {
 			if (u->best[th] && u->best[th] < bu)
@@ -155,18 +239,21 @@ void alloclab_unicode_print_cell(const json_t *cell, FILE *out)
 	}
 	fputc('\n', out);
 
+	if (lines[0].placement == NULL)
+		return;
 	fprintf(out, "\nCache-line placement (%lld-byte lines), one pass after the rounds:\n",
-		lines[0].placement ? (long long)json_integer_value(json_object_get(lines[0].placement, "line_size")) : 64LL);
+		(long long)json_integer_value(json_object_get(lines[0].placement, "line_size")));
 	fprintf(out, "%-8s %6s %-8s %-44s %10s  %s\n", "variant", "words", "kind", "block sizes (bytes x count)",
 		"straddling", threads > 1 ? "lines shared by 2+ threads" : "");
 	for (unsigned n = 0; n < nlines; n++) {
 		const json_t *p = lines[n].placement;
 		char sizes[256];
-		if (p == NULL)
+		if (p == NULL || lines[n].variant == NULL)
 			continue;
 		long long blocks = (long long)json_integer_value(json_object_get(p, "blocks"));
 		long long strad = (long long)json_integer_value(json_object_get(p, "straddling"));
-		sizes_text(json_object_get(p, "sizes"), sizes, sizeof sizes);
+		sizes_text(json_object_get(p, "sizes"), (long long)json_integer_value(json_object_get(p, "distinct_sizes")),
+			   sizes, sizeof sizes);
 		fprintf(out, "%-8s %6u %-8s %-44s %9.1f%%", lines[n].variant, lines[n].words,
 			strcmp(lines[n].kind, "bytes") == 0 ? "Bytes" : "Unicode", sizes,
 			blocks ? 100.0 * (double)strad / (double)blocks : 0.0);
@@ -176,5 +263,51 @@ void alloclab_unicode_print_cell(const json_t *cell, FILE *out)
 			fprintf(out, "  %.2f%% of %lld", total ? 100.0 * (double)shared / (double)total : 0.0, total);
 		}
 		fputc('\n', out);
+	}
+}
+
+/* Where blocks start within a cache line, summed over every line of the
+ * cell's placement passes, one curve per cell. */
+void alloclab_unicode_figures(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out);
+void alloclab_unicode_figures(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out)
+{
+	struct alloclab_figure *f = NULL;
+	uint64_t line_size = 64;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct alloclab_cell *c = cells[i];
+		struct alloclab_placement_sum sum;
+		json_t *rep, *line;
+		size_t t, l;
+		double total = 0;
+		char title[600];
+
+		memset(&sum, 0, sizeof sum);
+		for (unsigned p = 0; p < c->nprocs; p++)
+			json_array_foreach(c->procs[p].report, t, rep)
+				json_array_foreach(json_object_get(rep, "lines"), l, line)
+					alloclab_placement_add(&sum, json_object_get(line, "placement"));
+		for (size_t b = 0; b < 256; b++)
+			total += (double)sum.offsets[b];
+		if (total == 0 || sum.line_size == 0)
+			continue;
+		line_size = sum.line_size;
+		if (f == NULL) {
+			f = alloclab_figure_add(out, "unicode-offsets", "Where blocks start within a cache line",
+						"offset of the block start within its cache line (bytes)",
+						"share of blocks (%)", ALLOCLAB_FIGURE_LINES);
+			f->xmin = 0;
+			f->xmax = (double)line_size - 1;
+		}
+		snprintf(title, sizeof title, "%s%s, %s t=%u", c->plugin, c->cache_aligned ? " +align" : "",
+			 json_is_string(json_object_get(c->params, "layout"))
+				 ? json_string_value(json_object_get(c->params, "layout"))
+				 : "?",
+			 c->threads);
+		struct alloclab_series *se = alloclab_figure_series(f, title, line_size);
+		for (size_t b = 0; b < line_size && b < 256; b++) {
+			se->x[b] = (double)b;
+			se->y[b] = 100.0 * (double)sum.offsets[b] / total;
+		}
 	}
 }

@@ -76,7 +76,7 @@ int alloclab_cmd_check(int argc, char **argv)
 		{"timeout", required_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	char *only[32], *end, err[ALLOCLAB_ERR_LEN];
+	char *only[32], err[ALLOCLAB_ERR_LEN];
 	int nonly = 0, as_json = 0, opt, failed = 0;
 	double timeout = 60;
 	json_t *report;
@@ -96,9 +96,8 @@ int alloclab_cmd_check(int argc, char **argv)
 			break;
 		}
 		case 'T':
-			timeout = strtod(optarg, &end);
-			if (*optarg == '\0' || *end || timeout <= 0)
-				return alloclab_usage_error("check", "--timeout '%s' is not a positive number", optarg);
+			if (alloclab_parse_timeout("check", optarg, 86400, &timeout) != 0)
+				return 2;
 			break;
 		case 'h': fputs(usage, stdout); return 0;
 		case ':': return alloclab_usage_error("check", "option '%s' needs a value", argv[optind - 1]);

@@ -6,8 +6,8 @@
 #include "cli.h"
 #include "loader.h"
 #include "plot.h"
-#include "results.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -53,33 +53,37 @@ int alloclab_cmd_plot(int argc, char **argv)
 		return 2;
 	}
 	/* Load everything first: a bad file is reported before anything is drawn. */
-	json_t *docs[64];
+	struct alloclab_results *runs[64];
 	int n = argc - optind;
 	if (n > 64)
 		return alloclab_usage_error("plot", "at most 64 results files");
 	for (int i = 0; i < n; i++) {
-		docs[i] = alloclab_results_load(argv[optind + i], err, sizeof err);
-		if (docs[i] == NULL) {
-			fprintf(stderr, "alloclab: %s\n", err);
+		runs[i] = alloclab_cli_load(argv[optind + i]);
+		if (runs[i] == NULL) {
 			while (i--)
-				json_decref(docs[i]);
+				alloclab_results_free(runs[i]);
 			return 2;
 		}
 	}
 	int rc = 0;
+	if (n > 1 && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "alloclab: cannot create %s: %s\n", dir, strerror(errno));
+		rc = 2;
+	}
 	for (int i = 0; i < n && rc == 0; i++) {
-		char sub[4096];
+		char sub[4200];
 		if (n > 1) {
-			char *path = strdup(argv[optind + i]), *base = basename(path), *dot = strrchr(base, '.');
+			/* One folder per file, named safely after it. */
+			char *path = strdup(argv[optind + i]), *base = basename(path), *dot = strrchr(base, '.'), safe[128];
 			if (dot)
 				*dot = '\0';
-			mkdir(dir, 0777);
-			snprintf(sub, sizeof sub, "%s/%s", dir, base);
+			alloclab_safe_file_name(base, safe, sizeof safe);
+			snprintf(sub, sizeof sub, "%s/%s", dir, safe);
 			free(path);
 		} else {
 			snprintf(sub, sizeof sub, "%s", dir);
 		}
-		if (alloclab_plot(docs[i], sub, baseline, err, sizeof err) != 0) {
+		if (alloclab_plot(runs[i], sub, baseline, err, sizeof err) != 0) {
 			fprintf(stderr, "alloclab: %s\n", err);
 			rc = 2;
 		} else {
@@ -87,6 +91,6 @@ int alloclab_cmd_plot(int argc, char **argv)
 		}
 	}
 	for (int i = 0; i < n; i++)
-		json_decref(docs[i]);
+		alloclab_results_free(runs[i]);
 	return rc;
 }

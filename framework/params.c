@@ -1,33 +1,15 @@
 /*
- * The table of built-in workloads and the parsing of workload specs. The
- * list comes from workloads/meson.build (workload_list.h), so adding a
- * workload is adding its file and its name there.
+ * Workload parameters: defaults, parsing "key=value,..." with '+' lists,
+ * checking a vector that arrived as numbers, and their JSON form.
  */
 #include "workload.h"
+
+#include "numbers.h"
 
 #include <alloclab/plugin_options.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define X(name) extern const struct alloclab_workload alloclab_workload_##name;
-#include "workload_list.h"
-#undef X
-
-#define X(name) &alloclab_workload_##name,
-const struct alloclab_workload *const alloclab_workloads[] = {
-#include "workload_list.h"
-	NULL,
-};
-#undef X
-
-const struct alloclab_workload *alloclab_workload_find(const char *name)
-{
-	for (size_t i = 0; alloclab_workloads[i]; i++)
-		if (strcmp(alloclab_workloads[i]->name, name) == 0)
-			return alloclab_workloads[i];
-	return NULL;
-}
 
 int alloclab_workload_param_index(const struct alloclab_workload *w, const char *name)
 {
@@ -75,7 +57,7 @@ static int parse_value(const struct alloclab_workload *w, unsigned idx, const ch
 {
 	const struct alloclab_param *def = &w->params[idx];
 	struct alloclab_option opt = {def->name, strlen(def->name), value, len};
-	uint64_t v;
+	uint64_t v = 0;
 
 	switch (def->type) {
 	case ALLOCLAB_PARAM_CHOICE:
@@ -96,7 +78,13 @@ static int parse_value(const struct alloclab_workload *w, unsigned idx, const ch
 		p->text[idx] = intern(value, len);
 		return p->text[idx] ? 0 : -1;
 	default:
-		if (alloclab_option_u64(&opt, &v) != 0) {
+		switch (alloclab_parse_u64(value, len, 1, &v)) {
+		case ALLOCLAB_NUMBER_OK: break;
+		case ALLOCLAB_NUMBER_OVERFLOW:
+			snprintf(err, err_len, "workload '%s': %s='%.*s' is too large (more than 2^64 - 1)", w->name,
+				 def->name, (int)len, value);
+			return -1;
+		default:
 			snprintf(err, err_len, "workload '%s': %s='%.*s' is not a whole number (e.g. 4096 or 64K)",
 				 w->name, def->name, (int)len, value);
 			return -1;
@@ -111,37 +99,27 @@ static int parse_value(const struct alloclab_workload *w, unsigned idx, const ch
 	}
 }
 
-int alloclab_workload_parse_list(const char *text, struct alloclab_workload_spec *out, unsigned max, unsigned *n,
-				 char *err, size_t err_len)
+void alloclab_params_defaults(const struct alloclab_workload *w, struct alloclab_params *p)
 {
-	char name[64];
-	const char *colon = strchr(text, ':');
-	size_t name_len = colon ? (size_t)(colon - text) : strlen(text);
-	const struct alloclab_workload *w;
-	const char *cursor = colon ? colon + 1 : "";
+	memset(p, 0, sizeof *p);
+	for (unsigned i = 0; i < w->nparams; i++) {
+		p->v[i] = w->params[i].def;
+		p->text[i] = w->params[i].type == ALLOCLAB_PARAM_TEXT ? w->params[i].def_text : NULL;
+	}
+}
+
+int alloclab_params_parse(const struct alloclab_workload *w, const char *options, struct alloclab_workload_spec *out,
+			  unsigned max, unsigned *n, char *err, size_t err_len)
+{
+	const char *cursor = options;
 	struct alloclab_option opt;
 	unsigned count = 1;
+	uint64_t given = 0; /* bit i: parameter i was given */
 	int rc;
 
-	if (name_len >= sizeof name)
-		name_len = sizeof name - 1;
-	memcpy(name, text, name_len);
-	name[name_len] = '\0';
-	w = alloclab_workload_find(name);
-	if (w == NULL) {
-		size_t used = (size_t)snprintf(err, err_len, "unknown workload '%s' (known:", name);
-		for (size_t i = 0; alloclab_workloads[i] && used < err_len; i++)
-			used += (size_t)snprintf(err + used, err_len - used, " %s", alloclab_workloads[i]->name);
-		if (used < err_len)
-			snprintf(err + used, err_len - used, "; see 'alloclab list')");
-		return -1;
-	}
 	memset(&out[0], 0, sizeof out[0]);
 	out[0].workload = w;
-	for (unsigned i = 0; i < w->nparams; i++) {
-		out[0].params.v[i] = w->params[i].def;
-		out[0].params.text[i] = w->params[i].type == ALLOCLAB_PARAM_TEXT ? w->params[i].def_text : NULL;
-	}
+	alloclab_params_defaults(w, &out[0].params);
 	while ((rc = alloclab_option_next(&cursor, &opt)) > 0) {
 		char key[64];
 		const char *item = opt.value, *end = opt.value + opt.value_len;
@@ -154,6 +132,12 @@ int alloclab_workload_parse_list(const char *text, struct alloclab_workload_spec
 			snprintf(err, err_len, "workload '%s' has no parameter '%s' (see 'alloclab list')", w->name, key);
 			return -1;
 		}
+		if (given & (1ull << idx)) {
+			snprintf(err, err_len, "workload '%s': %s is given twice (for several values write %s=a+b)",
+				 w->name, key, key);
+			return -1;
+		}
+		given |= 1ull << idx;
 		/* "a+b+c": every entry so far is repeated once per value. */
 		for (;;) {
 			const char *plus = w->params[idx].type == ALLOCLAB_PARAM_TEXT ? NULL : memchr(item, '+', (size_t)(end - item));
@@ -187,17 +171,44 @@ int alloclab_workload_parse_list(const char *text, struct alloclab_workload_spec
 	return 0;
 }
 
-int alloclab_workload_parse(const char *text, struct alloclab_workload_spec *out, char *err, size_t err_len)
+int alloclab_params_check(const struct alloclab_workload *w, const struct alloclab_params *p, char *err,
+			  size_t err_len)
 {
-	struct alloclab_workload_spec list[ALLOCLAB_MAX_EXPANSION];
-	unsigned n;
-
-	if (alloclab_workload_parse_list(text, list, ALLOCLAB_MAX_EXPANSION, &n, err, err_len) != 0)
-		return -1;
-	if (n != 1) {
-		snprintf(err, err_len, "'%s' expands to %u workloads; give one here", text, n);
-		return -1;
+	for (unsigned i = 0; i < w->nparams; i++) {
+		const struct alloclab_param *def = &w->params[i];
+		if (def->type == ALLOCLAB_PARAM_TEXT) {
+			if (p->text[i] == NULL) {
+				snprintf(err, err_len, "workload '%s': %s has no text", w->name, def->name);
+				return -1;
+			}
+		} else if (p->v[i] < def->min || p->v[i] > def->max) {
+			snprintf(err, err_len, "workload '%s': %s=%llu is out of range %llu..%llu", w->name, def->name,
+				 (unsigned long long)p->v[i], (unsigned long long)def->min, (unsigned long long)def->max);
+			return -1;
+		}
 	}
-	*out = list[0];
-	return 0;
+	return w->check_params ? w->check_params(p, err, err_len) : 0;
+}
+
+json_t *alloclab_params_json(const struct alloclab_workload *w, const struct alloclab_params *params)
+{
+	json_t *obj = json_object();
+	for (unsigned i = 0; i < w->nparams; i++) {
+		char text[4096];
+		if (w->params[i].type == ALLOCLAB_PARAM_NUMBER) {
+			json_object_set_new(obj, w->params[i].name, json_integer((json_int_t)params->v[i]));
+		} else {
+			alloclab_param_format(w, params, i, text, sizeof text);
+			json_object_set_new(obj, w->params[i].name, json_string(text));
+		}
+	}
+	return obj;
+}
+
+int alloclab_workload_role_index(const struct alloclab_workload *w, enum alloclab_param_role role)
+{
+	for (unsigned i = 0; i < w->nparams; i++)
+		if (w->params[i].role == role)
+			return (int)i;
+	return -1;
 }

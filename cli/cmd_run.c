@@ -4,10 +4,15 @@
  * is measured or written.
  */
 #include "cli.h"
+#include "numbers.h"
+#include "registry.h"
+#include "report.h"
 #include "runner.h"
 #include "worker.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,13 +39,14 @@ static const char usage[] =
 	"With no options: the default suite (every bundled allocator x churn x 1,2 threads).\n"
 	"\n"
 	"options:\n"
-	"  -p, --plugin NAME[:k=v,...]    plugin by name or path (./x.so), with options; repeatable\n"
+	"  -p, --plugin NAME[:k=v,...]    plugin by name or path (./x.so), with options; repeatable;\n"
+	"                                 the option as=LABEL names it in tables (two builds of one plugin)\n"
 	"  -w, --workload NAME[:k=v,...]  workload with parameters; repeatable (see 'alloclab list')\n"
 	"  -t, --threads LIST             thread counts, e.g. 1,2,4 (1..1024; default 1,2)\n"
 	"  -n, --processes N              worker processes per cell (default 5)\n"
 	"  -v, --values N                 measured values per process (default 3)\n"
 	"      --warmups N                unmeasured values per process first (default 1)\n"
-	"      --timeout SECONDS          kill a worker process after this long (default 120)\n"
+	"      --timeout SECONDS          kill a worker process after this long (default 120; fractions allowed)\n"
 	"      --pin                      pin thread i to the i-th CPU allowed\n"
 	"      --cache-align off|on|both  measure through a wrapper that puts every block on a\n"
 	"                                 cache line (by over-allocation); both: each plugin twice\n"
@@ -53,37 +59,28 @@ static const char usage[] =
 	"exit status: 0 success, 1 some cells failed (see the table), 2 bad input,\n"
 	"130 interrupted (finished cells are kept in the results file)\n";
 
-static int parse_count(const char *text, const char *what, unsigned long min, unsigned long max, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	if (text[0] < '0' || text[0] > '9')
-		return alloclab_usage_error("run", "%s '%s' is not a whole number", what, text);
-	v = strtoul(text, &end, 10);
-	if (errno || *end != '\0')
-		return alloclab_usage_error("run", "%s '%s' is not a whole number", what, text);
-	if (v < min || v > max)
-		return alloclab_usage_error("run", "%s %lu is out of range %lu..%lu", what, v, min, max);
-	*out = (unsigned)v;
-	return 0;
-}
-
 static int parse_threads(const char *text, struct alloclab_run_config *cfg)
 {
-	char *copy = strdup(text), *save = NULL;
+	char *copy = strdup(text);
 	int rc = 0;
 
 	cfg->nthreads = 0;
-	for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save)) {
-		if (cfg->nthreads == ALLOCLAB_MAX_MATRIX)
+	/* strsep, not strtok: "1,,2" has an empty item, and is refused. */
+	for (char *cursor = copy, *item; rc == 0 && (item = strsep(&cursor, ",")) != NULL;) {
+		if (cfg->nthreads == ALLOCLAB_MAX_MATRIX) {
 			rc = alloclab_usage_error("run", "more than %d thread counts", ALLOCLAB_MAX_MATRIX);
-		else
-			rc = parse_count(item, "thread count", 1, ALLOCLAB_MAX_THREADS, &cfg->threads[cfg->nthreads++]);
+			break;
+		}
+		if (*item == '\0') {
+			rc = alloclab_usage_error("run", "--threads '%s' has an empty entry", text);
+			break;
+		}
+		rc = alloclab_parse_count("run", "thread count", item, 1, ALLOCLAB_MAX_THREADS, &cfg->threads[cfg->nthreads]);
+		for (unsigned k = 0; rc == 0 && k < cfg->nthreads; k++)
+			if (cfg->threads[k] == cfg->threads[cfg->nthreads])
+				rc = alloclab_usage_error("run", "--threads '%s' gives %u twice", text, cfg->threads[k]);
+		cfg->nthreads++;
 	}
-	if (rc == 0 && cfg->nthreads == 0)
-		rc = alloclab_usage_error("run", "--threads needs a list such as 1,2,4");
 	free(copy);
 	return rc;
 }
@@ -112,15 +109,22 @@ static int add_plugin(const char *text, struct alloclab_run_config *cfg)
 	return 0;
 }
 
-/* --words FILE: the text parameter of every workload that has one. */
+/* --words FILE: the words-file parameter of every workload that has one.
+ * Checked here, once: a FIFO, a device or a folder would hang or fail
+ * every worker. */
 static int apply_words_file(const char *path, struct alloclab_run_config *cfg)
 {
 	char err[ALLOCLAB_ERR_LEN];
+	struct stat st;
 	int used = 0;
 
+	if (stat(path, &st) != 0)
+		return alloclab_usage_error("run", "--words %s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return alloclab_usage_error("run", "--words %s: not a regular file", path);
 	for (unsigned i = 0; i < cfg->nworkloads; i++) {
 		struct alloclab_workload_spec *w = &cfg->workloads[i];
-		int idx = alloclab_workload_param_index(w->workload, "text");
+		int idx = alloclab_workload_role_index(w->workload, ALLOCLAB_ROLE_WORDS_FILE);
 		if (idx < 0)
 			continue;
 		w->params.text[idx] = path;
@@ -138,6 +142,7 @@ static void free_plugin_args(struct alloclab_run_config *cfg)
 	for (unsigned i = 0; i < cfg->nplugins; i++) {
 		free(cfg->plugins[i].spec);
 		free(cfg->plugins[i].options);
+		free(cfg->plugins[i].as);
 	}
 	cfg->nplugins = 0;
 }
@@ -155,7 +160,7 @@ int alloclab_cmd_run(int argc, char **argv)
 	};
 	static struct alloclab_run_config cfg;
 	char **full_argv;
-	unsigned timeout = 120;
+	double timeout = 120;
 	const char *words_file = NULL;
 	int opt, rc = 0;
 
@@ -168,10 +173,10 @@ int alloclab_cmd_run(int argc, char **argv)
 		case 'p': rc = add_plugin(optarg, &cfg); break;
 		case 'w': rc = add_workload(optarg, &cfg); break;
 		case 't': rc = parse_threads(optarg, &cfg); break;
-		case 'n': rc = parse_count(optarg, "--processes", 1, 1000, &cfg.processes), cfg.processes_set = 1; break;
-		case 'v': rc = parse_count(optarg, "--values", 1, 100000, &cfg.values), cfg.values_set = 1; break;
-		case 'W': rc = parse_count(optarg, "--warmups", 0, 100000, &cfg.warmups), cfg.warmups_set = 1; break;
-		case 'T': rc = parse_count(optarg, "--timeout", 1, 86400, &timeout); break;
+		case 'n': rc = alloclab_parse_count("run", "--processes", optarg, 1, 1000, &cfg.processes), cfg.processes_set = 1; break;
+		case 'v': rc = alloclab_parse_count("run", "--values", optarg, 1, 100000, &cfg.values), cfg.values_set = 1; break;
+		case 'W': rc = alloclab_parse_count("run", "--warmups", optarg, 0, 100000, &cfg.warmups), cfg.warmups_set = 1; break;
+		case 'T': rc = alloclab_parse_timeout("run", optarg, 86400, &timeout); break;
 		case 'P': cfg.pin = 1; break;
 		case 'o': cfg.output = optarg; break;
 		case 'q': cfg.quiet = 1; break;
@@ -224,6 +229,7 @@ int alloclab_cmd_run(int argc, char **argv)
 		return alloclab_usage_error("run", "the matrix has more than 8192 cells; split the run");
 	}
 	cfg.timeout_s = timeout;
+	cfg.print = alloclab_report_print;
 	full_argv = calloc((size_t)argc + 2, sizeof *full_argv);
 	full_argv[0] = "alloclab";
 	for (int i = 0; i < argc; i++)

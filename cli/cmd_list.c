@@ -7,6 +7,7 @@
 #include "child.h"
 #include "cli.h"
 #include "loader.h"
+#include "registry.h"
 #include "worker.h"
 
 #include <dirent.h>
@@ -30,39 +31,40 @@ static int probe_child(void *arg, int fd)
 static void print_plugin(const char *name, const char *path)
 {
 	struct alloclab_child_result res;
-	char err[ALLOCLAB_ERR_LEN], why[512];
-	json_t *info = NULL, *cap;
-	size_t i;
+	struct alloclab_probe probe;
+	char err[ALLOCLAB_ERR_LEN], caps[512];
+	json_t *info = NULL;
 
 	if (alloclab_child_run(probe_child, (void *)path, LIST_TIMEOUT_S, &res, err, sizeof err) != 0) {
 		printf("  %s: %s\n", path, err);
 		return;
 	}
 	/* 0: described; 1: the plugin's own reason, in "error". */
-	if (res.exited && (res.exit_code == 0 || res.exit_code == 1))
+	if (res.exited && !res.flooded && (res.exit_code == 0 || res.exit_code == 1))
 		info = json_loads(res.output, 0, NULL);
 	if (info == NULL) {
-		alloclab_child_describe(&res, LIST_TIMEOUT_S, why, sizeof why);
-		printf("  %-12s cannot be probed: %s\n", name, why);
+		alloclab_child_describe(&res, LIST_TIMEOUT_S, err, sizeof err);
+		printf("  %-12s cannot be probed: %s\n", name, err);
 	} else if (json_object_get(info, "error")) {
-		printf("  %-12s cannot be used: %s\n", name, json_string_value(json_object_get(info, "error")));
+		printf("  %-12s cannot be used: %s\n", name,
+		       json_is_string(json_object_get(info, "error")) ? json_string_value(json_object_get(info, "error")) : "?");
+	} else if (alloclab_probe_from_json(info, &probe, err, sizeof err) != 0) {
+		printf("  %-12s cannot be probed: %s\n", name, err);
 	} else {
-		const char *opts = json_string_value(json_object_get(info, "options_help"));
-		printf("  %-12s %s\n", json_string_value(json_object_get(info, "name")),
-		       json_string_value(json_object_get(info, "description")));
-		printf("  %-12s version %s; min alignment %lld\n", "",
-		       json_string_value(json_object_get(info, "version")),
-		       (long long)json_integer_value(json_object_get(info, "min_align")));
-		printf("  %-12s caps:", "");
-		json_array_foreach(json_object_get(info, "caps"), i, cap) printf(" %s", json_string_value(cap));
-		printf("\n  %-12s %s\n", "", json_string_value(json_object_get(info, "path")));
-		if (opts) {
-			char *copy = strdup(opts), *save = NULL;
-			for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		printf("  %-12s %s\n", probe.name, probe.description);
+		printf("  %-12s version %s; min alignment %llu\n", "", probe.version, (unsigned long long)probe.min_align);
+		alloclab_caps_format(probe.caps, caps, sizeof caps);
+		printf("  %-12s caps: %s\n", "", caps);
+		printf("  %-12s %s\n", "", probe.path);
+		if (probe.options_help) {
+			char *save = NULL;
+			for (char *line = strtok_r(probe.options_help, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 				printf("  %-12s option %s\n", "", line);
-			free(copy);
 		}
+		alloclab_probe_clear(&probe);
 	}
+	if (res.printed_len)
+		printf("  %-12s (it printed %zu bytes while probed)\n", "", res.printed_len);
 	json_decref(info);
 	alloclab_child_result_free(&res);
 }
@@ -127,6 +129,8 @@ int alloclab_cmd_list(int argc, char **argv)
 		printf("  %-12s %s\n", w->name, w->description);
 		printf("  %-12s one op = %s%s\n", "", w->unit_op,
 		       w->flags & ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE ? "; frees across threads" : "");
+		if (w->max_threads)
+			printf("  %-12s at most %u threads\n", "", w->max_threads);
 		for (unsigned p = 0; p < w->nparams; p++) {
 			const struct alloclab_param *d = &w->params[p];
 			if (d->type == ALLOCLAB_PARAM_CHOICE) {

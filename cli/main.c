@@ -5,11 +5,9 @@
 #include "cli.h"
 #include "self_exe.h"
 #include "static_tls.h"
-#include "worker.h"
 
 #include <alloclab/plugin.h>
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,18 +32,6 @@ static const char usage[] =
 	"\n"
 	"exit status: 0 success, 1 some cells failed, 2 bad input, 130 interrupted\n";
 
-int alloclab_usage_error(const char *command, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "alloclab: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see 'alloclab %s%s--help')\n", command ? command : "", command ? " " : "");
-	return 2;
-}
-
 int main(int argc, char **argv)
 {
 	alloclab_self_init(argv[0]);
@@ -68,7 +54,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "list") == 0)
 		return alloclab_cmd_list(argc - 1, argv + 1);
 	if (strcmp(argv[1], "__worker") == 0)
-		return alloclab_worker_main(argc - 1, argv + 1);
+		return alloclab_cmd_worker(argc - 1, argv + 1);
 	if (strcmp(argv[1], "check") == 0)
 		return alloclab_cmd_check(argc - 1, argv + 1);
 	if (strcmp(argv[1], "compare") == 0)

@@ -5,9 +5,10 @@
  * set still live, in sys._debugmallocstats() layout for obmalloc plugins,
  * with the identities checked.
  */
-#include "cli.h"
 #include "child.h"
+#include "cli.h"
 #include "mallocstats.h"
+#include "registry.h"
 #include "runner.h"
 
 #include <getopt.h>
@@ -40,25 +41,24 @@ int alloclab_cmd_stats(int argc, char **argv)
 	struct alloclab_cell_spec spec;
 	struct alloclab_plugin_arg plugin;
 	const char *workload = "churn";
-	char err[ALLOCLAB_ERR_LEN], *end;
-	unsigned long threads = 1, timeout = 120;
+	char err[ALLOCLAB_ERR_LEN];
+	unsigned threads = 1;
+	double timeout = 120;
 	int opt, after = 0, interrupted, rc;
-	json_t *outcome, *stats;
+	struct alloclab_process proc;
+	json_t *stats;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":w:t:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'w': workload = optarg; break;
 		case 't':
-			threads = strtoul(optarg, &end, 10);
-			if (*optarg < '0' || *optarg > '9' || *end || threads < 1 || threads > ALLOCLAB_MAX_THREADS)
-				return alloclab_usage_error("stats", "thread count '%s' is not a number in 1..%d", optarg,
-							    ALLOCLAB_MAX_THREADS);
+			if (alloclab_parse_count("stats", "thread count", optarg, 1, ALLOCLAB_MAX_THREADS, &threads) != 0)
+				return 2;
 			break;
 		case 'T':
-			timeout = strtoul(optarg, &end, 10);
-			if (*optarg < '0' || *optarg > '9' || *end || timeout < 1)
-				return alloclab_usage_error("stats", "--timeout '%s' is not a positive number", optarg);
+			if (alloclab_parse_timeout("stats", optarg, 86400, &timeout) != 0)
+				return 2;
 			break;
 		case 'A': after = 1; break;
 		case 'h': fputs(usage, stdout); return 0;
@@ -80,30 +80,31 @@ int alloclab_cmd_stats(int argc, char **argv)
 	alloclab_plugin_arg_parse(argv[optind], &plugin);
 	spec.plugin = plugin.spec;
 	spec.plugin_options = plugin.options;
-	spec.threads = (unsigned)threads;
+	spec.threads = threads;
 	spec.values = 1;
 	alloclab_catch_interrupts();
-	outcome = alloclab_measure_isolated(&spec, (double)timeout, &interrupted);
-	if (json_object_get(outcome, "error")) {
-		fprintf(stderr, "alloclab: %s\n", json_string_value(json_object_get(outcome, "error")));
-		json_decref(outcome);
+	if (alloclab_measure_isolated(&spec, timeout, &proc, &interrupted, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s\n", err);
 		free(plugin.spec);
 		free(plugin.options);
+		free(plugin.as);
 		return interrupted ? 130 : 2;
 	}
-	stats = json_object_get(outcome, after ? "stats_after_finish" : "stats");
+	stats = after ? proc.stats_after_finish : proc.stats;
 	if (stats == NULL) {
 		fprintf(stderr, "alloclab: plugin '%s' offers no statistics (no stats op)\n", plugin.spec);
-		json_decref(outcome);
+		alloclab_process_clear(&proc);
 		free(plugin.spec);
 		free(plugin.options);
+		free(plugin.as);
 		return 2;
 	}
 	printf("%s%s%s after %s (%u thread%s)%s:\n\n", plugin.spec, plugin.options[0] ? ":" : "", plugin.options,
 	       workload, spec.threads, spec.threads > 1 ? "s" : "", after ? ", working set freed" : "");
 	rc = alloclab_print_stats(stats, stdout);
-	json_decref(outcome);
+	alloclab_process_clear(&proc);
 	free(plugin.spec);
 	free(plugin.options);
+	free(plugin.as);
 	return rc;
 }

@@ -1,0 +1,213 @@
+/* The run table. See report.h. */
+#include "report.h"
+
+#include "cells.h"
+#include "placement.h"
+#include "registry.h"
+#include "summary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static double cell_median(const struct alloclab_cell *cell)
+{
+	size_t n;
+	double *values = alloclab_cell_values(cell, &n);
+	struct alloclab_summary s;
+
+	alloclab_summarize(values, n, &s);
+	free(values);
+	return s.median;
+}
+
+static int same_row(const struct alloclab_cell *a, const struct alloclab_cell *b)
+{
+	return a->threads == b->threads && strcmp(a->workload, b->workload) == 0 && json_equal(a->params, b->params);
+}
+
+static void print_harness_share(const struct alloclab_results *r, FILE *out)
+{
+	int header = 0;
+
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *noop = &r->cells[i];
+		if (strcmp(r->plugins[noop->plugin_index].name, "noop") != 0 || !alloclab_cell_measured(noop))
+			continue;
+		for (unsigned k = 0; k < r->ncells; k++) {
+			const struct alloclab_cell *other = &r->cells[k];
+			char label[512];
+			if (k == i || strcmp(r->plugins[other->plugin_index].name, "noop") == 0 ||
+			    !alloclab_cell_measured(other) || !same_row(noop, other) ||
+			    noop->cache_aligned != other->cache_aligned)
+				continue;
+			if (!header) {
+				fprintf(out, "\nharness cost (noop plugin's ns/op as a share of each plugin's, same run):\n");
+				header = 1;
+			}
+			double h = cell_median(noop), p = cell_median(other);
+			alloclab_cell_label(other, label, sizeof label);
+			fprintf(out, "  %s threads=%u: noop %.2f ns/op = %.1f%% of %s (%.2f ns/op)\n", other->workload,
+				other->threads, h, 100.0 * h / p, label, p);
+		}
+	}
+}
+
+/* With --cache-align both: each plugin's aligned cell against its unaligned
+ * twin (same workload, parameters, threads). */
+static void print_alignment_effect(const struct alloclab_results *r, FILE *out)
+{
+	int header = 0;
+
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *a = &r->cells[i];
+		if (!a->cache_aligned || !alloclab_cell_measured(a))
+			continue;
+		for (unsigned k = 0; k < r->ncells; k++) {
+			const struct alloclab_cell *u = &r->cells[k];
+			if (u->cache_aligned || !alloclab_cell_measured(u) || u->plugin_index != a->plugin_index ||
+			    !same_row(a, u))
+				continue;
+			if (!header) {
+				fprintf(out, "\ncache-line alignment (aligned ns/op / unaligned ns/op, same run; < 1: aligned is faster):\n");
+				header = 1;
+			}
+			double ra = cell_median(a), ru = cell_median(u);
+			fprintf(out, "  %-32s %-8s threads=%u: %.2f / %.2f = %.3f\n", u->plugin, a->workload, a->threads, ra,
+				ru, ra / ru);
+		}
+	}
+}
+
+/* Placement recorded through the framework's service at the top level of
+ * a process report ({"placement": {...}}), for any workload. */
+static void print_placement(const struct alloclab_results *r, FILE *out)
+{
+	int header = 0;
+
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *c = &r->cells[i];
+		struct alloclab_placement_sum sum;
+		char label[512];
+		int any = 0;
+
+		memset(&sum, 0, sizeof sum);
+		if (!alloclab_cell_measured(c) || alloclab_workload_find(c->workload) == NULL)
+			continue;
+		for (unsigned p = 0; p < c->nprocs; p++) {
+			json_t *entry;
+			size_t t;
+			json_array_foreach(c->procs[p].report, t, entry)
+			{
+				json_t *pl = json_object_get(entry, "placement");
+				if (pl) {
+					alloclab_placement_add(&sum, pl);
+					any = 1;
+				}
+			}
+		}
+		if (!any)
+			continue;
+		if (!header) {
+			fprintf(out, "\ncache-line placement of the blocks live at the end of each process:\n");
+			fprintf(out, "  %-32s %-10s %7s %12s %11s %s\n", "plugin", "workload", "threads", "blocks",
+				"straddling", "lines shared by 2+ threads");
+			header = 1;
+		}
+		alloclab_cell_label(c, label, sizeof label);
+		fprintf(out, "  %-32s %-10s %7u %12llu %10.1f%%", label, c->workload, c->threads,
+			(unsigned long long)sum.blocks,
+			sum.blocks ? 100.0 * (double)sum.straddling / (double)sum.blocks : 0.0);
+		if (sum.threads_counted)
+			fprintf(out, " %.2f%% of %llu", sum.lines_total ? 100.0 * (double)sum.lines_shared / (double)sum.lines_total : 0.0,
+				(unsigned long long)sum.lines_total);
+		fputc('\n', out);
+	}
+}
+
+/* A scaling curve needs the cores to run on: say so when the machine was
+ * busier than the run's thread counts allow. */
+static void print_machine_note(const struct alloclab_results *r, FILE *out)
+{
+	json_t *cpus = json_object_get(r->metadata, "cpus_allowed");
+	json_t *l0 = json_object_get(r->metadata, "load_average_start"), *l1 = json_object_get(r->metadata, "load_average_end");
+	unsigned maxt = 0;
+	double load = 0;
+
+	for (unsigned i = 0; i < r->ncells; i++)
+		if (r->cells[i].threads > maxt)
+			maxt = r->cells[i].threads;
+	if (json_is_number(l0) && json_number_value(l0) > load)
+		load = json_number_value(l0);
+	if (json_is_number(l1) && json_number_value(l1) > load)
+		load = json_number_value(l1);
+	if (!json_is_integer(cpus) || maxt < 2)
+		return;
+	double free_cpus = (double)json_integer_value(cpus) - load;
+	if (free_cpus < (double)maxt - 0.5)
+		fprintf(out, "\nnote: %lld CPUs allowed and a load average up to %.2f: about %.1f CPUs were free for up to %u "
+			     "threads, so the multi-thread rows do not show scaling the machine could give\n",
+			(long long)json_integer_value(cpus), load, free_cpus > 0 ? free_cpus : 0.0, maxt);
+}
+
+void alloclab_report_print(const struct alloclab_results *r, FILE *out, int workload_reports)
+{
+	int pw = 6, ww = 8;
+
+	for (unsigned i = 0; i < r->ncells; i++) {
+		char label[512];
+		alloclab_cell_label(&r->cells[i], label, sizeof label);
+		if ((int)strlen(label) > pw)
+			pw = (int)strlen(label) > 60 ? 60 : (int)strlen(label);
+		if ((int)strlen(r->cells[i].workload) > ww)
+			ww = (int)strlen(r->cells[i].workload) > 30 ? 30 : (int)strlen(r->cells[i].workload);
+	}
+	fprintf(out, "%-*s  %-*s %7s %10s %7s %9s %10s  %s\n", pw, "plugin", ww, "workload", "threads", "ns/op", "±%",
+		"Mops/s", "peak RSS", "parameters / status");
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *c = &r->cells[i];
+		char params[512], label[512];
+		size_t n;
+		double *values = alloclab_cell_values(c, &n);
+		struct alloclab_summary s;
+
+		alloclab_cell_label(c, label, sizeof label);
+		alloclab_cell_params_text(c, params, sizeof params);
+		alloclab_summarize(values, n, &s);
+		free(values);
+		fprintf(out, "%-*s  %-*s %7u ", pw, label, ww, c->workload, c->threads);
+		if (c->status == ALLOCLAB_CELL_ERROR)
+			fprintf(out, "%10s %7s %9s %10s  error: %s\n", "-", "-", "-", "-", c->message);
+		else if (c->status == ALLOCLAB_CELL_NOT_APPLICABLE)
+			fprintf(out, "%10s %7s %9s %10s  not applicable: %s\n", "-", "-", "-", "-", c->message);
+		else if (n == 0)
+			fprintf(out, "%10s %7s %9s %10s  not measured (interrupted)\n", "-", "-", "-", "-");
+		else if (n < 2)
+			/* One value has no spread: "-", not a reassuring 0%. */
+			fprintf(out, "%10.2f %7s %9.1f %6.1f MiB  %s%s\n", s.median, "-", 1000.0 * c->threads / s.median,
+				(double)alloclab_cell_peak_rss_kib(c) / 1024.0, params,
+				c->status == ALLOCLAB_CELL_OK ? "" : " (partial: interrupted)");
+		else
+			fprintf(out, "%10.2f %6.1f%% %9.1f %6.1f MiB  %s%s\n", s.median, 100.0 * s.stdev / s.mean,
+				1000.0 * c->threads / s.median, (double)alloclab_cell_peak_rss_kib(c) / 1024.0, params,
+				c->status == ALLOCLAB_CELL_OK ? "" : " (partial: interrupted)");
+	}
+	for (unsigned i = 0; i < r->ncells; i++)
+		for (unsigned p = 0; p < r->cells[i].nprocs; p++)
+			if (r->cells[i].procs[p].plugin_output) {
+				char label[512];
+				alloclab_cell_label(&r->cells[i], label, sizeof label);
+				fprintf(out, "\nnote: plugin %s printed while measured (%s, threads=%u): %.300s\n", label,
+					r->cells[i].workload, r->cells[i].threads, r->cells[i].procs[p].plugin_output);
+				p = r->cells[i].nprocs;
+			}
+	print_machine_note(r, out);
+	print_harness_share(r, out);
+	print_alignment_effect(r, out);
+	print_placement(r, out);
+	/* Workloads with a report of their own (unicode: the Unicode/Bytes lines). */
+	for (unsigned i = 0; i < r->ncells && workload_reports; i++) {
+		const struct alloclab_workload *w = alloclab_workload_find(r->cells[i].workload);
+		if (w && w->print_cell && alloclab_cell_measured(&r->cells[i]))
+			w->print_cell(&r->cells[i], out);
+	}
+}

@@ -1,0 +1,37 @@
+/*
+ * The alloclab command: one file per subcommand (cmd_*.c), main.c to
+ * dispatch, and common.c for what they share (usage errors, numbers,
+ * loading results files). Every bad input ends in one line on stderr
+ * naming what is wrong, and exit status 2.
+ */
+#ifndef ALLOCLAB_CLI_H
+#define ALLOCLAB_CLI_H
+
+#include "results.h"
+
+int alloclab_cmd_run(int argc, char **argv);
+int alloclab_cmd_list(int argc, char **argv);
+int alloclab_cmd_stats(int argc, char **argv);
+int alloclab_cmd_show(int argc, char **argv);
+int alloclab_cmd_compare(int argc, char **argv);
+int alloclab_cmd_plot(int argc, char **argv);
+int alloclab_cmd_check(int argc, char **argv);
+/* `alloclab __worker SPEC`: the runner's freshly executed worker. */
+int alloclab_cmd_worker(int argc, char **argv);
+
+/* Prints "alloclab: <message> (see 'alloclab COMMAND --help')" to stderr;
+ * returns 2. */
+int alloclab_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A whole number option in [min, max]: 0, or the usage error's status. */
+int alloclab_parse_count(const char *command, const char *what, const char *text, unsigned long min,
+			 unsigned long max, unsigned *out);
+
+/* --timeout SECONDS: a finite number in (0, max]. */
+int alloclab_parse_timeout(const char *command, const char *text, double max, double *out);
+
+/* Loads a results file with every check, the workloads' reports included;
+ * NULL after printing the one-line error. */
+struct alloclab_results *alloclab_cli_load(const char *path);
+
+#endif

@@ -1,0 +1,59 @@
+/* What the subcommands share. See cli.h. */
+#include "cli.h"
+
+#include "numbers.h"
+#include "registry.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int alloclab_usage_error(const char *command, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "alloclab: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'alloclab %s%s--help')\n", command ? command : "", command ? " " : "");
+	return 2;
+}
+
+int alloclab_parse_count(const char *command, const char *what, const char *text, unsigned long min,
+			 unsigned long max, unsigned *out)
+{
+	uint64_t v = 0;
+
+	switch (alloclab_parse_u64(text, strlen(text), 0, &v)) {
+	case ALLOCLAB_NUMBER_OK: break;
+	case ALLOCLAB_NUMBER_OVERFLOW:
+		return alloclab_usage_error(command, "%s '%s' is too large (at most %lu)", what, text, max);
+	default: return alloclab_usage_error(command, "%s '%s' is not a whole number", what, text);
+	}
+	if (v < min || v > max)
+		return alloclab_usage_error(command, "%s %llu is out of range %lu..%lu", what, (unsigned long long)v, min,
+					    max);
+	*out = (unsigned)v;
+	return 0;
+}
+
+int alloclab_parse_timeout(const char *command, const char *text, double max, double *out)
+{
+	double v;
+
+	if (alloclab_parse_seconds(text, &v) != 0 || v <= 0 || v > max)
+		return alloclab_usage_error(command, "--timeout '%s' is not a number of seconds in (0, %g]", text, max);
+	*out = v;
+	return 0;
+}
+
+struct alloclab_results *alloclab_cli_load(const char *path)
+{
+	char err[1024];
+	struct alloclab_results *r = alloclab_results_load(path, alloclab_workload_check_report, err, sizeof err);
+
+	if (r == NULL)
+		fprintf(stderr, "alloclab: %s\n", err);
+	return r;
+}

@@ -1,0 +1,55 @@
+/*
+ * A picture as data: what a workload (or the analysis) wants drawn, with no
+ * drawing syntax in it. analysis/plot.c renders figures with gnuplot, and
+ * is the only place where text becomes gnuplot input: every string here
+ * (titles, labels, series names, all of which may come from an untrusted
+ * results file) is quoted there by one function, and `name` is checked
+ * before it becomes a file name. A workload adds figures without knowing
+ * gnuplot exists.
+ */
+#ifndef ALLOCLAB_FIGURE_H
+#define ALLOCLAB_FIGURE_H
+
+#include <stddef.h>
+
+enum alloclab_figure_kind {
+	/* Lines through (x, y) points, one line per series. */
+	ALLOCLAB_FIGURE_LINES,
+	/* Clustered bars: one cluster per category, one bar per series, with
+	 * error bars (y[i] for category i; err may be NULL). */
+	ALLOCLAB_FIGURE_BARS,
+};
+
+struct alloclab_series {
+	char *title;
+	double *x, *y, *err; /* n entries; x unused for BARS; NaN: no point */
+	size_t n;
+};
+
+struct alloclab_figure {
+	char *name;               /* file name stem, made of [a-z0-9_.-] */
+	char *title, *xlabel, *ylabel;
+	enum alloclab_figure_kind kind;
+	char **categories;        /* BARS: ncategories names */
+	size_t ncategories;
+	struct alloclab_series *series;
+	size_t nseries;
+	double xmin, xmax;        /* LINES: used when xmin < xmax */
+	int ymin_zero;            /* 1: the y axis starts at 0 */
+	double vline;             /* > 0: a dashed vertical line at x = vline... */
+	char *vline_title;        /* ...with this title (the machine's cores) */
+};
+
+struct alloclab_figure_list {
+	struct alloclab_figure *items;
+	size_t n;
+};
+
+/* Building. Strings are copied; arrays are allocated with n entries. */
+struct alloclab_figure *alloclab_figure_add(struct alloclab_figure_list *list, const char *name, const char *title,
+					    const char *xlabel, const char *ylabel, enum alloclab_figure_kind kind);
+struct alloclab_series *alloclab_figure_series(struct alloclab_figure *f, const char *title, size_t n);
+void alloclab_figure_category(struct alloclab_figure *f, const char *name);
+void alloclab_figure_list_free(struct alloclab_figure_list *list);
+
+#endif

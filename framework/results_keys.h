@@ -1,0 +1,72 @@
+/*
+ * The key names of a results document, in one place. Only results.c uses
+ * them: it is the one writer and the one reader (see results.h).
+ */
+#ifndef ALLOCLAB_RESULTS_KEYS_H
+#define ALLOCLAB_RESULTS_KEYS_H
+
+/* document */
+#define K_FORMAT "format"
+#define K_FORMAT_VERSION "format_version"
+#define K_METADATA "metadata"
+#define K_CONFIG "config"
+#define K_PLUGINS "plugins"
+#define K_CELLS "cells"
+#define K_INTERRUPTED "interrupted"
+#define K_COMPLETE "complete"
+
+/* plugins[] */
+#define K_LABEL "label"
+#define K_SPEC "spec"
+#define K_OPTIONS "options"
+#define K_NAME "name"
+#define K_VERSION "version"
+#define K_DESCRIPTION "description"
+#define K_PATH "path"
+#define K_CAPS "caps"
+#define K_MIN_ALIGN "min_align"
+
+/* cells[] */
+#define K_PLUGIN "plugin"
+#define K_PLUGIN_INDEX "plugin_index"
+#define K_PLUGIN_OPTIONS "plugin_options"
+#define K_WORKLOAD "workload"
+#define K_PARAMS "params"
+#define K_THREADS "threads"
+#define K_CACHE_ALIGNED "cache_aligned"
+#define K_STATUS "status"
+#define K_ERROR "error"
+#define K_REASON "reason"
+#define K_METRIC "metric"
+#define K_UNIT_OP "unit_op"
+#define K_PROCESSES "processes"
+#define K_RUNS "runs"
+
+/* cells[].runs[]: one worker process */
+#define K_PROCESS "process"
+#define K_PEAK_RSS_KIB "peak_rss_kib"
+#define K_ELAPSED_S "elapsed_s"
+#define K_WARMUPS "warmups"
+#define K_VALUES "values"
+#define K_STATS "stats"
+#define K_STATS_AFTER_FINISH "stats_after_finish"
+#define K_REPORT "report"
+#define K_PLUGIN_OUTPUT "plugin_output"
+
+/* values[] */
+#define K_WALL_NS "wall_ns"
+#define K_THREAD_NS "thread_ns"
+#define K_THREAD_OPS "thread_ops"
+#define K_NS_PER_OP "ns_per_op"
+#define K_THREAD_REPORTS "thread_reports"
+
+/* journal lines */
+#define K_CELL "cell"
+
+/* status values */
+#define S_OK "ok"
+#define S_ERROR "error"
+#define S_NOT_APPLICABLE "not applicable"
+#define S_PENDING "pending"
+
+#endif
