@@ -195,6 +195,172 @@ static void check_contents(const struct alloclab_allocator *a, struct alloclab_c
 		 a->ops.realloc ? ", realloc kept prefixes and neighbours" : "");
 }
 
+/* ---- guards ---- */
+
+/*
+ * Every block the test keeps is asked for GUARD bytes longer at each end;
+ * those bytes hold a pattern only this test writes. After every operation
+ * (malloc, realloc, free, in one thread, interleaved) every live
+ * block's guards and contents are checked, so an allocator that writes into
+ * memory it handed out (its neighbour's, a header before the block, slack
+ * after it) is caught at the operation that did it.
+ */
+#define GUARD 16
+#define GUARD_BYTE 0xa7
+
+struct guarded {
+	unsigned char *p; /* the plugin's block: GUARD + size + GUARD bytes */
+	size_t size;
+	unsigned char fill;
+};
+
+static void guard_fill(struct guarded *g)
+{
+	memset(g->p, GUARD_BYTE, GUARD);
+	memset(g->p + GUARD, g->fill, g->size);
+	memset(g->p + GUARD + g->size, GUARD_BYTE, GUARD);
+}
+
+/* "" when intact; else what was hit. */
+static const char *guard_damage(const struct guarded *g, size_t *at)
+{
+	for (size_t k = 0; k < GUARD; k++)
+		if (g->p[k] != GUARD_BYTE) {
+			*at = k;
+			return "the guard before";
+		}
+	for (size_t k = 0; k < g->size; k++)
+		if (g->p[GUARD + k] != g->fill) {
+			*at = k;
+			return "the contents of";
+		}
+	for (size_t k = 0; k < GUARD; k++)
+		if (g->p[GUARD + g->size + k] != GUARD_BYTE) {
+			*at = k;
+			return "the guard after";
+		}
+	return "";
+}
+
+static void check_guards(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	const size_t LIVE = 256, OPS = work(20000);
+	struct guarded *g = calloc(LIVE, sizeof *g);
+	struct alloclab_rng rng = {99};
+	const char *op = "malloc";
+
+	for (size_t i = 0; i < OPS; i++) {
+		size_t k = alloclab_rng_next(&rng) % LIVE, size = alloclab_rng_next(&rng) % 300, at = 0;
+		unsigned kind = (unsigned)(alloclab_rng_next(&rng) % 8);
+
+		if (g[k].p && kind == 0 && a->ops.realloc) {
+			op = "realloc";
+			unsigned char *q = a->ops.realloc(a->instance, g[k].p, GUARD + size + GUARD);
+			if (q == NULL)
+				FAIL("realloc(%zu) returned NULL", GUARD + size + GUARD);
+			g[k].p = q;
+			/* The prefix moved with it; the new guard after is ours to write. */
+			g[k].size = size < g[k].size ? size : g[k].size;
+			memset(q + GUARD + g[k].size, g[k].fill, size - g[k].size);
+			g[k].size = size;
+			memset(q + GUARD + size, GUARD_BYTE, GUARD);
+		} else if (g[k].p) {
+			op = "free";
+			alloclab_free(a, g[k].p);
+			g[k].p = NULL;
+		} else {
+			op = "malloc";
+			g[k].p = alloclab_malloc(a, GUARD + size + GUARD);
+			if (g[k].p == NULL)
+				FAIL("%s(%zu) returned NULL", op, GUARD + size + GUARD);
+			g[k].size = size;
+			g[k].fill = (unsigned char)(1 + i % 200);
+			guard_fill(&g[k]);
+		}
+		for (size_t j = 0; j < LIVE; j++) {
+			const char *hit;
+			if (g[j].p == NULL || *(hit = guard_damage(&g[j], &at)) == '\0')
+				continue;
+			FAIL("operation %zu, a %s, wrote into %s a live block (%zu bytes at %p, byte %zu): the allocator "
+			     "writes into memory it has handed out",
+			     i + 1, op, hit, g[j].size, (void *)(g[j].p + GUARD), at);
+		}
+	}
+	for (size_t j = 0; j < LIVE; j++)
+		if (g[j].p)
+			alloclab_free(a, g[j].p);
+	free(g);
+	snprintf(r->why, sizeof r->why, "%zu interleaved malloc/%sfree with %d-byte guards: every live block "
+		 "intact after every operation", OPS, a->ops.realloc ? "realloc/" : "", GUARD);
+}
+
+/* ---- footprint ---- */
+
+static long rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = -1;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/*
+ * A steady state: a fixed live set whose blocks are all replaced, cycle
+ * after cycle. An allocator that reuses what is freed stops growing after
+ * the first cycles; one that never reuses (a bump allocator) grows by the
+ * live set every cycle. The resident set is compared between cycle WARM
+ * and the last.
+ */
+static void check_footprint(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	const size_t N = 8192, CYCLES = 24, WARM = 8;
+	void **b = calloc(N, sizeof *b);
+	size_t *sizes = calloc(N, sizeof *sizes), live = 0;
+	struct alloclab_rng rng = {5};
+	long start = rss_kib(), warm = 0, end;
+
+	for (size_t c = 0; c < CYCLES; c++) {
+		for (size_t i = 0; i < N; i++) {
+			size_t size = 16 + alloclab_rng_next(&rng) % 496;
+			if (b[i]) {
+				alloclab_free(a, b[i]);
+				live -= sizes[i];
+			}
+			b[i] = alloclab_malloc(a, size);
+			if (b[i] == NULL)
+				FAIL("malloc(%zu) returned NULL in cycle %zu", size, c + 1);
+			memset(b[i], 1, size);
+			sizes[i] = size;
+			live += size;
+		}
+		if (c + 1 == WARM)
+			warm = rss_kib();
+	}
+	end = rss_kib();
+	for (size_t i = 0; i < N; i++)
+		alloclab_free(a, b[i]);
+	free(b);
+	free(sizes);
+	if (start < 0 || warm < 0 || end < 0)
+		SKIP("cannot read the resident set (/proc/self/status)");
+	/* A cycle allocates about the live set anew: growing by as much as
+	 * the live set over the last cycles is not reuse. */
+	if ((size_t)(end - warm) * 1024 > live)
+		FAIL("resident set grew by %ld KiB over the last %zu cycles of a steady %zu KiB live set (%zu KiB "
+		     "allocated in all): freed memory is not reused",
+		     end - warm, CYCLES - WARM, live / 1024, live * CYCLES / 1024);
+	snprintf(r->why, sizeof r->why, "steady state: %zu KiB live, footprint %ld KiB (%.2fx), %+ld KiB over the last "
+		 "%zu cycles", live / 1024, end - start, (double)(end - start) * 1024 / (double)live, end - warm,
+		 CYCLES - WARM);
+}
+
 /* ---- edge sizes ---- */
 
 static void check_edge_sizes(const struct alloclab_allocator *a, struct alloclab_check_result *r)
@@ -452,6 +618,8 @@ const struct alloclab_check_case alloclab_check_cases[] = {
 	{"alignment", "every block aligned to the declared minimum; aligned_alloc to its alignment", check_alignment},
 	{"no-overlap", "live blocks never overlap", check_no_overlap},
 	{"contents", "fill patterns survive; realloc keeps the prefix; calloc zeroes", check_contents},
+	{"guards", "no operation writes into live blocks' guards or contents (one thread, interleaved)", check_guards},
+	{"footprint", "freed memory is reused: the resident set stops growing in a steady state", check_footprint},
 	{"edge-sizes", "malloc(0), free(NULL), overflowing calloc, impossible sizes", check_edge_sizes},
 	{"usable-size", "usable_size at least the size requested", check_usable_size},
 	{"threads", "random operations in threads with cookies; cross-thread frees if declared", check_threads},

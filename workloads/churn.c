@@ -21,11 +21,12 @@
 enum { P_SLOTS, P_OPS, P_MIN_SIZE, P_MAX_SIZE, P_SEED };
 
 static const struct alloclab_param churn_params[] = {
-	[P_SLOTS] = {"slots", "live blocks per thread", 4096, 1, 1u << 24},
-	[P_OPS] = {"ops", "replacements per thread per value", 1000000, 1, 1ull << 40},
-	[P_MIN_SIZE] = {"min_size", "smallest request in bytes", 1, 0, 1ull << 30},
-	[P_MAX_SIZE] = {"max_size", "largest request in bytes", 512, 1, 1ull << 30},
-	[P_SEED] = {"seed", "random seed", 1, 0, INT64_MAX, ALLOCLAB_PARAM_NUMBER, NULL, NULL, ALLOCLAB_ROLE_SEED},
+	[P_SLOTS] = {.name = "slots", .help = "live blocks per thread", .def = 4096, .min = 1, .max = 1u << 24},
+	[P_OPS] = {.name = "ops", .help = "replacements per thread per value", .def = 1000000, .min = 1, .max = 1ull << 40},
+	[P_MIN_SIZE] = {.name = "min_size", .help = "smallest request in bytes", .def = 1, .min = 0, .max = 1ull << 30},
+	[P_MAX_SIZE] = {.name = "max_size", .help = "largest request in bytes", .def = 512, .min = 1, .max = 1ull << 30},
+	[P_SEED] = {.name = "seed", .help = "random seed", .def = 1, .min = 0, .max = INT64_MAX,
+		    .role = ALLOCLAB_ROLE_SEED},
 };
 
 struct churn_state {

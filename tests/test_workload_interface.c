@@ -1,0 +1,68 @@
+/*
+ * A workload added by its file and one line (tests/workloads/ticks.c and
+ * test_workload_names in tests/meson.build) reaches every command: it is
+ * listed, measured, its thread limit is honoured, `show` prints its own
+ * report, `compare` names rows its way, `plot` draws its picture, and the
+ * framework's placement service reports for it.
+ */
+#include "helpers.h"
+#include "results.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* run_alloclab runs ALLOCLAB_EXE: point it at the build with the test workload. */
+static void use_test_exe(void)
+{
+	setenv("ALLOCLAB_EXE", getenv("ALLOCLAB_TEST_EXE"), 1);
+}
+
+Test(workload_interface, a_new_workload_reaches_every_command, .timeout = 120)
+{
+	char *dir = scratch_dir(), path[4200];
+	struct stat st;
+
+	use_test_exe();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"list", NULL});
+	cr_expect(strstr(r.out, "ticks        a test workload") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "at most 2 threads") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+
+	r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-p", "mimalloc", "-w", "ticks:size=24+40",
+		"-t", "1,2,3", "-n", "3", "-v", "1", "-o", "t.json", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cr_expect(strstr(r.out, "ticks report: system asked for") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "not applicable: workload 'ticks' runs with at most 2 threads") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "cache-line placement of the blocks live") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+
+	struct alloclab_results *doc = load_results(dir, "t.json");
+	const struct alloclab_cell *c = cell_of(doc, "system", 2);
+	cr_assert_not_null(c);
+	cr_expect_eq(c->nprocs, 3);
+	cr_expect(json_is_object(json_object_get(json_array_get(c->procs[0].report, 0), "placement")));
+	/* 3 processes x 1 value x 2 threads x 1000 blocks x 24 bytes. */
+	r = run_alloclab(dir, (const char *const[]){"show", "t.json", NULL});
+	cr_expect(strstr(r.out, "ticks report: system asked for 144000 bytes in all") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+
+	r = run_alloclab(dir, (const char *const[]){"compare", "t.json", "--plugins", "system,mimalloc", "--format", "csv",
+		NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "\nticks of 24 bytes t=1,") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "\nticks of 40 bytes t=2,") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+
+	r = run_alloclab(dir, (const char *const[]){"plot", "t.json", "-o", "pics", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	snprintf(path, sizeof path, "%s/pics/ticks-bytes.png", dir);
+	cr_expect(stat(path, &st) == 0 && st.st_size > 1000, "no %s", path);
+	snprintf(path, sizeof path, "%s/pics/ticks-scaling.svg", dir);
+	cr_expect(stat(path, &st) == 0 && st.st_size > 1000, "no %s", path);
+	cmd_result_free(&r);
+	alloclab_results_free(doc);
+}
