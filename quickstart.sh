@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # alloclab quick start. On Debian 12, as root (or a user with sudo):
 #   ./quickstart.sh run [alloclab run options]   install what is missing, build, run the default suite
-#   ./quickstart.sh test [meson test options]    install what is missing, build, run the whole test suite
+#   ./quickstart.sh test [meson test options]    install what is missing, build with gcc and with
+#                                                clang (warnings as errors), run the whole test suite
+#                                                under both
 # Both are idempotent: packages already installed are not touched and an
 # existing build folder is rebuilt incrementally.
 set -euo pipefail
@@ -16,11 +18,15 @@ run | test) shift ;;
 	;;
 esac
 
-# Everything alloclab builds with, from Debian (see ../shared/facts/platform.md).
+# Everything alloclab builds with, from Debian (docs/platform.md).
 packages=(
 	build-essential git meson ninja-build pkg-config
 	libjansson-dev libjemalloc-dev libmimalloc-dev libcriterion-dev python3-dev gnuplot-nox
 )
+# The second compiler the tests build with.
+if [ "$mode" = test ]; then
+	packages+=(clang lld)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -40,10 +46,22 @@ fi
 if [ ! -f build/build.ninja ]; then
 	meson setup build --buildtype=release >&2
 fi
-ninja -C build >&2
 
 if [ "$mode" = run ]; then
-	exec build/framework/alloclab run "$@"
-else
-	exec meson test -C build --print-errorlogs "$@"
+	ninja -C build >&2
+	exec build/cli/alloclab run "$@"
 fi
+
+# The tests: gcc, then clang, each with every warning an error.
+meson configure build -Dwarning_level=3 -Dwerror=true >&2
+ninja -C build >&2
+if [ ! -f build-clang/build.ninja ]; then
+	CC=clang meson setup build-clang --buildtype=release -Dwarning_level=3 -Dwerror=true >&2
+fi
+ninja -C build-clang >&2
+status=0
+echo "== tests, gcc build" >&2
+meson test -C build --print-errorlogs "$@" || status=$?
+echo "== tests, clang build" >&2
+meson test -C build-clang --print-errorlogs "$@" || status=$?
+exit "$status"

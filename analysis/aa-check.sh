@@ -4,7 +4,7 @@
 # significant": nothing changed between the runs but time.
 #   analysis/aa-check.sh [path/to/alloclab] [output folder]
 set -euo pipefail
-alloclab=${1:-build/framework/alloclab}
+alloclab=${1:-build/cli/alloclab}
 out=${2:-alloclab-results/aa}
 mkdir -p "$out"
 config=(-p system -p jemalloc -p mimalloc -p obmalloc-radix:mode=none -p obmalloc-bigpool:mode=none

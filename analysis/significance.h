@@ -2,7 +2,7 @@
  * Two-sample significance tests for comparing measurements.
  *
  *   Student's t-test with pooled variance, two-tailed: pyperf's rule (what
- *   the seed's tables were made with). It assumes independent, normal
+ *   the radix-tree vs big-pool table was made with). It assumes independent, normal
  *   values; values from one worker process are neither independent of each
  *   other nor of the process's luck (address layout, neighbours on the
  *   machine), so on all values it reports run-to-run drift as significant.

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -167,7 +168,7 @@ struct alloclab_run {
 	uint64_t *caps;               /* per plugin */
 	struct alloclab_journal *journal;
 	char output[4096];
-	unsigned max_processes, total_workers, failed;
+	unsigned max_processes, total_workers, failed, workers_run;
 };
 
 static int probe_plugins(struct alloclab_run *run)
@@ -399,6 +400,7 @@ int alloclab_run_measure(struct alloclab_run *run)
 				 c->spec.cache_align ? " +align" : "", c->spec.workload->name, c->spec.threads, round + 1,
 				 c->processes);
 			alloclab_progress_show(&progress, label);
+			run->workers_run++;
 			if (alloclab_measure_isolated(&c->spec, run->cfg->timeout_s, &proc, &interrupted, why,
 						      sizeof why) != 0) {
 				if (interrupted)
@@ -445,10 +447,19 @@ int alloclab_run_finish(struct alloclab_run *run, int status)
 	char err[ALLOCLAB_ERR_LEN];
 	double load[1] = {-1};
 
+	struct rusage self;
+
 	run->results->interrupted = status == ALLOCLAB_EXIT_INTERRUPTED;
 	run->results->complete = 1;
 	if (getloadavg(load, 1) == 1)
 		json_object_set_new(run->results->metadata, "load_average_end", json_real(load[0]));
+	/* The runner's own cost, its workers excluded: what the journal keeps
+	 * flat per worker however long the run. */
+	if (getrusage(RUSAGE_SELF, &self) == 0)
+		json_object_set_new(run->results->metadata, "runner_cpu_s",
+				    json_real((double)self.ru_utime.tv_sec + self.ru_utime.tv_usec * 1e-6 +
+					      (double)self.ru_stime.tv_sec + self.ru_stime.tv_usec * 1e-6));
+	json_object_set_new(run->results->metadata, "workers", json_integer(run->workers_run));
 	if (alloclab_results_write(run->results, run->output, err, sizeof err) != 0) {
 		/* The journal stays: with the first document it holds the run. */
 		fprintf(stderr, "alloclab: %s (the finished measurements are in %s.journal)\n", err, run->output);

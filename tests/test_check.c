@@ -74,7 +74,7 @@ Test(check, mimalloc, .timeout = 200)
 Test(check, cpython, .timeout = 200) { expect_passes("cpython"); }
 Test(check, obmalloc_radix, .timeout = 200) { expect_passes("obmalloc-radix"); }
 Test(check, obmalloc_radix_per_thread, .timeout = 200) { expect_passes("obmalloc-radix:mode=per-thread"); }
-Test(check, obmalloc_bigpool, .timeout = 200) { expect_passes("obmalloc-bigpool:preset=seed-64m-16k"); }
+Test(check, obmalloc_bigpool, .timeout = 200) { expect_passes("obmalloc-bigpool:preset=table-64m-16k"); }
 
 /* Exactly the cases named fail (a NULL-terminated list of case, message
  * pairs), each with its message; every other case ran and did not. */

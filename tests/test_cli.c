@@ -115,7 +115,7 @@ static void expect_mallocstats(const char *plugin, const char *workload)
 	cmd_result_free(&r);
 }
 
-Test(cli, stats_radix) { expect_mallocstats("obmalloc-radix:preset=seed-16m-4k", "churn:slots=5000,ops=20000"); }
+Test(cli, stats_radix) { expect_mallocstats("obmalloc-radix:preset=table-16m-4k", "churn:slots=5000,ops=20000"); }
 Test(cli, stats_bigpool) { expect_mallocstats("obmalloc-bigpool:preset=classic", "churn:slots=5000,ops=20000"); }
 Test(cli, stats_cpython) { expect_mallocstats("cpython", "churn:slots=5000,ops=20000"); }
 

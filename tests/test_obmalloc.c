@@ -182,8 +182,8 @@ static void random_sequence(const char *options, unsigned steps, unsigned live_m
 
 Test(obmalloc, shadow_model_py310, .timeout = 60) { random_sequence("preset=py310", 200000, 3000); }
 Test(obmalloc, shadow_model_classic, .timeout = 60) { random_sequence("preset=classic", 200000, 3000); }
-Test(obmalloc, shadow_model_seed_16m_4k, .timeout = 60) { random_sequence("preset=seed-16m-4k", 100000, 2000); }
-Test(obmalloc, shadow_model_seed_64m_16k, .timeout = 60) { random_sequence("preset=seed-64m-16k", 100000, 2000); }
+Test(obmalloc, shadow_model_table_16m_4k, .timeout = 60) { random_sequence("preset=table-16m-4k", 100000, 2000); }
+Test(obmalloc, shadow_model_table_64m_16k, .timeout = 60) { random_sequence("preset=table-64m-16k", 100000, 2000); }
 Test(obmalloc, shadow_model_misaligned_arenas, .timeout = 60)
 {
 	random_sequence("preset=classic,test_misalign=1", 200000, 4000);
@@ -479,16 +479,16 @@ Test(obmalloc, invalid_configurations_are_refused)
 	}
 }
 
-Test(obmalloc, presets_match_the_seed_and_cpython)
+Test(obmalloc, presets_match_the_comparison_table_and_cpython)
 {
 	static const struct {
 		const char *preset;
 		size_t arena, pool;
 	} want[] = {
 		{"classic", 256 << 10, 4 << 10}, {"py310", 1 << 20, 16 << 10},
-		{"seed-16m-4k", 16 << 20, 4 << 10}, {"seed-64m-16k", 64 << 20, 16 << 10},
+		{"table-16m-4k", 16 << 20, 4 << 10}, {"table-64m-16k", 64 << 20, 16 << 10}, {"seed-64m-16k", 64 << 20, 16 << 10},
 	};
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
 		struct obm_config cfg;
 		char opt[64], err[256];
 		snprintf(opt, sizeof opt, "preset=%s", want[i].preset);

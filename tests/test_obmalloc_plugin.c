@@ -105,7 +105,7 @@ Test(obmalloc_plugin, stats_identity_through_the_abi)
 	for (int k = 0; k < 2; k++) {
 		struct alloclab_allocator a;
 		void *blocks[5000];
-		open_plugin(plugins[k], "preset=seed-16m-4k", &a);
+		open_plugin(plugins[k], "preset=table-16m-4k", &a);
 		for (int i = 0; i < 5000; i++)
 			blocks[i] = alloclab_malloc(&a, (size_t)(i % 500) + 1);
 		cr_expect_eq(stat_value(&a, "bytes.total"), stat_value(&a, "arenas.current") * (16u << 20));

@@ -1,8 +1,8 @@
 /*
- * The unicode workload: string sizes per layout against the facts sheet,
- * the seed's line format byte for byte, the cache-line arithmetic on
+ * The unicode workload: string sizes per layout against docs/string-layouts.md,
+ * the benchmark's line format byte for byte, the cache-line arithmetic on
  * synthetic addresses, deterministic word lists, bad text files, and a run
- * through the command that prints the seed's lines and keeps every round.
+ * through the command that prints the benchmark's lines and keeps every round.
  */
 #include "placement.h"
 #include "helpers.h"
@@ -20,7 +20,7 @@ void alloclab_unicode_seed_line(FILE *out, const char *variant, unsigned words, 
 				unsigned reps, unsigned rounds);
 void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out);
 
-Test(unicode, layout_sizes_follow_the_facts)
+Test(unicode, layout_sizes_follow_the_documented_layouts)
 {
 	/* 'abc': 3.12 requests 44 (40 + 3 + 1), 3.11 52 (48 + 3 + 1). */
 	cr_expect_eq(str_unicode_blocks(STR_PY312, STR_ASCII, 3).object, 44);
@@ -41,7 +41,7 @@ Test(unicode, layout_sizes_follow_the_facts)
 	cr_expect_eq(str_bytes_blocks(STR_PY26_UCS2, 4).object, 44);
 	cr_expect_eq(str_bytes_blocks(STR_PY31_UCS2, 4).object, 37);
 	cr_expect_eq(str_bytes_blocks(STR_PY312, 9).object, 42);
-	/* The seed's scaling: 2chars -> 4 bytes on a UCS2 build. */
+	/* The benchmark's scaling: 2chars -> 4 bytes on a UCS2 build. */
 	cr_expect_eq(2 * str_char_width(STR_PY31_UCS2, STR_ASCII), 4);
 	cr_expect_eq(str_char_width(STR_PY312, STR_ASCII), 1);
 	cr_expect(str_layout_has_freelist(STR_PY26_UCS4) && !str_layout_has_freelist(STR_PY33));

@@ -1,6 +1,6 @@
 /*
  * What a CPython string object allocates, per version and build, for n
- * characters (../shared/facts/workloads.md, LP64). The unicode workload
+ * characters (docs/string-layouts.md, LP64). The unicode workload
  * allocates exactly these blocks; the tests pin the formulas.
  *
  *   layout     bytes (one block)   unicode / str
@@ -10,7 +10,7 @@
  *   py312      33 + n              ASCII 40 + n + 1; else 56 + (n+1) * k   one block
  *
  * k, the PEP 393 kind, is 1 for Latin-1, 2 for the BMP, 4 beyond. Bytes
- * words are scaled to the Unicode payload, as the seed did: n characters of
+ * words are scaled to the Unicode payload, as the benchmark did: n characters of
  * width w become n * w bytes (2chars -> 4 bytes on a UCS2 build).
  */
 #ifndef ALLOCLAB_STRING_LAYOUTS_H

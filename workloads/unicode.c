@@ -1,14 +1,15 @@
 /*
- * unicode: the seed's Unicode/Bytes allocation benchmark (seed 003), for
- * any plugin, across CPython's string layouts, in threads.
+ * unicode: the 2008 Unicode/Bytes allocation benchmark posted to python-dev
+ * (docs/string-layouts.md), for any plugin, across CPython's string
+ * layouts, in threads.
  *
  * A round allocates N words as string objects of the chosen layout, writes
- * their characters, then frees them all; `reps` times (the seed's printed
+ * their characters, then frees them all; `reps` times (the benchmark's printed
  * seconds are 100 repetitions: seconds / (words x us-per-object) = 100 in
  * every line it printed; the default here is 1, `reps=100` gives its scale).
  * Each line of the report (variant x N x Unicode/Bytes) runs `rounds`
  * rounds and reports the best. One cell runs every line of its layout, as
- * the seed's program did, so the headline ns/op covers all of them.
+ * the benchmark's program did, so the headline ns/op covers all of them.
  *
  * After the timed rounds, an untimed pass allocates each line's words once
  * more and records where every block falls on cache lines: the sizes
@@ -412,7 +413,7 @@ void alloclab_unicode_figures(const struct alloclab_cell *const *cells, size_t n
 
 const struct alloclab_workload alloclab_workload_unicode = {
 	.name = "unicode",
-	.description = "the seed's Unicode/Bytes allocation benchmark across CPython string layouts",
+	.description = "the 2008 Unicode/Bytes allocation benchmark (python-dev) across CPython string layouts",
 	.unit_op = "string object allocated, written and freed",
 	.params = unicode_params,
 	.nparams = sizeof unicode_params / sizeof unicode_params[0],

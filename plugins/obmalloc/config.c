@@ -20,12 +20,15 @@ struct preset {
 static const struct preset presets[] = {
 	{"classic", 18, 12, "256 KiB arenas, 4 KiB pools: CPython 3.8/3.9"},
 	{"py310", 20, 14, "1 MiB arenas, 16 KiB pools: CPython 3.10+ default"},
-	{"seed-16m-4k", 24, 12, "16 MiB arenas, 4 KiB pools: the seed table's radix (4kB/16MB)"},
-	{"seed-64m-16k", 26, 14, "64 MiB arenas, 16 KiB pools: the seed table's main configuration"},
+	{"table-16m-4k", 24, 12, "16 MiB arenas, 4 KiB pools: the radix-tree vs big-pool table's radix (4kB/16MB)"},
+	{"table-64m-16k", 26, 14, "64 MiB arenas, 16 KiB pools: the radix-tree vs big-pool table's main configuration"},
+	/* Older names of the two above, still accepted. */
+	{"seed-16m-4k", 24, 12, "16 MiB arenas, 4 KiB pools (older name of table-16m-4k)"},
+	{"seed-64m-16k", 26, 14, "64 MiB arenas, 16 KiB pools (older name of table-64m-16k)"},
 };
 
 const char obm_options_help[] =
-	"preset=classic|py310|seed-16m-4k|seed-64m-16k: arena/pool sizes (default py310)\n"
+	"preset=classic|py310|table-16m-4k|table-64m-16k: arena/pool sizes (default py310; docs/obmalloc.md)\n"
 	"arena=SIZE: arena size, a power of two, 64K..1G (overrides the preset)\n"
 	"pool=SIZE: pool size, a power of two, 4K..arena (overrides the preset)\n"
 	"mode=none|gil|per-thread: no locking (1 thread), one global lock, or a state per thread (default gil)";
@@ -59,7 +62,7 @@ int obm_config_parse(const char *options, struct obm_config *cfg, char *err, siz
 				if (alloclab_option_value_is(&opt, presets[i].name))
 					break;
 			if (i == sizeof presets / sizeof presets[0])
-				return alloclab_option_bad_value(&opt, "classic, py310, seed-16m-4k or seed-64m-16k",
+				return alloclab_option_bad_value(&opt, "classic, py310, table-16m-4k or table-64m-16k",
 								 err, err_len);
 			cfg->preset = presets[i].name;
 			cfg->arena_shift = presets[i].arena_shift;
