@@ -7,7 +7,9 @@
  */
 #include "check.h"
 #include "child.h"
+#include "loader.h"
 #include "cli.h"
+#include "results.h"
 #include "runner.h"
 
 #include <getopt.h>
@@ -15,14 +17,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static const char usage[] =
 	"usage: alloclab check PLUGIN[:k=v,...] [PLUGIN...] [options]\n"
 	"\n"
 	"Puts each plugin through the conformance cases, each in its own process:\n"
-	"alignment, no-overlap, contents, edge-sizes, usable-size, threads,\n"
-	"thread-lifecycle, honesty.\n"
+	"alignment, no-overlap, contents, guards, footprint, edge-sizes, usable-size,\n"
+	"threads, thread-lifecycle, honesty. When a step every case shares (load,\n"
+	"create, thread_attach, thread_detach, destroy) crashes or hangs, the rest\n"
+	"are not run. What the plugin prints is captured and shown apart.\n"
 	"\n"
 	"options:\n"
 	"      --json              print the results as JSON\n"
@@ -37,6 +43,11 @@ struct case_arg {
 	const struct alloclab_check_case *c;
 };
 
+/* The step a case's process is in, shared with the supervisor (mmap'd
+ * before the fork), so a crash or a hang can be named by its step. */
+#define PHASE_LEN 64
+static char *phase;
+
 static int case_child(void *arg, int fd)
 {
 	const struct case_arg *ca = arg;
@@ -44,19 +55,34 @@ static int case_child(void *arg, int fd)
 	struct alloclab_allocator a;
 	struct alloclab_check_result r;
 	char err[ALLOCLAB_ERR_LEN];
+	const char *step = "load";
 	json_t *out;
 
+	alloclab_check_set_phase(phase, PHASE_LEN);
+	alloclab_check_phase("load");
 	if (alloclab_plugin_load(ca->plugin->spec, &p, err, sizeof err) != 0 ||
-	    alloclab_allocator_create(&a, &p, ca->plugin->options, err, sizeof err) != 0) {
+	    (alloclab_check_phase(step = "create"), alloclab_allocator_create(&a, &p, ca->plugin->options, err, sizeof err)) != 0) {
 		r.status = ALLOCLAB_CHECK_FAIL;
 		snprintf(r.why, sizeof r.why, "%s", err);
-	} else {
-		alloclab_check_run_case(ca->c, &a, &r);
+		out = json_pack("{s:s,s:o,s:s}", "status", "fail", "why", alloclab_json_text(r.why), "step", step);
+		return alloclab_child_send_json(fd, out);
 	}
-	out = json_pack("{s:s,s:s}", "status",
+	alloclab_check_run_case(ca->c, &a, &r);
+	alloclab_check_phase("destroy");
+	alloclab_allocator_destroy(&a);
+	alloclab_check_phase("exit");
+	out = json_pack("{s:s,s:o}", "status",
 			r.status == ALLOCLAB_CHECK_PASS ? "pass" : r.status == ALLOCLAB_CHECK_SKIP ? "skip" : "fail", "why",
-			r.why);
+			alloclab_json_text(r.why));
 	return alloclab_child_send_json(fd, out);
+}
+
+/* The steps every case goes through: when one crashes or hangs there, the
+ * other cases would only do the same. */
+static int shared_step(const char *step)
+{
+	return strcmp(step, "load") == 0 || strcmp(step, "create") == 0 || strcmp(step, "thread_attach") == 0 ||
+	       strcmp(step, "thread_detach") == 0 || strcmp(step, "destroy") == 0;
 }
 
 static int wanted(const char *name, char **only, int nonly)
@@ -107,56 +133,106 @@ int alloclab_cmd_check(int argc, char **argv)
 	if (optind >= argc)
 		return alloclab_usage_error("check", "which plugin? give PLUGIN[:options]");
 	alloclab_catch_interrupts();
+	phase = mmap(NULL, PHASE_LEN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (phase == MAP_FAILED) {
+		fprintf(stderr, "alloclab: cannot map a page: %s\n", strerror(errno));
+		return 2;
+	}
 	report = json_array();
 	for (int pi = optind; pi < argc; pi++) {
 		struct alloclab_plugin_arg plugin;
 		json_t *cases = json_array();
-		int pass = 0, fail = 0, skip = 0;
+		int pass = 0, fail = 0, skip = 0, notrun = 0;
+		char stopped[700] = "";
 
 		alloclab_plugin_arg_parse(argv[pi], &plugin);
+		{
+			char path[4096];
+			if (alloclab_plugin_find(plugin.spec, path, sizeof path, err, sizeof err) != 0) {
+				fprintf(stderr, "alloclab: %s\n", err);
+				free(plugin.spec);
+				free(plugin.options);
+				free(plugin.as);
+				json_decref(report);
+				return 2;
+			}
+		}
 		if (!as_json)
 			printf("alloclab check %s\n", argv[pi]);
 		for (size_t i = 0; alloclab_check_cases[i].name && !alloclab_interrupted(); i++) {
 			const struct alloclab_check_case *c = &alloclab_check_cases[i];
 			struct case_arg ca = {&plugin, c};
 			struct alloclab_child_result res;
-			char why[600];
+			char why[900], step[PHASE_LEN];
 			const char *status;
-			json_t *out = NULL;
+			json_t *out = NULL, *entry;
 
 			if (!wanted(c->name, only, nonly))
 				continue;
+			if (stopped[0]) {
+				/* A shared step failed: every other case would too. */
+				if (!as_json && notrun++ == 0)
+					printf("  the other cases were %s\n", stopped);
+				json_array_append_new(cases, json_pack("{s:s,s:s,s:o}", "case", c->name, "status", "not run",
+								       "why", alloclab_json_text(stopped)));
+				continue;
+			}
+			snprintf(phase, PHASE_LEN, "start");
 			if (alloclab_child_run(case_child, &ca, timeout, &res, err, sizeof err) != 0) {
 				fprintf(stderr, "alloclab: %s\n", err);
 				return 2;
 			}
-			if (res.exited && res.exit_code == 0)
+			snprintf(step, sizeof step, "%s", phase);
+			if (res.exited && res.exit_code <= 1 && !res.flooded)
 				out = json_loads(res.output, 0, NULL);
-			if (out) {
+			if (json_is_string(json_object_get(out, "status")) && json_is_string(json_object_get(out, "why"))) {
 				status = json_string_value(json_object_get(out, "status"));
 				snprintf(why, sizeof why, "%s", json_string_value(json_object_get(out, "why")));
+				if (json_is_string(json_object_get(out, "step"))) {
+					/* The plugin cannot be loaded or created: one line, once. */
+					snprintf(step, sizeof step, "%s", json_string_value(json_object_get(out, "step")));
+					snprintf(stopped, sizeof stopped, "not run: %s failed in case %s", step, c->name);
+				}
 			} else {
 				char how[256];
 				alloclab_child_describe(&res, timeout, how, sizeof how);
 				status = "fail";
-				snprintf(why, sizeof why, "the case's process %s", how);
+				snprintf(why, sizeof why, "plugin %s: the case's process %s in %s", plugin.spec, how,
+					 strcmp(step, "case") == 0 ? "the case itself" : step);
+				if (shared_step(step))
+					snprintf(stopped, sizeof stopped, "not run: %s %s in case %s",
+						 step, res.timed_out ? "hung" : "failed", c->name);
 			}
 			pass += strcmp(status, "pass") == 0;
 			fail += strcmp(status, "fail") == 0;
 			skip += strcmp(status, "skip") == 0;
-			if (!as_json)
+			entry = json_pack("{s:s,s:s,s:o}", "case", c->name, "status", status, "why", alloclab_json_text(why));
+			if (res.printed_len) {
+				/* The plugin's own chatter: kept and flagged, never mixed
+				 * into alloclab's output. */
+				char *printed = alloclab_child_printed(&res);
+				json_object_set_new(entry, "plugin_output", alloclab_json_text(printed));
+				if (!as_json)
+					printf("  %-17s %-5s %s\n  %-17s       (the plugin printed: %.200s)\n", c->name, status,
+					       why, "", printed);
+				free(printed);
+			} else if (!as_json) {
 				printf("  %-17s %-5s %s\n", c->name, status, why);
-			json_array_append_new(cases, json_pack("{s:s,s:s,s:s}", "case", c->name, "status", status, "why", why));
+			}
+			json_array_append_new(cases, entry);
 			json_decref(out);
 			alloclab_child_result_free(&res);
 		}
 		if (!as_json)
-			printf("  %d passed, %d failed, %d skipped\n\n", pass, fail, skip);
+			printf("  %d passed, %d failed, %d skipped%s\n\n", pass, fail, skip,
+			       notrun ? ", the rest not run" : "");
 		failed += fail;
 		free(plugin.spec);
 		free(plugin.options);
-		json_array_append_new(report, json_pack("{s:s,s:o,s:i,s:i,s:i}", "plugin", argv[pi], "cases", cases,
-							"passed", pass, "failed", fail, "skipped", skip));
+		free(plugin.as);
+		json_array_append_new(report, json_pack("{s:o,s:o,s:i,s:i,s:i,s:i}", "plugin", alloclab_json_text(argv[pi]),
+							"cases", cases, "passed", pass, "failed", fail, "skipped", skip,
+							"not_run", notrun));
 	}
 	if (as_json) {
 		json_dumpf(report, stdout, JSON_INDENT(1));

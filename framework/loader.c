@@ -162,6 +162,30 @@ static int op_present(const struct alloclab_plugin *desc, size_t offset)
 	return op != NULL;
 }
 
+/* NULL when s is text a table can show: valid UTF-8, no control characters
+ * (newlines allowed where the field is multi-line), at most 4 KiB. */
+static const char *text_problem(const char *s, int multiline)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+
+	while (*p) {
+		size_t len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+		if (len == 0 || (len == 2 && *p < 0xc2))
+			return "is not UTF-8";
+		for (size_t k = 1; k < len; k++)
+			if ((p[k] & 0xc0) != 0x80)
+				return "is not UTF-8";
+		if (len == 1 && (*p < 0x20 || *p == 0x7f) && !(multiline && *p == '\n'))
+			return "contains a control character";
+		p += len;
+		n += len;
+		if (n > 4096)
+			return "is longer than 4096 bytes";
+	}
+	return NULL;
+}
+
 static int validate(const struct alloclab_plugin *d, const char *path, char *err, size_t err_len)
 {
 	if (d->create == NULL || d->destroy == NULL || d->malloc == NULL || d->free == NULL) {
@@ -176,6 +200,17 @@ static int validate(const struct alloclab_plugin *d, const char *path, char *err
 	if (d->version == NULL || d->description == NULL) {
 		snprintf(err, err_len, "%s: descriptor has no %s string", path, d->version ? "description" : "version");
 		return -1;
+	}
+	{
+		static const char *const names[] = {"version", "description", "options_help"};
+		const char *strings[] = {d->version, d->description, d->options_help};
+		for (size_t i = 0; i < 3; i++) {
+			const char *why = strings[i] ? text_problem(strings[i], i == 2) : NULL;
+			if (why) {
+				snprintf(err, err_len, "%s: descriptor's %s string %s", path, names[i], why);
+				return -1;
+			}
+		}
 	}
 	if (d->caps & ~(unsigned long long)ALL_CAPS) {
 		snprintf(err, err_len, "%s: unknown capability bits 0x%llx for ABI version %u", path,

@@ -5,6 +5,7 @@
 #include "workload.h"
 
 #include "numbers.h"
+#include "results.h"
 
 #include <alloclab/plugin_options.h>
 #include <stdio.h>
@@ -199,7 +200,7 @@ json_t *alloclab_params_json(const struct alloclab_workload *w, const struct all
 			json_object_set_new(obj, w->params[i].name, json_integer((json_int_t)params->v[i]));
 		} else {
 			alloclab_param_format(w, params, i, text, sizeof text);
-			json_object_set_new(obj, w->params[i].name, json_string(text));
+			json_object_set_new(obj, w->params[i].name, alloclab_json_text(text));
 		}
 	}
 	return obj;

@@ -73,6 +73,26 @@ json_t *alloclab_metadata(int argc, char **argv)
 			 ALLOCLAB_BUILD_FLAGS, "date", date, "command", cmd);
 }
 
+json_t *alloclab_json_text(const char *s)
+{
+	json_t *j;
+	size_t n;
+	char *copy;
+
+	if (s == NULL)
+		s = "";
+	if ((j = json_string(s)) != NULL)
+		return j;
+	n = strlen(s);
+	copy = malloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		copy[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+	copy[n] = '\0';
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
 /* ---- the model ---- */
 
 static char *dup_or_null(const char *s)
@@ -260,7 +280,7 @@ static json_t *process_json(const struct alloclab_process *p, unsigned threads)
 	if (p->report)
 		json_object_set(o, K_REPORT, p->report);
 	if (p->plugin_output)
-		json_object_set_new(o, K_PLUGIN_OUTPUT, json_string(p->plugin_output));
+		json_object_set_new(o, K_PLUGIN_OUTPUT, alloclab_json_text(p->plugin_output));
 	return o;
 }
 
@@ -276,25 +296,26 @@ static json_t *cell_to_json(const struct alloclab_cell *c)
 
 	for (unsigned i = 0; i < c->nprocs; i++)
 		json_array_append_new(runs, process_json(&c->procs[i], c->threads));
-	o = json_pack("{s:s,s:i,s:s,s:s,s:O,s:i,s:b,s:s,s:s,s:i,s:o}", K_PLUGIN, c->plugin, K_PLUGIN_INDEX,
-		      (int)c->plugin_index, K_PLUGIN_OPTIONS, c->plugin_options ? c->plugin_options : "", K_WORKLOAD,
-		      c->workload, K_PARAMS, c->params, K_THREADS, (int)c->threads, K_CACHE_ALIGNED, c->cache_aligned,
-		      K_STATUS, status_name(c->status), K_METRIC, c->metric ? c->metric : K_NS_PER_OP, K_PROCESSES,
-		      (int)c->planned, K_RUNS, runs);
+	o = json_pack("{s:o,s:i,s:o,s:o,s:O,s:i,s:b,s:s,s:o,s:i,s:o}", K_PLUGIN, alloclab_json_text(c->plugin),
+		      K_PLUGIN_INDEX, (int)c->plugin_index, K_PLUGIN_OPTIONS, alloclab_json_text(c->plugin_options),
+		      K_WORKLOAD, alloclab_json_text(c->workload), K_PARAMS, c->params, K_THREADS, (int)c->threads,
+		      K_CACHE_ALIGNED, c->cache_aligned, K_STATUS, status_name(c->status), K_METRIC,
+		      alloclab_json_text(c->metric ? c->metric : K_NS_PER_OP), K_PROCESSES, (int)c->planned, K_RUNS, runs);
 	if (c->unit_op)
-		json_object_set_new(o, K_UNIT_OP, json_string(c->unit_op));
+		json_object_set_new(o, K_UNIT_OP, alloclab_json_text(c->unit_op));
 	if (c->message)
 		json_object_set_new(o, c->status == ALLOCLAB_CELL_NOT_APPLICABLE ? K_REASON : K_ERROR,
-				    json_string(c->message));
+				    alloclab_json_text(c->message));
 	return o;
 }
 
 static json_t *plugin_to_json(const struct alloclab_plugin_info *p)
 {
-	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:I}", K_LABEL, p->label, K_SPEC, p->spec, K_OPTIONS,
-			      p->options ? p->options : "", K_NAME, p->name, K_VERSION, p->version ? p->version : "",
-			      K_DESCRIPTION, p->description ? p->description : "", K_PATH, p->path ? p->path : "",
-			      K_CAPS, p->caps, K_MIN_ALIGN, (json_int_t)p->min_align);
+	json_t *o = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:O,s:I}", K_LABEL, alloclab_json_text(p->label), K_SPEC,
+			      alloclab_json_text(p->spec), K_OPTIONS, alloclab_json_text(p->options), K_NAME,
+			      alloclab_json_text(p->name), K_VERSION, alloclab_json_text(p->version), K_DESCRIPTION,
+			      alloclab_json_text(p->description), K_PATH, alloclab_json_text(p->path), K_CAPS, p->caps,
+			      K_MIN_ALIGN, (json_int_t)p->min_align);
 	return o;
 }
 
@@ -990,7 +1011,7 @@ int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned 
 	if (p)
 		json_object_set_new(line, K_PROCESS, process_json(p, threads));
 	if (message)
-		json_object_set_new(line, K_ERROR, json_string(message));
+		json_object_set_new(line, K_ERROR, alloclab_json_text(message));
 	text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	json_decref(line);
 	len = strlen(text);

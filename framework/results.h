@@ -121,6 +121,11 @@ struct alloclab_results {
 
 /* ---- building ---- */
 
+/* A JSON string of s (NULL: ""), whatever bytes it holds: text that is not
+ * valid UTF-8 (a plugin's message, a file name) has each bad byte replaced
+ * by '?', so nothing from outside can make a document unwritable. */
+json_t *alloclab_json_text(const char *s);
+
 /* An empty run with this machine's metadata (argv recorded as the
  * command) and the given config object (a reference it takes over). */
 struct alloclab_results *alloclab_results_new(int argc, char **argv, json_t *config);

@@ -362,7 +362,7 @@ json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
 	json_t *v = json_array(), *text = json_array();
 	for (unsigned i = 0; i < cell->workload->nparams; i++) {
 		json_array_append_new(v, json_integer((json_int_t)cell->params.v[i]));
-		json_array_append_new(text, cell->params.text[i] ? json_string(cell->params.text[i]) : json_null());
+		json_array_append_new(text, cell->params.text[i] ? alloclab_json_text(cell->params.text[i]) : json_null());
 	}
 	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b}", "plugin", cell->plugin, "plugin_options",
 			 cell->plugin_options, "workload", cell->workload->name, "v", v, "text", text, "threads",
@@ -413,7 +413,7 @@ int alloclab_worker_send(const struct alloclab_cell_spec *cell, int fd)
 	char err[ALLOCLAB_ERR_LEN];
 
 	if (alloclab_worker_measure(cell, &p, err, sizeof err) != 0)
-		return alloclab_child_send_json(fd, json_pack("{s:s}", "error", err));
+		return alloclab_child_send_json(fd, json_pack("{s:o}", "error", alloclab_json_text(err)));
 	json_t *obj = alloclab_process_to_json(&p, cell->threads);
 	alloclab_process_clear(&p);
 	return alloclab_child_send_json(fd, obj);
@@ -421,7 +421,7 @@ int alloclab_worker_send(const struct alloclab_cell_spec *cell, int fd)
 
 static json_t *error_object(const char *text)
 {
-	return json_pack("{s:s}", "error", text);
+	return json_pack("{s:o}", "error", alloclab_json_text(text));
 }
 
 json_t *alloclab_worker_probe(const char *spec, const char *options)
@@ -436,9 +436,11 @@ json_t *alloclab_worker_probe(const char *spec, const char *options)
 	if (alloclab_allocator_create(&alloc, &plugin, options, err, sizeof err) != 0)
 		return error_object(err);
 	d = &plugin.desc;
-	json_t *info = json_pack("{s:s,s:s,s:s,s:s?,s:s,s:I,s:I}", "name", d->name, "version", d->version,
-				 "description", d->description, "options_help", d->options_help, "path",
-				 plugin.path, "caps", (json_int_t)alloc.caps, "min_align", (json_int_t)alloc.min_align);
+	json_t *info = json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "name", alloclab_json_text(d->name), "version",
+				 alloclab_json_text(d->version), "description", alloclab_json_text(d->description),
+				 "options_help", d->options_help ? alloclab_json_text(d->options_help) : json_null(), "path",
+				 alloclab_json_text(plugin.path), "caps", (json_int_t)alloc.caps, "min_align",
+				 (json_int_t)alloc.min_align);
 	alloclab_allocator_destroy(&alloc);
 	return info;
 }
