@@ -185,9 +185,20 @@ int alloclab_plot_draw(const struct alloclab_figure_list *figures, const char *d
 	char tmp[] = "/tmp/alloclab-plot-XXXXXX";
 	int rc = 0;
 
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		snprintf(err, err_len, "cannot create %s: %s", dir, strerror(errno));
-		return -1;
+	{
+		/* The folder and its parents, as `-o a/b` asks. */
+		char path[4096];
+		snprintf(path, sizeof path, "%s", dir);
+		for (char *p = path + 1; *p; p++)
+			if (*p == '/') {
+				*p = '\0';
+				mkdir(path, 0777);
+				*p = '/';
+			}
+		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+			snprintf(err, err_len, "cannot create %s: %s", dir, strerror(errno));
+			return -1;
+		}
 	}
 	if (mkdtemp(tmp) == NULL) {
 		snprintf(err, err_len, "cannot create a temporary folder: %s", strerror(errno));

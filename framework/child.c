@@ -113,7 +113,7 @@ static void keep_printed(struct alloclab_child_result *res, const char *buf, siz
 int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct alloclab_child_result *res,
 		       char *err, size_t err_len)
 {
-	int fds[2], outs[2], status = 0, result_open = 1, printed_open = 1;
+	int fds[2], outs[2], status = 0, result_open = 1, printed_open = 1, reaped = 0;
 	size_t cap = 0;
 	double start = now_s(), deadline = start + timeout_s;
 	pid_t pid, parent = getpid();
@@ -155,12 +155,17 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 	close(fds[1]);
 	close(outs[1]);
 
+	/* Non-blocking, so that once the child has exited what is left in the
+	 * pipes can be drained without waiting on a grandchild that holds them
+	 * open (a plugin's daemon inherits them). */
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	fcntl(outs[0], F_SETFL, O_NONBLOCK);
 	while (result_open || printed_open) {
 		char buf[8192];
 		struct pollfd pfd[2] = {{.fd = result_open ? fds[0] : -1, .events = POLLIN},
 					{.fd = printed_open ? outs[0] : -1, .events = POLLIN}};
 		double left = deadline - now_s();
-		int ready;
+		int exited = 0;
 
 		if (interrupt_flag) {
 			res->interrupted = 1;
@@ -170,40 +175,44 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 			res->timed_out = 1;
 			break;
 		}
-		ready = poll(pfd, 2, (int)(left * 1000) + 1);
-		if (ready < 0 && errno == EINTR)
-			continue;
-		if (ready <= 0)
-			continue;
-		if (pfd[1].revents) {
-			ssize_t n = read(outs[0], buf, sizeof buf);
-			if (n > 0)
-				keep_printed(res, buf, (size_t)n);
-			else if (!(n < 0 && errno == EINTR))
-				printed_open = 0;
+		if (poll(pfd, 2, left > 0.05 ? 50 : (int)(left * 1000) + 1) < 0 && errno != EINTR)
+			break;
+		/* Has the child itself gone? Then its pipes hold all it wrote. */
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			reaped = 1;
+			exited = 1;
 		}
-		if (pfd[0].revents) {
-			ssize_t n = read(fds[0], buf, sizeof buf);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				result_open = 0; /* EOF: the child closed its end, normally by exiting */
-				/* Its printed output may stay open in a grandchild:
-				 * read what is there, never wait for it. */
-				if (printed_open)
-					deadline = now_s() + 0.2 < deadline ? now_s() + 0.2 : deadline;
-				continue;
+		/* Read what is there (all of it once the child has exited). */
+		for (int drained = 0; !drained;) {
+			drained = 1;
+			if (printed_open) {
+				ssize_t n = read(outs[0], buf, sizeof buf);
+				if (n > 0) {
+					keep_printed(res, buf, (size_t)n);
+					drained = !exited;
+				} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+					printed_open = 0;
+				}
 			}
-			if (res->output_len + (size_t)n > ALLOCLAB_CHILD_MAX_RESULT) {
-				res->flooded = 1;
-				break;
+			if (result_open) {
+				ssize_t n = read(fds[0], buf, sizeof buf);
+				if (n > 0) {
+					if (res->output_len + (size_t)n > ALLOCLAB_CHILD_MAX_RESULT) {
+						res->flooded = 1;
+						goto stop;
+					}
+					if (append(res, &cap, buf, (size_t)n) != 0)
+						goto stop; /* out of memory: what we have is reported as is */
+					drained = !exited;
+				} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+					result_open = 0; /* EOF: the child closed its end, normally by exiting */
+				}
 			}
-			if (append(res, &cap, buf, (size_t)n) != 0)
-				break; /* out of memory: what we have is reported as is */
 		}
+		if (exited)
+			break;
 	}
-	if (!result_open && res->timed_out)
-		res->timed_out = 0; /* only the printed output was still open */
+stop:
 	close(fds[0]);
 	close(outs[0]);
 	if (res->timed_out || res->interrupted || res->flooded)
@@ -211,7 +220,7 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 	/* After EOF the child may still be running (a plugin could close the fd
 	 * and hang in destroy); keep the deadline while reaping. */
 	deadline = start + timeout_s;
-	for (;;) {
+	while (!reaped) {
 		pid_t got = waitpid(pid, &status, WNOHANG);
 		if (got == pid)
 			break;

@@ -18,9 +18,16 @@
 
 void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out)
 {
-	const char *slash = strrchr(text, '/');
-	const char *colon = strchr(slash ? slash : text, ':');
-	const char *cursor = colon ? colon + 1 : "";
+	const char *colon = strchr(text, ':'), *slash = strchr(text, '/');
+	const char *cursor;
+
+	/* A path ends at ".so:" (its options may hold paths themselves); a
+	 * name at the first ':'. */
+	if (slash && (colon == NULL || slash < colon)) {
+		const char *so = strstr(text, ".so:");
+		colon = so ? so + 3 : NULL;
+	}
+	cursor = colon ? colon + 1 : "";
 	struct alloclab_option opt;
 	size_t len = strlen(cursor), used = 0;
 

@@ -66,9 +66,9 @@ struct alloclab_run_config {
 	char **argv;
 };
 
-/* Splits "name[:options]" (options start after the first ':' that follows
- * the last '/', so paths work) and takes the framework's own option
- * as=LABEL out of the options. Strings are malloc'd. */
+/* Splits "name[:options]" or "path.so[:options]" (a path's options start
+ * after ".so:", so options may hold paths) and takes the framework's own
+ * option as=LABEL out of the options. Strings are malloc'd. */
 void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out);
 
 /*

@@ -94,13 +94,13 @@ struct cmd_result run_alloclab(const char *cwd, const char *const *args)
 	char out_path[] = "/tmp/alloclab-out-XXXXXX", err_path[] = "/tmp/alloclab-err-XXXXXX";
 	int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path), status;
 	const char *exe = getenv("ALLOCLAB_EXE");
-	char *argv[64];
+	char *argv[256];
 	size_t n = 0;
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 
 	argv[n++] = (char *)exe;
-	for (; args[n - 1] && n < 63; n++)
+	for (; args[n - 1] && n < 255; n++)
 		argv[n] = (char *)args[n - 1];
 	argv[n] = NULL;
 	posix_spawn_file_actions_init(&fa);
