@@ -3,7 +3,7 @@
 #   ./quickstart.sh run [alloclab run options]   install what is missing, build, run the default suite
 #   ./quickstart.sh test [meson test options]    install what is missing, build with gcc and with
 #                                                clang (warnings as errors), run the whole test suite
-#                                                under both
+#                                                under both, then fuzz the results reader for a minute
 # Both are idempotent: packages already installed are not touched and an
 # existing build folder is rebuilt incrementally.
 set -euo pipefail
@@ -23,9 +23,9 @@ packages=(
 	build-essential git meson ninja-build pkg-config
 	libjansson-dev libjemalloc-dev libmimalloc-dev libcriterion-dev python3-dev gnuplot-nox
 )
-# The second compiler the tests build with.
+# The second compiler the tests build with, and its fuzzing runtime.
 if [ "$mode" = test ]; then
-	packages+=(clang lld)
+	packages+=(clang lld libclang-rt-14-dev)
 fi
 
 missing=()
@@ -64,4 +64,8 @@ echo "== tests, gcc build" >&2
 meson test -C build --print-errorlogs "$@" || status=$?
 echo "== tests, clang build" >&2
 meson test -C build-clang --print-errorlogs "$@" || status=$?
+if [ -f build-clang/tests/fuzz-results ]; then
+	echo "== fuzzing the results reader (clang build, bounded: -Dfuzz_seconds)" >&2
+	meson test -C build-clang --setup=fuzz --suite fuzz --print-errorlogs || status=$?
+fi
 exit "$status"

@@ -891,13 +891,35 @@ struct alloclab_results *alloclab_results_from_json(const json_t *doc, const cha
 		r->ncells++;
 		if (read_cell(&rd, x, w, r->nplugins, &r->cells[i]) != 0)
 			goto fail;
+		struct alloclab_cell *c = &r->cells[i];
+		if (r->version < 2 && c->plugin_options[0]) {
+			/* Version 1 named the plugin and its options apart. */
+			size_t len = strlen(c->plugin) + strlen(c->plugin_options) + 2;
+			char *label = malloc(len);
+			snprintf(label, len, "%s:%s", c->plugin, c->plugin_options);
+			free(c->plugin);
+			c->plugin = label;
+		}
 		/* A cell names its plugin by label; version 2 keeps them equal. */
-		if (r->nplugins && r->version >= 2 &&
-		    strcmp(r->cells[i].plugin, r->plugins[r->cells[i].plugin_index].label) != 0) {
-			bad(&rd, w, K_PLUGIN, "'%.64s' is not the label of plugins[%u]", r->cells[i].plugin,
-			    r->cells[i].plugin_index);
+		if (r->nplugins && r->version >= 2 && strcmp(c->plugin, r->plugins[c->plugin_index].label) != 0) {
+			bad(&rd, w, K_PLUGIN, "'%.64s' is not the label of plugins[%u]", c->plugin, c->plugin_index);
 			goto fail;
 		}
+	}
+	/* Every cell's plugin_index names a plugin, whatever the file held:
+	 * version 1 files may list none, or index them loosely. */
+	for (unsigned ci = 0; ci < r->ncells; ci++) {
+		struct alloclab_cell *c = &r->cells[ci];
+		unsigned k;
+		if (c->plugin_index < r->nplugins && strcmp(r->plugins[c->plugin_index].label, c->plugin) == 0)
+			continue;
+		for (k = 0; k < r->nplugins && strcmp(r->plugins[k].label, c->plugin) != 0; k++)
+			;
+		if (k == r->nplugins) {
+			struct alloclab_plugin_info info = {.label = c->plugin, .spec = c->plugin, .name = c->plugin};
+			k = alloclab_results_add_plugin(r, &info);
+		}
+		c->plugin_index = k;
 	}
 	if (!r->complete)
 		fold_journal(r, &rd);

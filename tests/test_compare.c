@@ -216,3 +216,83 @@ Test(plot, writes_png_and_svg, .timeout = 60)
 	}
 	cmd_result_free(&r);
 }
+
+/* The README's A/B recipe: two builds of one plugin (the same descriptor
+ * name) in one run, by path, then --plugins with their labels. */
+Test(compare, two_builds_of_one_plugin_in_one_run, .timeout = 120)
+{
+	char *dir = scratch_dir(), cmd[9000];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/old' '%s/new' && cp '%s/../../plugins/system.so' '%s/old/' && "
+		 "cp '%s/../../plugins/system.so' '%s/new/'", dir, dir, getenv("ALLOCLAB_TEST_PLUGIN_DIR"), dir,
+		 getenv("ALLOCLAB_TEST_PLUGIN_DIR"), dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "./old/system.so", "-p",
+		"./new/system.so", "-w", "churn:ops=20000,slots=64", "-t", "1", "-n", "4", "-v", "1", "-o", "ab.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "./old/system.so") && strstr(r.out, "./new/system.so"), "%s", r.out);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"compare", "ab.json", "--plugins", "./old/system.so,./new/system.so",
+		"-f", "json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	json_t *doc = json_loads(r.out, 0, NULL);
+	json_t *rows = json_object_get(doc, "rows");
+	cr_expect_eq(json_array_size(rows), 1, "%s", r.out);
+	json_t *cols = json_object_get(json_array_get(rows, 0), "columns");
+	cr_expect_eq(json_array_size(cols), 2);
+	cr_expect(json_is_number(json_object_get(json_array_get(cols, 1), "ratio")));
+	json_decref(doc);
+	cmd_result_free(&r);
+	/* Or named by the user. */
+	r = run_alloclab(dir, (const char *const[]){"run", "-p", "./old/system.so:as=before", "-p",
+		"./new/system.so:as=after", "-w", "churn:ops=20000,slots=64", "-t", "1", "-n", "4", "-v", "1", "-o", "as.json",
+		NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"compare", "as.json", "--plugins", "before,after", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"run", "-p", "system:as=x", "-p", "mimalloc:as=x", NULL});
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "two plugins are labelled 'x'") != NULL, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+/* Error and not-applicable cells are never compared as if measured; too
+ * few processes are said to be too few, not "not significant". */
+Test(compare, unmeasured_cells_and_too_few_processes, .timeout = 120)
+{
+	char *dir = scratch_dir(), crash[4300];
+	snprintf(crash, sizeof crash, "%s:n=100", test_plugin("crash_nth"));
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-p", crash, "-p",
+		test_plugin("single_thread"), "-w", "churn:ops=2000,slots=64", "-t", "1,2", "-n", "3", "-v", "1", "-o",
+		"r.json", NULL});
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	cmd_result_free(&r);
+	char plugins[9000];
+	snprintf(plugins, sizeof plugins, "system,crash-nth:n=100,single-thread");
+	r = run_alloclab(dir, (const char *const[]){"compare", "r.json", "--plugins", plugins, NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "Not measured in every column (error or not applicable) (2): churn t=1; churn t=2") != NULL,
+		  "%s", r.out);
+	cr_expect(strstr(r.out, "Cannot be significant with the processes measured") == NULL ||
+		  strstr(r.out, "measure at least 4 processes per side") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"compare", "r.json", "--plugins", "system,single-thread", "-f", "json",
+		NULL});
+	json_t *doc = json_loads(r.out, 0, NULL);
+	json_t *rows = json_object_get(doc, "rows");
+	cr_assert_eq(json_array_size(rows), 2, "%s", r.out);
+	json_t *t1 = json_array_get(json_object_get(json_array_get(rows, 0), "columns"), 1);
+	json_t *t2 = json_array_get(json_object_get(json_array_get(rows, 1), "columns"), 1);
+	/* 3 processes a side: the rank test cannot reach p < 0.05. */
+	cr_expect(json_is_false(json_object_get(t1, "reachable")), "%s", r.out);
+	cr_expect(json_is_false(json_object_get(t1, "significant")));
+	cr_expect_str_eq(json_string_value(json_object_get(t2, "status")), "not applicable");
+	cr_expect_null(json_object_get(t2, "mean"));
+	json_decref(doc);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"compare", "r.json", "--plugins", "system,single-thread", NULL});
+	cr_expect(strstr(r.out, "Cannot be significant with the processes measured (1): churn t=1") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "measure at least 4 processes per side (-n)") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+}

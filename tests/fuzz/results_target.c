@@ -1,0 +1,51 @@
+/*
+ * The fuzz target of the results reader: any bytes as a results file. A
+ * document the reader accepts must then be safe for everything downstream
+ * (the run table and every workload's report, a comparison with itself,
+ * the figures), so those run on it too. Built as a libFuzzer target with
+ * clang (tests/meson.build, the 'fuzz' setup) and, with any compiler, as a
+ * replay of the corpus and of every crash ever found (replay.c).
+ */
+#include "compare.h"
+#include "figure.h"
+#include "plot.h"
+#include "registry.h"
+#include "report.h"
+#include "results.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *sink;
+	char err[1024];
+	json_t *doc = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, NULL);
+	struct alloclab_results *r;
+
+	if (doc == NULL)
+		return 0;
+	r = alloclab_results_from_json(doc, "fuzz.json", alloclab_workload_check_report, err, sizeof err);
+	json_decref(doc);
+	if (r == NULL)
+		return 0;
+	if (sink == NULL)
+		sink = fopen("/dev/null", "w");
+	alloclab_report_print(r, sink, 1);
+	{
+		struct alloclab_column cols[2] = {{"a", r, NULL}, {"b", r, NULL}};
+		struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 1.0};
+		json_t *cmp = alloclab_compare(cols, 2, &o, err, sizeof err);
+		json_decref(cmp);
+	}
+	{
+		struct alloclab_figure_list figures = {0};
+		alloclab_plot_figures(r, NULL, &figures);
+		alloclab_figure_list_free(&figures);
+	}
+	alloclab_results_free(r);
+	return 0;
+}
