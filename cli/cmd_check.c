@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -43,11 +41,6 @@ struct case_arg {
 	const struct alloclab_check_case *c;
 };
 
-/* The step a case's process is in, shared with the supervisor (mmap'd
- * before the fork), so a crash or a hang can be named by its step. */
-#define PHASE_LEN 64
-static char *phase;
-
 static int case_child(void *arg, int fd)
 {
 	const struct case_arg *ca = arg;
@@ -58,19 +51,18 @@ static int case_child(void *arg, int fd)
 	const char *step = "load";
 	json_t *out;
 
-	alloclab_check_set_phase(phase, PHASE_LEN);
-	alloclab_check_phase("load");
+	alloclab_phase("load");
 	if (alloclab_plugin_load(ca->plugin->spec, &p, err, sizeof err) != 0 ||
-	    (alloclab_check_phase(step = "create"), alloclab_allocator_create(&a, &p, ca->plugin->options, err, sizeof err)) != 0) {
+	    (alloclab_phase(step = "create"), alloclab_allocator_create(&a, &p, ca->plugin->options, err, sizeof err)) != 0) {
 		r.status = ALLOCLAB_CHECK_FAIL;
 		snprintf(r.why, sizeof r.why, "%s", err);
 		out = json_pack("{s:s,s:o,s:s}", "status", "fail", "why", alloclab_json_text(r.why), "step", step);
 		return alloclab_child_send_json(fd, out);
 	}
 	alloclab_check_run_case(ca->c, &a, &r);
-	alloclab_check_phase("destroy");
+	alloclab_phase("destroy");
 	alloclab_allocator_destroy(&a);
-	alloclab_check_phase("exit");
+	alloclab_phase("exit");
 	out = json_pack("{s:s,s:o}", "status",
 			r.status == ALLOCLAB_CHECK_PASS ? "pass" : r.status == ALLOCLAB_CHECK_SKIP ? "skip" : "fail", "why",
 			alloclab_json_text(r.why));
@@ -133,11 +125,6 @@ int alloclab_cmd_check(int argc, char **argv)
 	if (optind >= argc)
 		return alloclab_usage_error("check", "which plugin? give PLUGIN[:options]");
 	alloclab_catch_interrupts();
-	phase = mmap(NULL, PHASE_LEN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (phase == MAP_FAILED) {
-		fprintf(stderr, "alloclab: cannot map a page: %s\n", strerror(errno));
-		return 2;
-	}
 	report = json_array();
 	for (int pi = optind; pi < argc; pi++) {
 		struct alloclab_plugin_arg plugin;
@@ -163,7 +150,7 @@ int alloclab_cmd_check(int argc, char **argv)
 			const struct alloclab_check_case *c = &alloclab_check_cases[i];
 			struct case_arg ca = {&plugin, c};
 			struct alloclab_child_result res;
-			char why[900], step[PHASE_LEN];
+			char why[900], step[64];
 			const char *status;
 			json_t *out = NULL, *entry;
 
@@ -177,12 +164,11 @@ int alloclab_cmd_check(int argc, char **argv)
 								       "why", alloclab_json_text(stopped)));
 				continue;
 			}
-			snprintf(phase, PHASE_LEN, "start");
 			if (alloclab_child_run(case_child, &ca, timeout, &res, err, sizeof err) != 0) {
 				fprintf(stderr, "alloclab: %s\n", err);
 				return 2;
 			}
-			snprintf(step, sizeof step, "%s", phase);
+			snprintf(step, sizeof step, "%s", res.phase);
 			if (res.exited && res.exit_code <= 1 && !res.flooded)
 				out = json_loads(res.output, 0, NULL);
 			if (json_is_string(json_object_get(out, "status")) && json_is_string(json_object_get(out, "why"))) {
@@ -197,8 +183,7 @@ int alloclab_cmd_check(int argc, char **argv)
 				char how[256];
 				alloclab_child_describe(&res, timeout, how, sizeof how);
 				status = "fail";
-				snprintf(why, sizeof why, "plugin %s: the case's process %s in %s", plugin.spec, how,
-					 strcmp(step, "case") == 0 ? "the case itself" : step);
+				snprintf(why, sizeof why, "plugin %s: the case's process %s", plugin.spec, how);
 				if (shared_step(step))
 					snprintf(stopped, sizeof stopped, "not run: %s %s in case %s",
 						 step, res.timed_out ? "hung" : "failed", c->name);

@@ -15,9 +15,11 @@ int alloclab_cmd_worker(int argc, char **argv)
 {
 	struct alloclab_cell_spec cell;
 	char err[ALLOCLAB_ERR_LEN];
-	json_t *spec = argc == 2 ? json_loads(argv[1], 0, NULL) : NULL;
+	json_t *spec;
 	int rc;
 
+	alloclab_phase_attach();
+	spec = argc == 2 ? json_loads(argv[1], 0, NULL) : NULL;
 	if (spec == NULL || alloclab_cell_spec_from_json(spec, alloclab_workload_find, &cell, err, sizeof err) != 0) {
 		rc = alloclab_child_send_json(3, json_pack("{s:s}", "error",
 							   spec ? err : "alloclab __worker is internal: it takes one cell spec in JSON"));

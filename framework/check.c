@@ -7,6 +7,7 @@
 #define _GNU_SOURCE 1
 #include "check.h"
 
+#include "child.h"
 #include "rng.h"
 
 #include <pthread.h>
@@ -628,21 +629,6 @@ const struct alloclab_check_case alloclab_check_cases[] = {
 	{NULL, NULL, NULL},
 };
 
-static char *phase_buf;
-static size_t phase_len;
-
-void alloclab_check_set_phase(char *shared, size_t len)
-{
-	phase_buf = shared;
-	phase_len = len;
-}
-
-void alloclab_check_phase(const char *phase)
-{
-	if (phase_buf)
-		snprintf(phase_buf, phase_len, "%s", phase);
-}
-
 /* Runs a case on a thread attached to the plugin, as a workload would. */
 struct case_run {
 	const struct alloclab_check_case *c;
@@ -656,7 +642,7 @@ static void *case_thread(void *arg)
 	int attached = 0;
 
 	if (cr->a->ops.thread_attach) {
-		alloclab_check_phase("thread_attach");
+		alloclab_phase("thread_attach");
 		if (cr->a->ops.thread_attach(cr->a->instance) != 0) {
 			cr->r->status = ALLOCLAB_CHECK_FAIL;
 			snprintf(cr->r->why, sizeof cr->r->why, "thread_attach failed");
@@ -665,13 +651,13 @@ static void *case_thread(void *arg)
 		attached = 1;
 	}
 	cr->r->status = ALLOCLAB_CHECK_PASS;
-	alloclab_check_phase("case");
+	alloclab_phase("case");
 	cr->c->run(cr->a, cr->r);
 	if (attached) {
-		alloclab_check_phase("thread_detach");
+		alloclab_phase("thread_detach");
 		cr->a->ops.thread_detach(cr->a->instance);
 	}
-	alloclab_check_phase("case done");
+	alloclab_phase("case done");
 	return NULL;
 }
 

@@ -25,15 +25,9 @@ struct alloclab_check_case {
 /* NULL-terminated. */
 extern const struct alloclab_check_case alloclab_check_cases[];
 
-/*
- * Where a case's process is, for the supervisor to name when it crashes or
- * hangs: the steps every case shares (load, create, thread_attach,
- * thread_detach, destroy) and the case itself. The supervisor gives a
- * buffer in memory shared with the case's process; check.c writes
- * thread_attach, case and thread_detach there, the command the rest.
- */
-void alloclab_check_set_phase(char *shared, size_t len);
-void alloclab_check_phase(const char *phase);
+/* A case's process marks its steps with alloclab_phase (child.h): the
+ * shared ones (load, create, thread_attach, thread_detach, destroy) and
+ * "case" itself, so a crash or a hang is named by its step. */
 
 /* Runs one case on a fresh thread attached to the plugin. */
 void alloclab_check_run_case(const struct alloclab_check_case *c, const struct alloclab_allocator *a,

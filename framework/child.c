@@ -16,12 +16,44 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t interrupt_flag;
+
+/* This process's phase page: set in a supervised child, NULL elsewhere. */
+static char *phase_page;
+#define PHASE_SIZE 64
+
+void alloclab_phase(const char *step)
+{
+	if (phase_page) {
+		/* Written whole in one go is enough: the reader only looks after
+		 * the writer has stopped. */
+		size_t n = strlen(step);
+		if (n >= PHASE_SIZE)
+			n = PHASE_SIZE - 1;
+		memcpy(phase_page, step, n);
+		phase_page[n] = '\0';
+	}
+}
+
+void alloclab_phase_attach(void)
+{
+	struct stat st;
+	void *p;
+
+	if (fstat(ALLOCLAB_PHASE_FD, &st) != 0 || st.st_size != PHASE_SIZE)
+		return;
+	p = mmap(NULL, PHASE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, ALLOCLAB_PHASE_FD, 0);
+	if (p != MAP_FAILED)
+		phase_page = p;
+	close(ALLOCLAB_PHASE_FD);
+}
 
 static void on_interrupt(int sig)
 {
@@ -123,6 +155,12 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 		snprintf(err, err_len, "cannot create a pipe: %s", strerror(errno));
 		return -1;
 	}
+	/* The child's phase page: a shared file, so that an exec'd program
+	 * can map it again from its descriptor. */
+	int phase_fd = memfd_create("alloclab-phase", MFD_CLOEXEC);
+	char *phase = MAP_FAILED;
+	if (phase_fd >= 0 && ftruncate(phase_fd, PHASE_SIZE) == 0)
+		phase = mmap(NULL, PHASE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, phase_fd, 0);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -131,6 +169,10 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 		close(fds[1]);
 		close(outs[0]);
 		close(outs[1]);
+		if (phase != MAP_FAILED)
+			munmap(phase, PHASE_SIZE);
+		if (phase_fd >= 0)
+			close(phase_fd);
 		return -1;
 	}
 	if (pid == 0) {
@@ -149,6 +191,13 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 		dup2(outs[1], 1);
 		dup2(outs[1], 2);
 		close(outs[1]);
+		if (phase != MAP_FAILED) {
+			phase_page = phase;
+			/* Kept open across exec at a known number (dup2 clears
+			 * close-on-exec). */
+			if (phase_fd != ALLOCLAB_PHASE_FD && fds[1] != ALLOCLAB_PHASE_FD)
+				dup2(phase_fd, ALLOCLAB_PHASE_FD);
+		}
 		_exit(fn(arg, fds[1]));
 	}
 	setpgid(pid, pid); /* also here, so the group exists before any kill */
@@ -237,6 +286,13 @@ stop:
 	}
 	kill(-pid, SIGKILL); /* what is left of its group */
 	reap_strays();
+	if (phase != MAP_FAILED) {
+		memcpy(res->phase, phase, sizeof res->phase - 1);
+		res->phase[sizeof res->phase - 1] = '\0';
+		munmap(phase, PHASE_SIZE);
+	}
+	if (phase_fd >= 0)
+		close(phase_fd);
 	res->elapsed_s = now_s() - start;
 	if (WIFEXITED(status)) {
 		res->exited = 1;
@@ -299,7 +355,19 @@ void alloclab_child_result_free(struct alloclab_child_result *res)
 	memset(res, 0, sizeof *res);
 }
 
+static void describe(const struct alloclab_child_result *res, double timeout_s, char *out, size_t out_len);
+
 void alloclab_child_describe(const struct alloclab_child_result *res, double timeout_s, char *out, size_t out_len)
+{
+	size_t used;
+
+	describe(res, timeout_s, out, out_len);
+	used = strlen(out);
+	if (res->phase[0] && !res->interrupted && used < out_len)
+		snprintf(out + used, out_len - used, " in %s", res->phase);
+}
+
+static void describe(const struct alloclab_child_result *res, double timeout_s, char *out, size_t out_len)
 {
 	if (res->interrupted)
 		snprintf(out, out_len, "interrupted");

@@ -38,7 +38,21 @@ struct alloclab_child_result {
 	int timed_out;      /* the deadline passed and the child was killed */
 	int interrupted;    /* the parent got SIGINT/SIGTERM meanwhile; the child was killed */
 	double elapsed_s;
+	/* The last step the child marked (alloclab_phase), "" if none: where
+	 * it was when it crashed or hung. */
+	char phase[64];
 };
+
+/*
+ * Step markers: a supervised child (and a program it execs, through file
+ * descriptor ALLOCLAB_PHASE_FD) writes the step it is in to a page shared
+ * with its supervisor, so that a crash or a hang is reported with its step
+ * ("in create", "in thread_detach") and not only its signal.
+ */
+#define ALLOCLAB_PHASE_FD 4
+void alloclab_phase(const char *step);
+/* In an exec'd child: map the page passed as ALLOCLAB_PHASE_FD, if any. */
+void alloclab_phase_attach(void);
 
 /* In the child: fn(arg, fd) runs, and its return value is the exit status. */
 typedef int (*alloclab_child_fn)(void *arg, int fd);
@@ -58,7 +72,8 @@ void alloclab_child_result_free(struct alloclab_child_result *res);
 int alloclab_child_send_json(int fd, json_t *obj);
 
 /* One line describing how a child ended when it did not succeed:
- * "timed out after 10 s", "killed by signal 11 (Segmentation fault)". */
+ * "timed out after 10 s", "killed by signal 11 (Segmentation fault)",
+ * followed by " in STEP" when the child marked one. */
 void alloclab_child_describe(const struct alloclab_child_result *res, double timeout_s, char *out, size_t out_len);
 
 /* The child's printed output as one line for a record: "" when it printed

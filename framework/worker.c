@@ -116,6 +116,7 @@ static void *thread_main(void *arg)
 		pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 	}
 	if (w->alloc.ops.thread_attach) {
+		alloclab_phase("thread_attach");
 		int rc = w->alloc.ops.thread_attach(w->alloc.instance);
 		if (rc != 0) {
 			snprintf(slot->error, sizeof slot->error, "thread_attach failed: %s", strerror(-rc));
@@ -128,12 +129,14 @@ static void *thread_main(void *arg)
 		int prepared = 0;
 		slot->wt.last_value = r + 1 == w->rounds;
 		if (!w->failed) {
+			alloclab_phase("prepare");
 			if (wl->prepare(&slot->wt, slot->error, sizeof slot->error) != 0)
 				w->failed = 1;
 			prepared = 1;
 		}
 		pthread_barrier_wait(&w->barrier);
 		if (!w->failed) {
+			alloclab_phase("run");
 			slot->start_ns[r] = now_ns();
 			wl->run(&slot->wt);
 			slot->end_ns[r] = now_ns();
@@ -146,13 +149,16 @@ static void *thread_main(void *arg)
 		pthread_barrier_wait(&w->barrier);
 		if (r + 1 == w->rounds && !w->failed && w->alloc.ops.stats) {
 			if (slot->wt.index == 0) {
+				alloclab_phase("stats");
 				w->stats_live = json_object();
 				w->alloc.ops.stats(w->alloc.instance, collect_stat, w->stats_live);
 			}
 			pthread_barrier_wait(&w->barrier);
 		}
-		if (prepared)
+		if (prepared) {
+			alloclab_phase("finish");
 			wl->finish(&slot->wt);
+		}
 		if (slot->wt.report) {
 			w->reports[r * w->cell->threads + slot->wt.index] = slot->wt.report;
 			slot->wt.report = NULL;
@@ -165,8 +171,10 @@ static void *thread_main(void *arg)
 		if (w->failed)
 			break;
 	}
-	if (attached)
+	if (attached) {
+		alloclab_phase("thread_detach");
 		w->alloc.ops.thread_detach(w->alloc.instance);
+	}
 	return NULL;
 }
 
@@ -248,8 +256,10 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	memset(&w, 0, sizeof w);
 	w.cell = cell;
 	w.rounds = cell->warmups + cell->values;
+	alloclab_phase("load");
 	if (alloclab_plugin_load(cell->plugin, &plugin, err, err_len) != 0)
 		return -1;
+	alloclab_phase("create");
 	if (alloclab_allocator_create(&w.alloc, &plugin, cell->plugin_options, err, err_len) != 0)
 		return -1;
 	if (cell->cache_align)
@@ -331,12 +341,15 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	out->stats = w.stats_live;
 	if (w.alloc.ops.stats) {
 		json_t *stats = json_object();
+		alloclab_phase("stats");
 		if (w.alloc.ops.stats(w.alloc.instance, collect_stat, stats) == 0)
 			out->stats_after_finish = stats;
 		else
 			json_decref(stats);
 	}
+	alloclab_phase("destroy");
 	alloclab_allocator_destroy(&w.alloc);
+	alloclab_phase("exit");
 	out->peak_rss_kib = alloclab_peak_rss_kib();
 	worker_free(&w, shared, &plugin);
 	return 0;
@@ -431,8 +444,10 @@ json_t *alloclab_worker_probe(const char *spec, const char *options)
 	char err[ALLOCLAB_ERR_LEN];
 	const struct alloclab_plugin *d;
 
+	alloclab_phase("load");
 	if (alloclab_plugin_load(spec, &plugin, err, sizeof err) != 0)
 		return error_object(err);
+	alloclab_phase("create");
 	if (alloclab_allocator_create(&alloc, &plugin, options, err, sizeof err) != 0)
 		return error_object(err);
 	d = &plugin.desc;
@@ -441,7 +456,9 @@ json_t *alloclab_worker_probe(const char *spec, const char *options)
 				 "options_help", d->options_help ? alloclab_json_text(d->options_help) : json_null(), "path",
 				 alloclab_json_text(plugin.path), "caps", (json_int_t)alloc.caps, "min_align",
 				 (json_int_t)alloc.min_align);
+	alloclab_phase("destroy");
 	alloclab_allocator_destroy(&alloc);
+	alloclab_phase("exit");
 	return info;
 }
 
