@@ -172,6 +172,19 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 
 		alloclab_cell_label(c, label, sizeof label);
 		alloclab_cell_params_text(c, params, sizeof params);
+		{
+			/* A plugin that failed `alloclab check` is marked on
+			 * every row: its numbers may not mean what they seem. */
+			const json_t *check = r->plugins[c->plugin_index].check;
+			json_t *f;
+			size_t k, used = strlen(params);
+			json_array_foreach(check, k, f)
+				if (used < sizeof params)
+					used += (size_t)snprintf(params + used, sizeof params - used, "%s%s", k ? ", " : " [fails check: ",
+								 json_string_value(json_object_get(f, "case")));
+			if (json_array_size(check) && used < sizeof params)
+				snprintf(params + used, sizeof params - used, "]");
+		}
 		alloclab_summarize(values, n, &s);
 		free(values);
 		fprintf(out, "%-*s  %-*s %7u ", pw, label, ww, c->workload, c->threads);
@@ -200,6 +213,14 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 					r->cells[i].workload, r->cells[i].threads, r->cells[i].procs[p].plugin_output);
 				p = r->cells[i].nprocs;
 			}
+	for (unsigned i = 0; i < r->nplugins; i++) {
+		json_t *f;
+		size_t k;
+		json_array_foreach(r->plugins[i].check, k, f)
+			fprintf(out, "%s  %s fails check case %s: %s\n", k ? "" : "\nplugins that failed alloclab check (measured all the same):\n",
+				r->plugins[i].label, json_string_value(json_object_get(f, "case")),
+				json_string_value(json_object_get(f, "why")));
+	}
 	print_machine_note(r, out);
 	print_harness_share(r, out);
 	print_alignment_effect(r, out);

@@ -36,55 +36,31 @@ static const char usage[] =
 	"\n"
 	"exit status: 0 every case passed or was skipped, 1 a case failed, 2 bad input\n";
 
-struct case_arg {
-	const struct alloclab_plugin_arg *plugin;
-	const struct alloclab_check_case *c;
+struct printing {
+	int as_json;
+	int shown_stop;
 };
 
-static int case_child(void *arg, int fd)
+/* One case's line, as it finishes; the cases not run after a shared step
+ * failed are said once. */
+static void print_case(const json_t *rec, void *arg)
 {
-	const struct case_arg *ca = arg;
-	struct alloclab_loaded_plugin p;
-	struct alloclab_allocator a;
-	struct alloclab_check_result r;
-	char err[ALLOCLAB_ERR_LEN];
-	const char *step = "load";
-	json_t *out;
+	struct printing *p = arg;
+	const char *status = json_string_value(json_object_get(rec, "status"));
+	const char *why = json_string_value(json_object_get(rec, "why"));
+	const char *printed = json_string_value(json_object_get(rec, "plugin_output"));
 
-	alloclab_phase("load");
-	if (alloclab_plugin_load(ca->plugin->spec, &p, err, sizeof err) != 0 ||
-	    (alloclab_phase(step = "create"), alloclab_allocator_create(&a, &p, ca->plugin->options, err, sizeof err)) != 0) {
-		r.status = ALLOCLAB_CHECK_FAIL;
-		snprintf(r.why, sizeof r.why, "%s", err);
-		out = json_pack("{s:s,s:o,s:s}", "status", "fail", "why", alloclab_json_text(r.why), "step", step);
-		return alloclab_child_send_json(fd, out);
+	if (p->as_json)
+		return;
+	if (strcmp(status, "not run") == 0) {
+		if (!p->shown_stop++)
+			printf("  the other cases were %s\n", why);
+		return;
 	}
-	alloclab_check_run_case(ca->c, &a, &r);
-	alloclab_phase("destroy");
-	alloclab_allocator_destroy(&a);
-	alloclab_phase("exit");
-	out = json_pack("{s:s,s:o}", "status",
-			r.status == ALLOCLAB_CHECK_PASS ? "pass" : r.status == ALLOCLAB_CHECK_SKIP ? "skip" : "fail", "why",
-			alloclab_json_text(r.why));
-	return alloclab_child_send_json(fd, out);
-}
-
-/* The steps every case goes through: when one crashes or hangs there, the
- * other cases would only do the same. */
-static int shared_step(const char *step)
-{
-	return strcmp(step, "load") == 0 || strcmp(step, "create") == 0 || strcmp(step, "thread_attach") == 0 ||
-	       strcmp(step, "thread_detach") == 0 || strcmp(step, "destroy") == 0;
-}
-
-static int wanted(const char *name, char **only, int nonly)
-{
-	if (nonly == 0)
-		return 1;
-	for (int i = 0; i < nonly; i++)
-		if (strcmp(only[i], name) == 0)
-			return 1;
-	return 0;
+	printf("  %-17s %-5s %s\n", json_string_value(json_object_get(rec, "case")), status, why);
+	if (printed)
+		printf("  %-17s       (the plugin printed: %.200s)\n", "", printed);
+	fflush(stdout);
 }
 
 int alloclab_cmd_check(int argc, char **argv)
@@ -128,85 +104,31 @@ int alloclab_cmd_check(int argc, char **argv)
 	report = json_array();
 	for (int pi = optind; pi < argc; pi++) {
 		struct alloclab_plugin_arg plugin;
-		json_t *cases = json_array();
+		struct printing printing = {as_json, 0};
+		json_t *cases, *rec;
 		int pass = 0, fail = 0, skip = 0, notrun = 0;
-		char stopped[700] = "";
+		size_t k;
+		char path[4096];
 
 		alloclab_plugin_arg_parse(argv[pi], &plugin);
-		{
-			char path[4096];
-			if (alloclab_plugin_find(plugin.spec, path, sizeof path, err, sizeof err) != 0) {
-				fprintf(stderr, "alloclab: %s\n", err);
-				free(plugin.spec);
-				free(plugin.options);
-				free(plugin.as);
-				json_decref(report);
-				return 2;
-			}
+		if (alloclab_plugin_find(plugin.spec, path, sizeof path, err, sizeof err) != 0) {
+			fprintf(stderr, "alloclab: %s\n", err);
+			free(plugin.spec);
+			free(plugin.options);
+			free(plugin.as);
+			json_decref(report);
+			return 2;
 		}
 		if (!as_json)
 			printf("alloclab check %s\n", argv[pi]);
-		for (size_t i = 0; alloclab_check_cases[i].name && !alloclab_interrupted(); i++) {
-			const struct alloclab_check_case *c = &alloclab_check_cases[i];
-			struct case_arg ca = {&plugin, c};
-			struct alloclab_child_result res;
-			char why[900], step[64];
-			const char *status;
-			json_t *out = NULL, *entry;
-
-			if (!wanted(c->name, only, nonly))
-				continue;
-			if (stopped[0]) {
-				/* A shared step failed: every other case would too. */
-				if (!as_json && notrun++ == 0)
-					printf("  the other cases were %s\n", stopped);
-				json_array_append_new(cases, json_pack("{s:s,s:s,s:o}", "case", c->name, "status", "not run",
-								       "why", alloclab_json_text(stopped)));
-				continue;
-			}
-			if (alloclab_child_run(case_child, &ca, timeout, &res, err, sizeof err) != 0) {
-				fprintf(stderr, "alloclab: %s\n", err);
-				return 2;
-			}
-			snprintf(step, sizeof step, "%s", res.phase);
-			if (res.exited && res.exit_code <= 1 && !res.flooded)
-				out = json_loads(res.output, 0, NULL);
-			if (json_is_string(json_object_get(out, "status")) && json_is_string(json_object_get(out, "why"))) {
-				status = json_string_value(json_object_get(out, "status"));
-				snprintf(why, sizeof why, "%s", json_string_value(json_object_get(out, "why")));
-				if (json_is_string(json_object_get(out, "step"))) {
-					/* The plugin cannot be loaded or created: one line, once. */
-					snprintf(step, sizeof step, "%s", json_string_value(json_object_get(out, "step")));
-					snprintf(stopped, sizeof stopped, "not run: %s failed in case %s", step, c->name);
-				}
-			} else {
-				char how[256];
-				alloclab_child_describe(&res, timeout, how, sizeof how);
-				status = "fail";
-				snprintf(why, sizeof why, "plugin %s: the case's process %s", plugin.spec, how);
-				if (shared_step(step))
-					snprintf(stopped, sizeof stopped, "not run: %s %s in case %s",
-						 step, res.timed_out ? "hung" : "failed", c->name);
-			}
-			pass += strcmp(status, "pass") == 0;
-			fail += strcmp(status, "fail") == 0;
-			skip += strcmp(status, "skip") == 0;
-			entry = json_pack("{s:s,s:s,s:o}", "case", c->name, "status", status, "why", alloclab_json_text(why));
-			if (res.printed_len) {
-				/* The plugin's own chatter: kept and flagged, never mixed
-				 * into alloclab's output. */
-				char *printed = alloclab_child_printed(&res);
-				json_object_set_new(entry, "plugin_output", alloclab_json_text(printed));
-				if (!as_json)
-					printf("  %-17s %-5s %s\n  %-17s       (the plugin printed: %.200s)\n", c->name, status,
-					       why, "", printed);
-				free(printed);
-			} else if (!as_json) {
-				printf("  %-17s %-5s %s\n", c->name, status, why);
-			}
-			json_array_append_new(cases, entry);
-			json_decref(out);
-			alloclab_child_result_free(&res);
+		cases = alloclab_check_plugin(plugin.spec, plugin.options, only, nonly, timeout, print_case, &printing,
+					      &fail);
+		json_array_foreach(cases, k, rec)
+		{
+			const char *st = json_string_value(json_object_get(rec, "status"));
+			pass += strcmp(st, "pass") == 0;
+			skip += strcmp(st, "skip") == 0;
+			notrun += strcmp(st, "not run") == 0;
 		}
 		if (!as_json)
 			printf("  %d passed, %d failed, %d skipped%s\n\n", pass, fail, skip,

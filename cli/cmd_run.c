@@ -51,6 +51,8 @@ static const char usage[] =
 	"      --cache-align off|on|both  measure through a wrapper that puts every block on a\n"
 	"                                 cache line (by over-allocation); both: each plugin twice\n"
 	"      --words FILE               the text the unicode workload takes its words from\n"
+	"      --check / --no-check       put every plugin through 'alloclab check' first / none; by\n"
+	"                                 default the plugins given by path are checked (cached per build)\n"
 	"  -o, --output FILE              results JSON (default alloclab-results/run-DATE.json)\n"
 	"  -q, --quiet                    do not print the table\n"
 	"  -h, --help                     this text\n"
@@ -156,7 +158,8 @@ int alloclab_cmd_run(int argc, char **argv)
 		{"timeout", required_argument, NULL, 'T'}, {"pin", no_argument, NULL, 'P'},
 		{"output", required_argument, NULL, 'o'},  {"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},          {"cache-align", required_argument, NULL, 'A'},
-		{"words", required_argument, NULL, 'X'},   {NULL, 0, NULL, 0},
+		{"words", required_argument, NULL, 'X'},   {"check", no_argument, NULL, 'C'},
+		{"no-check", no_argument, NULL, 'N'},      {NULL, 0, NULL, 0},
 	};
 	static struct alloclab_run_config cfg;
 	char **full_argv;
@@ -191,6 +194,8 @@ int alloclab_cmd_run(int argc, char **argv)
 				rc = alloclab_usage_error("run", "--cache-align takes off, on or both, not '%s'", optarg);
 			break;
 		case 'X': words_file = optarg; break;
+		case 'C': cfg.check = ALLOCLAB_CHECK_ALL; break;
+		case 'N': cfg.check = ALLOCLAB_CHECK_NONE; break;
 		case 'h': fputs(usage, stdout); free_plugin_args(&cfg); return 0;
 		case ':': rc = alloclab_usage_error("run", "option '%s' needs a value", argv[optind - 1]); break;
 		default: rc = alloclab_usage_error("run", "unknown option '%s'", argv[optind - 1]); break;

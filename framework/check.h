@@ -9,6 +9,8 @@
 
 #include "allocator.h"
 
+#include <jansson.h>
+
 enum alloclab_check_status { ALLOCLAB_CHECK_PASS, ALLOCLAB_CHECK_FAIL, ALLOCLAB_CHECK_SKIP };
 
 struct alloclab_check_result {
@@ -32,5 +34,16 @@ extern const struct alloclab_check_case alloclab_check_cases[];
 /* Runs one case on a fresh thread attached to the plugin. */
 void alloclab_check_run_case(const struct alloclab_check_case *c, const struct alloclab_allocator *a,
 			     struct alloclab_check_result *r);
+
+/*
+ * Runs the cases of one plugin (all, or the nonly named in only), each in
+ * a child process with a deadline of timeout seconds; after a step every
+ * case shares (load, create, thread_attach, thread_detach, destroy)
+ * crashes or hangs, the rest are "not run". Returns an array of records
+ * {case, status: pass|fail|skip|not run, why, plugin_output?}, calling
+ * progress on each as it is made; *failed counts the failures.
+ */
+json_t *alloclab_check_plugin(const char *spec, const char *options, char *const *only, int nonly, double timeout,
+			      void (*progress)(const json_t *record, void *arg), void *arg, int *failed);
 
 #endif

@@ -156,6 +156,7 @@ static void plugin_clear(struct alloclab_plugin_info *p)
 	free(p->description);
 	free(p->path);
 	json_decref(p->caps);
+	json_decref(p->check);
 }
 
 void alloclab_results_free(struct alloclab_results *r)
@@ -190,6 +191,7 @@ unsigned alloclab_results_add_plugin(struct alloclab_results *r, const struct al
 	p->path = dup_or_null(info->path);
 	p->caps = info->caps ? info->caps : json_array();
 	p->min_align = info->min_align;
+	p->check = info->check;
 	return r->nplugins++;
 }
 
@@ -316,6 +318,8 @@ static json_t *plugin_to_json(const struct alloclab_plugin_info *p)
 			      alloclab_json_text(p->name), K_VERSION, alloclab_json_text(p->version), K_DESCRIPTION,
 			      alloclab_json_text(p->description), K_PATH, alloclab_json_text(p->path), K_CAPS, p->caps,
 			      K_MIN_ALIGN, (json_int_t)p->min_align);
+	if (p->check)
+		json_object_set(o, K_CHECK, p->check);
 	return o;
 }
 
@@ -814,6 +818,24 @@ static int read_plugin(const struct reader *rd, const json_t *obj, const char *w
 		if (!json_is_string(x))
 			return bad(rd, where, K_CAPS, "entry %zu is %s, not a string", i, type_name(x));
 	p->caps = caps ? json_incref(caps) : json_array();
+	json_t *check;
+	if (get_array(rd, obj, where, K_CHECK, 0, 64, &check) != 0)
+		return -1;
+	json_array_foreach(check, i, x)
+	{
+		char *s1 = NULL, *s2 = NULL;
+		char w[128];
+		snprintf(w, sizeof w, "%s.%s[%zu]", where, K_CHECK, i);
+		if (!json_is_object(x))
+			return bad(rd, w, "", "is %s, not an object", type_name(x));
+		if (get_string(rd, x, w, K_CASE, 1, &s1) != 0 || get_string(rd, x, w, K_WHY, 1, &s2) != 0) {
+			free(s1);
+			return -1;
+		}
+		free(s1);
+		free(s2);
+	}
+	p->check = check ? json_incref(check) : NULL;
 	if (p->options == NULL)
 		p->options = strdup("");
 	if (p->label == NULL) {

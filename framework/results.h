@@ -104,6 +104,9 @@ struct alloclab_plugin_info {
 	char *name, *version, *description, *path;
 	json_t *caps;             /* array of capability names */
 	uint64_t min_align;
+	/* NULL: not checked before the run; else the `alloclab check` cases it
+	 * failed, [{case, why}] (empty: it passed). */
+	json_t *check;
 };
 
 struct alloclab_results {

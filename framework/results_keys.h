@@ -25,6 +25,9 @@
 #define K_PATH "path"
 #define K_CAPS "caps"
 #define K_MIN_ALIGN "min_align"
+#define K_CHECK "check"
+#define K_CASE "case"
+#define K_WHY "why"
 
 /* cells[] */
 #define K_PLUGIN "plugin"

@@ -3,6 +3,7 @@
 #include "runner.h"
 
 #include "child.h"
+#include "preflight.h"
 #include "progress.h"
 #include "results.h"
 #include "self_exe.h"
@@ -277,6 +278,32 @@ static int label_plugins(struct alloclab_run *run)
 	return 0;
 }
 
+/* The check before the run: plugins given by path (under development, so
+ * buggy until shown otherwise) by default, all with --check. */
+static int preflight(struct alloclab_run *run)
+{
+	const struct alloclab_run_config *cfg = run->cfg;
+	struct alloclab_progress progress;
+
+	if (cfg->check == ALLOCLAB_CHECK_NONE)
+		return 0;
+	alloclab_progress_start(&progress, run->results->nplugins);
+	for (unsigned i = 0; i < run->results->nplugins && !alloclab_interrupted(); i++) {
+		struct alloclab_plugin_info *p = &run->results->plugins[i];
+		char label[4300];
+		int cached;
+		if (cfg->check == ALLOCLAB_CHECK_PATHS && strchr(cfg->plugins[i].spec, '/') == NULL)
+			continue;
+		snprintf(label, sizeof label, "alloclab check %s (once per build of it)", p->label);
+		alloclab_progress_show(&progress, label);
+		p->check = alloclab_preflight(cfg->plugins[i].spec, p->path, cfg->plugins[i].options,
+					      cfg->timeout_s < 30 ? cfg->timeout_s : 30, &cached);
+		alloclab_progress_step(&progress);
+	}
+	alloclab_progress_end(&progress);
+	return alloclab_interrupted() ? -1 : 0;
+}
+
 static void default_output(char *out, size_t len)
 {
 	time_t t = time(NULL);
@@ -359,7 +386,7 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 	else
 		default_output(run->output, sizeof run->output);
 	alloclab_catch_interrupts();
-	if (probe_plugins(run) != 0 || label_plugins(run) != 0) {
+	if (probe_plugins(run) != 0 || label_plugins(run) != 0 || preflight(run) != 0) {
 		int interrupted = alloclab_interrupted();
 		free_run(run);
 		return interrupted ? ALLOCLAB_EXIT_INTERRUPTED : ALLOCLAB_EXIT_USAGE;

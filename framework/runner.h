@@ -49,6 +49,10 @@ struct alloclab_run_config {
 	 * (alloclab_workload.default_*) take precedence. */
 	int processes_set, values_set, warmups_set;
 	double timeout_s;
+	/* `alloclab check` before measuring: ALLOCLAB_CHECK_PATHS (plugins
+	 * given by path, the default), _ALL, or _NONE. Results are cached by
+	 * the plugin file's contents (alloclab_check_cache_dir). */
+	enum { ALLOCLAB_CHECK_PATHS, ALLOCLAB_CHECK_ALL, ALLOCLAB_CHECK_NONE } check;
 	int pin;
 	/* Bit 0: measure unwrapped; bit 1: measure through the cache-line
 	 * alignment wrapper (alloclab_allocator_cache_align). Both: every plugin

@@ -263,7 +263,7 @@ Test(compare, unmeasured_cells_and_too_few_processes, .timeout = 120)
 {
 	char *dir = scratch_dir(), crash[4300];
 	snprintf(crash, sizeof crash, "%s:n=100", test_plugin("crash_nth"));
-	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-p", crash, "-p",
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", "system", "-p", crash, "-p",
 		test_plugin("single_thread"), "-w", "churn:ops=2000,slots=64", "-t", "1,2", "-n", "3", "-v", "1", "-o",
 		"r.json", NULL});
 	cr_assert_eq(r.status, 1, "%s", r.err);

@@ -180,7 +180,7 @@ static pid_t start_run(const char *dir, const char *out, const char *plugin)
 			_exit(99);
 		freopen("/dev/null", "w", stdout);
 		freopen("/dev/null", "w", stderr);
-		execl(getenv("ALLOCLAB_EXE"), "alloclab", "run", "-p", "system", "-p", plugin, "-w", "churn:ops=1000,slots=64",
+		execl(getenv("ALLOCLAB_EXE"), "alloclab", "run", "--no-check", "-p", "system", "-p", plugin, "-w", "churn:ops=1000,slots=64",
 		      "-t", "1", "-n", "1", "-v", "1", "--timeout", "60", "-o", out, (char *)NULL);
 		_exit(98);
 	}
@@ -298,7 +298,7 @@ Test(hostile, a_second_run_on_the_same_output_is_refused, .timeout = 60)
 Test(hostile, a_flooding_worker_is_an_error_not_a_runaway_runner, .timeout = 60)
 {
 	char *dir = scratch_dir();
-	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", test_plugin("flood"), "-w",
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", test_plugin("flood"), "-w",
 		"churn:ops=100", "-t", "1", "-n", "1", "-o", "r.json", NULL});
 	cr_expect_eq(r.status, 1, "%s", r.err);
 	struct alloclab_results *doc = load_results(dir, "r.json");
@@ -313,7 +313,7 @@ Test(hostile, a_plugins_daemon_is_reaped, .timeout = 60)
 	char *dir = scratch_dir(), spec[4300], pidfile[4200];
 	snprintf(pidfile, sizeof pidfile, "%s/daemon.pid", dir);
 	snprintf(spec, sizeof spec, "%s:pidfile=%s", test_plugin("daemon"), pidfile);
-	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", spec, "-w", "churn:ops=100", "-t", "1",
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", spec, "-w", "churn:ops=100", "-t", "1",
 		"-n", "1", "-o", "r.json", NULL});
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	char *text = read_file(pidfile);
@@ -338,7 +338,7 @@ Test(hostile, plugin_output_never_reaches_alloclabs_own, .timeout = 60)
 	json_decref(doc);
 	cmd_result_free(&r);
 
-	r = run_alloclab(dir, (const char *const[]){"run", "-p", test_plugin("chatty"), "-w", "churn:ops=100", "-t", "1",
+	r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", test_plugin("chatty"), "-w", "churn:ops=100", "-t", "1",
 		"-n", "1", "-o", "r.json", NULL});
 	cr_expect_eq(r.status, 0);
 	/* Not a line of its own: only inside alloclab's flagged note. */
@@ -402,5 +402,31 @@ Test(hostile, words_files_are_checked_once, .timeout = 60)
 	r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "unicode:words=16,variant=text,rounds=2",
 		"--words", "a,b words.txt", "-t", "1", "-n", "1", "-o", "r.json", NULL});
 	cr_expect_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+}
+
+/* A plugin given by path is put through `alloclab check` before it is
+ * measured; one that fails a case is measured all the same but marked, in
+ * the table and the JSON; the outcome is cached for the same file. */
+Test(hostile, run_checks_plugins_given_by_path, .timeout = 120)
+{
+	char *dir = scratch_dir(), cache[4300];
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", test_plugin("bad_neighbour"), "-w",
+		"churn:ops=1000,slots=16,max_size=64", "-t", "1", "-n", "1", "-o", "r.json", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "[fails check: guards]") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "bad-neighbour fails check case guards: operation") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+	struct alloclab_results *doc = load_results(dir, "r.json");
+	json_t *check = doc->plugins[0].check;
+	cr_assert_eq(json_array_size(check), 1);
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(check, 0), "case")), "guards");
+	alloclab_results_free(doc);
+	snprintf(cache, sizeof cache, "%s/alloclab/check", getenv("XDG_CACHE_HOME"));
+	cr_expect_geq(count_files(cache), 1, "nothing cached in %s", cache);
+	/* Named plugins are not checked unless asked; --no-check checks none. */
+	r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", test_plugin("bad_neighbour"), "-w",
+		"churn:ops=1000,slots=16,max_size=64", "-t", "1", "-n", "1", "-o", "r2.json", NULL});
+	cr_expect(strstr(r.out, "fails check") == NULL, "%s", r.out);
 	cmd_result_free(&r);
 }

@@ -27,7 +27,7 @@ Test(runner, crash_and_hang_are_recorded_and_the_run_goes_on, .timeout = 120)
 {
 	char *dir = scratch_dir(), crash[4200];
 	snprintf(crash, sizeof crash, "%s:n=3000", test_plugin("crash_nth"));
-	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", crash, "-p", test_plugin("hang"),
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", crash, "-p", test_plugin("hang"),
 		"-p", "system", "-p", test_plugin("single_thread"), "-w", "churn:ops=20000,slots=256", "-t", "1,2",
 		"-n", "2", "-v", "2", "--warmups", "1", "--timeout", "3", "-o", "r.json", NULL});
 	cr_expect_eq(r.status, 1, "exit status %d (want 1: some cells failed); stderr: %s", r.status, r.err);
@@ -77,7 +77,7 @@ Test(runner, interrupt_keeps_finished_cells, .timeout = 120)
 		freopen("/dev/null", "w", stdout);
 		/* The hang cell comes second, so the system cell finishes first
 		 * and the run is then stuck until it is interrupted. */
-		execl(getenv("ALLOCLAB_EXE"), "alloclab", "run", "-p", "system", "-p", test_plugin("hang"), "-w",
+		execl(getenv("ALLOCLAB_EXE"), "alloclab", "run", "--no-check", "-p", "system", "-p", test_plugin("hang"), "-w",
 		      "churn:ops=1000,slots=64", "-t", "1", "-n", "1", "-v", "1", "--timeout", "60", "-o", "r.json",
 		      (char *)NULL);
 		_exit(98);

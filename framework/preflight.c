@@ -1,0 +1,115 @@
+/*
+ * `alloclab run`'s pre-flight: the conformance cases of `alloclab check`
+ * for the plugins of a run, so a plugin that fails one is never measured
+ * without a word. A plugin's outcome is cached, keyed by the contents of
+ * its file, its options and this alloclab's version, so that it costs once
+ * per build of a plugin. The key is a cache key, not a signature: a file
+ * crafted to collide would skip the check, nothing more.
+ */
+#define _GNU_SOURCE 1
+#include "preflight.h"
+
+#include "check.h"
+#include "results.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* 0 with *key set, or -1 when the file cannot be read. */
+static int plugin_key(const char *path, const char *options, uint64_t *key)
+{
+	FILE *f = fopen(path, "rb");
+	char buf[65536];
+	size_t n;
+	uint64_t h = 0xcbf29ce484222325ull, ncases = 0;
+
+	if (f == NULL)
+		return -1;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		h = fnv(h, buf, n);
+	fclose(f);
+	while (alloclab_check_cases[ncases].name)
+		ncases++;
+	h = fnv(h, "\0", 1);
+	h = fnv(h, options, strlen(options));
+	h = fnv(h, "\0" ALLOCLAB_VERSION, sizeof ALLOCLAB_VERSION);
+	*key = fnv(h, &ncases, sizeof ncases);
+	return 0;
+}
+
+int alloclab_check_cache_dir(char *out, size_t len)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (xdg && xdg[0] == '/')
+		snprintf(out, len, "%s/alloclab/check", xdg);
+	else if (home && home[0] == '/')
+		snprintf(out, len, "%s/.cache/alloclab/check", home);
+	else
+		return -1;
+	return 0;
+}
+
+static void mkdirs(const char *dir)
+{
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", dir);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(buf, 0755);
+			*p = '/';
+		}
+	mkdir(buf, 0755);
+}
+
+json_t *alloclab_preflight(const char *spec, const char *path, const char *options, double timeout, int *cached)
+{
+	char dir[4096], file[4300], tmp[4400];
+	uint64_t key;
+	json_t *failed, *cases, *rec;
+	size_t i;
+	int nfailed;
+
+	*cached = 0;
+	if (plugin_key(path, options, &key) == 0 && alloclab_check_cache_dir(dir, sizeof dir) == 0) {
+		snprintf(file, sizeof file, "%s/%016llx.json", dir, (unsigned long long)key);
+		failed = json_load_file(file, 0, NULL);
+		if (json_is_array(failed)) {
+			*cached = 1;
+			return failed;
+		}
+		json_decref(failed);
+	} else {
+		file[0] = '\0';
+	}
+	cases = alloclab_check_plugin(spec, options, NULL, 0, timeout, NULL, NULL, &nfailed);
+	failed = json_array();
+	json_array_foreach(cases, i, rec)
+		if (strcmp(json_string_value(json_object_get(rec, "status")), "fail") == 0)
+			json_array_append_new(failed, json_pack("{s:O,s:O}", "case", json_object_get(rec, "case"), "why",
+								json_object_get(rec, "why")));
+	json_decref(cases);
+	if (file[0] && !alloclab_interrupted()) {
+		/* Written whole, then renamed: a reader never sees half of it. */
+		mkdirs(dir);
+		snprintf(tmp, sizeof tmp, "%s.tmp-%ld", file, (long)getpid());
+		if (json_dump_file(failed, tmp, JSON_COMPACT) == 0 && rename(tmp, file) != 0)
+			unlink(tmp);
+	}
+	return failed;
+}
