@@ -430,3 +430,19 @@ Test(hostile, run_checks_plugins_given_by_path, .timeout = 120)
 	cr_expect(strstr(r.out, "fails check") == NULL, "%s", r.out);
 	cmd_result_free(&r);
 }
+
+Test(hostile, descriptor_text_must_be_utf8, .timeout = 60)
+{
+	struct cmd_result r = run_alloclab(NULL, (const char *const[]){"run", "-p", test_plugin("bad_utf8"), "-w",
+		"churn:ops=100", NULL});
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "bad_utf8.so: descriptor's description string is not UTF-8") != NULL, "%s", r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(NULL, (const char *const[]){"check", test_plugin("bad_utf8"), "--json", NULL});
+	cr_expect_eq(r.status, 1);
+	json_t *doc = json_loads(r.out, 0, NULL);
+	cr_expect_not_null(doc, "check --json is not JSON: %s", r.out);
+	json_decref(doc);
+	cmd_result_free(&r);
+}
