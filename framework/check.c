@@ -9,6 +9,7 @@
 
 #include "child.h"
 #include "rng.h"
+#include "worker.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -299,17 +300,7 @@ static void check_guards(const struct alloclab_allocator *a, struct alloclab_che
 
 static long rss_kib(void)
 {
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kib = -1;
-
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
+	return alloclab_status_kib("VmRSS");
 }
 
 /*

@@ -355,19 +355,25 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	return 0;
 }
 
-long alloclab_peak_rss_kib(void)
+long alloclab_status_kib(const char *field)
 {
 	FILE *f = fopen("/proc/self/status", "r");
 	char line[256];
+	size_t n = strlen(field);
 	long kib = -1;
 
 	if (f == NULL)
 		return -1;
 	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+		if (strncmp(line, field, n) == 0 && line[n] == ':' && sscanf(line + n + 1, " %ld kB", &kib) == 1)
 			break;
 	fclose(f);
 	return kib;
+}
+
+long alloclab_peak_rss_kib(void)
+{
+	return alloclab_status_kib("VmHWM");
 }
 
 json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)

@@ -57,6 +57,9 @@ int alloclab_worker_send(const struct alloclab_cell_spec *cell, int fd);
 /* Peak resident set of this process image (VmHWM), in KiB; -1 if unknown. */
 long alloclab_peak_rss_kib(void);
 
+/* A "Name:  N kB" field of /proc/self/status (VmRSS, VmHWM...); -1. */
+long alloclab_status_kib(const char *field);
+
 /* What a probe learns of a plugin: loads it, creates an instance, destroys
  * it. Strings are malloc'd (alloclab_probe_clear frees them). */
 struct alloclab_probe {
