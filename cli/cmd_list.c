@@ -25,7 +25,7 @@ struct listing {
 
 static int probe_child(void *arg, int fd)
 {
-	return alloclab_child_send_json(fd, alloclab_worker_probe(arg, ""));
+	return alloclab_child_send_json(fd, alloclab_worker_probe(arg, "", 0));
 }
 
 static void print_plugin(const char *name, const char *path)

@@ -80,6 +80,7 @@ int alloclab_cmd_stats(int argc, char **argv)
 	alloclab_plugin_arg_parse(argv[optind], &plugin);
 	spec.plugin = plugin.spec;
 	spec.plugin_options = plugin.options;
+	spec.gil = plugin.gil;
 	spec.threads = threads;
 	spec.values = 1;
 	alloclab_catch_interrupts();

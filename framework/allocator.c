@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <string.h>
 
 static const struct alloclab_allocator *current;
@@ -162,4 +163,109 @@ void alloclab_allocator_cache_align(struct alloclab_allocator *a, size_t line)
 	a->caps |= ALLOCLAB_CAP_REALLOC | ALLOCLAB_CAP_USABLE_SIZE;
 	a->caps &= ~(uint64_t)ALLOCLAB_CAP_ALIGNED_ALLOC;
 	a->min_align = line;
+}
+
+/* ---- the global lock wrapper ---- */
+
+static struct alloclab_plugin unlocked; /* the plugin's own ops */
+static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *locked_malloc(void *instance, size_t n)
+{
+	pthread_mutex_lock(&global_lock);
+	void *p = unlocked.malloc(instance, n);
+	pthread_mutex_unlock(&global_lock);
+	return p;
+}
+
+static void locked_free(void *instance, void *p)
+{
+	pthread_mutex_lock(&global_lock);
+	unlocked.free(instance, p);
+	pthread_mutex_unlock(&global_lock);
+}
+
+static void locked_free_sized(void *instance, void *p, size_t n)
+{
+	pthread_mutex_lock(&global_lock);
+	unlocked.free_sized(instance, p, n);
+	pthread_mutex_unlock(&global_lock);
+}
+
+static void *locked_calloc(void *instance, size_t nmemb, size_t size)
+{
+	pthread_mutex_lock(&global_lock);
+	void *p = unlocked.calloc(instance, nmemb, size);
+	pthread_mutex_unlock(&global_lock);
+	return p;
+}
+
+static void *locked_realloc(void *instance, void *p, size_t n)
+{
+	pthread_mutex_lock(&global_lock);
+	void *q = unlocked.realloc(instance, p, n);
+	pthread_mutex_unlock(&global_lock);
+	return q;
+}
+
+static void *locked_aligned_alloc(void *instance, size_t alignment, size_t n)
+{
+	pthread_mutex_lock(&global_lock);
+	void *p = unlocked.aligned_alloc(instance, alignment, n);
+	pthread_mutex_unlock(&global_lock);
+	return p;
+}
+
+static size_t locked_usable_size(void *instance, void *p)
+{
+	pthread_mutex_lock(&global_lock);
+	size_t n = unlocked.usable_size(instance, p);
+	pthread_mutex_unlock(&global_lock);
+	return n;
+}
+
+static int locked_stats(void *instance, alloclab_stat_fn emit, void *arg)
+{
+	pthread_mutex_lock(&global_lock);
+	int rc = unlocked.stats(instance, emit, arg);
+	pthread_mutex_unlock(&global_lock);
+	return rc;
+}
+
+static int locked_attach(void *instance)
+{
+	pthread_mutex_lock(&global_lock);
+	int rc = unlocked.thread_attach(instance);
+	pthread_mutex_unlock(&global_lock);
+	return rc;
+}
+
+static void locked_detach(void *instance)
+{
+	pthread_mutex_lock(&global_lock);
+	unlocked.thread_detach(instance);
+	pthread_mutex_unlock(&global_lock);
+}
+
+void alloclab_allocator_global_lock(struct alloclab_allocator *a)
+{
+	unlocked = a->ops;
+	a->ops.malloc = locked_malloc;
+	a->ops.free = locked_free;
+	a->ops.free_sized = locked_free_sized;
+	a->ops.calloc = locked_calloc;
+	if (unlocked.realloc)
+		a->ops.realloc = locked_realloc;
+	if (unlocked.aligned_alloc)
+		a->ops.aligned_alloc = locked_aligned_alloc;
+	if (unlocked.usable_size)
+		a->ops.usable_size = locked_usable_size;
+	if (unlocked.stats)
+		a->ops.stats = locked_stats;
+	if (unlocked.thread_attach) {
+		a->ops.thread_attach = locked_attach;
+		a->ops.thread_detach = locked_detach;
+	}
+	if (!(a->caps & ALLOCLAB_CAP_THREAD_SAFE))
+		a->caps |= ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE;
 }

@@ -34,12 +34,17 @@ void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out
 
 	out->spec = colon ? strndup(text, (size_t)(colon - text)) : strdup(text);
 	out->as = NULL;
+	out->gil = 0;
 	out->options = calloc(1, len + 1);
 	/* Copies every option but as=, which names the plugin in this run. */
 	while (alloclab_option_next(&cursor, &opt) > 0) {
 		if (alloclab_option_is(&opt, "as")) {
 			free(out->as);
 			out->as = strndup(opt.value, opt.value_len);
+			continue;
+		}
+		if (alloclab_option_is(&opt, "gil") && (alloclab_option_value_is(&opt, "1") || alloclab_option_value_is(&opt, "0"))) {
+			out->gil = alloclab_option_value_is(&opt, "1");
 			continue;
 		}
 		used += (size_t)snprintf(out->options + used, len + 1 - used, "%s%.*s=%.*s", used ? "," : "",
@@ -56,7 +61,7 @@ struct probe_arg {
 static int probe_child(void *arg, int fd)
 {
 	const struct probe_arg *p = arg;
-	return alloclab_child_send_json(fd, alloclab_worker_probe(p->plugin->spec, p->plugin->options));
+	return alloclab_child_send_json(fd, alloclab_worker_probe(p->plugin->spec, p->plugin->options, p->plugin->gil));
 }
 
 /*
@@ -257,18 +262,21 @@ static int label_plugins(struct alloclab_run *run)
 			p->label = strdup(cfg->plugins[i].as);
 			continue;
 		}
-		snprintf(label, sizeof label, "%s%s%s", p->name, p->options[0] ? ":" : "", p->options);
+		snprintf(label, sizeof label, "%s%s%s%s", p->name, p->options[0] || cfg->plugins[i].gil ? ":" : "", p->options,
+			 cfg->plugins[i].gil ? (p->options[0] ? ",gil=1" : "gil=1") : "");
 		int clash = 0;
 		for (unsigned k = 0; k < r->nplugins; k++) {
 			char other[4200];
 			if (k == i)
 				continue;
-			snprintf(other, sizeof other, "%s%s%s", r->plugins[k].name, r->plugins[k].options[0] ? ":" : "",
-				 r->plugins[k].options);
+			snprintf(other, sizeof other, "%s%s%s%s", r->plugins[k].name,
+				 r->plugins[k].options[0] || cfg->plugins[k].gil ? ":" : "", r->plugins[k].options,
+				 cfg->plugins[k].gil ? (r->plugins[k].options[0] ? ",gil=1" : "gil=1") : "");
 			clash |= strcmp(other, label) == 0 && strcmp(r->plugins[k].path, p->path) != 0;
 		}
 		if (clash)
-			snprintf(label, sizeof label, "%s%s%s", p->path, p->options[0] ? ":" : "", p->options);
+			snprintf(label, sizeof label, "%s%s%s%s", p->path, p->options[0] || cfg->plugins[i].gil ? ":" : "",
+				 p->options, cfg->plugins[i].gil ? (p->options[0] ? ",gil=1" : "gil=1") : "");
 		for (unsigned n = 2; label_taken(r, i, label); n++) {
 			size_t used = strcspn(label, "#");
 			snprintf(label + used, sizeof label - used, "#%u", n);
@@ -334,6 +342,7 @@ static void lay_out_cells(struct alloclab_run *run)
 
 					c->spec.plugin = cfg->plugins[p].spec;
 					c->spec.plugin_options = cfg->plugins[p].options;
+					c->spec.gil = cfg->plugins[p].gil;
 					c->spec.cache_align = al;
 					c->spec.workload = wl;
 					c->spec.params = cfg->workloads[w].params;

@@ -35,6 +35,7 @@ struct alloclab_plugin_arg {
 	char *spec;     /* name or path */
 	char *options;  /* "" when none; what the plugin gets */
 	char *as;       /* the label asked for with as=NAME, or NULL */
+	int gil;        /* gil=1: the framework's global lock around every call */
 };
 
 struct alloclab_run_config {
@@ -72,7 +73,10 @@ struct alloclab_run_config {
 
 /* Splits "name[:options]" or "path.so[:options]" (a path's options start
  * after ".so:", so options may hold paths) and takes the framework's own
- * option as=LABEL out of the options. Strings are malloc'd. */
+ * options out of them: as=LABEL (its name in tables) and gil=1 (a global
+ * lock the framework puts around every call, so a plugin that is not
+ * thread-safe runs in threads, as CPython's allocator does under its GIL).
+ * Strings are malloc'd. */
 void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out);
 
 /*

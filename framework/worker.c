@@ -262,6 +262,8 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	alloclab_phase("create");
 	if (alloclab_allocator_create(&w.alloc, &plugin, cell->plugin_options, err, err_len) != 0)
 		return -1;
+	if (cell->gil)
+		alloclab_allocator_global_lock(&w.alloc);
 	if (cell->cache_align)
 		alloclab_allocator_cache_align(&w.alloc, alloclab_cache_line_size());
 
@@ -383,10 +385,10 @@ json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
 		json_array_append_new(v, json_integer((json_int_t)cell->params.v[i]));
 		json_array_append_new(text, cell->params.text[i] ? alloclab_json_text(cell->params.text[i]) : json_null());
 	}
-	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b}", "plugin", cell->plugin, "plugin_options",
+	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b}", "plugin", cell->plugin, "plugin_options",
 			 cell->plugin_options, "workload", cell->workload->name, "v", v, "text", text, "threads",
 			 cell->threads, "warmups", cell->warmups, "values", cell->values, "pin", cell->pin,
-			 "cache_align", cell->cache_align);
+			 "cache_align", cell->cache_align, "gil", cell->gil);
 }
 
 int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_workload *(*find)(const char *name),
@@ -394,12 +396,13 @@ int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_worklo
 {
 	const char *workload = NULL;
 	json_t *v = NULL, *text = NULL;
-	int threads = 0, warmups = 0, values = 0, pin = 0, cache_align = 0;
+	int threads = 0, warmups = 0, values = 0, pin = 0, cache_align = 0, gil = 0;
 
 	memset(cell, 0, sizeof *cell);
-	if (json_unpack((json_t *)obj, "{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b}", "plugin", &cell->plugin,
+	if (json_unpack((json_t *)obj, "{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b}", "plugin", &cell->plugin,
 			"plugin_options", &cell->plugin_options, "workload", &workload, "v", &v, "text", &text, "threads",
-			&threads, "warmups", &warmups, "values", &values, "pin", &pin, "cache_align", &cache_align) != 0 ||
+			&threads, "warmups", &warmups, "values", &values, "pin", &pin, "cache_align", &cache_align, "gil",
+			&gil) != 0 ||
 	    (cell->workload = find(workload)) == NULL || threads < 1 || threads > ALLOCLAB_MAX_THREADS ||
 	    warmups < 0 || warmups > 100000 || values < 1 || values > 100000 || !json_is_array(v) ||
 	    !json_is_array(text) || json_array_size(v) != cell->workload->nparams ||
@@ -423,6 +426,7 @@ int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_worklo
 	cell->values = (unsigned)values;
 	cell->pin = pin;
 	cell->cache_align = cache_align;
+	cell->gil = gil;
 	return 0;
 }
 
@@ -443,7 +447,7 @@ static json_t *error_object(const char *text)
 	return json_pack("{s:o}", "error", alloclab_json_text(text));
 }
 
-json_t *alloclab_worker_probe(const char *spec, const char *options)
+json_t *alloclab_worker_probe(const char *spec, const char *options, int gil)
 {
 	struct alloclab_loaded_plugin plugin;
 	struct alloclab_allocator alloc;
@@ -456,6 +460,8 @@ json_t *alloclab_worker_probe(const char *spec, const char *options)
 	alloclab_phase("create");
 	if (alloclab_allocator_create(&alloc, &plugin, options, err, sizeof err) != 0)
 		return error_object(err);
+	if (gil)
+		alloclab_allocator_global_lock(&alloc);
 	d = &plugin.desc;
 	json_t *info = json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "name", alloclab_json_text(d->name), "version",
 				 alloclab_json_text(d->version), "description", alloclab_json_text(d->description),

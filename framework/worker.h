@@ -28,6 +28,7 @@ struct alloclab_cell_spec {
 	unsigned values;             /* >= 1 */
 	int pin;                     /* pin thread i to the i-th allowed CPU */
 	int cache_align;             /* wrap the plugin: every block on a cache line */
+	int gil;                     /* wrap the plugin: one global lock around every call */
 };
 
 /*
@@ -68,7 +69,7 @@ struct alloclab_probe {
 	uint64_t min_align;
 };
 /* As JSON for the pipe (caps as a number) and back, checked. */
-json_t *alloclab_worker_probe(const char *plugin, const char *options);
+json_t *alloclab_worker_probe(const char *plugin, const char *options, int gil);
 int alloclab_probe_from_json(const json_t *obj, struct alloclab_probe *out, char *err, size_t err_len);
 void alloclab_probe_clear(struct alloclab_probe *p);
 

@@ -271,9 +271,9 @@ static int in_some_arena(const struct obm_state *st, uintptr_t p)
 
 static char static_byte;
 
-Test(obmalloc, ownership_never_misclassifies)
+static void ownership_never_misclassifies(const char *options)
 {
-	struct fixture *f = fixture_new("preset=py310");
+	struct fixture *f = fixture_new(options);
 	void *mine[2000];
 	char stack_byte;
 
@@ -316,6 +316,55 @@ Test(obmalloc, ownership_never_misclassifies)
 	(void)page_readable;
 	fixture_free(f);
 }
+
+Test(obmalloc, ownership_never_misclassifies) { ownership_never_misclassifies("preset=py310"); }
+Test(obmalloc, ownership_never_misclassifies_misaligned)
+{
+	ownership_never_misclassifies("preset=py310,test_misalign=1");
+}
+
+#ifndef OBM_BIGPOOL
+Test(obmalloc, ownership_branchless_option_never_misclassifies)
+{
+	ownership_never_misclassifies("preset=py310,check=branchless,test_misalign=1");
+}
+
+/* The proposed branch-free test and CPython's form agree on every address
+ * around every (misaligned, so straddling) arena, page by page. */
+Test(obmalloc, both_ownership_forms_agree)
+{
+	struct fixture *f = fixture_new("preset=py310,test_misalign=1");
+	void *mine[3000];
+
+	for (int i = 0; i < 3000; i++)
+		mine[i] = obm_malloc(&f->st, (size_t)(i % 512) + 1);
+	for (uint32_t i = 0; i < f->st.maxarenas; i++) {
+		uintptr_t base = f->st.arenas[i].address;
+		if (base == 0)
+			continue;
+		for (uintptr_t a = base - f->cfg.arena_size; a < base + 2 * f->cfg.arena_size; a += 4093) {
+			f->st.radix_branchless = 0;
+			int cpython = obm_address_in_range(&f->st, (void *)a);
+			f->st.radix_branchless = 1;
+			int branchless = obm_address_in_range(&f->st, (void *)a);
+			cr_assert_eq(cpython, branchless, "forms disagree at %#lx", (unsigned long)a);
+			cr_assert_eq(cpython, in_some_arena(&f->st, a), "wrong at %#lx", (unsigned long)a);
+		}
+	}
+	f->st.radix_branchless = 0;
+	for (int i = 0; i < 3000; i++)
+		obm_free(&f->st, mine[i]);
+	fixture_free(f);
+}
+#else
+Test(obmalloc, branchless_is_refused_for_big_pools)
+{
+	struct obm_config cfg;
+	char err[256];
+	cr_expect_neq(obm_config_parse("check=branchless", &cfg, err, sizeof err), 0);
+	cr_expect(strstr(err, "variant of the radix tree's test") != NULL, "%s", err);
+}
+#endif
 
 /* --- arenas --- */
 

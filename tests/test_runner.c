@@ -123,3 +123,21 @@ Test(runner, results_carry_reproduction_metadata, .timeout = 60)
 	cmd_result_free(&r);
 	free(dir);
 }
+
+/* gil=1: the framework's lock lets a plugin that is not thread-safe run in
+ * threads (CPython's allocator under its GIL); its label says so. */
+Test(runner, the_frameworks_gil_makes_any_plugin_threadable, .timeout = 60)
+{
+	char *dir = scratch_dir(), spec[4300];
+	snprintf(spec, sizeof spec, "%s:gil=1", test_plugin("single_thread"));
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", spec, "-p", "cpython:gil=1",
+		"-w", "churn:ops=20000,slots=64", "-t", "2", "-n", "1", "-v", "1", "-o", "r.json", NULL});
+	cr_expect_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *doc = load_results(dir, "r.json");
+	const struct alloclab_cell *c = cell_of(doc, "single-thread:gil=1", 2), *cp = cell_of(doc, "cpython:gil=1", 2);
+	cr_assert(c && cp);
+	cr_expect_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message ? c->message : "");
+	cr_expect_eq(cp->status, ALLOCLAB_CELL_OK, "%s", cp->message ? cp->message : "");
+	alloclab_results_free(doc);
+}

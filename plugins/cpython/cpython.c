@@ -5,17 +5,18 @@
  * PyObject_Calloc, PyObject_Realloc and PyObject_Free, which work without
  * initialising the interpreter (docs/obmalloc.md).
  *
- * obmalloc keeps its state in libpython's globals and is not thread-safe:
- * mode=none (the default) declares no thread-safety, so the host runs it
- * with one thread; mode=gil puts one process-wide lock around every call,
- * as obmalloc-*:mode=gil does.
+ * obmalloc keeps its state in libpython's globals and is not thread-safe,
+ * so the plugin declares no thread-safety and the host runs it with one
+ * thread. It is the reference: each op is the call to CPython's function and
+ * nothing more (a tail call), so it costs nothing CPython does not. For
+ * threads the framework puts its own global lock around any plugin
+ * (`-p cpython:gil=1`), as CPython's GIL does.
  */
 #define _GNU_SOURCE 1
 #include <alloclab/plugin.h>
 #include <alloclab/plugin_options.h>
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,24 +30,23 @@ void PyObject_Free(void *ptr);
 int _PyObject_DebugMallocStats(FILE *out);
 extern const char *Py_GetVersion(void);
 
-static pthread_mutex_t gil = PTHREAD_MUTEX_INITIALIZER;
-static int use_gil;
-
 static int cpython_create(const char *options, void **instance, char *err, size_t err_len)
 {
 	const char *cursor = options;
 	struct alloclab_option opt;
 	int rc;
 
-	use_gil = 0;
 	while ((rc = alloclab_option_next(&cursor, &opt)) > 0) {
 		if (!alloclab_option_is(&opt, "mode"))
 			return alloclab_option_unknown(&opt, err, err_len);
-		if (alloclab_option_value_is(&opt, "gil"))
-			use_gil = 1;
-		else if (!alloclab_option_value_is(&opt, "none"))
-			return alloclab_option_bad_value(&opt, "none or gil (CPython's obmalloc has one global state)",
-							 err, err_len);
+		if (alloclab_option_value_is(&opt, "gil")) {
+			snprintf(err, err_len, "mode=gil is now the framework's: -p cpython:gil=1 puts one lock around every "
+					       "call (the plugin itself adds nothing to CPython's own cost)");
+			return -EINVAL;
+		}
+		if (!alloclab_option_value_is(&opt, "none"))
+			return alloclab_option_bad_value(&opt, "none (CPython's obmalloc has one global state; for "
+							 "threads use the framework's gil=1)", err, err_len);
 	}
 	if (rc < 0)
 		return alloclab_option_malformed(cursor, err, err_len);
@@ -56,43 +56,28 @@ static int cpython_create(const char *options, void **instance, char *err, size_
 
 static void cpython_destroy(void *instance) { (void)instance; }
 
-#define LOCKED(expr)                                   \
-	do {                                           \
-		if (use_gil)                           \
-			pthread_mutex_lock(&gil);      \
-		expr;                                  \
-		if (use_gil)                           \
-			pthread_mutex_unlock(&gil);    \
-	} while (0)
-
 static void *cpython_malloc(void *instance, size_t size)
 {
-	void *p;
 	(void)instance;
-	LOCKED(p = PyObject_Malloc(size));
-	return p;
+	return PyObject_Malloc(size);
 }
 
 static void cpython_free(void *instance, void *block)
 {
 	(void)instance;
-	LOCKED(PyObject_Free(block));
+	PyObject_Free(block);
 }
 
 static void *cpython_calloc(void *instance, size_t nmemb, size_t size)
 {
-	void *p;
 	(void)instance;
-	LOCKED(p = PyObject_Calloc(nmemb, size));
-	return p;
+	return PyObject_Calloc(nmemb, size);
 }
 
 static void *cpython_realloc(void *instance, void *block, size_t size)
 {
-	void *p;
 	(void)instance;
-	LOCKED(p = PyObject_Realloc(block, size));
-	return p;
+	return PyObject_Realloc(block, size);
 }
 
 /* Turns "1,234,567" into 1234567. */
@@ -140,7 +125,7 @@ static int cpython_stats(void *instance, alloclab_stat_fn emit, void *arg)
 
 	if (f == NULL)
 		return -ENOMEM;
-	LOCKED(_PyObject_DebugMallocStats(f));
+	_PyObject_DebugMallocStats(f);
 	fclose(f);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *eq = strchr(line, '=');
@@ -190,12 +175,6 @@ static int cpython_stats(void *instance, alloclab_stat_fn emit, void *arg)
 	return 0;
 }
 
-static uint64_t cpython_instance_caps(void *instance)
-{
-	(void)instance;
-	return use_gil ? ~(uint64_t)0 : ~(uint64_t)(ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE);
-}
-
 static char cpython_version[96];
 
 static const struct alloclab_plugin cpython_plugin = {
@@ -204,9 +183,8 @@ static const struct alloclab_plugin cpython_plugin = {
 	.name = "cpython",
 	.version = cpython_version,
 	.description = "CPython's own obmalloc (PyObject_Malloc from libpython), the reference",
-	.options_help = "mode=none|gil: no locking, one thread (default), or one global lock around every call",
-	.caps = ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE | ALLOCLAB_CAP_CALLOC |
-		ALLOCLAB_CAP_REALLOC | ALLOCLAB_CAP_STATS,
+	.options_help = "mode=none: the only mode, no locking, one thread (for threads: gil=1, the framework's lock)",
+	.caps = ALLOCLAB_CAP_CALLOC | ALLOCLAB_CAP_REALLOC | ALLOCLAB_CAP_STATS,
 	.min_align = 16,
 	.create = cpython_create,
 	.destroy = cpython_destroy,
@@ -215,7 +193,6 @@ static const struct alloclab_plugin cpython_plugin = {
 	.calloc = cpython_calloc,
 	.realloc = cpython_realloc,
 	.stats = cpython_stats,
-	.instance_caps = cpython_instance_caps,
 };
 
 ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(uint32_t host_abi_version);

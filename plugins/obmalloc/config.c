@@ -31,7 +31,9 @@ const char obm_options_help[] =
 	"preset=classic|py310|table-16m-4k|table-64m-16k: arena/pool sizes (default py310; docs/obmalloc.md)\n"
 	"arena=SIZE: arena size, a power of two, 64K..1G (overrides the preset)\n"
 	"pool=SIZE: pool size, a power of two, 4K..arena (overrides the preset)\n"
-	"mode=none|gil|per-thread: no locking (1 thread), one global lock, or a state per thread (default gil)";
+	"mode=none|gil|per-thread: no locking (1 thread), one global lock, or a state per thread (default gil)\n"
+	"check=cpython|branchless: the radix ownership test as CPython writes it (default), or with sign bits "
+	"(a proposed change; radix only)";
 
 static int shift_of(uint64_t v)
 {
@@ -82,6 +84,13 @@ int obm_config_parse(const char *options, struct obm_config *cfg, char *err, siz
 				cfg->mode = OBM_MODE_PER_THREAD;
 			else
 				return alloclab_option_bad_value(&opt, "none, gil or per-thread", err, err_len);
+		} else if (alloclab_option_is(&opt, "check")) {
+			if (alloclab_option_value_is(&opt, "cpython"))
+				cfg->branchless_check = 0;
+			else if (alloclab_option_value_is(&opt, "branchless"))
+				cfg->branchless_check = 1;
+			else
+				return alloclab_option_bad_value(&opt, "cpython or branchless", err, err_len);
 		} else if (alloclab_option_is(&opt, "test_misalign")) {
 			/* Undocumented: the tests' way to get arenas that are not
 			 * pool-aligned, whatever mmap happens to return. */
@@ -131,6 +140,12 @@ int obm_config_parse(const char *options, struct obm_config *cfg, char *err, siz
 		snprintf(err, err_len, "pool size %llu is above the 16M maximum", 1ull << cfg->pool_shift);
 		return -EINVAL;
 	}
+#ifdef OBM_BIGPOOL
+	if (cfg->branchless_check) {
+		snprintf(err, err_len, "check=branchless is a variant of the radix tree's test; big pools read a page index");
+		return -EINVAL;
+	}
+#endif
 #ifdef OBM_FIXED_ARENA_SHIFT
 	if (cfg->arena_shift != OBM_FIXED_ARENA_SHIFT || cfg->pool_shift != OBM_FIXED_POOL_SHIFT) {
 		snprintf(err, err_len, "this build has sizes fixed at arena 2^%d, pool 2^%d (preset py310)",

@@ -97,6 +97,11 @@ struct obm_config {
 	enum obm_mode mode;
 	int misalign_arenas;            /* test only: 1 maps every arena off pool alignment, 2 every other */
 	const char *preset;             /* name, or "custom" */
+	/* check=branchless (radix only): a proposed change, off by default.
+	 * CPython writes the radix ownership test with || and &&; computed
+	 * with sign bits instead, no branch depends on which half of a
+	 * straddling arena a pointer is in (README, "obmalloc"). */
+	int branchless_check;
 };
 
 /*
@@ -166,6 +171,7 @@ struct obm_state {
 	 * so a lookup costs three dependent loads, as with CPython's static
 	 * root, not four (measured: a separately allocated root cost ~20%). */
 	unsigned radix_arena_shift, radix_leaf_shift;
+	int radix_branchless;        /* cfg->branchless_check, beside what the check reads */
 	uintptr_t radix_leaf_mask, radix_tail_mask;
 	uint64_t radix_nmid, radix_nleaf;
 	struct obm_radix_mid *radix_root[1u << 15];
