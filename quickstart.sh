@@ -21,7 +21,7 @@ esac
 # Everything alloclab builds with, from Debian (docs/platform.md).
 packages=(
 	build-essential git meson ninja-build pkg-config
-	libjansson-dev libjemalloc-dev libmimalloc-dev libcriterion-dev python3-dev gnuplot-nox
+	libjansson-dev libjemalloc-dev libmimalloc-dev libcriterion-dev python3-dev gnuplot-nox valgrind
 )
 # The second compiler the tests build with, and its fuzzing runtime.
 if [ "$mode" = test ]; then

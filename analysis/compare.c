@@ -123,6 +123,7 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 	 * the plugin is the column. */
 	int with_plugin = cols[0].plugin == NULL;
 	json_t *rows = json_array(), *columns = json_array();
+	const char *metric = ALLOCLAB_METRIC_TIME;
 	double *log_sum = calloc(ncols, sizeof *log_sum);
 	size_t *nrows_ratio = calloc(ncols, sizeof *nrows_ratio);
 	const struct alloclab_cell **row_cells = calloc(cols[0].results->ncells + 1, sizeof *row_cells);
@@ -170,7 +171,7 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 			alloclab_summarize(v, nv, &s);
 			entry = json_pack("{s:f,s:f,s:f,s:I,s:I,s:o}", "mean", s.mean, "median", s.median, "stdev", s.stdev,
 					  "values", (json_int_t)nv, "processes", (json_int_t)np, "warnings",
-					  cell_warnings(v, nv));
+					  alloclab_metric_deterministic(other->metric) ? json_array() : cell_warnings(v, nv));
 			if (c > 0 && base_v) {
 				struct alloclab_summary sb;
 				struct alloclab_test_result t;
@@ -178,7 +179,15 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 				double min_p;
 				alloclab_summarize(base_v, base_nv, &sb);
 				double ratio = s.mean / sb.mean;
-				if (o->test == ALLOCLAB_TEST_PYPERF) {
+				if (alloclab_metric_deterministic(cell->metric) || alloclab_metric_deterministic(other->metric)) {
+					/* Counts, not times: the same every time, so a test
+					 * would be meaningless; the ratio is the answer. */
+					t.p = 0;
+					t.statistic = 0;
+					t.df = 0;
+					unit = "nothing (a deterministic count: compared by its ratio)";
+					min_p = 0;
+				} else if (o->test == ALLOCLAB_TEST_PYPERF) {
 					alloclab_t_test(base_v, base_nv, v, nv, &t);
 					unit = "values";
 					min_p = base_nv >= 2 && nv >= 2 ? 0 : 1;
@@ -194,7 +203,7 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 				int reachable = min_p < ALPHA;
 				int significant = reachable && t.p < ALPHA && fabs(ratio - 1) * 100 >= o->min_speed;
 				json_object_set_new(entry, "ratio", json_real(ratio));
-				json_object_set_new(entry, "p", json_real(t.p));
+				json_object_set_new(entry, "p", alloclab_metric_deterministic(cell->metric) ? json_null() : json_real(t.p));
 				json_object_set_new(entry, "statistic", json_real(t.statistic));
 				json_object_set_new(entry, "tested", json_string(unit));
 				json_object_set_new(entry, "significant", json_boolean(significant));
@@ -226,6 +235,7 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 			continue;
 		}
 		row_cells[nrow_cells++] = cell;
+		metric = cell->metric;
 		json_array_append_new(rows, json_pack("{s:s,s:s,s:O,s:i,s:o}", "plugin", cell->plugin, "workload",
 						      cell->workload, "params", cell->params, "threads", (int)cell->threads,
 						      "columns", entries));
@@ -260,8 +270,9 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 	free(log_sum);
 	free(nrows_ratio);
 	free(row_cells);
-	return json_pack("{s:o,s:s,s:f,s:f,s:o,s:o}", "columns", columns, "test",
-			 o->test == ALLOCLAB_TEST_PYPERF ? "pyperf (Student's t-test, pooled, on every value)"
+	return json_pack("{s:o,s:s,s:s,s:f,s:f,s:o,s:o}", "columns", columns, "metric", metric, "test",
+			 alloclab_metric_deterministic(metric) ? "none: deterministic counts, compared by their ratio"
+			 : o->test == ALLOCLAB_TEST_PYPERF ? "pyperf (Student's t-test, pooled, on every value)"
 							 : "Mann-Whitney U on per-process means",
 			 "alpha", ALPHA, "min_speed_percent", o->min_speed, "rows", rows, "geometric_mean", geomean);
 }

@@ -17,6 +17,8 @@ static int row_unmeasured(const json_t *row);
 
 /* The text of one table cell: base "18.9 ns"; others "19.3 ns: 1.02x
  * slower (+2%)" or "19.0 ns: not significant". */
+static int counts; /* the comparison is of instruction counts, not times */
+
 static void cell_text(const json_t *entry, int base, char *out, size_t len)
 {
 	char t[64], r[64];
@@ -30,7 +32,10 @@ static void cell_text(const json_t *entry, int base, char *out, size_t len)
 		snprintf(out, len, "%s", json_string_value(json_object_get(entry, "status")));
 		return;
 	}
-	alloclab_format_ns(json_number_value(json_object_get(entry, "mean")), t, sizeof t);
+	if (counts)
+		snprintf(t, sizeof t, "%.1f instr", json_number_value(json_object_get(entry, "mean")));
+	else
+		alloclab_format_ns(json_number_value(json_object_get(entry, "mean")), t, sizeof t);
 	if (base) {
 		snprintf(out, len, "%s", t);
 		return;
@@ -43,7 +48,13 @@ static void cell_text(const json_t *entry, int base, char *out, size_t len)
 		snprintf(out, len, "%s: not significant", t);
 		return;
 	}
-	alloclab_format_ratio(json_number_value(json_object_get(entry, "ratio")), r, sizeof r);
+	if (counts) {
+		double ratio = json_number_value(json_object_get(entry, "ratio"));
+		snprintf(r, sizeof r, ratio >= 1 ? "%.2fx more (%+.0f%%)" : "%.2fx fewer (%+.0f%%)",
+			 ratio >= 1 ? ratio : 1 / ratio, (ratio - 1) * 100);
+	} else {
+		alloclab_format_ratio(json_number_value(json_object_get(entry, "ratio")), r, sizeof r);
+	}
 	snprintf(out, len, "%s: %s", t, r);
 }
 
@@ -85,6 +96,8 @@ static char *geomean_text(double g)
 
 static void build_table(const json_t *cmp, struct table *t)
 {
+	counts = json_is_string(json_object_get(cmp, "metric")) &&
+		 strcmp(json_string_value(json_object_get(cmp, "metric")), ALLOCLAB_METRIC_INSTRUCTIONS) == 0;
 	json_t *rows = json_object_get(cmp, "rows"), *cols = json_object_get(cmp, "columns"), *row, *name;
 	size_t ncols = json_array_size(cols) + 1, shown = 0, i, c;
 	int geo = json_array_size(rows) >= 2;
@@ -285,7 +298,9 @@ static void print_csv(const json_t *cmp, FILE *out)
 	fputs("benchmark", out);
 	json_array_foreach(cols, c, name)
 	{
-		static const char *const suffix[] = {" mean ns", " ratio", " p", " significant"};
+		int count = json_is_string(json_object_get(cmp, "metric")) &&
+			    strcmp(json_string_value(json_object_get(cmp, "metric")), ALLOCLAB_METRIC_INSTRUCTIONS) == 0;
+		const char *const suffix[] = {count ? " mean instructions" : " mean ns", " ratio", " p", " significant"};
 		for (size_t k = 0; k < (c > 0 ? 4u : 1u); k++) {
 			char head[512];
 			snprintf(head, sizeof head, "%s%s", json_string_value(name), suffix[k]);
@@ -306,10 +321,12 @@ static void print_csv(const json_t *cmp, FILE *out)
 				continue;
 			}
 			fprintf(out, ",%.6g", json_number_value(json_object_get(e, "mean")));
-			if (c > 0)
-				fprintf(out, ",%.6f,%.6g,%s", json_number_value(json_object_get(e, "ratio")),
-					json_number_value(json_object_get(e, "p")),
-					json_is_true(json_object_get(e, "significant")) ? "yes" : "no");
+			if (c > 0) {
+				fprintf(out, ",%.6f,", json_number_value(json_object_get(e, "ratio")));
+				if (json_is_number(json_object_get(e, "p")))
+					fprintf(out, "%.6g", json_number_value(json_object_get(e, "p")));
+				fprintf(out, ",%s", json_is_true(json_object_get(e, "significant")) ? "yes" : "no");
+			}
 		}
 		fputc('\n', out);
 	}

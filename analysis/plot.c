@@ -282,8 +282,10 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 
 	char name[200], title[1200], ylabel[1200];
 	snprintf(name, sizeof name, "%s-plugins", workload);
-	snprintf(title, sizeof title, "%s: time per operation relative to %s (lower is faster)", workload, xs[base]);
-	snprintf(ylabel, sizeof ylabel, "ns per operation / %s (ratio)", xs[base]);
+	int counts = alloclab_metric_deterministic(cells[0]->metric);
+	snprintf(title, sizeof title, "%s: %s per operation relative to %s (lower is better)", workload,
+		 counts ? "instructions" : "time", xs[base]);
+	snprintf(ylabel, sizeof ylabel, "%s per operation / %s (ratio)", counts ? "instructions" : "ns", xs[base]);
 	struct alloclab_figure *f = alloclab_figure_add(out, name, title, "plugin", ylabel, ALLOCLAB_FIGURE_BARS);
 	for (size_t x = 0; x < nx; x++)
 		alloclab_figure_category(f, xs[x]);
@@ -297,7 +299,7 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 				se->err[x] = sd[x * nt + t] / mean[base * nt + t];
 			}
 	}
-	if (nt >= 2) {
+	if (nt >= 2 && !counts) {
 		json_t *cpus = json_object_get(r->metadata, "cpus_allowed");
 		unsigned tmax = 0;
 		snprintf(name, sizeof name, "%s-scaling", workload);

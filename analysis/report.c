@@ -20,6 +20,15 @@ static double cell_median(const struct alloclab_cell *cell)
 	return s.median;
 }
 
+/* Aggregate throughput at the median; a count of instructions has none. */
+static const char *mops_text(const struct alloclab_cell *c, double median, char *out, size_t len)
+{
+	if (alloclab_metric_deterministic(c->metric))
+		return "-";
+	snprintf(out, len, "%.1f", 1000.0 * c->threads / median);
+	return out;
+}
+
 static int same_row(const struct alloclab_cell *a, const struct alloclab_cell *b)
 {
 	return a->threads == b->threads && strcmp(a->workload, b->workload) == 0 && json_equal(a->params, b->params);
@@ -161,11 +170,12 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 		if ((int)strlen(r->cells[i].workload) > ww)
 			ww = (int)strlen(r->cells[i].workload) > 30 ? 30 : (int)strlen(r->cells[i].workload);
 	}
-	fprintf(out, "%-*s  %-*s %7s %10s %7s %9s %10s  %s\n", pw, "plugin", ww, "workload", "threads", "ns/op", "±%",
-		"Mops/s", "peak RSS", "parameters / status");
+	int instructions = r->ncells && alloclab_metric_deterministic(r->cells[0].metric);
+	fprintf(out, "%-*s  %-*s %7s %10s %7s %9s %10s  %s\n", pw, "plugin", ww, "workload", "threads",
+		instructions ? "instr/op" : "ns/op", "±%", instructions ? "" : "Mops/s", "peak RSS", "parameters / status");
 	for (unsigned i = 0; i < r->ncells; i++) {
 		const struct alloclab_cell *c = &r->cells[i];
-		char params[512], label[512];
+		char params[512], label[512], mops[32];
 		size_t n;
 		double *values = alloclab_cell_values(c, &n);
 		struct alloclab_summary s;
@@ -196,12 +206,13 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 			fprintf(out, "%10s %7s %9s %10s  not measured (interrupted)\n", "-", "-", "-", "-");
 		else if (n < 2)
 			/* One value has no spread: "-", not a reassuring 0%. */
-			fprintf(out, "%10.2f %7s %9.1f %6.1f MiB  %s%s\n", s.median, "-", 1000.0 * c->threads / s.median,
+			fprintf(out, "%10.2f %7s %9s %6.1f MiB  %s%s\n", s.median, "-", mops_text(c, s.median, mops, sizeof mops),
 				(double)alloclab_cell_peak_rss_kib(c) / 1024.0, params,
 				c->status == ALLOCLAB_CELL_OK ? "" : " (partial: interrupted)");
 		else
-			fprintf(out, "%10.2f %6.1f%% %9.1f %6.1f MiB  %s%s\n", s.median, 100.0 * s.stdev / s.mean,
-				1000.0 * c->threads / s.median, (double)alloclab_cell_peak_rss_kib(c) / 1024.0, params,
+			fprintf(out, "%10.2f %6.1f%% %9s %6.1f MiB  %s%s\n", s.median, 100.0 * s.stdev / s.mean,
+				mops_text(c, s.median, mops, sizeof mops),
+				(double)alloclab_cell_peak_rss_kib(c) / 1024.0, params,
 				c->status == ALLOCLAB_CELL_OK ? "" : " (partial: interrupted)");
 	}
 	for (unsigned i = 0; i < r->ncells; i++)

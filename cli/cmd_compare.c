@@ -98,32 +98,49 @@ int alloclab_cmd_compare(int argc, char **argv)
 		if ((runs[i] = alloclab_cli_load(argv[optind + i])) == NULL)
 			goto out;
 	if (plugins) {
-		char *copy = strdup(plugins), *cursor = copy, *p;
-		while ((p = strsep(&cursor, ",")) != NULL) {
-			int found = 0;
+		/* Labels may hold commas (name:a=1,b=2): at each item take the
+		 * longest run of items that is a label of the run. */
+		char *copy = strdup(plugins), *cursor = copy, *items[256], *p;
+		size_t nitems = 0;
+		while ((p = strsep(&cursor, ",")) != NULL && nitems < 256)
+			items[nitems++] = p;
+		for (size_t i = 0; i < nitems;) {
+			char label[512], best[512] = "";
+			size_t next = i + 1;
+			for (size_t j = i; j < nitems; j++) {
+				size_t used = 0;
+				label[0] = '\0';
+				for (size_t k = i; k <= j && used < sizeof label; k++)
+					used += (size_t)snprintf(label + used, sizeof label - used, "%s%s", k > i ? "," : "", items[k]);
+				for (unsigned c = 0; c < runs[0]->ncells; c++) {
+					char have[512];
+					alloclab_cell_label(&runs[0]->cells[c], have, sizeof have);
+					if (strcmp(have, label) == 0) {
+						snprintf(best, sizeof best, "%s", label);
+						next = j + 1;
+						break;
+					}
+				}
+			}
+			if (best[0] == '\0') {
+				fprintf(stderr, "alloclab: plugin '%s' is not in %s (see its table: alloclab show %s)\n", items[i],
+					argv[optind], argv[optind]);
+				free(copy);
+				goto out;
+			}
 			if (ncols == MAX_FILES) {
 				rc = alloclab_usage_error("compare", "--plugins takes at most %d plugins", MAX_FILES);
 				free(copy);
 				goto out;
 			}
-			for (unsigned i = 0; i < runs[0]->ncells && !found; i++) {
-				char label[512];
-				alloclab_cell_label(&runs[0]->cells[i], label, sizeof label);
-				found = strcmp(label, p) == 0;
-			}
-			for (size_t k = 0; k < ncols && found; k++)
-				if (strcmp(cols[k].plugin, p) == 0) {
-					rc = alloclab_usage_error("compare", "--plugins names '%s' twice", p);
+			for (size_t k = 0; k < ncols; k++)
+				if (strcmp(cols[k].plugin, best) == 0) {
+					rc = alloclab_usage_error("compare", "--plugins names '%s' twice", best);
 					free(copy);
 					goto out;
 				}
-			if (!found) {
-				fprintf(stderr, "alloclab: plugin '%s' is not in %s (see its table: alloclab show %s)\n", p,
-					argv[optind], argv[optind]);
-				free(copy);
-				goto out;
-			}
-			cols[ncols++] = (struct alloclab_column){strdup(p), runs[0], strdup(p)};
+			cols[ncols++] = (struct alloclab_column){strdup(best), runs[0], strdup(best)};
+			i = next;
 		}
 		free(copy);
 		if (ncols < 2) {

@@ -51,6 +51,9 @@ static const char usage[] =
 	"      --cache-align off|on|both  measure through a wrapper that puts every block on a\n"
 	"                                 cache line (by over-allocation); both: each plugin twice\n"
 	"      --words FILE               the text the unicode workload takes its words from\n"
+	"      --measure time|instructions  what a value is: time (default), or instructions per op\n"
+	"                                 counted by valgrind's callgrind in the timed region only\n"
+	"                                 (deterministic; about 50x slower to run)\n"
 	"      --check / --no-check       put every plugin through 'alloclab check' first / none; by\n"
 	"                                 default the plugins given by path are checked (cached per build)\n"
 	"  -o, --output FILE              results JSON (default alloclab-results/run-DATE.json)\n"
@@ -159,7 +162,8 @@ int alloclab_cmd_run(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},  {"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},          {"cache-align", required_argument, NULL, 'A'},
 		{"words", required_argument, NULL, 'X'},   {"check", no_argument, NULL, 'C'},
-		{"no-check", no_argument, NULL, 'N'},      {NULL, 0, NULL, 0},
+		{"no-check", no_argument, NULL, 'N'},      {"measure", required_argument, NULL, 'M'},
+		{NULL, 0, NULL, 0},
 	};
 	static struct alloclab_run_config cfg;
 	char **full_argv;
@@ -196,6 +200,14 @@ int alloclab_cmd_run(int argc, char **argv)
 		case 'X': words_file = optarg; break;
 		case 'C': cfg.check = ALLOCLAB_CHECK_ALL; break;
 		case 'N': cfg.check = ALLOCLAB_CHECK_NONE; break;
+		case 'M':
+			if (strcmp(optarg, "time") == 0)
+				cfg.measure_instructions = 0;
+			else if (strcmp(optarg, "instructions") == 0)
+				cfg.measure_instructions = 1;
+			else
+				rc = alloclab_usage_error("run", "--measure takes time or instructions, not '%s'", optarg);
+			break;
 		case 'h': fputs(usage, stdout); free_plugin_args(&cfg); return 0;
 		case ':': rc = alloclab_usage_error("run", "option '%s' needs a value", argv[optind - 1]); break;
 		default: rc = alloclab_usage_error("run", "unknown option '%s'", argv[optind - 1]); break;

@@ -251,30 +251,35 @@ static json_t *u64_array(const uint64_t *v, unsigned n)
 	return a;
 }
 
-static json_t *value_to_json(const struct alloclab_value *v, unsigned threads)
+int alloclab_metric_deterministic(const char *metric)
+{
+	return metric && strcmp(metric, ALLOCLAB_METRIC_INSTRUCTIONS) == 0;
+}
+
+static json_t *value_to_json(const struct alloclab_value *v, unsigned threads, const char *metric)
 {
 	json_t *o = json_pack("{s:I,s:o,s:o,s:f}", K_WALL_NS, (json_int_t)v->wall_ns, K_THREAD_NS,
 			      u64_array(v->thread_ns, threads), K_THREAD_OPS, u64_array(v->thread_ops, threads),
-			      K_NS_PER_OP, v->per_op);
+			      metric, v->per_op);
 	if (v->thread_reports)
 		json_object_set(o, K_THREAD_REPORTS, v->thread_reports);
 	return o;
 }
 
-static json_t *values_to_json(const struct alloclab_value *v, unsigned n, unsigned threads)
+static json_t *values_to_json(const struct alloclab_value *v, unsigned n, unsigned threads, const char *metric)
 {
 	json_t *a = json_array();
 	for (unsigned i = 0; i < n; i++)
-		json_array_append_new(a, value_to_json(&v[i], threads));
+		json_array_append_new(a, value_to_json(&v[i], threads, metric));
 	return a;
 }
 
-static json_t *process_json(const struct alloclab_process *p, unsigned threads)
+static json_t *process_json(const struct alloclab_process *p, unsigned threads, const char *metric)
 {
 	json_t *o = json_pack("{s:i,s:I,s:f,s:o,s:o}", K_PROCESS, (int)p->index, K_PEAK_RSS_KIB,
 			      (json_int_t)p->peak_rss_kib, K_ELAPSED_S, p->elapsed_s, K_WARMUPS,
-			      values_to_json(p->warmups, p->nwarmups, threads), K_VALUES,
-			      values_to_json(p->values, p->nvalues, threads));
+			      values_to_json(p->warmups, p->nwarmups, threads, metric), K_VALUES,
+			      values_to_json(p->values, p->nvalues, threads, metric));
 	if (p->stats)
 		json_object_set(o, K_STATS, p->stats);
 	if (p->stats_after_finish)
@@ -286,9 +291,9 @@ static json_t *process_json(const struct alloclab_process *p, unsigned threads)
 	return o;
 }
 
-json_t *alloclab_process_to_json(const struct alloclab_process *p, unsigned threads)
+json_t *alloclab_process_to_json(const struct alloclab_process *p, unsigned threads, const char *metric)
 {
-	return process_json(p, threads);
+	return process_json(p, threads, metric);
 }
 
 static json_t *cell_to_json(const struct alloclab_cell *c)
@@ -297,7 +302,7 @@ static json_t *cell_to_json(const struct alloclab_cell *c)
 	json_t *o;
 
 	for (unsigned i = 0; i < c->nprocs; i++)
-		json_array_append_new(runs, process_json(&c->procs[i], c->threads));
+		json_array_append_new(runs, process_json(&c->procs[i], c->threads, c->metric ? c->metric : K_NS_PER_OP));
 	o = json_pack("{s:o,s:i,s:o,s:o,s:O,s:i,s:b,s:s,s:o,s:i,s:o}", K_PLUGIN, alloclab_json_text(c->plugin),
 		      K_PLUGIN_INDEX, (int)c->plugin_index, K_PLUGIN_OPTIONS, alloclab_json_text(c->plugin_options),
 		      K_WORKLOAD, alloclab_json_text(c->workload), K_PARAMS, c->params, K_THREADS, (int)c->threads,
@@ -583,7 +588,7 @@ static int read_reports(const struct reader *rd, const json_t *obj, const char *
 }
 
 static int read_value(const struct reader *rd, const json_t *obj, const char *where, const char *workload,
-		      unsigned threads, struct alloclab_value *v)
+		      unsigned threads, const char *metric, struct alloclab_value *v)
 {
 	json_t *per_op;
 
@@ -593,19 +598,20 @@ static int read_value(const struct reader *rd, const json_t *obj, const char *wh
 	    u64_list(rd, obj, where, K_THREAD_NS, threads, &v->thread_ns) != 0 ||
 	    u64_list(rd, obj, where, K_THREAD_OPS, threads, &v->thread_ops) != 0)
 		return -1;
-	per_op = json_object_get(obj, K_NS_PER_OP);
+	per_op = json_object_get(obj, metric);
 	if (per_op == NULL)
-		return bad(rd, where, K_NS_PER_OP, "missing");
+		return bad(rd, where, metric, "missing");
 	if (!json_is_number(per_op))
-		return bad(rd, where, K_NS_PER_OP, "is %s, not a number", type_name(per_op));
+		return bad(rd, where, metric, "is %s, not a number", type_name(per_op));
 	v->per_op = json_number_value(per_op);
 	if (!isfinite(v->per_op) || v->per_op <= 0)
-		return bad(rd, where, K_NS_PER_OP, "%g is not a finite positive time", v->per_op);
+		return bad(rd, where, metric, "%g is not a finite positive %s", v->per_op,
+			   alloclab_metric_deterministic(metric) ? "count" : "time");
 	return read_reports(rd, obj, where, K_THREAD_REPORTS, workload, threads, 0, &v->thread_reports);
 }
 
 static int read_values(const struct reader *rd, const json_t *obj, const char *where, const char *key,
-		       const char *workload, unsigned threads, struct alloclab_value **out, unsigned *n)
+		       const char *workload, unsigned threads, const char *metric, struct alloclab_value **out, unsigned *n)
 {
 	json_t *a, *x;
 	size_t i;
@@ -622,7 +628,7 @@ static int read_values(const struct reader *rd, const json_t *obj, const char *w
 		char w[256];
 		snprintf(w, sizeof w, "%s.%s[%zu]", where, key, i);
 		(*n)++;
-		if (read_value(rd, x, w, workload, threads, &(*out)[i]) != 0)
+		if (read_value(rd, x, w, workload, threads, metric, &(*out)[i]) != 0)
 			return -1;
 	}
 	return 0;
@@ -647,7 +653,7 @@ static int read_stats(const struct reader *rd, const json_t *obj, const char *wh
 }
 
 static int read_process(const struct reader *rd, const json_t *obj, const char *where, const char *workload,
-			unsigned threads, struct alloclab_process *p)
+			unsigned threads, const char *metric, struct alloclab_process *p)
 {
 	uint64_t index = 0, rss = 0;
 	json_t *v;
@@ -671,8 +677,8 @@ static int read_process(const struct reader *rd, const json_t *obj, const char *
 			return bad(rd, where, K_ELAPSED_S, "is not a finite non-negative number of seconds");
 		p->elapsed_s = json_number_value(v);
 	}
-	if (read_values(rd, obj, where, K_WARMUPS, workload, threads, &p->warmups, &p->nwarmups) != 0 ||
-	    read_values(rd, obj, where, K_VALUES, workload, threads, &p->values, &p->nvalues) != 0 ||
+	if (read_values(rd, obj, where, K_WARMUPS, workload, threads, metric, &p->warmups, &p->nwarmups) != 0 ||
+	    read_values(rd, obj, where, K_VALUES, workload, threads, metric, &p->values, &p->nvalues) != 0 ||
 	    read_stats(rd, obj, where, K_STATS, &p->stats) != 0 ||
 	    read_stats(rd, obj, where, K_STATS_AFTER_FINISH, &p->stats_after_finish) != 0 ||
 	    read_reports(rd, obj, where, K_REPORT, workload, threads, 1, &p->report) != 0 ||
@@ -681,11 +687,11 @@ static int read_process(const struct reader *rd, const json_t *obj, const char *
 	return 0;
 }
 
-int alloclab_process_from_json(const json_t *obj, unsigned threads, const char *where, struct alloclab_process *p,
-			       char *err, size_t err_len)
+int alloclab_process_from_json(const json_t *obj, unsigned threads, const char *metric, const char *where,
+			       struct alloclab_process *p, char *err, size_t err_len)
 {
 	struct reader rd = {where, NULL, err, err_len};
-	if (read_process(&rd, obj, "", NULL, threads, p) != 0) {
+	if (read_process(&rd, obj, "", NULL, threads, metric, p) != 0) {
 		alloclab_process_clear(p);
 		return -1;
 	}
@@ -753,7 +759,7 @@ static int read_cell(const struct reader *rd, const json_t *obj, const char *whe
 		c->plugin_options = strdup("");
 	if (c->metric == NULL)
 		c->metric = strdup(K_NS_PER_OP);
-	if (strcmp(c->metric, K_NS_PER_OP) != 0) {
+	if (strcmp(c->metric, ALLOCLAB_METRIC_TIME) != 0 && strcmp(c->metric, ALLOCLAB_METRIC_INSTRUCTIONS) != 0) {
 		bad(rd, where, K_METRIC, "'%s' is not a metric this alloclab knows", c->metric);
 		goto fail;
 	}
@@ -785,7 +791,7 @@ static int read_cell(const struct reader *rd, const json_t *obj, const char *whe
 		char w[256];
 		snprintf(w, sizeof w, "%s.%s[%zu]", where, K_RUNS, i);
 		c->nprocs++;
-		if (read_process(rd, x, w, c->workload, c->threads, &c->procs[i]) != 0)
+		if (read_process(rd, x, w, c->workload, c->threads, c->metric, &c->procs[i]) != 0)
 			goto fail;
 	}
 	if (c->status == ALLOCLAB_CELL_OK && c->nprocs == 0) {
@@ -1045,7 +1051,7 @@ struct alloclab_journal *alloclab_journal_open(const char *results_path, char *e
 	return j;
 }
 
-int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned threads,
+int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned threads, const char *metric,
 			    const struct alloclab_process *p, enum alloclab_cell_status status, const char *message, char *err, size_t err_len)
 {
 	json_t *line = json_pack("{s:i,s:s}", K_CELL, (int)cell, K_STATUS, status_name(status));
@@ -1053,7 +1059,7 @@ int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned 
 	size_t len, off = 0;
 
 	if (p)
-		json_object_set_new(line, K_PROCESS, process_json(p, threads));
+		json_object_set_new(line, K_PROCESS, process_json(p, threads, metric));
 	if (message)
 		json_object_set_new(line, K_ERROR, alloclab_json_text(message));
 	text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(17));
@@ -1125,7 +1131,7 @@ static void fold_journal(struct alloclab_results *r, const struct reader *rd)
 		proc = json_object_get(obj, K_PROCESS);
 		if (proc) {
 			struct alloclab_process p;
-			if (read_process(&jr, proc, where, c->workload, c->threads, &p) != 0) {
+			if (read_process(&jr, proc, where, c->workload, c->threads, c->metric, &p) != 0) {
 				alloclab_process_clear(&p);
 				free(status);
 				free(message);

@@ -35,6 +35,13 @@
 #define ALLOCLAB_RESULTS_VERSION 2
 #define ALLOCLAB_RESULTS_OLDEST_VERSION 1
 
+/* What a cell's values measure. Time varies from run to run and is
+ * compared with a significance test; instructions (callgrind) are
+ * deterministic and compared by their ratio. */
+#define ALLOCLAB_METRIC_TIME "ns_per_op"
+#define ALLOCLAB_METRIC_INSTRUCTIONS "instructions_per_op"
+int alloclab_metric_deterministic(const char *metric);
+
 /* Ceilings the reader enforces, so a hostile file cannot make a command
  * allocate or loop without bound. */
 #define ALLOCLAB_RESULTS_MAX_THREADS 1024
@@ -54,8 +61,11 @@ struct alloclab_value {
 	uint64_t wall_ns;
 	uint64_t *thread_ns;
 	uint64_t *thread_ops;
-	/* The cell's metric for this value: ns per operation, as one thread
-	 * sees it (wall_ns x threads / all threads' operations). */
+	/* The cell's metric for this value, recorded under the metric's name:
+	 * ns_per_op, the time one thread takes per operation (wall_ns x
+	 * threads / all threads' operations), or instructions_per_op, every
+	 * thread's instructions in the timed region (counted by callgrind) / all
+	 * threads' operations. */
 	double per_op;
 	/* NULL, or an array of `threads` entries, each an object or null: what
 	 * the workload reported for this value (checked by the workload's
@@ -91,7 +101,7 @@ struct alloclab_cell {
 	int cache_aligned;
 	enum alloclab_cell_status status;
 	char *message;            /* ERROR: what failed; NOT_APPLICABLE: why; else NULL */
-	char *metric;             /* "ns_per_op" */
+	char *metric;             /* ALLOCLAB_METRIC_TIME or ALLOCLAB_METRIC_INSTRUCTIONS */
 	char *unit_op;            /* what one operation is, or NULL */
 	unsigned planned;         /* processes the run meant to measure (0: unknown, v1) */
 	struct alloclab_process *procs;
@@ -155,12 +165,12 @@ void alloclab_process_clear(struct alloclab_process *p);
 
 /* ---- processes as JSON: also the worker's hand-off to the runner ---- */
 
-json_t *alloclab_process_to_json(const struct alloclab_process *p, unsigned threads);
+json_t *alloclab_process_to_json(const struct alloclab_process *p, unsigned threads, const char *metric);
 
 /* Reads and checks a process object for a cell of `threads` threads.
  * `where` names it in errors ("FILE: cell 3 run 0"). 0, or -1 with err. */
-int alloclab_process_from_json(const json_t *obj, unsigned threads, const char *where, struct alloclab_process *p,
-			       char *err, size_t err_len);
+int alloclab_process_from_json(const json_t *obj, unsigned threads, const char *metric, const char *where,
+			       struct alloclab_process *p, char *err, size_t err_len);
 
 /* ---- files ---- */
 
@@ -200,7 +210,7 @@ struct alloclab_journal;
 /* Creates PATH.journal (replacing a stale one). NULL with err set. */
 struct alloclab_journal *alloclab_journal_open(const char *results_path, char *err, size_t err_len);
 /* Appends one finished process, or a cell's status change (p NULL). */
-int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned threads,
+int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned threads, const char *metric,
 			    const struct alloclab_process *p, enum alloclab_cell_status status, const char *message, char *err, size_t err_len);
 /* Closes it; remove: unlink the file too (the final document holds it all). */
 void alloclab_journal_close(struct alloclab_journal *j, int remove);

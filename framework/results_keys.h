@@ -61,6 +61,7 @@
 #define K_THREAD_NS "thread_ns"
 #define K_THREAD_OPS "thread_ops"
 #define K_NS_PER_OP "ns_per_op"
+#define K_INSTRUCTIONS_PER_OP "instructions_per_op"
 #define K_THREAD_REPORTS "thread_reports"
 
 /* journal lines */

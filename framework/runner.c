@@ -10,6 +10,7 @@
 #include "worker.h"
 
 #include <alloclab/plugin_options.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,13 +73,24 @@ static int probe_child(void *arg, int fd)
  */
 static int measure_child(void *arg, int fd)
 {
-	char *spec = json_dumps(alloclab_cell_spec_to_json(arg), JSON_COMPACT);
+	const struct alloclab_cell_spec *cell = arg;
+	char *spec = json_dumps(alloclab_cell_spec_to_json(cell), JSON_COMPACT);
 	char *argv[] = {"alloclab", "__worker", spec, NULL};
 
 	if (fd != 3) {
 		if (dup2(fd, 3) < 0)
 			return 3;
 		close(fd);
+	}
+	if (cell->callgrind_dir) {
+		/* Under callgrind, collecting only where the worker says: the
+		 * timed region of each value (worker.c). */
+		char out[4300];
+		snprintf(out, sizeof out, "--callgrind-out-file=%s/cg.%%p", cell->callgrind_dir);
+		char *vg[] = {"valgrind", "--tool=callgrind", "--collect-atstart=no", "--trace-children=no", "-q",
+			      out, (char *)alloclab_self_path(), "__worker", spec, NULL};
+		execvp("valgrind", vg);
+		return 3; /* checked at plan: valgrind was there */
 	}
 	execv(alloclab_self_path(), argv);
 	/* exec failed: measure in this forked process rather than not at all. */
@@ -138,7 +150,8 @@ int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double time
 	}
 	obj = child_answer(&res, timeout_s, err, err_len);
 	/* The worker is a plugin's process: its answer is checked like a file. */
-	if (obj && alloclab_process_from_json(obj, spec->threads, "the worker's result", out, err, err_len) == 0) {
+	if (obj && alloclab_process_from_json(obj, spec->threads, alloclab_cell_spec_metric(spec), "the worker's result",
+					      out, err, err_len) == 0) {
 		out->elapsed_s = res.elapsed_s;
 		out->plugin_output = alloclab_child_printed(&res);
 		rc = 0;
@@ -178,6 +191,7 @@ struct alloclab_run {
 	const struct alloclab_run_config *cfg;
 	struct alloclab_results *results;
 	struct planned_cell *cells;   /* parallel to results->cells */
+	char callgrind_dir[64];       /* --measure instructions: the dumps' folder, or "" */
 	uint64_t *caps;               /* per plugin */
 	struct alloclab_journal *journal;
 	char output[4096];
@@ -343,6 +357,7 @@ static void lay_out_cells(struct alloclab_run *run)
 					c->spec.plugin = cfg->plugins[p].spec;
 					c->spec.plugin_options = cfg->plugins[p].options;
 					c->spec.gil = cfg->plugins[p].gil;
+					c->spec.callgrind_dir = run->callgrind_dir[0] ? run->callgrind_dir : NULL;
 					c->spec.cache_align = al;
 					c->spec.workload = wl;
 					c->spec.params = cfg->workloads[w].params;
@@ -365,6 +380,7 @@ static void lay_out_cells(struct alloclab_run *run)
 						.cache_aligned = (int)al,
 						.status = na ? ALLOCLAB_CELL_NOT_APPLICABLE : ALLOCLAB_CELL_PENDING,
 						.message = (char *)na, .unit_op = (char *)wl->unit_op, .planned = c->processes,
+						.metric = (char *)alloclab_cell_spec_metric(&c->spec),
 					};
 					alloclab_results_add_cell(r, &cell);
 				}
@@ -372,6 +388,8 @@ static void lay_out_cells(struct alloclab_run *run)
 
 static void free_run(struct alloclab_run *run)
 {
+	if (run->callgrind_dir[0])
+		rmdir(run->callgrind_dir); /* the worker removes each dump it reads */
 	alloclab_results_free(run->results);
 	alloclab_journal_close(run->journal, 0);
 	free(run->cells);
@@ -383,9 +401,10 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 {
 	struct alloclab_run *run = calloc(1, sizeof *run);
 	char err[ALLOCLAB_ERR_LEN];
-	json_t *config = json_pack("{s:i,s:i,s:i,s:f,s:b,s:s}", "processes", cfg->processes, "values", cfg->values,
+	json_t *config = json_pack("{s:i,s:i,s:i,s:f,s:b,s:s,s:s}", "processes", cfg->processes, "values", cfg->values,
 				   "warmups", cfg->warmups, "timeout_s", cfg->timeout_s, "pin", cfg->pin, "cache_align",
-				   cfg->cache_align == 3 ? "both" : cfg->cache_align == 2 ? "on" : "off");
+				   cfg->cache_align == 3 ? "both" : cfg->cache_align == 2 ? "on" : "off", "measure",
+				   cfg->measure_instructions ? "instructions" : "time");
 
 	*out = NULL;
 	run->cfg = cfg;
@@ -395,6 +414,20 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 	else
 		default_output(run->output, sizeof run->output);
 	alloclab_catch_interrupts();
+	if (cfg->measure_instructions) {
+		if (system("command -v valgrind >/dev/null 2>&1") != 0) {
+			fprintf(stderr, "alloclab: --measure instructions needs valgrind (apt-get install valgrind)\n");
+			free_run(run);
+			return ALLOCLAB_EXIT_USAGE;
+		}
+		snprintf(run->callgrind_dir, sizeof run->callgrind_dir, "/tmp/alloclab-callgrind-XXXXXX");
+		if (mkdtemp(run->callgrind_dir) == NULL) {
+			fprintf(stderr, "alloclab: cannot create a folder for callgrind's dumps: %s\n", strerror(errno));
+			run->callgrind_dir[0] = '\0';
+			free_run(run);
+			return ALLOCLAB_EXIT_USAGE;
+		}
+	}
 	if (probe_plugins(run) != 0 || label_plugins(run) != 0 || preflight(run) != 0) {
 		int interrupted = alloclab_interrupted();
 		free_run(run);
@@ -453,8 +486,8 @@ int alloclab_run_measure(struct alloclab_run *run)
 				alloclab_cell_set_status(cell, ALLOCLAB_CELL_ERROR, line);
 				c->done = 1;
 				run->failed++;
-				if (alloclab_journal_append(run->journal, k, cell->threads, NULL, ALLOCLAB_CELL_ERROR, line,
-							    err, sizeof err) != 0)
+				if (alloclab_journal_append(run->journal, k, cell->threads, cell->metric, NULL,
+							    ALLOCLAB_CELL_ERROR, line, err, sizeof err) != 0)
 					goto write_failed;
 			} else {
 				proc.index = round;
@@ -462,8 +495,8 @@ int alloclab_run_measure(struct alloclab_run *run)
 					alloclab_cell_set_status(cell, ALLOCLAB_CELL_OK, NULL);
 					c->done = 1;
 				}
-				if (alloclab_journal_append(run->journal, k, cell->threads, &proc, cell->status, NULL, err,
-							    sizeof err) != 0) {
+				if (alloclab_journal_append(run->journal, k, cell->threads, cell->metric, &proc, cell->status,
+							    NULL, err, sizeof err) != 0) {
 					alloclab_process_clear(&proc);
 					goto write_failed;
 				}

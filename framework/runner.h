@@ -55,6 +55,9 @@ struct alloclab_run_config {
 	 * the plugin file's contents (alloclab_check_cache_dir). */
 	enum { ALLOCLAB_CHECK_PATHS, ALLOCLAB_CHECK_ALL, ALLOCLAB_CHECK_NONE } check;
 	int pin;
+	/* --measure instructions: each worker under valgrind's callgrind,
+	 * counting instructions in the timed region only. */
+	int measure_instructions;
 	/* Bit 0: measure unwrapped; bit 1: measure through the cache-line
 	 * alignment wrapper (alloclab_allocator_cache_align). Both: every plugin
 	 * twice, for the aligned-against-unaligned comparison. */

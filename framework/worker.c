@@ -15,6 +15,7 @@
 #include "results.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -33,6 +34,8 @@ struct thread_slot {
 
 struct worker {
 	const struct alloclab_cell_spec *cell;
+	uint64_t *instructions;     /* per round, --measure instructions */
+	unsigned dumps;             /* callgrind dumps written so far */
 	struct alloclab_allocator alloc;
 	pthread_barrier_t barrier;
 	unsigned rounds;            /* warmups + values */
@@ -101,6 +104,61 @@ static json_t *placement_service(struct alloclab_workload_thread *t, const uintp
 					 w->lines_shared);
 }
 
+/* ---- --measure instructions ---- */
+
+#ifdef ALLOCLAB_HAVE_CALLGRIND
+#include <valgrind/callgrind.h>
+#endif
+
+const char *alloclab_cell_spec_metric(const struct alloclab_cell_spec *cell)
+{
+	return cell->callgrind_dir ? ALLOCLAB_METRIC_INSTRUCTIONS : ALLOCLAB_METRIC_TIME;
+}
+
+static int under_valgrind(void)
+{
+#ifdef ALLOCLAB_HAVE_CALLGRIND
+	return RUNNING_ON_VALGRIND != 0;
+#else
+	return 0;
+#endif
+}
+
+static void instructions_start(void)
+{
+#ifdef ALLOCLAB_HAVE_CALLGRIND
+	CALLGRIND_ZERO_STATS;
+	CALLGRIND_TOGGLE_COLLECT;
+#endif
+}
+
+/* Switches collection off, dumps, and reads the dump's total back: the
+ * instructions of every thread between start and stop (callgrind runs one
+ * thread at a time, all of them counted). 0 when it cannot be read. */
+static uint64_t instructions_stop(struct worker *w)
+{
+	uint64_t total = 0;
+#ifdef ALLOCLAB_HAVE_CALLGRIND
+	char path[4300], line[512];
+	FILE *f;
+
+	CALLGRIND_TOGGLE_COLLECT;
+	CALLGRIND_DUMP_STATS_AT("alloclab value");
+	w->dumps++;
+	snprintf(path, sizeof path, "%s/cg.%ld.%u", w->cell->callgrind_dir, (long)getpid(), w->dumps);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "totals: %" SCNu64, &total) == 1 || sscanf(line, "summary: %" SCNu64, &total) == 1)
+			break;
+	fclose(f);
+	unlink(path);
+#else
+	(void)w;
+#endif
+	return total;
+}
+
 static void *thread_main(void *arg)
 {
 	struct thread_slot *slot = arg;
@@ -135,6 +193,12 @@ static void *thread_main(void *arg)
 			prepared = 1;
 		}
 		pthread_barrier_wait(&w->barrier);
+		if (w->cell->callgrind_dir) {
+			/* Collection on for exactly the timed region, all threads. */
+			if (slot->wt.index == 0)
+				instructions_start();
+			pthread_barrier_wait(&w->barrier);
+		}
 		if (!w->failed) {
 			alloclab_phase("run");
 			slot->start_ns[r] = now_ns();
@@ -147,6 +211,8 @@ static void *thread_main(void *arg)
 			}
 		}
 		pthread_barrier_wait(&w->barrier);
+		if (w->cell->callgrind_dir && slot->wt.index == 0)
+			w->instructions[r] = instructions_stop(w);
 		if (r + 1 == w->rounds && !w->failed && w->alloc.ops.stats) {
 			if (slot->wt.index == 0) {
 				alloclab_phase("stats");
@@ -196,8 +262,12 @@ static void round_value(const struct worker *w, unsigned r, struct alloclab_valu
 		ops += s->ops[r];
 	}
 	v->wall_ns = last - first;
-	/* The headline figure: the time one thread takes per operation. */
-	v->per_op = ops ? (double)v->wall_ns * threads / (double)ops : 0;
+	/* The headline figure: the time one thread takes per operation, or
+	 * with --measure instructions the instructions per operation. */
+	if (w->cell->callgrind_dir)
+		v->per_op = ops ? (double)w->instructions[r] / (double)ops : 0;
+	else
+		v->per_op = ops ? (double)v->wall_ns * threads / (double)ops : 0;
 	if (w->reports[r * threads]) {
 		v->thread_reports = json_array();
 		for (unsigned i = 0; i < threads; i++) {
@@ -232,6 +302,7 @@ static void worker_free(struct worker *w, void *shared, struct alloclab_loaded_p
 	for (size_t i = 0; i < (size_t)w->rounds * w->cell->threads; i++)
 		json_decref(w->reports[i]);
 	free(w->slots);
+	free(w->instructions);
 	free(w->reports);
 	free(w->process_reports);
 	free(w->lists);
@@ -256,6 +327,10 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	memset(&w, 0, sizeof w);
 	w.cell = cell;
 	w.rounds = cell->warmups + cell->values;
+	if (cell->callgrind_dir && !under_valgrind()) {
+		snprintf(err, err_len, "--measure instructions: the worker is not running under valgrind's callgrind");
+		return -1;
+	}
 	alloclab_phase("load");
 	if (alloclab_plugin_load(cell->plugin, &plugin, err, err_len) != 0)
 		return -1;
@@ -268,6 +343,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		alloclab_allocator_cache_align(&w.alloc, alloclab_cache_line_size());
 
 	w.slots = calloc(cell->threads, sizeof *w.slots);
+	w.instructions = calloc(w.rounds, sizeof *w.instructions);
 	w.reports = calloc((size_t)w.rounds * cell->threads, sizeof *w.reports);
 	w.process_reports = calloc(cell->threads, sizeof *w.process_reports);
 	w.lists = calloc(cell->threads, sizeof *w.lists);
@@ -335,7 +411,9 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		}
 	for (unsigned r = 0; r < out->nvalues; r++)
 		if (!(out->values[r].per_op > 0)) {
-			snprintf(err, err_len, "the workload did no operations in value %u", r + 1);
+			snprintf(err, err_len, cell->callgrind_dir ? "no instruction count could be read for value %u"
+								   : "the workload did no operations in value %u",
+				 r + 1);
 			alloclab_process_clear(out);
 			worker_free(&w, shared, &plugin);
 			return -1;
@@ -385,24 +463,26 @@ json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
 		json_array_append_new(v, json_integer((json_int_t)cell->params.v[i]));
 		json_array_append_new(text, cell->params.text[i] ? alloclab_json_text(cell->params.text[i]) : json_null());
 	}
-	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b}", "plugin", cell->plugin, "plugin_options",
+	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b,s:o}", "plugin", cell->plugin, "plugin_options",
 			 cell->plugin_options, "workload", cell->workload->name, "v", v, "text", text, "threads",
 			 cell->threads, "warmups", cell->warmups, "values", cell->values, "pin", cell->pin,
-			 "cache_align", cell->cache_align, "gil", cell->gil);
+			 "cache_align", cell->cache_align, "gil", cell->gil, "callgrind_dir",
+			 cell->callgrind_dir ? alloclab_json_text(cell->callgrind_dir) : json_null());
 }
 
 int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_workload *(*find)(const char *name),
 				 struct alloclab_cell_spec *cell, char *err, size_t err_len)
 {
 	const char *workload = NULL;
-	json_t *v = NULL, *text = NULL;
+	json_t *v = NULL, *text = NULL, *cg = NULL;
 	int threads = 0, warmups = 0, values = 0, pin = 0, cache_align = 0, gil = 0;
 
 	memset(cell, 0, sizeof *cell);
-	if (json_unpack((json_t *)obj, "{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b}", "plugin", &cell->plugin,
+	if (json_unpack((json_t *)obj, "{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b,s:o}", "plugin", &cell->plugin,
 			"plugin_options", &cell->plugin_options, "workload", &workload, "v", &v, "text", &text, "threads",
 			&threads, "warmups", &warmups, "values", &values, "pin", &pin, "cache_align", &cache_align, "gil",
-			&gil) != 0 ||
+			&gil, "callgrind_dir", &cg) != 0 ||
+	    !(json_is_null(cg) || json_is_string(cg)) ||
 	    (cell->workload = find(workload)) == NULL || threads < 1 || threads > ALLOCLAB_MAX_THREADS ||
 	    warmups < 0 || warmups > 100000 || values < 1 || values > 100000 || !json_is_array(v) ||
 	    !json_is_array(text) || json_array_size(v) != cell->workload->nparams ||
@@ -427,6 +507,7 @@ int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_worklo
 	cell->pin = pin;
 	cell->cache_align = cache_align;
 	cell->gil = gil;
+	cell->callgrind_dir = json_string_value(cg);
 	return 0;
 }
 
@@ -437,7 +518,7 @@ int alloclab_worker_send(const struct alloclab_cell_spec *cell, int fd)
 
 	if (alloclab_worker_measure(cell, &p, err, sizeof err) != 0)
 		return alloclab_child_send_json(fd, json_pack("{s:o}", "error", alloclab_json_text(err)));
-	json_t *obj = alloclab_process_to_json(&p, cell->threads);
+	json_t *obj = alloclab_process_to_json(&p, cell->threads, alloclab_cell_spec_metric(cell));
 	alloclab_process_clear(&p);
 	return alloclab_child_send_json(fd, obj);
 }

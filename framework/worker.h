@@ -29,7 +29,15 @@ struct alloclab_cell_spec {
 	int pin;                     /* pin thread i to the i-th allowed CPU */
 	int cache_align;             /* wrap the plugin: every block on a cache line */
 	int gil;                     /* wrap the plugin: one global lock around every call */
+	/* --measure instructions: the worker runs under callgrind with
+	 * collection off; it is switched on around the timed region of every
+	 * value, and each value's count is read back from the dump written to
+	 * callgrind_dir (cg.PID.N). NULL: time. */
+	const char *callgrind_dir;
 };
+
+/* The metric the cell's values are in (results.h). */
+const char *alloclab_cell_spec_metric(const struct alloclab_cell_spec *cell);
 
 /*
  * Measures the cell in this process. On success fills *out (warm-ups,

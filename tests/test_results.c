@@ -206,8 +206,8 @@ Test(results, journal_is_folded_after_a_kill)
 	/* Cell 0 gets a second process, cell 1 an error, then the run dies
 	 * in the middle of a line. */
 	struct alloclab_process p = r->cells[0].procs[0];
-	cr_assert_eq(alloclab_journal_append(j, 0, 1, &p, ALLOCLAB_CELL_OK, NULL, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(alloclab_journal_append(j, 1, 2, NULL, ALLOCLAB_CELL_ERROR, "process 2: boom", err, sizeof err), 0);
+	cr_assert_eq(alloclab_journal_append(j, 0, 1, ALLOCLAB_METRIC_TIME, &p, ALLOCLAB_CELL_OK, NULL, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(alloclab_journal_append(j, 1, 2, ALLOCLAB_METRIC_TIME, NULL, ALLOCLAB_CELL_ERROR, "process 2: boom", err, sizeof err), 0);
 	char jpath[4300];
 	snprintf(jpath, sizeof jpath, "%s.journal", path);
 	FILE *f = fopen(jpath, "a");

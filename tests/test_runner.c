@@ -141,3 +141,38 @@ Test(runner, the_frameworks_gil_makes_any_plugin_threadable, .timeout = 60)
 	cr_expect_eq(cp->status, ALLOCLAB_CELL_OK, "%s", cp->message ? cp->message : "");
 	alloclab_results_free(doc);
 }
+
+/* --measure instructions: callgrind counts the timed region only, so the
+ * same work gives the same count, value after value and run after run. */
+Test(runner, instructions_are_deterministic, .timeout = 300)
+{
+	if (system("command -v valgrind >/dev/null 2>&1") != 0)
+		cr_skip_test("valgrind is not installed");
+	if (getenv("ALLOCLAB_UNDER_VALGRIND"))
+		cr_skip_test("already under valgrind");
+	char *dir = scratch_dir();
+	for (int run = 0; run < 2; run++) {
+		struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--measure", "instructions", "-p", "noop",
+			"-p", "system", "-w", "churn:ops=20000,slots=64", "-t", "1", "-n", "1", "-v", "2", "-o",
+			run ? "b.json" : "a.json", NULL});
+		cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+		cr_expect(strstr(r.out, "instr/op") != NULL, "%s", r.out);
+		cmd_result_free(&r);
+	}
+	struct alloclab_results *a = load_results(dir, "a.json"), *b = load_results(dir, "b.json");
+	const struct alloclab_cell *na = cell_of(a, "noop", 1), *nb = cell_of(b, "noop", 1);
+	cr_assert(na && nb && na->nprocs == 1 && nb->nprocs == 1);
+	cr_expect_str_eq(na->metric, ALLOCLAB_METRIC_INSTRUCTIONS);
+	double v0 = na->procs[0].values[0].per_op, v1 = na->procs[0].values[1].per_op, w0 = nb->procs[0].values[0].per_op;
+	/* The churn loop and two calls of noop: a few tens of instructions. */
+	cr_expect(v0 > 10 && v0 < 200, "noop: %g instructions per op", v0);
+	cr_expect_eq(v0, v1, "value to value: %g against %g", v0, v1);
+	cr_expect_eq(v0, w0, "run to run: %g against %g", v0, w0);
+	alloclab_results_free(a);
+	alloclab_results_free(b);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"compare", "a.json", "b.json", "-f", "json", NULL});
+	json_t *cmp = json_loads(r.out, 0, NULL);
+	cr_expect(strstr(json_string_value(json_object_get(cmp, "test")), "deterministic") != NULL, "%s", r.out);
+	json_decref(cmp);
+	cmd_result_free(&r);
+}
