@@ -4,9 +4,11 @@
  * corrupting anything, statistics, and the cpython reference plugin.
  */
 #include "allocator.h"
+#include "helpers.h"
 
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char err[ALLOCLAB_ERR_LEN];
@@ -132,4 +134,38 @@ Test(obmalloc_plugin, cpython_reference_reports_its_own_stats)
 	cr_expect_geq(stat_value(&a, "bytes.allocated_blocks"), 3000u * 112);
 	for (int i = 0; i < 3000; i++)
 		alloclab_free(&a, blocks[i]);
+}
+
+/* The class table of `alloclab stats` (pools, blocks in use, available
+ * blocks per size class) after the same requests: obmalloc-radix at
+ * CPython's own sizes must match CPython's obmalloc line for line. */
+static char *class_table(const char *plugin, const char *workload)
+{
+	struct cmd_result r = run_alloclab(NULL, (const char *const[]){"stats", plugin, "-w", workload, NULL});
+	cr_assert_eq(r.status, 0, "%s: %s", plugin, r.err);
+	char *start = strstr(r.out, "class   size"), *end = start ? strstr(start, "\n\n") : NULL;
+	cr_assert(start && end, "%s: no class table in: %s", plugin, r.out);
+	*end = '\0';
+	char *table = strdup(start);
+	cmd_result_free(&r);
+	return table;
+}
+
+Test(obmalloc_plugin, radix_class_tables_match_cpythons, .timeout = 120)
+{
+	static const char *const workloads[] = {
+		"churn:slots=3000,ops=50000", "churn:slots=20000,ops=100000,min_size=100,max_size=300,seed=9",
+		"unicode:words=512,rounds=2,layout=py26-ucs4,freelist=1",
+	};
+	static const char *const modes[] = {"obmalloc-radix:mode=none", "obmalloc-radix:mode=gil",
+					    "obmalloc-radix:mode=per-thread", "obmalloc-radix:mode=none,check=branchless"};
+	for (size_t w = 0; w < sizeof workloads / sizeof *workloads; w++) {
+		char *want = class_table("cpython", workloads[w]);
+		for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
+			char *got = class_table(modes[m], workloads[w]);
+			cr_expect_str_eq(got, want, "%s after %s differs from cpython", modes[m], workloads[w]);
+			free(got);
+		}
+		free(want);
+	}
 }
