@@ -61,11 +61,84 @@ static void print_harness_share(const struct alloclab_results *r, FILE *out)
 	}
 }
 
+/* Every cell's row name (plugin, workload, the parameters that vary,
+ * threads), as compare names rows: names[i] for r->cells[i]. */
+static char **cell_names(const struct alloclab_results *r)
+{
+	const struct alloclab_cell **cells = calloc(r->ncells + 1, sizeof *cells);
+	char **names = calloc(r->ncells + 1, sizeof *names);
+
+	for (unsigned i = 0; i < r->ncells; i++)
+		cells[i] = &r->cells[i];
+	alloclab_row_names(cells, r->ncells, 1, names);
+	free(cells);
+	return names;
+}
+
+static void free_names(char **names, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Median simulated data misses per operation of a cell (--measure cache). */
+static void cache_medians(const struct alloclab_cell *c, double *d1, double *ll)
+{
+	size_t n = 0;
+	double *a, *b;
+	struct alloclab_summary s;
+
+	for (unsigned p = 0; p < c->nprocs; p++)
+		n += c->procs[p].nvalues;
+	a = calloc(n + 1, sizeof *a);
+	b = calloc(n + 1, sizeof *b);
+	n = 0;
+	for (unsigned p = 0; p < c->nprocs; p++)
+		for (unsigned v = 0; v < c->procs[p].nvalues; v++)
+			if (c->procs[p].values[v].cache_simulated) {
+				a[n] = c->procs[p].values[v].d1_misses_per_op;
+				b[n++] = c->procs[p].values[v].ll_misses_per_op;
+			}
+	alloclab_summarize(a, n, &s);
+	*d1 = s.median;
+	alloclab_summarize(b, n, &s);
+	*ll = s.median;
+	free(a);
+	free(b);
+}
+
+/* --measure cache: every cell's simulated misses. */
+static void print_cache(const struct alloclab_results *r, FILE *out)
+{
+	int header = 0;
+	char **names = cell_names(r);
+
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *c = &r->cells[i];
+		double d1, ll;
+		if (!alloclab_cell_measured(c) || !c->procs[0].nvalues || !c->procs[0].values[0].cache_simulated)
+			continue;
+		if (!header) {
+			json_t *g = json_object_get(r->metadata, "cache_simulated");
+			fprintf(out, "\nsimulated data-cache misses per operation (callgrind%s%s; no prefetchers, no coherence "
+				     "traffic between cores):\n",
+				json_is_string(g) ? ", " : "", json_is_string(g) ? json_string_value(g) : "");
+			fprintf(out, "  %-60s %12s %12s\n", "cell", "D1 misses", "LL misses");
+			header = 1;
+		}
+		cache_medians(c, &d1, &ll);
+		fprintf(out, "  %-60s %12.3f %12.4f\n", names[i], d1, ll);
+	}
+	free_names(names, r->ncells);
+}
+
 /* With --cache-align both: each plugin's aligned cell against its unaligned
  * twin (same workload, parameters, threads). */
 static void print_alignment_effect(const struct alloclab_results *r, FILE *out)
 {
 	int header = 0;
+	char **names = cell_names(r);
 
 	for (unsigned i = 0; i < r->ncells; i++) {
 		const struct alloclab_cell *a = &r->cells[i];
@@ -76,15 +149,25 @@ static void print_alignment_effect(const struct alloclab_results *r, FILE *out)
 			if (u->cache_aligned || !alloclab_cell_measured(u) || u->plugin_index != a->plugin_index ||
 			    !same_row(a, u))
 				continue;
+			int counts = alloclab_metric_deterministic(a->metric);
 			if (!header) {
-				fprintf(out, "\ncache-line alignment (aligned ns/op / unaligned ns/op, same run; < 1: aligned is faster):\n");
+				fprintf(out, "\ncache-line alignment (aligned %s / unaligned, same run; < 1: aligned %s):\n",
+					counts ? "instructions per op" : "ns/op", counts ? "does less" : "is faster");
 				header = 1;
 			}
 			double ra = cell_median(a), ru = cell_median(u);
-			fprintf(out, "  %-32s %-8s threads=%u: %.2f / %.2f = %.3f\n", u->plugin, a->workload, a->threads, ra,
-				ru, ra / ru);
+			fprintf(out, "  %-50s %.2f / %.2f = %.3f", names[k], ra, ru, ra / ru);
+			if (a->nprocs && u->nprocs && a->procs[0].nvalues && u->procs[0].nvalues &&
+			    a->procs[0].values[0].cache_simulated && u->procs[0].values[0].cache_simulated) {
+				double da, du, la, lu;
+				cache_medians(a, &da, &la);
+				cache_medians(u, &du, &lu);
+				fprintf(out, "; D1 misses per op %.3f / %.3f, LL %.4f / %.4f", da, du, la, lu);
+			}
+			fputc('\n', out);
 		}
 	}
+	free_names(names, r->ncells);
 }
 
 /* Placement recorded through the framework's service at the top level of
@@ -235,6 +318,7 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 	print_machine_note(r, out);
 	print_harness_share(r, out);
 	print_alignment_effect(r, out);
+	print_cache(r, out);
 	print_placement(r, out);
 	/* Workloads with a report of their own (unicode: the Unicode/Bytes lines). */
 	for (unsigned i = 0; i < r->ncells && workload_reports; i++) {

@@ -51,9 +51,10 @@ static const char usage[] =
 	"      --cache-align off|on|both  measure through a wrapper that puts every block on a\n"
 	"                                 cache line (by over-allocation); both: each plugin twice\n"
 	"      --words FILE               the text the unicode workload takes its words from\n"
-	"      --measure time|instructions  what a value is: time (default), or instructions per op\n"
-	"                                 counted by valgrind's callgrind in the timed region only\n"
-	"                                 (deterministic; about 50x slower to run)\n"
+	"      --measure time|instructions|cache  what a value is: time (default), or instructions\n"
+	"                                 per op counted by valgrind's callgrind in the timed region\n"
+	"                                 only (deterministic; about 50x slower to run); cache adds\n"
+	"                                 simulated L1/LL data misses per op (this machine's geometry)\n"
 	"      --check / --no-check       put every plugin through 'alloclab check' first / none; by\n"
 	"                                 default the plugins given by path are checked (cached per build)\n"
 	"  -o, --output FILE              results JSON (default alloclab-results/run-DATE.json)\n"
@@ -205,8 +206,10 @@ int alloclab_cmd_run(int argc, char **argv)
 				cfg.measure_instructions = 0;
 			else if (strcmp(optarg, "instructions") == 0)
 				cfg.measure_instructions = 1;
+			else if (strcmp(optarg, "cache") == 0)
+				cfg.measure_instructions = cfg.measure_cache = 1;
 			else
-				rc = alloclab_usage_error("run", "--measure takes time or instructions, not '%s'", optarg);
+				rc = alloclab_usage_error("run", "--measure takes time, instructions or cache, not '%s'", optarg);
 			break;
 		case 'h': fputs(usage, stdout); free_plugin_args(&cfg); return 0;
 		case ':': rc = alloclab_usage_error("run", "option '%s' needs a value", argv[optind - 1]); break;

@@ -263,6 +263,10 @@ static json_t *value_to_json(const struct alloclab_value *v, unsigned threads, c
 			      metric, v->per_op);
 	if (v->thread_reports)
 		json_object_set(o, K_THREAD_REPORTS, v->thread_reports);
+	if (v->cache_simulated) {
+		json_object_set_new(o, K_D1_MISSES_PER_OP, json_real(v->d1_misses_per_op));
+		json_object_set_new(o, K_LL_MISSES_PER_OP, json_real(v->ll_misses_per_op));
+	}
 	return o;
 }
 
@@ -607,6 +611,19 @@ static int read_value(const struct reader *rd, const json_t *obj, const char *wh
 	if (!isfinite(v->per_op) || v->per_op <= 0)
 		return bad(rd, where, metric, "%g is not a finite positive %s", v->per_op,
 			   alloclab_metric_deterministic(metric) ? "count" : "time");
+	{
+		static const char *const keys[] = {K_D1_MISSES_PER_OP, K_LL_MISSES_PER_OP};
+		double *dst[] = {&v->d1_misses_per_op, &v->ll_misses_per_op};
+		for (int k = 0; k < 2; k++) {
+			json_t *x = json_object_get(obj, keys[k]);
+			if (x == NULL)
+				continue;
+			if (!json_is_number(x) || !isfinite(json_number_value(x)) || json_number_value(x) < 0)
+				return bad(rd, where, keys[k], "is not a finite non-negative number");
+			*dst[k] = json_number_value(x);
+			v->cache_simulated = 1;
+		}
+	}
 	return read_reports(rd, obj, where, K_THREAD_REPORTS, workload, threads, 0, &v->thread_reports);
 }
 

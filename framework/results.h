@@ -67,6 +67,10 @@ struct alloclab_value {
 	 * thread's instructions in the timed region (counted by callgrind) / all
 	 * threads' operations. */
 	double per_op;
+	/* --measure cache (cache_simulated set): simulated level-1 and
+	 * last-level data misses per operation, reads and writes. */
+	int cache_simulated;
+	double d1_misses_per_op, ll_misses_per_op;
 	/* NULL, or an array of `threads` entries, each an object or null: what
 	 * the workload reported for this value (checked by the workload's
 	 * check_report hook when the reader is given one). */

@@ -62,6 +62,8 @@
 #define K_THREAD_OPS "thread_ops"
 #define K_NS_PER_OP "ns_per_op"
 #define K_INSTRUCTIONS_PER_OP "instructions_per_op"
+#define K_D1_MISSES_PER_OP "d1_misses_per_op"
+#define K_LL_MISSES_PER_OP "ll_misses_per_op"
 #define K_THREAD_REPORTS "thread_reports"
 
 /* journal lines */

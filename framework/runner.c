@@ -84,17 +84,63 @@ static int measure_child(void *arg, int fd)
 	}
 	if (cell->callgrind_dir) {
 		/* Under callgrind, collecting only where the worker says: the
-		 * timed region of each value (worker.c). */
-		char out[4300];
+		 * timed region of each value (worker.c). valgrind's own messages
+		 * go to a log beside the dumps, not into the worker's output. */
+		char out[4300], log[4300], d1[96], ll[96];
+		char *vg[16] = {"valgrind", "--tool=callgrind", "--collect-atstart=no", "--trace-children=no", "-q"};
+		int n = 5;
 		snprintf(out, sizeof out, "--callgrind-out-file=%s/cg.%%p", cell->callgrind_dir);
-		char *vg[] = {"valgrind", "--tool=callgrind", "--collect-atstart=no", "--trace-children=no", "-q",
-			      out, (char *)alloclab_self_path(), "__worker", spec, NULL};
+		snprintf(log, sizeof log, "--log-file=%s/valgrind.%%p.log", cell->callgrind_dir);
+		vg[n++] = out;
+		vg[n++] = log;
+		if (cell->cache_sim) {
+			vg[n++] = "--cache-sim=yes";
+			if (alloclab_cache_geometry(d1, sizeof d1, ll, sizeof ll) == 0) {
+				vg[n++] = d1;
+				vg[n++] = ll;
+			}
+		}
+		vg[n++] = (char *)alloclab_self_path();
+		vg[n++] = "__worker";
+		vg[n++] = spec;
+		vg[n] = NULL;
 		execvp("valgrind", vg);
 		return 3; /* checked at plan: valgrind was there */
 	}
 	execv(alloclab_self_path(), argv);
 	/* exec failed: measure in this forked process rather than not at all. */
 	return alloclab_worker_send(arg, 3);
+}
+
+int alloclab_cache_geometry(char *d1, size_t d1_len, char *ll, size_t ll_len)
+{
+	long d1_size = sysconf(_SC_LEVEL1_DCACHE_SIZE), d1_assoc = sysconf(_SC_LEVEL1_DCACHE_ASSOC),
+	     d1_line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+	long ll_size = sysconf(_SC_LEVEL3_CACHE_SIZE), ll_assoc = sysconf(_SC_LEVEL3_CACHE_ASSOC),
+	     ll_line = sysconf(_SC_LEVEL3_CACHE_LINESIZE);
+
+	if (ll_size <= 0) {
+		ll_size = sysconf(_SC_LEVEL2_CACHE_SIZE);
+		ll_assoc = sysconf(_SC_LEVEL2_CACHE_ASSOC);
+		ll_line = sysconf(_SC_LEVEL2_CACHE_LINESIZE);
+	}
+	if (d1_size <= 0 || d1_assoc <= 0 || d1_line <= 0 || ll_size <= 0 || ll_assoc <= 0 || ll_line <= 0)
+		return -1;
+	/* The simulator wants a power-of-two number of sets: keep the line
+	 * and the associativity, round the sets down (a 300 MiB, 20-way L3 is
+	 * simulated as 160 MiB). */
+	{
+		long *sizes[] = {&d1_size, &ll_size}, assocs[] = {d1_assoc, ll_assoc}, lines[] = {d1_line, ll_line};
+		for (int k = 0; k < 2; k++) {
+			long sets = *sizes[k] / (assocs[k] * lines[k]), p2 = 1;
+			while (p2 * 2 <= sets)
+				p2 *= 2;
+			*sizes[k] = p2 * assocs[k] * lines[k];
+		}
+	}
+	snprintf(d1, d1_len, "--D1=%ld,%ld,%ld", d1_size, d1_assoc, d1_line);
+	snprintf(ll, ll_len, "--LL=%ld,%ld,%ld", ll_size, ll_assoc, ll_line);
+	return 0;
 }
 
 /* A child's answer: the object it wrote when it exited 0 or 1; otherwise a
@@ -358,6 +404,7 @@ static void lay_out_cells(struct alloclab_run *run)
 					c->spec.plugin_options = cfg->plugins[p].options;
 					c->spec.gil = cfg->plugins[p].gil;
 					c->spec.callgrind_dir = run->callgrind_dir[0] ? run->callgrind_dir : NULL;
+					c->spec.cache_sim = cfg->measure_cache;
 					c->spec.cache_align = al;
 					c->spec.workload = wl;
 					c->spec.params = cfg->workloads[w].params;
@@ -388,8 +435,14 @@ static void lay_out_cells(struct alloclab_run *run)
 
 static void free_run(struct alloclab_run *run)
 {
-	if (run->callgrind_dir[0])
-		rmdir(run->callgrind_dir); /* the worker removes each dump it reads */
+	if (run->callgrind_dir[0]) {
+		/* The worker removes each dump it reads; what is left is
+		 * valgrind's logs (and the dumps of workers that died). */
+		char cmd[200];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", run->callgrind_dir);
+		if (system(cmd) != 0)
+			rmdir(run->callgrind_dir);
+	}
 	alloclab_results_free(run->results);
 	alloclab_journal_close(run->journal, 0);
 	free(run->cells);
@@ -404,7 +457,7 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 	json_t *config = json_pack("{s:i,s:i,s:i,s:f,s:b,s:s,s:s}", "processes", cfg->processes, "values", cfg->values,
 				   "warmups", cfg->warmups, "timeout_s", cfg->timeout_s, "pin", cfg->pin, "cache_align",
 				   cfg->cache_align == 3 ? "both" : cfg->cache_align == 2 ? "on" : "off", "measure",
-				   cfg->measure_instructions ? "instructions" : "time");
+				   cfg->measure_cache ? "cache" : cfg->measure_instructions ? "instructions" : "time");
 
 	*out = NULL;
 	run->cfg = cfg;
@@ -414,7 +467,7 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 	else
 		default_output(run->output, sizeof run->output);
 	alloclab_catch_interrupts();
-	if (cfg->measure_instructions) {
+	if (cfg->measure_instructions || cfg->measure_cache) {
 		if (system("command -v valgrind >/dev/null 2>&1") != 0) {
 			fprintf(stderr, "alloclab: --measure instructions needs valgrind (apt-get install valgrind)\n");
 			free_run(run);
@@ -426,6 +479,14 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 			run->callgrind_dir[0] = '\0';
 			free_run(run);
 			return ALLOCLAB_EXIT_USAGE;
+		}
+	}
+	if (cfg->measure_cache) {
+		char d1[96], ll[96];
+		if (alloclab_cache_geometry(d1, sizeof d1, ll, sizeof ll) == 0) {
+			char both[200];
+			snprintf(both, sizeof both, "%s %s", d1, ll);
+			json_object_set_new(run->results->metadata, "cache_simulated", json_string(both));
 		}
 	}
 	if (probe_plugins(run) != 0 || label_plugins(run) != 0 || preflight(run) != 0) {

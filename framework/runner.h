@@ -58,6 +58,9 @@ struct alloclab_run_config {
 	/* --measure instructions: each worker under valgrind's callgrind,
 	 * counting instructions in the timed region only. */
 	int measure_instructions;
+	/* --measure cache: the same, with callgrind's cache simulation set to
+	 * this machine's geometry (alloclab_cache_geometry). */
+	int measure_cache;
 	/* Bit 0: measure unwrapped; bit 1: measure through the cache-line
 	 * alignment wrapper (alloclab_allocator_cache_align). Both: every plugin
 	 * twice, for the aligned-against-unaligned comparison. */
@@ -107,5 +110,9 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 int alloclab_run_measure(struct alloclab_run *run);
 int alloclab_run_finish(struct alloclab_run *run, int status);
 int alloclab_run(const struct alloclab_run_config *cfg);
+
+/* valgrind's --D1= and --LL= options for this machine's first-level data
+ * cache and last-level cache, read with sysconf. -1 when unknown. */
+int alloclab_cache_geometry(char *d1, size_t d1_len, char *ll, size_t ll_len);
 
 #endif

@@ -35,6 +35,7 @@ struct thread_slot {
 struct worker {
 	const struct alloclab_cell_spec *cell;
 	uint64_t *instructions;     /* per round, --measure instructions */
+	uint64_t *d1_misses, *ll_misses; /* per round, --measure cache */
 	unsigned dumps;             /* callgrind dumps written so far */
 	struct alloclab_allocator alloc;
 	pthread_barrier_t barrier;
@@ -132,14 +133,17 @@ static void instructions_start(void)
 #endif
 }
 
-/* Switches collection off, dumps, and reads the dump's total back: the
+/* Switches collection off, dumps, and reads the dump's totals back: the
  * instructions of every thread between start and stop (callgrind runs one
- * thread at a time, all of them counted). 0 when it cannot be read. */
-static uint64_t instructions_stop(struct worker *w)
+ * thread at a time, all of them counted) and, when caches are simulated,
+ * the data misses of the first and last level (reads and writes). 0 when
+ * it cannot be read. */
+static uint64_t instructions_stop(struct worker *w, uint64_t *d1, uint64_t *ll)
 {
 	uint64_t total = 0;
 #ifdef ALLOCLAB_HAVE_CALLGRIND
-	char path[4300], line[512];
+	char path[4300], line[1024], events[16][16];
+	int nevents = 0;
 	FILE *f;
 
 	CALLGRIND_TOGGLE_COLLECT;
@@ -148,13 +152,35 @@ static uint64_t instructions_stop(struct worker *w)
 	snprintf(path, sizeof path, "%s/cg.%ld.%u", w->cell->callgrind_dir, (long)getpid(), w->dumps);
 	if ((f = fopen(path, "r")) == NULL)
 		return 0;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "totals: %" SCNu64, &total) == 1 || sscanf(line, "summary: %" SCNu64, &total) == 1)
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "events:", 7) == 0) {
+			char *save = NULL;
+			nevents = 0;
+			for (char *t = strtok_r(line + 7, " \n", &save); t && nevents < 16; t = strtok_r(NULL, " \n", &save))
+				snprintf(events[nevents++], sizeof events[0], "%s", t);
+		} else if (strncmp(line, "totals:", 7) == 0 || strncmp(line, "summary:", 8) == 0) {
+			char *cursor = strchr(line, ':') + 1, *end;
+			*d1 = *ll = 0;
+			for (int k = 0; k < nevents; k++, cursor = end) {
+				uint64_t v = strtoull(cursor, &end, 10);
+				if (end == cursor)
+					break;
+				if (strcmp(events[k], "Ir") == 0)
+					total = v;
+				else if (strcmp(events[k], "D1mr") == 0 || strcmp(events[k], "D1mw") == 0)
+					*d1 += v;
+				else if (strcmp(events[k], "DLmr") == 0 || strcmp(events[k], "DLmw") == 0)
+					*ll += v;
+			}
 			break;
+		}
+	}
 	fclose(f);
 	unlink(path);
 #else
 	(void)w;
+	(void)d1;
+	(void)ll;
 #endif
 	return total;
 }
@@ -212,7 +238,7 @@ static void *thread_main(void *arg)
 		}
 		pthread_barrier_wait(&w->barrier);
 		if (w->cell->callgrind_dir && slot->wt.index == 0)
-			w->instructions[r] = instructions_stop(w);
+			w->instructions[r] = instructions_stop(w, &w->d1_misses[r], &w->ll_misses[r]);
 		if (r + 1 == w->rounds && !w->failed && w->alloc.ops.stats) {
 			if (slot->wt.index == 0) {
 				alloclab_phase("stats");
@@ -268,6 +294,11 @@ static void round_value(const struct worker *w, unsigned r, struct alloclab_valu
 		v->per_op = ops ? (double)w->instructions[r] / (double)ops : 0;
 	else
 		v->per_op = ops ? (double)v->wall_ns * threads / (double)ops : 0;
+	if (w->cell->cache_sim && ops) {
+		v->cache_simulated = 1;
+		v->d1_misses_per_op = (double)w->d1_misses[r] / (double)ops;
+		v->ll_misses_per_op = (double)w->ll_misses[r] / (double)ops;
+	}
 	if (w->reports[r * threads]) {
 		v->thread_reports = json_array();
 		for (unsigned i = 0; i < threads; i++) {
@@ -303,6 +334,8 @@ static void worker_free(struct worker *w, void *shared, struct alloclab_loaded_p
 		json_decref(w->reports[i]);
 	free(w->slots);
 	free(w->instructions);
+	free(w->d1_misses);
+	free(w->ll_misses);
 	free(w->reports);
 	free(w->process_reports);
 	free(w->lists);
@@ -344,6 +377,8 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 
 	w.slots = calloc(cell->threads, sizeof *w.slots);
 	w.instructions = calloc(w.rounds, sizeof *w.instructions);
+	w.d1_misses = calloc(w.rounds, sizeof *w.d1_misses);
+	w.ll_misses = calloc(w.rounds, sizeof *w.ll_misses);
 	w.reports = calloc((size_t)w.rounds * cell->threads, sizeof *w.reports);
 	w.process_reports = calloc(cell->threads, sizeof *w.process_reports);
 	w.lists = calloc(cell->threads, sizeof *w.lists);
@@ -463,11 +498,12 @@ json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
 		json_array_append_new(v, json_integer((json_int_t)cell->params.v[i]));
 		json_array_append_new(text, cell->params.text[i] ? alloclab_json_text(cell->params.text[i]) : json_null());
 	}
-	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b,s:o}", "plugin", cell->plugin, "plugin_options",
+	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b,s:o,s:b}", "plugin", cell->plugin, "plugin_options",
 			 cell->plugin_options, "workload", cell->workload->name, "v", v, "text", text, "threads",
 			 cell->threads, "warmups", cell->warmups, "values", cell->values, "pin", cell->pin,
 			 "cache_align", cell->cache_align, "gil", cell->gil, "callgrind_dir",
-			 cell->callgrind_dir ? alloclab_json_text(cell->callgrind_dir) : json_null());
+			 cell->callgrind_dir ? alloclab_json_text(cell->callgrind_dir) : json_null(), "cache_sim",
+			 cell->cache_sim);
 }
 
 int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_workload *(*find)(const char *name),
@@ -475,13 +511,13 @@ int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_worklo
 {
 	const char *workload = NULL;
 	json_t *v = NULL, *text = NULL, *cg = NULL;
-	int threads = 0, warmups = 0, values = 0, pin = 0, cache_align = 0, gil = 0;
+	int threads = 0, warmups = 0, values = 0, pin = 0, cache_align = 0, gil = 0, cache_sim = 0;
 
 	memset(cell, 0, sizeof *cell);
-	if (json_unpack((json_t *)obj, "{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b,s:o}", "plugin", &cell->plugin,
+	if (json_unpack((json_t *)obj, "{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b,s:o,s:b}", "plugin", &cell->plugin,
 			"plugin_options", &cell->plugin_options, "workload", &workload, "v", &v, "text", &text, "threads",
 			&threads, "warmups", &warmups, "values", &values, "pin", &pin, "cache_align", &cache_align, "gil",
-			&gil, "callgrind_dir", &cg) != 0 ||
+			&gil, "callgrind_dir", &cg, "cache_sim", &cache_sim) != 0 ||
 	    !(json_is_null(cg) || json_is_string(cg)) ||
 	    (cell->workload = find(workload)) == NULL || threads < 1 || threads > ALLOCLAB_MAX_THREADS ||
 	    warmups < 0 || warmups > 100000 || values < 1 || values > 100000 || !json_is_array(v) ||
@@ -508,6 +544,7 @@ int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_worklo
 	cell->cache_align = cache_align;
 	cell->gil = gil;
 	cell->callgrind_dir = json_string_value(cg);
+	cell->cache_sim = cache_sim && cell->callgrind_dir;
 	return 0;
 }
 

@@ -34,6 +34,9 @@ struct alloclab_cell_spec {
 	 * value, and each value's count is read back from the dump written to
 	 * callgrind_dir (cg.PID.N). NULL: time. */
 	const char *callgrind_dir;
+	/* --measure cache: callgrind also simulates the caches (the machine's
+	 * geometry), and values carry data misses per operation. */
+	int cache_sim;
 };
 
 /* The metric the cell's values are in (results.h). */

@@ -176,3 +176,29 @@ Test(runner, instructions_are_deterministic, .timeout = 300)
 	json_decref(cmp);
 	cmd_result_free(&r);
 }
+
+/* --measure cache: callgrind's simulated caches, set to this machine's
+ * geometry (recorded), give data misses per operation for every value. */
+Test(runner, cache_misses_are_simulated, .timeout = 300)
+{
+	if (system("command -v valgrind >/dev/null 2>&1") != 0)
+		cr_skip_test("valgrind is not installed");
+	if (getenv("ALLOCLAB_UNDER_VALGRIND"))
+		cr_skip_test("already under valgrind");
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--measure", "cache", "-p", "system", "-w",
+		"unicode:words=256,rounds=1,variant=9chars", "--cache-align", "both", "-t", "1", "-n", "1", "-o", "c.json",
+		NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cr_expect(strstr(r.out, "simulated data-cache misses per operation") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "D1 misses per op") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+	struct alloclab_results *doc = load_results(dir, "c.json");
+	cr_expect(json_is_string(json_object_get(doc->metadata, "cache_simulated")));
+	const struct alloclab_value *v = &doc->cells[0].procs[0].values[0];
+	cr_expect(v->cache_simulated);
+	cr_expect_gt(v->d1_misses_per_op, 0.0);
+	cr_expect_geq(v->ll_misses_per_op, 0.0);
+	cr_expect_leq(v->ll_misses_per_op, v->d1_misses_per_op);
+	alloclab_results_free(doc);
+}
