@@ -2,10 +2,12 @@
 #include "report.h"
 
 #include "cells.h"
+#include "confidence.h"
 #include "placement.h"
 #include "registry.h"
 #include "summary.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,6 +218,34 @@ static void print_placement(const struct alloclab_results *r, FILE *out)
 	}
 }
 
+/* -n auto: where each cell's confidence interval ended up. */
+static void print_auto(const struct alloclab_results *r, FILE *out)
+{
+	json_t *a = json_object_get(r->config, "processes_auto");
+	json_t *target = json_object_get(a, "ci_percent"), *max = json_object_get(a, "max");
+	char **names;
+
+	if (!json_is_object(a) || !json_is_number(target) || !json_is_integer(max))
+		return;
+	names = cell_names(r);
+	fprintf(out, "\n-n auto: processes until the 95%% confidence interval of the mean is within %.3g%%:\n",
+		json_number_value(target));
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *c = &r->cells[i];
+		size_t n;
+		double *m = alloclab_cell_process_means(c, &n);
+		if (!alloclab_cell_measured(c) || n < 2) {
+			free(m);
+			continue;
+		}
+		double half = alloclab_ci_half_width_percent(m, n);
+		fprintf(out, "  %-50s %3zu processes: ±%.2f%%%s\n", names[i], n, half,
+			half > json_number_value(target) ? " (not reached: the maximum, --max-processes, was)" : "");
+		free(m);
+	}
+	free_names(names, r->ncells);
+}
+
 /* A scaling curve needs the cores to run on: say so when the machine was
  * busier than the run's thread counts allow. */
 static void print_machine_note(const struct alloclab_results *r, FILE *out)
@@ -316,6 +346,7 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 				json_string_value(json_object_get(f, "why")));
 	}
 	print_machine_note(r, out);
+	print_auto(r, out);
 	print_harness_share(r, out);
 	print_alignment_effect(r, out);
 	print_cache(r, out);

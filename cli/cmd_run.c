@@ -43,7 +43,10 @@ static const char usage[] =
 	"                                 the option as=LABEL names it in tables (two builds of one plugin)\n"
 	"  -w, --workload NAME[:k=v,...]  workload with parameters; repeatable (see 'alloclab list')\n"
 	"  -t, --threads LIST             thread counts, e.g. 1,2,4 (1..1024; default 1,2)\n"
-	"  -n, --processes N              worker processes per cell (default 5)\n"
+	"  -n, --processes N|auto         worker processes per cell (default 5); auto: at least 5, more\n"
+	"                                 until the 95% confidence interval of the cell's mean is\n"
+	"                                 within --ci PERCENT of it (default 2), at most\n"
+	"                                 --max-processes (default 40)\n"
 	"  -v, --values N                 measured values per process (default 3)\n"
 	"      --warmups N                unmeasured values per process first (default 1)\n"
 	"      --timeout SECONDS          kill a worker process after this long (default 120; fractions allowed)\n"
@@ -164,6 +167,7 @@ int alloclab_cmd_run(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},          {"cache-align", required_argument, NULL, 'A'},
 		{"words", required_argument, NULL, 'X'},   {"check", no_argument, NULL, 'C'},
 		{"no-check", no_argument, NULL, 'N'},      {"measure", required_argument, NULL, 'M'},
+		{"ci", required_argument, NULL, 'I'},      {"max-processes", required_argument, NULL, 'x'},
 		{NULL, 0, NULL, 0},
 	};
 	static struct alloclab_run_config cfg;
@@ -173,6 +177,8 @@ int alloclab_cmd_run(int argc, char **argv)
 	int opt, rc = 0;
 
 	cfg.processes = 5;
+	cfg.ci_percent = 2;
+	cfg.max_processes = 40;
 	cfg.values = 3;
 	cfg.warmups = 1;
 	opterr = 0;
@@ -181,7 +187,17 @@ int alloclab_cmd_run(int argc, char **argv)
 		case 'p': rc = add_plugin(optarg, &cfg); break;
 		case 'w': rc = add_workload(optarg, &cfg); break;
 		case 't': rc = parse_threads(optarg, &cfg); break;
-		case 'n': rc = alloclab_parse_count("run", "--processes", optarg, 1, 1000, &cfg.processes), cfg.processes_set = 1; break;
+		case 'n':
+			if (strcmp(optarg, "auto") == 0)
+				cfg.processes_auto = 1;
+			else
+				rc = alloclab_parse_count("run", "--processes", optarg, 1, 1000, &cfg.processes), cfg.processes_set = 1;
+			break;
+		case 'I':
+			if (alloclab_parse_seconds(optarg, &cfg.ci_percent) != 0 || cfg.ci_percent <= 0 || cfg.ci_percent > 100)
+				rc = alloclab_usage_error("run", "--ci '%s' is not a percentage in (0, 100]", optarg);
+			break;
+		case 'x': rc = alloclab_parse_count("run", "--max-processes", optarg, 2, 1000, &cfg.max_processes); break;
 		case 'v': rc = alloclab_parse_count("run", "--values", optarg, 1, 100000, &cfg.values), cfg.values_set = 1; break;
 		case 'W': rc = alloclab_parse_count("run", "--warmups", optarg, 0, 100000, &cfg.warmups), cfg.warmups_set = 1; break;
 		case 'T': rc = alloclab_parse_timeout("run", optarg, 86400, &timeout); break;

@@ -3,6 +3,7 @@
 #include "runner.h"
 
 #include "child.h"
+#include "confidence.h"
 #include "preflight.h"
 #include "progress.h"
 #include "results.h"
@@ -209,6 +210,25 @@ int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double time
 	return rc;
 }
 
+/* -n auto's stopping rule (confidence.h) on a cell's per-process means. */
+static double ci_half_width_percent(const struct alloclab_cell *c)
+{
+	double *m = calloc(c->nprocs + 1, sizeof *m), half;
+	size_t n = 0;
+
+	for (unsigned p = 0; p < c->nprocs; p++) {
+		if (c->procs[p].nvalues == 0)
+			continue;
+		for (unsigned v = 0; v < c->procs[p].nvalues; v++)
+			m[n] += c->procs[p].values[v].per_op;
+		m[n] /= c->procs[p].nvalues;
+		n++;
+	}
+	half = alloclab_ci_half_width_percent(m, n);
+	free(m);
+	return half;
+}
+
 static const char *applicability(uint64_t caps, const struct alloclab_workload *w, unsigned threads)
 {
 	static char why[160];
@@ -229,7 +249,8 @@ static const char *applicability(uint64_t caps, const struct alloclab_workload *
 /* One cell's plan: what a worker gets, and how many workers. */
 struct planned_cell {
 	struct alloclab_cell_spec spec;
-	unsigned processes;
+	unsigned processes;       /* at most (-n auto: max_processes) */
+	unsigned min_processes;   /* -n auto: at least this many */
 	int done;          /* failed, not applicable, or every process measured */
 };
 
@@ -415,6 +436,9 @@ static void lay_out_cells(struct alloclab_run *run)
 					c->spec.pin = cfg->pin;
 					c->processes = cfg->processes_set || !wl->default_processes ? cfg->processes
 												     : wl->default_processes;
+					c->min_processes = c->processes;
+					if (cfg->processes_auto && cfg->max_processes > c->processes)
+						c->processes = cfg->max_processes;
 					c->done = na != NULL;
 					if (c->processes > run->max_processes)
 						run->max_processes = c->processes;
@@ -454,10 +478,14 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 {
 	struct alloclab_run *run = calloc(1, sizeof *run);
 	char err[ALLOCLAB_ERR_LEN];
-	json_t *config = json_pack("{s:i,s:i,s:i,s:f,s:b,s:s,s:s}", "processes", cfg->processes, "values", cfg->values,
+	json_t *config = json_pack("{s:i,s:i,s:i,s:f,s:b,s:s,s:s}", "processes", cfg->processes_auto ? 0 : cfg->processes, "values", cfg->values,
 				   "warmups", cfg->warmups, "timeout_s", cfg->timeout_s, "pin", cfg->pin, "cache_align",
 				   cfg->cache_align == 3 ? "both" : cfg->cache_align == 2 ? "on" : "off", "measure",
 				   cfg->measure_cache ? "cache" : cfg->measure_instructions ? "instructions" : "time");
+	if (cfg->processes_auto)
+		json_object_set_new(config, "processes_auto",
+				    json_pack("{s:i,s:i,s:f}", "min", cfg->processes, "max", cfg->max_processes, "ci_percent",
+					      cfg->ci_percent));
 
 	*out = NULL;
 	run->cfg = cfg;
@@ -552,16 +580,19 @@ int alloclab_run_measure(struct alloclab_run *run)
 					goto write_failed;
 			} else {
 				proc.index = round;
-				if (round + 1 == c->processes) {
+				alloclab_cell_add_process(cell, &proc);
+				if (round + 1 == c->processes ||
+				    (run->cfg->processes_auto && cell->nprocs >= c->min_processes &&
+				     ci_half_width_percent(cell) <= run->cfg->ci_percent)) {
 					alloclab_cell_set_status(cell, ALLOCLAB_CELL_OK, NULL);
 					c->done = 1;
+					if (run->cfg->processes_auto)
+						cell->planned = cell->nprocs;
 				}
-				if (alloclab_journal_append(run->journal, k, cell->threads, cell->metric, &proc, cell->status,
-							    NULL, err, sizeof err) != 0) {
-					alloclab_process_clear(&proc);
+				struct alloclab_process *last = &cell->procs[cell->nprocs - 1];
+				if (alloclab_journal_append(run->journal, k, cell->threads, cell->metric, last, cell->status,
+							    NULL, err, sizeof err) != 0)
 					goto write_failed;
-				}
-				alloclab_cell_add_process(cell, &proc);
 			}
 			alloclab_progress_step(&progress);
 		}

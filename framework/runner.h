@@ -46,6 +46,12 @@ struct alloclab_run_config {
 	unsigned threads[ALLOCLAB_MAX_MATRIX];
 	unsigned nthreads;
 	unsigned processes, values, warmups;
+	/* -n auto: each cell gets processes until the 95% confidence interval
+	 * of its mean (over per-process means) is within ci_percent of the
+	 * mean, at least `processes` and at most max_processes of them. */
+	int processes_auto;
+	double ci_percent;
+	unsigned max_processes;
 	/* Whether the user gave them; otherwise a workload's own defaults
 	 * (alloclab_workload.default_*) take precedence. */
 	int processes_set, values_set, warmups_set;

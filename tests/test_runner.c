@@ -202,3 +202,29 @@ Test(runner, cache_misses_are_simulated, .timeout = 300)
 	cr_expect_leq(v->ll_misses_per_op, v->d1_misses_per_op);
 	alloclab_results_free(doc);
 }
+
+/* -n auto: at least 5 processes, more until the interval is narrow enough,
+ * never more than --max-processes; the table says when the target was not
+ * reached. */
+Test(runner, processes_auto_stops_by_the_confidence_interval, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-n", "auto", "--ci", "100", "--max-processes",
+		"9", "-p", "system", "-w", "churn:ops=20000,slots=64", "-t", "1", "-v", "2", "-o", "wide.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"run", "-n", "auto", "--ci", "0.00001", "--max-processes", "7", "-p",
+		"system", "-w", "churn:ops=20000,slots=64", "-t", "1", "-v", "2", "-o", "narrow.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "7 processes") && strstr(r.out, "not reached"), "%s", r.out);
+	cmd_result_free(&r);
+	struct alloclab_results *wide = load_results(dir, "wide.json"), *narrow = load_results(dir, "narrow.json");
+	cr_expect_eq(wide->cells[0].nprocs, 5);
+	cr_expect_eq(narrow->cells[0].nprocs, 7);
+	cr_expect_eq(narrow->cells[0].status, ALLOCLAB_CELL_OK);
+	alloclab_results_free(wide);
+	alloclab_results_free(narrow);
+	r = run_alloclab(dir, (const char *const[]){"run", "-n", "auto", "--ci", "nan", NULL});
+	cr_expect_eq(r.status, 2);
+	cmd_result_free(&r);
+}
