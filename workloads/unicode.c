@@ -76,9 +76,24 @@ struct string_obj {
 	size_t buffer_chars;  /* characters the buffer was allocated for (+1 for the NUL) */
 };
 
+/* The words of one variant and count: made in prepare (untimed), shared
+ * by that variant's Unicode and Bytes lines. */
+struct word_set {
+	unsigned variant, count;
+	char **words;               /* point into storage or into the text */
+	size_t *lens;
+	char *storage;              /* fixed-length words' characters */
+};
+
+/* Block sizes by word length, worked out in prepare so the timed loop
+ * only looks them up (words longer than this are worked out as they come). */
+#define SIZED_LENGTHS 64
+
 struct line {
 	unsigned variant, words, kind; /* kind 0: Unicode, 1: Bytes */
 	uint64_t *rounds_ns;
+	const struct word_set *set;
+	struct str_blocks by_len[SIZED_LENGTHS + 1];
 };
 
 struct unicode_state {
@@ -90,9 +105,8 @@ struct unicode_state {
 	unsigned nlines;
 	struct line lines[MAX_LINES];
 	size_t maxwords;
-	char **words;               /* per line, refreshed; point into storage or text */
-	size_t *lens;
-	char *storage;              /* fixed-length words' characters */
+	struct word_set sets[MAX_LINES];
+	unsigned nsets;
 	struct string_obj *objs;
 	struct string_obj free_list[FREELIST_MAX];
 	unsigned nfree;
@@ -138,14 +152,28 @@ static void record(struct unicode_state *s, const void *p, size_t size)
 	}
 }
 
-/* Allocates and fills one string. 0, or -1 when the allocator is out. */
-static int string_new(struct unicode_state *s, unsigned kind, const char *word, size_t n, struct string_obj *o)
+/* The blocks a string of n characters of the line's kind allocates. For
+ * Bytes, width is the Unicode character width the payload is scaled by. */
+static struct str_blocks blocks_of(const struct unicode_state *s, unsigned kind, size_t n)
 {
-	const struct alloclab_allocator *a = s->a;
-
 	if (kind == 1) {
 		unsigned w = str_char_width(s->layout, s->charset);
 		struct str_blocks b = str_bytes_blocks(s->layout, n * w);
+		b.width = w;
+		return b;
+	}
+	return str_unicode_blocks(s->layout, s->charset, n);
+}
+
+/* Allocates and fills one string. 0, or -1 when the allocator is out. */
+static int string_new(struct unicode_state *s, const struct line *l, const char *word, size_t n, struct string_obj *o)
+{
+	const struct alloclab_allocator *a = s->a;
+	const unsigned kind = l->kind;
+	const struct str_blocks b = n <= SIZED_LENGTHS ? l->by_len[n] : blocks_of(s, kind, n);
+
+	if (kind == 1) {
+		unsigned w = b.width;
 		o->object = alloclab_malloc(a, b.object);
 		o->buffer = NULL;
 		if (o->object == NULL)
@@ -159,7 +187,6 @@ static int string_new(struct unicode_state *s, unsigned kind, const char *word, 
 		return 0;
 	}
 
-	struct str_blocks b = str_unicode_blocks(s->layout, s->charset, n);
 	if (b.buffer == 0) { /* PEP 393 compact: one block */
 		o->object = alloclab_malloc(a, b.object);
 		o->buffer = NULL;
@@ -216,7 +243,9 @@ static void string_free(struct unicode_state *s, struct string_obj *o)
 		s->free_list[s->nfree++] = *o;
 		return;
 	}
-	alloclab_free(s->a, o->buffer);
+	/* CPython frees a buffer only where there is one. */
+	if (o->buffer != NULL)
+		alloclab_free(s->a, o->buffer);
 	alloclab_free(s->a, o->object);
 }
 
@@ -239,11 +268,32 @@ static int unicode_check(const struct alloclab_params *p, char *err, size_t err_
 	return 0;
 }
 
-static void refresh_words(struct unicode_state *s, const struct line *l, uint64_t seed)
+/* The line's words, made once (shared with its twin of the other kind). */
+static const struct word_set *words_for(struct unicode_state *s, const struct line *l, uint64_t seed)
 {
+	struct word_set *set;
+
+	for (unsigned i = 0; i < s->nsets; i++)
+		if (s->sets[i].variant == l->variant && s->sets[i].count == l->words)
+			return &s->sets[i];
+	set = &s->sets[s->nsets];
+	set->variant = l->variant;
+	set->count = l->words;
+	set->words = calloc(l->words, sizeof *set->words);
+	set->lens = calloc(l->words, sizeof *set->lens);
+	set->storage = calloc(l->words, 33);
+	if (!set->words || !set->lens || !set->storage) {
+		free(set->words);
+		free(set->lens);
+		free(set->storage);
+		return NULL;
+	}
 	for (size_t i = 0; i < l->words; i++)
-		s->words[i] = s->storage + i * 33;
-	unicode_make_words(l->variant == V_TEXT ? 0 : variant_chars[l->variant], l->words, seed, &s->text, s->words, s->lens);
+		set->words[i] = set->storage + i * 33;
+	unicode_make_words(l->variant == V_TEXT ? 0 : variant_chars[l->variant], l->words, seed, &s->text, set->words,
+			   set->lens);
+	s->nsets++;
+	return set;
 }
 
 static int unicode_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
@@ -280,11 +330,17 @@ static int unicode_prepare(struct alloclab_workload_thread *t, char *err, size_t
 				s->maxwords = words;
 		}
 	}
-	s->words = calloc(s->maxwords, sizeof *s->words);
-	s->lens = calloc(s->maxwords, sizeof *s->lens);
-	s->storage = calloc(s->maxwords, 33);
+	/* Everything the timed loop reads is made here: each line's words and
+	 * its block sizes by length. */
+	for (unsigned li = 0; li < s->nlines; li++) {
+		struct line *l = &s->lines[li];
+		if ((l->set = words_for(s, l, t->seed)) == NULL)
+			goto oom;
+		for (size_t n = 0; n <= SIZED_LENGTHS; n++)
+			l->by_len[n] = blocks_of(s, l->kind, n);
+	}
 	s->objs = calloc(s->maxwords, sizeof *s->objs);
-	if (!s->words || !s->lens || !s->storage || !s->objs)
+	if (!s->objs)
 		goto oom;
 	return 0;
 oom:
@@ -308,12 +364,13 @@ static void unicode_run(struct alloclab_workload_thread *t)
 	s->ran = 1;
 	for (unsigned li = 0; li < s->nlines; li++) {
 		struct line *l = &s->lines[li];
-		refresh_words(s, l, t->seed);
+		char *const *words = l->set->words;
+		const size_t *lens = l->set->lens;
 		for (uint64_t r = 0; r < rounds; r++) {
 			uint64_t t0 = now_ns();
 			for (uint64_t rep = 0; rep < reps; rep++) {
 				for (size_t i = 0; i < l->words; i++)
-					if (string_new(s, l->kind, s->words[i], s->lens[i], &s->objs[i]) != 0) {
+					if (string_new(s, l, words[i], lens[i], &s->objs[i]) != 0) {
 						t->error = "unicode: the allocator returned NULL";
 						for (size_t k = 0; k < i; k++)
 							string_free(s, &s->objs[k]);
@@ -338,10 +395,9 @@ static json_t *placement(struct alloclab_workload_thread *t, struct unicode_stat
 {
 	json_t *out;
 
-	refresh_words(s, l, t->seed);
 	s->nblocks = 0;
 	for (size_t i = 0; i < l->words; i++)
-		if (string_new(s, l->kind, s->words[i], s->lens[i], &s->objs[i]) != 0)
+		if (string_new(s, l, l->set->words[i], l->set->lens[i], &s->objs[i]) != 0)
 			break; /* cannot happen after the timed rounds succeeded */
 	out = t->placement(t, s->addr, s->size, s->nblocks);
 	for (size_t i = 0; i < l->words; i++)
@@ -394,9 +450,11 @@ static void unicode_finish(struct alloclab_workload_thread *t)
 		t->process_report = json_pack("{s:o}", "lines", placements);
 	free(s->addr);
 	free(s->size);
-	free(s->words);
-	free(s->lens);
-	free(s->storage);
+	for (unsigned i = 0; i < s->nsets; i++) {
+		free(s->sets[i].words);
+		free(s->sets[i].lens);
+		free(s->sets[i].storage);
+	}
 	free(s->objs);
 	unicode_free_words(&s->text);
 	free(s);
