@@ -210,14 +210,17 @@ static void *thread_main(void *arg)
 		}
 	}
 	for (unsigned r = 0; r < w->rounds; r++) {
-		int prepared = 0;
+		/* Every thread prepares, or none: a workload may wait for the
+		 * others in prepare (t->sync), so whether to go on is decided
+		 * here, by all of them together, and not by each when it gets
+		 * to prepare. */
+		pthread_barrier_wait(&w->barrier);
+		if (w->failed)
+			break;
 		slot->wt.last_value = r + 1 == w->rounds;
-		if (!w->failed) {
-			alloclab_phase("prepare");
-			if (wl->prepare(&slot->wt, slot->error, sizeof slot->error) != 0)
-				w->failed = 1;
-			prepared = 1;
-		}
+		alloclab_phase("prepare");
+		if (wl->prepare(&slot->wt, slot->error, sizeof slot->error) != 0)
+			w->failed = 1;
 		pthread_barrier_wait(&w->barrier);
 		if (w->cell->callgrind_dir) {
 			/* Collection on for exactly the timed region, all threads. */
@@ -247,10 +250,8 @@ static void *thread_main(void *arg)
 			}
 			pthread_barrier_wait(&w->barrier);
 		}
-		if (prepared) {
-			alloclab_phase("finish");
-			wl->finish(&slot->wt);
-		}
+		alloclab_phase("finish");
+		wl->finish(&slot->wt);
 		if (slot->wt.report) {
 			w->reports[r * w->cell->threads + slot->wt.index] = slot->wt.report;
 			slot->wt.report = NULL;
@@ -260,8 +261,6 @@ static void *thread_main(void *arg)
 			w->process_reports[slot->wt.index] = slot->wt.process_report;
 			slot->wt.process_report = NULL;
 		}
-		if (w->failed)
-			break;
 	}
 	if (attached) {
 		alloclab_phase("thread_detach");

@@ -79,8 +79,10 @@ struct alloclab_workload_thread {
 	 * once per worker), or NULL. */
 	void *shared;
 	/* Waits until every thread of the cell has called it: for workloads
-	 * whose finish() measures something across threads. Call it the same
-	 * number of times in every thread, and never from run(). */
+	 * whose prepare() or finish() set up or measure something across
+	 * threads. Call it the same number of times in every thread, and never
+	 * from run(). Every thread prepares and finishes, even when another's
+	 * prepare failed, so the calls always match. */
 	void (*sync)(struct alloclab_workload_thread *t);
 	/* The framework's cache-line placement service (placement.h): every
 	 * thread calls it with the blocks it holds live, at the same point

@@ -1,0 +1,66 @@
+/*
+ * cache-thrash (active false sharing; Berger et al., Hoard, ASPLOS 2000):
+ * each thread, `iterations` times, allocates a small object, writes every
+ * byte of it `writes` times, and frees it. An allocator that hands pieces
+ * of one cache line to different threads makes that line bounce between
+ * their cores on every write: the time per iteration shows it, and the
+ * placement report (each thread's object, all held at once) shows the
+ * lines two threads share.
+ */
+#include "false_sharing.h"
+
+#include <stdio.h>
+
+enum { P_ITERATIONS, P_WRITES, P_SIZE };
+
+static const struct alloclab_param cache_thrash_params[] = {
+	[P_ITERATIONS] = {.name = "iterations", .help = "allocate-write-free rounds per thread", .def = 20000, .min = 1,
+			  .max = 1u << 30},
+	[P_WRITES] = {.name = "writes", .help = "times every byte is written per round", .def = 100, .min = 1,
+		      .max = 1u << 20},
+	[P_SIZE] = {.name = "size", .help = "object size in bytes", .def = 8, .min = 1, .max = 4096},
+};
+
+static int cache_thrash_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
+{
+	(void)t;
+	(void)err;
+	(void)err_len;
+	return 0;
+}
+
+static void cache_thrash_run(struct alloclab_workload_thread *t)
+{
+	const uint64_t iterations = t->params->v[P_ITERATIONS], writes = t->params->v[P_WRITES];
+	const size_t size = t->params->v[P_SIZE];
+	uint64_t i;
+
+	for (i = 0; i < iterations; i++) {
+		unsigned char *obj = alloclab_malloc(t->alloc, size);
+		if (obj == NULL) {
+			t->error = "cache-thrash: malloc returned NULL";
+			break;
+		}
+		fs_write(obj, size, writes);
+		alloclab_free(t->alloc, obj);
+	}
+	t->ops = i;
+}
+
+static void cache_thrash_finish(struct alloclab_workload_thread *t)
+{
+	if (t->last_value)
+		t->process_report = fs_placement(t, t->params->v[P_SIZE]);
+}
+
+const struct alloclab_workload alloclab_workload_cache_thrash = {
+	.name = "cache-thrash",
+	.description = "active false sharing (Hoard): small objects written over and over, per thread",
+	.unit_op = "allocate, write, free one object",
+	.params = cache_thrash_params,
+	.nparams = sizeof cache_thrash_params / sizeof cache_thrash_params[0],
+	.prepare = cache_thrash_prepare,
+	.run = cache_thrash_run,
+	.finish = cache_thrash_finish,
+	.check_report = fs_check_report,
+};

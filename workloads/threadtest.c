@@ -1,0 +1,108 @@
+/*
+ * threadtest (from the Hoard allocator's benchmarks, Berger et al., ASPLOS
+ * 2000): each of T threads, `iterations` times, allocates its share of
+ * `objects` blocks of `size` bytes, writes each, then frees them all. The
+ * total work is the same at any thread count, so ideal scaling is linear;
+ * no block leaves its thread. baseline=1 does the same work into a static
+ * array without allocating: the harness's own floor.
+ */
+#include "rng.h"
+#include "workload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { P_OBJECTS, P_ITERATIONS, P_SIZE, P_BASELINE };
+
+static const struct alloclab_param threadtest_params[] = {
+	[P_OBJECTS] = {.name = "objects", .help = "blocks per iteration, shared out among the threads", .def = 100000,
+		       .min = 1, .max = 1u << 26},
+	[P_ITERATIONS] = {.name = "iterations", .help = "allocate-all then free-all passes", .def = 20, .min = 1,
+			  .max = 1u << 20},
+	[P_SIZE] = {.name = "size", .help = "bytes per block", .def = 8, .min = 1, .max = 1u << 20},
+	[P_BASELINE] = {.name = "baseline", .help = "1: the same loop without allocating (the harness's floor)",
+			.max = 1},
+};
+
+struct threadtest_state {
+	void **blocks;
+	unsigned char *fake; /* baseline=1: the blocks, never allocated */
+	size_t n;
+};
+
+static int threadtest_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
+{
+	struct threadtest_state *s = calloc(1, sizeof *s);
+	const struct alloclab_params *p = t->params;
+
+	/* The blocks are shared out: thread i gets its part of the total. */
+	s->n = p->v[P_OBJECTS] / t->nthreads + (t->index < p->v[P_OBJECTS] % t->nthreads);
+	s->blocks = calloc(s->n ? s->n : 1, sizeof *s->blocks);
+	if (p->v[P_BASELINE])
+		s->fake = calloc(s->n ? s->n : 1, p->v[P_SIZE]);
+	t->state = s;
+	if (s->blocks == NULL || (p->v[P_BASELINE] && s->fake == NULL)) {
+		snprintf(err, err_len, "threadtest: cannot hold %zu blocks", s->n);
+		return -1;
+	}
+	return 0;
+}
+
+static void threadtest_run(struct alloclab_workload_thread *t)
+{
+	struct threadtest_state *s = t->state;
+	const uint64_t iterations = t->params->v[P_ITERATIONS], size = t->params->v[P_SIZE];
+	void *(*const do_malloc)(void *, size_t) = t->alloc->ops.malloc;
+	void (*const do_free)(void *, void *) = t->alloc->ops.free;
+	void *const instance = t->alloc->instance;
+	void **const blocks = s->blocks;
+	const size_t n = s->n;
+
+	for (uint64_t it = 0; it < iterations; it++) {
+		if (s->fake) {
+			for (size_t i = 0; i < n; i++) {
+				blocks[i] = s->fake + i * size;
+				*(volatile unsigned char *)blocks[i] = 1;
+			}
+			for (size_t i = 0; i < n; i++)
+				*(volatile unsigned char *)blocks[i] = 0;
+			continue;
+		}
+		for (size_t i = 0; i < n; i++) {
+			blocks[i] = do_malloc(instance, size);
+			if (blocks[i] == NULL) {
+				t->error = "threadtest: malloc returned NULL";
+				for (size_t k = 0; k < i; k++)
+					do_free(instance, blocks[k]);
+				t->ops = it * n;
+				return;
+			}
+			*(unsigned char *)blocks[i] = 1;
+		}
+		for (size_t i = 0; i < n; i++)
+			do_free(instance, blocks[i]);
+	}
+	t->ops = iterations * n;
+}
+
+static void threadtest_finish(struct alloclab_workload_thread *t)
+{
+	struct threadtest_state *s = t->state;
+	if (s == NULL)
+		return;
+	free(s->blocks);
+	free(s->fake);
+	free(s);
+	t->state = NULL;
+}
+
+const struct alloclab_workload alloclab_workload_threadtest = {
+	.name = "threadtest",
+	.description = "Hoard's threadtest: per thread, allocate a batch of fixed-size blocks, free them all",
+	.unit_op = "malloc+free of one block",
+	.params = threadtest_params,
+	.nparams = sizeof threadtest_params / sizeof threadtest_params[0],
+	.prepare = threadtest_prepare,
+	.run = threadtest_run,
+	.finish = threadtest_finish,
+};
