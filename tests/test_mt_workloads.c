@@ -1,0 +1,110 @@
+/*
+ * The multithreaded workloads: what each allocates is the same for a seed,
+ * blocks really are freed by other threads where the workload says so (and
+ * never where it says not), plugins without cross-thread frees are not
+ * applicable, and the false-sharing measure is right on placements built
+ * to be shared or not.
+ */
+#include "helpers.h"
+#include "results.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Runs one workload at `threads` threads under the thread-counting test
+ * plugin (one process, one value, one warm-up) and returns a statistic of
+ * it after the run. */
+static long long counted(const char *dir, const char *workload, const char *threads, const char *stat)
+{
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p",
+		test_plugin("thread_counting"), "-w", workload, "-t", threads, "-n", "1", "-v", "1", "-o", "tc.json", NULL});
+	cr_assert_eq(r.status, 0, "%s: %s %s", workload, r.out, r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *doc = load_results(dir, "tc.json");
+	cr_assert_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s: %s", workload, doc->cells[0].message);
+	long long v = json_integer_value(json_object_get(doc->cells[0].procs[0].stats_after_finish, stat));
+	alloclab_results_free(doc);
+	return v;
+}
+
+Test(mt_workloads, remote_frees_happen_where_the_workload_says, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	/* Producers allocate, consumers free: every free of the pair is remote. */
+	cr_expect_eq(counted(dir, "xmalloc:ops=5000", "2", "cross_thread_frees"), 2 * 5000);
+	cr_expect_gt(counted(dir, "larson:ops=20000,slots=500,generations=1", "2", "cross_thread_frees"), 1000);
+	/* One thread, but its work passes through retired generations. */
+	cr_expect_gt(counted(dir, "larson:ops=20000,slots=500,generations=4", "1", "cross_thread_frees"), 100);
+	/* Thread 0 hands each other thread one object: exactly one remote
+	 * free per value for each. */
+	cr_expect_eq(counted(dir, "cache-scratch:iterations=100,writes=1", "3", "cross_thread_frees"), 2 * 2);
+	cr_expect_eq(counted(dir, "threadtest:objects=1000,iterations=3", "2", "cross_thread_frees"), 0);
+	cr_expect_eq(counted(dir, "cache-thrash:iterations=100,writes=1", "2", "cross_thread_frees"), 0);
+}
+
+Test(mt_workloads, what_they_allocate_is_fixed_by_the_seed, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	/* A count of everything allocated: the same twice for a seed (any
+	 * interleaving), and the formula each workload promises. */
+	long long a = counted(dir, "larson:ops=20000,slots=500,generations=2,seed=5", "2", "mallocs");
+	long long b = counted(dir, "larson:ops=20000,slots=500,generations=2,seed=5", "2", "mallocs");
+	cr_expect_eq(a, b);
+	/* (warm-up + value) x threads x (slots + ops) */
+	cr_expect_eq(a, 2 * 2 * (500 + 20000));
+	cr_expect_eq(counted(dir, "threadtest:objects=1000,iterations=3", "2", "mallocs"), 2 * 3 * 1000);
+	cr_expect_eq(counted(dir, "xmalloc:ops=5000", "3", "mallocs"), 2 * (5000 + 5000));
+}
+
+Test(mt_workloads, plugins_that_cannot_free_remotely_are_not_applicable, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "obmalloc-radix:mode=per-thread", "-w",
+		"larson:ops=1000", "-w", "xmalloc:ops=1000", "-w", "cache-scratch:iterations=10", "-w",
+		"threadtest:objects=100,iterations=1", "-t", "2", "-n", "1", "-o", "na.json", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *doc = load_results(dir, "na.json");
+	for (unsigned i = 0; i < doc->ncells; i++) {
+		const struct alloclab_cell *c = &doc->cells[i];
+		int remote = strcmp(c->workload, "threadtest") != 0;
+		cr_expect_eq(c->status, remote ? ALLOCLAB_CELL_NOT_APPLICABLE : ALLOCLAB_CELL_OK, "%s", c->workload);
+		if (remote)
+			cr_expect(strstr(c->message, "cross-thread-free") != NULL, "%s", c->message);
+	}
+	alloclab_results_free(doc);
+}
+
+/* The placement measure on placements made to order: a bump allocator
+ * giving two threads the next 8 bytes of one line shares a line; with a
+ * line per block it never does. */
+static json_t *placement_of(const char *dir, const char *plugin)
+{
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", plugin, "-w",
+		"cache-thrash:iterations=4,writes=1", "-t", "2", "-n", "1", "-v", "1", "--warmups", "0", "-o", "p.json",
+		NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *doc = load_results(dir, "p.json");
+	json_t *p = json_incref(json_object_get(json_array_get(doc->cells[0].procs[0].report, 0), "placement"));
+	alloclab_results_free(doc);
+	return p;
+}
+
+Test(mt_workloads, false_sharing_is_measured_right, .timeout = 60)
+{
+	char *dir = scratch_dir(), line[4300];
+	json_t *shared = placement_of(dir, test_plugin("bump_shared"));
+	snprintf(line, sizeof line, "%s:line=1", test_plugin("bump_shared"));
+	json_t *apart = placement_of(dir, line);
+	cr_assert_not_null(shared);
+	cr_assert_not_null(apart);
+	cr_expect_eq(json_integer_value(json_object_get(shared, "lines_total")), 1);
+	cr_expect_eq(json_integer_value(json_object_get(shared, "lines_shared")), 1);
+	cr_expect_eq(json_integer_value(json_object_get(apart, "lines_total")), 2);
+	cr_expect_eq(json_integer_value(json_object_get(apart, "lines_shared")), 0);
+	json_decref(shared);
+	json_decref(apart);
+}
