@@ -22,6 +22,7 @@ esac
 packages=(
 	build-essential git meson ninja-build pkg-config
 	libjansson-dev libjemalloc-dev libmimalloc-dev libcriterion-dev python3-dev gnuplot-nox valgrind
+	libtcmalloc-minimal4 libtbbmalloc2
 )
 # The second compiler the tests build with, and its fuzzing runtime.
 if [ "$mode" = test ]; then

@@ -22,7 +22,7 @@
  * 1 and 2 threads. noop (a harness baseline) and obmalloc-radix-fixed (a
  * build-time experiment) are bundled but are not allocators to compare. */
 static const char *const default_plugins[] = {
-	"system", "jemalloc", "mimalloc", "cpython",
+	"system", "jemalloc", "mimalloc", "tcmalloc", "tbbmalloc", "cpython",
 	/* per-thread: each thread its own state, as per-interpreter obmalloc;
 	 * the plugins' default, gil, serialises every call. */
 	"obmalloc-radix:mode=per-thread", "obmalloc-bigpool:mode=per-thread",

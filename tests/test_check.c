@@ -72,6 +72,16 @@ Test(check, mimalloc, .timeout = 200)
 	expect_passes("mimalloc");
 }
 Test(check, cpython, .timeout = 200) { expect_passes("cpython"); }
+Test(check, tcmalloc, .timeout = 200)
+{
+	skip_third_party_under_valgrind();
+	expect_passes("tcmalloc");
+}
+Test(check, tbbmalloc, .timeout = 200)
+{
+	skip_third_party_under_valgrind();
+	expect_passes("tbbmalloc");
+}
 Test(check, obmalloc_radix, .timeout = 200) { expect_passes("obmalloc-radix"); }
 Test(check, obmalloc_radix_per_thread, .timeout = 200) { expect_passes("obmalloc-radix:mode=per-thread"); }
 Test(check, obmalloc_bigpool, .timeout = 200) { expect_passes("obmalloc-bigpool:preset=table-64m-16k"); }

@@ -1,0 +1,135 @@
+/*
+ * tcmalloc: gperftools' TCMalloc (the "minimal" build Debian ships as
+ * libtcmalloc-minimal4), through its tc_* entry points, tc_free_sized
+ * included.
+ *
+ * The plugin needs no development package: it opens the library itself
+ * (RTLD_LOCAL, so its plain malloc never replaces the process's, and its
+ * hooks stay its own) and looks the entry points up there, checking that
+ * each really is the library's (not glibc's, found first by name).
+ */
+#define _GNU_SOURCE 1
+#include <alloclab/plugin.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define LIBRARY "libtcmalloc_minimal.so.4"
+
+static void *(*tc_malloc_fn)(size_t);
+static void (*tc_free_fn)(void *);
+static void (*tc_free_sized_fn)(void *, size_t);
+static void *(*tc_calloc_fn)(size_t, size_t);
+static void *(*tc_realloc_fn)(void *, size_t);
+static void *(*tc_memalign_fn)(size_t, size_t);
+static size_t (*tc_malloc_size_fn)(void *);
+static const char *(*tc_version_fn)(int *, int *, const char **);
+static char version[96] = "gperftools tcmalloc (not loaded yet)";
+
+static int tcmalloc_create(const char *options, void **instance, char *err, size_t err_len)
+{
+	static void *handle;
+	static const struct {
+		const char *name;
+		void **slot;
+	} entries[] = {
+		{"tc_malloc", (void **)&tc_malloc_fn},       {"tc_free", (void **)&tc_free_fn},
+		{"tc_free_sized", (void **)&tc_free_sized_fn}, {"tc_calloc", (void **)&tc_calloc_fn},
+		{"tc_realloc", (void **)&tc_realloc_fn},     {"tc_memalign", (void **)&tc_memalign_fn},
+		{"tc_malloc_size", (void **)&tc_malloc_size_fn}, {"tc_version", (void **)&tc_version_fn},
+	};
+
+	if (options[0] != '\0') {
+		snprintf(err, err_len, "takes no options (got '%s'); use TCMALLOC_* environment variables", options);
+		return -EINVAL;
+	}
+	if (handle == NULL && (handle = dlopen(LIBRARY, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+		snprintf(err, err_len, "cannot load %s: %s (Debian package libtcmalloc-minimal4)", LIBRARY, dlerror());
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
+		Dl_info info;
+		*entries[i].slot = dlsym(handle, entries[i].name);
+		if (*entries[i].slot == NULL || dladdr(*entries[i].slot, &info) == 0 || info.dli_fname == NULL ||
+		    strstr(info.dli_fname, "tcmalloc") == NULL) {
+			snprintf(err, err_len, "%s has no %s of its own", LIBRARY, entries[i].name);
+			return -ENOENT;
+		}
+	}
+	int major = 0, minor = 0;
+	const char *patch = "";
+	tc_version_fn(&major, &minor, &patch);
+	snprintf(version, sizeof version, "gperftools tcmalloc %d.%d%s", major, minor, patch ? patch : "");
+	*instance = NULL;
+	return 0;
+}
+
+static void tcmalloc_destroy(void *instance) { (void)instance; }
+
+static void *tcmalloc_malloc(void *instance, size_t size)
+{
+	(void)instance;
+	return tc_malloc_fn(size);
+}
+
+static void tcmalloc_free(void *instance, void *block)
+{
+	(void)instance;
+	tc_free_fn(block);
+}
+
+static void tcmalloc_free_sized(void *instance, void *block, size_t size)
+{
+	(void)instance;
+	tc_free_sized_fn(block, size);
+}
+
+static void *tcmalloc_calloc(void *instance, size_t nmemb, size_t size)
+{
+	(void)instance;
+	return tc_calloc_fn(nmemb, size);
+}
+
+static void *tcmalloc_realloc(void *instance, void *block, size_t size)
+{
+	(void)instance;
+	return tc_realloc_fn(block, size);
+}
+
+static void *tcmalloc_aligned_alloc(void *instance, size_t alignment, size_t size)
+{
+	(void)instance;
+	return tc_memalign_fn(alignment, size);
+}
+
+static size_t tcmalloc_usable_size(void *instance, void *block)
+{
+	(void)instance;
+	return tc_malloc_size_fn(block);
+}
+
+static const struct alloclab_plugin tcmalloc_plugin = {
+	.abi_version = ALLOCLAB_PLUGIN_ABI_VERSION,
+	.struct_size = sizeof(struct alloclab_plugin),
+	.name = "tcmalloc",
+	.version = version,
+	.description = "gperftools TCMalloc (libtcmalloc-minimal4) through tc_malloc/tc_free_sized",
+	.caps = ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE | ALLOCLAB_CAP_SIZED_FREE |
+		ALLOCLAB_CAP_ALIGNED_ALLOC | ALLOCLAB_CAP_USABLE_SIZE | ALLOCLAB_CAP_CALLOC | ALLOCLAB_CAP_REALLOC,
+	/* Requests of 8 bytes or less get 8-byte alignment (measured by
+	 * alloclab check): its honest minimum. */
+	.min_align = 8,
+	.create = tcmalloc_create,
+	.destroy = tcmalloc_destroy,
+	.malloc = tcmalloc_malloc,
+	.free = tcmalloc_free,
+	.calloc = tcmalloc_calloc,
+	.realloc = tcmalloc_realloc,
+	.aligned_alloc = tcmalloc_aligned_alloc,
+	.usable_size = tcmalloc_usable_size,
+	.free_sized = tcmalloc_free_sized,
+};
+
+ALLOCLAB_PLUGIN_DEFINE(tcmalloc_plugin)
