@@ -212,3 +212,12 @@ void alloclab_placement_add(struct alloclab_placement_sum *sum, const json_t *r)
 		if (i < 256)
 			sum->offsets[i] += (uint64_t)json_integer_value(x);
 }
+
+int alloclab_placement_check_report(int per_process, const json_t *report, char *err, size_t err_len)
+{
+	if (!per_process) {
+		snprintf(err, err_len, "this workload makes no per-value reports");
+		return -1;
+	}
+	return alloclab_placement_check(json_object_get(report, "placement"), err, err_len);
+}

@@ -59,6 +59,10 @@ json_t *alloclab_placement_report(const uintptr_t *addr, const size_t *size, siz
 /* Checks a report read from a file. 0, or -1 with a reason. */
 int alloclab_placement_check(const json_t *report, char *err, size_t err_len);
 
+/* A workload's check_report hook for the common case: no per-value
+ * reports, and a per-process report {"placement": REPORT}. */
+int alloclab_placement_check_report(int per_process, const json_t *report, char *err, size_t err_len);
+
 /* Reports added up (after alloclab_placement_check). */
 struct alloclab_placement_sum {
 	uint64_t line_size, blocks, straddling, lines_total, lines_shared;

@@ -8,6 +8,7 @@
  * threads writing to one cache line.
  */
 #include "false_sharing.h"
+#include "placement.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,5 +100,5 @@ const struct alloclab_workload alloclab_workload_cache_scratch = {
 	.run = cache_scratch_run,
 	.finish = cache_scratch_finish,
 	.shared_size = sizeof(struct scratch_shared),
-	.check_report = fs_check_report,
+	.check_report = alloclab_placement_check_report,
 };

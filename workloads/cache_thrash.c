@@ -8,6 +8,7 @@
  * lines two threads share.
  */
 #include "false_sharing.h"
+#include "placement.h"
 
 #include <stdio.h>
 
@@ -62,5 +63,5 @@ const struct alloclab_workload alloclab_workload_cache_thrash = {
 	.prepare = cache_thrash_prepare,
 	.run = cache_thrash_run,
 	.finish = cache_thrash_finish,
-	.check_report = fs_check_report,
+	.check_report = alloclab_placement_check_report,
 };

@@ -174,15 +174,6 @@ static void churn_finish(struct alloclab_workload_thread *t)
 	t->state = NULL;
 }
 
-static int churn_check_report(int per_process, const json_t *report, char *err, size_t err_len)
-{
-	if (!per_process) {
-		snprintf(err, err_len, "churn makes no per-value reports");
-		return -1;
-	}
-	return alloclab_placement_check(json_object_get(report, "placement"), err, err_len);
-}
-
 const struct alloclab_workload alloclab_workload_churn = {
 	.name = "churn",
 	.description = "replace a random live block with a new one of random size, per thread",
@@ -193,5 +184,5 @@ const struct alloclab_workload alloclab_workload_churn = {
 	.prepare = churn_prepare,
 	.run = churn_run,
 	.finish = churn_finish,
-	.check_report = churn_check_report,
+	.check_report = alloclab_placement_check_report,
 };

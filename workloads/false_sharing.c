@@ -3,7 +3,10 @@
 
 #include "placement.h"
 
+#include "rng.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 
 json_t *fs_placement(struct alloclab_workload_thread *t, size_t size)
 {
@@ -15,11 +18,27 @@ json_t *fs_placement(struct alloclab_workload_thread *t, size_t size)
 	return report ? json_pack("{s:o}", "placement", report) : NULL;
 }
 
-int fs_check_report(int per_process, const json_t *report, char *err, size_t err_len)
+json_t *fs_placement_of(struct alloclab_workload_thread *t, size_t n, size_t min, size_t max)
 {
-	if (!per_process) {
-		snprintf(err, err_len, "this workload makes no per-value reports");
-		return -1;
+	void **blocks = calloc(n ? n : 1, sizeof *blocks);
+	uintptr_t *addr = calloc(n ? n : 1, sizeof *addr);
+	size_t *size = calloc(n ? n : 1, sizeof *size), held = 0;
+	struct alloclab_rng rng = {t->seed ^ 0xc0ffee};
+	json_t *report;
+
+	for (size_t i = 0; blocks && addr && size && i < n; i++) {
+		size_t s = min + alloclab_rng_below((uint32_t)alloclab_rng_next(&rng), (uint32_t)(max - min + 1));
+		if ((blocks[held] = alloclab_malloc(t->alloc, s)) == NULL)
+			break;
+		addr[held] = (uintptr_t)blocks[held];
+		size[held++] = s;
 	}
-	return alloclab_placement_check(json_object_get(report, "placement"), err, err_len);
+	report = t->placement(t, addr, size, held);
+	for (size_t i = 0; i < held; i++)
+		alloclab_free(t->alloc, blocks[i]);
+	free(blocks);
+	free(addr);
+	free(size);
+	return report ? json_pack("{s:o}", "placement", report) : NULL;
 }
+

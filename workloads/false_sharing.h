@@ -1,9 +1,9 @@
 /*
- * What the two false-sharing workloads (cache_thrash.c, cache_scratch.c)
- * share: the hot loop that writes a small object over and over, and the
- * report of where each thread's object lies, through the framework's
- * placement service, so the table shows the lines two threads' objects
- * share.
+ * What the multithreaded workloads share: the hot loop of the two
+ * false-sharing workloads (cache_thrash.c, cache_scratch.c), which writes a
+ * small object over and over, and the report of where each thread's blocks
+ * lie, through the framework's placement service, so the table shows the
+ * lines two threads' blocks share.
  */
 #ifndef ALLOCLAB_FALSE_SHARING_H
 #define ALLOCLAB_FALSE_SHARING_H
@@ -27,6 +27,9 @@ static inline void fs_write(unsigned char *obj, size_t size, uint64_t writes)
  * the placement of all of them is measured. Returns the report (or NULL). */
 json_t *fs_placement(struct alloclab_workload_thread *t, size_t size);
 
-int fs_check_report(int per_process, const json_t *report, char *err, size_t err_len);
+/* The same for n blocks of sizes drawn from [min, max] (seeded): what a
+ * workload whose blocks do not outlive run() holds for the measure. */
+json_t *fs_placement_of(struct alloclab_workload_thread *t, size_t n, size_t min, size_t max);
+
 
 #endif

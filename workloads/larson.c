@@ -180,15 +180,6 @@ static void larson_finish(struct alloclab_workload_thread *t)
 	}
 }
 
-static int larson_check_report(int per_process, const json_t *report, char *err, size_t err_len)
-{
-	if (!per_process) {
-		snprintf(err, err_len, "larson makes no per-value reports");
-		return -1;
-	}
-	return alloclab_placement_check(json_object_get(report, "placement"), err, err_len);
-}
-
 const struct alloclab_workload alloclab_workload_larson = {
 	.name = "larson",
 	.description = "Larson & Krishnan's server simulation: a shared pool, remote frees, threads replaced",
@@ -201,5 +192,5 @@ const struct alloclab_workload alloclab_workload_larson = {
 	.run = larson_run,
 	.finish = larson_finish,
 	.shared_size = sizeof(struct larson_shared),
-	.check_report = larson_check_report,
+	.check_report = alloclab_placement_check_report,
 };

@@ -6,6 +6,8 @@
  * no block leaves its thread. baseline=1 does the same work into a static
  * array without allocating: the harness's own floor.
  */
+#include "false_sharing.h"
+#include "placement.h"
 #include "rng.h"
 #include "workload.h"
 
@@ -88,6 +90,11 @@ static void threadtest_run(struct alloclab_workload_thread *t)
 static void threadtest_finish(struct alloclab_workload_thread *t)
 {
 	struct threadtest_state *s = t->state;
+	/* Once per process, every thread at once: a batch of its blocks held
+	 * while their placement across threads is measured. */
+	if (t->last_value && !t->params->v[P_BASELINE])
+		t->process_report = fs_placement_of(t, s && s->n < 4096 ? s->n : 4096, t->params->v[P_SIZE],
+						    t->params->v[P_SIZE]);
 	if (s == NULL)
 		return;
 	free(s->blocks);
@@ -105,4 +112,5 @@ const struct alloclab_workload alloclab_workload_threadtest = {
 	.prepare = threadtest_prepare,
 	.run = threadtest_run,
 	.finish = threadtest_finish,
+	.check_report = alloclab_placement_check_report,
 };

@@ -8,6 +8,8 @@
  * consumes its own blocks in batches of the queue's size. One op is a
  * malloc for a producer, a free for a consumer.
  */
+#include "false_sharing.h"
+#include "placement.h"
 #include "rng.h"
 #include "workload.h"
 
@@ -184,6 +186,10 @@ static void xmalloc_finish(struct alloclab_workload_thread *t)
 		atomic_store(&q->tail, 0);
 		atomic_store(&q->abort, 0);
 	}
+	/* Once per process: blocks of the workload's sizes held by every
+	 * thread at once, and the lines they share. */
+	if (t->last_value)
+		t->process_report = fs_placement_of(t, 256, 8, t->params->v[P_MAX_SIZE]);
 	t->sync(t); /* every thread, once: then the queues go */
 	if (t->index == 0 && sh->queues) {
 		for (unsigned i = 0; i < t->nthreads / 2; i++)
@@ -205,4 +211,5 @@ const struct alloclab_workload alloclab_workload_xmalloc = {
 	.run = xmalloc_run,
 	.finish = xmalloc_finish,
 	.shared_size = sizeof(struct xmalloc_shared),
+	.check_report = alloclab_placement_check_report,
 };
