@@ -148,8 +148,8 @@ Test(runner, instructions_are_deterministic, .timeout = 300)
 {
 	if (system("command -v valgrind >/dev/null 2>&1") != 0)
 		cr_skip_test("valgrind is not installed");
-	if (getenv("ALLOCLAB_UNDER_VALGRIND"))
-		cr_skip_test("already under valgrind");
+	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
+		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
 	char *dir = scratch_dir();
 	for (int run = 0; run < 2; run++) {
 		struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--measure", "instructions", "-p", "noop",
@@ -183,8 +183,8 @@ Test(runner, cache_misses_are_simulated, .timeout = 300)
 {
 	if (system("command -v valgrind >/dev/null 2>&1") != 0)
 		cr_skip_test("valgrind is not installed");
-	if (getenv("ALLOCLAB_UNDER_VALGRIND"))
-		cr_skip_test("already under valgrind");
+	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
+		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
 	char *dir = scratch_dir();
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--measure", "cache", "-p", "system", "-w",
 		"unicode:words=256,rounds=1,variant=9chars", "--cache-align", "both", "-t", "1", "-n", "1", "-o", "c.json",
