@@ -17,9 +17,18 @@
  */
 #include "obmalloc.h"
 
+#if OBM_ALIGNMENT_SHIFT == 3
+/* With one-page pools the per-page index is the pool header's: this is
+ * the classic check of CPython 3.7 and before, with its 8-byte alignment
+ * and 64 classes (preset classic by default). */
+const char obm_variant_name[] = "obmalloc-py37";
+const char obm_variant_description[] =
+	"CPython 3.7's obmalloc: 8-byte alignment, 64 size classes, the classic ownership check";
+#else
 const char obm_variant_name[] = "obmalloc-bigpool";
 const char obm_variant_description[] =
 	"CPython's obmalloc with big pools and a per-page arena index (bpo-37211 branch)";
+#endif
 
 void obm_variant_classes(const struct obm_config *cfg, struct obm_class classes[OBM_NCLASSES])
 {

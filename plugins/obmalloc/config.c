@@ -53,9 +53,15 @@ int obm_config_parse(const char *options, struct obm_config *cfg, char *err, siz
 	int rc;
 
 	memset(cfg, 0, sizeof *cfg);
+#if OBM_ALIGNMENT_SHIFT == 3
+	cfg->preset = "classic"; /* 3.7: 256 KiB arenas, 4 KiB pools */
+	cfg->arena_shift = 18;
+	cfg->pool_shift = 12;
+#else
 	cfg->preset = "py310";
 	cfg->arena_shift = 20;
 	cfg->pool_shift = 14;
+#endif
 	cfg->mode = OBM_MODE_GIL;
 	while ((rc = alloclab_option_next(&cursor, &opt)) > 0) {
 		if (alloclab_option_is(&opt, "preset")) {

@@ -63,7 +63,9 @@
  * (plugin obmalloc-radix-fixed); the README gives what run-time sizes cost
  * against it, measured, and why they were kept.
  */
-#define OBM_ALIGNMENT_SHIFT 4
+#ifndef OBM_ALIGNMENT_SHIFT
+#define OBM_ALIGNMENT_SHIFT 4 /* 16 bytes, 32 classes: CPython 3.8 and later; 3 (8, 64) before */
+#endif
 #define OBM_ALIGNMENT (1u << OBM_ALIGNMENT_SHIFT)
 #define OBM_SMALL_THRESHOLD 512u
 #define OBM_NCLASSES (OBM_SMALL_THRESHOLD >> OBM_ALIGNMENT_SHIFT)
@@ -78,7 +80,8 @@
 #define OBM_MIN_ARENA_SHIFT 16
 #define OBM_MAX_ARENA_SHIFT 30
 
-_Static_assert(OBM_NCLASSES == 32, "64-bit CPython has 32 size classes");
+_Static_assert(OBM_ALIGNMENT_SHIFT == 3 || OBM_ALIGNMENT_SHIFT == 4,
+	       "CPython's alignment is 8 bytes (64 classes, before 3.8) or 16 (32 classes)");
 _Static_assert(OBM_SMALL_THRESHOLD % OBM_ALIGNMENT == 0, "threshold is a multiple of the alignment");
 _Static_assert(OBM_POOL_HEADER % OBM_ALIGNMENT == 0, "the first block must be aligned");
 _Static_assert(OBM_PAGE_HEADER % OBM_ALIGNMENT == 0, "blocks after a page header must be aligned");
