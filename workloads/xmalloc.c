@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { P_OPS, P_MAX_SIZE, P_QUEUE, P_SEED };
 
@@ -60,7 +61,12 @@ static int xmalloc_prepare(struct alloclab_workload_thread *t, char *err, size_t
 
 	if (t->index == 0) {
 		sh->failed = 0;
-		sh->queues = calloc(pairs + 1, sizeof *sh->queues);
+		/* The queues' counters sit on lines of their own (_Alignas):
+		 * calloc does not promise that alignment, aligned_alloc does. */
+		size_t bytes = (pairs + 1) * sizeof *sh->queues;
+		sh->queues = aligned_alloc(_Alignof(struct queue), (bytes + 63) & ~(size_t)63);
+		if (sh->queues)
+			memset(sh->queues, 0, bytes);
 		for (unsigned i = 0; sh->queues && i < pairs; i++)
 			if ((sh->queues[i].ring = calloc(t->params->v[P_QUEUE], sizeof(void *))) == NULL)
 				sh->failed = 1;
