@@ -32,13 +32,16 @@ static char *phase_page;
 void alloclab_phase(const char *step)
 {
 	if (phase_page) {
-		/* Written whole in one go is enough: the reader only looks after
-		 * the writer has stopped. */
+		/* Several threads of a worker may mark steps at once: byte by
+		 * byte, atomically, so none of them races (the reader, in another
+		 * process, only looks once the writers have stopped; a mix of two
+		 * steps is possible and harmless). */
 		size_t n = strlen(step);
 		if (n >= PHASE_SIZE)
 			n = PHASE_SIZE - 1;
-		memcpy(phase_page, step, n);
-		phase_page[n] = '\0';
+		for (size_t i = 0; i < n; i++)
+			__atomic_store_n(&phase_page[i], step[i], __ATOMIC_RELAXED);
+		__atomic_store_n(&phase_page[n], '\0', __ATOMIC_RELAXED);
 	}
 }
 
