@@ -96,6 +96,17 @@ static int write_data(const struct alloclab_figure *fig, const char *path, char 
 	return 0;
 }
 
+/* gnuplot cannot scale an axis for data that are all 0 (a figure of
+ * "no lines shared" is a real answer), and says so on stderr. */
+static int all_zero(const struct alloclab_figure *fig)
+{
+	for (size_t s = 0; s < fig->nseries; s++)
+		for (size_t i = 0; i < fig->series[s].n; i++)
+			if (isfinite(fig->series[s].y[i]) && fig->series[s].y[i] != 0)
+				return 0;
+	return 1;
+}
+
 static void write_script(FILE *p, const struct alloclab_figure *fig, const char *data)
 {
 	fputs("set title ", p);
@@ -106,7 +117,7 @@ static void write_script(FILE *p, const struct alloclab_figure *fig, const char 
 	alloclab_gnuplot_quote(p, fig->ylabel);
 	fputs(" noenhanced\nset key top left noenhanced\n", p);
 	if (fig->ymin_zero)
-		fputs("set yrange [0:*]\n", p);
+		fputs(all_zero(fig) ? "set yrange [0:1]\n" : "set yrange [0:*]\n", p);
 	if (fig->kind == ALLOCLAB_FIGURE_BARS) {
 		fputs("set style data histogram\nset style histogram errorbars gap 2 lw 1\n"
 		      "set style fill solid 0.6 border -1\nset grid ytics\nset xtics rotate by -25 noenhanced\n"

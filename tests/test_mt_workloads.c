@@ -6,6 +6,8 @@
  * to be shared or not.
  */
 #include "helpers.h"
+#include "figure.h"
+#include "registry.h"
 #include "results.h"
 
 #include <criterion/criterion.h>
@@ -111,4 +113,53 @@ Test(mt_workloads, false_sharing_is_measured_right, .timeout = 60)
 	cr_expect_eq(json_integer_value(json_object_get(apart, "lines_shared")), 0);
 	json_decref(shared);
 	json_decref(apart);
+}
+
+/* The workloads' own reports: the run prints each cell in its benchmark's
+ * terms, and the false-sharing picture shows the lines the placement pass
+ * found shared: all of them under the bump allocator, none with a line per
+ * block. */
+Test(mt_workloads, own_reports_and_pictures, .timeout = 60)
+{
+	char *dir = scratch_dir(), shared[4300], apart[4300];
+	snprintf(shared, sizeof shared, "%s:as=shared", test_plugin("bump_shared"));
+	snprintf(apart, sizeof apart, "%s:line=1,as=apart", test_plugin("bump_shared"));
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", shared, "-p", apart,
+		"-w", "cache-thrash:iterations=4,writes=1", "-t", "1,2", "-n", "1", "-v", "1", "--warmups", "0", "-o",
+		"own.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "cache-thrash shared t=2: ") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "object rounds per second (all threads), peak RSS") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+
+	struct alloclab_results *doc = load_results(dir, "own.json");
+	const struct alloclab_cell *cells[4];
+	cr_assert_eq(doc->ncells, 4);
+	for (unsigned i = 0; i < 4; i++)
+		cells[i] = &doc->cells[i];
+	struct alloclab_figure_list figs = {0};
+	alloclab_workload_find("cache-thrash")->figures(cells, 4, &figs);
+	cr_assert_eq(figs.n, 1);
+	const struct alloclab_figure *f = &figs.items[0];
+	cr_expect_str_eq(f->name, "cache-thrash-shared-lines");
+	cr_assert_eq(f->ncategories, 2);
+	cr_expect_str_eq(f->categories[0], "shared");
+	cr_expect_str_eq(f->categories[1], "apart");
+	/* One series, for two threads; one thread shares nothing by definition. */
+	cr_assert_eq(f->nseries, 1);
+	cr_expect_str_eq(f->series[0].title, "2 threads");
+	cr_expect_float_eq(f->series[0].y[0], 100.0, 1e-9);
+	cr_expect_float_eq(f->series[0].y[1], 0.0, 1e-9);
+	alloclab_figure_list_free(&figs);
+
+	/* The memory picture: one point per thread count, in order. */
+	alloclab_workload_find("larson")->figures(cells, 4, &figs);
+	cr_assert_eq(figs.n, 1);
+	cr_expect_str_eq(figs.items[0].name, "larson-memory");
+	cr_assert_eq(figs.items[0].nseries, 2);
+	cr_expect_float_eq(figs.items[0].series[0].x[0], 1.0, 1e-9);
+	cr_expect_float_eq(figs.items[0].series[0].x[1], 2.0, 1e-9);
+	cr_expect_gt(figs.items[0].series[0].y[0], 0.0);
+	alloclab_figure_list_free(&figs);
+	alloclab_results_free(doc);
 }

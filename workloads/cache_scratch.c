@@ -8,6 +8,7 @@
  * threads writing to one cache line.
  */
 #include "false_sharing.h"
+#include "mt_report.h"
 #include "placement.h"
 
 #include <stdio.h>
@@ -89,6 +90,17 @@ static void cache_scratch_finish(struct alloclab_workload_thread *t)
 	}
 }
 
+/* The benchmark's own terms: object rounds per second, peak memory. */
+static void cache_scratch_print_cell(const struct alloclab_cell *cell, FILE *out)
+{
+	mt_print_rate(cell, out, "object rounds");
+}
+
+static void cache_scratch_figures(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out)
+{
+	mt_figure_shared_lines(cells, n, out, "cache-scratch");
+}
+
 const struct alloclab_workload alloclab_workload_cache_scratch = {
 	.name = "cache-scratch",
 	.description = "passive false sharing (Hoard): objects handed to threads, freed there, then reused",
@@ -101,4 +113,6 @@ const struct alloclab_workload alloclab_workload_cache_scratch = {
 	.finish = cache_scratch_finish,
 	.shared_size = sizeof(struct scratch_shared),
 	.check_report = alloclab_placement_check_report,
+	.print_cell = cache_scratch_print_cell,
+	.figures = cache_scratch_figures,
 };

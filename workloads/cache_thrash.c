@@ -8,6 +8,7 @@
  * lines two threads share.
  */
 #include "false_sharing.h"
+#include "mt_report.h"
 #include "placement.h"
 
 #include <stdio.h>
@@ -54,6 +55,17 @@ static void cache_thrash_finish(struct alloclab_workload_thread *t)
 		t->process_report = fs_placement(t, t->params->v[P_SIZE]);
 }
 
+/* The benchmark's own terms: object rounds per second, peak memory. */
+static void cache_thrash_print_cell(const struct alloclab_cell *cell, FILE *out)
+{
+	mt_print_rate(cell, out, "object rounds");
+}
+
+static void cache_thrash_figures(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out)
+{
+	mt_figure_shared_lines(cells, n, out, "cache-thrash");
+}
+
 const struct alloclab_workload alloclab_workload_cache_thrash = {
 	.name = "cache-thrash",
 	.description = "active false sharing (Hoard): small objects written over and over, per thread",
@@ -64,4 +76,6 @@ const struct alloclab_workload alloclab_workload_cache_thrash = {
 	.run = cache_thrash_run,
 	.finish = cache_thrash_finish,
 	.check_report = alloclab_placement_check_report,
+	.print_cell = cache_thrash_print_cell,
+	.figures = cache_thrash_figures,
 };

@@ -13,6 +13,7 @@
  */
 #include "placement.h"
 #include "rng.h"
+#include "mt_report.h"
 #include "workload.h"
 
 #include <pthread.h>
@@ -180,6 +181,17 @@ static void larson_finish(struct alloclab_workload_thread *t)
 	}
 }
 
+/* The benchmark's own terms: operations per second, peak memory. */
+static void larson_print_cell(const struct alloclab_cell *cell, FILE *out)
+{
+	mt_print_rate(cell, out, "operations");
+}
+
+static void larson_figures(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out)
+{
+	mt_figure_memory(cells, n, out, "larson");
+}
+
 const struct alloclab_workload alloclab_workload_larson = {
 	.name = "larson",
 	.description = "Larson & Krishnan's server simulation: a shared pool, remote frees, threads replaced",
@@ -193,4 +205,6 @@ const struct alloclab_workload alloclab_workload_larson = {
 	.finish = larson_finish,
 	.shared_size = sizeof(struct larson_shared),
 	.check_report = alloclab_placement_check_report,
+	.print_cell = larson_print_cell,
+	.figures = larson_figures,
 };

@@ -9,6 +9,7 @@
 #include "false_sharing.h"
 #include "placement.h"
 #include "rng.h"
+#include "mt_report.h"
 #include "workload.h"
 
 #include <stdio.h>
@@ -103,6 +104,17 @@ static void threadtest_finish(struct alloclab_workload_thread *t)
 	t->state = NULL;
 }
 
+/* The benchmark's own terms: blocks allocated and freed per second, peak memory. */
+static void threadtest_print_cell(const struct alloclab_cell *cell, FILE *out)
+{
+	mt_print_rate(cell, out, "blocks allocated and freed");
+}
+
+static void threadtest_figures(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out)
+{
+	mt_figure_memory(cells, n, out, "threadtest");
+}
+
 const struct alloclab_workload alloclab_workload_threadtest = {
 	.name = "threadtest",
 	.description = "Hoard's threadtest: per thread, allocate a batch of fixed-size blocks, free them all",
@@ -113,4 +125,6 @@ const struct alloclab_workload alloclab_workload_threadtest = {
 	.run = threadtest_run,
 	.finish = threadtest_finish,
 	.check_report = alloclab_placement_check_report,
+	.print_cell = threadtest_print_cell,
+	.figures = threadtest_figures,
 };

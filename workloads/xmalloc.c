@@ -11,6 +11,7 @@
 #include "false_sharing.h"
 #include "placement.h"
 #include "rng.h"
+#include "mt_report.h"
 #include "workload.h"
 
 #include <sched.h>
@@ -205,6 +206,17 @@ static void xmalloc_finish(struct alloclab_workload_thread *t)
 	}
 }
 
+/* The benchmark's own terms: mallocs and remote frees per second, peak memory. */
+static void xmalloc_print_cell(const struct alloclab_cell *cell, FILE *out)
+{
+	mt_print_rate(cell, out, "mallocs and remote frees");
+}
+
+static void xmalloc_figures(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out)
+{
+	mt_figure_memory(cells, n, out, "xmalloc");
+}
+
 const struct alloclab_workload alloclab_workload_xmalloc = {
 	.name = "xmalloc",
 	.description = "producers and consumers (after xmalloc-test): every free a remote free",
@@ -218,4 +230,6 @@ const struct alloclab_workload alloclab_workload_xmalloc = {
 	.finish = xmalloc_finish,
 	.shared_size = sizeof(struct xmalloc_shared),
 	.check_report = alloclab_placement_check_report,
+	.print_cell = xmalloc_print_cell,
+	.figures = xmalloc_figures,
 };

@@ -1,0 +1,150 @@
+/* The multithreaded workloads' reports. See mt_report.h. */
+#include "mt_report.h"
+
+#include "placement.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median_per_op(const struct alloclab_cell *c)
+{
+	size_t n = 0, k = 0;
+	double *v, m;
+
+	for (unsigned p = 0; p < c->nprocs; p++)
+		n += c->procs[p].nvalues;
+	if (n == 0)
+		return NAN;
+	v = malloc(n * sizeof *v);
+	for (unsigned p = 0; p < c->nprocs; p++)
+		for (unsigned i = 0; i < c->procs[p].nvalues; i++)
+			v[k++] = c->procs[p].values[i].per_op;
+	qsort(v, n, sizeof *v, cmp_double);
+	m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	return m;
+}
+
+static long peak_rss(const struct alloclab_cell *c)
+{
+	long peak = 0;
+	for (unsigned p = 0; p < c->nprocs; p++)
+		if (c->procs[p].peak_rss_kib > peak)
+			peak = c->procs[p].peak_rss_kib;
+	return peak;
+}
+
+void mt_print_rate(const struct alloclab_cell *c, FILE *out, const char *unit)
+{
+	double m = median_per_op(c);
+
+	if (!isfinite(m) || m <= 0 || alloclab_metric_deterministic(c->metric))
+		return;
+	fprintf(out, "%s %s%s t=%u: %.0f %s per second (all threads), peak RSS %.1f MiB\n", c->workload, c->plugin,
+		c->cache_aligned ? " +align" : "", c->threads, 1e9 * c->threads / m, unit, (double)peak_rss(c) / 1024.0);
+}
+
+/* The distinct labels of cells, in order. */
+static size_t labels_of(const struct alloclab_cell *const *cells, size_t n, char **labels)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		char label[600];
+		size_t j;
+		snprintf(label, sizeof label, "%s%s", cells[i]->plugin, cells[i]->cache_aligned ? " +align" : "");
+		for (j = 0; j < k && strcmp(labels[j], label) != 0; j++)
+			;
+		if (j == k)
+			labels[k++] = strdup(label);
+	}
+	return k;
+}
+
+static int is_label(const struct alloclab_cell *c, const char *label)
+{
+	size_t n = strlen(c->plugin);
+	return strncmp(label, c->plugin, n) == 0 &&
+	       strcmp(label + n, c->cache_aligned ? " +align" : "") == 0;
+}
+
+void mt_figure_memory(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out,
+		      const char *workload)
+{
+	char **labels = calloc(n + 1, sizeof *labels), name[200], title[300];
+	size_t nl = labels_of(cells, n, labels);
+	struct alloclab_figure *f;
+
+	snprintf(name, sizeof name, "%s-memory", workload);
+	snprintf(title, sizeof title, "%s: peak resident memory of a worker, by threads", workload);
+	f = alloclab_figure_add(out, name, title, "threads", "peak RSS (MiB)", ALLOCLAB_FIGURE_LINES);
+	f->ymin_zero = 1;
+	for (size_t l = 0; l < nl; l++) {
+		struct alloclab_series *s = alloclab_figure_series(f, labels[l], n);
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (is_label(cells[i], labels[l])) {
+				s->x[k] = cells[i]->threads;
+				s->y[k++] = (double)peak_rss(cells[i]) / 1024.0;
+			}
+		/* Cells come in run order; a line is drawn through points in x order. */
+		for (size_t a = 1; a < k; a++)
+			for (size_t b = a; b > 0 && s->x[b] < s->x[b - 1]; b--) {
+				double tx = s->x[b], ty = s->y[b];
+				s->x[b] = s->x[b - 1], s->y[b] = s->y[b - 1];
+				s->x[b - 1] = tx, s->y[b - 1] = ty;
+			}
+		free(labels[l]);
+	}
+	free(labels);
+}
+
+void mt_figure_shared_lines(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out,
+			    const char *workload)
+{
+	char **labels = calloc(n + 1, sizeof *labels), name[200], title[300];
+	size_t nl = labels_of(cells, n, labels);
+	struct alloclab_figure *f;
+
+	snprintf(name, sizeof name, "%s-shared-lines", workload);
+	snprintf(title, sizeof title, "%s: cache lines holding live blocks of two or more threads", workload);
+	f = alloclab_figure_add(out, name, title, "plugin", "lines shared (%)", ALLOCLAB_FIGURE_BARS);
+	f->ymin_zero = 1;
+	for (size_t l = 0; l < nl; l++)
+		alloclab_figure_category(f, labels[l]);
+	/* One series per thread count of two or more. */
+	for (unsigned t = 2; t <= ALLOCLAB_RESULTS_MAX_THREADS; t++) {
+		struct alloclab_series *s = NULL;
+		for (size_t i = 0; i < n; i++) {
+			struct alloclab_placement_sum sum;
+			json_t *entry;
+			size_t k;
+			if (cells[i]->threads != t)
+				continue;
+			memset(&sum, 0, sizeof sum);
+			for (unsigned p = 0; p < cells[i]->nprocs; p++)
+				json_array_foreach(cells[i]->procs[p].report, k, entry)
+					if (json_object_get(entry, "placement"))
+						alloclab_placement_add(&sum, json_object_get(entry, "placement"));
+			if (!sum.threads_counted || sum.lines_total == 0)
+				continue;
+			if (s == NULL) {
+				char st[64];
+				snprintf(st, sizeof st, "%u threads", t);
+				s = alloclab_figure_series(f, st, nl);
+			}
+			for (size_t l = 0; l < nl; l++)
+				if (is_label(cells[i], labels[l]))
+					s->y[l] = 100.0 * (double)sum.lines_shared / (double)sum.lines_total;
+		}
+	}
+	for (size_t l = 0; l < nl; l++)
+		free(labels[l]);
+	free(labels);
+}
