@@ -74,17 +74,35 @@ static int is_label(const struct alloclab_cell *c, const char *label)
 	       strcmp(label + n, c->cache_aligned ? " +align" : "") == 0;
 }
 
+/* A figure NAME-SUFFIX with a y axis from 0, and the plugin labels of the
+ * cells (freed by the caller). */
+static struct alloclab_figure *start_figure(const struct alloclab_cell *const *cells, size_t n,
+					    struct alloclab_figure_list *out, const char *workload,
+					    const char *suffix, const char *what, const char *xlabel,
+					    const char *ylabel, enum alloclab_figure_kind kind, char ***labels,
+					    size_t *nl)
+{
+	char name[200], title[300];
+	struct alloclab_figure *f;
+
+	*labels = calloc(n + 1, sizeof **labels);
+	*nl = labels_of(cells, n, *labels);
+	snprintf(name, sizeof name, "%s-%s", workload, suffix);
+	snprintf(title, sizeof title, "%s: %s", workload, what);
+	f = alloclab_figure_add(out, name, title, xlabel, ylabel, kind);
+	f->ymin_zero = 1;
+	return f;
+}
+
 void mt_figure_memory(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out,
 		      const char *workload)
 {
-	char **labels = calloc(n + 1, sizeof *labels), name[200], title[300];
-	size_t nl = labels_of(cells, n, labels);
-	struct alloclab_figure *f;
+	char **labels;
+	size_t nl;
+	struct alloclab_figure *f = start_figure(cells, n, out, workload, "memory",
+						 "peak resident memory of a worker, by threads", "threads",
+						 "peak RSS (MiB)", ALLOCLAB_FIGURE_LINES, &labels, &nl);
 
-	snprintf(name, sizeof name, "%s-memory", workload);
-	snprintf(title, sizeof title, "%s: peak resident memory of a worker, by threads", workload);
-	f = alloclab_figure_add(out, name, title, "threads", "peak RSS (MiB)", ALLOCLAB_FIGURE_LINES);
-	f->ymin_zero = 1;
 	for (size_t l = 0; l < nl; l++) {
 		struct alloclab_series *s = alloclab_figure_series(f, labels[l], n);
 		size_t k = 0;
@@ -108,14 +126,12 @@ void mt_figure_memory(const struct alloclab_cell *const *cells, size_t n, struct
 void mt_figure_shared_lines(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out,
 			    const char *workload)
 {
-	char **labels = calloc(n + 1, sizeof *labels), name[200], title[300];
-	size_t nl = labels_of(cells, n, labels);
-	struct alloclab_figure *f;
+	char **labels;
+	size_t nl;
+	struct alloclab_figure *f = start_figure(cells, n, out, workload, "shared-lines",
+						 "cache lines holding live blocks of two or more threads", "plugin",
+						 "lines shared (%)", ALLOCLAB_FIGURE_BARS, &labels, &nl);
 
-	snprintf(name, sizeof name, "%s-shared-lines", workload);
-	snprintf(title, sizeof title, "%s: cache lines holding live blocks of two or more threads", workload);
-	f = alloclab_figure_add(out, name, title, "plugin", "lines shared (%)", ALLOCLAB_FIGURE_BARS);
-	f->ymin_zero = 1;
 	for (size_t l = 0; l < nl; l++)
 		alloclab_figure_category(f, labels[l]);
 	/* One series per thread count of two or more. */
