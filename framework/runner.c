@@ -12,6 +12,7 @@
 
 #include <alloclab/plugin_options.h>
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,7 +259,7 @@ struct alloclab_run {
 	const struct alloclab_run_config *cfg;
 	struct alloclab_results *results;
 	struct planned_cell *cells;   /* parallel to results->cells */
-	char callgrind_dir[64];       /* --measure instructions: the dumps' folder, or "" */
+	char callgrind_dir[4096];     /* --measure instructions: the dumps' folder, or "" */
 	uint64_t *caps;               /* per plugin */
 	struct alloclab_journal *journal;
 	char output[4096];
@@ -457,15 +458,21 @@ static void lay_out_cells(struct alloclab_run *run)
 				}
 }
 
+/* The dumps' folder is ours alone (mkdtemp, mode 0700) and flat; nothing
+ * in it is followed, so a link planted there removes only itself. */
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)type, (void)ftw;
+	remove(path);
+	return 0;
+}
+
 static void free_run(struct alloclab_run *run)
 {
 	if (run->callgrind_dir[0]) {
 		/* The worker removes each dump it reads; what is left is
 		 * valgrind's logs (and the dumps of workers that died). */
-		char cmd[200];
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", run->callgrind_dir);
-		if (system(cmd) != 0)
-			rmdir(run->callgrind_dir);
+		nftw(run->callgrind_dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 	}
 	alloclab_results_free(run->results);
 	alloclab_journal_close(run->journal, 0);
@@ -501,7 +508,10 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 			free_run(run);
 			return ALLOCLAB_EXIT_USAGE;
 		}
-		snprintf(run->callgrind_dir, sizeof run->callgrind_dir, "/tmp/alloclab-callgrind-XXXXXX");
+		const char *tmp = getenv("TMPDIR");
+		if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > 3000)
+			tmp = "/tmp";
+		snprintf(run->callgrind_dir, sizeof run->callgrind_dir, "%s/alloclab-callgrind-XXXXXX", tmp);
 		if (mkdtemp(run->callgrind_dir) == NULL) {
 			fprintf(stderr, "alloclab: cannot create a folder for callgrind's dumps: %s\n", strerror(errno));
 			run->callgrind_dir[0] = '\0';
