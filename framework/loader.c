@@ -279,10 +279,10 @@ int alloclab_plugin_load(const char *spec, struct alloclab_loaded_plugin *out, c
 		dlclose(handle);
 		return -1;
 	}
-	if (theirs->abi_version != ALLOCLAB_PLUGIN_ABI_VERSION) {
+	if (theirs->abi_version < ALLOCLAB_PLUGIN_ABI_OLDEST || theirs->abi_version > ALLOCLAB_PLUGIN_ABI_VERSION) {
 		snprintf(err, err_len,
-			 "%s: plugin ABI version %u, this alloclab speaks version %u: rebuild the plugin against this alloclab's plugin.h",
-			 path, theirs->abi_version, ALLOCLAB_PLUGIN_ABI_VERSION);
+			 "%s: plugin ABI version %u, this alloclab speaks versions %u to %u: rebuild the plugin against this alloclab's plugin.h",
+			 path, theirs->abi_version, ALLOCLAB_PLUGIN_ABI_OLDEST, ALLOCLAB_PLUGIN_ABI_VERSION);
 		dlclose(handle);
 		return -1;
 	}

@@ -49,7 +49,7 @@ Test(loader, no_entry_symbol)
 
 Test(loader, abi_mismatch_shows_both_versions)
 {
-	expect_load_error(test_plugin("abi_mismatch"), "plugin ABI version 2, this alloclab speaks version 1");
+	expect_load_error(test_plugin("abi_mismatch"), "plugin ABI version 3, this alloclab speaks versions 1 to 2");
 }
 
 Test(loader, missing_required_op)

@@ -163,3 +163,32 @@ Test(mt_workloads, own_reports_and_pictures, .timeout = 60)
 	alloclab_figure_list_free(&figs);
 	alloclab_results_free(doc);
 }
+
+/* A statistic of a churn run at `threads` threads under `plugin`. */
+static long long stat_of(const char *dir, const char *plugin, const char *threads, const char *stat)
+{
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", plugin, "-w",
+		"churn:ops=1000,slots=16", "-t", threads, "-n", "1", "-v", "1", "-o", "mt.json", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *doc = load_results(dir, "mt.json");
+	cr_assert_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
+	long long v = json_integer_value(json_object_get(doc->cells[0].procs[0].stats_after_finish, stat));
+	alloclab_results_free(doc);
+	return v;
+}
+
+/* Workload thread 0 is the main thread, hooks and all, for a plugin of ABI
+ * version 2; a version 1 plugin keeps its promise that the hooks never run
+ * there, and then no op does either. */
+Test(mt_workloads, thread_zero_is_the_main_thread_from_abi_2, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	const char *v2 = test_plugin("main_thread"), *v1 = test_plugin("main_thread_v1");
+	/* Thread 0's work: (warm-up + value) x ops, and the 16 slots prepared each round. */
+	cr_expect_eq(stat_of(dir, v2, "1", "main_thread_mallocs"), 2 * (1000 + 16));
+	cr_expect_eq(stat_of(dir, v2, "2", "main_thread_mallocs"), 2 * (1000 + 16));
+	cr_expect_eq(stat_of(dir, v2, "2", "main_thread_hooks"), 2);
+	cr_expect_eq(stat_of(dir, v1, "1", "main_thread_mallocs"), 0);
+	cr_expect_eq(stat_of(dir, v1, "2", "main_thread_hooks"), 0);
+}

@@ -11,10 +11,21 @@
  *     alloclab run --plugin ./my.so
  *
  * Versioning. ALLOCLAB_PLUGIN_ABI_VERSION changes only when an existing field
- * or op changes meaning; the host refuses a plugin whose abi_version differs
- * from its own. New ops are only ever appended: the host copies the first
- * `struct_size` bytes of the descriptor into a zeroed struct of its own size,
- * so a plugin built against an older header simply has the newer ops NULL.
+ * or op changes meaning; the host loads plugins of every version from
+ * ALLOCLAB_PLUGIN_ABI_OLDEST to its own and keeps each version's promises,
+ * and refuses any other. New ops are only ever appended: the host copies the
+ * first `struct_size` bytes of the descriptor into a zeroed struct of its own
+ * size, so a plugin built against an older header simply has the newer ops
+ * NULL.
+ *
+ * Versions
+ *   1  workload threads are threads of their own; the thread hooks are never
+ *      called on the main thread.
+ *   2  workload thread 0 is the process's main thread, as in the programs
+ *      being modelled (glibc, for one, serves its main thread from a
+ *      different arena); the thread hooks are called on it too, after
+ *      create and before destroy. A version 1 plugin keeps version 1's
+ *      promise.
  *
  * Glossary
  *   host      the alloclab process that loaded the plugin (one worker process
@@ -50,7 +61,9 @@ extern "C" {
 #endif
 
 /* Bumped only when an existing field or op changes meaning (see above). */
-#define ALLOCLAB_PLUGIN_ABI_VERSION 1u
+#define ALLOCLAB_PLUGIN_ABI_VERSION 2u
+/* The oldest version this host still loads, with that version's promises. */
+#define ALLOCLAB_PLUGIN_ABI_OLDEST 1u
 
 /* The one symbol the host looks up in a plugin. */
 #define ALLOCLAB_PLUGIN_ENTRY_SYMBOL "alloclab_plugin_entry"
@@ -191,9 +204,11 @@ struct alloclab_plugin {
 
 	/*
 	 * Optional (ALLOCLAB_CAP_THREAD_HOOKS), both or neither. Called on each
-	 * workload thread before its first op and after its last one; never on
-	 * the main thread. attach returns 0 or a negative errno, which fails the
-	 * measurement.
+	 * workload thread before its first op and after its last one. Workload
+	 * thread 0 is the main thread (ABI version 2; a version 1 plugin's
+	 * workload threads are all threads of their own, and these hooks are
+	 * never called on its main thread). attach returns 0 or a negative
+	 * errno, which fails the measurement.
 	 */
 	int (*thread_attach)(void *instance);
 	void (*thread_detach)(void *instance);
