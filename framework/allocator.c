@@ -67,6 +67,10 @@ int alloclab_allocator_create(struct alloclab_allocator *a, const struct allocla
 		if (!(a->caps & ALLOCLAB_CAP_THREAD_HOOKS))
 			a->ops.thread_attach = NULL, a->ops.thread_detach = NULL;
 	}
+	if (p->desc.entry_points &&
+	    (p->desc.entry_points(a->instance, &a->direct_malloc, &a->direct_free) != 0 || a->direct_malloc == NULL ||
+	     a->direct_free == NULL))
+		a->direct_malloc = NULL, a->direct_free = NULL;
 	current = a;
 	return 0;
 }
@@ -153,6 +157,7 @@ void alloclab_allocator_cache_align(struct alloclab_allocator *a, size_t line)
 {
 	inner = a->ops;
 	align_line = line;
+	a->direct_malloc = NULL, a->direct_free = NULL;
 	a->ops.malloc = aligned_malloc;
 	a->ops.free = aligned_free;
 	a->ops.free_sized = aligned_free_sized;
@@ -250,6 +255,7 @@ static void locked_detach(void *instance)
 void alloclab_allocator_global_lock(struct alloclab_allocator *a)
 {
 	unlocked = a->ops;
+	a->direct_malloc = NULL, a->direct_free = NULL;
 	a->ops.malloc = locked_malloc;
 	a->ops.free = locked_free;
 	a->ops.free_sized = locked_free_sized;

@@ -19,6 +19,11 @@ struct alloclab_allocator {
 	/* ops.caps narrowed by instance_caps(): what this instance, with its
 	 * options, can do. Invariant: a subset of the descriptor's caps. */
 	uint64_t caps;
+	/* The allocator's own malloc and free from the plugin's entry_points
+	 * op, or both NULL: absent, refused, or a wrapper in between. When set
+	 * they are interchangeable with ops.malloc and ops.free. */
+	void *(*direct_malloc)(size_t size);
+	void (*direct_free)(void *block);
 };
 
 /* Calls create(). On failure returns -1 with err saying why, prefixed

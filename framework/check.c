@@ -609,6 +609,22 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 		alloclab_free(a, p);
 		used += (size_t)snprintf(done + used, sizeof done - used, "realloc(NULL) ");
 	}
+	if (a->direct_malloc) {
+		/* The entry points stand for malloc and free: each block of one
+		 * is freed by the other, written in full, and aligned. */
+		for (size_t size = 0; size < 70000; size = size * 2 + 1) {
+			unsigned char *p = a->direct_malloc(size), *q = alloclab_malloc(a, size);
+			if (p == NULL || q == NULL)
+				FAIL("malloc(%zu) through %s returned NULL", size, p ? "the malloc op" : "the entry point");
+			if ((uintptr_t)p % a->min_align)
+				FAIL("the malloc entry point's block of %zu bytes is not %zu-aligned", size, a->min_align);
+			memset(p, 0x5a, size);
+			memset(q, 0xa5, size);
+			alloclab_free(a, p);
+			a->direct_free(q);
+		}
+		used += (size_t)snprintf(done + used, sizeof done - used, "entry_points ");
+	}
 	snprintf(r->why, sizeof r->why, "declared ops work: %s", used ? done : "(only the required ones)");
 }
 

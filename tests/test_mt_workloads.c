@@ -192,3 +192,34 @@ Test(mt_workloads, thread_zero_is_the_main_thread_from_abi_2, .timeout = 60)
 	cr_expect_eq(stat_of(dir, v1, "1", "main_thread_mallocs"), 0);
 	cr_expect_eq(stat_of(dir, v1, "2", "main_thread_hooks"), 0);
 }
+
+/* churn calls a plugin's entry points when it hands them out, and its ops
+ * when it refuses or a wrapper stands between. */
+Test(mt_workloads, churn_calls_entry_points_when_handed_out, .timeout = 60)
+{
+	char *dir = scratch_dir(), spec[4300];
+	const char *ep = test_plugin("entry_points");
+	/* (warm-up + value) x 1000 replacements through the entry point; the
+	 * 16 slots a round are prepared through the op. */
+	cr_expect_eq(stat_of(dir, ep, "1", "direct_mallocs"), 2 * 1000);
+	cr_expect_eq(stat_of(dir, ep, "1", "op_mallocs"), 2 * 16);
+	snprintf(spec, sizeof spec, "%s:refuse=1", ep);
+	cr_expect_eq(stat_of(dir, spec, "1", "direct_mallocs"), 0);
+	snprintf(spec, sizeof spec, "%s:gil=1", ep);
+	cr_expect_eq(stat_of(dir, spec, "1", "direct_mallocs"), 0);
+	cr_expect_eq(stat_of(dir, spec, "1", "op_mallocs"), 2 * (1000 + 16));
+}
+
+/* An entry point that does not stand for malloc fails check's honesty case. */
+Test(mt_workloads, check_catches_a_false_entry_point, .timeout = 60)
+{
+	char *dir = scratch_dir(), spec[4300];
+	snprintf(spec, sizeof spec, "%s:misalign=1", test_plugin("entry_points"));
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"check", spec, NULL});
+	cr_expect_eq(r.status, 1, "%s %s", r.out, r.err);
+	cr_expect(strstr(r.out, "entry point's block") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"check", test_plugin("entry_points"), NULL});
+	cr_expect_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+}

@@ -93,43 +93,64 @@ static int churn_prepare(struct alloclab_workload_thread *t, char *err, size_t e
 	return 0;
 }
 
-static void churn_run(struct alloclab_workload_thread *t)
+/* The timed loop, made twice: through the plugin's ops, or through the
+ * allocator's own entry points when the plugin hands them out (direct), so
+ * that an op then costs what a program's call costs. Returns the
+ * replacements made (fewer than ops when malloc returned NULL). */
+static inline __attribute__((always_inline)) uint64_t churn_loop(struct churn_state *s,
+								 const struct alloclab_allocator *a, uint64_t ops,
+								 int direct)
 {
-	struct churn_state *s = t->state;
-	/* What the loop computes with is copied into locals: the plugin's ops
-	 * are opaque calls, after which the compiler must assume any memory
+	/* What the loop computes with is copied into locals: the ops are
+	 * opaque calls, after which the compiler must assume any memory
 	 * changed, so state left in *s would be stored and reloaded on every
 	 * iteration (a store-to-load round trip on the RNG's dependency chain).
 	 * The ops and the instance are read through the allocator on each
 	 * call instead: x86 calls through memory in one instruction, and
 	 * three more locals would not fit in the callee-saved registers (each
 	 * spilled one costs a load per iteration). */
-	const struct alloclab_allocator *const a = t->alloc;
 	void **const slots = s->slots;
 	const uint32_t nslots = s->nslots, min_size = s->min_size, span = s->size_span;
-	const uint64_t ops = t->params->v[P_OPS];
 	struct alloclab_rng rng = s->rng;
 	uint64_t i;
 
-	s->rng_at_run = rng;
 	for (i = 0; i < ops; i++) {
 		uint64_t r = alloclab_rng_next(&rng);
 		uint32_t slot = alloclab_rng_below((uint32_t)r, nslots);
 		size_t size = min_size + alloclab_rng_below((uint32_t)(r >> 32), span);
 		unsigned char *block;
 
-		a->ops.free(a->instance, slots[slot]);
-		block = a->ops.malloc(a->instance, size);
-		slots[slot] = block;
-		if (block == NULL) {
-			t->error = "churn: malloc returned NULL";
-			break;
+		if (direct) {
+			a->direct_free(slots[slot]);
+			block = a->direct_malloc(size);
+		} else {
+			a->ops.free(a->instance, slots[slot]);
+			block = a->ops.malloc(a->instance, size);
 		}
+		slots[slot] = block;
+		if (block == NULL)
+			break;
 		touch(block, size);
 	}
 	s->rng = rng;
-	s->ran_ops = i;
-	t->ops = i;
+	return i;
+}
+
+static void churn_run(struct alloclab_workload_thread *t)
+{
+	struct churn_state *s = t->state;
+	const uint64_t ops = t->params->v[P_OPS];
+	uint64_t done;
+
+	s->rng_at_run = s->rng;
+	if (t->alloc->direct_malloc)
+		done = churn_loop(s, t->alloc, ops, 1);
+	else
+		done = churn_loop(s, t->alloc, ops, 0);
+	if (done < ops)
+		t->error = "churn: malloc returned NULL";
+	s->ran_ops = done;
+	t->ops = done;
 }
 
 /* The live blocks' placement: sizes replayed from the run's random

@@ -25,6 +25,11 @@ void *PyObject_Malloc(size_t size);
 void PyObject_Free(void *ptr);
 #define ALLOC(n) PyObject_Malloc(n)
 #define FREE(p) PyObject_Free(p)
+#elif defined(USE_TBBMALLOC)
+void *scalable_malloc(size_t size);
+void scalable_free(void *ptr);
+#define ALLOC(n) scalable_malloc(n)
+#define FREE(p) scalable_free(p)
 #else
 /* glibc's, or with -ljemalloc/-ltcmalloc_minimal linked first, theirs. */
 #define ALLOC(n) malloc(n)

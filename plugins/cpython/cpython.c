@@ -177,6 +177,16 @@ static int cpython_stats(void *instance, alloclab_stat_fn emit, void *arg)
 
 static char cpython_version[96];
 
+/* malloc and free only pass requests on: a workload may call the
+ * allocator's own entry points, as a program does. */
+static int cpython_entry_points(void *instance, void *(**malloc_out)(size_t), void (**free_out)(void *))
+{
+	(void)instance;
+	*malloc_out = PyObject_Malloc;
+	*free_out = PyObject_Free;
+	return 0;
+}
+
 static const struct alloclab_plugin cpython_plugin = {
 	.abi_version = ALLOCLAB_PLUGIN_ABI_VERSION,
 	.struct_size = sizeof(struct alloclab_plugin),
@@ -193,6 +203,7 @@ static const struct alloclab_plugin cpython_plugin = {
 	.calloc = cpython_calloc,
 	.realloc = cpython_realloc,
 	.stats = cpython_stats,
+	.entry_points = cpython_entry_points,
 };
 
 ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(uint32_t host_abi_version);

@@ -162,6 +162,18 @@ static int jemalloc_stats(void *instance, alloclab_stat_fn emit, void *arg)
 
 static char jemalloc_version_text[96];
 
+/* malloc and free only pass requests on: a workload may call the
+ * allocator's own entry points, as a program does. */
+static int jemalloc_entry_points(void *instance, void *(**malloc_out)(size_t), void (**free_out)(void *))
+{
+	(void)instance;
+	if (je_use_ext)
+		return -ENOTSUP; /* mallocx and dallocx: the plugin's own work */
+	*malloc_out = je_std_malloc;
+	*free_out = je_std_free;
+	return 0;
+}
+
 static const struct alloclab_plugin jemalloc_plugin = {
 	.abi_version = ALLOCLAB_PLUGIN_ABI_VERSION,
 	.struct_size = sizeof(struct alloclab_plugin),
@@ -185,6 +197,7 @@ static const struct alloclab_plugin jemalloc_plugin = {
 	.usable_size = jemalloc_usable_size,
 	.free_sized = jemalloc_free_sized,
 	.stats = jemalloc_stats,
+	.entry_points = jemalloc_entry_points,
 };
 
 ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(uint32_t host_abi_version);

@@ -98,6 +98,16 @@ static int mimalloc_stats(void *instance, alloclab_stat_fn emit, void *arg)
 
 static char mimalloc_version_text[64];
 
+/* malloc and free only pass requests on: a workload may call the
+ * allocator's own entry points, as a program does. */
+static int mimalloc_entry_points(void *instance, void *(**malloc_out)(size_t), void (**free_out)(void *))
+{
+	(void)instance;
+	*malloc_out = mi_malloc;
+	*free_out = mi_free;
+	return 0;
+}
+
 static const struct alloclab_plugin mimalloc_plugin = {
 	.abi_version = ALLOCLAB_PLUGIN_ABI_VERSION,
 	.struct_size = sizeof(struct alloclab_plugin),
@@ -122,6 +132,7 @@ static const struct alloclab_plugin mimalloc_plugin = {
 	.thread_attach = mimalloc_thread_attach,
 	.thread_detach = mimalloc_thread_detach,
 	.stats = mimalloc_stats,
+	.entry_points = mimalloc_entry_points,
 };
 
 ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(uint32_t host_abi_version);

@@ -78,6 +78,16 @@ static int system_stats(void *instance, alloclab_stat_fn emit, void *arg)
 
 static char system_version[64];
 
+/* malloc and free only pass requests on: a workload may call the
+ * allocator's own entry points, as a program does. */
+static int system_entry_points(void *instance, void *(**malloc_out)(size_t), void (**free_out)(void *))
+{
+	(void)instance;
+	*malloc_out = malloc;
+	*free_out = free;
+	return 0;
+}
+
 static const struct alloclab_plugin system_plugin = {
 	.abi_version = ALLOCLAB_PLUGIN_ABI_VERSION,
 	.struct_size = sizeof(struct alloclab_plugin),
@@ -97,6 +107,7 @@ static const struct alloclab_plugin system_plugin = {
 	.aligned_alloc = system_aligned_alloc,
 	.usable_size = system_usable_size,
 	.stats = system_stats,
+	.entry_points = system_entry_points,
 };
 
 ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(uint32_t host_abi_version);

@@ -84,6 +84,16 @@ static size_t tbbmalloc_usable_size(void *instance, void *block)
 	return msize_fn(block);
 }
 
+/* malloc and free only pass requests on: a workload may call the
+ * allocator's own entry points, as a program does. */
+static int tbbmalloc_entry_points(void *instance, void *(**malloc_out)(size_t), void (**free_out)(void *))
+{
+	(void)instance;
+	*malloc_out = malloc_fn;
+	*free_out = free_fn;
+	return 0;
+}
+
 static const struct alloclab_plugin tbbmalloc_plugin = {
 	.abi_version = ALLOCLAB_PLUGIN_ABI_VERSION,
 	.struct_size = sizeof(struct alloclab_plugin),
@@ -102,6 +112,7 @@ static const struct alloclab_plugin tbbmalloc_plugin = {
 	.calloc = tbbmalloc_calloc,
 	.realloc = tbbmalloc_realloc,
 	.usable_size = tbbmalloc_usable_size,
+	.entry_points = tbbmalloc_entry_points,
 };
 
 ALLOCLAB_PLUGIN_DEFINE(tbbmalloc_plugin)

@@ -110,6 +110,16 @@ static size_t tcmalloc_usable_size(void *instance, void *block)
 	return tc_malloc_size_fn(block);
 }
 
+/* malloc and free only pass requests on: a workload may call the
+ * allocator's own entry points, as a program does. */
+static int tcmalloc_entry_points(void *instance, void *(**malloc_out)(size_t), void (**free_out)(void *))
+{
+	(void)instance;
+	*malloc_out = tc_malloc_fn;
+	*free_out = tc_free_fn;
+	return 0;
+}
+
 static const struct alloclab_plugin tcmalloc_plugin = {
 	.abi_version = ALLOCLAB_PLUGIN_ABI_VERSION,
 	.struct_size = sizeof(struct alloclab_plugin),
@@ -130,6 +140,7 @@ static const struct alloclab_plugin tcmalloc_plugin = {
 	.aligned_alloc = tcmalloc_aligned_alloc,
 	.usable_size = tcmalloc_usable_size,
 	.free_sized = tcmalloc_free_sized,
+	.entry_points = tcmalloc_entry_points,
 };
 
 ALLOCLAB_PLUGIN_DEFINE(tcmalloc_plugin)

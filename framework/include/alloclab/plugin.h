@@ -228,6 +228,22 @@ struct alloclab_plugin {
 	 * in `caps`, and treats the ops of dropped bits as absent.
 	 */
 	uint64_t (*instance_caps)(void *instance);
+
+	/*
+	 * Optional, no capability bit (appended in ABI version 2). For a plugin
+	 * whose malloc and free only pass the request on to a process-global
+	 * allocator (glibc, jemalloc's standard API, mimalloc, tcmalloc): the
+	 * allocator's own entry points, which must behave exactly as this
+	 * instance's malloc and free (a block from one may be freed by the
+	 * other). Called from the main thread right after create(); returns 0
+	 * with both filled in, or a negative errno (-ENOTSUP) when this
+	 * instance's options put work of the plugin's own on those ops. The
+	 * host calls them in place of malloc and free on the hot loops that
+	 * know them (churn), with no wrapper (gil=1, --cache-align) between,
+	 * so that an op costs there what it costs a program calling the
+	 * allocator. `alloclab check` frees blocks of each through the other.
+	 */
+	int (*entry_points)(void *instance, void *(**malloc_fn)(size_t size), void (**free_fn)(void *block));
 };
 
 /*
