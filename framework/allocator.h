@@ -21,7 +21,9 @@ struct alloclab_allocator {
 	uint64_t caps;
 	/* The allocator's own malloc and free from the plugin's entry_points
 	 * op, or both NULL: absent, refused, or a wrapper in between. When set
-	 * they are interchangeable with ops.malloc and ops.free. */
+	 * they are interchangeable with ops.malloc and ops.free. Invariant:
+	 * every wrapper (global_lock, cache_align, and any added later, such
+	 * as a recorder) clears them, since calls through them bypass it. */
 	void *(*direct_malloc)(size_t size);
 	void (*direct_free)(void *block);
 };
