@@ -223,3 +223,20 @@ Test(mt_workloads, check_catches_a_false_entry_point, .timeout = 60)
 	cr_expect_eq(r.status, 0, "%s %s", r.out, r.err);
 	cmd_result_free(&r);
 }
+
+/* tcmalloc beside glibc: both once took memory with sbrk, glibc for the
+ * host's own bookkeeping on the main thread (workload thread 0) while
+ * tcmalloc served the other threads, and the break raced (a process in
+ * a few crashed at 3 threads and more). Many processes, so that a return
+ * of the race would show. */
+Test(mt_workloads, tcmalloc_leaves_the_break_to_glibc, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "tcmalloc", "-w",
+		"churn:ops=5000,slots=4096", "-t", "4", "-n", "16", "-v", "1", "--warmups", "0", "-o", "tc.json", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *doc = load_results(dir, "tc.json");
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
+	alloclab_results_free(doc);
+}

@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LIBRARY "libtcmalloc_minimal.so.4"
@@ -45,6 +46,15 @@ static int tcmalloc_create(const char *options, void **instance, char *err, size
 		snprintf(err, err_len, "takes no options (got '%s'); use TCMALLOC_* environment variables", options);
 		return -EINVAL;
 	}
+	/* tcmalloc takes memory with sbrk first, and so does glibc's main
+	 * arena, which the host and the workloads' own bookkeeping use on the
+	 * main thread (workload thread 0). sbrk is not thread-safe: two
+	 * allocators moving the break at once hand out the same pages, and a
+	 * later break below them unmaps the other's blocks. In a program
+	 * tcmalloc replaces glibc and owns the break alone; beside glibc it
+	 * must leave it to glibc. Read once, when the library loads. */
+	if (handle == NULL)
+		setenv("TCMALLOC_SKIP_SBRK", "true", 1);
 	if (handle == NULL && (handle = dlopen(LIBRARY, RTLD_NOW | RTLD_LOCAL)) == NULL) {
 		snprintf(err, err_len, "cannot load %s: %s (Debian package libtcmalloc-minimal4)", LIBRARY, dlerror());
 		return -ENOENT;
