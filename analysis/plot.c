@@ -4,6 +4,7 @@
 
 #include "cells.h"
 #include "registry.h"
+#include "scratch.h"
 #include "summary.h"
 
 #include <ctype.h>
@@ -193,7 +194,7 @@ static int draw(const struct alloclab_figure *fig, const char *dir, const char *
 
 int alloclab_plot_draw(const struct alloclab_figure_list *figures, const char *dir, char *err, size_t err_len)
 {
-	char tmp[] = "/tmp/alloclab-plot-XXXXXX";
+	char tmp[4096];
 	int rc = 0;
 
 	{
@@ -211,19 +212,13 @@ int alloclab_plot_draw(const struct alloclab_figure_list *figures, const char *d
 			return -1;
 		}
 	}
-	if (mkdtemp(tmp) == NULL) {
+	if (alloclab_scratch_make("plot", tmp, sizeof tmp) != 0) {
 		snprintf(err, err_len, "cannot create a temporary folder: %s", strerror(errno));
 		return -1;
 	}
 	for (size_t i = 0; i < figures->n && rc == 0; i++)
 		rc = draw(&figures->items[i], dir, tmp, err, err_len);
-	for (size_t i = 0; i < figures->n; i++) {
-		char name[128], data[4300];
-		alloclab_safe_file_name(figures->items[i].name, name, sizeof name);
-		snprintf(data, sizeof data, "%s/%s.dat", tmp, name);
-		unlink(data);
-	}
-	rmdir(tmp);
+	alloclab_scratch_remove(tmp);
 	return rc;
 }
 

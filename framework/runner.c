@@ -2,17 +2,18 @@
 #define _GNU_SOURCE 1
 #include "runner.h"
 
+#include "cell_values.h"
 #include "child.h"
 #include "confidence.h"
 #include "preflight.h"
 #include "progress.h"
 #include "results.h"
+#include "scratch.h"
 #include "self_exe.h"
 #include "worker.h"
 
 #include <alloclab/plugin_options.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,17 +215,9 @@ int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double time
 /* -n auto's stopping rule (confidence.h) on a cell's per-process means. */
 static double ci_half_width_percent(const struct alloclab_cell *c)
 {
-	double *m = calloc(c->nprocs + 1, sizeof *m), half;
-	size_t n = 0;
+	size_t n;
+	double *m = alloclab_cell_process_means(c, &n), half;
 
-	for (unsigned p = 0; p < c->nprocs; p++) {
-		if (c->procs[p].nvalues == 0)
-			continue;
-		for (unsigned v = 0; v < c->procs[p].nvalues; v++)
-			m[n] += c->procs[p].values[v].per_op;
-		m[n] /= c->procs[p].nvalues;
-		n++;
-	}
 	half = alloclab_ci_half_width_percent(m, n);
 	free(m);
 	return half;
@@ -458,21 +451,12 @@ static void lay_out_cells(struct alloclab_run *run)
 				}
 }
 
-/* The dumps' folder is ours alone (mkdtemp, mode 0700) and flat; nothing
- * in it is followed, so a link planted there removes only itself. */
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)type, (void)ftw;
-	remove(path);
-	return 0;
-}
-
 static void free_run(struct alloclab_run *run)
 {
 	if (run->callgrind_dir[0]) {
 		/* The worker removes each dump it reads; what is left is
 		 * valgrind's logs (and the dumps of workers that died). */
-		nftw(run->callgrind_dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+		alloclab_scratch_remove(run->callgrind_dir);
 	}
 	alloclab_results_free(run->results);
 	alloclab_journal_close(run->journal, 0);
@@ -508,11 +492,7 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 			free_run(run);
 			return ALLOCLAB_EXIT_USAGE;
 		}
-		const char *tmp = getenv("TMPDIR");
-		if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > 3000)
-			tmp = "/tmp";
-		snprintf(run->callgrind_dir, sizeof run->callgrind_dir, "%s/alloclab-callgrind-XXXXXX", tmp);
-		if (mkdtemp(run->callgrind_dir) == NULL) {
+		if (alloclab_scratch_make("callgrind", run->callgrind_dir, sizeof run->callgrind_dir) != 0) {
 			fprintf(stderr, "alloclab: cannot create a folder for callgrind's dumps: %s\n", strerror(errno));
 			run->callgrind_dir[0] = '\0';
 			free_run(run);

@@ -1,54 +1,36 @@
 /* The multithreaded workloads' reports. See mt_report.h. */
 #include "mt_report.h"
 
+#include "cell_values.h"
 #include "placement.h"
+#include "summary.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static double median_per_op(const struct alloclab_cell *c)
 {
-	size_t n = 0, k = 0;
-	double *v, m;
+	size_t n;
+	double *v = alloclab_cell_values(c, &n);
+	struct alloclab_summary sum = {.median = NAN};
 
-	for (unsigned p = 0; p < c->nprocs; p++)
-		n += c->procs[p].nvalues;
-	if (n == 0)
-		return NAN;
-	v = malloc(n * sizeof *v);
-	for (unsigned p = 0; p < c->nprocs; p++)
-		for (unsigned i = 0; i < c->procs[p].nvalues; i++)
-			v[k++] = c->procs[p].values[i].per_op;
-	qsort(v, n, sizeof *v, cmp_double);
-	m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	if (n)
+		alloclab_summarize(v, n, &sum);
 	free(v);
-	return m;
-}
-
-static long peak_rss(const struct alloclab_cell *c)
-{
-	long peak = 0;
-	for (unsigned p = 0; p < c->nprocs; p++)
-		if (c->procs[p].peak_rss_kib > peak)
-			peak = c->procs[p].peak_rss_kib;
-	return peak;
+	return sum.median;
 }
 
 void mt_print_rate(const struct alloclab_cell *c, FILE *out, const char *unit)
 {
 	double m = median_per_op(c);
+	char label[600];
 
 	if (!isfinite(m) || m <= 0 || alloclab_metric_deterministic(c->metric))
 		return;
-	fprintf(out, "%s %s%s t=%u: %.0f %s per second (all threads), peak RSS %.1f MiB\n", c->workload, c->plugin,
-		c->cache_aligned ? " +align" : "", c->threads, 1e9 * c->threads / m, unit, (double)peak_rss(c) / 1024.0);
+	alloclab_cell_label(c, label, sizeof label);
+	fprintf(out, "%s %s t=%u: %.0f %s per second (all threads), peak RSS %.1f MiB\n", c->workload, label,
+		c->threads, 1e9 * c->threads / m, unit, (double)alloclab_cell_peak_rss_kib(c) / 1024.0);
 }
 
 /* The distinct labels of cells, in order. */
@@ -58,7 +40,7 @@ static size_t labels_of(const struct alloclab_cell *const *cells, size_t n, char
 	for (size_t i = 0; i < n; i++) {
 		char label[600];
 		size_t j;
-		snprintf(label, sizeof label, "%s%s", cells[i]->plugin, cells[i]->cache_aligned ? " +align" : "");
+		alloclab_cell_label(cells[i], label, sizeof label);
 		for (j = 0; j < k && strcmp(labels[j], label) != 0; j++)
 			;
 		if (j == k)
@@ -69,9 +51,9 @@ static size_t labels_of(const struct alloclab_cell *const *cells, size_t n, char
 
 static int is_label(const struct alloclab_cell *c, const char *label)
 {
-	size_t n = strlen(c->plugin);
-	return strncmp(label, c->plugin, n) == 0 &&
-	       strcmp(label + n, c->cache_aligned ? " +align" : "") == 0;
+	char mine[600];
+	alloclab_cell_label(c, mine, sizeof mine);
+	return strcmp(mine, label) == 0;
 }
 
 /* A figure NAME-SUFFIX with a y axis from 0, and the plugin labels of the
@@ -109,7 +91,7 @@ void mt_figure_memory(const struct alloclab_cell *const *cells, size_t n, struct
 		for (size_t i = 0; i < n; i++)
 			if (is_label(cells[i], labels[l])) {
 				s->x[k] = cells[i]->threads;
-				s->y[k++] = (double)peak_rss(cells[i]) / 1024.0;
+				s->y[k++] = (double)alloclab_cell_peak_rss_kib(cells[i]) / 1024.0;
 			}
 		/* Cells come in run order; a line is drawn through points in x order. */
 		for (size_t a = 1; a < k; a++)

@@ -1,0 +1,19 @@
+/*
+ * Private scratch folders (callgrind's dumps, gnuplot's data): made with
+ * mkdtemp (mode 0700) under $TMPDIR when it is an absolute path, else
+ * /tmp, and removed with everything in them, no link followed. One owner,
+ * so every temporary file alloclab writes lands where the user said.
+ */
+#ifndef ALLOCLAB_SCRATCH_H
+#define ALLOCLAB_SCRATCH_H
+
+#include <stddef.h>
+
+/* Makes "$TMPDIR/alloclab-STEM-XXXXXX" into out[0..len). Returns 0, or -1
+ * with errno set (ENAMETOOLONG when it does not fit). */
+int alloclab_scratch_make(const char *stem, char *out, size_t len);
+
+/* Removes the folder and what is in it; a link in it removes only itself. */
+void alloclab_scratch_remove(const char *dir);
+
+#endif
