@@ -128,13 +128,18 @@ int alloclab_cmd_list(int argc, char **argv)
 		const struct alloclab_workload *w = alloclab_workloads[i];
 		printf("  %-12s %s\n", w->name, w->description);
 		printf("  %-12s one op = %s%s\n", "", w->unit_op,
-		       w->flags & ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE ? "; frees across threads" : "");
+		       w->flags & ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE		? "; frees across threads"
+		       : w->flags & ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE_IN_THREADS ? "; frees across threads when threaded"
+										   : "");
 		if (w->max_threads)
 			printf("  %-12s at most %u threads\n", "", w->max_threads);
 		for (unsigned p = 0; p < w->nparams; p++) {
 			const struct alloclab_param *d = &w->params[p];
 			if (d->type == ALLOCLAB_PARAM_CHOICE) {
-				printf("  %-12s %-10s default %-10s %s (", "", d->name, d->choices[d->def], d->help);
+				printf("  %-12s %-10s default %-10s %s (", "", d->name,
+				       d->def_text ? d->def_text : d->choices[d->def], d->help);
+				for (unsigned g = 0; d->groups && d->groups[g]; g += 2)
+					printf("%s|", d->groups[g]);
 				for (unsigned c = 0; d->choices[c]; c++)
 					printf("%s%s", c ? "|" : "", d->choices[c]);
 				printf(")\n");

@@ -109,6 +109,71 @@ void alloclab_params_defaults(const struct alloclab_workload *w, struct alloclab
 	}
 }
 
+/* The members of the group `value` names, or NULL. */
+static const char *group_members(const struct alloclab_param *def, const char *value, size_t len)
+{
+	if (def->type != ALLOCLAB_PARAM_CHOICE || def->groups == NULL)
+		return NULL;
+	for (unsigned g = 0; def->groups[g]; g += 2)
+		if (strlen(def->groups[g]) == len && memcmp(def->groups[g], value, len) == 0)
+			return def->groups[g + 1];
+	return NULL;
+}
+
+/* Sets parameter idx to `value` ("a+b+c", groups expanded) in out[0..*count):
+ * every entry so far is repeated once per value. 0 or -1 with err. */
+static int expand_values(const struct alloclab_workload *w, unsigned idx, const char *value, size_t value_len,
+			 struct alloclab_workload_spec *out, unsigned *count, unsigned max, char *err, size_t err_len)
+{
+	const struct alloclab_param *def = &w->params[idx];
+	const char *item = value, *end = value + value_len;
+	unsigned nvalues = 0, base = *count;
+	char expanded[4096];
+
+	/* Groups first: "quick+nbody" becomes "nbody+float+...+nbody". */
+	if (def->groups) {
+		size_t used = 0;
+		for (const char *cur = value; cur <= end;) {
+			const char *plus = memchr(cur, '+', (size_t)(end - cur));
+			size_t len = plus ? (size_t)(plus - cur) : (size_t)(end - cur);
+			const char *members = group_members(def, cur, len);
+			int n = members ? snprintf(expanded + used, sizeof expanded - used, "%s%s", used ? "+" : "", members)
+					: snprintf(expanded + used, sizeof expanded - used, "%s%.*s", used ? "+" : "", (int)len, cur);
+			if (n < 0 || (size_t)n >= sizeof expanded - used) {
+				snprintf(err, err_len, "workload '%s': %s= is too long", w->name, def->name);
+				return -1;
+			}
+			used += (size_t)n;
+			if (plus == NULL)
+				break;
+			cur = plus + 1;
+		}
+		item = expanded;
+		end = expanded + used;
+	}
+	for (;;) {
+		const char *plus = def->type == ALLOCLAB_PARAM_TEXT ? NULL : memchr(item, '+', (size_t)(end - item));
+		size_t len = plus ? (size_t)(plus - item) : (size_t)(end - item);
+		if (nvalues > 0) {
+			if (*count + base > max || *count + base > ALLOCLAB_MAX_EXPANSION) {
+				snprintf(err, err_len, "workload '%s': the '+' lists expand to more than %u workloads", w->name,
+					 max < ALLOCLAB_MAX_EXPANSION ? max : ALLOCLAB_MAX_EXPANSION);
+				return -1;
+			}
+			memcpy(&out[*count], &out[0], base * sizeof *out);
+			*count += base;
+		}
+		for (unsigned e = *count - base; e < *count; e++)
+			if (parse_value(w, idx, item, len, &out[e].params, err, err_len) != 0)
+				return -1;
+		nvalues++;
+		if (plus == NULL)
+			break;
+		item = plus + 1;
+	}
+	return 0;
+}
+
 int alloclab_params_parse(const struct alloclab_workload *w, const char *options, struct alloclab_workload_spec *out,
 			  unsigned max, unsigned *n, char *err, size_t err_len)
 {
@@ -123,8 +188,6 @@ int alloclab_params_parse(const struct alloclab_workload *w, const char *options
 	alloclab_params_defaults(w, &out[0].params);
 	while ((rc = alloclab_option_next(&cursor, &opt)) > 0) {
 		char key[64];
-		const char *item = opt.value, *end = opt.value + opt.value_len;
-		unsigned nvalues = 0, base = count;
 		int idx;
 
 		snprintf(key, sizeof key, "%.*s", (int)opt.key_len, opt.key);
@@ -139,31 +202,22 @@ int alloclab_params_parse(const struct alloclab_workload *w, const char *options
 			return -1;
 		}
 		given |= 1ull << idx;
-		/* "a+b+c": every entry so far is repeated once per value. */
-		for (;;) {
-			const char *plus = w->params[idx].type == ALLOCLAB_PARAM_TEXT ? NULL : memchr(item, '+', (size_t)(end - item));
-			size_t len = plus ? (size_t)(plus - item) : (size_t)(end - item);
-			if (nvalues > 0) {
-				if (count + base > max || count + base > ALLOCLAB_MAX_EXPANSION) {
-					snprintf(err, err_len, "workload '%s': the '+' lists expand to more than %u workloads",
-						 w->name, max < ALLOCLAB_MAX_EXPANSION ? max : ALLOCLAB_MAX_EXPANSION);
-					return -1;
-				}
-				memcpy(&out[count], &out[0], base * sizeof *out);
-				count += base;
-			}
-			for (unsigned e = count - base; e < count; e++)
-				if (parse_value(w, (unsigned)idx, item, len, &out[e].params, err, err_len) != 0)
-					return -1;
-			nvalues++;
-			if (plus == NULL)
-				break;
-			item = plus + 1;
-		}
+		if (expand_values(w, (unsigned)idx, opt.value, opt.value_len, out, &count, max, err, err_len) != 0)
+			return -1;
 	}
 	if (rc < 0) {
 		snprintf(err, err_len, "workload '%s': malformed parameter '%s' (expected key=value)", w->name, cursor);
 		return -1;
+	}
+	for (unsigned i = 0; i < w->nparams; i++) {
+		const struct alloclab_param *def = &w->params[i];
+		int skip = (given >> i) & 1 || def->type != ALLOCLAB_PARAM_CHOICE || def->def_text == NULL;
+		for (unsigned u = 0; !skip && def->def_unless && def->def_unless[u]; u++) {
+			int other = alloclab_workload_param_index(w, def->def_unless[u]);
+			skip = other >= 0 && ((given >> other) & 1);
+		}
+		if (!skip && expand_values(w, i, def->def_text, strlen(def->def_text), out, &count, max, err, err_len) != 0)
+			return -1;
 	}
 	for (unsigned e = 0; e < count; e++)
 		if (w->check_params && w->check_params(&out[e].params, err, err_len) != 0)

@@ -148,7 +148,8 @@ int alloclab_cache_geometry(char *d1, size_t d1_len, char *ll, size_t ll_len)
 
 /* A child's answer: the object it wrote when it exited 0 or 1; otherwise a
  * description of how it ended, in err. */
-static json_t *child_answer(const struct alloclab_child_result *res, double timeout_s, char *err, size_t err_len)
+static json_t *child_answer(const struct alloclab_child_result *res, double timeout_s, int *not_applicable, char *err,
+			    size_t err_len)
 {
 	json_t *obj;
 
@@ -159,6 +160,7 @@ static json_t *child_answer(const struct alloclab_child_result *res, double time
 			if (e == NULL)
 				return obj;
 			snprintf(err, err_len, "%s", json_is_string(e) ? json_string_value(e) : "failed without saying why");
+			*not_applicable = json_is_true(json_object_get(obj, "not_applicable"));
 		} else {
 			snprintf(err, err_len, "worker exited with status %d but wrote no result", res->exit_code);
 		}
@@ -185,7 +187,7 @@ int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double time
 {
 	struct alloclab_child_result res;
 	json_t *obj;
-	int rc = -1;
+	int rc = -1, not_applicable = 0;
 
 	*interrupted = 0;
 	memset(out, 0, sizeof *out);
@@ -197,13 +199,15 @@ int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double time
 		alloclab_child_result_free(&res);
 		return -1;
 	}
-	obj = child_answer(&res, timeout_s, err, err_len);
+	obj = child_answer(&res, timeout_s, &not_applicable, err, err_len);
 	/* The worker is a plugin's process: its answer is checked like a file. */
 	if (obj && alloclab_process_from_json(obj, spec->threads, alloclab_cell_spec_metric(spec), "the worker's result",
 					      out, err, err_len) == 0) {
 		out->elapsed_s = res.elapsed_s;
 		out->plugin_output = alloclab_child_printed(&res);
 		rc = 0;
+	} else if (not_applicable) {
+		rc = -2;
 	} else {
 		add_printed(&res, err, err_len);
 	}
@@ -235,6 +239,9 @@ static const char *applicability(uint64_t caps, const struct alloclab_workload *
 	}
 	if ((w->flags & ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE) && !(caps & ALLOCLAB_CAP_CROSS_THREAD_FREE))
 		return "workload frees across threads; plugin does not declare cross-thread-free";
+	if ((w->flags & ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE_IN_THREADS) && threads > 1 &&
+	    !(caps & ALLOCLAB_CAP_CROSS_THREAD_FREE))
+		return "workload frees across threads when threaded; plugin does not declare cross-thread-free";
 	if ((w->flags & ALLOCLAB_WORKLOAD_NEEDS_REALLOC) && !(caps & ALLOCLAB_CAP_REALLOC))
 		return "workload needs realloc; plugin does not offer it";
 	return NULL;
@@ -270,12 +277,13 @@ static int probe_plugins(struct alloclab_run *run)
 		struct alloclab_probe probe;
 		char err[ALLOCLAB_ERR_LEN];
 		json_t *obj;
+		int na; /* a probe never says so */
 
 		if (alloclab_child_run(probe_child, &arg, cfg->timeout_s, &res, err, sizeof err) != 0) {
 			fprintf(stderr, "alloclab: %s\n", err);
 			return -1;
 		}
-		obj = child_answer(&res, cfg->timeout_s, err, sizeof err);
+		obj = child_answer(&res, cfg->timeout_s, &na, err, sizeof err);
 		if (obj == NULL || alloclab_probe_from_json(obj, &probe, err, sizeof err) != 0) {
 			add_printed(&res, err, sizeof err);
 			if (strchr(cfg->plugins[i].spec, '/') || strstr(err, cfg->plugins[i].spec))
@@ -556,8 +564,18 @@ int alloclab_run_measure(struct alloclab_run *run)
 				 c->processes);
 			alloclab_progress_show(&progress, label);
 			run->workers_run++;
-			if (alloclab_measure_isolated(&c->spec, run->cfg->timeout_s, &proc, &interrupted, why,
-						      sizeof why) != 0) {
+			int measured = alloclab_measure_isolated(&c->spec, run->cfg->timeout_s, &proc, &interrupted, why,
+								 sizeof why);
+			if (measured == -2 && cell->nprocs == 0) {
+				/* The workload found it cannot run here (a library
+				 * missing): said by the first process, so no
+				 * measurement is lost. */
+				alloclab_cell_set_status(cell, ALLOCLAB_CELL_NOT_APPLICABLE, why);
+				c->done = 1;
+				if (alloclab_journal_append(run->journal, k, cell->threads, cell->metric, NULL,
+							    ALLOCLAB_CELL_NOT_APPLICABLE, why, err, sizeof err) != 0)
+					goto write_failed;
+			} else if (measured != 0) {
 				if (interrupted)
 					break;
 				char line[ALLOCLAB_ERR_LEN + 32];

@@ -96,6 +96,7 @@ void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out
  * 0 with *out filled (elapsed_s and plugin_output set here), or -1 with
  * err saying how the worker failed (crash, timeout, flood, the plugin's
  * own message). *interrupted is set when SIGINT/SIGTERM/SIGHUP arrived.
+ * -2: the workload said the cell is not applicable, err the reason.
  */
 int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, struct alloclab_process *out,
 			      int *interrupted, char *err, size_t err_len);

@@ -423,12 +423,15 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 
 	if (w.failed) {
 		const char *why = "a thread failed without saying why";
+		int na = 0;
 		for (unsigned i = cell->threads; i-- > 0;)
-			if (w.slots[i].error[0])
+			if (w.slots[i].error[0]) {
 				why = w.slots[i].error;
+				na = w.slots[i].wt.not_applicable;
+			}
 		snprintf(err, err_len, "%s", why);
 		worker_free(&w, shared, &plugin);
-		return -1;
+		return na ? -2 : -1;
 	}
 	out->warmups = calloc(cell->warmups + 1, sizeof *out->warmups);
 	out->values = calloc(cell->values + 1, sizeof *out->values);
@@ -470,8 +473,10 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		else
 			json_decref(stats);
 	}
-	alloclab_phase("destroy");
-	alloclab_allocator_destroy(&w.alloc);
+	if (!(cell->workload->flags & ALLOCLAB_WORKLOAD_KEEP_INSTANCE)) {
+		alloclab_phase("destroy");
+		alloclab_allocator_destroy(&w.alloc);
+	}
 	alloclab_phase("exit");
 	out->peak_rss_kib = alloclab_peak_rss_kib();
 	worker_free(&w, shared, &plugin);
@@ -561,8 +566,10 @@ int alloclab_worker_send(const struct alloclab_cell_spec *cell, int fd)
 	struct alloclab_process p;
 	char err[ALLOCLAB_ERR_LEN];
 
-	if (alloclab_worker_measure(cell, &p, err, sizeof err) != 0)
-		return alloclab_child_send_json(fd, json_pack("{s:o}", "error", alloclab_json_text(err)));
+	int rc = alloclab_worker_measure(cell, &p, err, sizeof err);
+	if (rc != 0)
+		return alloclab_child_send_json(fd, json_pack("{s:o,s:b}", "error", alloclab_json_text(err),
+							      "not_applicable", rc == -2));
 	json_t *obj = alloclab_process_to_json(&p, cell->threads, alloclab_cell_spec_metric(cell));
 	alloclab_process_clear(&p);
 	return alloclab_child_send_json(fd, obj);

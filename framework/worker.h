@@ -47,7 +47,8 @@ const char *alloclab_cell_spec_metric(const struct alloclab_cell_spec *cell);
  * values with ns per op, the plugin's statistics at the end of the last
  * value with the working sets live and after finish, the workload's
  * reports, the worker's own peak RSS) and returns 0; otherwise -1 with one
- * line in err (the plugin or the workload failed).
+ * line in err (the plugin or the workload failed), or -2 when the workload
+ * said the cell is not applicable (err: why).
  */
 int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct alloclab_process *out, char *err,
 			    size_t err_len);

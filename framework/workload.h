@@ -47,8 +47,16 @@ struct alloclab_param {
 	uint64_t def, min, max; /* invariant: min <= def <= max (NUMBER; CHOICE: def is an index) */
 	enum alloclab_param_type type;
 	const char *const *choices; /* CHOICE: NULL-terminated */
-	const char *def_text;       /* TEXT: the default */
+	const char *def_text;       /* TEXT: the default; CHOICE: see below */
 	enum alloclab_param_role role;
+	/* CHOICE, optional: named lists of choices as pairs "name", "a+b+c",
+	 * ..., NULL. A value naming a group stands for its members, so
+	 * bench=all expands to one workload per benchmark. */
+	const char *const *groups;
+	/* CHOICE, optional: when the parameter is not given, def_text (a
+	 * choice or a group) is parsed as if it had been, unless one of the
+	 * parameters named here (NULL-terminated) was given. */
+	const char *const *def_unless;
 };
 
 /* One value per entry of a workload's params: numbers and choice indices
@@ -64,6 +72,14 @@ enum alloclab_workload_flags {
 	ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE = 1u << 0,
 	/* Calls realloc: needs ALLOCLAB_CAP_REALLOC. */
 	ALLOCLAB_WORKLOAD_NEEDS_REALLOC = 1u << 1,
+	/* Like CROSS_THREAD_FREE, but only when run with two or more threads
+	 * (one thread frees only its own blocks). */
+	ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE_IN_THREADS = 1u << 2,
+	/* Blocks stay referenced until the process exits (an embedded
+	 * interpreter's C extensions read their thread state in TLS
+	 * destructors at exit): the worker never destroys the instance, so
+	 * the plugin's memory stays mapped. */
+	ALLOCLAB_WORKLOAD_KEEP_INSTANCE = 1u << 3,
 };
 
 struct alloclab_workload_thread {
@@ -75,6 +91,11 @@ struct alloclab_workload_thread {
 	void *state;             /* the workload's, from prepare to finish */
 	uint64_t ops;            /* operations done by run(), set by run() */
 	const char *error;       /* set by run() when it had to stop early */
+	/* Set by prepare() with its -1 when the cell cannot be measured at all
+	 * and that is no failure (a Python benchmark whose library is not
+	 * installed): the cell becomes "not applicable" with err as the
+	 * reason. Every process of the cell must come to the same answer. */
+	int not_applicable;
 	/* workload->shared_size bytes common to all threads of the cell (zeroed
 	 * once per worker), or NULL. */
 	void *shared;
