@@ -1,0 +1,318 @@
+/*
+ * The python workload: the embedded interpreter's allocations reach the
+ * plugin (and never do for the cpython plugin), every bundled benchmark
+ * runs under every bundled plugin, pyperf-style files run unmodified, and
+ * a raising benchmark, a missing library, a missing file, an exhausted
+ * allocator and threads each give the documented result.
+ */
+#include "helpers.h"
+#include "registry.h"
+#include "results.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert(f, "cannot write %s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Under the sanitizer and valgrind setups CPython's debug hooks go around
+ * the plugin too, so that overruns and API misuse in CPython's use of it
+ * are caught there. */
+static int checked_setup(void)
+{
+	return getenv("ALLOCLAB_UNDER_SANITIZER") || getenv("ALLOCLAB_UNDER_VALGRIND");
+}
+
+/* One process, one value, no warm-up, `loops` iterations: the least that
+ * runs the whole path. */
+static struct alloclab_results *run_python(const char *dir, const char *plugin, const char *spec,
+					   const char *threads, int expect_status)
+{
+	char workload[1024];
+	snprintf(workload, sizeof workload, "%s%s", spec,
+		 checked_setup() && !strstr(spec, "debug_hooks") ? ",debug_hooks=yes" : "");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", plugin, "-w", workload,
+		"-t", threads, "-n", "1", "-v", "1", "--warmups", "0", "-q", "-o", "py.json", NULL});
+	cr_assert_eq(r.status, expect_status, "%s %s: status %d: %s %s", plugin, workload, r.status, r.out, r.err);
+	cmd_result_free(&r);
+	return load_results(dir, "py.json");
+}
+
+static long long stat_of(const struct alloclab_cell *c, const char *name)
+{
+	return json_integer_value(json_object_get(c->procs[0].stats_after_finish, name));
+}
+
+static const json_t *report_of(const struct alloclab_cell *c)
+{
+	return json_array_get(c->procs[0].report, 0);
+}
+
+static const char *const allocating_script =
+	"def bench(loops):\n"
+	"    for _ in range(loops):\n"
+	"        d = {str(i): [i] * 3 for i in range(2000)}\n"
+	"        s = ''.join(d)\n";
+
+Test(python, the_interpreter_allocates_through_the_plugin, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	write_text(dir, "alloc.py", allocating_script);
+	struct alloclab_results *doc = run_python(dir, test_plugin("py_counting"), "python:script=alloc.py,loops=3", "1", 0);
+	const struct alloclab_cell *c = &doc->cells[0];
+	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
+	/* Interpreter start-up alone makes tens of thousands of calls; the
+	 * benchmark makes 2000 dicts' worth of lists and strings per loop. */
+	cr_expect_gt(stat_of(c, "mallocs"), 20000);
+	cr_expect_gt(stat_of(c, "reallocs"), 100);
+	cr_expect_gt(stat_of(c, "frees"), 20000);
+	/* Finalisation gives back most of what was taken. */
+	cr_expect_gt(stat_of(c, "frees") * 10, (stat_of(c, "mallocs") + stat_of(c, "callocs")) * 9);
+	cr_expect(json_is_true(json_object_get(report_of(c), "hooked")));
+	/* The profile pass counted the benchmark: 3 loops x (2000 lists +
+	 * 2000 strings + the dict's growth) in the object domain. */
+	const json_t *prof = json_object_get(report_of(c), "profile");
+	cr_assert(prof);
+	long long obj = json_integer_value(json_object_get(json_object_get(json_object_get(prof, "calls"), "obj"), "malloc"));
+	cr_expect_gt(obj, 3 * 4000, "obj mallocs %lld", obj);
+	cr_expect_gt(json_number_value(json_object_get(prof, "allocations_per_iteration")), 4000);
+	alloclab_results_free(doc);
+}
+
+Test(python, the_cpython_plugin_is_cpythons_own_obmalloc_unhooked, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct alloclab_results *doc = run_python(dir, "cpython", "python:bench=nbody,loops=1,scale=1", "1", 0);
+	cr_assert_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
+	cr_expect(json_is_false(json_object_get(report_of(&doc->cells[0]), "hooked")));
+	alloclab_results_free(doc);
+}
+
+/* Every bundled benchmark under one plugin, tiny: each cell measured, or
+ * not applicable only because a library it needs is not installed. */
+static void every_benchmark(const char *plugin)
+{
+	char *dir = scratch_dir();
+	/* Under valgrind, 50 times slower: the quick five. */
+	int quick = getenv("ALLOCLAB_UNDER_VALGRIND") != NULL;
+	struct alloclab_results *doc = run_python(dir, plugin,
+		quick ? "python:bench=quick,loops=1,scale=1,profile=no" : "python:loops=1,scale=1,profile=no", "1", 0);
+	const struct alloclab_workload *w = alloclab_workload_find("python");
+	unsigned benches = 0;
+	for (unsigned i = 0; w->params[0].choices[i]; i++)
+		benches++;
+	cr_expect_eq(doc->ncells, quick ? 5 : benches - 1, "bench=all is every benchmark (%u cells)", doc->ncells);
+	for (unsigned i = 0; i < doc->ncells; i++) {
+		const struct alloclab_cell *c = &doc->cells[i];
+		const char *bench = json_string_value(json_object_get(c->params, "bench"));
+		if (c->status == ALLOCLAB_CELL_NOT_APPLICABLE)
+			cr_expect(strstr(c->message, "needs the Python module"), "%s %s: %s", plugin, bench, c->message);
+		else
+			cr_expect_eq(c->status, ALLOCLAB_CELL_OK, "%s %s: %s", plugin, bench, c->message);
+	}
+	alloclab_results_free(doc);
+}
+
+Test(python_all, under_system, .timeout = 300) { every_benchmark("system"); }
+Test(python_all, under_jemalloc, .timeout = 300) { every_benchmark("jemalloc"); }
+Test(python_all, under_mimalloc, .timeout = 300) { every_benchmark("mimalloc"); }
+Test(python_all, under_tcmalloc, .timeout = 300) { every_benchmark("tcmalloc"); }
+Test(python_all, under_tbbmalloc, .timeout = 300) { every_benchmark("tbbmalloc"); }
+Test(python_all, under_cpython, .timeout = 300) { every_benchmark("cpython"); }
+Test(python_all, under_obmalloc_radix, .timeout = 300) { every_benchmark("obmalloc-radix"); }
+Test(python_all, under_obmalloc_bigpool, .timeout = 300) { every_benchmark("obmalloc-bigpool:preset=table-64m-16k"); }
+Test(python_all, under_obmalloc_py37, .timeout = 300) { every_benchmark("obmalloc-py37"); }
+
+static const char *const pyperf_file =
+	"import pyperf\n"
+	"\n"
+	"def work(n):\n"
+	"    return sorted(str(i) for i in range(n))\n"
+	"\n"
+	"if __name__ == '__main__':\n"
+	"    runner = pyperf.Runner()\n"
+	"    runner.metadata['description'] = 'sort strings'\n"
+	"    runner.argparser.add_argument('--n', type=int, default=300)\n"
+	"    args = runner.parse_args()\n"
+	"    runner.bench_func('sort_strings', work, args.n)\n";
+
+Test(python, a_pyperf_file_runs_unmodified, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	write_text(dir, "bm_sort.py", pyperf_file);
+	write_text(dir, "bm_time.py",
+		   "import pyperf\n"
+		   "def t(loops):\n"
+		   "    t0 = pyperf.perf_counter()\n"
+		   "    for _ in range(loops): list(range(100))\n"
+		   "    return pyperf.perf_counter() - t0\n"
+		   "runner = pyperf.Runner()\n"
+		   "runner.bench_time_func('ranges', t)\n");
+	write_text(dir, "bm_timeit.py",
+		   "import pyperf\n"
+		   "pyperf.Runner().timeit('joins', stmt='\"-\".join(x)', setup='x = [str(i) for i in range(50)]')\n");
+	write_text(dir, "bm_cmd.py", "import pyperf\npyperf.Runner().bench_command('true', ['true'])\n");
+	struct alloclab_results *doc =
+		run_python(dir, "system", "python:pyperf=bm_sort.py,loops=2", "1", 0);
+	cr_assert_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
+	/* The row is named by the benchmark the file registered. */
+	cr_expect_str_eq(json_string_value(json_object_get(report_of(&doc->cells[0]), "bench")), "sort_strings");
+	alloclab_results_free(doc);
+	doc = run_python(dir, "system", "python:pyperf=bm_time.py,loops=2", "1", 0);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
+	alloclab_results_free(doc);
+	doc = run_python(dir, "system", "python:pyperf=bm_timeit.py,loops=2", "1", 0);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
+	alloclab_results_free(doc);
+	doc = run_python(dir, "system", "python:pyperf=bm_cmd.py,loops=2", "1", 0);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_NOT_APPLICABLE);
+	cr_expect(strstr(doc->cells[0].message, "bench_command"), "%s", doc->cells[0].message);
+	alloclab_results_free(doc);
+}
+
+Test(python, faults_give_the_documented_results, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct alloclab_results *doc;
+
+	write_text(dir, "raises.py", "def bench(loops):\n    raise ValueError('deliberate')\n");
+	doc = run_python(dir, "system", "python:script=raises.py,loops=1", "1", 1);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_ERROR);
+	cr_expect(strstr(doc->cells[0].message, "ValueError: deliberate"), "%s", doc->cells[0].message);
+	alloclab_results_free(doc);
+
+	write_text(dir, "needs.py", "import alloclab_no_such_library\ndef bench(loops):\n    pass\n");
+	doc = run_python(dir, "system", "python:script=needs.py,loops=1", "1", 0);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_NOT_APPLICABLE);
+	cr_expect(strstr(doc->cells[0].message, "'alloclab_no_such_library'"), "%s", doc->cells[0].message);
+	alloclab_results_free(doc);
+
+	write_text(dir, "nobench.py", "x = 1\n");
+	doc = run_python(dir, "system", "python:script=nobench.py,loops=1", "1", 1);
+	cr_expect(strstr(doc->cells[0].message, "defines no function bench(loops)"), "%s", doc->cells[0].message);
+	alloclab_results_free(doc);
+
+	/* An allocator that runs out: MemoryError in the benchmark's cell. */
+	write_text(dir, "big.py", "def bench(loops):\n    b = b'x' * (256 << 20)\n");
+	doc = run_python(dir, test_plugin("py_counting") /* no options here */, "python:script=big.py,loops=1", "1", 0);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "without the limit it runs: %s", doc->cells[0].message);
+	alloclab_results_free(doc);
+	char limited[4200];
+	snprintf(limited, sizeof limited, "%s:fail_above=67108864", test_plugin("py_counting"));
+	doc = run_python(dir, limited, "python:script=big.py,loops=1", "1", 1);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_ERROR);
+	cr_expect(strstr(doc->cells[0].message, "MemoryError"), "%s", doc->cells[0].message);
+	alloclab_results_free(doc);
+
+	/* A file that is not there: a usage error before anything runs. */
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w",
+		"python:script=missing.py", "-o", "none.json", NULL});
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "script=missing.py: No such file"), "%s", r.err);
+	char none[4200];
+	snprintf(none, sizeof none, "%s/none.json", dir);
+	cr_expect_null(read_file(none));
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "python:bench=nbody,script=raises.py",
+		NULL});
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "give one of bench=, script= and pyperf="), "%s", r.err);
+	cmd_result_free(&r);
+}
+
+Test(python, threads_share_one_interpreter, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct alloclab_results *doc;
+
+	/* Objects handed from thread to thread through a shared module: the
+	 * receiving thread frees them. */
+	write_text(dir, "handoff.py",
+		   "import collections, sys\n"
+		   "q = sys.modules['alloclab_harness'].__dict__.setdefault('q', collections.deque())\n"
+		   "def bench(loops):\n"
+		   "    for i in range(loops * 200):\n"
+		   "        q.append([i, str(i)])\n"
+		   "        if len(q) > 50:\n"
+		   "            q.popleft()\n");
+	doc = run_python(dir, test_plugin("py_counting"), "python:script=handoff.py,loops=20", "2", 0);
+	cr_assert_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
+	cr_expect_gt(stat_of(&doc->cells[0], "cross_thread_frees"), 0);
+	cr_expect_eq(doc->cells[0].procs[0].values[0].thread_ops[1], 20);
+	alloclab_results_free(doc);
+
+	/* A plugin whose state is per thread cannot take those frees. */
+	doc = run_python(dir, "obmalloc-radix:mode=per-thread", "python:bench=nbody,loops=1,scale=1", "2", 0);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_NOT_APPLICABLE);
+	alloclab_results_free(doc);
+	doc = run_python(dir, "obmalloc-radix:mode=per-thread", "python:bench=nbody,loops=1,scale=1", "1", 0);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
+	alloclab_results_free(doc);
+	doc = run_python(dir, "system", "python:bench=startup,loops=1", "2", 0);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_NOT_APPLICABLE);
+	alloclab_results_free(doc);
+}
+
+Test(python, debug_hooks_and_the_raw_domain, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	write_text(dir, "alloc.py", allocating_script);
+	struct alloclab_results *doc =
+		run_python(dir, test_plugin("py_counting"), "python:script=alloc.py,loops=2,debug_hooks=yes", "1", 0);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
+	long long hooked = stat_of(&doc->cells[0], "mallocs");
+	alloclab_results_free(doc);
+	doc = run_python(dir, test_plugin("py_counting"), "python:script=alloc.py,loops=2,raw=yes", "1", 0);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
+	/* raw=yes adds the raw domain's calls to the plugin's. */
+	cr_expect_gt(stat_of(&doc->cells[0], "mallocs"), hooked);
+	alloclab_results_free(doc);
+}
+
+Test(python, bench_groups_expand_and_rows_are_benchmarks, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct alloclab_results *doc = run_python(dir, "system", "python:bench=quick,loops=1,scale=1,profile=no", "1", 0);
+	cr_expect_eq(doc->ncells, 5);
+	alloclab_results_free(doc);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"compare", "py.json", "py.json", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	/* Rows are benchmarks, as in pyperf's tables (identical runs: all
+	 * of them in the not-significant line). */
+	cr_expect(strstr(r.out, "nbody;") && strstr(r.out, "richards;"), "%s", r.out);
+	cr_expect_null(strstr(r.out, "bench="), "%s", r.out);
+	cmd_result_free(&r);
+}
+
+Test(python, a_malformed_profile_is_refused, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	char path[4096];
+	struct alloclab_results *doc = run_python(dir, "system", "python:bench=nbody,loops=1,scale=1", "1", 0);
+	alloclab_results_free(doc);
+	snprintf(path, sizeof path, "%s/py.json", dir);
+	char *text = read_file(path);
+	cr_assert(text);
+	char *at = strstr(text, "\"small_classes\": [");
+	if (at == NULL)
+		at = strstr(text, "\"small_classes\":[");
+	cr_assert(at, "%s", text);
+	/* One count fewer: the array no longer has obmalloc's 32 classes. */
+	char *first = strchr(at, '[') + 1, *comma = strchr(first, ',');
+	memmove(first, comma + 1, strlen(comma + 1) + 1);
+	write_text(dir, "bad.json", text);
+	free(text);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"show", "bad.json", NULL});
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "bad.json") && strstr(r.err, "small_classes"), "%s", r.err);
+	cmd_result_free(&r);
+}

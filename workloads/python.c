@@ -1,0 +1,408 @@
+/*
+ * python: Python programs in an embedded CPython 3.11 whose allocator is
+ * the plugin. One cell is one benchmark (a row named by it, as in pyperf's
+ * tables); a value is the time of one benchmark iteration, with the loops
+ * calibrated so that a value takes value_ms, as pyperf does. With -t N,
+ * N Python threads run it in one interpreter, interleaved by the GIL.
+ *
+ * This file is the workload as alloclab sees it: parameters, where the
+ * files are, and the reports. The interpreter itself lives in
+ * python/embed.c, a module opened only by the workers that run Python.
+ * The benchmarks are python/bench/NAME.py, one each; docs/python.md says
+ * what they measure and how to write one.
+ */
+#define _GNU_SOURCE 1
+#include "workload.h"
+
+#include "python/embed.h"
+#include "results.h"
+#include "python/python_benchmarks.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { P_BENCH, P_SCRIPT, P_PYPERF, P_VALUE_MS, P_LOOPS, P_SCALE, P_RAW, P_DEBUG_HOOKS, P_PROFILE };
+
+/* choices[0] "none": the program comes from script= or pyperf= instead. */
+static const char *const bench_choices[] = {"none", ALLOCLAB_PYTHON_BENCHES, NULL};
+static const char *const bench_groups[] = {"all", ALLOCLAB_PYTHON_ALL, "quick", ALLOCLAB_PYTHON_QUICK, NULL};
+static const char *const bench_unless[] = {"script", "pyperf", NULL};
+static const char *const no_yes[] = {"no", "yes", NULL};
+
+static const struct alloclab_param python_params[] = {
+	[P_BENCH] = {.name = "bench",
+		     .help = "bundled benchmark(s): a name, a+b, 'quick' or 'all' (the default)",
+		     .type = ALLOCLAB_PARAM_CHOICE, .choices = bench_choices, .groups = bench_groups,
+		     .max = sizeof bench_choices / sizeof bench_choices[0] - 2,
+		     .def_text = "all", .def_unless = bench_unless},
+	[P_SCRIPT] = {.name = "script", .help = "your own benchmark file, defining bench(loops)",
+		      .type = ALLOCLAB_PARAM_TEXT, .def_text = ""},
+	[P_PYPERF] = {.name = "pyperf", .help = "a benchmark file written for pyperf, run unmodified",
+		      .type = ALLOCLAB_PARAM_TEXT, .def_text = ""},
+	[P_VALUE_MS] = {.name = "value_ms", .help = "calibrate loops so that one value takes this long",
+			.def = 100, .min = 1, .max = 600000},
+	[P_LOOPS] = {.name = "loops", .help = "iterations per value (0: calibrate to value_ms)", .def = 0, .min = 0,
+		     .max = 1ull << 32},
+	[P_SCALE] = {.name = "scale", .help = "benchmark size in percent of the bundled size (SCALE in the file)",
+		     .def = 100, .min = 1, .max = 100000},
+	[P_RAW] = {.name = "raw", .help = "the raw domain (PyMem_RawMalloc) to the plugin too",
+		   .type = ALLOCLAB_PARAM_CHOICE, .choices = no_yes, .max = 1},
+	[P_DEBUG_HOOKS] = {.name = "debug_hooks", .help = "CPython's debug hooks around the allocator",
+			   .type = ALLOCLAB_PARAM_CHOICE, .choices = no_yes, .max = 1},
+	[P_PROFILE] = {.name = "profile", .help = "an untimed allocation-profile pass after the last value",
+		       .type = ALLOCLAB_PARAM_CHOICE, .choices = no_yes, .def = 1, .max = 1},
+};
+
+/* ---- where things are: the build tree, else the installed tree ---- */
+
+static int exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+static const char *module_path(void)
+{
+	return exists(ALLOCLAB_PYTHON_BUILD_MODULE) ? ALLOCLAB_PYTHON_BUILD_MODULE : ALLOCLAB_PYTHON_INSTALL_MODULE;
+}
+
+static const char *data_dir(void)
+{
+	return exists(ALLOCLAB_PYTHON_BUILD_MODULE) ? ALLOCLAB_PYTHON_SOURCE_DIR : ALLOCLAB_PYTHON_INSTALL_DIR;
+}
+
+static int check_file(const char *what, const char *path, char *err, size_t err_len)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0) {
+		snprintf(err, err_len, "workload 'python': %s=%s: %s", what, path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "workload 'python': %s=%s: not a regular file", what, path);
+		return -1;
+	}
+	return 0;
+}
+
+static int python_check(const struct alloclab_params *p, char *err, size_t err_len)
+{
+	int script = p->text[P_SCRIPT][0] != '\0', pyperf = p->text[P_PYPERF][0] != '\0';
+
+	if (script + pyperf + (p->v[P_BENCH] != 0) != 1) {
+		snprintf(err, err_len, "workload 'python': give one of bench=, script= and pyperf=");
+		return -1;
+	}
+	if (script)
+		return check_file("script", p->text[P_SCRIPT], err, err_len);
+	if (pyperf)
+		return check_file("pyperf", p->text[P_PYPERF], err, err_len);
+	return 0;
+}
+
+/* ---- the worker's side: the embedded interpreter ---- */
+
+static const struct alloclab_python_embed *embed;
+static char embed_error[512];
+static struct alloclab_python_config config;
+static char file_path[4096], lib_dir[4096];
+
+static void open_embed(void)
+{
+	void *h;
+	const struct alloclab_python_embed *(*get)(void);
+
+	/* RTLD_GLOBAL: CPython's extension modules (_json, _pickle...) take
+	 * libpython's symbols from the global scope. */
+	h = dlopen(module_path(), RTLD_NOW | RTLD_GLOBAL);
+	if (h == NULL) {
+		snprintf(embed_error, sizeof embed_error, "no embedded Python: %s (alloclab is built without python3-dev?)",
+			 dlerror());
+		return;
+	}
+	*(void **)&get = dlsym(h, "alloclab_python_embed");
+	if (get == NULL || get() == NULL || get()->version != ALLOCLAB_PYTHON_EMBED_VERSION) {
+		snprintf(embed_error, sizeof embed_error, "%s is not this alloclab's Python module", module_path());
+		return;
+	}
+	embed = get();
+}
+
+static void set_config(const struct alloclab_workload_thread *t)
+{
+	const struct alloclab_params *p = t->params;
+
+	snprintf(lib_dir, sizeof lib_dir, "%s/lib", data_dir());
+	if (p->text[P_SCRIPT][0]) {
+		config.kind = ALLOCLAB_PY_SCRIPT;
+		snprintf(file_path, sizeof file_path, "%s", p->text[P_SCRIPT]);
+	} else if (p->text[P_PYPERF][0]) {
+		config.kind = ALLOCLAB_PY_PYPERF;
+		snprintf(file_path, sizeof file_path, "%s", p->text[P_PYPERF]);
+	} else {
+		const char *name = bench_choices[p->v[P_BENCH]];
+		config.kind = strcmp(name, "startup") == 0 ? ALLOCLAB_PY_STARTUP : ALLOCLAB_PY_BUNDLED;
+		snprintf(file_path, sizeof file_path, "%s/bench/%s.py", data_dir(), name);
+	}
+	config.file = file_path;
+	config.lib_dir = lib_dir;
+	config.program = ALLOCLAB_PYTHON_PROGRAM;
+	/* The cpython plugin is CPython's own obmalloc: hooking it would send
+	 * PyObject_Malloc to itself. Without a hook it is the true reference,
+	 * untouched. */
+	config.hook = strcmp(t->alloc->ops.name, "cpython") != 0;
+	config.hook_raw = p->v[P_RAW] != 0;
+	config.debug_hooks = p->v[P_DEBUG_HOOKS] != 0;
+	config.profile = p->v[P_PROFILE] != 0;
+	config.loops = p->v[P_LOOPS];
+	config.value_ms = p->v[P_VALUE_MS];
+	config.scale = (double)p->v[P_SCALE] / 100.0;
+}
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
+static int configured;
+
+static int python_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
+{
+	pthread_once(&once, open_embed);
+	if (embed == NULL) {
+		snprintf(err, err_len, "%s", embed_error);
+		t->not_applicable = 1;
+		return -1;
+	}
+	pthread_mutex_lock(&config_lock);
+	if (!configured) {
+		set_config(t);
+		configured = 1;
+	}
+	pthread_mutex_unlock(&config_lock);
+	return embed->prepare(t, &config, err, err_len);
+}
+
+static void python_run(struct alloclab_workload_thread *t)
+{
+	embed->run(t);
+}
+
+static void python_finish(struct alloclab_workload_thread *t)
+{
+	if (embed)
+		embed->finish(t);
+}
+
+/* ---- reports, read back from results files (untrusted) ---- */
+
+static int count_of(const json_t *obj, const char *key, uint64_t *out, char *err, size_t err_len)
+{
+	const json_t *v = json_object_get(obj, key);
+	if (!json_is_integer(v) || json_integer_value(v) < 0) {
+		snprintf(err, err_len, "python report: %s is not a non-negative whole number", key);
+		return -1;
+	}
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int count_array(const json_t *obj, const char *key, size_t n, char *err, size_t err_len)
+{
+	const json_t *a = json_object_get(obj, key), *x;
+	size_t i;
+
+	if (!json_is_array(a) || json_array_size(a) != n) {
+		snprintf(err, err_len, "python report: %s is not an array of %zu counts", key, n);
+		return -1;
+	}
+	json_array_foreach(a, i, x)
+		if (!json_is_integer(x) || json_integer_value(x) < 0) {
+			snprintf(err, err_len, "python report: %s[%zu] is not a non-negative whole number", key, i);
+			return -1;
+		}
+	return 0;
+}
+
+static const char *const domains[] = {"raw", "mem", "obj"};
+static const char *const ops[] = {"malloc", "calloc", "realloc", "free"};
+#define SMALL_CLASSES 32
+#define LARGE_BUCKETS 12
+
+static int check_profile(const json_t *p, char *err, size_t err_len)
+{
+	const json_t *calls = json_object_get(p, "calls"), *per = json_object_get(p, "allocations_per_iteration");
+	uint64_t n;
+
+	if (!json_is_object(p) || !json_is_object(calls)) {
+		snprintf(err, err_len, "python report: profile is not an object with calls");
+		return -1;
+	}
+	for (int d = 0; d < 3; d++)
+		for (int o = 0; o < 4; o++) {
+			char key[32];
+			const json_t *dom = json_object_get(calls, domains[d]);
+			snprintf(key, sizeof key, "calls.%s.%s", domains[d], ops[o]);
+			if (!json_is_object(dom) || count_of(dom, ops[o], &n, err, err_len) != 0) {
+				snprintf(err, err_len, "python report: profile %s is not a non-negative whole number", key);
+				return -1;
+			}
+		}
+	if (count_of(p, "loops", &n, err, err_len) || n == 0 || count_of(p, "peak_live_bytes", &n, err, err_len) ||
+	    count_of(p, "peak_live_blocks", &n, err, err_len) || count_of(p, "frees_of_earlier_blocks", &n, err, err_len) ||
+	    count_array(p, "small_classes", SMALL_CLASSES, err, err_len) ||
+	    count_array(p, "large_buckets", LARGE_BUCKETS, err, err_len)) {
+		if (n == 0 && !strstr(err, "python report"))
+			snprintf(err, err_len, "python report: profile loops is 0");
+		return -1;
+	}
+	if (!json_is_number(per) || !(json_number_value(per) >= 0)) {
+		snprintf(err, err_len, "python report: allocations_per_iteration is not a non-negative number");
+		return -1;
+	}
+	return 0;
+}
+
+static int python_check_report(int per_process, const json_t *r, char *err, size_t err_len)
+{
+	const json_t *profile = json_object_get(r, "profile");
+	uint64_t loops;
+
+	if (!per_process) {
+		snprintf(err, err_len, "this workload makes no per-value reports");
+		return -1;
+	}
+	if (!json_is_string(json_object_get(r, "bench")) || json_string_length(json_object_get(r, "bench")) > 200 ||
+	    !json_is_string(json_object_get(r, "python")) || !json_is_boolean(json_object_get(r, "hooked"))) {
+		snprintf(err, err_len, "python report: bench, python or hooked is missing or malformed");
+		return -1;
+	}
+	if (count_of(r, "loops", &loops, err, err_len) != 0)
+		return -1;
+	return profile ? check_profile(profile, err, err_len) : 0;
+}
+
+/* The first process's report, or NULL. */
+static const json_t *first_report(const struct alloclab_cell *cell)
+{
+	for (unsigned p = 0; p < cell->nprocs; p++)
+		if (json_is_object(json_array_get(cell->procs[p].report, 0)))
+			return json_array_get(cell->procs[p].report, 0);
+	return NULL;
+}
+
+static void python_row_name(const struct alloclab_cell *cell, char *out, size_t len)
+{
+	const json_t *r = first_report(cell);
+	const char *bench = json_string_value(json_object_get(cell->params, "bench"));
+	const char *script = json_string_value(json_object_get(cell->params, "script"));
+	const char *pyperf = json_string_value(json_object_get(cell->params, "pyperf"));
+	char base[256];
+
+	if (r && json_is_string(json_object_get(r, "bench"))) {
+		snprintf(out, len, "%s", json_string_value(json_object_get(r, "bench")));
+	} else if (bench && strcmp(bench, "none") != 0) {
+		snprintf(out, len, "%s", bench);
+	} else {
+		const char *f = script && *script ? script : pyperf ? pyperf : "?";
+		const char *slash = strrchr(f, '/');
+		snprintf(base, sizeof base, "%s", slash ? slash + 1 : f);
+		char *dot = strrchr(base, '.');
+		if (dot && strcmp(dot, ".py") == 0)
+			*dot = '\0';
+		snprintf(out, len, "%s", base);
+	}
+	const char *raw = json_string_value(json_object_get(cell->params, "raw"));
+	const char *dbg = json_string_value(json_object_get(cell->params, "debug_hooks"));
+	size_t used = strlen(out);
+	if (raw && strcmp(raw, "yes") == 0 && used < len)
+		used += (size_t)snprintf(out + used, len - used, " raw");
+	if (dbg && strcmp(dbg, "yes") == 0 && used < len)
+		snprintf(out + used, len - used, " debug-hooks");
+}
+
+static void python_print_cell(const struct alloclab_cell *cell, FILE *out)
+{
+	const json_t *r = first_report(cell), *p = json_object_get(r, "profile"), *calls = json_object_get(p, "calls");
+	uint64_t total_small = 0, total = 0;
+	char row[512];
+
+	if (r == NULL)
+		return;
+	python_row_name(cell, row, sizeof row);
+	fprintf(out, "\n%s under %s: %" PRId64 " loops per value, %s, Python %.20s\n", row, cell->plugin,
+		(int64_t)json_integer_value(json_object_get(r, "loops")),
+		json_is_true(json_object_get(r, "hooked")) ? "plugin as CPython's allocator"
+							   : "CPython's own obmalloc (no hook)",
+		json_string_value(json_object_get(r, "python")));
+	if (p == NULL)
+		return;
+	fprintf(out, "  allocation profile (one untimed pass of %" PRId64 " loops):\n",
+		(int64_t)json_integer_value(json_object_get(p, "loops")));
+	fprintf(out, "    %-6s %12s %12s %12s %12s\n", "domain", "malloc", "calloc", "realloc", "free");
+	for (int d = 0; d < 3; d++) {
+		const json_t *dom = json_object_get(calls, domains[d]);
+		fprintf(out, "    %-6s", domains[d]);
+		for (int o = 0; o < 4; o++)
+			fprintf(out, " %12" PRId64, (int64_t)json_integer_value(json_object_get(dom, ops[o])));
+		fprintf(out, "\n");
+	}
+	fprintf(out, "    allocations per iteration %.1f; peak live %" PRId64 " bytes in %" PRId64 " blocks\n",
+		json_number_value(json_object_get(p, "allocations_per_iteration")),
+		(int64_t)json_integer_value(json_object_get(p, "peak_live_bytes")),
+		(int64_t)json_integer_value(json_object_get(p, "peak_live_blocks")));
+	const json_t *small = json_object_get(p, "small_classes"), *large = json_object_get(p, "large_buckets");
+	for (size_t i = 0; i < SMALL_CLASSES; i++)
+		total_small += (uint64_t)json_integer_value(json_array_get(small, i));
+	total = total_small;
+	for (size_t i = 0; i < LARGE_BUCKETS; i++)
+		total += (uint64_t)json_integer_value(json_array_get(large, i));
+	if (total == 0)
+		return;
+	fprintf(out, "    requests of 1..512 bytes (obmalloc's classes): %.1f%%; by class (bytes: share):\n     ",
+		100.0 * (double)total_small / (double)total);
+	for (size_t i = 0, shown = 0; i < SMALL_CLASSES; i++) {
+		uint64_t c = (uint64_t)json_integer_value(json_array_get(small, i));
+		if (c * 100 >= total) { /* classes of 1% or more */
+			fprintf(out, " %zu: %.0f%%%s", (i + 1) * 16, 100.0 * (double)c / (double)total,
+				++shown % 8 == 0 ? "\n     " : "");
+		}
+	}
+	fprintf(out, "\n    above 512 bytes:");
+	for (size_t i = 0; i < LARGE_BUCKETS; i++) {
+		uint64_t c = (uint64_t)json_integer_value(json_array_get(large, i));
+		if (c)
+			fprintf(out, " %s%zuK: %" PRIu64, i + 1 == LARGE_BUCKETS ? ">" : "<=",
+				i + 1 == LARGE_BUCKETS ? (size_t)1 << (LARGE_BUCKETS - 1) : (size_t)1 << i, c);
+	}
+	fprintf(out, "\n");
+}
+
+const struct alloclab_workload alloclab_workload_python = {
+	.name = "python",
+	.description = "Python programs (pyperformance-style) in an embedded CPython 3.11 whose allocator is the plugin",
+	.unit_op = "benchmark iteration",
+	.params = python_params,
+	.nparams = sizeof python_params / sizeof python_params[0],
+	/* CPython reallocs; with threads the cyclic collector and shared
+	 * objects free what another thread allocated. */
+	.flags = ALLOCLAB_WORKLOAD_NEEDS_REALLOC | ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE_IN_THREADS |
+		 /* greenlet (which SQLAlchemy imports) reads its thread state,
+		  * in the plugin's memory, in a TLS destructor at exit. */
+		 ALLOCLAB_WORKLOAD_KEEP_INSTANCE,
+	.check_params = python_check,
+	.prepare = python_prepare,
+	.run = python_run,
+	.finish = python_finish,
+	.default_values = 3,
+	.default_warmups = 1,
+	.check_report = python_check_report,
+	.print_cell = python_print_cell,
+	.row_name = python_row_name,
+};

@@ -1,0 +1,598 @@
+/*
+ * The python workload's interpreter: Debian's libpython3.11 embedded in the
+ * worker, with the plugin as CPython's allocator. See embed.h and
+ * docs/python.md.
+ *
+ * One interpreter per worker process, started by thread 0's first prepare
+ * (on the process's main thread for ABI 2 plugins) and finalized by thread
+ * 0's last finish. Between them every workload thread owns a Python thread
+ * state and holds the GIL only inside run(): N threads run the benchmark
+ * interleaved, as Python threads do under the GIL.
+ *
+ * The allocator: before Py_InitializeFromConfig, PyMem_SetAllocator routes
+ * the object and mem domains (and raw with raw=1) to the plugin through the
+ * hooks below, which add one indirect call each and nothing else. With the
+ * cpython plugin nothing is hooked: CPython's own obmalloc is the reference.
+ *
+ * The profile pass runs after the last value, untimed: counting wrappers go
+ * around whatever allocator each domain has (the plugin, or CPython's own),
+ * the benchmark runs once more, and the wrappers come off again. Both are
+ * the same allocator underneath, so blocks cross the swap freely.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "embed.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- the hooks: PyMem's contract on top of the plugin's ---- */
+
+static const struct alloclab_allocator *plugin;
+
+static void *hook_malloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	return plugin->ops.malloc(plugin->instance, size);
+}
+
+static void *hook_calloc(void *ctx, size_t nelem, size_t elsize)
+{
+	(void)ctx;
+	return plugin->ops.calloc(plugin->instance, nelem, elsize);
+}
+
+static void *hook_realloc(void *ctx, void *block, size_t size)
+{
+	(void)ctx;
+	/* PyMem: a zero-size realloc keeps a block; the plugin ABI never
+	 * sees size 0 here. */
+	return plugin->ops.realloc(plugin->instance, block, size ? size : 1);
+}
+
+static void hook_free(void *ctx, void *block)
+{
+	(void)ctx;
+	plugin->ops.free(plugin->instance, block);
+}
+
+static PyMemAllocatorEx hooks = {NULL, hook_malloc, hook_calloc, hook_realloc, hook_free};
+
+static void install_hooks(const struct alloclab_python_config *cfg)
+{
+	if (!cfg->hook)
+		return;
+	PyMem_SetAllocator(PYMEM_DOMAIN_OBJ, &hooks);
+	PyMem_SetAllocator(PYMEM_DOMAIN_MEM, &hooks);
+	if (cfg->hook_raw)
+		PyMem_SetAllocator(PYMEM_DOMAIN_RAW, &hooks);
+}
+
+/* ---- the process's interpreter ---- */
+
+static struct {
+	const struct alloclab_python_config *cfg;
+	PyObject *harness;       /* alloclab_harness, the lib folder's */
+	PyObject *not_applicable; /* alloclab_harness.NotApplicable */
+	uint64_t loops;          /* per value, per thread */
+	int started, failed;
+	char name[256];          /* the benchmark's own name (pyperf files name theirs) */
+} py;
+
+struct py_thread {
+	PyThreadState *ts;  /* this thread's, released between runs */
+	PyObject *bench;    /* the benchmark's callable: bench(loops) */
+	char error[512];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The pending exception as "Type: message" in out; clears it. Returns 1
+ * when it was the harness's NotApplicable or a missing module. */
+static int take_exception(char *out, size_t len)
+{
+	PyObject *type, *value, *tb;
+	int na;
+
+	PyErr_Fetch(&type, &value, &tb);
+	PyErr_NormalizeException(&type, &value, &tb);
+	na = type && ((py.not_applicable && PyErr_GivenExceptionMatches(type, py.not_applicable)) ||
+		      PyErr_GivenExceptionMatches(type, PyExc_ModuleNotFoundError));
+	if (na && PyErr_GivenExceptionMatches(type, PyExc_ModuleNotFoundError)) {
+		PyObject *name = value ? PyObject_GetAttrString(value, "name") : NULL;
+		const char *n = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+		snprintf(out, len, "needs the Python module '%s', which is not installed", n ? n : "?");
+		Py_XDECREF(name);
+	} else {
+		PyObject *s = value ? PyObject_Str(value) : NULL;
+		const char *msg = s ? PyUnicode_AsUTF8(s) : NULL;
+		const char *tname = type ? ((PyTypeObject *)type)->tp_name : "exception";
+		if (na)
+			snprintf(out, len, "%s", msg ? msg : "not applicable");
+		else
+			snprintf(out, len, "%s: %s", tname, msg && *msg ? msg : "(no message)");
+		Py_XDECREF(s);
+	}
+	PyErr_Clear();
+	Py_XDECREF(type);
+	Py_XDECREF(value);
+	Py_XDECREF(tb);
+	return na;
+}
+
+static int status_error(PyStatus st, const char *what, char *err, size_t err_len)
+{
+	snprintf(err, err_len, "python: %s: %s%s%s", what, st.func ? st.func : "", st.func ? ": " : "",
+		 st.err_msg ? st.err_msg : "failed");
+	return -1;
+}
+
+/* Initialises the interpreter with the hooks in place. The GIL is held on
+ * return (0). */
+static int start_interpreter(const struct alloclab_python_config *cfg, char *err, size_t err_len)
+{
+	PyPreConfig pre;
+	PyConfig config;
+	PyStatus st;
+
+	PyPreConfig_InitIsolatedConfig(&pre);
+	pre.utf8_mode = 1; /* the same text handling whatever this machine's locale */
+	st = Py_PreInitialize(&pre);
+	if (PyStatus_Exception(st))
+		return status_error(st, "pre-initialisation", err, err_len);
+	install_hooks(cfg);
+	if (cfg->debug_hooks)
+		PyMem_SetupDebugHooks();
+
+	/* Isolated: no PYTHON* variables, no user site, no script folder on
+	 * sys.path; the standard library and Debian's dist-packages are found
+	 * from the interpreter's own path, whatever python3 is first on PATH. */
+	PyConfig_InitIsolatedConfig(&config);
+	config.install_signal_handlers = 0;
+	config.write_bytecode = 0;
+	config.site_import = 1;
+	st = PyConfig_SetBytesString(&config, &config.program_name, cfg->program);
+	if (!PyStatus_Exception(st))
+		st = Py_InitializeFromConfig(&config);
+	PyConfig_Clear(&config);
+	if (PyStatus_Exception(st))
+		return status_error(st, "initialisation", err, err_len);
+	return 0;
+}
+
+static int load_harness(const struct alloclab_python_config *cfg, char *err, size_t err_len)
+{
+	PyObject *path = PySys_GetObject("path"), *dir = PyUnicode_FromString(cfg->lib_dir);
+
+	if (path == NULL || dir == NULL || PyList_Insert(path, 0, dir) != 0) {
+		Py_XDECREF(dir);
+		take_exception(err, err_len);
+		return -1;
+	}
+	Py_DECREF(dir);
+	py.harness = PyImport_ImportModule("alloclab_harness");
+	if (py.harness)
+		py.not_applicable = PyObject_GetAttrString(py.harness, "NotApplicable");
+	if (py.harness == NULL || py.not_applicable == NULL) {
+		char why[400];
+		take_exception(why, sizeof why);
+		snprintf(err, err_len, "python: cannot load alloclab_harness from %s: %s", cfg->lib_dir, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* The benchmark's callable for this thread: each thread runs the file in
+ * a namespace of its own, so module-level state is never shared. */
+static PyObject *load_bench(const struct alloclab_python_config *cfg, int *na, char *err, size_t err_len)
+{
+	static const char *const kinds[] = {"bundled", "script", "pyperf"};
+	PyObject *r = PyObject_CallMethod(py.harness, "load", "ssd", kinds[cfg->kind], cfg->file, cfg->scale);
+
+	if (r == NULL || !PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2) {
+		char why[400] = "load() did not return (name, callable)";
+		if (r == NULL)
+			*na = take_exception(why, sizeof why);
+		snprintf(err, err_len, "%s%s", *na ? "" : "loading the benchmark raised ", why);
+		Py_XDECREF(r);
+		return NULL;
+	}
+	PyObject *name = PyTuple_GET_ITEM(r, 0), *fn = PyTuple_GET_ITEM(r, 1);
+	if (PyUnicode_Check(name) && py.name[0] == '\0')
+		snprintf(py.name, sizeof py.name, "%s", PyUnicode_AsUTF8(name));
+	Py_INCREF(fn);
+	Py_DECREF(r);
+	return fn;
+}
+
+/* pyperf's rule: double the loops until one value takes value_ms. */
+static int calibrate(PyObject *fn, char *err, size_t err_len)
+{
+	double target = (double)py.cfg->value_ms / 1e3;
+
+	if (py.cfg->loops) {
+		py.loops = py.cfg->loops;
+		return 0;
+	}
+	for (uint64_t loops = 1;; loops *= 2) {
+		double t0 = now_s();
+		PyObject *r = PyObject_CallFunction(fn, "K", (unsigned long long)loops);
+		double dt = now_s() - t0;
+		if (r == NULL) {
+			char why[400];
+			take_exception(why, sizeof why);
+			snprintf(err, err_len, "benchmark raised %s (while calibrating loops)", why);
+			return -1;
+		}
+		Py_DECREF(r);
+		if (dt >= target || loops >= (1ull << 32)) {
+			py.loops = loops;
+			return 0;
+		}
+	}
+}
+
+/* ---- startup: initialisation and finalisation, timed whole ---- */
+
+static int startup_once(char *err, size_t err_len)
+{
+	if (start_interpreter(py.cfg, err, err_len) != 0)
+		return -1;
+	if (Py_FinalizeEx() != 0) {
+		snprintf(err, err_len, "python: Py_FinalizeEx failed");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the workload's hooks ---- */
+
+static int embed_prepare(struct alloclab_workload_thread *t, const struct alloclab_python_config *cfg, char *err,
+			 size_t err_len)
+{
+	struct py_thread *pt;
+
+	if (t->state)
+		return 0; /* the interpreter and the benchmark live from value to value */
+	if (t->index == 0) {
+		py.cfg = cfg;
+		plugin = t->alloc;
+		if (cfg->kind == ALLOCLAB_PY_STARTUP) {
+			snprintf(py.name, sizeof py.name, "startup");
+			if (t->nthreads > 1) {
+				t->not_applicable = 1;
+				snprintf(err, err_len, "startup starts and ends the one interpreter: 1 thread only");
+				py.failed = 1;
+			} else if (cfg->loops) {
+				py.loops = cfg->loops;
+			} else {
+				/* Calibrated like the others, on the real thing. */
+				for (py.loops = 1;; py.loops *= 2) {
+					double t0 = now_s();
+					for (uint64_t i = 0; i < py.loops && !py.failed; i++)
+						py.failed = startup_once(err, err_len) != 0;
+					if (py.failed || now_s() - t0 >= (double)cfg->value_ms / 1e3)
+						break;
+				}
+			}
+		} else if (start_interpreter(cfg, err, err_len) != 0 || load_harness(cfg, err, err_len) != 0) {
+			py.failed = 1;
+		} else {
+			py.started = 1;
+		}
+	}
+	pt = calloc(1, sizeof *pt);
+	t->state = pt;
+	if (cfg->kind == ALLOCLAB_PY_STARTUP) {
+		if (py.failed && t->index == 0)
+			return -1;
+		return 0;
+	}
+	/* Thread 0 loads first and calibrates; the others then load in turn
+	 * (the GIL orders them). */
+	if (t->index == 0 && !py.failed) {
+		int na = 0;
+		pt->bench = load_bench(cfg, &na, err, err_len);
+		if (pt->bench == NULL || calibrate(pt->bench, err, err_len) != 0) {
+			t->not_applicable = na;
+			py.failed = 1;
+		}
+		pt->ts = PyEval_SaveThread();
+	}
+	t->sync(t);
+	if (py.failed) {
+		if (t->index != 0)
+			snprintf(err, err_len, "thread 0 could not start the benchmark");
+		return -1;
+	}
+	if (t->index != 0) {
+		int na = 0;
+		PyGILState_Ensure();
+		pt->bench = load_bench(cfg, &na, err, err_len);
+		pt->ts = PyEval_SaveThread();
+		if (pt->bench == NULL) {
+			t->not_applicable = na;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void embed_run(struct alloclab_workload_thread *t)
+{
+	struct py_thread *pt = t->state;
+
+	t->ops = py.loops;
+	if (py.cfg->kind == ALLOCLAB_PY_STARTUP) {
+		for (uint64_t i = 0; i < py.loops; i++)
+			if (startup_once(pt->error, sizeof pt->error) != 0) {
+				t->error = pt->error;
+				return;
+			}
+		return;
+	}
+	PyEval_RestoreThread(pt->ts);
+	PyObject *r = PyObject_CallFunction(pt->bench, "K", (unsigned long long)py.loops);
+	if (r == NULL) {
+		char why[480];
+		take_exception(why, sizeof why);
+		snprintf(pt->error, sizeof pt->error, "benchmark raised %s", why);
+		t->error = pt->error;
+	}
+	Py_XDECREF(r);
+	pt->ts = PyEval_SaveThread();
+}
+
+/* ---- the allocation profile ---- */
+
+/* Request sizes: obmalloc's 32 classes of 16 bytes up to 512, then powers
+ * of two up to 1 MiB, then the rest. */
+#define SMALL_CLASSES 32
+#define LARGE_BUCKETS 12 /* <=1K, <=2K, ... <=1M, more */
+enum { OP_MALLOC, OP_CALLOC, OP_REALLOC, OP_FREE, NOPS };
+static const char *const op_names[NOPS] = {"malloc", "calloc", "realloc", "free"};
+static const char *const domain_names[3] = {"raw", "mem", "obj"};
+
+struct profile {
+	PyMemAllocatorEx inner[3];
+	uint64_t calls[3][NOPS];
+	uint64_t small[SMALL_CLASSES], large[LARGE_BUCKETS];
+	/* Blocks allocated during the pass: address -> size (open addressing,
+	 * linear probing, tombstones as size SIZE_MAX). */
+	uintptr_t *keys;
+	size_t *sizes, cap, used;
+	uint64_t live_bytes, live_blocks, peak_bytes, peak_blocks, foreign_frees;
+	pthread_mutex_t lock; /* raw may be called without the GIL */
+};
+
+static struct profile prof;
+
+static size_t slot_of(uintptr_t key)
+{
+	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 20) & (prof.cap - 1);
+}
+
+static void map_grow(void)
+{
+	uintptr_t *old_keys = prof.keys;
+	size_t *old_sizes = prof.sizes, old_cap = prof.cap;
+
+	prof.cap = old_cap ? old_cap * 2 : 1u << 16;
+	prof.keys = calloc(prof.cap, sizeof *prof.keys);
+	prof.sizes = calloc(prof.cap, sizeof *prof.sizes);
+	prof.used = 0;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old_keys[i] && old_sizes[i] != SIZE_MAX) {
+			size_t s = slot_of(old_keys[i]);
+			while (prof.keys[s])
+				s = (s + 1) & (prof.cap - 1);
+			prof.keys[s] = old_keys[i];
+			prof.sizes[s] = old_sizes[i];
+			prof.used++;
+		}
+	free(old_keys);
+	free(old_sizes);
+}
+
+static void note_alloc(void *block, size_t size)
+{
+	size_t s;
+
+	if (block == NULL)
+		return;
+	if (size <= 512) {
+		prof.small[size ? (size - 1) / 16 : 0]++;
+	} else {
+		unsigned b = 0;
+		while (b + 1 < LARGE_BUCKETS && size > (size_t)1024 << b)
+			b++;
+		prof.large[b]++;
+	}
+	if ((prof.used + 1) * 2 > prof.cap)
+		map_grow();
+	s = slot_of((uintptr_t)block);
+	while (prof.keys[s] && prof.keys[s] != (uintptr_t)block)
+		s = (s + 1) & (prof.cap - 1);
+	if (prof.keys[s] == 0)
+		prof.used++;
+	prof.keys[s] = (uintptr_t)block;
+	prof.sizes[s] = size;
+	prof.live_bytes += size;
+	prof.live_blocks++;
+	if (prof.live_bytes > prof.peak_bytes)
+		prof.peak_bytes = prof.live_bytes;
+	if (prof.live_blocks > prof.peak_blocks)
+		prof.peak_blocks = prof.live_blocks;
+}
+
+static void note_free(void *block)
+{
+	size_t s;
+
+	if (block == NULL)
+		return;
+	s = slot_of((uintptr_t)block);
+	while (prof.keys[s] && prof.keys[s] != (uintptr_t)block)
+		s = (s + 1) & (prof.cap - 1);
+	if (prof.keys[s] == 0 || prof.sizes[s] == SIZE_MAX) {
+		prof.foreign_frees++; /* allocated before the pass began */
+		return;
+	}
+	prof.live_bytes -= prof.sizes[s];
+	prof.live_blocks--;
+	prof.sizes[s] = SIZE_MAX;
+}
+
+static void *prof_malloc(void *ctx, size_t size)
+{
+	int d = (int)(intptr_t)ctx;
+	void *b = prof.inner[d].malloc(prof.inner[d].ctx, size);
+	pthread_mutex_lock(&prof.lock);
+	prof.calls[d][OP_MALLOC]++;
+	note_alloc(b, size);
+	pthread_mutex_unlock(&prof.lock);
+	return b;
+}
+
+static void *prof_calloc(void *ctx, size_t nelem, size_t elsize)
+{
+	int d = (int)(intptr_t)ctx;
+	void *b = prof.inner[d].calloc(prof.inner[d].ctx, nelem, elsize);
+	pthread_mutex_lock(&prof.lock);
+	prof.calls[d][OP_CALLOC]++;
+	note_alloc(b, nelem * elsize);
+	pthread_mutex_unlock(&prof.lock);
+	return b;
+}
+
+static void *prof_realloc(void *ctx, void *block, size_t size)
+{
+	int d = (int)(intptr_t)ctx;
+	void *b = prof.inner[d].realloc(prof.inner[d].ctx, block, size);
+	pthread_mutex_lock(&prof.lock);
+	prof.calls[d][OP_REALLOC]++;
+	if (b) {
+		note_free(block);
+		note_alloc(b, size);
+	}
+	pthread_mutex_unlock(&prof.lock);
+	return b;
+}
+
+static void prof_free(void *ctx, void *block)
+{
+	int d = (int)(intptr_t)ctx;
+	pthread_mutex_lock(&prof.lock);
+	prof.calls[d][OP_FREE]++;
+	note_free(block);
+	pthread_mutex_unlock(&prof.lock);
+	prof.inner[d].free(prof.inner[d].ctx, block);
+}
+
+static json_t *profile_pass(PyObject *fn, uint64_t loops)
+{
+	static const PyMemAllocatorDomain domains[3] = {PYMEM_DOMAIN_RAW, PYMEM_DOMAIN_MEM, PYMEM_DOMAIN_OBJ};
+	json_t *calls = json_object(), *small = json_array(), *large = json_array(), *report;
+	uint64_t allocs = 0;
+	PyObject *r;
+
+	memset(&prof, 0, sizeof prof);
+	pthread_mutex_init(&prof.lock, NULL);
+	map_grow();
+	for (int d = 0; d < 3; d++) {
+		PyMemAllocatorEx wrap = {(void *)(intptr_t)d, prof_malloc, prof_calloc, prof_realloc, prof_free};
+		PyMem_GetAllocator(domains[d], &prof.inner[d]);
+		PyMem_SetAllocator(domains[d], &wrap);
+	}
+	r = PyObject_CallFunction(fn, "K", (unsigned long long)loops);
+	for (int d = 0; d < 3; d++)
+		PyMem_SetAllocator(domains[d], &prof.inner[d]);
+	if (r == NULL)
+		PyErr_Clear();
+	Py_XDECREF(r);
+
+	for (int d = 0; d < 3; d++) {
+		json_t *ops = json_object();
+		for (int o = 0; o < NOPS; o++)
+			json_object_set_new(ops, op_names[o], json_integer((json_int_t)prof.calls[d][o]));
+		json_object_set_new(calls, domain_names[d], ops);
+		allocs += prof.calls[d][OP_MALLOC] + prof.calls[d][OP_CALLOC] + prof.calls[d][OP_REALLOC];
+	}
+	for (int i = 0; i < SMALL_CLASSES; i++)
+		json_array_append_new(small, json_integer((json_int_t)prof.small[i]));
+	for (int i = 0; i < LARGE_BUCKETS; i++)
+		json_array_append_new(large, json_integer((json_int_t)prof.large[i]));
+	report = json_pack("{s:I,s:o,s:o,s:o,s:I,s:I,s:I,s:f}", "loops", (json_int_t)loops, "calls", calls,
+			   "small_classes", small, "large_buckets", large, "peak_live_bytes", (json_int_t)prof.peak_bytes,
+			   "peak_live_blocks", (json_int_t)prof.peak_blocks, "frees_of_earlier_blocks",
+			   (json_int_t)prof.foreign_frees, "allocations_per_iteration", (double)allocs / (double)loops);
+	free(prof.keys);
+	free(prof.sizes);
+	pthread_mutex_destroy(&prof.lock);
+	return report;
+}
+
+static void embed_finish(struct alloclab_workload_thread *t)
+{
+	struct py_thread *pt = t->state;
+
+	if (pt == NULL || !t->last_value)
+		return;
+	if (t->index != 0 && pt->ts) {
+		/* This thread's Python state goes while the interpreter lives:
+		 * its thread-locals are cleared on this thread, with the GIL. */
+		PyEval_RestoreThread(pt->ts);
+		Py_CLEAR(pt->bench);
+		PyThreadState_Clear(pt->ts);
+		PyThreadState_DeleteCurrent();
+		pt->ts = NULL;
+	}
+	t->sync(t); /* every thread done with Python */
+	if (t->index == 0) {
+		/* "3.11.2 (main, ...) [GCC ...]": the version is the first word. */
+		char version[32];
+		snprintf(version, sizeof version, "%.*s", (int)strcspn(Py_GetVersion(), " "), Py_GetVersion());
+		json_t *report = json_pack("{s:s,s:I,s:s,s:b}", "bench", py.name, "loops", (json_int_t)py.loops,
+					   "python", version, "hooked", py.cfg->hook);
+		if (py.started) {
+			PyEval_RestoreThread(pt->ts);
+			/* The profile runs every thread's work on thread 0's
+			 * callable: what one iteration allocates, not how threads
+			 * interleave. */
+			if (py.cfg->profile && pt->bench)
+				json_object_set_new(report, "profile", profile_pass(pt->bench, py.loops));
+			Py_CLEAR(pt->bench);
+			Py_CLEAR(py.harness);
+			Py_CLEAR(py.not_applicable);
+			/* The interpreter's own blocks go back through the plugin
+			 * while it still exists. */
+			Py_FinalizeEx();
+			py.started = 0;
+		}
+		t->process_report = report;
+	}
+	free(pt);
+	t->state = NULL;
+}
+
+static const struct alloclab_python_embed embed = {
+	.version = ALLOCLAB_PYTHON_EMBED_VERSION,
+	.prepare = embed_prepare,
+	.run = embed_run,
+	.finish = embed_finish,
+};
+
+__attribute__((visibility("default"))) const struct alloclab_python_embed *alloclab_python_embed(void)
+{
+	return &embed;
+}

@@ -1,0 +1,57 @@
+"""The python workload's loader, run inside the embedded interpreter.
+
+load(kind, path, scale) runs a benchmark file in a namespace of its own
+and returns (name, fn), where fn(loops) runs the benchmark `loops` times.
+The worker times fn(loops) itself; nothing here is inside the timed call
+except what the benchmark's own function does.
+
+kind:
+  bundled  a file of workloads/python/bench: defines bench(loops)
+  script   a user's file: defines bench(loops) (see docs/python.md)
+  pyperf   a file written for pyperf: run as __main__ with this folder's
+           pyperf module, which records what it asks Runner to measure
+"""
+
+import os
+import runpy
+import sys
+
+
+class NotApplicable(Exception):
+    """The benchmark cannot run here (a library missing, an unsupported
+    pyperf call): the cell is "not applicable" with this message."""
+
+
+def _run_file(path, scale, run_name):
+    if not os.path.isfile(path):
+        raise FileNotFoundError("no benchmark file %s" % path)
+    return runpy.run_path(path, init_globals={"SCALE": scale}, run_name=run_name)
+
+
+def _bench_of(namespace, path):
+    fn = namespace.get("bench")
+    if not callable(fn):
+        raise TypeError("%s defines no function bench(loops)" % path)
+    return fn
+
+
+def load(kind, path, scale):
+    name = os.path.splitext(os.path.basename(path))[0]
+    if kind in ("bundled", "script"):
+        namespace = _run_file(path, scale, "__alloclab__")
+        return name, _bench_of(namespace, path)
+    if kind == "pyperf":
+        import pyperf  # this folder's, first on sys.path
+
+        pyperf._reset()
+        saved_argv = sys.argv
+        sys.argv = [path]
+        try:
+            _run_file(path, scale, "__main__")
+        except SystemExit as e:
+            if e.code not in (None, 0):
+                raise RuntimeError("%s exited with status %r" % (path, e.code))
+        finally:
+            sys.argv = saved_argv
+        return pyperf._first_benchmark(path)
+    raise ValueError("unknown kind %r" % kind)

@@ -1,0 +1,104 @@
+"""The part of pyperf's API that benchmark files call, written for alloclab.
+
+A file written for pyperf builds a Runner and asks it to measure something
+(bench_func, bench_time_func, timeit, bench_async_func). Here nothing is
+measured at that point: the Runner records the first request as a function
+of `loops`, and alloclab's worker times that function itself, in its own
+processes, values and warm-ups. The rest of the API (metadata, the argument
+parser, add_cmdline_args) is accepted so that such files run unmodified.
+Calls that cannot be measured this way (bench_command runs a program)
+make the benchmark "not applicable".
+"""
+
+import argparse
+import time
+
+__version__ = "2.6.0 (alloclab's compatible subset)"
+VERSION = (2, 6, 0)
+
+perf_counter = time.perf_counter
+
+_registered = []
+
+
+def _reset():
+    del _registered[:]
+
+
+def _first_benchmark(path):
+    if not _registered:
+        from alloclab_harness import NotApplicable
+
+        raise NotApplicable("%s asked pyperf to measure nothing" % path)
+    return _registered[0]
+
+
+def python_implementation():
+    import sys
+
+    return sys.implementation.name.lower()
+
+
+def python_has_jit():
+    return False
+
+
+class Runner:
+    def __init__(self, values=None, processes=None, loops=0, min_time=0.1, metadata=None, show_name=True,
+                 program_args=None, add_cmdline_args=None, _argparser=None, warmups=None, **kwargs):
+        self.metadata = dict(metadata or {})
+        self.program_args = program_args
+        self._add_cmdline_args = add_cmdline_args
+        self.argparser = _argparser or argparse.ArgumentParser()
+        self.args = None
+
+    def parse_args(self, args=None):
+        if self.args is None:
+            self.args, _ = self.argparser.parse_known_args([] if args is None else args)
+        return self.args
+
+    def _register(self, name, fn):
+        self.parse_args()
+        _registered.append((str(name), fn))
+        return None
+
+    def bench_func(self, name, func, *args, inner_loops=None, metadata=None):
+        def run(loops):
+            for _ in range(loops):
+                func(*args)
+
+        return self._register(name, run)
+
+    def bench_time_func(self, name, time_func, *args, inner_loops=None, metadata=None):
+        def run(loops):
+            time_func(loops, *args)
+
+        return self._register(name, run)
+
+    def bench_async_func(self, name, func, *args, inner_loops=None, metadata=None, loop_factory=None):
+        import asyncio
+
+        def run(loops):
+            async def many():
+                for _ in range(loops):
+                    await func(*args)
+
+            asyncio.run(many())
+
+        return self._register(name, run)
+
+    def timeit(self, name, stmt=None, setup="pass", teardown="pass", inner_loops=None, duplicate=None,
+               metadata=None, globals=None):
+        import timeit as _timeit
+
+        timer = _timeit.Timer(stmt if stmt is not None else "pass", setup, globals=globals)
+
+        def run(loops):
+            timer.timeit(loops)
+
+        return self._register(name, run)
+
+    def bench_command(self, name, command):
+        from alloclab_harness import NotApplicable
+
+        raise NotApplicable("bench_command runs a program, not Python in this interpreter: not supported")
