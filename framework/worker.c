@@ -55,6 +55,11 @@ struct worker {
 	 * barrier so all of them stop at the same round and none waits on a
 	 * barrier the others have left. */
 	_Atomic int failed;
+	/* A prepare() that failed, kept apart from `failed` until every
+	 * thread has prepared: a fast thread's failure must not be seen by a
+	 * slower one still deciding, after the round's first barrier, whether
+	 * to prepare at all (it would leave, and the others wait for it). */
+	_Atomic int prepare_failed;
 };
 
 static uint64_t now_ns(void)
@@ -220,8 +225,10 @@ static void *thread_main(void *arg)
 		slot->wt.last_value = r + 1 == w->rounds;
 		alloclab_phase("prepare");
 		if (wl->prepare(&slot->wt, slot->error, sizeof slot->error) != 0)
-			w->failed = 1;
+			w->prepare_failed = 1;
 		pthread_barrier_wait(&w->barrier);
+		if (w->prepare_failed)
+			w->failed = 1;
 		if (w->cell->callgrind_dir) {
 			/* Collection on for exactly the timed region, all threads. */
 			if (slot->wt.index == 0)

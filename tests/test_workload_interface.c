@@ -66,3 +66,21 @@ Test(workload_interface, a_new_workload_reaches_every_command, .timeout = 120)
 	cmd_result_free(&r);
 	alloclab_results_free(doc);
 }
+
+/* A prepare that fails at once in one thread, while the other has only
+ * just left the round's first barrier: every thread must still meet at
+ * the next one (a fast failure once made the slow thread leave, and the
+ * worker hang until its timeout). */
+Test(workload_interface, a_fast_prepare_failure_never_hangs_the_worker, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	use_test_exe();
+	/* Sixteen workers (a cell stops at its first failed process). */
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", "system", "-w",
+		"ticks:fail=1,size=1+2+3+4+5+6+7+8+9+10+11+12+13+14+15+16", "-t", "2", "--timeout", "10", "-o", "f.json",
+		NULL});
+	cr_expect_eq(r.status, 1, "%s %s", r.out, r.err);
+	cr_expect(strstr(r.out, "ticks: prepare failed on purpose") != NULL, "%s", r.out);
+	cr_expect_null(strstr(r.out, "timed out"), "%s", r.out);
+	cmd_result_free(&r);
+}

@@ -14,19 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { P_SIZE, P_COUNT, P_HOLD };
+enum { P_SIZE, P_COUNT, P_HOLD, P_FAIL };
 
 static const struct alloclab_param ticks_params[] = {
 	[P_SIZE] = {.name = "size", .help = "bytes per block", .def = 24, .min = 1, .max = 4096},
 	[P_COUNT] = {.name = "count", .help = "blocks per thread per value", .def = 1000, .min = 1, .max = 1 << 24},
 	[P_HOLD] = {.name = "hold", .help = "blocks held live for the placement pass", .def = 64, .min = 1, .max = 4096},
+	[P_FAIL] = {.name = "fail", .help = "1: thread 0's prepare fails at once", .def = 0, .min = 0, .max = 1},
 };
 
 static int ticks_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
 {
-	(void)t;
-	(void)err;
-	(void)err_len;
+	if (t->params->v[P_FAIL] && t->index == 0) {
+		snprintf(err, err_len, "ticks: prepare failed on purpose");
+		return -1;
+	}
 	return 0;
 }
 
