@@ -27,7 +27,8 @@ static const char *const default_plugins[] = {
 	 * the plugins' default, gil, serialises every call. */
 	"obmalloc-radix:mode=per-thread", "obmalloc-bigpool:mode=per-thread",
 };
-static const char *const default_workloads[] = {"churn", "unicode"};
+/* Python: three benchmarks, values of 20 ms (docs/python.md). */
+static const char *const default_workloads[] = {"churn", "unicode", "python:bench=quick,value_ms=20"};
 static const unsigned default_threads[] = {1, 2};
 
 static const char usage[] =
@@ -36,7 +37,8 @@ static const char usage[] =
 	"Measures every combination of the plugins, workloads and thread counts\n"
 	"given. Each combination (cell) runs in --processes fresh worker processes,\n"
 	"each doing --warmups unmeasured then --values measured repetitions.\n"
-	"With no options: the default suite (every bundled allocator x churn x 1,2 threads).\n"
+	"With no options: the default suite (every bundled allocator x churn, unicode and three\n"
+	"Python benchmarks x 1,2 threads).\n"
 	"\n"
 	"options:\n"
 	"  -p, --plugin NAME[:k=v,...]    plugin by name or path (./x.so), with options; repeatable;\n"

@@ -8,9 +8,11 @@
 #include "results.h"
 
 #include <alloclab/plugin_options.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int alloclab_workload_param_index(const struct alloclab_workload *w, const char *name)
 {
@@ -120,58 +122,118 @@ static const char *group_members(const struct alloclab_param *def, const char *v
 	return NULL;
 }
 
-/* Sets parameter idx to `value` ("a+b+c", groups expanded) in out[0..*count):
- * every entry so far is repeated once per value. 0 or -1 with err. */
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A folder named by a TEXT parameter with folder_patterns: its matching
+ * files, sorted, in *out (glob's list; globfree it). 1 when `value` is such
+ * a folder, 0 when it is not, -1 with err when no file matches. */
+static int folder_files(const struct alloclab_workload *w, const struct alloclab_param *def, const char *value,
+			size_t len, glob_t *out, char *err, size_t err_len)
+{
+	char path[4096], pattern[4400];
+	struct stat st;
+	int flags = 0;
+
+	if (def->type != ALLOCLAB_PARAM_TEXT || def->folder_patterns == NULL || len >= sizeof path)
+		return 0;
+	memcpy(path, value, len);
+	path[len] = '\0';
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	memset(out, 0, sizeof *out);
+	for (unsigned i = 0; def->folder_patterns[i]; i++) {
+		snprintf(pattern, sizeof pattern, "%s/%s", path, def->folder_patterns[i]);
+		if (glob(pattern, flags, NULL, out) == 0)
+			flags = GLOB_APPEND;
+	}
+	/* One order over every pattern's matches: by path. */
+	if (out->gl_pathc > 1)
+		qsort(out->gl_pathv, out->gl_pathc, sizeof *out->gl_pathv, by_path);
+	if (out->gl_pathc == 0) {
+		size_t used = (size_t)snprintf(err, err_len, "workload '%s': %s=%s: a folder with no file matching", w->name,
+					       def->name, path);
+		for (unsigned i = 0; def->folder_patterns[i] && used < err_len; i++)
+			used += (size_t)snprintf(err + used, err_len - used, "%s %s", i ? " or" : "", def->folder_patterns[i]);
+		globfree(out);
+		return -1;
+	}
+	return 1;
+}
+
+/* Sets parameter idx to `value` ("a+b+c", groups expanded; a folder its
+ * files) in out[0..*count): every entry so far is repeated once per value.
+ * 0 or -1 with err. */
 static int expand_values(const struct alloclab_workload *w, unsigned idx, const char *value, size_t value_len,
 			 struct alloclab_workload_spec *out, unsigned *count, unsigned max, char *err, size_t err_len)
 {
 	const struct alloclab_param *def = &w->params[idx];
-	const char *item = value, *end = value + value_len;
-	unsigned nvalues = 0, base = *count;
+	const char *end = value + value_len;
+	const char *items[ALLOCLAB_MAX_EXPANSION + 1];
+	size_t lens[ALLOCLAB_MAX_EXPANSION + 1];
+	unsigned nitems = 0, base = *count;
 	char expanded[4096];
+	glob_t files;
+	int folder = folder_files(w, def, value, value_len, &files, err, err_len), rc = 0;
 
-	/* Groups first: "quick+nbody" becomes "nbody+float+...+nbody". */
-	if (def->groups) {
-		size_t used = 0;
-		for (const char *cur = value; cur <= end;) {
-			const char *plus = memchr(cur, '+', (size_t)(end - cur));
-			size_t len = plus ? (size_t)(plus - cur) : (size_t)(end - cur);
-			const char *members = group_members(def, cur, len);
-			int n = members ? snprintf(expanded + used, sizeof expanded - used, "%s%s", used ? "+" : "", members)
-					: snprintf(expanded + used, sizeof expanded - used, "%s%.*s", used ? "+" : "", (int)len, cur);
-			if (n < 0 || (size_t)n >= sizeof expanded - used) {
-				snprintf(err, err_len, "workload '%s': %s= is too long", w->name, def->name);
-				return -1;
+	if (folder < 0)
+		return -1;
+	if (folder) {
+		for (size_t i = 0; i < files.gl_pathc && nitems <= ALLOCLAB_MAX_EXPANSION; i++) {
+			items[nitems] = files.gl_pathv[i];
+			lens[nitems++] = strlen(files.gl_pathv[i]);
+		}
+	} else {
+		/* Groups first: "quick+nbody" becomes "nbody+float+...+nbody". */
+		if (def->groups) {
+			size_t used = 0;
+			for (const char *cur = value; cur <= end;) {
+				const char *plus = memchr(cur, '+', (size_t)(end - cur));
+				size_t len = plus ? (size_t)(plus - cur) : (size_t)(end - cur);
+				const char *members = group_members(def, cur, len);
+				int n = members ? snprintf(expanded + used, sizeof expanded - used, "%s%s", used ? "+" : "", members)
+						: snprintf(expanded + used, sizeof expanded - used, "%s%.*s", used ? "+" : "", (int)len,
+							   cur);
+				if (n < 0 || (size_t)n >= sizeof expanded - used) {
+					snprintf(err, err_len, "workload '%s': %s= is too long", w->name, def->name);
+					return -1;
+				}
+				used += (size_t)n;
+				if (plus == NULL)
+					break;
+				cur = plus + 1;
 			}
-			used += (size_t)n;
+			value = expanded;
+			end = expanded + used;
+		}
+		for (const char *item = value; nitems <= ALLOCLAB_MAX_EXPANSION;) {
+			const char *plus = def->type == ALLOCLAB_PARAM_TEXT ? NULL : memchr(item, '+', (size_t)(end - item));
+			items[nitems] = item;
+			lens[nitems++] = plus ? (size_t)(plus - item) : (size_t)(end - item);
 			if (plus == NULL)
 				break;
-			cur = plus + 1;
+			item = plus + 1;
 		}
-		item = expanded;
-		end = expanded + used;
 	}
-	for (;;) {
-		const char *plus = def->type == ALLOCLAB_PARAM_TEXT ? NULL : memchr(item, '+', (size_t)(end - item));
-		size_t len = plus ? (size_t)(plus - item) : (size_t)(end - item);
-		if (nvalues > 0) {
+	for (unsigned v = 0; v < nitems && rc == 0; v++) {
+		if (v > 0) {
 			if (*count + base > max || *count + base > ALLOCLAB_MAX_EXPANSION) {
 				snprintf(err, err_len, "workload '%s': the '+' lists expand to more than %u workloads", w->name,
 					 max < ALLOCLAB_MAX_EXPANSION ? max : ALLOCLAB_MAX_EXPANSION);
-				return -1;
+				rc = -1;
+				break;
 			}
 			memcpy(&out[*count], &out[0], base * sizeof *out);
 			*count += base;
 		}
-		for (unsigned e = *count - base; e < *count; e++)
-			if (parse_value(w, idx, item, len, &out[e].params, err, err_len) != 0)
-				return -1;
-		nvalues++;
-		if (plus == NULL)
-			break;
-		item = plus + 1;
+		for (unsigned e = *count - base; e < *count && rc == 0; e++)
+			rc = parse_value(w, idx, items[v], lens[v], &out[e].params, err, err_len);
 	}
-	return 0;
+	if (folder)
+		globfree(&files); /* the values were interned */
+	return rc;
 }
 
 int alloclab_params_parse(const struct alloclab_workload *w, const char *options, struct alloclab_workload_spec *out,

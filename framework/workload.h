@@ -57,6 +57,10 @@ struct alloclab_param {
 	 * choice or a group) is parsed as if it had been, unless one of the
 	 * parameters named here (NULL-terminated) was given. */
 	const char *const *def_unless;
+	/* TEXT, optional: glob patterns (NULL-terminated). A value naming a
+	 * folder stands for its files that match, sorted, one workload each
+	 * (pyperf=DIR). */
+	const char *const *folder_patterns;
 };
 
 /* One value per entry of a workload's params: numbers and choice indices

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void write_text(const char *dir, const char *name, const char *text)
 {
@@ -102,7 +103,7 @@ Test(python, the_cpython_plugin_is_cpythons_own_obmalloc_unhooked, .timeout = 12
 static void every_benchmark(const char *plugin)
 {
 	char *dir = scratch_dir();
-	/* Under valgrind, 50 times slower: the quick five. */
+	/* Under valgrind, 50 times slower: the quick three. */
 	int quick = getenv("ALLOCLAB_UNDER_VALGRIND") != NULL;
 	struct alloclab_results *doc = run_python(dir, plugin,
 		quick ? "python:bench=quick,loops=1,scale=1,profile=no" : "python:loops=1,scale=1,profile=no", "1", 0);
@@ -110,7 +111,7 @@ static void every_benchmark(const char *plugin)
 	unsigned benches = 0;
 	for (unsigned i = 0; w->params[0].choices[i]; i++)
 		benches++;
-	cr_expect_eq(doc->ncells, quick ? 5 : benches - 1, "bench=all is every benchmark (%u cells)", doc->ncells);
+	cr_expect_eq(doc->ncells, quick ? 3 : benches - 1, "bench=all is every benchmark (%u cells)", doc->ncells);
 	for (unsigned i = 0; i < doc->ncells; i++) {
 		const struct alloclab_cell *c = &doc->cells[i];
 		const char *bench = json_string_value(json_object_get(c->params, "bench"));
@@ -177,6 +178,38 @@ Test(python, a_pyperf_file_runs_unmodified, .timeout = 120)
 	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_NOT_APPLICABLE);
 	cr_expect(strstr(doc->cells[0].message, "bench_command"), "%s", doc->cells[0].message);
 	alloclab_results_free(doc);
+}
+
+Test(python, a_folder_of_pyperf_benchmarks_is_one_cell_each, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	char path[4200];
+	/* pyperformance's layout (a folder per benchmark, importing its
+	 * neighbours) and plain files, side by side. */
+	snprintf(path, sizeof path, "%s/suite", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/suite/bm_a", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	write_text(path, "helper.py", "def work():\n    return [str(i) for i in range(100)]\n");
+	write_text(path, "run_benchmark.py",
+		   "import pyperf\nimport helper\nif __name__ == '__main__':\n"
+		   "    pyperf.Runner().bench_func('from_a_folder', helper.work)\n");
+	snprintf(path, sizeof path, "%s/suite", dir);
+	write_text(path, "bm_b.py", pyperf_file);
+	struct alloclab_results *doc = run_python(dir, "system", "python:pyperf=suite,loops=2", "1", 0);
+	cr_assert_eq(doc->ncells, 2);
+	for (unsigned i = 0; i < 2; i++)
+		cr_expect_eq(doc->cells[i].status, ALLOCLAB_CELL_OK, "%s", doc->cells[i].message);
+	cr_expect_str_eq(json_string_value(json_object_get(report_of(&doc->cells[0]), "bench")), "from_a_folder");
+	cr_expect_str_eq(json_string_value(json_object_get(report_of(&doc->cells[1]), "bench")), "sort_strings");
+	alloclab_results_free(doc);
+	snprintf(path, sizeof path, "%s/empty", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "python:pyperf=empty",
+		NULL});
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "pyperf=empty: a folder with no file matching *.py or */run_benchmark.py"), "%s", r.err);
+	cmd_result_free(&r);
 }
 
 Test(python, faults_give_the_documented_results, .timeout = 120)
@@ -282,7 +315,7 @@ Test(python, bench_groups_expand_and_rows_are_benchmarks, .timeout = 120)
 {
 	char *dir = scratch_dir();
 	struct alloclab_results *doc = run_python(dir, "system", "python:bench=quick,loops=1,scale=1,profile=no", "1", 0);
-	cr_expect_eq(doc->ncells, 5);
+	cr_expect_eq(doc->ncells, 3);
 	alloclab_results_free(doc);
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"compare", "py.json", "py.json", NULL});
 	cr_expect_eq(r.status, 0, "%s", r.err);

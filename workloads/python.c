@@ -36,6 +36,8 @@ static const char *const bench_choices[] = {"none", ALLOCLAB_PYTHON_BENCHES, NUL
 static const char *const bench_groups[] = {"all", ALLOCLAB_PYTHON_ALL, "quick", ALLOCLAB_PYTHON_QUICK, NULL};
 static const char *const bench_unless[] = {"script", "pyperf", NULL};
 static const char *const no_yes[] = {"no", "yes", NULL};
+/* A folder of pyperf benchmarks: files, or pyperformance's layout. */
+static const char *const pyperf_folder[] = {"*.py", "*/run_benchmark.py", NULL};
 
 static const struct alloclab_param python_params[] = {
 	[P_BENCH] = {.name = "bench",
@@ -45,8 +47,8 @@ static const struct alloclab_param python_params[] = {
 		     .def_text = "all", .def_unless = bench_unless},
 	[P_SCRIPT] = {.name = "script", .help = "your own benchmark file, defining bench(loops)",
 		      .type = ALLOCLAB_PARAM_TEXT, .def_text = ""},
-	[P_PYPERF] = {.name = "pyperf", .help = "a benchmark file written for pyperf, run unmodified",
-		      .type = ALLOCLAB_PARAM_TEXT, .def_text = ""},
+	[P_PYPERF] = {.name = "pyperf", .help = "a benchmark file written for pyperf, run unmodified (a folder: each one)",
+		      .type = ALLOCLAB_PARAM_TEXT, .def_text = "", .folder_patterns = pyperf_folder},
 	[P_VALUE_MS] = {.name = "value_ms", .help = "calibrate loops so that one value takes this long",
 			.def = 100, .min = 1, .max = 600000},
 	[P_LOOPS] = {.name = "loops", .help = "iterations per value (0: calibrate to value_ms)", .def = 0, .min = 0,
@@ -269,6 +271,17 @@ static int check_profile(const json_t *p, char *err, size_t err_len)
 	return 0;
 }
 
+/* A name fit for a table and a terminal: no control characters. */
+static int printable(const json_t *s, size_t max)
+{
+	if (!json_is_string(s) || json_string_length(s) == 0 || json_string_length(s) > max)
+		return 0;
+	for (const unsigned char *c = (const unsigned char *)json_string_value(s); *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return 0;
+	return 1;
+}
+
 static int python_check_report(int per_process, const json_t *r, char *err, size_t err_len)
 {
 	const json_t *profile = json_object_get(r, "profile");
@@ -278,8 +291,8 @@ static int python_check_report(int per_process, const json_t *r, char *err, size
 		snprintf(err, err_len, "this workload makes no per-value reports");
 		return -1;
 	}
-	if (!json_is_string(json_object_get(r, "bench")) || json_string_length(json_object_get(r, "bench")) > 200 ||
-	    !json_is_string(json_object_get(r, "python")) || !json_is_boolean(json_object_get(r, "hooked"))) {
+	if (!printable(json_object_get(r, "bench"), 200) || !printable(json_object_get(r, "python"), 32) ||
+	    !json_is_boolean(json_object_get(r, "hooked"))) {
 		snprintf(err, err_len, "python report: bench, python or hooked is missing or malformed");
 		return -1;
 	}
@@ -330,34 +343,31 @@ static void python_row_name(const struct alloclab_cell *cell, char *out, size_t 
 static void python_print_cell(const struct alloclab_cell *cell, FILE *out)
 {
 	const json_t *r = first_report(cell), *p = json_object_get(r, "profile"), *calls = json_object_get(p, "calls");
+	const json_t *small = json_object_get(p, "small_classes"), *large = json_object_get(p, "large_buckets");
 	uint64_t total_small = 0, total = 0;
 	char row[512];
 
 	if (r == NULL)
 		return;
 	python_row_name(cell, row, sizeof row);
-	fprintf(out, "\n%s under %s: %" PRId64 " loops per value, %s, Python %.20s\n", row, cell->plugin,
-		(int64_t)json_integer_value(json_object_get(r, "loops")),
-		json_is_true(json_object_get(r, "hooked")) ? "plugin as CPython's allocator"
+	fprintf(out, "\n%s under %s t=%u: %" PRId64 " loops a value, %s, Python %.20s\n", row, cell->plugin,
+		cell->threads, (int64_t)json_integer_value(json_object_get(r, "loops")),
+		json_is_true(json_object_get(r, "hooked")) ? "the plugin as CPython's allocator"
 							   : "CPython's own obmalloc (no hook)",
 		json_string_value(json_object_get(r, "python")));
 	if (p == NULL)
 		return;
-	fprintf(out, "  allocation profile (one untimed pass of %" PRId64 " loops):\n",
-		(int64_t)json_integer_value(json_object_get(p, "loops")));
-	fprintf(out, "    %-6s %12s %12s %12s %12s\n", "domain", "malloc", "calloc", "realloc", "free");
-	for (int d = 0; d < 3; d++) {
-		const json_t *dom = json_object_get(calls, domains[d]);
-		fprintf(out, "    %-6s", domains[d]);
-		for (int o = 0; o < 4; o++)
-			fprintf(out, " %12" PRId64, (int64_t)json_integer_value(json_object_get(dom, ops[o])));
-		fprintf(out, "\n");
-	}
-	fprintf(out, "    allocations per iteration %.1f; peak live %" PRId64 " bytes in %" PRId64 " blocks\n",
+	fprintf(out, "  profile: %.1f allocations an iteration; peak live %" PRId64 " bytes in %" PRId64 " blocks;",
 		json_number_value(json_object_get(p, "allocations_per_iteration")),
 		(int64_t)json_integer_value(json_object_get(p, "peak_live_bytes")),
 		(int64_t)json_integer_value(json_object_get(p, "peak_live_blocks")));
-	const json_t *small = json_object_get(p, "small_classes"), *large = json_object_get(p, "large_buckets");
+	for (int d = 2; d >= 0; d--) {
+		const json_t *dom = json_object_get(calls, domains[d]);
+		fprintf(out, "%s %s", d == 2 ? "" : ",", domains[d]);
+		for (int o = 0; o < 4; o++)
+			fprintf(out, "%s%" PRId64, o ? "/" : " ", (int64_t)json_integer_value(json_object_get(dom, ops[o])));
+	}
+	fprintf(out, " (malloc/calloc/realloc/free)\n");
 	for (size_t i = 0; i < SMALL_CLASSES; i++)
 		total_small += (uint64_t)json_integer_value(json_array_get(small, i));
 	total = total_small;
@@ -365,23 +375,26 @@ static void python_print_cell(const struct alloclab_cell *cell, FILE *out)
 		total += (uint64_t)json_integer_value(json_array_get(large, i));
 	if (total == 0)
 		return;
-	fprintf(out, "    requests of 1..512 bytes (obmalloc's classes): %.1f%%; by class (bytes: share):\n     ",
-		100.0 * (double)total_small / (double)total);
+	/* The classes that take 5% or more, then what is above obmalloc's
+	 * range by power of two. */
+	fprintf(out, "  sizes: %.1f%% in 1..512 bytes (", 100.0 * (double)total_small / (double)total);
 	for (size_t i = 0, shown = 0; i < SMALL_CLASSES; i++) {
 		uint64_t c = (uint64_t)json_integer_value(json_array_get(small, i));
-		if (c * 100 >= total) { /* classes of 1% or more */
-			fprintf(out, " %zu: %.0f%%%s", (i + 1) * 16, 100.0 * (double)c / (double)total,
-				++shown % 8 == 0 ? "\n     " : "");
-		}
+		if (c * 20 >= total)
+			fprintf(out, "%s%zu: %.0f%%", shown++ ? ", " : "", (i + 1) * 16, 100.0 * (double)c / (double)total);
 	}
-	fprintf(out, "\n    above 512 bytes:");
+	fprintf(out, "); above 512:");
+	int any = 0;
 	for (size_t i = 0; i < LARGE_BUCKETS; i++) {
 		uint64_t c = (uint64_t)json_integer_value(json_array_get(large, i));
-		if (c)
-			fprintf(out, " %s%zuK: %" PRIu64, i + 1 == LARGE_BUCKETS ? ">" : "<=",
-				i + 1 == LARGE_BUCKETS ? (size_t)1 << (LARGE_BUCKETS - 1) : (size_t)1 << i, c);
+		if (c == 0)
+			continue;
+		if (i + 1 == LARGE_BUCKETS)
+			fprintf(out, "%s >1M: %" PRIu64, any++ ? "," : "", c);
+		else
+			fprintf(out, "%s <=%zuK: %" PRIu64, any++ ? "," : "", (size_t)1 << i, c);
 	}
-	fprintf(out, "\n");
+	fprintf(out, "%s\n", any ? "" : " none");
 }
 
 const struct alloclab_workload alloclab_workload_python = {

@@ -35,8 +35,19 @@ def _bench_of(namespace, path):
     return fn
 
 
+def _script_folder_first(path):
+    # As `python FILE` does: the file's folder first on sys.path, so that
+    # it imports its neighbours. Not for the bundled benchmarks, whose
+    # names are those of the modules they exercise.
+    folder = os.path.dirname(os.path.abspath(path))
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+
+
 def load(kind, path, scale):
     name = os.path.splitext(os.path.basename(path))[0]
+    if kind in ("script", "pyperf"):
+        _script_folder_first(path)
     if kind in ("bundled", "script"):
         namespace = _run_file(path, scale, "__alloclab__")
         return name, _bench_of(namespace, path)

@@ -59,7 +59,9 @@ class Runner:
 
     def _register(self, name, fn):
         self.parse_args()
-        _registered.append((str(name), fn))
+        # The name becomes a table's row: printable, and not too long.
+        name = "".join(c if c.isprintable() else "?" for c in str(name))[:200] or "unnamed"
+        _registered.append((name, fn))
         return None
 
     def bench_func(self, name, func, *args, inner_loops=None, metadata=None):
