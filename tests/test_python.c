@@ -68,7 +68,7 @@ Test(python, the_interpreter_allocates_through_the_plugin, .timeout = 120)
 {
 	char *dir = scratch_dir();
 	write_text(dir, "alloc.py", allocating_script);
-	struct alloclab_results *doc = run_python(dir, test_plugin("py_counting"), "python:script=alloc.py,loops=3", "1", 0);
+	struct alloclab_results *doc = run_python(dir, test_plugin("thread_counting"), "python:script=alloc.py,loops=3", "1", 0);
 	const struct alloclab_cell *c = &doc->cells[0];
 	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
 	/* Interpreter start-up alone makes tens of thousands of calls; the
@@ -236,11 +236,11 @@ Test(python, faults_give_the_documented_results, .timeout = 120)
 
 	/* An allocator that runs out: MemoryError in the benchmark's cell. */
 	write_text(dir, "big.py", "def bench(loops):\n    b = b'x' * (256 << 20)\n");
-	doc = run_python(dir, test_plugin("py_counting") /* no options here */, "python:script=big.py,loops=1", "1", 0);
+	doc = run_python(dir, test_plugin("thread_counting") /* no options here */, "python:script=big.py,loops=1", "1", 0);
 	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "without the limit it runs: %s", doc->cells[0].message);
 	alloclab_results_free(doc);
 	char limited[4200];
-	snprintf(limited, sizeof limited, "%s:fail_above=67108864", test_plugin("py_counting"));
+	snprintf(limited, sizeof limited, "%s:fail_above=67108864", test_plugin("thread_counting"));
 	doc = run_python(dir, limited, "python:script=big.py,loops=1", "1", 1);
 	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_ERROR);
 	cr_expect(strstr(doc->cells[0].message, "MemoryError"), "%s", doc->cells[0].message);
@@ -277,7 +277,7 @@ Test(python, threads_share_one_interpreter, .timeout = 120)
 		   "        q.append([i, str(i)])\n"
 		   "        if len(q) > 50:\n"
 		   "            q.popleft()\n");
-	doc = run_python(dir, test_plugin("py_counting"), "python:script=handoff.py,loops=20", "2", 0);
+	doc = run_python(dir, test_plugin("thread_counting"), "python:script=handoff.py,loops=20", "2", 0);
 	cr_assert_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
 	cr_expect_gt(stat_of(&doc->cells[0], "cross_thread_frees"), 0);
 	cr_expect_eq(doc->cells[0].procs[0].values[0].thread_ops[1], 20);
@@ -300,11 +300,11 @@ Test(python, debug_hooks_and_the_raw_domain, .timeout = 120)
 	char *dir = scratch_dir();
 	write_text(dir, "alloc.py", allocating_script);
 	struct alloclab_results *doc =
-		run_python(dir, test_plugin("py_counting"), "python:script=alloc.py,loops=2,debug_hooks=yes", "1", 0);
+		run_python(dir, test_plugin("thread_counting"), "python:script=alloc.py,loops=2,debug_hooks=yes", "1", 0);
 	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
 	long long hooked = stat_of(&doc->cells[0], "mallocs");
 	alloclab_results_free(doc);
-	doc = run_python(dir, test_plugin("py_counting"), "python:script=alloc.py,loops=2,raw=yes", "1", 0);
+	doc = run_python(dir, test_plugin("thread_counting"), "python:script=alloc.py,loops=2,raw=yes", "1", 0);
 	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
 	/* raw=yes adds the raw domain's calls to the plugin's. */
 	cr_expect_gt(stat_of(&doc->cells[0], "mallocs"), hooked);
