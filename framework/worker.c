@@ -62,6 +62,11 @@ struct worker {
 	_Atomic int prepare_failed;
 };
 
+/* An instance kept to the end of the process (ALLOCLAB_WORKLOAD_KEEP_INSTANCE),
+ * reachable till then so that a leak checker does not report it; volatile,
+ * or the compiler drops a store nothing reads. */
+static void *volatile kept_instance;
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -484,11 +489,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		alloclab_phase("destroy");
 		alloclab_allocator_destroy(&w.alloc);
 	} else {
-		/* Kept to the end of the process, and reachable till then (a leak
-		 * checker must not report it); volatile, or the compiler drops a
-		 * store nothing reads. */
-		static void *volatile kept;
-		kept = w.alloc.instance;
+		kept_instance = w.alloc.instance;
 	}
 	alloclab_phase("exit");
 	out->peak_rss_kib = alloclab_peak_rss_kib();
