@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { P_BENCH, P_SCRIPT, P_PYPERF, P_VALUE_MS, P_LOOPS, P_SCALE, P_RAW, P_DEBUG_HOOKS, P_PROFILE };
+enum { P_BENCH, P_SCRIPT, P_PYPERF, P_VALUE_MS, P_LOOPS, P_SCALE, P_RAW, P_DEBUG_HOOKS, P_PROFILE, P_HASH_SEED };
 
 /* choices[0] "none": the program comes from script= or pyperf= instead. */
 static const char *const bench_choices[] = {"none", ALLOCLAB_PYTHON_BENCHES, NULL};
@@ -61,6 +61,9 @@ static const struct alloclab_param python_params[] = {
 			   .type = ALLOCLAB_PARAM_CHOICE, .choices = no_yes, .max = 1},
 	[P_PROFILE] = {.name = "profile", .help = "an untimed allocation-profile pass after the last value",
 		       .type = ALLOCLAB_PARAM_CHOICE, .choices = no_yes, .def = 1, .max = 1},
+	[P_HASH_SEED] = {.name = "hash_seed",
+			 .help = "str/bytes hash seed, as PYTHONHASHSEED (0: random per process, as CPython does)",
+			 .def = 0, .min = 0, .max = 4294967295u},
 };
 
 /* ---- where things are: the build tree, else the installed tree ---- */
@@ -168,6 +171,7 @@ static void set_config(const struct alloclab_workload_thread *t)
 	config.loops = p->v[P_LOOPS];
 	config.value_ms = p->v[P_VALUE_MS];
 	config.scale = (double)p->v[P_SCALE] / 100.0;
+	config.hash_seed = p->v[P_HASH_SEED];
 }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

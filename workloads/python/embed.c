@@ -160,6 +160,11 @@ static int start_interpreter(const struct alloclab_python_config *cfg, char *err
 	config.install_signal_handlers = 0;
 	config.write_bytecode = 0;
 	config.site_import = 1;
+	if (cfg->hash_seed) {
+		/* Deterministic dict and set orders: instruction counts repeat. */
+		config.use_hash_seed = 1;
+		config.hash_seed = (unsigned long)cfg->hash_seed;
+	}
 	st = PyConfig_SetBytesString(&config, &config.program_name, cfg->program);
 	if (!PyStatus_Exception(st))
 		st = Py_InitializeFromConfig(&config);

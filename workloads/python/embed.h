@@ -10,7 +10,7 @@
 
 #include "workload.h"
 
-#define ALLOCLAB_PYTHON_EMBED_VERSION 1
+#define ALLOCLAB_PYTHON_EMBED_VERSION 2
 
 enum alloclab_python_kind {
 	ALLOCLAB_PY_BUNDLED, /* one of workloads/python/bench/NAME.py */
@@ -33,6 +33,7 @@ struct alloclab_python_config {
 	uint64_t loops;          /* 0: calibrate to value_ms */
 	uint64_t value_ms;
 	double scale;            /* the benchmark's size, 1.0 as written */
+	uint64_t hash_seed;      /* 0: random per process, as CPython's; else PYTHONHASHSEED */
 };
 
 struct alloclab_python_embed {

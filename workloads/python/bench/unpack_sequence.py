@@ -1,5 +1,5 @@
-"""unpack_sequence: tuples and lists unpacked into locals, over and over.
-Almost no allocation: a control that an allocator cannot move."""
+"""unpack_sequence: tuples and lists unpacked into locals, over and over:
+one small list per starred unpacking, and nothing else allocated."""
 
 REPEAT = max(1, int(20000 * SCALE))
 
