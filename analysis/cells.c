@@ -32,6 +32,9 @@ void alloclab_cell_params_text(const struct alloclab_cell *cell, char *out, size
 		char text[4200];
 		if (used >= len)
 			break;
+		/* An empty text is a parameter not given (python's script=). */
+		if (json_is_string(value) && json_string_length(value) == 0)
+			continue;
 		param_value(value, 0, text, sizeof text);
 		used += (size_t)snprintf(out + used, len - used, "%s%s=%s", used ? "," : "", key, text);
 	}
