@@ -25,9 +25,32 @@ static double cell_median(const struct alloclab_cell *cell)
 /* Aggregate throughput at the median; a count of instructions has none. */
 static const char *mops_text(const struct alloclab_cell *c, double median, char *out, size_t len)
 {
+	double mops = 1000.0 * c->threads / median;
+
 	if (alloclab_metric_deterministic(c->metric))
 		return "-";
-	snprintf(out, len, "%.1f", 1000.0 * c->threads / median);
+	/* Operations of milliseconds (a Python benchmark's iteration): as
+	 * operations per second, not 0.0 millions. */
+	if (mops < 0.1)
+		snprintf(out, len, "%.3g/s", mops * 1e6);
+	else
+		snprintf(out, len, "%.1f", mops);
+	return out;
+}
+
+/* A value in the column: as it is up to a million; above, with a unit
+ * (ms, s; M, G instructions), so that a Python benchmark's 12415914.50 ns
+ * reads 12.42 ms and the column keeps its width. */
+static const char *value_text(const struct alloclab_cell *c, double v, char *out, size_t len)
+{
+	int counts = alloclab_metric_deterministic(c->metric);
+
+	if (v < 1e6)
+		snprintf(out, len, "%.2f", v);
+	else if (v < 1e9)
+		snprintf(out, len, counts ? "%.2fM" : "%.2f ms", v / 1e6);
+	else
+		snprintf(out, len, counts ? "%.2fG" : "%.2f s", v / 1e9);
 	return out;
 }
 
@@ -288,7 +311,7 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 		instructions ? "instr/op" : "ns/op", "±%", instructions ? "" : "Mops/s", "peak RSS", "parameters / status");
 	for (unsigned i = 0; i < r->ncells; i++) {
 		const struct alloclab_cell *c = &r->cells[i];
-		char params[512], label[512], mops[32];
+		char params[512], label[512], mops[32], value[32];
 		size_t n;
 		double *values = alloclab_cell_values(c, &n);
 		struct alloclab_summary s;
@@ -319,11 +342,13 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 			fprintf(out, "%10s %7s %9s %10s  not measured (interrupted)\n", "-", "-", "-", "-");
 		else if (n < 2)
 			/* One value has no spread: "-", not a reassuring 0%. */
-			fprintf(out, "%10.2f %7s %9s %6.1f MiB  %s%s\n", s.median, "-", mops_text(c, s.median, mops, sizeof mops),
+			fprintf(out, "%10s %7s %9s %6.1f MiB  %s%s\n", value_text(c, s.median, value, sizeof value), "-",
+				mops_text(c, s.median, mops, sizeof mops),
 				(double)alloclab_cell_peak_rss_kib(c) / 1024.0, params,
 				c->status == ALLOCLAB_CELL_OK ? "" : " (partial: interrupted)");
 		else
-			fprintf(out, "%10.2f %6.1f%% %9s %6.1f MiB  %s%s\n", s.median, 100.0 * s.stdev / s.mean,
+			fprintf(out, "%10s %6.1f%% %9s %6.1f MiB  %s%s\n", value_text(c, s.median, value, sizeof value),
+				100.0 * s.stdev / s.mean,
 				mops_text(c, s.median, mops, sizeof mops),
 				(double)alloclab_cell_peak_rss_kib(c) / 1024.0, params,
 				c->status == ALLOCLAB_CELL_OK ? "" : " (partial: interrupted)");
