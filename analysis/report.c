@@ -32,7 +32,7 @@ static const char *mops_text(const struct alloclab_cell *c, double median, char 
 	/* Operations of milliseconds (a Python benchmark's iteration): as
 	 * operations per second, not 0.0 millions. */
 	if (mops < 0.1)
-		snprintf(out, len, "%.3g/s", mops * 1e6);
+		snprintf(out, len, mops * 1e6 >= 100 ? "%.0f/s" : "%.3g/s", mops * 1e6);
 	else
 		snprintf(out, len, "%.1f", mops);
 	return out;
