@@ -260,14 +260,17 @@ static int check_profile(const json_t *p, char *err, size_t err_len)
 				return -1;
 			}
 		}
-	if (count_of(p, "loops", &n, err, err_len) || n == 0 || count_of(p, "peak_live_bytes", &n, err, err_len) ||
-	    count_of(p, "peak_live_blocks", &n, err, err_len) || count_of(p, "frees_of_earlier_blocks", &n, err, err_len) ||
-	    count_array(p, "small_classes", SMALL_CLASSES, err, err_len) ||
-	    count_array(p, "large_buckets", LARGE_BUCKETS, err, err_len)) {
-		if (n == 0 && !strstr(err, "python report"))
-			snprintf(err, err_len, "python report: profile loops is 0");
+	if (count_of(p, "loops", &n, err, err_len) != 0)
+		return -1;
+	if (n == 0) {
+		snprintf(err, err_len, "python report: profile loops is 0");
 		return -1;
 	}
+	if (count_of(p, "peak_live_bytes", &n, err, err_len) || count_of(p, "peak_live_blocks", &n, err, err_len) ||
+	    count_of(p, "frees_of_earlier_blocks", &n, err, err_len) ||
+	    count_array(p, "small_classes", SMALL_CLASSES, err, err_len) ||
+	    count_array(p, "large_buckets", LARGE_BUCKETS, err, err_len))
+		return -1;
 	if (!json_is_number(per) || !(json_number_value(per) >= 0)) {
 		snprintf(err, err_len, "python report: allocations_per_iteration is not a non-negative number");
 		return -1;

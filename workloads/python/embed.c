@@ -219,8 +219,42 @@ static PyObject *load_bench(const struct alloclab_python_config *cfg, int *na, c
 	return fn;
 }
 
-/* pyperf's rule: double the loops until one value takes value_ms. */
-static int calibrate(PyObject *fn, char *err, size_t err_len)
+/* The two things a value times, `loops` times over: 0, or -1 with err. */
+typedef int (*run_loops_fn)(uint64_t loops, PyObject *fn, char *err, size_t err_len);
+
+/* The benchmark's callable, with the GIL held. */
+static int bench_loops(uint64_t loops, PyObject *fn, char *err, size_t err_len)
+{
+	PyObject *r = PyObject_CallFunction(fn, "K", (unsigned long long)loops);
+
+	if (r == NULL) {
+		char why[480];
+		take_exception(why, sizeof why);
+		snprintf(err, err_len, "benchmark raised %s", why);
+		return -1;
+	}
+	Py_DECREF(r);
+	return 0;
+}
+
+/* startup: the interpreter initialised and finalised, timed whole. */
+static int startup_loops(uint64_t loops, PyObject *fn, char *err, size_t err_len)
+{
+	(void)fn;
+	for (uint64_t i = 0; i < loops; i++) {
+		if (start_interpreter(py.cfg, err, err_len) != 0)
+			return -1;
+		if (Py_FinalizeEx() != 0) {
+			snprintf(err, err_len, "python: Py_FinalizeEx failed");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* pyperf's rule: double the loops until one value takes value_ms (or
+ * the loops= given). Sets py.loops. */
+static int calibrate(run_loops_fn run, PyObject *fn, char *err, size_t err_len)
 {
 	double target = (double)py.cfg->value_ms / 1e3;
 
@@ -230,33 +264,16 @@ static int calibrate(PyObject *fn, char *err, size_t err_len)
 	}
 	for (uint64_t loops = 1;; loops *= 2) {
 		double t0 = now_s();
-		PyObject *r = PyObject_CallFunction(fn, "K", (unsigned long long)loops);
-		double dt = now_s() - t0;
-		if (r == NULL) {
-			char why[400];
-			take_exception(why, sizeof why);
-			snprintf(err, err_len, "benchmark raised %s (while calibrating loops)", why);
+		if (run(loops, fn, err, err_len) != 0) {
+			size_t used = strlen(err);
+			snprintf(err + used, err_len - used, " (while calibrating loops)");
 			return -1;
 		}
-		Py_DECREF(r);
-		if (dt >= target || loops >= (1ull << 32)) {
+		if (now_s() - t0 >= target || loops >= (1ull << 32)) {
 			py.loops = loops;
 			return 0;
 		}
 	}
-}
-
-/* ---- startup: initialisation and finalisation, timed whole ---- */
-
-static int startup_once(char *err, size_t err_len)
-{
-	if (start_interpreter(py.cfg, err, err_len) != 0)
-		return -1;
-	if (Py_FinalizeEx() != 0) {
-		snprintf(err, err_len, "python: Py_FinalizeEx failed");
-		return -1;
-	}
-	return 0;
 }
 
 /* ---- the workload's hooks ---- */
@@ -277,17 +294,9 @@ static int embed_prepare(struct alloclab_workload_thread *t, const struct allocl
 				t->not_applicable = 1;
 				snprintf(err, err_len, "startup starts and ends the one interpreter: 1 thread only");
 				py.failed = 1;
-			} else if (cfg->loops) {
-				py.loops = cfg->loops;
 			} else {
 				/* Calibrated like the others, on the real thing. */
-				for (py.loops = 1;; py.loops *= 2) {
-					double t0 = now_s();
-					for (uint64_t i = 0; i < py.loops && !py.failed; i++)
-						py.failed = startup_once(err, err_len) != 0;
-					if (py.failed || now_s() - t0 >= (double)cfg->value_ms / 1e3)
-						break;
-				}
+				py.failed = calibrate(startup_loops, NULL, err, err_len) != 0;
 			}
 		} else if (start_interpreter(cfg, err, err_len) != 0 || load_harness(cfg, err, err_len) != 0) {
 			py.failed = 1;
@@ -307,7 +316,7 @@ static int embed_prepare(struct alloclab_workload_thread *t, const struct allocl
 	if (t->index == 0 && !py.failed) {
 		int na = 0;
 		pt->bench = load_bench(cfg, &na, err, err_len);
-		if (pt->bench == NULL || calibrate(pt->bench, err, err_len) != 0) {
+		if (pt->bench == NULL || calibrate(bench_loops, pt->bench, err, err_len) != 0) {
 			t->not_applicable = na;
 			py.failed = 1;
 		}
@@ -335,26 +344,18 @@ static int embed_prepare(struct alloclab_workload_thread *t, const struct allocl
 static void embed_run(struct alloclab_workload_thread *t)
 {
 	struct py_thread *pt = t->state;
+	int rc;
 
 	t->ops = py.loops;
 	if (py.cfg->kind == ALLOCLAB_PY_STARTUP) {
-		for (uint64_t i = 0; i < py.loops; i++)
-			if (startup_once(pt->error, sizeof pt->error) != 0) {
-				t->error = pt->error;
-				return;
-			}
-		return;
+		rc = startup_loops(py.loops, NULL, pt->error, sizeof pt->error);
+	} else {
+		PyEval_RestoreThread(pt->ts);
+		rc = bench_loops(py.loops, pt->bench, pt->error, sizeof pt->error);
+		pt->ts = PyEval_SaveThread();
 	}
-	PyEval_RestoreThread(pt->ts);
-	PyObject *r = PyObject_CallFunction(pt->bench, "K", (unsigned long long)py.loops);
-	if (r == NULL) {
-		char why[480];
-		take_exception(why, sizeof why);
-		snprintf(pt->error, sizeof pt->error, "benchmark raised %s", why);
+	if (rc != 0)
 		t->error = pt->error;
-	}
-	Py_XDECREF(r);
-	pt->ts = PyEval_SaveThread();
 }
 
 /* ---- the allocation profile ---- */
@@ -381,10 +382,15 @@ struct profile {
 
 static struct profile prof;
 
+/* The slot holding key, or the empty one where it would go. */
 static size_t slot_of(uintptr_t key)
 {
 	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 20) & (prof.cap - 1);
+	size_t s = (size_t)(h >> 20) & (prof.cap - 1);
+
+	while (prof.keys[s] && prof.keys[s] != key)
+		s = (s + 1) & (prof.cap - 1);
+	return s;
 }
 
 static void map_grow(void)
@@ -399,8 +405,6 @@ static void map_grow(void)
 	for (size_t i = 0; i < old_cap; i++)
 		if (old_keys[i] && old_sizes[i] != SIZE_MAX) {
 			size_t s = slot_of(old_keys[i]);
-			while (prof.keys[s])
-				s = (s + 1) & (prof.cap - 1);
 			prof.keys[s] = old_keys[i];
 			prof.sizes[s] = old_sizes[i];
 			prof.used++;
@@ -426,8 +430,6 @@ static void note_alloc(void *block, size_t size)
 	if ((prof.used + 1) * 2 > prof.cap)
 		map_grow();
 	s = slot_of((uintptr_t)block);
-	while (prof.keys[s] && prof.keys[s] != (uintptr_t)block)
-		s = (s + 1) & (prof.cap - 1);
 	if (prof.keys[s] == 0)
 		prof.used++;
 	prof.keys[s] = (uintptr_t)block;
@@ -447,8 +449,6 @@ static void note_free(void *block)
 	if (block == NULL)
 		return;
 	s = slot_of((uintptr_t)block);
-	while (prof.keys[s] && prof.keys[s] != (uintptr_t)block)
-		s = (s + 1) & (prof.cap - 1);
 	if (prof.keys[s] == 0 || prof.sizes[s] == SIZE_MAX) {
 		prof.foreign_frees++; /* allocated before the pass began */
 		return;

@@ -67,17 +67,17 @@ class Planner:
 
     def propagate(self, start):
         self.mark += 1
-        todo = [start]
+        frontier = [start]
         plan = []
-        while todo:
-            v = todo.pop()
+        while frontier:
+            v = frontier.pop()
             if v.mark == self.mark:
                 continue
             v.mark = self.mark
             for c in v.constraints:
                 if c.output is not v and c.output.determined_by is c:
                     plan.append(c)
-                    todo.append(c.output)
+                    frontier.append(c.output)
         for c in plan:
             c.execute()
         return len(plan)

@@ -22,15 +22,15 @@ NEIGH = neighbours(SIZE)
 
 def group(board, p):
     colour = board[p]
-    stones, liberties, todo = {p}, set(), [p]
-    while todo:
-        q = todo.pop()
+    stones, liberties, frontier = {p}, set(), [p]
+    while frontier:
+        q = frontier.pop()
         for n in NEIGH[q]:
             if board[n] == EMPTY:
                 liberties.add(n)
             elif board[n] == colour and n not in stones:
                 stones.add(n)
-                todo.append(n)
+                frontier.append(n)
     return stones, liberties
 
 
