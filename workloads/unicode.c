@@ -28,6 +28,7 @@
 #include "workload.h"
 #include "worker.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -94,6 +95,12 @@ struct line {
 	uint64_t *rounds_ns;
 	const struct word_set *set;
 	struct str_blocks by_len[SIZED_LENGTHS + 1];
+	/* Lines whose strings are one block with one-byte characters (PEP 393
+	 * ASCII and Latin-1 strings; Bytes on every layout but the UCS2/UCS4
+	 * builds' scaled ones) run the specialised loop: each word's block
+	 * size, and where the characters start (the same for every length). */
+	size_t *narrow_sizes; /* NULL: the general loop */
+	size_t narrow_offset;
 };
 
 struct unicode_state {
@@ -108,6 +115,7 @@ struct unicode_state {
 	struct word_set sets[MAX_LINES];
 	unsigned nsets;
 	struct string_obj *objs;
+	unsigned char **blocks;     /* the specialised loop's live blocks */
 	struct string_obj free_list[FREELIST_MAX];
 	unsigned nfree;
 	int ran;                    /* run() started: the placement pass follows */
@@ -296,6 +304,25 @@ static const struct word_set *words_for(struct unicode_state *s, const struct li
 	return set;
 }
 
+/* Gives a line the specialised loop when its strings are narrow (see
+ * struct line) and the free list is off. 0, or -1 out of memory. */
+static int narrow_line(struct unicode_state *s, struct line *l)
+{
+	const struct str_blocks b0 = l->by_len[0];
+
+	if (s->freelist || b0.buffer != 0 || b0.width != 1)
+		return 0;
+	if ((l->narrow_sizes = calloc(l->words, sizeof *l->narrow_sizes)) == NULL)
+		return -1;
+	l->narrow_offset = b0.data_offset;
+	for (size_t i = 0; i < l->words; i++) {
+		struct str_blocks b = blocks_of(s, l->kind, l->set->lens[i]);
+		assert(b.buffer == 0 && b.width == 1 && b.data_offset == b0.data_offset);
+		l->narrow_sizes[i] = b.object;
+	}
+	return 0;
+}
+
 static int unicode_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
 {
 	const struct alloclab_params *p = t->params;
@@ -338,9 +365,12 @@ static int unicode_prepare(struct alloclab_workload_thread *t, char *err, size_t
 			goto oom;
 		for (size_t n = 0; n <= SIZED_LENGTHS; n++)
 			l->by_len[n] = blocks_of(s, l->kind, n);
+		if (narrow_line(s, l) != 0)
+			goto oom;
 	}
 	s->objs = calloc(s->maxwords, sizeof *s->objs);
-	if (!s->objs)
+	s->blocks = calloc(s->maxwords, sizeof *s->blocks);
+	if (!s->objs || !s->blocks)
 		goto oom;
 	return 0;
 oom:
@@ -355,6 +385,53 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* One allocate-write-free pass of a narrow line: the general loop's work
+ * for these strings (the same blocks, header and characters) with no
+ * per-object decisions, calling the allocator's own entry points where the
+ * plugin hands them out. Inlined twice (direct or through the ops), so the
+ * choice is made once per pass. 0, or -1 when the allocator is out. */
+static inline __attribute__((always_inline)) int narrow_pass(struct unicode_state *s, const struct line *l,
+							      int direct)
+{
+	const struct alloclab_allocator *a = s->a;
+	char *const *words = l->set->words;
+	const size_t *lens = l->set->lens, *sizes = l->narrow_sizes, off = l->narrow_offset, nwords = l->words;
+	unsigned char **blocks = s->blocks;
+
+	for (size_t i = 0; i < nwords; i++) {
+		unsigned char *o = direct ? a->direct_malloc(sizes[i]) : alloclab_malloc(a, sizes[i]);
+		if (o == NULL) {
+			while (i > 0)
+				alloclab_free(a, blocks[--i]);
+			return -1;
+		}
+		write_header(o, lens[i]);
+		memcpy(o + off, words[i], lens[i]);
+		o[off + lens[i]] = 0;
+		blocks[i] = o;
+	}
+	for (size_t i = 0; i < nwords; i++)
+		if (direct)
+			a->direct_free(blocks[i]);
+		else
+			alloclab_free(a, blocks[i]);
+	return 0;
+}
+
+/* One pass of any other line, object by object. */
+static int general_pass(struct unicode_state *s, const struct line *l)
+{
+	for (size_t i = 0; i < l->words; i++)
+		if (string_new(s, l, l->set->words[i], l->set->lens[i], &s->objs[i]) != 0) {
+			while (i > 0)
+				string_free(s, &s->objs[--i]);
+			return -1;
+		}
+	for (size_t i = 0; i < l->words; i++)
+		string_free(s, &s->objs[i]);
+	return 0;
+}
+
 static void unicode_run(struct alloclab_workload_thread *t)
 {
 	struct unicode_state *s = t->state;
@@ -364,21 +441,18 @@ static void unicode_run(struct alloclab_workload_thread *t)
 	s->ran = 1;
 	for (unsigned li = 0; li < s->nlines; li++) {
 		struct line *l = &s->lines[li];
-		char *const *words = l->set->words;
-		const size_t *lens = l->set->lens;
+		const int direct = s->a->direct_malloc != NULL;
 		for (uint64_t r = 0; r < rounds; r++) {
 			uint64_t t0 = now_ns();
 			for (uint64_t rep = 0; rep < reps; rep++) {
-				for (size_t i = 0; i < l->words; i++)
-					if (string_new(s, l, words[i], lens[i], &s->objs[i]) != 0) {
-						t->error = "unicode: the allocator returned NULL";
-						for (size_t k = 0; k < i; k++)
-							string_free(s, &s->objs[k]);
-						t->ops = ops;
-						return;
-					}
-				for (size_t i = 0; i < l->words; i++)
-					string_free(s, &s->objs[i]);
+				int rc = !l->narrow_sizes ? general_pass(s, l)
+					 : direct	   ? narrow_pass(s, l, 1)
+							   : narrow_pass(s, l, 0);
+				if (rc != 0) {
+					t->error = "unicode: the allocator returned NULL";
+					t->ops = ops;
+					return;
+				}
 			}
 			l->rounds_ns[r] = now_ns() - t0;
 			ops += l->words * reps;
@@ -438,6 +512,7 @@ static void unicode_finish(struct alloclab_workload_thread *t)
 							placement(t, s, l)));
 		}
 		free(l->rounds_ns);
+		free(l->narrow_sizes);
 	}
 	/* Objects parked on the free list go back to the allocator. */
 	while (s->nfree > 0) {
@@ -456,6 +531,7 @@ static void unicode_finish(struct alloclab_workload_thread *t)
 		free(s->sets[i].storage);
 	}
 	free(s->objs);
+	free(s->blocks);
 	unicode_free_words(&s->text);
 	free(s);
 	t->state = NULL;

@@ -9,32 +9,13 @@
  *
  *   churn-standalone-ALLOCATOR OPS [SLOTS [MIN_SIZE [MAX_SIZE [SEED]]]]
  */
+#include "entry.h"
 #include "rng.h"
 #include "worker.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <valgrind/callgrind.h>
-
-#if defined(USE_MIMALLOC)
-#include <mimalloc.h>
-#define ALLOC(n) mi_malloc(n)
-#define FREE(p) mi_free(p)
-#elif defined(USE_CPYTHON)
-void *PyObject_Malloc(size_t size);
-void PyObject_Free(void *ptr);
-#define ALLOC(n) PyObject_Malloc(n)
-#define FREE(p) PyObject_Free(p)
-#elif defined(USE_TBBMALLOC)
-void *scalable_malloc(size_t size);
-void scalable_free(void *ptr);
-#define ALLOC(n) scalable_malloc(n)
-#define FREE(p) scalable_free(p)
-#else
-/* glibc's, or with -ljemalloc/-ltcmalloc_minimal linked first, theirs. */
-#define ALLOC(n) malloc(n)
-#define FREE(p) free(p)
-#endif
 
 int main(int argc, char **argv)
 {
