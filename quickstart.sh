@@ -21,7 +21,7 @@ esac
 # Everything alloclab builds with, from Debian (docs/platform.md).
 packages=(
 	build-essential git meson ninja-build pkg-config
-	libjansson-dev libjemalloc-dev libmimalloc-dev libcriterion-dev python3-dev gnuplot-nox valgrind
+	libjansson-dev libzstd-dev libjemalloc-dev libmimalloc-dev libcriterion-dev python3-dev gnuplot-nox valgrind
 	libtcmalloc-minimal4 libtbbmalloc2
 	# The python workload's benchmarks that exercise libraries (docs/python.md)
 	python3-django python3-mako python3-genshi python3-html5lib python3-docutils python3-sqlalchemy python3-sympy

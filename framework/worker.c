@@ -12,6 +12,7 @@
 
 #include "child.h"
 #include "placement.h"
+#include "recorder.h"
 #include "results.h"
 
 #include <errno.h>
@@ -203,6 +204,7 @@ static void *thread_main(void *arg)
 	int attached = 0;
 
 	slot->wt.state = NULL;
+	alloclab_recorder_thread(slot->wt.index);
 	if (slot->cpu >= 0) {
 		cpu_set_t set;
 		CPU_ZERO(&set);
@@ -381,6 +383,13 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	alloclab_phase("create");
 	if (alloclab_allocator_create(&w.alloc, &plugin, cell->plugin_options, err, err_len) != 0)
 		return -1;
+	if (cell->record_path) {
+		json_t *meta = json_pack("{s:s,s:o}", "alloclab", ALLOCLAB_VERSION, "recorded",
+					 alloclab_cell_spec_to_json(cell));
+		json_object_del(json_object_get(meta, "recorded"), "record");
+		if (alloclab_recorder_start(&w.alloc, cell->record_path, meta, cell->threads, err, err_len) != 0)
+			return -1;
+	}
 	if (cell->gil)
 		alloclab_allocator_global_lock(&w.alloc);
 	if (cell->cache_align)
@@ -485,6 +494,17 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		else
 			json_decref(stats);
 	}
+	if (cell->record_path) {
+		/* The allocator's state at the trace's end, for a replay to
+		 * compare its own with. */
+		alloclab_phase("record");
+		json_t *extra = json_pack("{s:O?}", "stats", out->stats_after_finish);
+		if (alloclab_recorder_finish(extra, err, err_len) != 0) {
+			alloclab_process_clear(out);
+			worker_free(&w, shared, &plugin);
+			return -1;
+		}
+	}
 	if (!(cell->workload->flags & ALLOCLAB_WORKLOAD_KEEP_INSTANCE)) {
 		alloclab_phase("destroy");
 		alloclab_allocator_destroy(&w.alloc);
@@ -525,27 +545,27 @@ json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
 		json_array_append_new(v, json_integer((json_int_t)cell->params.v[i]));
 		json_array_append_new(text, cell->params.text[i] ? alloclab_json_text(cell->params.text[i]) : json_null());
 	}
-	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b,s:o,s:b}", "plugin", cell->plugin, "plugin_options",
+	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b,s:o,s:b,s:o}", "plugin", cell->plugin, "plugin_options",
 			 cell->plugin_options, "workload", cell->workload->name, "v", v, "text", text, "threads",
 			 cell->threads, "warmups", cell->warmups, "values", cell->values, "pin", cell->pin,
 			 "cache_align", cell->cache_align, "gil", cell->gil, "callgrind_dir",
 			 cell->callgrind_dir ? alloclab_json_text(cell->callgrind_dir) : json_null(), "cache_sim",
-			 cell->cache_sim);
+			 cell->cache_sim, "record", cell->record_path ? alloclab_json_text(cell->record_path) : json_null());
 }
 
 int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_workload *(*find)(const char *name),
 				 struct alloclab_cell_spec *cell, char *err, size_t err_len)
 {
 	const char *workload = NULL;
-	json_t *v = NULL, *text = NULL, *cg = NULL;
+	json_t *v = NULL, *text = NULL, *cg = NULL, *rec = NULL;
 	int threads = 0, warmups = 0, values = 0, pin = 0, cache_align = 0, gil = 0, cache_sim = 0;
 
 	memset(cell, 0, sizeof *cell);
-	if (json_unpack((json_t *)obj, "{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b,s:o,s:b}", "plugin", &cell->plugin,
+	if (json_unpack((json_t *)obj, "{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b,s:o,s:b,s?o}", "plugin", &cell->plugin,
 			"plugin_options", &cell->plugin_options, "workload", &workload, "v", &v, "text", &text, "threads",
 			&threads, "warmups", &warmups, "values", &values, "pin", &pin, "cache_align", &cache_align, "gil",
-			&gil, "callgrind_dir", &cg, "cache_sim", &cache_sim) != 0 ||
-	    !(json_is_null(cg) || json_is_string(cg)) ||
+			&gil, "callgrind_dir", &cg, "cache_sim", &cache_sim, "record", &rec) != 0 ||
+	    !(json_is_null(cg) || json_is_string(cg)) || !(rec == NULL || json_is_null(rec) || json_is_string(rec)) ||
 	    (cell->workload = find(workload)) == NULL || threads < 1 || threads > ALLOCLAB_MAX_THREADS ||
 	    warmups < 0 || warmups > 100000 || values < 1 || values > 100000 || !json_is_array(v) ||
 	    !json_is_array(text) || json_array_size(v) != cell->workload->nparams ||
@@ -572,6 +592,7 @@ int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_worklo
 	cell->gil = gil;
 	cell->callgrind_dir = json_string_value(cg);
 	cell->cache_sim = cache_sim && cell->callgrind_dir;
+	cell->record_path = rec ? json_string_value(rec) : NULL;
 	return 0;
 }
 

@@ -37,6 +37,9 @@ struct alloclab_cell_spec {
 	/* --measure cache: callgrind also simulates the caches (the machine's
 	 * geometry), and values carry data misses per operation. */
 	int cache_sim;
+	/* `alloclab record`: every call reaching the plugin is written to a
+	 * new trace at this path (recorder.h); NULL: not recording. */
+	const char *record_path;
 };
 
 /* The metric the cell's values are in (results.h). */

@@ -1,0 +1,318 @@
+/*
+ * The recording wrapper. See recorder.h.
+ *
+ * Identities: each trace thread hands out slots for the objects it
+ * allocates, the most recently released first (so slots stay bounded by
+ * its live objects), and counts the allocations of each slot (the
+ * object's generation). A hash map from block address to (owner, slot)
+ * finds a freed block's identity. All of it is guarded by one lock, held
+ * across the plugin's call too, so the order written is the order the
+ * plugin saw.
+ */
+#include "recorder.h"
+
+#include "trace.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct owner {
+	uint32_t *gen;    /* allocations so far, per slot */
+	uint32_t nslots, cap;
+	uint32_t *freed;  /* released slots, a stack */
+	uint32_t nfreed, freed_cap;
+};
+
+static struct alloclab_plugin inner; /* the plugin's own ops */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct alloclab_trace_writer *writer; /* NULL: not recording (any more) */
+static struct owner owners[ALLOCLAB_TRACE_MAX_THREADS];
+static unsigned next_unnamed;
+static uint64_t unknown_frees;
+static __thread unsigned my_index_plus_one; /* 0: not known yet */
+
+/* The address map: linear probing, deletion by shifting back. Keys are
+ * block addresses (never 0); values owner << 32 | slot. */
+static uintptr_t *keys;
+static uint64_t *vals;
+static size_t cap, used;
+
+static size_t bucket(uintptr_t k) { return (size_t)(((uint64_t)k >> 4) * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1); }
+
+static int map_grow(void)
+{
+	size_t old_cap = cap, ncap = cap ? cap * 2 : 1u << 16;
+	uintptr_t *ok = keys;
+	uint64_t *ov = vals;
+
+	keys = calloc(ncap, sizeof *keys);
+	vals = calloc(ncap, sizeof *vals);
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		keys = ok, vals = ov;
+		return -1;
+	}
+	cap = ncap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (ok[i]) {
+			size_t b = bucket(ok[i]);
+			while (keys[b])
+				b = (b + 1) & (cap - 1);
+			keys[b] = ok[i];
+			vals[b] = ov[i];
+		}
+	free(ok);
+	free(ov);
+	return 0;
+}
+
+static int map_put(uintptr_t k, uint64_t v)
+{
+	size_t b;
+	if ((used + 1) * 4 > cap * 3 && map_grow() != 0)
+		return -1;
+	b = bucket(k);
+	while (keys[b] && keys[b] != k)
+		b = (b + 1) & (cap - 1);
+	used += keys[b] == 0;
+	keys[b] = k;
+	vals[b] = v;
+	return 0;
+}
+
+/* Removes k; 1 with *v, or 0 when absent. */
+static int map_take(uintptr_t k, uint64_t *v)
+{
+	size_t b, j;
+	if (cap == 0)
+		return 0;
+	b = bucket(k);
+	while (keys[b] && keys[b] != k)
+		b = (b + 1) & (cap - 1);
+	if (keys[b] == 0)
+		return 0;
+	*v = vals[b];
+	keys[b] = 0;
+	used--;
+	/* Shift back the entries after it whose probe passed through b. */
+	for (j = (b + 1) & (cap - 1); keys[j]; j = (j + 1) & (cap - 1)) {
+		size_t home = bucket(keys[j]);
+		if (((j - home) & (cap - 1)) >= ((j - b) & (cap - 1))) {
+			keys[b] = keys[j];
+			vals[b] = vals[j];
+			keys[j] = 0;
+			b = j;
+		}
+	}
+	return 1;
+}
+
+static unsigned my_index(void)
+{
+	if (my_index_plus_one == 0)
+		my_index_plus_one = ++next_unnamed; /* under the lock */
+	return my_index_plus_one - 1;
+}
+
+void alloclab_recorder_thread(unsigned index)
+{
+	my_index_plus_one = index + 1;
+}
+
+/* A slot for a new object of the calling thread; UINT32_MAX when out of
+ * memory. */
+static uint32_t take_slot(unsigned th)
+{
+	struct owner *o = &owners[th];
+	uint32_t s;
+
+	if (o->nfreed > 0) {
+		s = o->freed[--o->nfreed];
+	} else {
+		if (o->nslots == o->cap) {
+			uint32_t ncap = o->cap ? o->cap * 2 : 1024;
+			uint32_t *g = ncap <= ALLOCLAB_TRACE_MAX_SLOTS ? realloc(o->gen, ncap * sizeof *g) : NULL;
+			if (g == NULL)
+				return UINT32_MAX;
+			o->gen = g;
+			o->cap = ncap;
+		}
+		s = o->nslots++;
+		o->gen[s] = 0;
+	}
+	o->gen[s]++;
+	return s;
+}
+
+static int release_slot(unsigned owner, uint32_t s)
+{
+	struct owner *o = &owners[owner];
+	if (o->nfreed == o->freed_cap) {
+		uint32_t ncap = o->freed_cap ? o->freed_cap * 2 : 1024;
+		uint32_t *f = realloc(o->freed, ncap * sizeof *f);
+		if (f == NULL)
+			return -1;
+		o->freed = f;
+		o->freed_cap = ncap;
+	}
+	o->freed[o->nfreed++] = s;
+	return 0;
+}
+
+/* Fills e's released object from block p's identity; 0 when p is unknown. */
+static int identify(void *p, unsigned th, struct alloclab_trace_event *e)
+{
+	uint64_t v;
+	if (!map_take((uintptr_t)p, &v)) {
+		unknown_frees++;
+		return 0;
+	}
+	e->old_owner = (uint16_t)(v >> 32);
+	e->old_slot = (uint32_t)v;
+	e->remote = e->old_owner != th;
+	e->arg = owners[e->old_owner].gen[e->old_slot] - 1;
+	return release_slot(e->old_owner, e->old_slot) == 0;
+}
+
+/* Gives block p a new identity of thread th in e and writes e. */
+static void record_new(void *p, unsigned th, struct alloclab_trace_event *e)
+{
+	uint32_t s = take_slot(th);
+	if (s == UINT32_MAX || map_put((uintptr_t)p, (uint64_t)th << 32 | s) != 0) {
+		/* Out of memory for identities: the trace cannot be
+		 * finished, and finish says so. */
+		alloclab_trace_writer_abort(writer);
+		writer = NULL;
+		return;
+	}
+	e->slot = s;
+	alloclab_trace_write(writer, th, e);
+}
+
+static void *rec_malloc(void *instance, size_t n)
+{
+	pthread_mutex_lock(&lock);
+	void *p = inner.malloc(instance, n);
+	if (p && writer)
+		record_new(p, my_index(), &(struct alloclab_trace_event){.op = ALLOCLAB_TRACE_MALLOC, .size = n});
+	pthread_mutex_unlock(&lock);
+	return p;
+}
+
+static void *rec_calloc(void *instance, size_t nmemb, size_t n)
+{
+	pthread_mutex_lock(&lock);
+	void *p = inner.calloc(instance, nmemb, n);
+	if (p && writer)
+		record_new(p, my_index(),
+			   &(struct alloclab_trace_event){.op = ALLOCLAB_TRACE_CALLOC, .arg = nmemb, .size = n});
+	pthread_mutex_unlock(&lock);
+	return p;
+}
+
+static void *rec_aligned_alloc(void *instance, size_t alignment, size_t n)
+{
+	pthread_mutex_lock(&lock);
+	void *p = inner.aligned_alloc(instance, alignment, n);
+	if (p && writer)
+		record_new(p, my_index(),
+			   &(struct alloclab_trace_event){.op = ALLOCLAB_TRACE_ALIGNED, .arg = alignment, .size = n});
+	pthread_mutex_unlock(&lock);
+	return p;
+}
+
+static void *rec_realloc(void *instance, void *p, size_t n)
+{
+	pthread_mutex_lock(&lock);
+	void *q = inner.realloc(instance, p, n);
+	if (q && writer) {
+		unsigned th = my_index();
+		struct alloclab_trace_event e = {.op = ALLOCLAB_TRACE_REALLOC, .size = n};
+		if (p == NULL) {
+			e.op = ALLOCLAB_TRACE_MALLOC;
+			record_new(q, th, &e);
+		} else if (identify(p, th, &e)) {
+			record_new(q, th, &e);
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return q;
+}
+
+static void release(void *instance, void *p, size_t n, int sized)
+{
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&lock);
+	if (writer) {
+		unsigned th = my_index();
+		struct alloclab_trace_event e = {.op = sized ? ALLOCLAB_TRACE_FREE_SIZED : ALLOCLAB_TRACE_FREE,
+						 .size = sized ? n : 0};
+		if (identify(p, th, &e))
+			alloclab_trace_write(writer, th, &e);
+	}
+	if (sized)
+		inner.free_sized(instance, p, n);
+	else
+		inner.free(instance, p);
+	pthread_mutex_unlock(&lock);
+}
+
+static void rec_free(void *instance, void *p) { release(instance, p, 0, 0); }
+static void rec_free_sized(void *instance, void *p, size_t n) { release(instance, p, n, 1); }
+
+int alloclab_recorder_start(struct alloclab_allocator *a, const char *path, json_t *meta, unsigned named,
+			    char *err, size_t err_len)
+{
+	if (named == 0 || named > ALLOCLAB_TRACE_MAX_THREADS) {
+		json_decref(meta);
+		snprintf(err, err_len, "recording: %u threads (1 to %u)", named, ALLOCLAB_TRACE_MAX_THREADS);
+		return -1;
+	}
+	if ((writer = alloclab_trace_writer_open(path, meta, err, err_len)) == NULL)
+		return -1;
+	next_unnamed = named;
+	inner = a->ops;
+	a->direct_malloc = NULL, a->direct_free = NULL;
+	a->ops.malloc = rec_malloc;
+	a->ops.calloc = rec_calloc;
+	a->ops.free = rec_free;
+	a->ops.free_sized = rec_free_sized;
+	if (inner.realloc)
+		a->ops.realloc = rec_realloc;
+	if (inner.aligned_alloc)
+		a->ops.aligned_alloc = rec_aligned_alloc;
+	return 0;
+}
+
+int alloclab_recorder_finish(json_t *end_extra, char *err, size_t err_len)
+{
+	int rc;
+
+	pthread_mutex_lock(&lock);
+	if (writer == NULL) {
+		json_decref(end_extra);
+		snprintf(err, err_len, "recording stopped: out of memory for the identities");
+		rc = -1;
+	} else {
+		if (end_extra == NULL)
+			end_extra = json_object();
+		json_object_set_new(end_extra, "unknown_frees", json_integer((json_int_t)unknown_frees));
+		rc = alloclab_trace_writer_close(writer, end_extra, err, err_len);
+		writer = NULL;
+	}
+	for (unsigned i = 0; i < ALLOCLAB_TRACE_MAX_THREADS; i++) {
+		free(owners[i].gen);
+		free(owners[i].freed);
+	}
+	memset(owners, 0, sizeof owners);
+	free(keys);
+	free(vals);
+	keys = NULL, vals = NULL, cap = used = 0;
+	pthread_mutex_unlock(&lock);
+	return rc;
+}

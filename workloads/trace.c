@@ -1,0 +1,574 @@
+/*
+ * trace: replays an allocation trace (`alloclab record`, docs/traces.md)
+ * against the plugin, each recorded thread on a thread of its own, in
+ * parallel.
+ *
+ * Objects are (owner, slot, generation) in the trace; here each thread has
+ * a table of its slots: the block, and a sequence number counting the
+ * events done on the slot (odd: an object is live). Only the owner
+ * allocates into its slots; it waits for an even number (a release by
+ * another thread still to come). A release of another thread's object of
+ * generation g waits until that slot's number is 2g + 1: its allocation
+ * done, and nothing after it. These waits follow the recorded order of
+ * each object's events, which is consistent with one order of the whole
+ * recorded run, so a replay of a valid trace cannot deadlock; a hostile
+ * one that would is stopped by a timeout with the event named.
+ *
+ * A trace of one thread replayed with -t N runs N independent copies
+ * (scaling). Decoding happens in the timed region, a chunk at a time, so
+ * memory stays proportional to live objects whatever the trace's length;
+ * its cost is measured with the noop plugin (README).
+ */
+#define _GNU_SOURCE 1
+#include "trace.h"
+#include "workload.h"
+#include "worker.h"
+
+#include <inttypes.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+enum { P_FILE, P_LOOPS, P_TOUCH, P_DECODE, P_DECODE_MB, P_WAIT };
+enum { TOUCH_ENDS, TOUCH_ALL, TOUCH_NONE };
+static const char *const touch_names[] = {"ends", "all", "none", NULL};
+enum { DECODE_AUTO, DECODE_AHEAD, DECODE_STREAM };
+static const char *const decode_names[] = {"auto", "ahead", "stream", NULL};
+
+static const struct alloclab_param trace_params[] = {
+	[P_FILE] = {.name = "file", .help = "the trace to replay (alloclab record)", .type = ALLOCLAB_PARAM_TEXT,
+		    .def_text = ""},
+	[P_LOOPS] = {.name = "loops", .help = "replays per value (what is left live is freed between them)",
+		     .def = 1, .min = 1, .max = 1000000},
+	[P_TOUCH] = {.name = "touch", .help = "writes to each new block: its first and last byte, all of it, none",
+		     .type = ALLOCLAB_PARAM_CHOICE, .choices = touch_names, .max = TOUCH_NONE},
+	[P_DECODE] = {.name = "decode",
+		      .help = "ahead: the whole trace decoded before the timed region; stream: a chunk at a time in it; "
+			      "auto: ahead when it fits decode_mb",
+		      .type = ALLOCLAB_PARAM_CHOICE, .choices = decode_names, .max = DECODE_STREAM},
+	[P_DECODE_MB] = {.name = "decode_mb", .help = "most memory for decoding ahead (32 bytes an event)", .def = 1024,
+			 .min = 1, .max = 1 << 20},
+	[P_WAIT] = {.name = "wait_s", .help = "longest wait for another thread's object before giving up",
+		    .def = 30, .min = 1, .max = 86400},
+};
+
+/* One slot of a replay thread. Invariant: seq is odd exactly when block
+ * holds a live object of the slot. */
+struct slot {
+	void *block;
+	_Atomic uint32_t seq;
+	uint32_t unused;
+};
+
+struct trace_shared {
+	struct alloclab_trace *trace; /* opened by thread 0 in the first prepare */
+	struct alloclab_trace_summary sum;
+	char error[ALLOCLAB_ERR_LEN]; /* why the trace was refused, for every thread */
+	int refused, not_applicable;
+	struct slot *slots[ALLOCLAB_MAX_THREADS]; /* each thread's table (multi-thread traces) */
+	/* Decoding ahead: each recorded thread's events, decoded once per
+	 * process by the replay thread of the same index (thread 0 for a
+	 * trace of one thread, which every thread then reads). */
+	int ahead;
+	struct alloclab_trace_event *decoded[ALLOCLAB_MAX_THREADS];
+	uint64_t ndecoded[ALLOCLAB_MAX_THREADS];
+	/* Set by a thread that stopped early: the others stop waiting. */
+	_Atomic int failed;
+	/* A barrier between loops that a failure opens. */
+	_Atomic unsigned arrived, generation;
+};
+
+struct replay {
+	struct alloclab_trace_cursor *cursor;
+	struct alloclab_trace_event *events;
+	struct slot *mine;
+	uint32_t nslots;
+	uint64_t waits;
+	char error[ALLOCLAB_ERR_LEN];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The last trace validated in this process, by file identity: the
+ * parameters' check validates (so a bad trace is a usage error, before
+ * anything is measured) and the replay's prepare does not again. */
+static struct {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	struct alloclab_trace_summary sum;
+	int valid;
+} validated;
+
+static int validate_once(const char *path, struct alloclab_trace_summary *sum, char *err, size_t err_len)
+{
+	struct alloclab_trace *t;
+	struct stat st;
+
+	if (path[0] == '\0') {
+		snprintf(err, err_len, "workload 'trace': give the trace to replay, trace:file=FILE");
+		return -1;
+	}
+	if (stat(path, &st) == 0 && validated.valid && st.st_dev == validated.dev && st.st_ino == validated.ino &&
+	    st.st_size == validated.size && st.st_mtim.tv_sec == validated.mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == validated.mtime.tv_nsec) {
+		*sum = validated.sum;
+		return 0;
+	}
+	validated.valid = 0;
+	if ((t = alloclab_trace_open(path, err, err_len)) == NULL)
+		return -1;
+	if (alloclab_trace_validate(t, sum, err, err_len) != 0) {
+		alloclab_trace_close(t);
+		return -1;
+	}
+	alloclab_trace_close(t);
+	if (stat(path, &st) == 0) {
+		validated.dev = st.st_dev;
+		validated.ino = st.st_ino;
+		validated.size = st.st_size;
+		validated.mtime = st.st_mtim;
+		validated.sum = *sum;
+		validated.valid = 1;
+	}
+	return 0;
+}
+
+static int trace_check(const struct alloclab_params *p, char *err, size_t err_len)
+{
+	struct alloclab_trace_summary sum;
+	return validate_once(p->text[P_FILE], &sum, err, err_len);
+}
+
+/* Opens the trace, once per process (thread 0; the others wait at the
+ * sync after), and decides whether this plugin can replay it. */
+static void open_trace(struct alloclab_workload_thread *t, struct trace_shared *sh)
+{
+	const char *path = t->params->text[P_FILE];
+	const struct alloclab_allocator *a = t->alloc;
+	unsigned k;
+
+	if (validate_once(path, &sh->sum, sh->error, sizeof sh->error) != 0 ||
+	    (sh->trace = alloclab_trace_open(path, sh->error, sizeof sh->error)) == NULL) {
+		sh->refused = 1;
+		return;
+	}
+	k = alloclab_trace_threads(sh->trace);
+	if (k > 1 && t->nthreads != k)
+		snprintf(sh->error, sizeof sh->error, "the trace has %u threads: replay it with -t %u", k, k);
+	else if (sh->sum.remote && !(a->caps & ALLOCLAB_CAP_CROSS_THREAD_FREE))
+		snprintf(sh->error, sizeof sh->error, "the trace frees blocks in other threads than their own");
+	else if (sh->sum.ops[ALLOCLAB_TRACE_REALLOC] && a->ops.realloc == NULL)
+		snprintf(sh->error, sizeof sh->error, "the trace calls realloc");
+	else if (sh->sum.ops[ALLOCLAB_TRACE_ALIGNED] && a->ops.aligned_alloc == NULL)
+		snprintf(sh->error, sizeof sh->error, "the trace calls aligned_alloc");
+	else if (t->nthreads > 1 && !(a->caps & ALLOCLAB_CAP_THREAD_SAFE))
+		snprintf(sh->error, sizeof sh->error, "the plugin is not thread-safe");
+	sh->not_applicable = sh->error[0] != '\0';
+	if (t->params->v[P_DECODE] == DECODE_AUTO) {
+		uint64_t events = 0;
+		for (unsigned i = 0; i < k; i++)
+			events += alloclab_trace_events(sh->trace, i);
+		sh->ahead = events <= (t->params->v[P_DECODE_MB] << 20) / sizeof(struct alloclab_trace_event);
+	} else {
+		sh->ahead = t->params->v[P_DECODE] == DECODE_AHEAD;
+	}
+}
+
+/* Decodes recorded thread `source` whole into sh->decoded. 0, or -1. */
+static int decode_ahead(struct trace_shared *sh, struct replay *r, unsigned source, char *err, size_t err_len)
+{
+	uint64_t total = alloclab_trace_events(sh->trace, source), got = 0;
+	struct alloclab_trace_event *all = malloc((total ? total : 1) * sizeof *all);
+	size_t n;
+	int rc;
+
+	if (all == NULL) {
+		snprintf(err, err_len, "trace: out of memory decoding %" PRIu64 " events ahead (decode=stream needs less)",
+			 total);
+		return -1;
+	}
+	while ((rc = alloclab_trace_next_chunk(r->cursor, r->events, &n, err, err_len)) == 1) {
+		memcpy(all + got, r->events, n * sizeof *all);
+		got += n;
+	}
+	if (rc < 0) {
+		free(all);
+		return -1;
+	}
+	sh->decoded[source] = all;
+	sh->ndecoded[source] = got;
+	return 0;
+}
+
+static int trace_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
+{
+	struct trace_shared *sh = t->shared;
+	struct replay *r;
+	unsigned source;
+
+	if (t->index == 0 && sh->trace == NULL && !sh->refused)
+		open_trace(t, sh);
+	t->sync(t);
+	if (sh->refused || sh->not_applicable) {
+		snprintf(err, err_len, "%s", sh->error);
+		t->not_applicable = sh->not_applicable;
+		return -1;
+	}
+	source = alloclab_trace_threads(sh->trace) > 1 ? t->index : 0;
+	if ((r = calloc(1, sizeof *r)) == NULL)
+		goto oom;
+	t->state = r;
+	r->nslots = alloclab_trace_slots(sh->trace, source);
+	r->cursor = alloclab_trace_cursor_new(sh->trace, source);
+	r->events = malloc(ALLOCLAB_TRACE_CHUNK_EVENTS * sizeof *r->events);
+	/* Written by this thread first, so its pages are its own. */
+	r->mine = calloc(r->nslots ? r->nslots : 1, sizeof *r->mine);
+	if (!r->cursor || !r->events || !r->mine)
+		goto oom;
+	sh->slots[t->index] = r->mine;
+	atomic_store(&sh->failed, 0);
+	if (sh->ahead && t->index == source && sh->decoded[source] == NULL &&
+	    decode_ahead(sh, r, source, err, err_len) != 0) {
+		t->sync(t);
+		return -1;
+	}
+	t->sync(t);
+	return sh->ahead && sh->decoded[source] == NULL ? -1 : 0;
+oom:
+	t->sync(t);
+	snprintf(err, err_len, "trace: out of memory for %u slots", r ? r->nslots : 0);
+	return -1;
+}
+
+/* Waits until the slot's sequence number is `want`. 0, or -1 with
+ * r->error when it cannot come (already past: a double free) or does not
+ * come in time, or another thread failed. */
+static int wait_for(struct alloclab_workload_thread *t, struct replay *r, struct slot *s, uint32_t want,
+		    const struct alloclab_trace_event *e, uint64_t event)
+{
+	/* What is waited for, for messages: another thread's object, or
+	 * (allocating into its own slot) the release of the slot's last one. */
+	char what[160];
+	if (alloclab_trace_op_releases(e->op) && e->remote)
+		snprintf(what, sizeof what, "thread %u's object in slot %" PRIu32 " (generation %" PRIu64 ")",
+			 e->old_owner, e->old_slot, e->arg);
+	else
+		snprintf(what, sizeof what, "another thread to free the object in its own slot %" PRIu32, e->slot);
+	struct trace_shared *sh = t->shared;
+	uint64_t deadline = 0;
+	unsigned spins = 0;
+	uint32_t seq;
+
+	r->waits++;
+	while ((seq = atomic_load_explicit(&s->seq, memory_order_acquire)) != want) {
+		if ((int32_t)(seq - want) > 0) {
+			snprintf(r->error, sizeof r->error,
+				 "trace: thread %u, event %" PRIu64 ": %s of %s, which was freed already (a double free)",
+				 t->index, event, alloclab_trace_op_names[e->op], what);
+			return -1;
+		}
+		if (atomic_load_explicit(&sh->failed, memory_order_relaxed))
+			return -1;
+		if (++spins < 256)
+			continue;
+		sched_yield();
+		if ((spins & 1023) == 0) {
+			uint64_t now = now_ns();
+			if (deadline == 0)
+				deadline = now + t->params->v[P_WAIT] * 1000000000ull;
+			else if (now > deadline) {
+				snprintf(r->error, sizeof r->error,
+					 "trace: thread %u, event %" PRIu64 " waited %" PRIu64
+					 " s for %s: the trace's cross-thread order cannot be met",
+					 t->index, event, t->params->v[P_WAIT], what);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static inline void touch(unsigned char *p, size_t n, unsigned how)
+{
+	if (n == 0 || how == TOUCH_NONE)
+		return;
+	if (how == TOUCH_ALL) {
+		memset(p, 1, n);
+	} else {
+		p[0] = 1;
+		p[n - 1] = 1;
+	}
+}
+
+static int null_block(struct alloclab_workload_thread *t, struct replay *r, const struct alloclab_trace_event *e,
+		      uint64_t event, size_t size)
+{
+	snprintf(r->error, sizeof r->error,
+		 "trace: thread %u, event %" PRIu64 ": the allocator returned NULL for %s of %zu bytes", t->index, event,
+		 alloclab_trace_op_names[e->op], size);
+	return -1;
+}
+
+/* Replays n events of a trace in which no thread releases another's
+ * objects: no waits and no sequence numbers, the allocator's own entry
+ * points where the plugin hands them out (direct, a constant where it is
+ * inlined). 0, or -1 with r->error. */
+static inline __attribute__((always_inline)) int replay_local(struct alloclab_workload_thread *t, struct replay *r,
+							       const struct alloclab_trace_event *events, size_t n,
+							       uint64_t first, int direct)
+{
+	const struct alloclab_allocator *a = t->alloc;
+	const unsigned how = (unsigned)t->params->v[P_TOUCH];
+	struct slot *const mine = r->mine;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct alloclab_trace_event *e = &events[i];
+		size_t size = e->size;
+		void *p;
+
+		switch (e->op) {
+		case ALLOCLAB_TRACE_MALLOC: p = direct ? a->direct_malloc(size) : alloclab_malloc(a, size); break;
+		case ALLOCLAB_TRACE_FREE:
+			if (direct)
+				a->direct_free(mine[e->old_slot].block);
+			else
+				alloclab_free(a, mine[e->old_slot].block);
+			mine[e->old_slot].block = NULL;
+			continue;
+		case ALLOCLAB_TRACE_CALLOC:
+			p = alloclab_calloc(a, e->arg, size);
+			size *= e->arg;
+			break;
+		case ALLOCLAB_TRACE_ALIGNED: p = a->ops.aligned_alloc(a->instance, e->arg, size); break;
+		case ALLOCLAB_TRACE_REALLOC:
+			p = a->ops.realloc(a->instance, mine[e->old_slot].block, size);
+			mine[e->old_slot].block = NULL;
+			break;
+		default:
+			alloclab_free_sized(a, mine[e->old_slot].block, size);
+			mine[e->old_slot].block = NULL;
+			continue;
+		}
+		if (p == NULL && size != 0)
+			return null_block(t, r, e, first + i, size);
+		touch(p, size, how);
+		mine[e->slot].block = p;
+	}
+	return 0;
+}
+
+/* Replays n events, the first of them the thread's event `first`. 0,
+ * or -1 with r->error. */
+static int replay_shared(struct alloclab_workload_thread *t, struct replay *r, const struct alloclab_trace_event *events,
+			 size_t n, uint64_t first)
+{
+	const struct alloclab_allocator *a = t->alloc;
+	struct trace_shared *sh = t->shared;
+	const unsigned how = (unsigned)t->params->v[P_TOUCH];
+	struct slot *const mine = r->mine;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct alloclab_trace_event *e = &events[i];
+		void *old = NULL, *p = NULL;
+		size_t size = e->size;
+		struct slot *os = NULL;
+
+		if (alloclab_trace_op_releases(e->op)) {
+			if (e->remote) {
+				os = &sh->slots[e->old_owner][e->old_slot];
+				if (atomic_load_explicit(&os->seq, memory_order_acquire) != 2 * (uint32_t)e->arg + 1 &&
+				    wait_for(t, r, os, 2 * (uint32_t)e->arg + 1, e, first + i) != 0)
+					return -1;
+			} else {
+				os = &mine[e->old_slot];
+			}
+			old = os->block;
+		}
+		switch (e->op) {
+		case ALLOCLAB_TRACE_MALLOC: p = alloclab_malloc(a, size); break;
+		case ALLOCLAB_TRACE_CALLOC:
+			p = alloclab_calloc(a, e->arg, size);
+			size *= e->arg;
+			break;
+		case ALLOCLAB_TRACE_ALIGNED: p = a->ops.aligned_alloc(a->instance, e->arg, size); break;
+		case ALLOCLAB_TRACE_REALLOC: p = a->ops.realloc(a->instance, old, size); break;
+		case ALLOCLAB_TRACE_FREE: alloclab_free(a, old); break;
+		default: alloclab_free_sized(a, old, size); break;
+		}
+		if (os) {
+			/* Released (realloc's old block too, whatever address the
+			 * new one has): the owner may reuse the slot. */
+			os->block = NULL;
+			atomic_store_explicit(&os->seq, atomic_load_explicit(&os->seq, memory_order_relaxed) + 1,
+					      memory_order_release);
+		}
+		if (alloclab_trace_op_allocates(e->op)) {
+			struct slot *s = &mine[e->slot];
+			if (p == NULL && size != 0)
+				return null_block(t, r, e, first + i, size);
+			uint32_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
+			/* Odd: its last object is still live, until another
+			 * thread frees it (read once: that may happen now). */
+			if ((seq & 1u) && wait_for(t, r, s, ++seq, e, first + i) != 0)
+				return -1;
+			touch(p, size, how);
+			s->block = p;
+			atomic_store_explicit(&s->seq, seq + 1, memory_order_release);
+		}
+	}
+	return 0;
+}
+
+static int replay(struct alloclab_workload_thread *t, struct replay *r, const struct alloclab_trace_event *events,
+		  size_t n, uint64_t first)
+{
+	const struct trace_shared *sh = t->shared;
+	if (sh->sum.remote)
+		return replay_shared(t, r, events, n, first);
+	if (t->alloc->direct_malloc)
+		return replay_local(t, r, events, n, first, 1);
+	return replay_local(t, r, events, n, first, 0);
+}
+
+/* Frees this thread's objects still live: after every thread has ended
+ * the loop, since another may still release them before it ends. A live
+ * object's block is never NULL (a 0-byte request's NULL needs no free). */
+static uint64_t free_leftovers(struct alloclab_workload_thread *t, struct replay *r)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < r->nslots; i++) {
+		if (r->mine[i].block) {
+			alloclab_free(t->alloc, r->mine[i].block);
+			r->mine[i].block = NULL;
+			n++;
+		}
+		/* Even: released, for the next loop's waits. */
+		r->mine[i].seq += r->mine[i].seq & 1u;
+	}
+	return n;
+}
+
+/* Every thread at the end of a loop, or a failure. 0, or -1 on failure. */
+static int loop_barrier(struct alloclab_workload_thread *t)
+{
+	struct trace_shared *sh = t->shared;
+	unsigned gen = atomic_load(&sh->generation);
+
+	if (atomic_fetch_add(&sh->arrived, 1) + 1 == t->nthreads) {
+		atomic_store(&sh->arrived, 0);
+		atomic_fetch_add(&sh->generation, 1);
+		return 0;
+	}
+	while (atomic_load(&sh->generation) == gen) {
+		if (atomic_load(&sh->failed))
+			return -1;
+		sched_yield();
+	}
+	return 0;
+}
+
+static void trace_run(struct alloclab_workload_thread *t)
+{
+	struct trace_shared *sh = t->shared;
+	struct replay *r = t->state;
+	const uint64_t loops = t->params->v[P_LOOPS];
+	uint64_t ops = 0;
+
+	for (uint64_t l = 0; l < loops; l++) {
+		size_t n;
+		int got = 0;
+		if (sh->ahead) {
+			unsigned source = alloclab_trace_threads(sh->trace) > 1 ? t->index : 0;
+			if (replay(t, r, sh->decoded[source], sh->ndecoded[source], 0) != 0)
+				got = -1;
+			else
+				ops += sh->ndecoded[source];
+		} else {
+			alloclab_trace_cursor_rewind(r->cursor);
+			while ((got = alloclab_trace_next_chunk(r->cursor, r->events, &n, r->error, sizeof r->error)) == 1) {
+				if (replay(t, r, r->events, n, alloclab_trace_cursor_first_event(r->cursor)) != 0) {
+					got = -1;
+					break;
+				}
+				ops += n;
+			}
+		}
+		if (got < 0 || (l + 1 < loops && (loop_barrier(t) != 0 || (free_leftovers(t, r), loop_barrier(t) != 0)))) {
+			atomic_store(&sh->failed, 1);
+			t->error = r->error[0] ? r->error : "trace: another replay thread failed";
+			break;
+		}
+	}
+	t->ops = ops;
+}
+
+static void trace_finish(struct alloclab_workload_thread *t)
+{
+	struct trace_shared *sh = t->shared;
+	struct replay *r = t->state;
+
+	/* The last loop's live objects stay until here, so that the plugin's
+	 * statistics at the end of the value are the recorded run's at its
+	 * end. */
+	t->sync(t);
+	if (r) {
+		uint64_t left = free_leftovers(t, r);
+		t->report = json_pack("{s:I,s:I,s:s}", "waits", (json_int_t)r->waits, "left_live", (json_int_t)left,
+				      "decode", sh->ahead ? "ahead" : "stream");
+		alloclab_trace_cursor_free(r->cursor);
+		free(r->events);
+		free(r->mine);
+		free(r);
+		t->state = NULL;
+	}
+	t->sync(t);
+	if (t->index == 0) {
+		for (unsigned i = 0; i < t->nthreads; i++)
+			sh->slots[i] = NULL;
+		if (t->last_value) {
+			for (unsigned i = 0; i < t->nthreads; i++) {
+				free(sh->decoded[i]);
+				sh->decoded[i] = NULL;
+			}
+			alloclab_trace_close(sh->trace);
+			sh->trace = NULL;
+		}
+	}
+}
+
+static int trace_check_report(int per_process, const json_t *report, char *err, size_t err_len)
+{
+	json_t *w = json_object_get(report, "waits"), *l = json_object_get(report, "left_live");
+	const char *d = json_string_value(json_object_get(report, "decode"));
+	if (per_process || !json_is_integer(w) || json_integer_value(w) < 0 || !json_is_integer(l) ||
+	    json_integer_value(l) < 0 || d == NULL || (strcmp(d, "ahead") != 0 && strcmp(d, "stream") != 0)) {
+		snprintf(err, err_len, "a trace report needs 'waits' and 'left_live' (counts) and 'decode' (ahead or stream)");
+		return -1;
+	}
+	return 0;
+}
+
+const struct alloclab_workload alloclab_workload_trace = {
+	.name = "trace",
+	.description = "replay an allocation trace (alloclab record), each recorded thread in a thread",
+	.unit_op = "event",
+	.params = trace_params,
+	.nparams = sizeof trace_params / sizeof trace_params[0],
+	.check_params = trace_check,
+	.prepare = trace_prepare,
+	.run = trace_run,
+	.finish = trace_finish,
+	.shared_size = sizeof(struct trace_shared),
+	.check_report = trace_check_report,
+};
