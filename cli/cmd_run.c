@@ -27,8 +27,10 @@ static const char *const default_plugins[] = {
 	 * the plugins' default, gil, serialises every call. */
 	"obmalloc-radix:mode=per-thread", "obmalloc-bigpool:mode=per-thread",
 };
-/* Python: three benchmarks, values of 20 ms (docs/python.md). */
-static const char *const default_workloads[] = {"churn", "unicode", "python:bench=quick,value_ms=20"};
+/* Python: three benchmarks, values of 20 ms (docs/python.md), and the
+ * replay of one recorded at build time (docs/traces.md). */
+static const char *const default_workloads[] = {"churn", "unicode", "python:bench=quick,value_ms=20",
+						 "trace:file=richards.trace,loops=5"};
 static const unsigned default_threads[] = {1, 2};
 
 static const char usage[] =
@@ -37,8 +39,8 @@ static const char usage[] =
 	"Measures every combination of the plugins, workloads and thread counts\n"
 	"given. Each combination (cell) runs in --processes fresh worker processes,\n"
 	"each doing --warmups unmeasured then --values measured repetitions.\n"
-	"With no options: the default suite (every bundled allocator x churn, unicode and three\n"
-	"Python benchmarks x 1,2 threads).\n"
+	"With no options: the default suite (every bundled allocator x churn, unicode, three\n"
+	"Python benchmarks and the replay of a recorded one x 1,2 threads).\n"
 	"\n"
 	"options:\n"
 	"  -p, --plugin NAME[:k=v,...]    plugin by name or path (./x.so), with options; repeatable;\n"

@@ -40,8 +40,10 @@ enum { DECODE_AUTO, DECODE_AHEAD, DECODE_STREAM };
 static const char *const decode_names[] = {"auto", "ahead", "stream", NULL};
 
 static const struct alloclab_param trace_params[] = {
-	[P_FILE] = {.name = "file", .help = "the trace to replay (alloclab record)", .type = ALLOCLAB_PARAM_TEXT,
-		    .def_text = ""},
+	[P_FILE] = {.name = "file",
+		    .help = "the trace to replay (alloclab record); a bare name not in the current folder: one that ships "
+			    "(richards.trace, json_dumps.trace, nbody.trace, deltablue.trace)",
+		    .type = ALLOCLAB_PARAM_TEXT, .def_text = ""},
 	[P_LOOPS] = {.name = "loops", .help = "replays per value (what is left live is freed between them)",
 		     .def = 1, .min = 1, .max = 1000000},
 	[P_TOUCH] = {.name = "touch", .help = "writes to each new block: its first and last byte, all of it, none",
@@ -110,10 +112,27 @@ static struct {
 	int valid;
 } validated;
 
-static int validate_once(const char *path, struct alloclab_trace_summary *sum, char *err, size_t err_len)
+/* The file a file= value names: as given, or for a bare name that is
+ * not in the current folder, the trace of that name that ships (in the
+ * build folder when running from it, else where it is installed). */
+static const char *resolve(const char *given, char *buf, size_t len)
+{
+	struct stat st;
+	if (given[0] == '\0' || strchr(given, '/') || stat(given, &st) == 0)
+		return given;
+	snprintf(buf, len, "%s/%s", ALLOCLAB_TRACE_BUILD_DIR, given);
+	if (stat(buf, &st) == 0)
+		return buf;
+	snprintf(buf, len, "%s/%s", ALLOCLAB_TRACE_INSTALL_DIR, given);
+	return stat(buf, &st) == 0 ? buf : given;
+}
+
+static int validate_once(const char *given, struct alloclab_trace_summary *sum, char *err, size_t err_len)
 {
 	struct alloclab_trace *t;
 	struct stat st;
+	char buf[4200];
+	const char *path = resolve(given, buf, sizeof buf);
 
 	if (path[0] == '\0') {
 		snprintf(err, err_len, "workload 'trace': give the trace to replay, trace:file=FILE");
@@ -154,7 +173,8 @@ static int trace_check(const struct alloclab_params *p, char *err, size_t err_le
  * sync after), and decides whether this plugin can replay it. */
 static void open_trace(struct alloclab_workload_thread *t, struct trace_shared *sh)
 {
-	const char *path = t->params->text[P_FILE];
+	char buf[4200];
+	const char *path = resolve(t->params->text[P_FILE], buf, sizeof buf);
 	const struct alloclab_allocator *a = t->alloc;
 	unsigned k;
 

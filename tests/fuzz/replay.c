@@ -1,5 +1,5 @@
 /*
- * Runs the results reader's fuzz target (results_target.c) on every file
+ * Runs the fuzz target it is linked with (results_target.c, trace_target.c) on every file
  * named, or every file of every folder named: the seed corpus and each
  * crash the fuzzer has found, kept as regression tests. Prints TAP.
  */

@@ -1,0 +1,471 @@
+/*
+ * Allocation traces: a recording replayed (and recorded again) gives the
+ * same calls event for event; cross-thread frees keep their order in
+ * threads; a trace far longer than memory replays in bounded memory; a
+ * replay ends in the recorded allocator state; hostile traces get one
+ * clear line and exit status 2 before anything is measured.
+ */
+#define _GNU_SOURCE 1
+#include "helpers.h"
+#include "results.h"
+#include "trace.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int slow_setup(void)
+{
+	return getenv("ALLOCLAB_UNDER_SANITIZER") || getenv("ALLOCLAB_UNDER_VALGRIND");
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *p = NULL;
+	cr_assert(asprintf(&p, "%s/%s", dir, name) > 0);
+	return p;
+}
+
+static void record(const char *dir, const char *plugin, const char *workload, const char *threads, const char *out)
+{
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"record", "-p", plugin, "-w", workload, "-t",
+								      threads, "-o", out, NULL});
+	cr_assert_eq(r.status, 0, "record %s %s: %d: %s %s", plugin, workload, r.status, r.out, r.err);
+	cr_assert(strstr(r.out, "recorded "), "%s", r.out);
+	cmd_result_free(&r);
+}
+
+/* Every event of one thread of a trace. */
+static struct alloclab_trace_event *events_of(const char *path, unsigned thread, size_t *count)
+{
+	char err[512];
+	struct alloclab_trace *t = alloclab_trace_open(path, err, sizeof err);
+	cr_assert(t, "%s", err);
+	cr_assert_lt(thread, alloclab_trace_threads(t));
+	uint64_t total = alloclab_trace_events(t, thread);
+	struct alloclab_trace_event *all = calloc(total + ALLOCLAB_TRACE_CHUNK_EVENTS, sizeof *all);
+	struct alloclab_trace_cursor *c = alloclab_trace_cursor_new(t, thread);
+	size_t n, got = 0;
+	int rc;
+	while ((rc = alloclab_trace_next_chunk(c, all + got, &n, err, sizeof err)) == 1)
+		got += n;
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_eq(got, total);
+	alloclab_trace_cursor_free(c);
+	alloclab_trace_close(t);
+	*count = got;
+	return all;
+}
+
+static struct alloclab_trace_summary summary_of(const char *path, unsigned *threads)
+{
+	char err[512];
+	struct alloclab_trace_summary sum;
+	struct alloclab_trace *t = alloclab_trace_open(path, err, sizeof err);
+	cr_assert(t, "%s", err);
+	cr_assert_eq(alloclab_trace_validate(t, &sum, err, sizeof err), 0, "%s", err);
+	if (threads)
+		*threads = alloclab_trace_threads(t);
+	alloclab_trace_close(t);
+	return sum;
+}
+
+/* Thread `thread` of a (recorded) and b (its replay, recorded): the same
+ * calls in the same order, then in b the frees of what a left live (the
+ * replay frees it at the end); with same_slots, the same identities too (a
+ * trace of one thread, whose slots follow from its own order alone; in
+ * threads they follow the interleaving, and so do remote generations). */
+static void assert_same_events(const char *a, const char *b, unsigned thread, int same_slots)
+{
+	size_t na, nb;
+	struct alloclab_trace_event *ea = events_of(a, thread, &na), *eb = events_of(b, thread, &nb);
+	cr_assert_geq(nb, na, "thread %u: %zu events recorded, %zu replayed", thread, na, nb);
+	for (size_t i = na; i < nb; i++)
+		cr_assert_eq(eb[i].op, ALLOCLAB_TRACE_FREE, "thread %u: replayed event %zu after the recorded ones is %s",
+			     thread, i, alloclab_trace_op_names[eb[i].op]);
+	for (size_t i = 0; i < na; i++) {
+		const struct alloclab_trace_event *x = &ea[i], *y = &eb[i];
+		cr_assert(x->op == y->op && x->size == y->size && x->remote == y->remote &&
+			  (x->op == ALLOCLAB_TRACE_CALLOC || x->op == ALLOCLAB_TRACE_ALIGNED || (x->remote && same_slots)
+				   ? x->arg == y->arg
+				   : 1),
+			  "thread %u event %zu: recorded %s(%llu), replayed %s(%llu)", thread, i,
+			  alloclab_trace_op_names[x->op], (unsigned long long)x->size, alloclab_trace_op_names[y->op],
+			  (unsigned long long)y->size);
+		if (same_slots)
+			cr_assert(x->slot == y->slot && x->old_slot == y->old_slot, "thread %u event %zu: identities differ",
+				  thread, i);
+	}
+	free(ea);
+	free(eb);
+}
+
+static const struct alloclab_cell *replay(const char *dir, const char *plugin, const char *spec, const char *threads,
+					  struct alloclab_results **keep)
+{
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", plugin, "-w", spec, "-t",
+								      threads, "-n", "1", "-v", "1", "--warmups", "0", "-q",
+								      "-o", "replay.json", NULL});
+	cr_assert(r.status == 0 || r.status == 1, "replay %s: %d: %s", spec, r.status, r.err);
+	cmd_result_free(&r);
+	*keep = load_results(dir, "replay.json");
+	cr_assert_eq((*keep)->ncells, 1);
+	return &(*keep)->cells[0];
+}
+
+Test(trace, record_then_replay_gives_the_same_calls_event_for_event, .timeout = 240)
+{
+	static const char *const workloads[] = {
+		"churn:ops=20000",
+		/* realloc: the 2.x free list grows kept buffers */
+		"unicode:layout=py26-ucs4,freelist=1,words=256,rounds=2",
+		"python:bench=richards,loops=1,profile=no,hash_seed=1",
+	};
+	char *dir = scratch_dir();
+	for (size_t w = 0; w < sizeof workloads / sizeof *workloads; w++) {
+		char *a = path_in(dir, "a.trace"), *b = path_in(dir, "b.trace"), spec[4200];
+		unlink(a);
+		unlink(b);
+		record(dir, "system", workloads[w], "1", a);
+		snprintf(spec, sizeof spec, "trace:file=%s", a);
+		record(dir, "system", spec, "1", b);
+		assert_same_events(a, b, 0, 1);
+
+		/* And through a plugin that counts what it serves. */
+		struct alloclab_results *res;
+		struct alloclab_trace_summary sum = summary_of(a, NULL);
+		const struct alloclab_cell *c = replay(dir, test_plugin("thread_counting"), spec, "1", &res);
+		cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s: %s", workloads[w], c->message);
+		json_t *st = c->procs[0].stats_after_finish;
+		cr_assert_eq(json_integer_value(json_object_get(st, "mallocs")), (json_int_t)sum.ops[ALLOCLAB_TRACE_MALLOC]);
+		cr_assert_eq(json_integer_value(json_object_get(st, "callocs")), (json_int_t)sum.ops[ALLOCLAB_TRACE_CALLOC]);
+		cr_assert_eq(json_integer_value(json_object_get(st, "reallocs")), (json_int_t)sum.ops[ALLOCLAB_TRACE_REALLOC]);
+		/* The replay frees at its end what the recording left live. */
+		json_int_t left = json_integer_value(
+			json_object_get(json_array_get(c->procs[0].values[0].thread_reports, 0), "left_live"));
+		cr_assert_eq(json_integer_value(json_object_get(st, "frees")),
+			     (json_int_t)(sum.ops[ALLOCLAB_TRACE_FREE] + sum.ops[ALLOCLAB_TRACE_FREE_SIZED]) + left);
+		if (w < 2)
+			cr_assert_eq(left, 0, "%s frees everything it allocates", workloads[w]);
+		cr_assert_eq(c->procs[0].values[0].thread_ops[0],
+			     sum.ops[0] + sum.ops[1] + sum.ops[2] + sum.ops[3] + sum.ops[4] + sum.ops[5]);
+		if (w == 1)
+			cr_assert_gt(sum.ops[ALLOCLAB_TRACE_REALLOC], 0);
+		alloclab_results_free(res);
+		free(a);
+		free(b);
+	}
+}
+
+Test(trace, cross_thread_frees_keep_their_order_in_threads, .timeout = 240)
+{
+	/* larson retires and replaces its threads: each is a thread of the
+	 * trace. */
+	static const char *const workloads[] = {"xmalloc", "larson"};
+	char *dir = scratch_dir();
+	for (size_t w = 0; w < 2; w++) {
+		char *a = path_in(dir, "a.trace"), *b = path_in(dir, "b.trace"), spec[4200];
+		unsigned threads;
+		unlink(a);
+		unlink(b);
+		record(dir, "jemalloc", workloads[w], "2", a);
+		struct alloclab_trace_summary sum = summary_of(a, &threads);
+		char nthreads[16];
+		cr_assert(w == 0 ? threads == 2 : threads > 2, "%s: %u threads", workloads[w], threads);
+		snprintf(nthreads, sizeof nthreads, "%u", threads);
+		cr_assert_gt(sum.remote, 0, "%s: no frees across threads recorded", workloads[w]);
+		snprintf(spec, sizeof spec, "trace:file=%s", a);
+
+		/* Every remote free is remote in the replay too, and no event
+		 * waits for one that never comes. */
+		struct alloclab_results *res;
+		const struct alloclab_cell *c = replay(dir, test_plugin("thread_counting"), spec, nthreads, &res);
+		cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s: %s", workloads[w], c->message);
+		cr_assert_eq(json_integer_value(json_object_get(c->procs[0].stats_after_finish, "cross_thread_frees")),
+			     (json_int_t)sum.remote);
+		alloclab_results_free(res);
+
+		/* Recorded again while replayed: each thread makes the same
+		 * calls in the same order. */
+		record(dir, "system", spec, nthreads, b);
+		for (unsigned i = 0; i < threads; i++)
+			assert_same_events(a, b, i, 0);
+
+		/* Its threads cannot be replayed by fewer. */
+		c = replay(dir, "system", spec, "1", &res);
+		cr_assert_eq(c->status, ALLOCLAB_CELL_NOT_APPLICABLE);
+		char want[64];
+		snprintf(want, sizeof want, "replay it with -t %u", threads);
+		cr_assert(strstr(c->message, want), "%s", c->message);
+		alloclab_results_free(res);
+		free(a);
+		free(b);
+	}
+}
+
+Test(trace, one_thread_scales_to_many_and_loops_repeat, .timeout = 120)
+{
+	char *dir = scratch_dir(), *a = path_in(dir, "a.trace"), spec[4200];
+	struct alloclab_results *res;
+	record(dir, "system", "churn:ops=5000", "1", a);
+	struct alloclab_trace_summary sum = summary_of(a, NULL);
+	uint64_t events = sum.ops[0] + sum.ops[1] + sum.ops[2] + sum.ops[3] + sum.ops[4] + sum.ops[5];
+
+	snprintf(spec, sizeof spec, "trace:file=%s,loops=3", a);
+	const struct alloclab_cell *c = replay(dir, test_plugin("thread_counting"), spec, "2", &res);
+	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
+	for (unsigned i = 0; i < 2; i++)
+		cr_assert_eq(c->procs[0].values[0].thread_ops[i], 3 * events);
+	cr_assert_eq(json_integer_value(json_object_get(c->procs[0].stats_after_finish, "mallocs")),
+		     (json_int_t)(2 * 3 * sum.ops[ALLOCLAB_TRACE_MALLOC]));
+	cr_assert_eq(json_integer_value(json_object_get(c->procs[0].stats_after_finish, "cross_thread_frees")), 0);
+	alloclab_results_free(res);
+
+	/* Streaming and decoding ahead replay the same. */
+	snprintf(spec, sizeof spec, "trace:file=%s,decode=stream", a);
+	c = replay(dir, test_plugin("thread_counting"), spec, "1", &res);
+	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
+	cr_assert_eq(c->procs[0].values[0].thread_ops[0], events);
+	alloclab_results_free(res);
+}
+
+Test(trace, a_replay_ends_in_the_recorded_allocator_state, .timeout = 120)
+{
+	char *dir = scratch_dir(), *a = path_in(dir, "a.trace"), spec[4200], err[512];
+	struct alloclab_results *res;
+	/* The interpreter leaves blocks of many classes live at its end. */
+	record(dir, "obmalloc-radix", "python:bench=richards,loops=1,profile=no,hash_seed=1", "1", a);
+	struct alloclab_trace *t = alloclab_trace_open(a, err, sizeof err);
+	cr_assert(t, "%s", err);
+	json_t *recorded = json_deep_copy(json_object_get(alloclab_trace_end(t), "stats"));
+	alloclab_trace_close(t);
+	cr_assert(json_is_object(recorded) && json_object_size(recorded) > 10);
+
+	snprintf(spec, sizeof spec, "trace:file=%s", a);
+	const struct alloclab_cell *c = replay(dir, "obmalloc-radix", spec, "1", &res);
+	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
+	const char *key;
+	json_t *v;
+	json_object_foreach(recorded, key, v) {
+		json_t *replayed = json_object_get(c->procs[0].stats, key);
+		/* Where mmap put the arenas: one that is not pool-aligned loses
+		 * a pool. Placement, not the algorithm. */
+		if (strcmp(key, "bytes.arena_alignment") == 0 || strcmp(key, "bytes.unused_pools") == 0 ||
+		    strcmp(key, "pools.unused") == 0)
+			continue;
+		cr_assert(replayed, "%s missing after the replay", key);
+		cr_assert_eq(json_integer_value(replayed), json_integer_value(v), "%s: recorded %lld, replayed %lld", key,
+			     (long long)json_integer_value(v), (long long)json_integer_value(replayed));
+	}
+	json_decref(recorded);
+	alloclab_results_free(res);
+}
+
+Test(trace, the_unicode_workload_allocates_the_documented_blocks)
+{
+	char *dir = scratch_dir(), *a = path_in(dir, "a.trace"), *b = path_in(dir, "b.trace");
+	size_t n;
+	/* CPython 3.12, ASCII, 9 characters: the narrow loop's one block. */
+	record(dir, "mimalloc", "unicode:variant=9chars,words=64,rounds=1", "1", a);
+	struct alloclab_trace_event *e = events_of(a, 0, &n);
+	size_t unicode = 0, bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		if (e[i].op == ALLOCLAB_TRACE_MALLOC) {
+			cr_assert(e[i].size == 40 + 9 + 1 || e[i].size == 33 + 9, "block of %llu bytes",
+				  (unsigned long long)e[i].size);
+			unicode += e[i].size == 50;
+			bytes += e[i].size == 42;
+		}
+	cr_assert(unicode >= 64 && bytes >= 64);
+	free(e);
+	/* Python 2.6 UCS2: an object of 48 and a buffer of (9 + 1) * 2. */
+	record(dir, "mimalloc", "unicode:variant=9chars,words=64,rounds=1,layout=py26-ucs2", "1", b);
+	e = events_of(b, 0, &n);
+	for (size_t i = 0; i < n; i++)
+		if (e[i].op == ALLOCLAB_TRACE_MALLOC)
+			cr_assert(e[i].size == 48 || e[i].size == 20 || e[i].size == 40 + 18,
+				  "block of %llu bytes", (unsigned long long)e[i].size);
+	free(e);
+}
+
+/* ---- traces written by hand ---- */
+
+static struct alloclab_trace_writer *writer(const char *path)
+{
+	char err[512];
+	struct alloclab_trace_writer *w = alloclab_trace_writer_open(path, json_pack("{s:s}", "test", "by hand"), err,
+								     sizeof err);
+	cr_assert(w, "%s", err);
+	return w;
+}
+
+static void put(struct alloclab_trace_writer *w, unsigned th, unsigned op, uint64_t size, uint32_t slot,
+		uint32_t old_slot)
+{
+	struct alloclab_trace_event e = {.op = (uint8_t)op, .size = size, .slot = slot, .old_slot = old_slot,
+					 .old_owner = (uint16_t)th};
+	cr_assert_eq(alloclab_trace_write(w, th, &e), 0);
+}
+
+static void finish(struct alloclab_trace_writer *w)
+{
+	char err[512];
+	cr_assert_eq(alloclab_trace_writer_close(w, NULL, err, sizeof err), 0, "%s", err);
+}
+
+/* A replay of path must be refused: exit 2, one line naming the file and
+ * containing `problem`, and no results file. */
+static void assert_refused(const char *dir, const char *path, const char *problem)
+{
+	char spec[4200];
+	snprintf(spec, sizeof spec, "trace:file=%s", path);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", spec, "-n", "1",
+								      "-o", "bad.json", NULL});
+	cr_assert_eq(r.status, 2, "%s: status %d: %s", problem, r.status, r.err);
+	cr_assert(strstr(r.err, path) && strstr(r.err, problem), "expected '%s' naming %s, got: %s", problem, path, r.err);
+	cr_assert_eq(count_lines(r.err), 1, "%s", r.err);
+	cmd_result_free(&r);
+	char *out = path_in(dir, "bad.json");
+	struct stat st;
+	cr_assert_neq(stat(out, &st), 0, "a results file was written");
+	free(out);
+}
+
+static void copy_patched(const char *from, const char *to, long offset, int byte, long truncate_by)
+{
+	char *data = NULL;
+	size_t len = 0;
+	FILE *f = fopen(from, "rb");
+	cr_assert(f);
+	fseek(f, 0, SEEK_END);
+	len = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	data = malloc(len);
+	cr_assert_eq(fread(data, 1, len, f), len);
+	fclose(f);
+	if (offset >= 0)
+		data[offset] = (char)byte;
+	f = fopen(to, "wb");
+	fwrite(data, 1, len - (size_t)truncate_by, f);
+	fclose(f);
+	free(data);
+}
+
+Test(trace, hostile_traces_are_refused_with_one_line)
+{
+	char *dir = scratch_dir(), *good = path_in(dir, "good.trace"), *bad = path_in(dir, "bad.trace");
+	struct alloclab_trace_writer *w = writer(good);
+	for (unsigned i = 0; i < 3000; i++) {
+		put(w, 0, ALLOCLAB_TRACE_MALLOC, 16 + i % 200, i % 50, 0);
+		put(w, 0, ALLOCLAB_TRACE_FREE, 0, 0, i % 50);
+	}
+	finish(w);
+
+	copy_patched(good, bad, -1, 0, 100);
+	assert_refused(dir, bad, "truncated");
+	unlink(bad);
+	copy_patched(good, bad, 8, 2, 0);
+	assert_refused(dir, bad, "format version 2");
+	unlink(bad);
+	/* A byte in the middle of the first chunk's compressed frame. */
+	char err[512];
+	struct alloclab_trace *t = alloclab_trace_open(good, err, sizeof err);
+	cr_assert(t, "%s", err);
+	long meta = 16 + (long)strlen("{\"test\":\"by hand\"}");
+	alloclab_trace_close(t);
+	copy_patched(good, bad, meta + 24 + 40, 0x5a, 0);
+	assert_refused(dir, bad, "corrupt chunk");
+	unlink(bad);
+	copy_patched(good, bad, 0, 'X', 0);
+	assert_refused(dir, bad, "not an alloclab trace");
+	unlink(bad);
+
+	w = writer(bad);
+	put(w, 0, ALLOCLAB_TRACE_MALLOC, 8, 1, 0);
+	put(w, 0, ALLOCLAB_TRACE_FREE, 0, 0, 0);
+	finish(w);
+	assert_refused(dir, bad, "free of an object never allocated");
+	unlink(bad);
+
+	w = writer(bad);
+	put(w, 0, ALLOCLAB_TRACE_MALLOC, 8, 0, 0);
+	put(w, 0, ALLOCLAB_TRACE_FREE, 0, 0, 0);
+	put(w, 0, ALLOCLAB_TRACE_FREE, 0, 0, 0);
+	finish(w);
+	assert_refused(dir, bad, "double free");
+	unlink(bad);
+
+	w = writer(bad);
+	put(w, 0, ALLOCLAB_TRACE_MALLOC, 1ull << 41, 0, 0);
+	finish(w);
+	assert_refused(dir, bad, "absurd size");
+	unlink(bad);
+
+	/* Thread 1 frees thread 0's object twice. */
+	w = writer(bad);
+	put(w, 0, ALLOCLAB_TRACE_MALLOC, 8, 0, 0);
+	struct alloclab_trace_event e = {.op = ALLOCLAB_TRACE_FREE, .remote = 1, .old_owner = 0, .old_slot = 0, .arg = 0};
+	cr_assert_eq(alloclab_trace_write(w, 1, &e), 0);
+	cr_assert_eq(alloclab_trace_write(w, 1, &e), 0);
+	finish(w);
+	assert_refused(dir, bad, "double free");
+	unlink(bad);
+
+	assert_refused(dir, "/nonexistent/x.trace", "cannot open");
+}
+
+Test(trace, record_refuses_bad_requests_and_leaves_nothing_behind)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"record", "-p", "system", "-o", "x.trace", NULL});
+	cr_assert_eq(r.status, 2);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"record", "-p", "system", "-w", "churn", "-o", dir, NULL});
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	cmd_result_free(&r);
+	/* The plugin crashes half-way: no trace, and no temporary file left. */
+	char plugin[4200];
+	snprintf(plugin, sizeof plugin, "%s:n=3000", test_plugin("crash_nth"));
+	r = run_alloclab(dir, (const char *const[]){"record", "-p", plugin, "-w", "churn", "-o", "x.trace", NULL});
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	cr_assert(strstr(r.err, "signal 11"), "%s", r.err);
+	cmd_result_free(&r);
+	DIR *d = opendir(dir);
+	struct dirent *ent;
+	while ((ent = readdir(d)) != NULL)
+		cr_assert(ent->d_name[0] == '.', "left behind: %s", ent->d_name);
+	closedir(d);
+}
+
+Test(trace, a_trace_far_longer_than_memory_replays_in_bounded_memory, .timeout = 300)
+{
+	/* 2^26 events: 2 GiB decoded, more than decode=auto takes ahead. */
+	const unsigned pairs = slow_setup() ? 1u << 20 : 1u << 25;
+	char *dir = scratch_dir(), *path = path_in(dir, "long.trace"), spec[4200];
+	struct alloclab_trace_writer *w = writer(path);
+	for (unsigned i = 0; i < pairs; i++) {
+		put(w, 0, ALLOCLAB_TRACE_MALLOC, 32 + (i & 255), i & 63, 0);
+		put(w, 0, ALLOCLAB_TRACE_FREE, 0, 0, i & 63);
+	}
+	finish(w);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+
+	struct alloclab_results *res;
+	snprintf(spec, sizeof spec, "trace:file=%s%s", path, slow_setup() ? ",decode=stream" : "");
+	const struct alloclab_cell *c = replay(dir, "system", spec, "1", &res);
+	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
+	cr_assert_eq(c->procs[0].values[0].thread_ops[0], 2ull * pairs);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(c->procs[0].values[0].thread_reports, 0),
+							   "decode")),
+			 "stream");
+	/* The worker's whole peak: the harness, the decoding buffers, 64 slots. */
+	cr_assert_lt(c->procs[0].peak_rss_kib, 64 * 1024, "peak RSS %ld KiB for a %lld-byte trace of %u events",
+		     c->procs[0].peak_rss_kib, (long long)st.st_size, 2 * pairs);
+	alloclab_results_free(res);
+}
