@@ -23,6 +23,8 @@ packages=(
 	build-essential git meson ninja-build pkg-config
 	libjansson-dev libzstd-dev libjemalloc-dev libmimalloc-dev libcriterion-dev python3-dev gnuplot-nox valgrind
 	libtcmalloc-minimal4 libtbbmalloc2
+	# The exec workload's programs (docs/preload.md)
+	sqlite3 xz-utils perl
 	# The python workload's benchmarks that exercise libraries (docs/python.md)
 	python3-django python3-mako python3-genshi python3-html5lib python3-docutils python3-sqlalchemy python3-sympy
 )

@@ -13,6 +13,7 @@ int alloclab_cmd_run(int argc, char **argv);
 int alloclab_cmd_list(int argc, char **argv);
 int alloclab_cmd_stats(int argc, char **argv);
 int alloclab_cmd_record(int argc, char **argv);
+int alloclab_cmd_exec(int argc, char **argv);
 int alloclab_cmd_show(int argc, char **argv);
 int alloclab_cmd_compare(int argc, char **argv);
 int alloclab_cmd_plot(int argc, char **argv);

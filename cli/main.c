@@ -26,6 +26,7 @@ static const char usage[] =
 	"  show    print the table and workload reports of a results file\n"
 	"  stats   run a workload once and print a plugin's statistics (obmalloc: as CPython does)\n"
 	"  record  run a workload once and record its allocator calls to a trace (replay: -w trace)\n"
+	"  exec    run any program with a plugin as its malloc; print its time and peak memory\n"
 	"  help    show this text; 'alloclab COMMAND --help' for a command's options\n"
 	"\n"
 	"environment:\n"
@@ -68,5 +69,7 @@ int main(int argc, char **argv)
 		return alloclab_cmd_stats(argc - 1, argv + 1);
 	if (strcmp(argv[1], "record") == 0)
 		return alloclab_cmd_record(argc - 1, argv + 1);
+	if (strcmp(argv[1], "exec") == 0)
+		return alloclab_cmd_exec(argc - 1, argv + 1);
 	return alloclab_usage_error(NULL, "unknown command '%s'", argv[1]);
 }

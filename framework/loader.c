@@ -242,6 +242,12 @@ static int validate(const struct alloclab_plugin *d, const char *path, char *err
 
 int alloclab_plugin_load(const char *spec, struct alloclab_loaded_plugin *out, char *err, size_t err_len)
 {
+	return alloclab_plugin_load_flags(spec, 0, out, err, err_len);
+}
+
+int alloclab_plugin_load_flags(const char *spec, int dlopen_flags, struct alloclab_loaded_plugin *out, char *err,
+			       size_t err_len)
+{
 	char path[4096];
 	alloclab_plugin_entry_fn entry;
 	const struct alloclab_plugin *theirs;
@@ -254,7 +260,7 @@ int alloclab_plugin_load(const char *spec, struct alloclab_loaded_plugin *out, c
 		snprintf(err, err_len, "%s: not a shared object (no ELF header)", path);
 		return -1;
 	}
-	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | dlopen_flags);
 	if (handle == NULL) {
 		const char *why = dlerror();
 		if (why && strstr(why, "static TLS"))

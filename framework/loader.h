@@ -32,6 +32,9 @@ int alloclab_plugin_find(const char *spec, char *path, size_t path_len, char *er
 
 /* Loads and validates the plugin at `spec` (name or path). 0 or -1 with err. */
 int alloclab_plugin_load(const char *spec, struct alloclab_loaded_plugin *out, char *err, size_t err_len);
+/* The same with more dlopen flags (the preload library's RTLD_DEEPBIND). */
+int alloclab_plugin_load_flags(const char *spec, int dlopen_flags, struct alloclab_loaded_plugin *out, char *err,
+			       size_t err_len);
 
 void alloclab_plugin_unload(struct alloclab_loaded_plugin *plugin);
 

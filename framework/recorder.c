@@ -316,3 +316,13 @@ int alloclab_recorder_finish(json_t *end_extra, char *err, size_t err_len)
 	pthread_mutex_unlock(&lock);
 	return rc;
 }
+
+void alloclab_recorder_forget(void)
+{
+	/* The lock may have been held by another thread of the parent at the
+	 * fork: start from a fresh one. */
+	pthread_mutex_init(&lock, NULL);
+	if (writer)
+		alloclab_trace_writer_forget(writer);
+	writer = NULL;
+}

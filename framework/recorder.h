@@ -35,4 +35,8 @@ void alloclab_recorder_thread(unsigned index);
  * record. 0, or -1 with err (the file is removed). */
 int alloclab_recorder_finish(json_t *end_extra, char *err, size_t err_len);
 
+/* In a forked child of a recording process: stops recording without
+ * touching the file (the parent still writes it). */
+void alloclab_recorder_forget(void);
+
 #endif

@@ -340,6 +340,12 @@ void alloclab_trace_writer_abort(struct alloclab_trace_writer *w)
 	writer_free(w);
 }
 
+void alloclab_trace_writer_forget(struct alloclab_trace_writer *w)
+{
+	close(w->fd);
+	writer_free(w);
+}
+
 /* ==== reading ==== */
 
 struct chunk_ix {

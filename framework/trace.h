@@ -99,6 +99,9 @@ int alloclab_trace_write(struct alloclab_trace_writer *w, unsigned thread, const
 int alloclab_trace_writer_close(struct alloclab_trace_writer *w, json_t *end_extra, char *err, size_t err_len);
 /* Gives up: closes and removes the file. Frees w. */
 void alloclab_trace_writer_abort(struct alloclab_trace_writer *w);
+/* Lets go without touching the file (a forked child's copy): closes this
+ * process's descriptor. Frees w. */
+void alloclab_trace_writer_forget(struct alloclab_trace_writer *w);
 
 /* ---- reading ---- */
 

@@ -383,7 +383,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	alloclab_phase("create");
 	if (alloclab_allocator_create(&w.alloc, &plugin, cell->plugin_options, err, err_len) != 0)
 		return -1;
-	if (cell->record_path) {
+	if (cell->record_path && !(cell->workload->flags & ALLOCLAB_WORKLOAD_RECORDS_ITSELF)) {
 		json_t *meta = json_pack("{s:s,s:o}", "alloclab", ALLOCLAB_VERSION, "recorded",
 					 alloclab_cell_spec_to_json(cell));
 		json_object_del(json_object_get(meta, "recorded"), "record");
@@ -411,6 +411,10 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		s->ops = calloc(w.rounds, sizeof(uint64_t));
 		s->cpu = ncpus ? cpus[i % (unsigned)ncpus] : -1;
 		s->wt.alloc = &w.alloc;
+		s->wt.plugin = cell->plugin;
+		s->wt.plugin_options = cell->plugin_options;
+		s->wt.gil = cell->gil;
+		s->wt.record_path = cell->record_path;
 		s->wt.params = &cell->params;
 		s->wt.index = i;
 		s->wt.nthreads = cell->threads;
@@ -494,7 +498,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		else
 			json_decref(stats);
 	}
-	if (cell->record_path) {
+	if (cell->record_path && !(cell->workload->flags & ALLOCLAB_WORKLOAD_RECORDS_ITSELF)) {
 		/* The allocator's state at the trace's end, for a replay to
 		 * compare its own with. */
 		alloclab_phase("record");

@@ -84,10 +84,22 @@ enum alloclab_workload_flags {
 	 * destructors at exit): the worker never destroys the instance, so
 	 * the plugin's memory stays mapped. */
 	ALLOCLAB_WORKLOAD_KEEP_INSTANCE = 1u << 3,
+	/* Its allocations happen in programs it starts, not through t->alloc:
+	 * `alloclab record` hands it t->record_path instead of recording the
+	 * worker (the exec workload). */
+	ALLOCLAB_WORKLOAD_RECORDS_ITSELF = 1u << 4,
 };
 
 struct alloclab_workload_thread {
 	const struct alloclab_allocator *alloc;
+	/* The cell's plugin as given (name or path), its options and whether
+	 * it runs under the framework's lock: for a workload that starts
+	 * programs with the plugin as their malloc. */
+	const char *plugin, *plugin_options;
+	int gil;
+	/* `alloclab record` with ALLOCLAB_WORKLOAD_RECORDS_ITSELF: where the
+	 * trace goes; NULL otherwise. */
+	const char *record_path;
 	const struct alloclab_params *params; /* one value per entry of workload->params */
 	unsigned index;          /* 0 .. nthreads-1 */
 	unsigned nthreads;

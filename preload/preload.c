@@ -1,0 +1,526 @@
+/*
+ * liballoclab-preload.so: any plugin as a whole program's malloc.
+ *
+ *   ALLOCLAB_PRELOAD_PLUGIN=NAME|PATH[:options]  LD_PRELOAD=liballoclab-preload.so  PROGRAM
+ *
+ * (`alloclab exec` sets all of it up.) The library serves the C allocation
+ * API from the plugin: malloc, free, calloc, realloc, reallocarray,
+ * posix_memalign, aligned_alloc, memalign, valloc, pvalloc and
+ * malloc_usable_size (docs/preload.md says what each does when the plugin
+ * lacks the op it needs).
+ *
+ * Three sources of blocks, told apart at free:
+ *   - the bootstrap area: requests made while the plugin is being loaded
+ *     (dlopen itself allocates) come from a static area; their frees do
+ *     nothing, and realloc copies them out;
+ *   - the C library: a plugin that calls malloc itself (the `system`
+ *     plugin; obmalloc for large blocks) reaches this library again; such
+ *     nested calls, marked by a thread-local flag, go to the C library's
+ *     own allocator, and the plugin frees those blocks the same way;
+ *   - the plugin: everything else. Aligned requests the plugin cannot serve
+ *     are over-allocated from it, and the aligned pointers kept in a table
+ *     so that free finds the block under them.
+ */
+#define _GNU_SOURCE 1
+#include "allocator.h"
+#include "loader.h"
+#include "recorder.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define TLS static __thread __attribute__((tls_model("initial-exec")))
+
+/* The C library's own allocator, for nested calls. */
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+
+enum { UNINIT, LOADING, READY };
+static _Atomic int state;
+static struct alloclab_allocator alloc;
+static struct alloclab_loaded_plugin plugin;
+static int headers;        /* the plugin has no usable_size: every block carries its size */
+static int needs_one_thread; /* the plugin cannot free across threads */
+static pthread_key_t detach_key;
+static size_t (*libc_usable)(void *); /* the C library's malloc_usable_size */
+
+TLS int nested;            /* inside the plugin (or the recorder) */
+TLS int loading_here;      /* this thread is loading the plugin */
+TLS int attached;          /* thread_attach called for this thread */
+
+/* ---- the bootstrap area ---- */
+
+#define BOOT_SIZE (8u << 20)
+static _Alignas(64) unsigned char boot[BOOT_SIZE];
+static _Atomic size_t boot_used;
+static _Atomic size_t boot_blocks, boot_frees; /* for ALLOCLAB_PRELOAD_REPORT */
+static _Atomic size_t alive; /* aligned blocks the library made; 0: free never looks them up */
+
+static int in_boot(const void *p)
+{
+	return (const unsigned char *)p >= boot && (const unsigned char *)p < boot + BOOT_SIZE;
+}
+
+/* 16 bytes of size before each bootstrap block, 16-aligned (or `align`). */
+static void *boot_alloc(size_t n, size_t align)
+{
+	if (align < 16)
+		align = 16;
+	if (n > BOOT_SIZE)
+		return NULL;
+	size_t need = (n + 15) / 16 * 16 + 16 + align, start = atomic_fetch_add(&boot_used, need);
+	if (start + need > BOOT_SIZE)
+		return NULL;
+	uintptr_t p = ((uintptr_t)(boot + start) + 16 + align - 1) & ~(uintptr_t)(align - 1);
+	((size_t *)p)[-1] = n;
+	atomic_fetch_add_explicit(&boot_blocks, 1, memory_order_relaxed);
+	return (void *)p;
+}
+
+static size_t boot_size(const void *p) { return ((const size_t *)p)[-1]; }
+
+/* ---- loading ---- */
+
+static void fatal(const char *what, const char *why)
+{
+	char line[1200];
+	int n = snprintf(line, sizeof line, "alloclab-preload: %s%s%s\n", what, why ? ": " : "", why ? why : "");
+	if (write(2, line, n > 0 && (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static void thread_gone(void *arg)
+{
+	(void)arg;
+	if (alloc.ops.thread_detach) {
+		nested++;
+		alloc.ops.thread_detach(alloc.instance);
+		nested--;
+	}
+	attached = 0;
+}
+
+static void finish_recording(void)
+{
+	char err[ALLOCLAB_ERR_LEN];
+	nested++;
+	if (alloclab_recorder_finish(NULL, err, sizeof err) != 0)
+		fatal("recording", err);
+	nested--;
+}
+
+/* ALLOCLAB_PRELOAD_REPORT=1: what the library did, on stderr at exit. */
+static void report(void)
+{
+	char line[256];
+	int n = snprintf(line, sizeof line,
+			 "alloclab-preload: bootstrap: %zu blocks, %zu bytes, %zu frees ignored; aligned by the library: %zu "
+			 "live; size headers: %s\n",
+			 atomic_load(&boot_blocks), atomic_load(&boot_used), atomic_load(&boot_frees), atomic_load(&alive),
+			 headers ? "yes" : "no");
+	if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
+		return;
+}
+
+static void fork_prepare(void) { nested++; }
+static void fork_parent(void) { nested--; }
+static void fork_child(void)
+{
+	/* A forked child's calls are not the recorded process's. */
+	alloclab_recorder_forget();
+	nested--;
+}
+
+static void load(void)
+{
+	char err[ALLOCLAB_ERR_LEN], *spec, *options;
+	const char *env = getenv("ALLOCLAB_PRELOAD_PLUGIN"), *record = getenv("ALLOCLAB_PRELOAD_RECORD");
+	const char *gil = getenv("ALLOCLAB_PRELOAD_GIL");
+
+	void *sym = dlsym(RTLD_NEXT, "malloc_usable_size");
+	memcpy(&libc_usable, &sym, sizeof sym);
+	if (env == NULL || env[0] == '\0')
+		fatal("ALLOCLAB_PRELOAD_PLUGIN is not set", "name the plugin (NAME or PATH[:options])");
+	/* name[:options]; a path's options start after its ".so:". */
+	spec = boot_alloc(strlen(env) + 1, 16);
+	strcpy(spec, env);
+	options = strstr(spec, ".so:");
+	options = options ? options + 3 : (strchr(spec, '/') ? NULL : strchr(spec, ':'));
+	if (options)
+		*options++ = '\0';
+	/* Deep binding: the plugin and the libraries it brings resolve their
+	 * own symbols first, never the program's: CPython's plugin inside a
+	 * Python program must call its libpython, not the program's
+	 * interpreter (which is not even started yet). */
+	if (alloclab_plugin_load_flags(spec, RTLD_DEEPBIND, &plugin, err, sizeof err) != 0)
+		fatal(err, strstr(err, "static TLS") ? "set GLIBC_TUNABLES=glibc.rtld.optional_static_tls=16384 "
+							   "(alloclab exec does)"
+						     : NULL);
+	if (alloclab_allocator_create(&alloc, &plugin, options ? options : "", err, sizeof err) != 0)
+		fatal(err, NULL);
+	/* A program cannot run on blocks that alias (the noop plugin). */
+	void *a = alloclab_malloc(&alloc, 16), *b = alloclab_malloc(&alloc, 16);
+	if (a == NULL || a == b)
+		fatal(spec, "not an allocator a program can run on: it returned the same block twice, or none");
+	alloclab_free(&alloc, a);
+	alloclab_free(&alloc, b);
+	if (record && record[0]) {
+		json_t *meta = json_pack("{s:s,s:s,s:{s:s,s:s}}", "alloclab", ALLOCLAB_VERSION, "program",
+					 program_invocation_name, "recorded", "plugin", spec, "plugin_options",
+					 options ? options : "");
+		if (alloclab_recorder_start(&alloc, record, meta, 1, err, sizeof err) != 0)
+			fatal("recording", err);
+		alloclab_recorder_thread(0); /* the thread loading: the main thread, as a rule */
+		atexit(finish_recording);
+		/* The program's children are not recorded (each would write
+		 * the same file). */
+		unsetenv("ALLOCLAB_PRELOAD_RECORD");
+	}
+	if (!(alloc.caps & ALLOCLAB_CAP_THREAD_SAFE) || (gil && strcmp(gil, "1") == 0))
+		alloclab_allocator_global_lock(&alloc);
+	needs_one_thread = !(alloc.caps & ALLOCLAB_CAP_CROSS_THREAD_FREE);
+	headers = alloc.ops.usable_size == NULL;
+	const char *rep = getenv("ALLOCLAB_PRELOAD_REPORT");
+	if (rep && strcmp(rep, "1") == 0)
+		atexit(report);
+	if (alloc.ops.thread_detach && pthread_key_create(&detach_key, thread_gone) != 0)
+		fatal("cannot create a thread key", NULL);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+/* The plugin ready for this thread: 1, or 0 when this thread is loading it
+ * (its requests go to the bootstrap area). */
+static inline int ready(void)
+{
+	int s = atomic_load_explicit(&state, memory_order_acquire);
+	if (__builtin_expect(s == READY, 1)) {
+		if (__builtin_expect(!attached, 0)) {
+			attached = 1;
+			if (needs_one_thread && getpid() != gettid())
+				fatal("this program starts threads and the plugin cannot free blocks across them",
+				      "not applicable (a plugin with per-thread state, such as obmalloc's mode=per-thread)");
+			if (alloc.ops.thread_attach) {
+				nested++;
+				if (alloc.ops.thread_attach(alloc.instance) != 0)
+					fatal("thread_attach failed", NULL);
+				pthread_setspecific(detach_key, (void *)1);
+				nested--;
+			}
+		}
+		return 1;
+	}
+	if (loading_here)
+		return 0;
+	s = UNINIT;
+	if (atomic_compare_exchange_strong(&state, &s, LOADING)) {
+		loading_here = 1;
+		load();
+		loading_here = 0;
+		atomic_store_explicit(&state, READY, memory_order_release);
+		return ready();
+	}
+	while (atomic_load_explicit(&state, memory_order_acquire) != READY)
+		sched_yield();
+	return ready();
+}
+
+__attribute__((constructor)) static void preload_init(void) { ready(); }
+
+/* ---- blocks with a size header (plugins without usable_size) ---- */
+
+#define HEADER 16
+
+static inline void *plugin_malloc(size_t n)
+{
+	if (!headers)
+		return alloclab_malloc(&alloc, n);
+	if (n > SIZE_MAX - HEADER)
+		return NULL;
+	size_t *p = alloclab_malloc(&alloc, n + HEADER);
+	if (p == NULL)
+		return NULL;
+	p[0] = n;
+	return (char *)p + HEADER;
+}
+
+static inline void plugin_free(void *p)
+{
+	alloclab_free(&alloc, headers ? (char *)p - HEADER : p);
+}
+
+static inline size_t plugin_usable(void *p)
+{
+	return headers ? *(size_t *)((char *)p - HEADER) : alloc.ops.usable_size(alloc.instance, p);
+}
+
+/* ---- aligned blocks the plugin cannot align: p -> the block under it ---- */
+
+static pthread_mutex_t aligned_lock = PTHREAD_MUTEX_INITIALIZER;
+static uintptr_t *akeys;
+static void **avals;
+static size_t acap, aused;
+
+static size_t abucket(uintptr_t k) { return (size_t)((k >> 4) * 0x9e3779b97f4a7c15ull >> 24) & (acap - 1); }
+
+static int aligned_put(uintptr_t k, void *under)
+{
+	if ((aused + 1) * 2 > acap) {
+		size_t ncap = acap ? acap * 2 : 256, oc = acap;
+		uintptr_t *nk = __libc_calloc(ncap, sizeof *nk), *ok = akeys;
+		void **nv = __libc_calloc(ncap, sizeof *nv), **ov = avals;
+		if (!nk || !nv) {
+			__libc_free(nk);
+			__libc_free(nv);
+			return -1;
+		}
+		akeys = nk, avals = nv, acap = ncap;
+		for (size_t i = 0; i < oc; i++)
+			if (ok[i]) {
+				size_t b = abucket(ok[i]);
+				while (akeys[b])
+					b = (b + 1) & (acap - 1);
+				akeys[b] = ok[i], avals[b] = ov[i];
+			}
+		__libc_free(ok);
+		__libc_free(ov);
+	}
+	size_t b = abucket(k);
+	while (akeys[b] && akeys[b] != k)
+		b = (b + 1) & (acap - 1);
+	aused += akeys[b] == 0;
+	akeys[b] = k, avals[b] = under;
+	return 0;
+}
+
+/* The block under aligned pointer k, removed when `take`; NULL if k is not one. */
+static void *aligned_get(uintptr_t k, int take)
+{
+	void *under = NULL;
+	if (atomic_load_explicit(&alive, memory_order_relaxed) == 0)
+		return NULL;
+	pthread_mutex_lock(&aligned_lock);
+	if (acap) {
+		size_t b = abucket(k);
+		while (akeys[b] && akeys[b] != k)
+			b = (b + 1) & (acap - 1);
+		if (akeys[b] == k) {
+			under = avals[b];
+			if (take) {
+				/* Delete by shifting back what probed past b. */
+				akeys[b] = 0;
+				aused--;
+				atomic_fetch_sub(&alive, 1);
+				for (size_t j = (b + 1) & (acap - 1); akeys[j]; j = (j + 1) & (acap - 1)) {
+					size_t home = abucket(akeys[j]);
+					if (((j - home) & (acap - 1)) >= ((j - b) & (acap - 1))) {
+						akeys[b] = akeys[j], avals[b] = avals[j];
+						akeys[j] = 0;
+						b = j;
+					}
+				}
+			}
+		}
+	}
+	pthread_mutex_unlock(&aligned_lock);
+	return under;
+}
+
+static void *plugin_aligned(size_t align, size_t n)
+{
+	if (align <= alloc.min_align && !headers)
+		return alloclab_malloc(&alloc, n);
+	if (alloc.ops.aligned_alloc && !headers)
+		return alloc.ops.aligned_alloc(alloc.instance, align, n);
+	if (n > SIZE_MAX - align)
+		return NULL;
+	char *under = plugin_malloc(n + align);
+	if (under == NULL)
+		return NULL;
+	uintptr_t p = ((uintptr_t)under + align) & ~(uintptr_t)(align - 1);
+	pthread_mutex_lock(&aligned_lock);
+	int rc = aligned_put(p, under);
+	if (rc == 0)
+		atomic_fetch_add(&alive, 1);
+	pthread_mutex_unlock(&aligned_lock);
+	if (rc != 0) {
+		plugin_free(under);
+		return NULL;
+	}
+	return (void *)p;
+}
+
+/* ---- the C API ---- */
+
+EXPORT void *malloc(size_t n)
+{
+	if (nested || !ready())
+		return nested ? __libc_malloc(n) : boot_alloc(n, 16);
+	nested++;
+	void *p = plugin_malloc(n);
+	nested--;
+	if (p == NULL)
+		errno = ENOMEM;
+	return p;
+}
+
+EXPORT void free(void *p)
+{
+	if (p == NULL)
+		return;
+	if (in_boot(p)) {
+		atomic_fetch_add_explicit(&boot_frees, 1, memory_order_relaxed);
+		return;
+	}
+	if (nested) {
+		__libc_free(p);
+		return;
+	}
+	ready();
+	nested++;
+	void *under = aligned_get((uintptr_t)p, 1);
+	plugin_free(under ? under : p);
+	nested--;
+}
+
+EXPORT void *calloc(size_t m, size_t n)
+{
+	if (n && m > SIZE_MAX / n) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (nested || !ready()) {
+		if (nested)
+			return __libc_calloc(m, n);
+		return boot_alloc(m * n, 16); /* the static area is zero */
+	}
+	nested++;
+	void *p;
+	if (headers) {
+		p = plugin_malloc(m * n);
+		if (p)
+			memset(p, 0, m * n);
+	} else {
+		p = alloclab_calloc(&alloc, m, n);
+	}
+	nested--;
+	if (p == NULL)
+		errno = ENOMEM;
+	return p;
+}
+
+EXPORT size_t malloc_usable_size(void *p)
+{
+	if (p == NULL)
+		return 0;
+	if (in_boot(p))
+		return boot_size(p);
+	if (nested)
+		return libc_usable ? libc_usable(p) : 0;
+	ready();
+	nested++;
+	void *under = aligned_get((uintptr_t)p, 0);
+	size_t n = under ? plugin_usable(under) - (size_t)((char *)p - (char *)under) : plugin_usable(p);
+	nested--;
+	return n;
+}
+
+EXPORT void *realloc(void *p, size_t n)
+{
+	if (p == NULL)
+		return malloc(n);
+	if (nested)
+		return __libc_realloc(p, n);
+	if (n == 0) {
+		free(p);
+		return NULL;
+	}
+	if (!ready() || in_boot(p) || aligned_get((uintptr_t)p, 0) || alloc.ops.realloc == NULL || headers) {
+		/* Copy: out of the bootstrap area, out of an aligned block (the
+		 * new one need not be aligned), or for a plugin without
+		 * realloc. */
+		size_t old = malloc_usable_size(p);
+		void *q = malloc(n);
+		if (q == NULL)
+			return NULL;
+		memcpy(q, p, old < n ? old : n);
+		free(p);
+		return q;
+	}
+	nested++;
+	void *q = alloc.ops.realloc(alloc.instance, p, n);
+	nested--;
+	if (q == NULL)
+		errno = ENOMEM;
+	return q;
+}
+
+EXPORT void *reallocarray(void *p, size_t m, size_t n)
+{
+	if (n && m > SIZE_MAX / n) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, m * n);
+}
+
+static void *aligned(size_t align, size_t n)
+{
+	if (nested)
+		return __libc_memalign(align, n);
+	if (!ready())
+		return boot_alloc(n, align);
+	nested++;
+	void *p = plugin_aligned(align < sizeof(void *) ? sizeof(void *) : align, n);
+	nested--;
+	return p;
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (align < sizeof(void *) || (align & (align - 1)))
+		return EINVAL;
+	void *p = aligned(align, n);
+	if (p == NULL)
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	if (align == 0 || (align & (align - 1))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	void *p = aligned(align, n);
+	if (p == NULL)
+		errno = ENOMEM;
+	return p;
+}
+
+EXPORT void *memalign(size_t align, size_t n) { return aligned_alloc(align, n); }
+
+EXPORT void *valloc(size_t n) { return aligned_alloc((size_t)sysconf(_SC_PAGESIZE), n); }
+
+EXPORT void *pvalloc(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	if (n > SIZE_MAX - page) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return aligned_alloc(page, (n + page - 1) / page * page);
+}

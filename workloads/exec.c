@@ -1,0 +1,397 @@
+/*
+ * exec: a whole program as a workload, with the cell's plugin as its
+ * malloc (liballoclab-preload.so, framework/program.h). One value is one
+ * run of the program, timed from outside; the worker's own allocator
+ * instance is not used.
+ *
+ * Either a program of the user's (cmd=, split at spaces, no shell; cwd=,
+ * stdin=) or one of the programs that ship with Debian and allocate
+ * heavily and deterministically, given inputs made in prepare (untimed):
+ *   python  CPython 3.11 building and walking dicts of lists of strings
+ *   perl    the same in Perl
+ *   sqlite  SQLite's shell: a table filled by a recursive query, an index, grouping
+ *   sort    GNU sort of generated words, two threads
+ *   gcc     GCC compiling generated C to assembly (-O1; its cc1 is a
+ *           second program under the plugin)
+ *   xz      xz compressing the words in blocks, two threads
+ * Each reports a hash of its standard output, so that every plugin can be
+ * checked to give the program's output under glibc.
+ */
+#define _GNU_SOURCE 1
+#include "program.h"
+#include "results.h"
+#include "rng.h"
+#include "scratch.h"
+#include "workload.h"
+#include "worker.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { P_PROGRAM, P_CMD, P_CWD, P_STDIN, P_SCALE };
+enum { PROG_NONE, PROG_PYTHON, PROG_PERL, PROG_SQLITE, PROG_SORT, PROG_GCC, PROG_XZ, NPROGS };
+static const char *const program_names[] = {"none", "python", "perl", "sqlite", "sort", "gcc", "xz", NULL};
+static const char *const program_groups[] = {"all", "python+perl+sqlite+sort+gcc+xz", NULL};
+static const char *const program_unless[] = {"cmd", NULL};
+
+static const struct alloclab_param exec_params[] = {
+	[P_PROGRAM] = {.name = "program", .help = "a bundled program with generated input, or 'all'",
+		       .type = ALLOCLAB_PARAM_CHOICE, .choices = program_names, .groups = program_groups,
+		       .max = NPROGS - 1, .def_text = "all", .def_unless = program_unless},
+	[P_CMD] = {.name = "cmd", .help = "your program and its arguments, split at spaces (no shell)",
+		   .type = ALLOCLAB_PARAM_TEXT, .def_text = ""},
+	[P_CWD] = {.name = "cwd", .help = "the folder cmd runs in", .type = ALLOCLAB_PARAM_TEXT, .def_text = ""},
+	[P_STDIN] = {.name = "stdin", .help = "the file cmd reads on its standard input", .type = ALLOCLAB_PARAM_TEXT,
+		     .def_text = ""},
+	[P_SCALE] = {.name = "scale", .help = "bundled programs' input size, percent", .def = 100, .min = 1,
+		     .max = 100000},
+};
+
+struct exec_state {
+	char dir[4096];          /* the inputs and the output, private to the process */
+	char out[4200];
+	char *argv_store;        /* cmd= split */
+	const char *argv[64];
+};
+
+static int exec_check(const struct alloclab_params *p, char *err, size_t err_len)
+{
+	int cmd = p->text[P_CMD][0] != '\0';
+	if (cmd == (p->v[P_PROGRAM] != PROG_NONE)) {
+		snprintf(err, err_len, "workload 'exec': give program= or cmd=");
+		return -1;
+	}
+	if (!cmd && (p->text[P_CWD][0] || p->text[P_STDIN][0])) {
+		snprintf(err, err_len, "workload 'exec': cwd= and stdin= go with cmd=");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the bundled programs' inputs ---- */
+
+static int write_file(const char *dir, const char *name, const char *text, char *err, size_t err_len)
+{
+	char path[4200];
+	FILE *f;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if ((f = fopen(path, "w")) == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
+		snprintf(err, err_len, "exec: cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* n pseudo-random lower-case words, one a line, the same for a seed. */
+static int write_words(const char *dir, uint64_t n, char *err, size_t err_len)
+{
+	char path[4200];
+	struct alloclab_rng rng = {0x243f6a8885a308d3ull};
+	FILE *f;
+	snprintf(path, sizeof path, "%s/words", dir);
+	if ((f = fopen(path, "w")) == NULL) {
+		snprintf(err, err_len, "exec: cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t r = alloclab_rng_next(&rng);
+		unsigned len = 3 + (unsigned)(r % 12);
+		for (unsigned k = 0; k < len; k++, r >>= 4)
+			fputc('a' + (int)((r ^ (r >> 29)) % 26), f);
+		fputc('\n', f);
+	}
+	if (fclose(f) != 0) {
+		snprintf(err, err_len, "exec: cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int write_c(const char *dir, uint64_t functions, char *err, size_t err_len)
+{
+	char path[4200];
+	FILE *f;
+	snprintf(path, sizeof path, "%s/gen.c", dir);
+	if ((f = fopen(path, "w")) == NULL) {
+		snprintf(err, err_len, "exec: cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	fputs("struct node { struct node *next; long key; double weight; char name[16]; };\n", f);
+	for (uint64_t i = 0; i < functions; i++) {
+		fprintf(f,
+			"static long f%" PRIu64 "(struct node *n, long k) {\n"
+			"  long s = %" PRIu64 ";\n"
+			"  for (; n; n = n->next) { if (n->key %% %" PRIu64 " == k) s += n->key * %" PRIu64 "; "
+			"else if (n->weight > %" PRIu64 ".5) s ^= (long)n->weight; else s -= n->name[k & 15]; }\n"
+			"  switch (k & 7) { case 0: return s + %" PRIu64 "; case 1: return s * 3; case 2: return s - k; ",
+			i, i * 7919 % 1000, i % 97 + 2, i % 31 + 1, i % 13, i);
+		if (i)
+			fprintf(f, "default: return f%" PRIu64 "(n, k - 1); }\n}\n", i - 1);
+		else
+			fputs("default: return s; }\n}\n", f);
+	}
+	fputs("long entry(struct node *n, long k);\nlong entry(struct node *n, long k) { long s = 0;\n", f);
+	for (uint64_t i = 0; i < functions; i += 1)
+		fprintf(f, "  s += f%" PRIu64 "(n, k + %" PRIu64 ");\n", i, i);
+	fputs("  return s; }\n", f);
+	if (fclose(f) != 0) {
+		snprintf(err, err_len, "exec: cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Makes the program's input in dir and its command line in s->argv
+ * (each value: the inputs take a fraction of a second to write). */
+static int setup_bundled(struct exec_state *s, unsigned prog, uint64_t scale, char *err, size_t err_len)
+{
+	char text[2048];
+	const char *d = s->dir;
+	uint64_t n;
+
+	switch (prog) {
+	case PROG_PYTHON:
+		n = 3000 * scale;
+		snprintf(text, sizeof text,
+			 "import random\nrandom.seed(1)\nd = {}\nN = %" PRIu64 "\n"
+			 "for i in range(N):\n    d.setdefault('k%%d' %% random.randrange(N // 4), []).append(str(i) * (i %% 7))\n"
+			 "s = 0\nfor k in sorted(d):\n    s = (s * 31 + len(d[k]) + sum(len(x) for x in d[k])) %% 1000000007\n"
+			 "print(len(d), s)\n",
+			 n);
+		if (write_file(d, "prog.py", text, err, err_len) != 0)
+			return -1;
+		s->argv[0] = "/usr/bin/python3.11", s->argv[1] = "-I", s->argv[2] = "prog.py";
+		return 0;
+	case PROG_PERL:
+		n = 3000 * scale;
+		snprintf(text, sizeof text,
+			 "my $N = %" PRIu64 "; my %%h; my $x = 1;\n"
+			 "for my $i (0 .. $N - 1) { $x = ($x * 1103515245 + 12345) %% 2147483648; "
+			 "push @{$h{'k' . ($x %% int($N / 4))}}, \"$i\" x ($i %% 7); }\n"
+			 "my $s = 0; for my $k (sort keys %%h) { $s = ($s * 31 + scalar(@{$h{$k}}) + "
+			 "length(join('', @{$h{$k}}))) %% 1000000007; }\nprint scalar(keys %%h), \" $s\\n\";\n",
+			 n);
+		if (write_file(d, "prog.pl", text, err, err_len) != 0)
+			return -1;
+		s->argv[0] = "perl", s->argv[1] = "prog.pl";
+		return 0;
+	case PROG_SQLITE:
+		n = 3000 * scale;
+		snprintf(text, sizeof text,
+			 "CREATE TABLE t(a INTEGER, b TEXT);\n"
+			 "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < %" PRIu64 ")\n"
+			 "  INSERT INTO t SELECT x, printf('%%d-%%s', (x * 7919) %% 10007, "
+			 "substr('abcdefghijklmnopqrstuvwxyz', x %% 26 + 1, x %% 13 + 1)) FROM c;\n"
+			 "CREATE INDEX i ON t(b);\n"
+			 "SELECT count(*), sum(length(b)) FROM t;\n"
+			 "SELECT b, count(*) FROM t GROUP BY b ORDER BY 2 DESC, 1 LIMIT 5;\n"
+			 "SELECT count(*) FROM t AS x JOIN t AS y ON x.b = y.b WHERE x.a < 5000;\n",
+			 n);
+		if (write_file(d, "prog.sql", text, err, err_len) != 0)
+			return -1;
+		s->argv[0] = "sqlite3", s->argv[1] = ":memory:", s->argv[2] = ".read prog.sql";
+		return 0;
+	case PROG_SORT:
+		if (write_words(d, 10000 * scale, err, err_len) != 0)
+			return -1;
+		s->argv[0] = "sort", s->argv[1] = "--parallel=2", s->argv[2] = "words";
+		return 0;
+	case PROG_GCC:
+		if (write_c(d, 3 * scale, err, err_len) != 0)
+			return -1;
+		s->argv[0] = "gcc", s->argv[1] = "-O1", s->argv[2] = "-S", s->argv[3] = "-o", s->argv[4] = "-",
+		s->argv[5] = "gen.c";
+		return 0;
+	default: /* PROG_XZ */
+		if (write_words(d, 5000 * scale, err, err_len) != 0)
+			return -1;
+		/* Blocks of 1 MiB, so that two threads compress them. */
+		s->argv[0] = "xz", s->argv[1] = "-T2", s->argv[2] = "-3", s->argv[3] = "--block-size=1MiB",
+		s->argv[4] = "-c", s->argv[5] = "words";
+		return 0;
+	}
+}
+
+static int exec_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
+{
+	const struct alloclab_params *p = t->params;
+	struct exec_state *s;
+	const unsigned prog = (unsigned)p->v[P_PROGRAM];
+
+	/* A plugin that is not thread-safe runs under the preload library's
+	 * lock; one that is, but keeps per-thread state, cannot serve a
+	 * program with threads. */
+	if ((prog == PROG_SORT || prog == PROG_XZ) && (t->alloc->caps & ALLOCLAB_CAP_THREAD_SAFE) &&
+	    !(t->alloc->caps & ALLOCLAB_CAP_CROSS_THREAD_FREE)) {
+		snprintf(err, err_len, "%s runs threads; the plugin cannot free blocks across them", program_names[prog]);
+		t->not_applicable = 1;
+		return -1;
+	}
+	if ((s = calloc(1, sizeof *s)) == NULL) {
+		snprintf(err, err_len, "exec: out of memory");
+		return -1;
+	}
+	t->state = s;
+	if (alloclab_scratch_make("exec", s->dir, sizeof s->dir) != 0) {
+		snprintf(err, err_len, "exec: cannot make a scratch folder: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(s->out, sizeof s->out, "%s/stdout", s->dir);
+	if (p->text[P_CMD][0]) {
+		unsigned n = 0;
+		char *save = NULL;
+		if ((s->argv_store = strdup(p->text[P_CMD])) == NULL) {
+			snprintf(err, err_len, "exec: out of memory");
+			return -1;
+		}
+		for (char *w = strtok_r(s->argv_store, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+			if (n + 1 >= sizeof s->argv / sizeof *s->argv) {
+				snprintf(err, err_len, "workload 'exec': cmd= has more than 62 words");
+				return -1;
+			}
+			s->argv[n++] = w;
+		}
+		if (n == 0) {
+			snprintf(err, err_len, "workload 'exec': cmd= names no program");
+			return -1;
+		}
+		return 0;
+	}
+	return setup_bundled(s, prog, p->v[P_SCALE], err, err_len);
+}
+
+/* FNV-1a of a file: the program's output, to compare across plugins. */
+static uint64_t hash_file(const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	unsigned char buf[65536];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return 0;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ buf[i]) * 0x100000001b3ull;
+	fclose(f);
+	return h;
+}
+
+static void exec_run(struct alloclab_workload_thread *t)
+{
+	struct exec_state *s = t->state;
+	const struct alloclab_params *p = t->params;
+	struct alloclab_program prog = {
+		.argv = s->argv,
+		.cwd = p->text[P_CMD][0] ? (p->text[P_CWD][0] ? p->text[P_CWD] : NULL) : s->dir,
+		.stdin_path = p->text[P_STDIN][0] ? p->text[P_STDIN] : NULL,
+		.stdout_path = s->out,
+		.plugin = t->plugin,
+		.plugin_options = t->plugin_options,
+		.gil = t->gil,
+		.record_path = t->record_path,
+	};
+	struct alloclab_program_result r;
+	static char why[ALLOCLAB_ERR_LEN + 1100];
+	char how[128];
+
+	if (alloclab_program_run(&prog, &r, why, sizeof why) != 0) {
+		t->error = why;
+		return;
+	}
+	if (!r.exited || r.status != 0) {
+		alloclab_program_describe(&r, how, sizeof how);
+		snprintf(why, sizeof why, "%s: %s%s%s", s->argv[0], how, r.stderr_tail[0] ? ": " : "", r.stderr_tail);
+		t->error = why;
+		return;
+	}
+	t->ops = 1;
+	char hash[24];
+	snprintf(hash, sizeof hash, "%016" PRIx64, hash_file(s->out));
+	t->report = json_pack("{s:f,s:f,s:f,s:I,s:s}", "wall_s", r.wall_s, "user_s", r.user_s, "sys_s", r.sys_s,
+			      "peak_rss_kib", (json_int_t)r.peak_rss_kib, "output_hash", hash);
+}
+
+static void exec_finish(struct alloclab_workload_thread *t)
+{
+	struct exec_state *s = t->state;
+	if (s == NULL)
+		return;
+	if (s->dir[0])
+		alloclab_scratch_remove(s->dir);
+	free(s->argv_store);
+	free(s);
+	t->state = NULL;
+}
+
+static int exec_check_report(int per_process, const json_t *r, char *err, size_t err_len)
+{
+	const char *h = json_string_value(json_object_get(r, "output_hash"));
+	json_t *rss = json_object_get(r, "peak_rss_kib");
+	if (per_process || !json_is_number(json_object_get(r, "wall_s")) || !json_is_number(json_object_get(r, "user_s")) ||
+	    !json_is_number(json_object_get(r, "sys_s")) || !json_is_integer(rss) || json_integer_value(rss) < 0 ||
+	    h == NULL || strlen(h) != 16 || strspn(h, "0123456789abcdef") != 16) {
+		snprintf(err, err_len, "an exec report needs wall_s, user_s, sys_s, peak_rss_kib and a 16-digit output_hash");
+		return -1;
+	}
+	return 0;
+}
+
+static void exec_row_name(const struct alloclab_cell *cell, char *out, size_t len)
+{
+	const char *prog = json_string_value(json_object_get(cell->params, "program"));
+	const char *cmd = json_string_value(json_object_get(cell->params, "cmd"));
+	snprintf(out, len, "%s", prog && strcmp(prog, "none") != 0 ? prog : cmd ? cmd : "?");
+}
+
+static void exec_print_cell(const struct alloclab_cell *cell, FILE *out)
+{
+	double wall = 0, cpu = 0;
+	long rss = 0;
+	unsigned n = 0;
+	const char *hash = NULL;
+	int same = 1;
+	char row[512];
+
+	for (unsigned p = 0; p < cell->nprocs; p++)
+		for (unsigned v = 0; v < cell->procs[p].nvalues; v++) {
+			const json_t *r = json_array_get(cell->procs[p].values[v].thread_reports, 0);
+			const char *h = json_string_value(json_object_get(r, "output_hash"));
+			if (h == NULL)
+				continue;
+			wall += json_number_value(json_object_get(r, "wall_s"));
+			cpu += json_number_value(json_object_get(r, "user_s")) + json_number_value(json_object_get(r, "sys_s"));
+			if (json_integer_value(json_object_get(r, "peak_rss_kib")) > rss)
+				rss = (long)json_integer_value(json_object_get(r, "peak_rss_kib"));
+			same &= hash == NULL || strcmp(hash, h) == 0;
+			hash = h;
+			n++;
+		}
+	if (n == 0)
+		return;
+	exec_row_name(cell, row, sizeof row);
+	fprintf(out, "exec %s %s: mean wall %.3f s, CPU %.3f s, the program's peak RSS %.1f MiB, output %s%s\n", row,
+		cell->plugin, wall / n, cpu / n, (double)rss / 1024, hash, same ? "" : " (differs between runs!)");
+}
+
+const struct alloclab_workload alloclab_workload_exec = {
+	.name = "exec",
+	.description = "a whole program with the plugin as its malloc (bundled programs or cmd=)",
+	.unit_op = "program run",
+	.params = exec_params,
+	.nparams = sizeof exec_params / sizeof exec_params[0],
+	.flags = ALLOCLAB_WORKLOAD_RECORDS_ITSELF,
+	.max_threads = 1,
+	.check_params = exec_check,
+	.prepare = exec_prepare,
+	.run = exec_run,
+	.finish = exec_finish,
+	.default_values = 1,
+	.check_report = exec_check_report,
+	.print_cell = exec_print_cell,
+	.row_name = exec_row_name,
+};
