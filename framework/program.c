@@ -128,6 +128,13 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 			}
 			set[nset++] = record;
 		}
+	} else if (p->native_preload) {
+		if (asprintf(&preload, "LD_PRELOAD=%s%s%s", p->native_preload, old_preload ? ":" : "",
+			     old_preload ? old_preload : "") < 0) {
+			preload = NULL;
+			goto oom;
+		}
+		set[nset++] = preload;
 	}
 	char **env = environment(set, nset);
 	if (env == NULL)

@@ -21,6 +21,10 @@ struct alloclab_program {
 	const char *plugin_options;  /* "" or NULL: none */
 	int gil;                     /* one lock around every call */
 	const char *record_path;     /* record the program's calls to a new trace there; NULL: no */
+	/* With plugin NULL: a library preloaded instead (an allocator's own
+	 * LD_PRELOAD form, the reference the preload path is measured
+	 * against); NULL: none. */
+	const char *native_preload;
 };
 
 struct alloclab_program_result {

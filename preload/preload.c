@@ -246,7 +246,7 @@ __attribute__((constructor)) static void preload_init(void) { ready(); }
 static inline void *plugin_malloc(size_t n)
 {
 	if (!headers)
-		return alloclab_malloc(&alloc, n);
+		return alloc.direct_malloc ? alloc.direct_malloc(n) : alloclab_malloc(&alloc, n);
 	if (n > SIZE_MAX - HEADER)
 		return NULL;
 	size_t *p = alloclab_malloc(&alloc, n + HEADER);
@@ -258,7 +258,10 @@ static inline void *plugin_malloc(size_t n)
 
 static inline void plugin_free(void *p)
 {
-	alloclab_free(&alloc, headers ? (char *)p - HEADER : p);
+	if (alloc.direct_free && !headers)
+		alloc.direct_free(p);
+	else
+		alloclab_free(&alloc, headers ? (char *)p - HEADER : p);
 }
 
 static inline size_t plugin_usable(void *p)

@@ -33,7 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { P_PROGRAM, P_CMD, P_CWD, P_STDIN, P_SCALE };
+enum { P_PROGRAM, P_CMD, P_CWD, P_STDIN, P_SCALE, P_NATIVE };
 enum { PROG_NONE, PROG_PYTHON, PROG_PERL, PROG_SQLITE, PROG_SORT, PROG_GCC, PROG_XZ, NPROGS };
 static const char *const program_names[] = {"none", "python", "perl", "sqlite", "sort", "gcc", "xz", NULL};
 static const char *const program_groups[] = {"all", "python+perl+sqlite+sort+gcc+xz", NULL};
@@ -50,6 +50,10 @@ static const struct alloclab_param exec_params[] = {
 		     .def_text = ""},
 	[P_SCALE] = {.name = "scale", .help = "bundled programs' input size, percent", .def = 100, .min = 1,
 		     .max = 100000},
+	[P_NATIVE] = {.name = "native",
+		      .help = "instead of the plugin, preload this library (an allocator's own LD_PRELOAD form: the "
+			      "reference for the preload path's cost)",
+		      .type = ALLOCLAB_PARAM_TEXT, .def_text = ""},
 };
 
 struct exec_state {
@@ -69,6 +73,18 @@ static int exec_check(const struct alloclab_params *p, char *err, size_t err_len
 	if (!cmd && (p->text[P_CWD][0] || p->text[P_STDIN][0])) {
 		snprintf(err, err_len, "workload 'exec': cwd= and stdin= go with cmd=");
 		return -1;
+	}
+	const unsigned files[] = {P_STDIN, P_NATIVE};
+	for (unsigned i = 0; i < 2; i++) {
+		struct stat st;
+		const char *f = p->text[files[i]];
+		if (f[0] == '\0')
+			continue;
+		if (stat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+			snprintf(err, err_len, "workload 'exec': %s=%s: %s", exec_params[files[i]].name, f,
+				 stat(f, &st) != 0 ? strerror(errno) : "not a regular file");
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -290,7 +306,8 @@ static void exec_run(struct alloclab_workload_thread *t)
 		.cwd = p->text[P_CMD][0] ? (p->text[P_CWD][0] ? p->text[P_CWD] : NULL) : s->dir,
 		.stdin_path = p->text[P_STDIN][0] ? p->text[P_STDIN] : NULL,
 		.stdout_path = s->out,
-		.plugin = t->plugin,
+		.plugin = p->text[P_NATIVE][0] ? NULL : t->plugin,
+		.native_preload = p->text[P_NATIVE][0] ? p->text[P_NATIVE] : NULL,
 		.plugin_options = t->plugin_options,
 		.gil = t->gil,
 		.record_path = t->record_path,
@@ -345,7 +362,9 @@ static void exec_row_name(const struct alloclab_cell *cell, char *out, size_t le
 {
 	const char *prog = json_string_value(json_object_get(cell->params, "program"));
 	const char *cmd = json_string_value(json_object_get(cell->params, "cmd"));
-	snprintf(out, len, "%s", prog && strcmp(prog, "none") != 0 ? prog : cmd ? cmd : "?");
+	const char *native = json_string_value(json_object_get(cell->params, "native"));
+	snprintf(out, len, "%s%s%s", prog && strcmp(prog, "none") != 0 ? prog : cmd ? cmd : "?",
+		 native && native[0] ? " native " : "", native && native[0] ? native : "");
 }
 
 static void exec_print_cell(const struct alloclab_cell *cell, FILE *out)
