@@ -18,11 +18,14 @@
 #include <string.h>
 
 /* Sanitizer builds make an instrumented preload library, which cannot be
- * loaded into the uninstrumented programs it is for. */
+ * loaded into the uninstrumented programs it is for; valgrind puts its own
+ * malloc in every program it runs, in place of any preloaded one. */
 static void skip_under_sanitizer(void)
 {
 	if (getenv("ALLOCLAB_UNDER_SANITIZER"))
 		cr_skip_test("the preload library is for uninstrumented programs");
+	if (getenv("ALLOCLAB_UNDER_VALGRIND"))
+		cr_skip_test("valgrind replaces the malloc the preload library would serve");
 }
 
 static const char *program(void)
