@@ -465,8 +465,8 @@ Test(trace, a_trace_far_longer_than_memory_replays_in_bounded_memory, .timeout =
 							   "decode")),
 			 "stream");
 	/* The worker's whole peak: the harness, the decoding buffers, 64 slots
-	 * (under valgrind, valgrind's own memory counts too). */
-	if (!getenv("ALLOCLAB_UNDER_VALGRIND"))
+	 * (under valgrind or a sanitizer their own memory counts too). */
+	if (!slow_setup())
 		cr_assert_lt(c->procs[0].peak_rss_kib, 64 * 1024, "peak RSS %ld KiB for a %lld-byte trace of %u events",
 		     c->procs[0].peak_rss_kib, (long long)st.st_size, 2 * pairs);
 	alloclab_results_free(res);
