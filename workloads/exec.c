@@ -91,29 +91,39 @@ static int exec_check(const struct alloclab_params *p, char *err, size_t err_len
 
 /* ---- the bundled programs' inputs ---- */
 
-static int write_file(const char *dir, const char *name, const char *text, char *err, size_t err_len)
+/* An input's writer: fills f with n units of it. */
+typedef void (*input_fn)(FILE *f, uint64_t n, const char *text);
+
+/* Writes dir/name with fill. 0, or -1 with err. */
+static int write_input(const char *dir, const char *name, input_fn fill, uint64_t n, const char *text, char *err,
+		       size_t err_len)
 {
 	char path[4200];
 	FILE *f;
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	if ((f = fopen(path, "w")) == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
+	if ((f = fopen(path, "w")) == NULL) {
+		snprintf(err, err_len, "exec: cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	fill(f, n, text);
+	if (ferror(f) | fclose(f)) {
 		snprintf(err, err_len, "exec: cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-/* n pseudo-random lower-case words, one a line, the same for a seed. */
-static int write_words(const char *dir, uint64_t n, char *err, size_t err_len)
+static void text_input(FILE *f, uint64_t n, const char *text)
 {
-	char path[4200];
+	(void)n;
+	fputs(text, f);
+}
+
+/* n pseudo-random lower-case words, one a line, always the same. */
+static void words_input(FILE *f, uint64_t n, const char *text)
+{
 	struct alloclab_rng rng = {0x243f6a8885a308d3ull};
-	FILE *f;
-	snprintf(path, sizeof path, "%s/words", dir);
-	if ((f = fopen(path, "w")) == NULL) {
-		snprintf(err, err_len, "exec: cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
+	(void)text;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t r = alloclab_rng_next(&rng);
 		unsigned len = 3 + (unsigned)(r % 12);
@@ -121,24 +131,14 @@ static int write_words(const char *dir, uint64_t n, char *err, size_t err_len)
 			fputc('a' + (int)((r ^ (r >> 29)) % 26), f);
 		fputc('\n', f);
 	}
-	if (fclose(f) != 0) {
-		snprintf(err, err_len, "exec: cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
 }
 
-static int write_c(const char *dir, uint64_t functions, char *err, size_t err_len)
+/* n functions of branches, loops and calls, for the compiler. */
+static void c_input(FILE *f, uint64_t n, const char *text)
 {
-	char path[4200];
-	FILE *f;
-	snprintf(path, sizeof path, "%s/gen.c", dir);
-	if ((f = fopen(path, "w")) == NULL) {
-		snprintf(err, err_len, "exec: cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
+	(void)text;
 	fputs("struct node { struct node *next; long key; double weight; char name[16]; };\n", f);
-	for (uint64_t i = 0; i < functions; i++) {
+	for (uint64_t i = 0; i < n; i++) {
 		fprintf(f,
 			"static long f%" PRIu64 "(struct node *n, long k) {\n"
 			"  long s = %" PRIu64 ";\n"
@@ -152,14 +152,9 @@ static int write_c(const char *dir, uint64_t functions, char *err, size_t err_le
 			fputs("default: return s; }\n}\n", f);
 	}
 	fputs("long entry(struct node *n, long k);\nlong entry(struct node *n, long k) { long s = 0;\n", f);
-	for (uint64_t i = 0; i < functions; i += 1)
+	for (uint64_t i = 0; i < n; i++)
 		fprintf(f, "  s += f%" PRIu64 "(n, k + %" PRIu64 ");\n", i, i);
 	fputs("  return s; }\n", f);
-	if (fclose(f) != 0) {
-		snprintf(err, err_len, "exec: cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
 }
 
 /* Makes the program's input in dir and its command line in s->argv
@@ -179,7 +174,7 @@ static int setup_bundled(struct exec_state *s, unsigned prog, uint64_t scale, ch
 			 "s = 0\nfor k in sorted(d):\n    s = (s * 31 + len(d[k]) + sum(len(x) for x in d[k])) %% 1000000007\n"
 			 "print(len(d), s)\n",
 			 n);
-		if (write_file(d, "prog.py", text, err, err_len) != 0)
+		if (write_input(d, "prog.py", text_input, 0, text, err, err_len) != 0)
 			return -1;
 		s->argv[0] = "/usr/bin/python3.11", s->argv[1] = "-I", s->argv[2] = "prog.py";
 		return 0;
@@ -192,7 +187,7 @@ static int setup_bundled(struct exec_state *s, unsigned prog, uint64_t scale, ch
 			 "my $s = 0; for my $k (sort keys %%h) { $s = ($s * 31 + scalar(@{$h{$k}}) + "
 			 "length(join('', @{$h{$k}}))) %% 1000000007; }\nprint scalar(keys %%h), \" $s\\n\";\n",
 			 n);
-		if (write_file(d, "prog.pl", text, err, err_len) != 0)
+		if (write_input(d, "prog.pl", text_input, 0, text, err, err_len) != 0)
 			return -1;
 		s->argv[0] = "perl", s->argv[1] = "prog.pl";
 		return 0;
@@ -208,23 +203,23 @@ static int setup_bundled(struct exec_state *s, unsigned prog, uint64_t scale, ch
 			 "SELECT b, count(*) FROM t GROUP BY b ORDER BY 2 DESC, 1 LIMIT 5;\n"
 			 "SELECT count(*) FROM t AS x JOIN t AS y ON x.b = y.b WHERE x.a < 5000;\n",
 			 n);
-		if (write_file(d, "prog.sql", text, err, err_len) != 0)
+		if (write_input(d, "prog.sql", text_input, 0, text, err, err_len) != 0)
 			return -1;
 		s->argv[0] = "sqlite3", s->argv[1] = ":memory:", s->argv[2] = ".read prog.sql";
 		return 0;
 	case PROG_SORT:
-		if (write_words(d, 10000 * scale, err, err_len) != 0)
+		if (write_input(d, "words", words_input, 10000 * scale, NULL, err, err_len) != 0)
 			return -1;
 		s->argv[0] = "sort", s->argv[1] = "--parallel=2", s->argv[2] = "words";
 		return 0;
 	case PROG_GCC:
-		if (write_c(d, 3 * scale, err, err_len) != 0)
+		if (write_input(d, "gen.c", c_input, 3 * scale, NULL, err, err_len) != 0)
 			return -1;
 		s->argv[0] = "gcc", s->argv[1] = "-O1", s->argv[2] = "-S", s->argv[3] = "-o", s->argv[4] = "-",
 		s->argv[5] = "gen.c";
 		return 0;
 	default: /* PROG_XZ */
-		if (write_words(d, 5000 * scale, err, err_len) != 0)
+		if (write_input(d, "words", words_input, 5000 * scale, NULL, err, err_len) != 0)
 			return -1;
 		/* Blocks of 1 MiB, so that two threads compress them. */
 		s->argv[0] = "xz", s->argv[1] = "-T2", s->argv[2] = "-3", s->argv[3] = "--block-size=1MiB",
