@@ -74,14 +74,16 @@ static void print_harness_share(const struct alloclab_results *r, FILE *out)
 			    !alloclab_cell_measured(other) || !same_row(noop, other) ||
 			    noop->cache_aligned != other->cache_aligned)
 				continue;
+			/* A cell's values are in its metric's unit. */
+			const char *unit = strcmp(noop->metric, ALLOCLAB_METRIC_INSTRUCTIONS) == 0 ? "instr/op" : "ns/op";
 			if (!header) {
-				fprintf(out, "\nharness cost (noop plugin's ns/op as a share of each plugin's, same run):\n");
+				fprintf(out, "\nharness cost (noop plugin's %s as a share of each plugin's, same run):\n", unit);
 				header = 1;
 			}
 			double h = cell_median(noop), p = cell_median(other);
 			alloclab_cell_label(other, label, sizeof label);
-			fprintf(out, "  %s threads=%u: noop %.2f ns/op = %.1f%% of %s (%.2f ns/op)\n", other->workload,
-				other->threads, h, 100.0 * h / p, label, p);
+			fprintf(out, "  %s threads=%u: noop %.2f %s = %.1f%% of %s (%.2f %s)\n", other->workload,
+				other->threads, h, unit, 100.0 * h / p, label, p, unit);
 		}
 	}
 }

@@ -629,8 +629,9 @@ uint64_t alloclab_trace_cursor_chunk_offset(const struct alloclab_trace_cursor *
 uint64_t alloclab_trace_cursor_first_event(const struct alloclab_trace_cursor *c) { return c->first; }
 
 /* Decodes one unsigned LEB128 varint of at most 64 bits; NULL when it
- * runs past end or is longer. */
-static inline const unsigned char *get_varint(const unsigned char *p, const unsigned char *end, uint64_t *v)
+ * runs past end or is longer. Most of a trace's numbers (slots, small
+ * sizes) take one or two bytes: those are decoded first, without the loop. */
+static const unsigned char *get_varint_slow(const unsigned char *p, const unsigned char *end, uint64_t *v)
 {
 	uint64_t x = 0;
 	for (unsigned shift = 0; shift < 64 && p < end; shift += 7) {
@@ -644,6 +645,21 @@ static inline const unsigned char *get_varint(const unsigned char *p, const unsi
 		}
 	}
 	return NULL;
+}
+
+static inline const unsigned char *get_varint(const unsigned char *p, const unsigned char *end, uint64_t *v)
+{
+	if (__builtin_expect(end - p >= 2, 1)) {
+		if (!(p[0] & 0x80)) {
+			*v = p[0];
+			return p + 1;
+		}
+		if (!(p[1] & 0x80)) {
+			*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+			return p + 2;
+		}
+	}
+	return get_varint_slow(p, end, v);
 }
 
 #define NEED(expr)                                                                                                 \
