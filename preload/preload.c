@@ -398,6 +398,29 @@ EXPORT void free(void *p)
 	nested--;
 }
 
+/* C23's sized frees (not declared by glibc 2.36): the plugin's free_sized
+ * where it can take the size as the program gives it, else free. */
+EXPORT void free_sized(void *p, size_t n);
+EXPORT void free_aligned_sized(void *p, size_t align, size_t n);
+
+EXPORT void free_sized(void *p, size_t n)
+{
+	if (p == NULL || nested || in_boot(p) || headers || !ready() || aligned_get((uintptr_t)p, 0)) {
+		free(p);
+		return;
+	}
+	nested++;
+	alloclab_free_sized(&alloc, p, n);
+	nested--;
+}
+
+EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
+{
+	(void)align;
+	(void)n;
+	free(p); /* the ABI frees aligned blocks with free */
+}
+
 EXPORT void *calloc(size_t m, size_t n)
 {
 	if (n && m > SIZE_MAX / n) {

@@ -99,6 +99,25 @@ static unsigned requests_seen(const char *trace, int native)
 	return found;
 }
 
+/* Whether the trace has a sized free of a 1010-byte block. */
+static int sized_free_seen(const char *trace)
+{
+	char err[512];
+	size_t n;
+	int seen = 0;
+	struct alloclab_trace *t = alloclab_trace_open(trace, err, sizeof err);
+	cr_assert(t, "%s", err);
+	struct alloclab_trace_cursor *c = alloclab_trace_cursor_new(t, 0);
+	struct alloclab_trace_event *ev = malloc(ALLOCLAB_TRACE_CHUNK_EVENTS * sizeof *ev);
+	while (alloclab_trace_next_chunk(c, ev, &n, err, sizeof err) == 1)
+		for (size_t i = 0; i < n; i++)
+			seen |= ev[i].op == ALLOCLAB_TRACE_FREE_SIZED && ev[i].size == 1010;
+	free(ev);
+	alloclab_trace_cursor_free(c);
+	alloclab_trace_close(t);
+	return seen;
+}
+
 Test(preload, every_call_of_the_c_api_reaches_the_plugin)
 {
 	skip_under_sanitizer();
@@ -116,6 +135,8 @@ Test(preload, every_call_of_the_c_api_reaches_the_plugin)
 			  "%s", r.err);
 		cmd_result_free(&r);
 		unsigned found = requests_seen(trace, k == 0);
+		if (k == 0)
+			cr_assert(sized_free_seen(trace), "free_sized(p, 1010) did not reach jemalloc's sized free");
 		/* malloc, calloc, realloc, reallocarray, posix_memalign,
 		 * aligned_alloc, memalign, valloc, pvalloc */
 		cr_assert_eq(found, 9, "%s: %u of the program's 9 requests reached the plugin", plugins[k], found);

@@ -1,6 +1,7 @@
 /*
  * A program for the preload library's tests, one mode per run:
- *   api      every allocation call of the C API, sizes 1000 + k so the
+ *   api      every allocation call of the C API (and free_sized where the
+ *            library offers it), sizes 1000 + k so the
  *            tests can find them in a trace; checks alignment and writes up
  *            to malloc_usable_size; prints "ok"
  *   fork     forks children that allocate, free and exit, waits for them
@@ -10,6 +11,7 @@
  * Exits 0 when everything checked out, 1 (with a line on stderr) if not.
  */
 #define _GNU_SOURCE 1
+#include <dlfcn.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -72,6 +74,13 @@ static int api(void)
 	free(va);
 	free(pv);
 	free(NULL);
+	/* C23's free_sized, where the library offers it (glibc 2.36 does not). */
+	void *sym = dlsym(RTLD_DEFAULT, "free_sized");
+	if (sym) {
+		void (*free_sized_fn)(void *, size_t);
+		memcpy(&free_sized_fn, &sym, sizeof sym);
+		free_sized_fn(malloc(1010), 1010);
+	}
 	puts("ok");
 	return 0;
 }
