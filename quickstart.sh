@@ -70,7 +70,7 @@ meson test -C build --print-errorlogs "$@" || status=$?
 echo "== tests, clang build" >&2
 meson test -C build-clang --print-errorlogs "$@" || status=$?
 if [ -f build-clang/tests/fuzz-results ]; then
-	echo "== fuzzing the results reader (clang build, bounded: -Dfuzz_seconds)" >&2
+	echo "== fuzzing the results and trace readers (clang build, bounded: -Dfuzz_seconds each)" >&2
 	meson test -C build-clang --setup=fuzz --suite fuzz --print-errorlogs || status=$?
 fi
 exit "$status"
