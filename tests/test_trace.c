@@ -191,6 +191,15 @@ Test(trace, cross_thread_frees_keep_their_order_in_threads, .timeout = 240)
 			     (json_int_t)sum.remote);
 		alloclab_results_free(res);
 
+		/* Looped: each loop starts the objects' generations afresh. */
+		char looped[4300];
+		snprintf(looped, sizeof looped, "%s,loops=3", spec);
+		c = replay(dir, test_plugin("thread_counting"), looped, nthreads, &res);
+		cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s looped: %s", workloads[w], c->message);
+		cr_assert_eq(json_integer_value(json_object_get(c->procs[0].stats_after_finish, "cross_thread_frees")),
+			     (json_int_t)(3 * sum.remote));
+		alloclab_results_free(res);
+
 		/* Recorded again while replayed: each thread makes the same
 		 * calls in the same order. */
 		record(dir, "system", spec, nthreads, b);

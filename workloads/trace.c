@@ -463,7 +463,10 @@ static int replay(struct alloclab_workload_thread *t, struct replay *r, const st
 
 /* Frees this thread's objects still live: after every thread has ended
  * the loop, since another may still release them before it ends. A live
- * object's block is never NULL (a 0-byte request's NULL needs no free). */
+ * object's block is never NULL (a 0-byte request's NULL needs no free).
+ * Every slot starts the next loop afresh (sequence 0, generation 0, as the
+ * trace counts them); no other thread looks at them until the barrier
+ * after this. */
 static uint64_t free_leftovers(struct alloclab_workload_thread *t, struct replay *r)
 {
 	uint64_t n = 0;
@@ -473,8 +476,7 @@ static uint64_t free_leftovers(struct alloclab_workload_thread *t, struct replay
 			r->mine[i].block = NULL;
 			n++;
 		}
-		/* Even: released, for the next loop's waits. */
-		r->mine[i].seq += r->mine[i].seq & 1u;
+		atomic_store_explicit(&r->mine[i].seq, 0, memory_order_relaxed);
 	}
 	return n;
 }
@@ -525,8 +527,11 @@ static void trace_run(struct alloclab_workload_thread *t)
 			}
 		}
 		if (got < 0 || (l + 1 < loops && (loop_barrier(t) != 0 || (free_leftovers(t, r), loop_barrier(t) != 0)))) {
+			/* Only the thread that failed has a reason; those that
+			 * stopped for it say nothing, so the cell's error is
+			 * the reason (the worker fails the value either way). */
 			atomic_store(&sh->failed, 1);
-			t->error = r->error[0] ? r->error : "trace: another replay thread failed";
+			t->error = r->error[0] ? r->error : NULL;
 			break;
 		}
 	}
