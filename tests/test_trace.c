@@ -451,8 +451,8 @@ Test(trace, record_refuses_bad_requests_and_leaves_nothing_behind)
 
 Test(trace, a_trace_far_longer_than_memory_replays_in_bounded_memory, .timeout = 300)
 {
-	/* 2^26 events: 2 GiB decoded, more than decode=auto takes ahead. */
-	const unsigned pairs = slow_setup() ? 1u << 20 : 1u << 25;
+	/* 2^27 events: 4 GiB decoded, far more than decode=auto takes ahead. */
+	const unsigned pairs = slow_setup() ? 1u << 20 : 1u << 26;
 	char *dir = scratch_dir(), *path = path_in(dir, "long.trace"), spec[4200];
 	struct alloclab_trace_writer *w = writer(path);
 	for (unsigned i = 0; i < pairs; i++) {
