@@ -62,6 +62,17 @@ int alloclab_cmd_exec(int argc, char **argv)
 	if (record && stat(record, &st) == 0)
 		return alloclab_usage_error("exec", "'%s' exists: a trace is never written over", record);
 	alloclab_plugin_arg_parse(plugin_text, &plugin);
+	/* A plugin that cannot load or take its options is a usage error,
+	 * found in a child before the program starts. */
+	struct alloclab_probe probe;
+	if (alloclab_probe_isolated(&plugin, 60, &probe, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		free(plugin.spec);
+		free(plugin.options);
+		free(plugin.as);
+		return 2;
+	}
+	alloclab_probe_clear(&probe);
 	prog.argv = (const char *const *)argv + optind;
 	prog.pass_through = 1;
 	prog.plugin = plugin.spec;

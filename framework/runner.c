@@ -266,36 +266,46 @@ struct alloclab_run {
 	unsigned max_processes, total_workers, failed, workers_run;
 };
 
+int alloclab_probe_isolated(const struct alloclab_plugin_arg *plugin, double timeout_s, struct alloclab_probe *out,
+			    char *err, size_t err_len)
+{
+	struct probe_arg arg = {plugin};
+	struct alloclab_child_result res;
+	char why[ALLOCLAB_ERR_LEN];
+	json_t *obj;
+	int na; /* a probe never says so */
+
+	if (alloclab_child_run(probe_child, &arg, timeout_s, &res, err, err_len) != 0)
+		return -1;
+	obj = child_answer(&res, timeout_s, &na, why, sizeof why);
+	if (obj == NULL || alloclab_probe_from_json(obj, out, why, sizeof why) != 0) {
+		add_printed(&res, why, sizeof why);
+		if (strchr(plugin->spec, '/') || strstr(why, plugin->spec))
+			snprintf(err, err_len, "%s", why);
+		else
+			snprintf(err, err_len, "plugin '%s': %s", plugin->spec, why);
+		json_decref(obj);
+		alloclab_child_result_free(&res);
+		return -1;
+	}
+	json_decref(obj);
+	alloclab_child_result_free(&res);
+	return 0;
+}
+
 static int probe_plugins(struct alloclab_run *run)
 {
 	const struct alloclab_run_config *cfg = run->cfg;
 
 	run->caps = calloc(cfg->nplugins + 1, sizeof *run->caps);
 	for (unsigned i = 0; i < cfg->nplugins; i++) {
-		struct probe_arg arg = {&cfg->plugins[i]};
-		struct alloclab_child_result res;
 		struct alloclab_probe probe;
 		char err[ALLOCLAB_ERR_LEN];
-		json_t *obj;
-		int na; /* a probe never says so */
 
-		if (alloclab_child_run(probe_child, &arg, cfg->timeout_s, &res, err, sizeof err) != 0) {
+		if (alloclab_probe_isolated(&cfg->plugins[i], cfg->timeout_s, &probe, err, sizeof err) != 0) {
 			fprintf(stderr, "alloclab: %s\n", err);
 			return -1;
 		}
-		obj = child_answer(&res, cfg->timeout_s, &na, err, sizeof err);
-		if (obj == NULL || alloclab_probe_from_json(obj, &probe, err, sizeof err) != 0) {
-			add_printed(&res, err, sizeof err);
-			if (strchr(cfg->plugins[i].spec, '/') || strstr(err, cfg->plugins[i].spec))
-				fprintf(stderr, "alloclab: %s\n", err);
-			else
-				fprintf(stderr, "alloclab: plugin '%s': %s\n", cfg->plugins[i].spec, err);
-			json_decref(obj);
-			alloclab_child_result_free(&res);
-			return -1;
-		}
-		json_decref(obj);
-		alloclab_child_result_free(&res);
 
 		char caps[512];
 		json_t *caps_list = json_array();

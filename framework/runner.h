@@ -83,6 +83,12 @@ struct alloclab_run_config {
 	char **argv;
 };
 
+/* Loads the plugin and creates an instance in a child process (a crash or
+ * hang there is reported, never suffered): 0 with *out filled, or -1 with
+ * one line in err. */
+int alloclab_probe_isolated(const struct alloclab_plugin_arg *plugin, double timeout_s, struct alloclab_probe *out,
+			    char *err, size_t err_len);
+
 /* Splits "name[:options]" or "path.so[:options]" (a path's options start
  * after ".so:", so options may hold paths) and takes the framework's own
  * options out of them: as=LABEL (its name in tables) and gil=1 (a global

@@ -273,3 +273,21 @@ Test(preload, a_program_s_calls_are_recorded_and_replayed, .timeout = 120)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cmd_result_free(&r);
 }
+
+Test(preload, exec_refuses_bad_requests_before_the_program_starts)
+{
+	char *dir = scratch_dir();
+	const char *const *cases[] = {
+		(const char *const[]){"exec", "-p", "nosuch", "--", "true", NULL},
+		(const char *const[]){"exec", "-p", "jemalloc:api=bogus", "--", "true", NULL},
+		(const char *const[]){"exec", "-p", "system", NULL},
+		(const char *const[]){"exec", "--", "true", NULL},
+	};
+	const char *why[] = {"not found", "bad option", "which program", "which plugin"};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct cmd_result r = run_alloclab(dir, cases[i]);
+		cr_assert_eq(r.status, 2, "case %zu: %d: %s", i, r.status, r.err);
+		cr_assert(strstr(r.err, why[i]) && count_lines(r.err) == 1, "case %zu: %s", i, r.err);
+		cmd_result_free(&r);
+	}
+}
