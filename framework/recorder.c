@@ -11,6 +11,7 @@
  */
 #include "recorder.h"
 
+#include "addr_map.h"
 #include "trace.h"
 
 #include <pthread.h>
@@ -34,82 +35,8 @@ static unsigned next_unnamed;
 static uint64_t unknown_frees;
 static __thread unsigned my_index_plus_one; /* 0: not known yet */
 
-/* The address map: linear probing, deletion by shifting back. Keys are
- * block addresses (never 0); values owner << 32 | slot. */
-static uintptr_t *keys;
-static uint64_t *vals;
-static size_t cap, used;
-
-static size_t bucket(uintptr_t k) { return (size_t)(((uint64_t)k >> 4) * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1); }
-
-static int map_grow(void)
-{
-	size_t old_cap = cap, ncap = cap ? cap * 2 : 1u << 16;
-	uintptr_t *ok = keys;
-	uint64_t *ov = vals;
-
-	keys = calloc(ncap, sizeof *keys);
-	vals = calloc(ncap, sizeof *vals);
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		keys = ok, vals = ov;
-		return -1;
-	}
-	cap = ncap;
-	for (size_t i = 0; i < old_cap; i++)
-		if (ok[i]) {
-			size_t b = bucket(ok[i]);
-			while (keys[b])
-				b = (b + 1) & (cap - 1);
-			keys[b] = ok[i];
-			vals[b] = ov[i];
-		}
-	free(ok);
-	free(ov);
-	return 0;
-}
-
-static int map_put(uintptr_t k, uint64_t v)
-{
-	size_t b;
-	if ((used + 1) * 4 > cap * 3 && map_grow() != 0)
-		return -1;
-	b = bucket(k);
-	while (keys[b] && keys[b] != k)
-		b = (b + 1) & (cap - 1);
-	used += keys[b] == 0;
-	keys[b] = k;
-	vals[b] = v;
-	return 0;
-}
-
-/* Removes k; 1 with *v, or 0 when absent. */
-static int map_take(uintptr_t k, uint64_t *v)
-{
-	size_t b, j;
-	if (cap == 0)
-		return 0;
-	b = bucket(k);
-	while (keys[b] && keys[b] != k)
-		b = (b + 1) & (cap - 1);
-	if (keys[b] == 0)
-		return 0;
-	*v = vals[b];
-	keys[b] = 0;
-	used--;
-	/* Shift back the entries after it whose probe passed through b. */
-	for (j = (b + 1) & (cap - 1); keys[j]; j = (j + 1) & (cap - 1)) {
-		size_t home = bucket(keys[j]);
-		if (((j - home) & (cap - 1)) >= ((j - b) & (cap - 1))) {
-			keys[b] = keys[j];
-			vals[b] = vals[j];
-			keys[j] = 0;
-			b = j;
-		}
-	}
-	return 1;
-}
+/* Block address -> owner << 32 | slot. */
+static struct alloclab_addr_map map = {.calloc_fn = calloc, .free_fn = free};
 
 static unsigned my_index(void)
 {
@@ -167,7 +94,7 @@ static int release_slot(unsigned owner, uint32_t s)
 static int identify(void *p, unsigned th, struct alloclab_trace_event *e)
 {
 	uint64_t v;
-	if (!map_take((uintptr_t)p, &v)) {
+	if (!alloclab_addr_map_get(&map, (uintptr_t)p, &v, 1)) {
 		unknown_frees++;
 		return 0;
 	}
@@ -182,7 +109,7 @@ static int identify(void *p, unsigned th, struct alloclab_trace_event *e)
 static void record_new(void *p, unsigned th, struct alloclab_trace_event *e)
 {
 	uint32_t s = take_slot(th);
-	if (s == UINT32_MAX || map_put((uintptr_t)p, (uint64_t)th << 32 | s) != 0) {
+	if (s == UINT32_MAX || alloclab_addr_map_put(&map, (uintptr_t)p, (uint64_t)th << 32 | s) != 0) {
 		/* Out of memory for identities: the trace cannot be
 		 * finished, and finish says so. */
 		alloclab_trace_writer_abort(writer);
@@ -310,9 +237,7 @@ int alloclab_recorder_finish(json_t *end_extra, char *err, size_t err_len)
 		free(owners[i].freed);
 	}
 	memset(owners, 0, sizeof owners);
-	free(keys);
-	free(vals);
-	keys = NULL, vals = NULL, cap = used = 0;
+	alloclab_addr_map_clear(&map);
 	pthread_mutex_unlock(&lock);
 	return rc;
 }

@@ -22,6 +22,7 @@
  *     so that free finds the block under them.
  */
 #define _GNU_SOURCE 1
+#include "addr_map.h"
 #include "allocator.h"
 #include "loader.h"
 #include "recorder.h"
@@ -272,73 +273,20 @@ static inline size_t plugin_usable(void *p)
 /* ---- aligned blocks the plugin cannot align: p -> the block under it ---- */
 
 static pthread_mutex_t aligned_lock = PTHREAD_MUTEX_INITIALIZER;
-static uintptr_t *akeys;
-static void **avals;
-static size_t acap, aused;
-
-static size_t abucket(uintptr_t k) { return (size_t)((k >> 4) * 0x9e3779b97f4a7c15ull >> 24) & (acap - 1); }
-
-static int aligned_put(uintptr_t k, void *under)
-{
-	if ((aused + 1) * 2 > acap) {
-		size_t ncap = acap ? acap * 2 : 256, oc = acap;
-		uintptr_t *nk = __libc_calloc(ncap, sizeof *nk), *ok = akeys;
-		void **nv = __libc_calloc(ncap, sizeof *nv), **ov = avals;
-		if (!nk || !nv) {
-			__libc_free(nk);
-			__libc_free(nv);
-			return -1;
-		}
-		akeys = nk, avals = nv, acap = ncap;
-		for (size_t i = 0; i < oc; i++)
-			if (ok[i]) {
-				size_t b = abucket(ok[i]);
-				while (akeys[b])
-					b = (b + 1) & (acap - 1);
-				akeys[b] = ok[i], avals[b] = ov[i];
-			}
-		__libc_free(ok);
-		__libc_free(ov);
-	}
-	size_t b = abucket(k);
-	while (akeys[b] && akeys[b] != k)
-		b = (b + 1) & (acap - 1);
-	aused += akeys[b] == 0;
-	akeys[b] = k, avals[b] = under;
-	return 0;
-}
+/* Kept with the C library's own allocator, never the plugin's. */
+static struct alloclab_addr_map aligned_map = {.calloc_fn = __libc_calloc, .free_fn = __libc_free};
 
 /* The block under aligned pointer k, removed when `take`; NULL if k is not one. */
 static void *aligned_get(uintptr_t k, int take)
 {
-	void *under = NULL;
+	uint64_t under = 0;
 	if (atomic_load_explicit(&alive, memory_order_relaxed) == 0)
 		return NULL;
 	pthread_mutex_lock(&aligned_lock);
-	if (acap) {
-		size_t b = abucket(k);
-		while (akeys[b] && akeys[b] != k)
-			b = (b + 1) & (acap - 1);
-		if (akeys[b] == k) {
-			under = avals[b];
-			if (take) {
-				/* Delete by shifting back what probed past b. */
-				akeys[b] = 0;
-				aused--;
-				atomic_fetch_sub(&alive, 1);
-				for (size_t j = (b + 1) & (acap - 1); akeys[j]; j = (j + 1) & (acap - 1)) {
-					size_t home = abucket(akeys[j]);
-					if (((j - home) & (acap - 1)) >= ((j - b) & (acap - 1))) {
-						akeys[b] = akeys[j], avals[b] = avals[j];
-						akeys[j] = 0;
-						b = j;
-					}
-				}
-			}
-		}
-	}
+	if (alloclab_addr_map_get(&aligned_map, k, &under, take) && take)
+		atomic_fetch_sub(&alive, 1);
 	pthread_mutex_unlock(&aligned_lock);
-	return under;
+	return (void *)(uintptr_t)under;
 }
 
 static void *plugin_aligned(size_t align, size_t n)
@@ -354,7 +302,7 @@ static void *plugin_aligned(size_t align, size_t n)
 		return NULL;
 	uintptr_t p = ((uintptr_t)under + align) & ~(uintptr_t)(align - 1);
 	pthread_mutex_lock(&aligned_lock);
-	int rc = aligned_put(p, under);
+	int rc = alloclab_addr_map_put(&aligned_map, p, (uint64_t)(uintptr_t)under);
 	if (rc == 0)
 		atomic_fetch_add(&alive, 1);
 	pthread_mutex_unlock(&aligned_lock);
