@@ -113,9 +113,13 @@ static int write_input(const char *dir, const char *name, input_fn fill, uint64_
 	return 0;
 }
 
+/* A program's text: the template with each "@N@" replaced by n. */
 static void text_input(FILE *f, uint64_t n, const char *text)
 {
-	(void)n;
+	for (const char *at; (at = strstr(text, "@N@")) != NULL; text = at + 3) {
+		fwrite(text, 1, (size_t)(at - text), f);
+		fprintf(f, "%" PRIu64, n);
+	}
 	fputs(text, f);
 }
 
@@ -157,76 +161,45 @@ static void c_input(FILE *f, uint64_t n, const char *text)
 	fputs("  return s; }\n", f);
 }
 
-/* Makes the program's input in dir and its command line in s->argv
- * (each value: the inputs take a fraction of a second to write). */
-static int setup_bundled(struct exec_state *s, unsigned prog, uint64_t scale, char *err, size_t err_len)
-{
-	char text[2048];
-	const char *d = s->dir;
-	uint64_t n;
-
-	switch (prog) {
-	case PROG_PYTHON:
-		n = 3000 * scale;
-		snprintf(text, sizeof text,
-			 "import random\nrandom.seed(1)\nd = {}\nN = %" PRIu64 "\n"
-			 "for i in range(N):\n    d.setdefault('k%%d' %% random.randrange(N // 4), []).append(str(i) * (i %% 7))\n"
-			 "s = 0\nfor k in sorted(d):\n    s = (s * 31 + len(d[k]) + sum(len(x) for x in d[k])) %% 1000000007\n"
+/* The bundled programs: the input each reads (made by fill from
+ * per_scale units a percent of scale, or from the text template) and its
+ * command line, run in the input's folder. */
+static const struct bundled {
+	const char *input;
+	input_fn fill;
+	uint64_t per_scale;
+	const char *text;
+	int threads; /* it runs threads: plugins with per-thread state cannot serve it */
+	const char *argv[8];
+} bundled[NPROGS] = {
+	[PROG_PYTHON] = {"prog.py", text_input, 3000,
+			 "import random\nrandom.seed(1)\nd = {}\nN = @N@\n"
+			 "for i in range(N):\n    d.setdefault('k%d' % random.randrange(N // 4), []).append(str(i) * (i % 7))\n"
+			 "s = 0\nfor k in sorted(d):\n    s = (s * 31 + len(d[k]) + sum(len(x) for x in d[k])) % 1000000007\n"
 			 "print(len(d), s)\n",
-			 n);
-		if (write_input(d, "prog.py", text_input, 0, text, err, err_len) != 0)
-			return -1;
-		s->argv[0] = "/usr/bin/python3.11", s->argv[1] = "-I", s->argv[2] = "prog.py";
-		return 0;
-	case PROG_PERL:
-		n = 3000 * scale;
-		snprintf(text, sizeof text,
-			 "my $N = %" PRIu64 "; my %%h; my $x = 1;\n"
-			 "for my $i (0 .. $N - 1) { $x = ($x * 1103515245 + 12345) %% 2147483648; "
-			 "push @{$h{'k' . ($x %% int($N / 4))}}, \"$i\" x ($i %% 7); }\n"
-			 "my $s = 0; for my $k (sort keys %%h) { $s = ($s * 31 + scalar(@{$h{$k}}) + "
-			 "length(join('', @{$h{$k}}))) %% 1000000007; }\nprint scalar(keys %%h), \" $s\\n\";\n",
-			 n);
-		if (write_input(d, "prog.pl", text_input, 0, text, err, err_len) != 0)
-			return -1;
-		s->argv[0] = "perl", s->argv[1] = "prog.pl";
-		return 0;
-	case PROG_SQLITE:
-		n = 3000 * scale;
-		snprintf(text, sizeof text,
+			 0, {"/usr/bin/python3.11", "-I", "prog.py"}},
+	[PROG_PERL] = {"prog.pl", text_input, 3000,
+		       "my $N = @N@; my %h; my $x = 1;\n"
+		       "for my $i (0 .. $N - 1) { $x = ($x * 1103515245 + 12345) % 2147483648; "
+		       "push @{$h{'k' . ($x % int($N / 4))}}, \"$i\" x ($i % 7); }\n"
+		       "my $s = 0; for my $k (sort keys %h) { $s = ($s * 31 + scalar(@{$h{$k}}) + "
+		       "length(join('', @{$h{$k}}))) % 1000000007; }\nprint scalar(keys %h), \" $s\\n\";\n",
+		       0, {"perl", "prog.pl"}},
+	[PROG_SQLITE] = {"prog.sql", text_input, 3000,
 			 "CREATE TABLE t(a INTEGER, b TEXT);\n"
-			 "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < %" PRIu64 ")\n"
-			 "  INSERT INTO t SELECT x, printf('%%d-%%s', (x * 7919) %% 10007, "
-			 "substr('abcdefghijklmnopqrstuvwxyz', x %% 26 + 1, x %% 13 + 1)) FROM c;\n"
+			 "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < @N@)\n"
+			 "  INSERT INTO t SELECT x, printf('%d-%s', (x * 7919) % 10007, "
+			 "substr('abcdefghijklmnopqrstuvwxyz', x % 26 + 1, x % 13 + 1)) FROM c;\n"
 			 "CREATE INDEX i ON t(b);\n"
 			 "SELECT count(*), sum(length(b)) FROM t;\n"
 			 "SELECT b, count(*) FROM t GROUP BY b ORDER BY 2 DESC, 1 LIMIT 5;\n"
 			 "SELECT count(*) FROM t AS x JOIN t AS y ON x.b = y.b WHERE x.a < 5000;\n",
-			 n);
-		if (write_input(d, "prog.sql", text_input, 0, text, err, err_len) != 0)
-			return -1;
-		s->argv[0] = "sqlite3", s->argv[1] = ":memory:", s->argv[2] = ".read prog.sql";
-		return 0;
-	case PROG_SORT:
-		if (write_input(d, "words", words_input, 10000 * scale, NULL, err, err_len) != 0)
-			return -1;
-		s->argv[0] = "sort", s->argv[1] = "--parallel=2", s->argv[2] = "words";
-		return 0;
-	case PROG_GCC:
-		if (write_input(d, "gen.c", c_input, 3 * scale, NULL, err, err_len) != 0)
-			return -1;
-		s->argv[0] = "gcc", s->argv[1] = "-O1", s->argv[2] = "-S", s->argv[3] = "-o", s->argv[4] = "-",
-		s->argv[5] = "gen.c";
-		return 0;
-	default: /* PROG_XZ */
-		if (write_input(d, "words", words_input, 5000 * scale, NULL, err, err_len) != 0)
-			return -1;
-		/* Blocks of 1 MiB, so that two threads compress them. */
-		s->argv[0] = "xz", s->argv[1] = "-T2", s->argv[2] = "-3", s->argv[3] = "--block-size=1MiB",
-		s->argv[4] = "-c", s->argv[5] = "words";
-		return 0;
-	}
-}
+			 0, {"sqlite3", ":memory:", ".read prog.sql"}},
+	[PROG_SORT] = {"words", words_input, 10000, NULL, 1, {"sort", "--parallel=2", "words"}},
+	[PROG_GCC] = {"gen.c", c_input, 3, NULL, 0, {"gcc", "-O1", "-S", "-o", "-", "gen.c"}},
+	/* Blocks of 1 MiB, so that two threads compress them. */
+	[PROG_XZ] = {"words", words_input, 5000, NULL, 1, {"xz", "-T2", "-3", "--block-size=1MiB", "-c", "words"}},
+};
 
 static int exec_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
 {
@@ -237,7 +210,7 @@ static int exec_prepare(struct alloclab_workload_thread *t, char *err, size_t er
 	/* A plugin that is not thread-safe runs under the preload library's
 	 * lock; one that is, but keeps per-thread state, cannot serve a
 	 * program with threads. */
-	if ((prog == PROG_SORT || prog == PROG_XZ) && (t->alloc->caps & ALLOCLAB_CAP_THREAD_SAFE) &&
+	if (bundled[prog].threads && (t->alloc->caps & ALLOCLAB_CAP_THREAD_SAFE) &&
 	    !(t->alloc->caps & ALLOCLAB_CAP_CROSS_THREAD_FREE)) {
 		snprintf(err, err_len, "%s runs threads; the plugin cannot free blocks across them", program_names[prog]);
 		t->not_applicable = 1;
@@ -273,7 +246,11 @@ static int exec_prepare(struct alloclab_workload_thread *t, char *err, size_t er
 		}
 		return 0;
 	}
-	return setup_bundled(s, prog, p->v[P_SCALE], err, err_len);
+	/* Each value makes its inputs afresh: a fraction of a second. */
+	const struct bundled *b = &bundled[prog];
+	for (unsigned i = 0; b->argv[i]; i++)
+		s->argv[i] = b->argv[i];
+	return write_input(s->dir, b->input, b->fill, b->per_scale * p->v[P_SCALE], b->text, err, err_len);
 }
 
 /* FNV-1a of a file: the program's output, to compare across plugins. */
