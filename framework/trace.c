@@ -708,6 +708,10 @@ int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_t
 			bad = "unknown op";
 			goto bad_event;
 		}
+		if (e->remote && !(ci->flags & CHUNK_REMOTE)) {
+			bad = "a release of another thread's object in a chunk not flagged as having one";
+			goto bad_event;
+		}
 		e->arg = 0;
 		e->slot = e->old_slot = 0;
 		e->old_owner = c->thread;
@@ -783,9 +787,11 @@ truncated:
 #define LIVE 0x80000000u
 
 /* Walks every thread's events: pass 0 counts the remote releases of each
- * object slot; pass 1 follows each thread's own slots (a slot it finds live
- * when it allocates must have been released by another thread) and checks
- * that remote references name generations their owner allocated. */
+ * object slot, decoding only the chunks flagged as having some (the
+ * decoder refuses a remote release anywhere else); pass 1 decodes
+ * everything, follows each thread's own slots (a slot it finds live when it
+ * allocates must have been released by another thread) and checks that
+ * remote references name generations their owner allocated. */
 int alloclab_trace_validate(struct alloclab_trace *t, struct alloclab_trace_summary *sum, char *err,
 			    size_t err_len)
 {
@@ -820,13 +826,17 @@ int alloclab_trace_validate(struct alloclab_trace *t, struct alloclab_trace_summ
 				tfail(t->name, err, err_len, "out of memory validating");
 				goto out;
 			}
-			while ((got = alloclab_trace_next_chunk(c, ev, &n, err, err_len)) == 1) {
+			for (;;) {
+				if (pass == 0)
+					while (c->next < t->threads[th].nchunks &&
+					       !(t->threads[th].chunks[c->next].flags & CHUNK_REMOTE))
+						c->next++;
+				if ((got = alloclab_trace_next_chunk(c, ev, &n, err, err_len)) != 1)
+					break;
 				for (size_t k = 0; k < n; k++) {
 					const struct alloclab_trace_event *e = &ev[k];
 					const char *bad = NULL;
 					if (pass == 0) {
-						counted.ops[e->op]++;
-						counted.remote += e->remote;
 						if (e->remote) {
 							if (remote[e->old_owner][e->old_slot] == UINT32_MAX)
 								bad = "too many releases of one slot";
@@ -836,6 +846,8 @@ int alloclab_trace_validate(struct alloclab_trace *t, struct alloclab_trace_summ
 								maxgen[e->old_owner][e->old_slot] = e->arg + 1;
 						}
 					} else {
+						counted.ops[e->op]++;
+						counted.remote += e->remote;
 						if (alloclab_trace_op_releases(e->op) && !e->remote) {
 							uint32_t *s = &state[th][e->old_slot];
 							if (!(*s & LIVE))
