@@ -145,8 +145,10 @@ struct alloclab_trace_cursor;
 struct alloclab_trace_cursor *alloclab_trace_cursor_new(const struct alloclab_trace *t, unsigned thread);
 void alloclab_trace_cursor_free(struct alloclab_trace_cursor *c);
 void alloclab_trace_cursor_rewind(struct alloclab_trace_cursor *c);
-/* The next chunk's events into out (ALLOCLAB_TRACE_CHUNK_EVENTS of
- * room): 1 with *n set, 0 at the thread's end, -1 with err. */
+/* The next chunk's events into out: 1 with *n set, 0 at the thread's
+ * end, -1 with err. Room for ALLOCLAB_TRACE_CHUNK_EVENTS always suffices,
+ * and so does room for the thread's events not read yet (the chunks' counts
+ * add up to alloclab_trace_events, checked at open). */
 int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_trace_event *out, size_t *n,
 			      char *err, size_t err_len);
 /* Where the cursor's last chunk starts in the file and the index (in the

@@ -218,10 +218,10 @@ static int decode_ahead(struct trace_shared *sh, struct replay *r, unsigned sour
 			 total);
 		return -1;
 	}
-	while ((rc = alloclab_trace_next_chunk(r->cursor, r->events, &n, err, err_len)) == 1) {
-		memcpy(all + got, r->events, n * sizeof *all);
+	/* Straight into place: the reader has checked that the thread's
+	 * chunks hold `total` events in all. */
+	while ((rc = alloclab_trace_next_chunk(r->cursor, all + got, &n, err, err_len)) == 1)
 		got += n;
-	}
 	if (rc < 0) {
 		free(all);
 		return -1;
