@@ -251,10 +251,11 @@ static int trace_prepare(struct alloclab_workload_thread *t, char *err, size_t e
 	t->state = r;
 	r->nslots = alloclab_trace_slots(sh->trace, source);
 	r->cursor = alloclab_trace_cursor_new(sh->trace, source);
-	r->events = malloc(ALLOCLAB_TRACE_CHUNK_EVENTS * sizeof *r->events);
+	/* A chunk's buffer, for streaming only (decoding ahead writes in place). */
+	r->events = sh->ahead ? NULL : malloc(ALLOCLAB_TRACE_CHUNK_EVENTS * sizeof *r->events);
 	/* Written by this thread first, so its pages are its own. */
 	r->mine = calloc(r->nslots ? r->nslots : 1, sizeof *r->mine);
-	if (!r->cursor || !r->events || !r->mine)
+	if (!r->cursor || (!sh->ahead && !r->events) || !r->mine)
 		goto oom;
 	sh->slots[t->index] = r->mine;
 	atomic_store(&sh->failed, 0);
