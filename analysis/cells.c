@@ -1,5 +1,6 @@
 /* What is said about cells. See cells.h. */
 #include "cells.h"
+#include "lengths.h"
 
 #include "registry.h"
 
@@ -29,7 +30,7 @@ void alloclab_cell_params_text(const struct alloclab_cell *cell, char *out, size
 	out[0] = '\0';
 	json_object_foreach(cell->params, key, value)
 	{
-		char text[4200];
+		char text[ALLOCLAB_PATH_PLUS_LEN];
 		if (used >= len)
 			break;
 		/* An empty text is a parameter not given (python's script=). */

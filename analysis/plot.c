@@ -1,6 +1,7 @@
 /* Pictures of a run through gnuplot. See plot.h. */
 #define _GNU_SOURCE 1
 #include "plot.h"
+#include "lengths.h"
 
 #include "cells.h"
 #include "registry.h"
@@ -162,7 +163,7 @@ static int draw(const struct alloclab_figure *fig, const char *dir, const char *
 		{"pngcairo size 1100,650 font 'sans,10'", "png"},
 		{"svg size 1100,650 dynamic font 'sans,10'", "svg"},
 	};
-	char name[128], data[4300];
+	char name[128], data[ALLOCLAB_PATH_PLUS_LEN];
 
 	if (fig->nseries == 0)
 		return 0;
@@ -171,7 +172,7 @@ static int draw(const struct alloclab_figure *fig, const char *dir, const char *
 	if (write_data(fig, data, err, err_len) != 0)
 		return -1;
 	for (size_t t = 0; t < 2; t++) {
-		char out[4300];
+		char out[ALLOCLAB_PATH_PLUS_LEN];
 		FILE *p = popen("gnuplot 2>&1", "w");
 		if (p == NULL) {
 			snprintf(err, err_len, "cannot run gnuplot: %s", strerror(errno));
@@ -194,12 +195,12 @@ static int draw(const struct alloclab_figure *fig, const char *dir, const char *
 
 int alloclab_plot_draw(const struct alloclab_figure_list *figures, const char *dir, char *err, size_t err_len)
 {
-	char tmp[4096];
+	char tmp[ALLOCLAB_PATH_LEN];
 	int rc = 0;
 
 	{
 		/* The folder and its parents, as `-o a/b` asks. */
-		char path[4096];
+		char path[ALLOCLAB_PATH_LEN];
 		snprintf(path, sizeof path, "%s", dir);
 		for (char *p = path + 1; *p; p++)
 			if (*p == '/') {
@@ -306,7 +307,7 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 			}
 	}
 	if (nt >= 2 && !counts) {
-		json_t *cpus = json_object_get(r->metadata, "cpus_allowed");
+		int cpus = r->facts.cpus_allowed;
 		unsigned tmax = 0;
 		snprintf(name, sizeof name, "%s-scaling", workload);
 		snprintf(title, sizeof title, "%s: thread scaling (higher is better)", workload);
@@ -322,10 +323,10 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 		}
 		for (size_t t = 0; t < nt; t++)
 			tmax = threads[t] > tmax ? threads[t] : tmax;
-		if (json_is_integer(cpus) && json_integer_value(cpus) > 0 && json_integer_value(cpus) < 100000) {
+		if (cpus > 0) {
 			char vt[96];
-			f->vline = (double)json_integer_value(cpus);
-			snprintf(vt, sizeof vt, "%lld CPUs allowed", (long long)json_integer_value(cpus));
+			f->vline = (double)cpus;
+			snprintf(vt, sizeof vt, "%d CPUs allowed", cpus);
 			f->vline_title = strdup(vt);
 			f->xmin = 0.5;
 			f->xmax = (f->vline > tmax ? f->vline : tmax) + 0.5;

@@ -147,10 +147,10 @@ static void print_cache(const struct alloclab_results *r, FILE *out)
 		if (!alloclab_cell_measured(c) || !c->procs[0].nvalues || !c->procs[0].values[0].cache_simulated)
 			continue;
 		if (!header) {
-			json_t *g = json_object_get(r->metadata, "cache_simulated");
+			const char *g = r->facts.cache_simulated;
 			fprintf(out, "\nsimulated data-cache misses per operation (callgrind%s%s; no prefetchers, no coherence "
 				     "traffic between cores):\n",
-				json_is_string(g) ? ", " : "", json_is_string(g) ? json_string_value(g) : "");
+				g ? ", " : "", g ? g : "");
 			fprintf(out, "  %-60s %12s %12s\n", "cell", "D1 misses", "LL misses");
 			header = 1;
 		}
@@ -212,16 +212,11 @@ static void print_placement(const struct alloclab_results *r, FILE *out)
 		memset(&sum, 0, sizeof sum);
 		if (!alloclab_cell_measured(c) || alloclab_workload_find(c->workload) == NULL)
 			continue;
-		for (unsigned p = 0; p < c->nprocs; p++) {
-			json_t *entry;
-			size_t t;
-			json_array_foreach(c->procs[p].report, t, entry)
-			{
-				json_t *pl = json_object_get(entry, "placement");
-				if (pl) {
-					alloclab_placement_add(&sum, pl);
-					any = 1;
-				}
+		for (struct alloclab_report_iter it = alloclab_reports(c, ALLOCLAB_REPORTS_PER_PROCESS); alloclab_reports_next(&it);) {
+			json_t *pl = json_object_get(it.report, "placement");
+			if (pl) {
+				alloclab_placement_add(&sum, pl);
+				any = 1;
 			}
 		}
 		if (!any)
@@ -246,15 +241,14 @@ static void print_placement(const struct alloclab_results *r, FILE *out)
 /* -n auto: where each cell's confidence interval ended up. */
 static void print_auto(const struct alloclab_results *r, FILE *out)
 {
-	json_t *a = json_object_get(r->config, "processes_auto");
-	json_t *target = json_object_get(a, "ci_percent"), *max = json_object_get(a, "max");
+	double target = r->facts.ci_percent;
 	char **names;
 
-	if (!json_is_object(a) || !json_is_number(target) || !json_is_integer(max))
+	if (!r->facts.processes_auto)
 		return;
 	names = cell_names(r);
 	fprintf(out, "\n-n auto: processes until the 95%% confidence interval of the mean is within %.3g%%:\n",
-		json_number_value(target));
+		target);
 	for (unsigned i = 0; i < r->ncells; i++) {
 		const struct alloclab_cell *c = &r->cells[i];
 		size_t n;
@@ -265,7 +259,7 @@ static void print_auto(const struct alloclab_results *r, FILE *out)
 		}
 		double half = alloclab_ci_half_width_percent(m, n);
 		fprintf(out, "  %-50s %3zu processes: ±%.2f%%%s\n", names[i], n, half,
-			half > json_number_value(target) ? " (not reached: the maximum, --max-processes, was)" : "");
+			half > target ? " (not reached: the maximum, --max-processes, was)" : "");
 		free(m);
 	}
 	free_names(names, r->ncells);
@@ -275,25 +269,21 @@ static void print_auto(const struct alloclab_results *r, FILE *out)
  * busier than the run's thread counts allow. */
 static void print_machine_note(const struct alloclab_results *r, FILE *out)
 {
-	json_t *cpus = json_object_get(r->metadata, "cpus_allowed");
-	json_t *l0 = json_object_get(r->metadata, "load_average_start"), *l1 = json_object_get(r->metadata, "load_average_end");
 	unsigned maxt = 0;
-	double load = 0;
+	double load = r->facts.load_start > r->facts.load_end ? r->facts.load_start : r->facts.load_end;
 
 	for (unsigned i = 0; i < r->ncells; i++)
 		if (r->cells[i].threads > maxt)
 			maxt = r->cells[i].threads;
-	if (json_is_number(l0) && json_number_value(l0) > load)
-		load = json_number_value(l0);
-	if (json_is_number(l1) && json_number_value(l1) > load)
-		load = json_number_value(l1);
-	if (!json_is_integer(cpus) || maxt < 2)
+	if (load < 0)
+		load = 0;
+	if (r->facts.cpus_allowed == 0 || maxt < 2)
 		return;
-	double free_cpus = (double)json_integer_value(cpus) - load;
+	double free_cpus = (double)r->facts.cpus_allowed - load;
 	if (free_cpus < (double)maxt - 0.5)
 		fprintf(out, "\nnote: %lld CPUs allowed and a load average up to %.2f: about %.1f CPUs were free for up to %u "
 			     "threads, so the multi-thread rows do not show scaling the machine could give\n",
-			(long long)json_integer_value(cpus), load, free_cpus > 0 ? free_cpus : 0.0, maxt);
+			(long long)r->facts.cpus_allowed, load, free_cpus > 0 ? free_cpus : 0.0, maxt);
 }
 
 void alloclab_report_print(const struct alloclab_results *r, FILE *out, int workload_reports)

@@ -6,6 +6,7 @@
  * stated reason.
  */
 #include "check.h"
+#include "lengths.h"
 #include "child.h"
 #include "loader.h"
 #include "cli.h"
@@ -108,7 +109,7 @@ int alloclab_cmd_check(int argc, char **argv)
 		json_t *cases, *rec;
 		int pass = 0, fail = 0, skip = 0, notrun = 0;
 		size_t k;
-		char path[4096];
+		char path[ALLOCLAB_PATH_LEN];
 
 		alloclab_plugin_arg_parse(argv[pi], &plugin);
 		if (alloclab_plugin_find(plugin.spec, path, sizeof path, err, sizeof err) != 0) {

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE 1
 #include "child.h"
+#include "lengths.h"
 #include "cli.h"
 #include "loader.h"
 #include "registry.h"
@@ -80,7 +81,7 @@ static void list_dir(const char *dir, void *arg)
 	for (int i = 0; i < n; i++) {
 		const char *name = entries[i]->d_name;
 		size_t len = strlen(name);
-		char path[4096], short_name[64];
+		char path[ALLOCLAB_PATH_LEN], short_name[64];
 		int shadowed = 0;
 
 		if (len > 3 && strcmp(name + len - 3, ".so") == 0 && len - 3 < sizeof short_name) {

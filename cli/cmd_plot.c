@@ -4,6 +4,7 @@
  * several are given.
  */
 #include "cli.h"
+#include "lengths.h"
 #include "loader.h"
 #include "plot.h"
 
@@ -72,7 +73,7 @@ int alloclab_cmd_plot(int argc, char **argv)
 		rc = 2;
 	}
 	for (int i = 0; i < n && rc == 0; i++) {
-		char sub[4200];
+		char sub[ALLOCLAB_PATH_PLUS_LEN];
 		if (n > 1) {
 			/* One folder per file, named safely after it. */
 			char *path = strdup(argv[optind + i]), *base = basename(path), *dot = strrchr(base, '.'), safe[128];

@@ -208,27 +208,22 @@ int alloclab_cmd_run(int argc, char **argv)
 		case 'P': cfg.pin = 1; break;
 		case 'o': cfg.output = optarg; break;
 		case 'q': cfg.quiet = 1; break;
-		case 'A':
-			if (strcmp(optarg, "off") == 0)
-				cfg.cache_align = 1;
-			else if (strcmp(optarg, "on") == 0)
-				cfg.cache_align = 2;
-			else if (strcmp(optarg, "both") == 0)
-				cfg.cache_align = 3;
-			else
+		case 'A': {
+			static const char *const names[] = ALLOCLAB_CACHE_ALIGN_NAMES;
+			unsigned k = 0;
+			while (k < sizeof names / sizeof *names && strcmp(optarg, names[k]) != 0)
+				k++;
+			if (k == sizeof names / sizeof *names)
 				rc = alloclab_usage_error("run", "--cache-align takes off, on or both, not '%s'", optarg);
+			else
+				cfg.cache_align = (enum alloclab_cache_align)k;
 			break;
+		}
 		case 'X': words_file = optarg; break;
 		case 'C': cfg.check = ALLOCLAB_CHECK_ALL; break;
 		case 'N': cfg.check = ALLOCLAB_CHECK_NONE; break;
 		case 'M':
-			if (strcmp(optarg, "time") == 0)
-				cfg.measure_instructions = 0;
-			else if (strcmp(optarg, "instructions") == 0)
-				cfg.measure_instructions = 1;
-			else if (strcmp(optarg, "cache") == 0)
-				cfg.measure_instructions = cfg.measure_cache = 1;
-			else
+			if (alloclab_measure_parse(optarg, &cfg.measure) != 0)
 				rc = alloclab_usage_error("run", "--measure takes time, instructions or cache, not '%s'", optarg);
 			break;
 		case 'h': fputs(usage, stdout); free_plugin_args(&cfg); return 0;
@@ -255,8 +250,6 @@ int alloclab_cmd_run(int argc, char **argv)
 				return rc;
 			}
 	}
-	if (cfg.cache_align == 0)
-		cfg.cache_align = 1;
 	if (words_file && (rc = apply_words_file(words_file, &cfg)) != 0) {
 		free_plugin_args(&cfg);
 		return rc;

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE 1
 #include "loader.h"
+#include "lengths.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -44,7 +45,7 @@ struct find_state {
 static void find_in_dir(const char *dir, void *arg)
 {
 	struct find_state *st = arg;
-	char candidate[4096];
+	char candidate[ALLOCLAB_PATH_LEN];
 	size_t used = strlen(st->searched);
 
 	if (st->found)
@@ -248,7 +249,7 @@ int alloclab_plugin_load(const char *spec, struct alloclab_loaded_plugin *out, c
 int alloclab_plugin_load_flags(const char *spec, int dlopen_flags, struct alloclab_loaded_plugin *out, char *err,
 			       size_t err_len)
 {
-	char path[4096];
+	char path[ALLOCLAB_PATH_LEN];
 	alloclab_plugin_entry_fn entry;
 	const struct alloclab_plugin *theirs;
 	void *handle;

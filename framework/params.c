@@ -3,6 +3,7 @@
  * checking a vector that arrived as numbers, and their JSON form.
  */
 #include "workload.h"
+#include "lengths.h"
 
 #include "numbers.h"
 #include "results.h"
@@ -133,7 +134,7 @@ static int by_path(const void *a, const void *b)
 static int folder_files(const struct alloclab_workload *w, const struct alloclab_param *def, const char *value,
 			size_t len, glob_t *out, char *err, size_t err_len)
 {
-	char path[4096], pattern[4400];
+	char path[ALLOCLAB_PATH_LEN], pattern[ALLOCLAB_PATH_PLUS2_LEN];
 	struct stat st;
 	int flags = 0;
 
@@ -174,7 +175,7 @@ static int expand_values(const struct alloclab_workload *w, unsigned idx, const 
 	const char *items[ALLOCLAB_MAX_EXPANSION + 1];
 	size_t lens[ALLOCLAB_MAX_EXPANSION + 1];
 	unsigned nitems = 0, base = *count;
-	char expanded[4096];
+	char expanded[ALLOCLAB_PATH_LEN];
 	glob_t files;
 	int folder = folder_files(w, def, value, value_len, &files, err, err_len), rc = 0;
 
@@ -311,7 +312,7 @@ json_t *alloclab_params_json(const struct alloclab_workload *w, const struct all
 {
 	json_t *obj = json_object();
 	for (unsigned i = 0; i < w->nparams; i++) {
-		char text[4096];
+		char text[ALLOCLAB_PATH_LEN];
 		if (w->params[i].type == ALLOCLAB_PARAM_NUMBER) {
 			json_object_set_new(obj, w->params[i].name, json_integer((json_int_t)params->v[i]));
 		} else {

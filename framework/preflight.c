@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE 1
 #include "preflight.h"
+#include "lengths.h"
 
 #include "check.h"
 #include "results.h"
@@ -66,7 +67,7 @@ int alloclab_check_cache_dir(char *out, size_t len)
 
 static void mkdirs(const char *dir)
 {
-	char buf[4096];
+	char buf[ALLOCLAB_PATH_LEN];
 	snprintf(buf, sizeof buf, "%s", dir);
 	for (char *p = buf + 1; *p; p++)
 		if (*p == '/') {
@@ -79,7 +80,7 @@ static void mkdirs(const char *dir)
 
 json_t *alloclab_preflight(const char *spec, const char *path, const char *options, double timeout, int *cached)
 {
-	char dir[4096], file[4300], tmp[4400];
+	char dir[ALLOCLAB_PATH_LEN], file[ALLOCLAB_PATH_PLUS_LEN], tmp[ALLOCLAB_PATH_PLUS2_LEN];
 	uint64_t key;
 	json_t *failed, *cases, *rec;
 	size_t i;

@@ -1,6 +1,7 @@
 /* See program.h. */
 #define _GNU_SOURCE 1
 #include "program.h"
+#include "lengths.h"
 
 #include "static_tls.h"
 
@@ -58,7 +59,7 @@ static char **environment(char *const *set, size_t nset)
 
 static void tail_of(int fd, char *out, size_t len)
 {
-	char buf[4096];
+	char buf[ALLOCLAB_PATH_LEN];
 	off_t size = lseek(fd, 0, SEEK_END);
 	off_t from = size > (off_t)sizeof buf - 1 ? size - (off_t)sizeof buf + 1 : 0;
 	ssize_t got = pread(fd, buf, sizeof buf - 1, from);

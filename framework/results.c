@@ -2,6 +2,7 @@
  * journal. See results.h; the key names are in results_keys.h. */
 #define _GNU_SOURCE 1
 #include "results.h"
+#include "lengths.h"
 
 #include "results_keys.h"
 
@@ -20,6 +21,49 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+/* ---- walking a cell's reports ---- */
+
+struct alloclab_report_iter alloclab_reports(const struct alloclab_cell *cell, enum alloclab_reports_kind kind)
+{
+	return (struct alloclab_report_iter){.cell = cell, .kind = kind};
+}
+
+/* The array the iterator is in, or NULL past the end of the process. */
+static const json_t *reports_array(const struct alloclab_report_iter *it)
+{
+	const struct alloclab_process *p = &it->cell->procs[it->process];
+	if (it->kind == ALLOCLAB_REPORTS_PER_PROCESS)
+		return it->value == 0 ? p->report : NULL;
+	return it->value < p->nvalues ? p->values[it->value].thread_reports : NULL;
+}
+
+int alloclab_reports_next(struct alloclab_report_iter *it)
+{
+	while (it->process < it->cell->nprocs) {
+		const struct alloclab_process *p = &it->cell->procs[it->process];
+		unsigned arrays = it->kind == ALLOCLAB_REPORTS_PER_PROCESS ? 1 : p->nvalues;
+		if (it->value < arrays) {
+			const json_t *a = reports_array(it);
+			while (a && it->next < json_array_size(a)) {
+				const json_t *r = json_array_get(a, it->next);
+				it->thread = (unsigned)it->next++;
+				if (json_is_object(r)) {
+					it->report = r;
+					return 1;
+				}
+			}
+			it->value++;
+			it->next = 0;
+			continue;
+		}
+		it->process++;
+		it->value = 0;
+		it->next = 0;
+	}
+	it->report = NULL;
+	return 0;
+}
 
 /* ---- metadata ---- */
 
@@ -66,11 +110,11 @@ json_t *alloclab_metadata(int argc, char **argv)
 		snprintf(kernel, sizeof kernel, "unknown");
 	if (getloadavg(load, 3) < 1)
 		load[0] = -1;
-	return json_pack("{s:s,s:s,s:i,s:i,s:i,s:f,s:s,s:s,s:s,s:s,s:s,s:o}", "alloclab_version", ALLOCLAB_VERSION,
-			 "cpu_model", cpu, "cpu_count", (int)sysconf(_SC_NPROCESSORS_ONLN), "cpus_allowed", nallowed,
-			 "cache_line_size", line > 0 ? (int)line : 64, "load_average_start", load[0], "kernel", kernel,
-			 "libc", gnu_get_libc_version(), "compiler", ALLOCLAB_COMPILER, "build_flags",
-			 ALLOCLAB_BUILD_FLAGS, "date", date, "command", cmd);
+	return json_pack("{s:s,s:s,s:i,s:i,s:i,s:f,s:s,s:s,s:s,s:s,s:s,s:o}", K_ALLOCLAB_VERSION, ALLOCLAB_VERSION,
+			 K_CPU_MODEL, cpu, K_CPU_COUNT, (int)sysconf(_SC_NPROCESSORS_ONLN), K_CPUS_ALLOWED, nallowed,
+			 K_CACHE_LINE_SIZE, line > 0 ? (int)line : 64, K_LOAD_AVERAGE_START, load[0], K_KERNEL, kernel,
+			 K_LIBC, gnu_get_libc_version(), K_COMPILER, ALLOCLAB_COMPILER, K_BUILD_FLAGS,
+			 ALLOCLAB_BUILD_FLAGS, K_DATE, date, K_COMMAND, cmd);
 }
 
 json_t *alloclab_json_text(const char *s)
@@ -100,13 +144,50 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-struct alloclab_results *alloclab_results_new(int argc, char **argv, json_t *config)
+static json_t *settings_json(const struct alloclab_run_settings *s)
+{
+	json_t *config = json_pack("{s:i,s:i,s:i,s:f,s:b,s:s,s:s}", K_PROCESSES, s->processes_auto ? 0 : (int)s->processes,
+				   K_VALUES, (int)s->values, K_WARMUPS, (int)s->warmups, K_TIMEOUT_S, s->timeout_s, K_PIN,
+				   s->pin, K_CACHE_ALIGN, s->cache_align, K_MEASURE, s->measure);
+	if (s->processes_auto)
+		json_object_set_new(config, K_PROCESSES_AUTO,
+				    json_pack("{s:i,s:i,s:f}", K_MIN, (int)s->processes, K_MAX, (int)s->max_processes,
+					      K_CI_PERCENT, s->ci_percent));
+	return config;
+}
+
+/* The typed facts of metadata and config (alloclab_run_facts): a field
+ * missing or of another type in an older file is unknown; one present
+ * with an impossible value refuses the file. */
+static int read_facts(struct alloclab_results *r, char *err, size_t err_len);
+
+struct alloclab_results *alloclab_results_new(int argc, char **argv, const struct alloclab_run_settings *settings)
 {
 	struct alloclab_results *r = calloc(1, sizeof *r);
+	char err[256];
 	r->version = ALLOCLAB_RESULTS_VERSION;
 	r->metadata = alloclab_metadata(argc, argv);
-	r->config = config ? config : json_object();
+	r->config = settings ? settings_json(settings) : json_object();
+	read_facts(r, err, sizeof err); /* what this machine says is in range */
 	return r;
+}
+
+void alloclab_results_set_cache_simulated(struct alloclab_results *r, const char *geometry)
+{
+	json_object_set_new(r->metadata, K_CACHE_SIMULATED, alloclab_json_text(geometry));
+	free(r->facts.cache_simulated);
+	r->facts.cache_simulated = strdup(geometry);
+}
+
+void alloclab_results_set_end(struct alloclab_results *r, double load_end, double runner_cpu_s, unsigned workers)
+{
+	if (load_end >= 0) {
+		json_object_set_new(r->metadata, K_LOAD_AVERAGE_END, json_real(load_end));
+		r->facts.load_end = load_end;
+	}
+	if (runner_cpu_s >= 0)
+		json_object_set_new(r->metadata, K_RUNNER_CPU_S, json_real(runner_cpu_s));
+	json_object_set_new(r->metadata, K_WORKERS, json_integer(workers));
 }
 
 static void value_clear(struct alloclab_value *v)
@@ -171,6 +252,7 @@ void alloclab_results_free(struct alloclab_results *r)
 	free(r->plugins);
 	json_decref(r->metadata);
 	json_decref(r->config);
+	free(r->facts.cache_simulated);
 	free(r->path);
 	free(r);
 }
@@ -347,7 +429,7 @@ json_t *alloclab_results_to_json(const struct alloclab_results *r)
 
 static int mkdir_p(const char *dir)
 {
-	char buf[4096];
+	char buf[ALLOCLAB_PATH_LEN];
 	snprintf(buf, sizeof buf, "%s", dir);
 	for (char *p = buf + 1; *p; p++) {
 		if (*p == '/') {
@@ -383,7 +465,7 @@ static int check_replaceable(const char *path, char *err, size_t err_len)
 
 static int write_json_atomic(const json_t *doc, const char *path, char *err, size_t err_len)
 {
-	char dir_buf[4096], tmp[4200];
+	char dir_buf[ALLOCLAB_PATH_LEN], tmp[ALLOCLAB_PATH_PLUS_LEN];
 	const char *dir;
 	int fd;
 	FILE *f;
@@ -474,6 +556,21 @@ static const char *type_name(const json_t *v)
 	}
 }
 
+/* An optional number field in [min, max]; *out untouched when absent. */
+static int get_number(const struct reader *rd, const json_t *obj, const char *where, const char *key, double min,
+		      double max, double *out)
+{
+	json_t *v = json_object_get(obj, key);
+	if (v == NULL)
+		return 0;
+	if (!json_is_number(v))
+		return bad(rd, where, key, "is %s, not a number", type_name(v));
+	if (!(json_number_value(v) >= min && json_number_value(v) <= max))
+		return bad(rd, where, key, "%g is out of range %g..%g", json_number_value(v), min, max);
+	*out = json_number_value(v);
+	return 0;
+}
+
 /* A string field: required, or optional (*out NULL when absent). Strings
  * are bounded so that a table or a label never has to truncate silently. */
 static int get_string(const struct reader *rd, const json_t *obj, const char *where, const char *key, int required,
@@ -510,6 +607,44 @@ static int get_uint(const struct reader *rd, const json_t *obj, const char *wher
 			   (unsigned long long)min, (unsigned long long)max);
 	*out = (uint64_t)json_integer_value(v);
 	return 0;
+}
+
+static int read_facts_with(const struct reader *rd, struct alloclab_results *r)
+{
+	struct alloclab_run_facts *f = &r->facts;
+	json_t *a = json_object_get(r->config, K_PROCESSES_AUTO);
+	uint64_t cpus = 0, max = 0;
+	char *geometry = NULL;
+
+	free(f->cache_simulated);
+	memset(f, 0, sizeof *f);
+	f->load_start = f->load_end = -1;
+	if (get_uint(rd, r->metadata, K_METADATA, K_CPUS_ALLOWED, 0, 0, 1u << 20, &cpus) != 0 ||
+	    get_number(rd, r->metadata, K_METADATA, K_LOAD_AVERAGE_START, -1, 1e9, &f->load_start) != 0 ||
+	    get_number(rd, r->metadata, K_METADATA, K_LOAD_AVERAGE_END, -1, 1e9, &f->load_end) != 0 ||
+	    get_string(rd, r->metadata, K_METADATA, K_CACHE_SIMULATED, 0, &geometry) != 0)
+		return -1;
+	f->cpus_allowed = (int)cpus;
+	f->cache_simulated = geometry;
+	if (a == NULL)
+		return 0;
+	if (!json_is_object(a))
+		return bad(rd, K_CONFIG, K_PROCESSES_AUTO, "is %s, not an object", type_name(a));
+	f->ci_percent = 0;
+	if (get_uint(rd, a, K_CONFIG "." K_PROCESSES_AUTO, K_MAX, 1, 2, 1000000, &max) != 0 ||
+	    get_number(rd, a, K_CONFIG "." K_PROCESSES_AUTO, K_CI_PERCENT, 1e-9, 100, &f->ci_percent) != 0)
+		return -1;
+	if (f->ci_percent == 0)
+		return bad(rd, K_CONFIG "." K_PROCESSES_AUTO, K_CI_PERCENT, "missing");
+	f->processes_auto = 1;
+	f->max_processes = (unsigned)max;
+	return 0;
+}
+
+static int read_facts(struct alloclab_results *r, char *err, size_t err_len)
+{
+	struct reader rd = {.name = r->path ? r->path : "results", .err = err, .err_len = err_len};
+	return read_facts_with(&rd, r);
 }
 
 static int get_bool(const struct reader *rd, const json_t *obj, const char *where, const char *key, int *out)
@@ -909,6 +1044,8 @@ struct alloclab_results *alloclab_results_from_json(const json_t *doc, const cha
 	}
 	json_incref(r->metadata);
 	r->config = json_is_object(r->config) ? json_incref(r->config) : json_object();
+	if (read_facts_with(&rd, r) != 0)
+		goto fail;
 	if (get_bool(&rd, doc, "", K_INTERRUPTED, &r->interrupted) != 0)
 		goto fail;
 	if (json_object_get(doc, K_COMPLETE) == NULL)
@@ -1029,7 +1166,7 @@ static void journal_path(const char *results_path, char *out, size_t len)
 
 struct alloclab_journal *alloclab_journal_open(const char *results_path, char *err, size_t err_len)
 {
-	char path[4200];
+	char path[ALLOCLAB_PATH_PLUS_LEN];
 	struct alloclab_journal *j;
 	int fd;
 
@@ -1038,7 +1175,7 @@ struct alloclab_journal *alloclab_journal_open(const char *results_path, char *e
 	if (check_replaceable(results_path, err, err_len) != 0 || check_replaceable(path, err, err_len) != 0)
 		return NULL;
 	{
-		char dir_buf[4096];
+		char dir_buf[ALLOCLAB_PATH_LEN];
 		snprintf(dir_buf, sizeof dir_buf, "%s", results_path);
 		if (mkdir_p(dirname(dir_buf)) != 0) {
 			snprintf(err, err_len, "cannot create the folder of %s: %s", results_path, strerror(errno));
@@ -1119,7 +1256,7 @@ void alloclab_journal_close(struct alloclab_journal *j, int remove)
  * it was finished. */
 static void fold_journal(struct alloclab_results *r, const struct reader *rd)
 {
-	char path[4200], *line = NULL;
+	char path[ALLOCLAB_PATH_PLUS_LEN], *line = NULL;
 	size_t cap = 0;
 	FILE *f;
 

@@ -123,11 +123,40 @@ struct alloclab_plugin_info {
 	json_t *check;
 };
 
+/* How a run was configured: written as the document's config. */
+struct alloclab_run_settings {
+	unsigned processes;       /* per cell; with processes_auto, the least */
+	unsigned values, warmups;
+	double timeout_s;
+	int pin;
+	const char *cache_align;  /* "off", "on", "both" */
+	const char *measure;      /* "time", "instructions", "cache" */
+	/* -n auto: processes are added until the 95% confidence interval of a
+	 * cell's mean is within ci_percent of it, at most max_processes. */
+	int processes_auto;
+	unsigned max_processes;
+	double ci_percent;
+};
+
+/* What the commands downstream (the table, the pictures) use of a run's
+ * metadata and config, typed: the reader fills it from the file, checking
+ * each field it finds; a field an older file lacks is unknown. The rest
+ * of metadata and config stays JSON, for people. */
+struct alloclab_run_facts {
+	int cpus_allowed;         /* CPUs the run could use; 0 unknown */
+	double load_start, load_end; /* load averages at start and end; < 0 unknown */
+	char *cache_simulated;    /* --measure cache: the simulated geometry; NULL */
+	int processes_auto;       /* -n auto, with these: */
+	unsigned max_processes;
+	double ci_percent;
+};
+
 struct alloclab_results {
 	char *path;               /* the file it was read from or is written to, or NULL */
 	int version;              /* format_version of the file read */
 	json_t *metadata;         /* object; see alloclab_metadata() */
 	json_t *config;           /* object */
+	struct alloclab_run_facts facts; /* read from metadata and config */
 	struct alloclab_plugin_info *plugins;
 	unsigned nplugins;
 	struct alloclab_cell *cells;
@@ -144,8 +173,16 @@ struct alloclab_results {
 json_t *alloclab_json_text(const char *s);
 
 /* An empty run with this machine's metadata (argv recorded as the
- * command) and the given config object (a reference it takes over). */
-struct alloclab_results *alloclab_results_new(int argc, char **argv, json_t *config);
+ * command) and its settings as config (NULL: none recorded). */
+struct alloclab_results *alloclab_results_new(int argc, char **argv, const struct alloclab_run_settings *settings);
+
+/* --measure cache: the geometry callgrind simulates, recorded in metadata. */
+void alloclab_results_set_cache_simulated(struct alloclab_results *r, const char *geometry);
+
+/* The run's end, recorded in metadata: the load average (< 0: unknown),
+ * the runner's own CPU time, workers excluded (< 0: unknown), and the
+ * worker processes it ran. */
+void alloclab_results_set_end(struct alloclab_results *r, double load_end, double runner_cpu_s, unsigned workers);
 void alloclab_results_free(struct alloclab_results *r);
 
 /* Metadata of this machine and build. */
@@ -166,6 +203,32 @@ void alloclab_cell_add_process(struct alloclab_cell *c, struct alloclab_process 
 void alloclab_cell_set_status(struct alloclab_cell *c, enum alloclab_cell_status status, const char *message);
 
 void alloclab_process_clear(struct alloclab_process *p);
+
+/* ---- walking a cell's reports ---- */
+
+/* Every report a workload made for a cell, in order of process, value and
+ * thread, null entries skipped:
+ *
+ *   for (struct alloclab_report_iter it = alloclab_reports(c, ALLOCLAB_REPORTS_PER_VALUE);
+ *        alloclab_reports_next(&it);)
+ *           use(it.report, it.thread);
+ *
+ * PER_VALUE walks each value's thread_reports, PER_PROCESS each process's
+ * once-per-process report. */
+enum alloclab_reports_kind { ALLOCLAB_REPORTS_PER_VALUE, ALLOCLAB_REPORTS_PER_PROCESS };
+
+struct alloclab_report_iter {
+	const struct alloclab_cell *cell;
+	enum alloclab_reports_kind kind;
+	unsigned process, value;  /* where it.report is (value: PER_VALUE only) */
+	unsigned thread;
+	const json_t *report;     /* an object */
+	size_t next;              /* private: the next entry of the current array */
+};
+
+struct alloclab_report_iter alloclab_reports(const struct alloclab_cell *cell, enum alloclab_reports_kind kind);
+/* 1 with the next report in it, 0 at the end. */
+int alloclab_reports_next(struct alloclab_report_iter *it);
 
 /* ---- processes as JSON: also the worker's hand-off to the runner ---- */
 

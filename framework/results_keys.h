@@ -15,6 +15,35 @@
 #define K_INTERRUPTED "interrupted"
 #define K_COMPLETE "complete"
 
+/* metadata: the keys other modules read back (through alloclab_run_facts) */
+#define K_ALLOCLAB_VERSION "alloclab_version"
+#define K_CPU_MODEL "cpu_model"
+#define K_CPU_COUNT "cpu_count"
+#define K_CPUS_ALLOWED "cpus_allowed"
+#define K_CACHE_LINE_SIZE "cache_line_size"
+#define K_LOAD_AVERAGE_START "load_average_start"
+#define K_LOAD_AVERAGE_END "load_average_end"
+#define K_KERNEL "kernel"
+#define K_LIBC "libc"
+#define K_COMPILER "compiler"
+#define K_BUILD_FLAGS "build_flags"
+#define K_DATE "date"
+#define K_COMMAND "command"
+#define K_CACHE_SIMULATED "cache_simulated"
+#define K_RUNNER_CPU_S "runner_cpu_s"
+#define K_WORKERS "workers"
+
+/* config */
+/* K_PROCESSES, K_VALUES, K_WARMUPS as below */
+#define K_TIMEOUT_S "timeout_s"
+#define K_PIN "pin"
+#define K_CACHE_ALIGN "cache_align"
+#define K_MEASURE "measure"
+#define K_PROCESSES_AUTO "processes_auto"
+#define K_MIN "min"
+#define K_MAX "max"
+#define K_CI_PERCENT "ci_percent"
+
 /* plugins[] */
 #define K_LABEL "label"
 #define K_SPEC "spec"

@@ -1,6 +1,8 @@
 /* The run matrix and its worker processes. See runner.h. */
 #define _GNU_SOURCE 1
 #include "runner.h"
+#include "measure.h"
+#include "lengths.h"
 
 #include "cell_values.h"
 #include "child.h"
@@ -86,64 +88,14 @@ static int measure_child(void *arg, int fd)
 		close(fd);
 	}
 	if (cell->callgrind_dir) {
-		/* Under callgrind, collecting only where the worker says: the
-		 * timed region of each value (worker.c). valgrind's own messages
-		 * go to a log beside the dumps, not into the worker's output. */
-		char out[4300], log[4300], d1[96], ll[96];
-		char *vg[16] = {"valgrind", "--tool=callgrind", "--collect-atstart=no", "--trace-children=no", "-q"};
-		int n = 5;
-		snprintf(out, sizeof out, "--callgrind-out-file=%s/cg.%%p", cell->callgrind_dir);
-		snprintf(log, sizeof log, "--log-file=%s/valgrind.%%p.log", cell->callgrind_dir);
-		vg[n++] = out;
-		vg[n++] = log;
-		if (cell->cache_sim) {
-			vg[n++] = "--cache-sim=yes";
-			if (alloclab_cache_geometry(d1, sizeof d1, ll, sizeof ll) == 0) {
-				vg[n++] = d1;
-				vg[n++] = ll;
-			}
-		}
-		vg[n++] = (char *)alloclab_self_path();
-		vg[n++] = "__worker";
-		vg[n++] = spec;
-		vg[n] = NULL;
-		execvp("valgrind", vg);
+		struct alloclab_measure_argv vg;
+		alloclab_measure_worker_argv(&vg, cell->callgrind_dir, cell->cache_sim, alloclab_self_path(), spec);
+		execvp(vg.argv[0], vg.argv);
 		return 3; /* checked at plan: valgrind was there */
 	}
 	execv(alloclab_self_path(), argv);
 	/* exec failed: measure in this forked process rather than not at all. */
 	return alloclab_worker_send(arg, 3);
-}
-
-int alloclab_cache_geometry(char *d1, size_t d1_len, char *ll, size_t ll_len)
-{
-	long d1_size = sysconf(_SC_LEVEL1_DCACHE_SIZE), d1_assoc = sysconf(_SC_LEVEL1_DCACHE_ASSOC),
-	     d1_line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
-	long ll_size = sysconf(_SC_LEVEL3_CACHE_SIZE), ll_assoc = sysconf(_SC_LEVEL3_CACHE_ASSOC),
-	     ll_line = sysconf(_SC_LEVEL3_CACHE_LINESIZE);
-
-	if (ll_size <= 0) {
-		ll_size = sysconf(_SC_LEVEL2_CACHE_SIZE);
-		ll_assoc = sysconf(_SC_LEVEL2_CACHE_ASSOC);
-		ll_line = sysconf(_SC_LEVEL2_CACHE_LINESIZE);
-	}
-	if (d1_size <= 0 || d1_assoc <= 0 || d1_line <= 0 || ll_size <= 0 || ll_assoc <= 0 || ll_line <= 0)
-		return -1;
-	/* The simulator wants a power-of-two number of sets: keep the line
-	 * and the associativity, round the sets down (a 300 MiB, 20-way L3 is
-	 * simulated as 160 MiB). */
-	{
-		long *sizes[] = {&d1_size, &ll_size}, assocs[] = {d1_assoc, ll_assoc}, lines[] = {d1_line, ll_line};
-		for (int k = 0; k < 2; k++) {
-			long sets = *sizes[k] / (assocs[k] * lines[k]), p2 = 1;
-			while (p2 * 2 <= sets)
-				p2 *= 2;
-			*sizes[k] = p2 * assocs[k] * lines[k];
-		}
-	}
-	snprintf(d1, d1_len, "--D1=%ld,%ld,%ld", d1_size, d1_assoc, d1_line);
-	snprintf(ll, ll_len, "--LL=%ld,%ld,%ld", ll_size, ll_assoc, ll_line);
-	return 0;
 }
 
 /* A child's answer: the object it wrote when it exited 0 or 1; otherwise a
@@ -227,14 +179,15 @@ static double ci_half_width_percent(const struct alloclab_cell *c)
 	return half;
 }
 
-static const char *applicability(uint64_t caps, const struct alloclab_workload *w, unsigned threads)
+/* NULL when the plugin can run the workload at this thread count; else
+ * why not, in why (or a constant). */
+static const char *applicability(uint64_t caps, const struct alloclab_workload *w, unsigned threads, char *why,
+				 size_t why_len)
 {
-	static char why[160];
-
 	if (threads > 1 && !(caps & ALLOCLAB_CAP_THREAD_SAFE))
 		return "plugin is not thread-safe: runs with 1 thread only";
 	if (w->max_threads && threads > w->max_threads) {
-		snprintf(why, sizeof why, "workload '%s' runs with at most %u threads", w->name, w->max_threads);
+		snprintf(why, why_len, "workload '%s' runs with at most %u threads", w->name, w->max_threads);
 		return why;
 	}
 	if ((w->flags & ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE) && !(caps & ALLOCLAB_CAP_CROSS_THREAD_FREE))
@@ -259,10 +212,10 @@ struct alloclab_run {
 	const struct alloclab_run_config *cfg;
 	struct alloclab_results *results;
 	struct planned_cell *cells;   /* parallel to results->cells */
-	char callgrind_dir[4096];     /* --measure instructions: the dumps' folder, or "" */
+	char callgrind_dir[ALLOCLAB_PATH_LEN];     /* --measure instructions: the dumps' folder, or "" */
 	uint64_t *caps;               /* per plugin */
 	struct alloclab_journal *journal;
-	char output[4096];
+	char output[ALLOCLAB_PATH_LEN];
 	unsigned max_processes, total_workers, failed, workers_run;
 };
 
@@ -345,7 +298,7 @@ static int label_plugins(struct alloclab_run *run)
 
 	for (unsigned i = 0; i < r->nplugins; i++) {
 		struct alloclab_plugin_info *p = &r->plugins[i];
-		char label[4200];
+		char label[ALLOCLAB_PATH_PLUS_LEN];
 		if (cfg->plugins[i].as) {
 			if (label_taken(r, i, cfg->plugins[i].as)) {
 				fprintf(stderr, "alloclab: two plugins are labelled '%s' (as=): give each its own\n",
@@ -359,7 +312,7 @@ static int label_plugins(struct alloclab_run *run)
 			 cfg->plugins[i].gil ? (p->options[0] ? ",gil=1" : "gil=1") : "");
 		int clash = 0;
 		for (unsigned k = 0; k < r->nplugins; k++) {
-			char other[4200];
+			char other[ALLOCLAB_PATH_PLUS_LEN];
 			if (k == i)
 				continue;
 			snprintf(other, sizeof other, "%s%s%s%s", r->plugins[k].name,
@@ -391,7 +344,7 @@ static int preflight(struct alloclab_run *run)
 	alloclab_progress_start(&progress, run->results->nplugins);
 	for (unsigned i = 0; i < run->results->nplugins && !alloclab_interrupted(); i++) {
 		struct alloclab_plugin_info *p = &run->results->plugins[i];
-		char label[4300];
+		char label[ALLOCLAB_PATH_PLUS_LEN];
 		int cached;
 		if (cfg->check == ALLOCLAB_CHECK_PATHS && strchr(cfg->plugins[i].spec, '/') == NULL)
 			continue;
@@ -420,24 +373,25 @@ static void lay_out_cells(struct alloclab_run *run)
 {
 	const struct alloclab_run_config *cfg = run->cfg;
 	struct alloclab_results *r = run->results;
-	unsigned aligns = (cfg->cache_align & 1u) + ((cfg->cache_align >> 1) & 1u);
+	unsigned aligns = cfg->cache_align == ALLOCLAB_ALIGN_BOTH ? 2 : 1;
 
 	run->cells = calloc((size_t)cfg->nplugins * aligns * cfg->nworkloads * cfg->nthreads + 1, sizeof *run->cells);
 	for (unsigned p = 0; p < cfg->nplugins; p++)
 		for (unsigned al = 0; al < 2; al++)
 			for (unsigned w = 0; w < cfg->nworkloads; w++)
 				for (unsigned t = 0; t < cfg->nthreads; t++) {
-					if (!(cfg->cache_align & (1u << al)))
+					if (!alloclab_cache_align_measures(cfg->cache_align, (int)al))
 						continue;
 					const struct alloclab_workload *wl = cfg->workloads[w].workload;
-					const char *na = applicability(run->caps[p], wl, cfg->threads[t]);
+					char why[ALLOCLAB_ERR_LEN];
+					const char *na = applicability(run->caps[p], wl, cfg->threads[t], why, sizeof why);
 					struct planned_cell *c = &run->cells[r->ncells];
 
 					c->spec.plugin = cfg->plugins[p].spec;
 					c->spec.plugin_options = cfg->plugins[p].options;
 					c->spec.gil = cfg->plugins[p].gil;
 					c->spec.callgrind_dir = run->callgrind_dir[0] ? run->callgrind_dir : NULL;
-					c->spec.cache_sim = cfg->measure_cache;
+					c->spec.cache_sim = cfg->measure == ALLOCLAB_MEASURE_CACHE;
 					c->spec.cache_align = al;
 					c->spec.workload = wl;
 					c->spec.params = cfg->workloads[w].params;
@@ -485,28 +439,27 @@ static void free_run(struct alloclab_run *run)
 
 int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run **out)
 {
+	static const char *const align_names[] = ALLOCLAB_CACHE_ALIGN_NAMES;
 	struct alloclab_run *run = calloc(1, sizeof *run);
 	char err[ALLOCLAB_ERR_LEN];
-	json_t *config = json_pack("{s:i,s:i,s:i,s:f,s:b,s:s,s:s}", "processes", cfg->processes_auto ? 0 : cfg->processes, "values", cfg->values,
-				   "warmups", cfg->warmups, "timeout_s", cfg->timeout_s, "pin", cfg->pin, "cache_align",
-				   cfg->cache_align == 3 ? "both" : cfg->cache_align == 2 ? "on" : "off", "measure",
-				   cfg->measure_cache ? "cache" : cfg->measure_instructions ? "instructions" : "time");
-	if (cfg->processes_auto)
-		json_object_set_new(config, "processes_auto",
-				    json_pack("{s:i,s:i,s:f}", "min", cfg->processes, "max", cfg->max_processes, "ci_percent",
-					      cfg->ci_percent));
+	struct alloclab_run_settings settings = {
+		.processes = cfg->processes, .values = cfg->values, .warmups = cfg->warmups,
+		.timeout_s = cfg->timeout_s, .pin = cfg->pin, .cache_align = align_names[cfg->cache_align],
+		.measure = alloclab_measure_name(cfg->measure), .processes_auto = cfg->processes_auto,
+		.max_processes = cfg->max_processes, .ci_percent = cfg->ci_percent,
+	};
 
 	*out = NULL;
 	run->cfg = cfg;
-	run->results = alloclab_results_new(cfg->argc, cfg->argv, config);
+	run->results = alloclab_results_new(cfg->argc, cfg->argv, &settings);
 	if (cfg->output)
 		snprintf(run->output, sizeof run->output, "%s", cfg->output);
 	else
 		default_output(run->output, sizeof run->output);
 	alloclab_catch_interrupts();
-	if (cfg->measure_instructions || cfg->measure_cache) {
-		if (system("command -v valgrind >/dev/null 2>&1") != 0) {
-			fprintf(stderr, "alloclab: --measure instructions needs valgrind (apt-get install valgrind)\n");
+	if (cfg->measure != ALLOCLAB_MEASURE_TIME) {
+		if (alloclab_measure_available(cfg->measure, err, sizeof err) != 0) {
+			fprintf(stderr, "alloclab: %s\n", err);
 			free_run(run);
 			return ALLOCLAB_EXIT_USAGE;
 		}
@@ -517,12 +470,12 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 			return ALLOCLAB_EXIT_USAGE;
 		}
 	}
-	if (cfg->measure_cache) {
+	if (cfg->measure == ALLOCLAB_MEASURE_CACHE) {
 		char d1[96], ll[96];
 		if (alloclab_cache_geometry(d1, sizeof d1, ll, sizeof ll) == 0) {
 			char both[200];
 			snprintf(both, sizeof both, "%s %s", d1, ll);
-			json_object_set_new(run->results->metadata, "cache_simulated", json_string(both));
+			alloclab_results_set_cache_simulated(run->results, both);
 		}
 	}
 	if (probe_plugins(run) != 0 || label_plugins(run) != 0 || preflight(run) != 0) {
@@ -637,15 +590,15 @@ int alloclab_run_finish(struct alloclab_run *run, int status)
 
 	run->results->interrupted = status == ALLOCLAB_EXIT_INTERRUPTED;
 	run->results->complete = 1;
-	if (getloadavg(load, 1) == 1)
-		json_object_set_new(run->results->metadata, "load_average_end", json_real(load[0]));
+	double cpu_s = -1;
+	if (getloadavg(load, 1) != 1)
+		load[0] = -1;
 	/* The runner's own cost, its workers excluded: what the journal keeps
 	 * flat per worker however long the run. */
 	if (getrusage(RUSAGE_SELF, &self) == 0)
-		json_object_set_new(run->results->metadata, "runner_cpu_s",
-				    json_real((double)self.ru_utime.tv_sec + self.ru_utime.tv_usec * 1e-6 +
-					      (double)self.ru_stime.tv_sec + self.ru_stime.tv_usec * 1e-6));
-	json_object_set_new(run->results->metadata, "workers", json_integer(run->workers_run));
+		cpu_s = (double)self.ru_utime.tv_sec + self.ru_utime.tv_usec * 1e-6 + (double)self.ru_stime.tv_sec +
+			self.ru_stime.tv_usec * 1e-6;
+	alloclab_results_set_end(run->results, load[0], cpu_s, run->workers_run);
 	if (alloclab_results_write(run->results, run->output, err, sizeof err) != 0) {
 		/* The journal stays: with the first document it holds the run. */
 		fprintf(stderr, "alloclab: %s (the finished measurements are in %s.journal)\n", err, run->output);

@@ -16,6 +16,7 @@
 #include "worker.h"
 #include "results.h"
 #include "workload.h"
+#include "measure.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -30,6 +31,17 @@ enum alloclab_exit {
 	ALLOCLAB_EXIT_USAGE = 2,       /* bad input; nothing was measured */
 	ALLOCLAB_EXIT_INTERRUPTED = 130,
 };
+
+/* --cache-align: which forms of each plugin a run measures. */
+enum alloclab_cache_align { ALLOCLAB_ALIGN_OFF, ALLOCLAB_ALIGN_ON, ALLOCLAB_ALIGN_BOTH };
+#define ALLOCLAB_CACHE_ALIGN_NAMES {"off", "on", "both"}
+
+/* Whether a run in mode m measures the plugin unwrapped (aligned 0) or
+ * through the alignment wrapper (aligned 1). */
+static inline int alloclab_cache_align_measures(enum alloclab_cache_align m, int aligned)
+{
+	return m == ALLOCLAB_ALIGN_BOTH || (m == ALLOCLAB_ALIGN_ON) == (aligned != 0);
+}
 
 struct alloclab_plugin_arg {
 	char *spec;     /* name or path */
@@ -61,16 +73,15 @@ struct alloclab_run_config {
 	 * the plugin file's contents (alloclab_check_cache_dir). */
 	enum { ALLOCLAB_CHECK_PATHS, ALLOCLAB_CHECK_ALL, ALLOCLAB_CHECK_NONE } check;
 	int pin;
-	/* --measure instructions: each worker under valgrind's callgrind,
-	 * counting instructions in the timed region only. */
-	int measure_instructions;
-	/* --measure cache: the same, with callgrind's cache simulation set to
-	 * this machine's geometry (alloclab_cache_geometry). */
-	int measure_cache;
-	/* Bit 0: measure unwrapped; bit 1: measure through the cache-line
-	 * alignment wrapper (alloclab_allocator_cache_align). Both: every plugin
-	 * twice, for the aligned-against-unaligned comparison. */
-	unsigned cache_align;
+	/* What a value is (measure.h): time, or instructions counted by
+	 * callgrind in the timed region only, with or without its cache
+	 * simulation. */
+	enum alloclab_measure measure;
+	/* Whether plugins are measured unwrapped (off, the default), through
+	 * the cache-line alignment wrapper (on: alloclab_allocator_cache_align)
+	 * or both ways, every plugin twice, for the aligned-against-unaligned
+	 * comparison. */
+	enum alloclab_cache_align cache_align;
 	/* The default suite: the table only; workloads' own reports are left
 	 * for `alloclab show FILE`. */
 	int brief;
@@ -123,9 +134,5 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 int alloclab_run_measure(struct alloclab_run *run);
 int alloclab_run_finish(struct alloclab_run *run, int status);
 int alloclab_run(const struct alloclab_run_config *cfg);
-
-/* valgrind's --D1= and --LL= options for this machine's first-level data
- * cache and last-level cache, read with sysconf. -1 when unknown. */
-int alloclab_cache_geometry(char *d1, size_t d1_len, char *ll, size_t ll_len);
 
 #endif

@@ -1,6 +1,7 @@
 /* See static_tls.h. */
 #define _GNU_SOURCE 1
 #include "static_tls.h"
+#include "lengths.h"
 
 #include "self_exe.h"
 
@@ -15,7 +16,7 @@
 void alloclab_ensure_static_tls(char **argv)
 {
 	const char *current = getenv("GLIBC_TUNABLES");
-	char value[4096];
+	char value[ALLOCLAB_PATH_LEN];
 
 	if ((current && strstr(current, TUNABLE)) || getenv(GUARD))
 		return;

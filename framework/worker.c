@@ -9,6 +9,8 @@
  */
 #define _GNU_SOURCE 1
 #include "worker.h"
+#include "lengths.h"
+#include "measure.h"
 
 #include "child.h"
 #include "placement.h"
@@ -19,6 +21,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,82 +121,9 @@ static json_t *placement_service(struct alloclab_workload_thread *t, const uintp
 
 /* ---- --measure instructions ---- */
 
-#ifdef ALLOCLAB_HAVE_CALLGRIND
-#include <valgrind/callgrind.h>
-#endif
-
 const char *alloclab_cell_spec_metric(const struct alloclab_cell_spec *cell)
 {
 	return cell->callgrind_dir ? ALLOCLAB_METRIC_INSTRUCTIONS : ALLOCLAB_METRIC_TIME;
-}
-
-static int under_valgrind(void)
-{
-#ifdef ALLOCLAB_HAVE_CALLGRIND
-	return RUNNING_ON_VALGRIND != 0;
-#else
-	return 0;
-#endif
-}
-
-static void instructions_start(void)
-{
-#ifdef ALLOCLAB_HAVE_CALLGRIND
-	CALLGRIND_ZERO_STATS;
-	CALLGRIND_TOGGLE_COLLECT;
-#endif
-}
-
-/* Switches collection off, dumps, and reads the dump's totals back: the
- * instructions of every thread between start and stop (callgrind runs one
- * thread at a time, all of them counted) and, when caches are simulated,
- * the data misses of the first and last level (reads and writes). 0 when
- * it cannot be read. */
-static uint64_t instructions_stop(struct worker *w, uint64_t *d1, uint64_t *ll)
-{
-	uint64_t total = 0;
-#ifdef ALLOCLAB_HAVE_CALLGRIND
-	char path[4300], line[1024], events[16][16];
-	int nevents = 0;
-	FILE *f;
-
-	CALLGRIND_TOGGLE_COLLECT;
-	CALLGRIND_DUMP_STATS_AT("alloclab value");
-	w->dumps++;
-	snprintf(path, sizeof path, "%s/cg.%ld.%u", w->cell->callgrind_dir, (long)getpid(), w->dumps);
-	if ((f = fopen(path, "r")) == NULL)
-		return 0;
-	while (fgets(line, sizeof line, f)) {
-		if (strncmp(line, "events:", 7) == 0) {
-			char *save = NULL;
-			nevents = 0;
-			for (char *t = strtok_r(line + 7, " \n", &save); t && nevents < 16; t = strtok_r(NULL, " \n", &save))
-				snprintf(events[nevents++], sizeof events[0], "%s", t);
-		} else if (strncmp(line, "totals:", 7) == 0 || strncmp(line, "summary:", 8) == 0) {
-			char *cursor = strchr(line, ':') + 1, *end;
-			*d1 = *ll = 0;
-			for (int k = 0; k < nevents; k++, cursor = end) {
-				uint64_t v = strtoull(cursor, &end, 10);
-				if (end == cursor)
-					break;
-				if (strcmp(events[k], "Ir") == 0)
-					total = v;
-				else if (strcmp(events[k], "D1mr") == 0 || strcmp(events[k], "D1mw") == 0)
-					*d1 += v;
-				else if (strcmp(events[k], "DLmr") == 0 || strcmp(events[k], "DLmw") == 0)
-					*ll += v;
-			}
-			break;
-		}
-	}
-	fclose(f);
-	unlink(path);
-#else
-	(void)w;
-	(void)d1;
-	(void)ll;
-#endif
-	return total;
 }
 
 static void *thread_main(void *arg)
@@ -239,7 +169,7 @@ static void *thread_main(void *arg)
 		if (w->cell->callgrind_dir) {
 			/* Collection on for exactly the timed region, all threads. */
 			if (slot->wt.index == 0)
-				instructions_start();
+				alloclab_measure_start();
 			pthread_barrier_wait(&w->barrier);
 		}
 		if (!w->failed) {
@@ -255,7 +185,7 @@ static void *thread_main(void *arg)
 		}
 		pthread_barrier_wait(&w->barrier);
 		if (w->cell->callgrind_dir && slot->wt.index == 0)
-			w->instructions[r] = instructions_stop(w, &w->d1_misses[r], &w->ll_misses[r]);
+			w->instructions[r] = alloclab_measure_stop(w->cell->callgrind_dir, &w->dumps, &w->d1_misses[r], &w->ll_misses[r]);
 		if (r + 1 == w->rounds && !w->failed && w->alloc.ops.stats) {
 			if (slot->wt.index == 0) {
 				alloclab_phase("stats");
@@ -373,7 +303,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	memset(&w, 0, sizeof w);
 	w.cell = cell;
 	w.rounds = cell->warmups + cell->values;
-	if (cell->callgrind_dir && !under_valgrind()) {
+	if (cell->callgrind_dir && !alloclab_measure_under_valgrind()) {
 		snprintf(err, err_len, "--measure instructions: the worker is not running under valgrind's callgrind");
 		return -1;
 	}
@@ -542,62 +472,118 @@ long alloclab_peak_rss_kib(void)
 	return alloclab_status_kib("VmHWM");
 }
 
+/* The hand-off's fields, one table for both directions: a field added to
+ * the spec is added here once. The workload (by name) and its parameters
+ * (arrays) are handled beside the table. */
+enum spec_kind {
+	SPEC_TEXT,         /* const char *, required */
+	SPEC_TEXT_OR_NULL, /* const char *, NULL as null */
+	SPEC_COUNT,        /* unsigned in [min, max] */
+	SPEC_FLAG,         /* int, as a boolean */
+};
+
+struct spec_field {
+	const char *key;
+	enum spec_kind kind;
+	size_t offset;
+	unsigned min, max;
+};
+
+#define SPEC_FIELD(key, kind, member, min, max) {key, kind, offsetof(struct alloclab_cell_spec, member), min, max}
+
+static const struct spec_field spec_fields[] = {
+	SPEC_FIELD("plugin", SPEC_TEXT, plugin, 0, 0),
+	SPEC_FIELD("plugin_options", SPEC_TEXT, plugin_options, 0, 0),
+	SPEC_FIELD("threads", SPEC_COUNT, threads, 1, ALLOCLAB_MAX_THREADS),
+	SPEC_FIELD("warmups", SPEC_COUNT, warmups, 0, 100000),
+	SPEC_FIELD("values", SPEC_COUNT, values, 1, 100000),
+	SPEC_FIELD("pin", SPEC_FLAG, pin, 0, 0),
+	SPEC_FIELD("cache_align", SPEC_FLAG, cache_align, 0, 0),
+	SPEC_FIELD("gil", SPEC_FLAG, gil, 0, 0),
+	SPEC_FIELD("callgrind_dir", SPEC_TEXT_OR_NULL, callgrind_dir, 0, 0),
+	SPEC_FIELD("cache_sim", SPEC_FLAG, cache_sim, 0, 0),
+	SPEC_FIELD("record", SPEC_TEXT_OR_NULL, record_path, 0, 0),
+};
+
 json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
 {
-	json_t *v = json_array(), *text = json_array();
+	json_t *obj = json_object(), *v = json_array(), *text = json_array();
+
+	for (size_t k = 0; k < sizeof spec_fields / sizeof *spec_fields; k++) {
+		const struct spec_field *f = &spec_fields[k];
+		const char *member = (const char *)cell + f->offset;
+		json_t *x = NULL;
+		switch (f->kind) {
+		case SPEC_TEXT:
+		case SPEC_TEXT_OR_NULL: {
+			const char *t = *(const char *const *)(const void *)member;
+			x = t ? alloclab_json_text(t) : json_null();
+			break;
+		}
+		case SPEC_COUNT: x = json_integer(*(const unsigned *)(const void *)member); break;
+		case SPEC_FLAG: x = json_boolean(*(const int *)(const void *)member); break;
+		}
+		json_object_set_new(obj, f->key, x);
+	}
 	for (unsigned i = 0; i < cell->workload->nparams; i++) {
 		json_array_append_new(v, json_integer((json_int_t)cell->params.v[i]));
 		json_array_append_new(text, cell->params.text[i] ? alloclab_json_text(cell->params.text[i]) : json_null());
 	}
-	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b,s:o,s:b,s:o}", "plugin", cell->plugin, "plugin_options",
-			 cell->plugin_options, "workload", cell->workload->name, "v", v, "text", text, "threads",
-			 cell->threads, "warmups", cell->warmups, "values", cell->values, "pin", cell->pin,
-			 "cache_align", cell->cache_align, "gil", cell->gil, "callgrind_dir",
-			 cell->callgrind_dir ? alloclab_json_text(cell->callgrind_dir) : json_null(), "cache_sim",
-			 cell->cache_sim, "record", cell->record_path ? alloclab_json_text(cell->record_path) : json_null());
+	json_object_set_new(obj, "workload", json_string(cell->workload->name));
+	json_object_set_new(obj, "v", v);
+	json_object_set_new(obj, "text", text);
+	return obj;
 }
 
 int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_workload *(*find)(const char *name),
 				 struct alloclab_cell_spec *cell, char *err, size_t err_len)
 {
-	const char *workload = NULL;
-	json_t *v = NULL, *text = NULL, *cg = NULL, *rec = NULL;
-	int threads = 0, warmups = 0, values = 0, pin = 0, cache_align = 0, gil = 0, cache_sim = 0;
+	json_t *workload = json_object_get(obj, "workload"), *v = json_object_get(obj, "v"),
+	       *text = json_object_get(obj, "text");
 
 	memset(cell, 0, sizeof *cell);
-	if (json_unpack((json_t *)obj, "{s:s,s:s,s:s,s:o,s:o,s:i,s:i,s:i,s:b,s:b,s:b,s:o,s:b,s?o}", "plugin", &cell->plugin,
-			"plugin_options", &cell->plugin_options, "workload", &workload, "v", &v, "text", &text, "threads",
-			&threads, "warmups", &warmups, "values", &values, "pin", &pin, "cache_align", &cache_align, "gil",
-			&gil, "callgrind_dir", &cg, "cache_sim", &cache_sim, "record", &rec) != 0 ||
-	    !(json_is_null(cg) || json_is_string(cg)) || !(rec == NULL || json_is_null(rec) || json_is_string(rec)) ||
-	    (cell->workload = find(workload)) == NULL || threads < 1 || threads > ALLOCLAB_MAX_THREADS ||
-	    warmups < 0 || warmups > 100000 || values < 1 || values > 100000 || !json_is_array(v) ||
-	    !json_is_array(text) || json_array_size(v) != cell->workload->nparams ||
-	    json_array_size(text) != cell->workload->nparams) {
-		snprintf(err, err_len, "malformed worker spec");
-		return -1;
+	if (!json_is_object(obj) || !json_is_string(workload))
+		goto malformed;
+	for (size_t k = 0; k < sizeof spec_fields / sizeof *spec_fields; k++) {
+		const struct spec_field *f = &spec_fields[k];
+		char *member = (char *)cell + f->offset;
+		json_t *x = json_object_get(obj, f->key);
+		switch (f->kind) {
+		case SPEC_TEXT:
+		case SPEC_TEXT_OR_NULL:
+			if (!(json_is_string(x) || (f->kind == SPEC_TEXT_OR_NULL && (x == NULL || json_is_null(x)))))
+				goto malformed;
+			*(const char **)(void *)member = json_string_value(x);
+			break;
+		case SPEC_COUNT:
+			if (!json_is_integer(x) || json_integer_value(x) < f->min || json_integer_value(x) > f->max)
+				goto malformed;
+			*(unsigned *)(void *)member = (unsigned)json_integer_value(x);
+			break;
+		case SPEC_FLAG:
+			if (!json_is_boolean(x))
+				goto malformed;
+			*(int *)(void *)member = json_is_true(x);
+			break;
+		}
 	}
+	if ((cell->workload = find(json_string_value(workload))) == NULL || !json_is_array(v) || !json_is_array(text) ||
+	    json_array_size(v) != cell->workload->nparams || json_array_size(text) != cell->workload->nparams)
+		goto malformed;
 	for (unsigned i = 0; i < cell->workload->nparams; i++) {
 		json_t *n = json_array_get(v, i), *t = json_array_get(text, i);
-		if (!json_is_integer(n) || !(json_is_null(t) || json_is_string(t))) {
-			snprintf(err, err_len, "malformed worker spec");
-			return -1;
-		}
+		if (!json_is_integer(n) || !(json_is_null(t) || json_is_string(t)))
+			goto malformed;
 		cell->params.v[i] = (uint64_t)json_integer_value(n);
 		cell->params.text[i] = json_string_value(t);
 	}
 	if (alloclab_params_check(cell->workload, &cell->params, err, err_len) != 0)
 		return -1;
-	cell->threads = (unsigned)threads;
-	cell->warmups = (unsigned)warmups;
-	cell->values = (unsigned)values;
-	cell->pin = pin;
-	cell->cache_align = cache_align;
-	cell->gil = gil;
-	cell->callgrind_dir = json_string_value(cg);
-	cell->cache_sim = cache_sim && cell->callgrind_dir;
-	cell->record_path = rec ? json_string_value(rec) : NULL;
+	cell->cache_sim = cell->cache_sim && cell->callgrind_dir;
 	return 0;
+malformed:
+	snprintf(err, err_len, "malformed worker spec");
+	return -1;
 }
 
 int alloclab_worker_send(const struct alloclab_cell_spec *cell, int fd)

@@ -22,7 +22,7 @@
 static struct alloclab_results *sample_run(void)
 {
 	char *argv[] = {"alloclab", "run"};
-	struct alloclab_results *r = alloclab_results_new(2, argv, json_pack("{s:i}", "processes", 1));
+	struct alloclab_results *r = alloclab_results_new(2, argv, &(struct alloclab_run_settings){.processes = 1, .values = 1, .cache_align = "off", .measure = "time"});
 	struct alloclab_plugin_info info = {.label = "system", .spec = "system", .name = "system", .version = "glibc"};
 	alloclab_results_add_plugin(r, &info);
 	for (unsigned t = 1; t <= 2; t++) {

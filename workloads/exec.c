@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE 1
 #include "program.h"
+#include "lengths.h"
 #include "results.h"
 #include "rng.h"
 #include "scratch.h"
@@ -57,8 +58,8 @@ static const struct alloclab_param exec_params[] = {
 };
 
 struct exec_state {
-	char dir[4096];          /* the inputs and the output, private to the process */
-	char out[4200];
+	char dir[ALLOCLAB_PATH_LEN];          /* the inputs and the output, private to the process */
+	char out[ALLOCLAB_PATH_PLUS_LEN];
 	char *argv_store;        /* cmd= split */
 	const char *argv[64];
 };
@@ -98,7 +99,7 @@ typedef void (*input_fn)(FILE *f, uint64_t n, const char *text);
 static int write_input(const char *dir, const char *name, input_fn fill, uint64_t n, const char *text, char *err,
 		       size_t err_len)
 {
-	char path[4200];
+	char path[ALLOCLAB_PATH_PLUS_LEN];
 	FILE *f;
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	if ((f = fopen(path, "w")) == NULL) {
@@ -348,20 +349,19 @@ static void exec_print_cell(const struct alloclab_cell *cell, FILE *out)
 	int same = 1;
 	char row[512];
 
-	for (unsigned p = 0; p < cell->nprocs; p++)
-		for (unsigned v = 0; v < cell->procs[p].nvalues; v++) {
-			const json_t *r = json_array_get(cell->procs[p].values[v].thread_reports, 0);
-			const char *h = json_string_value(json_object_get(r, "output_hash"));
-			if (h == NULL)
-				continue;
-			wall += json_number_value(json_object_get(r, "wall_s"));
-			cpu += json_number_value(json_object_get(r, "user_s")) + json_number_value(json_object_get(r, "sys_s"));
-			if (json_integer_value(json_object_get(r, "peak_rss_kib")) > rss)
-				rss = (long)json_integer_value(json_object_get(r, "peak_rss_kib"));
-			same &= hash == NULL || strcmp(hash, h) == 0;
-			hash = h;
-			n++;
-		}
+	for (struct alloclab_report_iter it = alloclab_reports(cell, ALLOCLAB_REPORTS_PER_VALUE); alloclab_reports_next(&it);) {
+		const json_t *r = it.report;
+		const char *h = json_string_value(json_object_get(r, "output_hash"));
+		if (it.thread != 0 || h == NULL)
+			continue;
+		wall += json_number_value(json_object_get(r, "wall_s"));
+		cpu += json_number_value(json_object_get(r, "user_s")) + json_number_value(json_object_get(r, "sys_s"));
+		if (json_integer_value(json_object_get(r, "peak_rss_kib")) > rss)
+			rss = (long)json_integer_value(json_object_get(r, "peak_rss_kib"));
+		same &= hash == NULL || strcmp(hash, h) == 0;
+		hash = h;
+		n++;
+	}
 	if (n == 0)
 		return;
 	exec_row_name(cell, row, sizeof row);

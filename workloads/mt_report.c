@@ -121,15 +121,13 @@ void mt_figure_shared_lines(const struct alloclab_cell *const *cells, size_t n, 
 		struct alloclab_series *s = NULL;
 		for (size_t i = 0; i < n; i++) {
 			struct alloclab_placement_sum sum;
-			json_t *entry;
-			size_t k;
 			if (cells[i]->threads != t)
 				continue;
 			memset(&sum, 0, sizeof sum);
-			for (unsigned p = 0; p < cells[i]->nprocs; p++)
-				json_array_foreach(cells[i]->procs[p].report, k, entry)
-					if (json_object_get(entry, "placement"))
-						alloclab_placement_add(&sum, json_object_get(entry, "placement"));
+			for (struct alloclab_report_iter it = alloclab_reports(cells[i], ALLOCLAB_REPORTS_PER_PROCESS);
+			     alloclab_reports_next(&it);)
+				if (json_object_get(it.report, "placement"))
+					alloclab_placement_add(&sum, json_object_get(it.report, "placement"));
 			if (!sum.threads_counted || sum.lines_total == 0)
 				continue;
 			if (s == NULL) {

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE 1
 #include "workload.h"
+#include "lengths.h"
 
 #include "python/embed.h"
 #include "results.h"
@@ -119,7 +120,7 @@ static int python_check(const struct alloclab_params *p, char *err, size_t err_l
 static const struct alloclab_python_embed *embed;
 static char embed_error[512];
 static struct alloclab_python_config config;
-static char file_path[4096], lib_dir[4096];
+static char file_path[ALLOCLAB_PATH_LEN], lib_dir[ALLOCLAB_PATH_LEN];
 
 static void open_embed(void)
 {
@@ -311,9 +312,9 @@ static int python_check_report(int per_process, const json_t *r, char *err, size
 /* The first process's report, or NULL. */
 static const json_t *first_report(const struct alloclab_cell *cell)
 {
-	for (unsigned p = 0; p < cell->nprocs; p++)
-		if (json_is_object(json_array_get(cell->procs[p].report, 0)))
-			return json_array_get(cell->procs[p].report, 0);
+	for (struct alloclab_report_iter it = alloclab_reports(cell, ALLOCLAB_REPORTS_PER_PROCESS); alloclab_reports_next(&it);)
+		if (it.thread == 0)
+			return it.report;
 	return NULL;
 }
 

@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE 1
 #include "trace.h"
+#include "lengths.h"
 #include "workload.h"
 #include "worker.h"
 
@@ -131,7 +132,7 @@ static int validate_once(const char *given, struct alloclab_trace_summary *sum, 
 {
 	struct alloclab_trace *t;
 	struct stat st;
-	char buf[4200];
+	char buf[ALLOCLAB_PATH_PLUS_LEN];
 	const char *path = resolve(given, buf, sizeof buf);
 
 	if (path[0] == '\0') {
@@ -173,7 +174,7 @@ static int trace_check(const struct alloclab_params *p, char *err, size_t err_le
  * sync after), and decides whether this plugin can replay it. */
 static void open_trace(struct alloclab_workload_thread *t, struct trace_shared *sh)
 {
-	char buf[4200];
+	char buf[ALLOCLAB_PATH_PLUS_LEN];
 	const char *path = resolve(t->params->text[P_FILE], buf, sizeof buf);
 	const struct alloclab_allocator *a = t->alloc;
 	unsigned k;

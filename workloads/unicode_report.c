@@ -140,10 +140,10 @@ static void sizes_text(const json_t *sizes, long long distinct, char *out, size_
 /* Thread 0's placement of line l in the cell's first process. */
 static const json_t *line_placement(const struct alloclab_cell *cell, size_t l)
 {
-	for (unsigned p = 0; p < cell->nprocs; p++) {
-		json_t *rep = json_array_get(cell->procs[p].report, 0);
-		json_t *line = json_array_get(json_object_get(rep, "lines"), l);
-		if (line)
+	for (struct alloclab_report_iter it = alloclab_reports(cell, ALLOCLAB_REPORTS_PER_PROCESS);
+	     alloclab_reports_next(&it);) {
+		json_t *line = json_array_get(json_object_get(it.report, "lines"), l);
+		if (it.thread == 0 && line)
 			return json_object_get(line, "placement");
 	}
 	return NULL;
@@ -156,20 +156,18 @@ void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out)
 	unsigned threads = cell->threads, nlines = 0, reps = 1;
 	unsigned shown = threads < 64 ? threads : 64;
 	struct best lines[MAX_LINES];
-	json_t *rep, *line;
-	size_t t, l;
+	json_t *line;
+	size_t l;
 	const char *layout = json_string_value(json_object_get(params, "layout"));
 	const char *charset = json_string_value(json_object_get(params, "charset"));
 
 	memset(lines, 0, sizeof lines);
-	for (unsigned p = 0; p < cell->nprocs; p++)
-		for (unsigned v = 0; v < cell->procs[p].nvalues; v++)
-			json_array_foreach(cell->procs[p].values[v].thread_reports, t, rep)
-	{
-		if (t >= 64 || !json_is_object(rep))
+	for (struct alloclab_report_iter it = alloclab_reports(cell, ALLOCLAB_REPORTS_PER_VALUE); alloclab_reports_next(&it);) {
+		unsigned t = it.thread;
+		if (t >= 64)
 			continue;
-		reps = (unsigned)json_integer_value(json_object_get(rep, "reps"));
-		json_array_foreach(json_object_get(rep, "lines"), l, line)
+		reps = (unsigned)json_integer_value(json_object_get(it.report, "reps"));
+		json_array_foreach(json_object_get(it.report, "lines"), l, line)
 		{
 			struct best *b = &lines[l];
 			uint64_t ns = (uint64_t)json_integer_value(json_object_get(line, "best_ns"));
@@ -277,16 +275,16 @@ void alloclab_unicode_figures(const struct alloclab_cell *const *cells, size_t n
 	for (size_t i = 0; i < n; i++) {
 		const struct alloclab_cell *c = cells[i];
 		struct alloclab_placement_sum sum;
-		json_t *rep, *line;
-		size_t t, l;
+		json_t *line;
+		size_t l;
 		double total = 0;
 		char title[600];
 
 		memset(&sum, 0, sizeof sum);
-		for (unsigned p = 0; p < c->nprocs; p++)
-			json_array_foreach(c->procs[p].report, t, rep)
-				json_array_foreach(json_object_get(rep, "lines"), l, line)
-					alloclab_placement_add(&sum, json_object_get(line, "placement"));
+		for (struct alloclab_report_iter it = alloclab_reports(c, ALLOCLAB_REPORTS_PER_PROCESS);
+		     alloclab_reports_next(&it);)
+			json_array_foreach(json_object_get(it.report, "lines"), l, line)
+				alloclab_placement_add(&sum, json_object_get(line, "placement"));
 		for (size_t b = 0; b < 256; b++)
 			total += (double)sum.offsets[b];
 		if (total == 0 || sum.line_size == 0)
