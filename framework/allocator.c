@@ -1,25 +1,28 @@
 /*
- * Creating an instance and the fallbacks for optional ops. The fallbacks
- * need the instance's malloc/free, so they find the allocator through a
- * per-process pointer: the ABI promises one instance per process.
+ * Creating an instance, the fallbacks for optional ops and the wrappers.
+ * The fallbacks need the plugin's malloc and free, so they find them
+ * through per-process pointers: the ABI promises one instance per process.
  */
 #include "allocator.h"
+#include "interpose.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <pthread.h>
 #include <string.h>
 
-static const struct alloclab_allocator *current;
+/* The plugin's own malloc and free, for the fallbacks. Not the instance's
+ * current ops: a wrapper calls a fallback with its lock held, and the
+ * fallback must not go through the wrapper again. */
+static void *(*plugin_malloc)(void *instance, size_t size);
+static void (*plugin_free)(void *instance, void *block);
 
 static void *fallback_calloc(void *instance, size_t nmemb, size_t size)
 {
 	void *block;
-	(void)instance;
 	if (size != 0 && nmemb > SIZE_MAX / size)
 		return NULL;
-	block = current->ops.malloc(current->instance, nmemb * size);
+	block = plugin_malloc(instance, nmemb * size);
 	if (block)
 		memset(block, 0, nmemb * size);
 	return block;
@@ -28,7 +31,7 @@ static void *fallback_calloc(void *instance, size_t nmemb, size_t size)
 static void fallback_free_sized(void *instance, void *block, size_t size)
 {
 	(void)size;
-	current->ops.free(instance, block);
+	plugin_free(instance, block);
 }
 
 int alloclab_allocator_create(struct alloclab_allocator *a, const struct alloclab_loaded_plugin *p,
@@ -71,15 +74,14 @@ int alloclab_allocator_create(struct alloclab_allocator *a, const struct allocla
 	    (p->desc.entry_points(a->instance, &a->direct_malloc, &a->direct_free) != 0 || a->direct_malloc == NULL ||
 	     a->direct_free == NULL))
 		a->direct_malloc = NULL, a->direct_free = NULL;
-	current = a;
+	plugin_malloc = p->desc.malloc;
+	plugin_free = p->desc.free;
 	return 0;
 }
 
 void alloclab_allocator_destroy(struct alloclab_allocator *a)
 {
 	a->ops.destroy(a->instance);
-	if (current == a)
-		current = NULL;
 }
 
 /* ---- the cache-line alignment wrapper ---- */
@@ -172,106 +174,9 @@ void alloclab_allocator_cache_align(struct alloclab_allocator *a, size_t line)
 
 /* ---- the global lock wrapper ---- */
 
-static struct alloclab_plugin unlocked; /* the plugin's own ops */
-static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void *locked_malloc(void *instance, size_t n)
-{
-	pthread_mutex_lock(&global_lock);
-	void *p = unlocked.malloc(instance, n);
-	pthread_mutex_unlock(&global_lock);
-	return p;
-}
-
-static void locked_free(void *instance, void *p)
-{
-	pthread_mutex_lock(&global_lock);
-	unlocked.free(instance, p);
-	pthread_mutex_unlock(&global_lock);
-}
-
-static void locked_free_sized(void *instance, void *p, size_t n)
-{
-	pthread_mutex_lock(&global_lock);
-	unlocked.free_sized(instance, p, n);
-	pthread_mutex_unlock(&global_lock);
-}
-
-static void *locked_calloc(void *instance, size_t nmemb, size_t size)
-{
-	pthread_mutex_lock(&global_lock);
-	void *p = unlocked.calloc(instance, nmemb, size);
-	pthread_mutex_unlock(&global_lock);
-	return p;
-}
-
-static void *locked_realloc(void *instance, void *p, size_t n)
-{
-	pthread_mutex_lock(&global_lock);
-	void *q = unlocked.realloc(instance, p, n);
-	pthread_mutex_unlock(&global_lock);
-	return q;
-}
-
-static void *locked_aligned_alloc(void *instance, size_t alignment, size_t n)
-{
-	pthread_mutex_lock(&global_lock);
-	void *p = unlocked.aligned_alloc(instance, alignment, n);
-	pthread_mutex_unlock(&global_lock);
-	return p;
-}
-
-static size_t locked_usable_size(void *instance, void *p)
-{
-	pthread_mutex_lock(&global_lock);
-	size_t n = unlocked.usable_size(instance, p);
-	pthread_mutex_unlock(&global_lock);
-	return n;
-}
-
-static int locked_stats(void *instance, alloclab_stat_fn emit, void *arg)
-{
-	pthread_mutex_lock(&global_lock);
-	int rc = unlocked.stats(instance, emit, arg);
-	pthread_mutex_unlock(&global_lock);
-	return rc;
-}
-
-static int locked_attach(void *instance)
-{
-	pthread_mutex_lock(&global_lock);
-	int rc = unlocked.thread_attach(instance);
-	pthread_mutex_unlock(&global_lock);
-	return rc;
-}
-
-static void locked_detach(void *instance)
-{
-	pthread_mutex_lock(&global_lock);
-	unlocked.thread_detach(instance);
-	pthread_mutex_unlock(&global_lock);
-}
-
 void alloclab_allocator_global_lock(struct alloclab_allocator *a)
 {
-	unlocked = a->ops;
-	a->direct_malloc = NULL, a->direct_free = NULL;
-	a->ops.malloc = locked_malloc;
-	a->ops.free = locked_free;
-	a->ops.free_sized = locked_free_sized;
-	a->ops.calloc = locked_calloc;
-	if (unlocked.realloc)
-		a->ops.realloc = locked_realloc;
-	if (unlocked.aligned_alloc)
-		a->ops.aligned_alloc = locked_aligned_alloc;
-	if (unlocked.usable_size)
-		a->ops.usable_size = locked_usable_size;
-	if (unlocked.stats)
-		a->ops.stats = locked_stats;
-	if (unlocked.thread_attach) {
-		a->ops.thread_attach = locked_attach;
-		a->ops.thread_detach = locked_detach;
-	}
+	alloclab_interpose_lock(a);
 	if (!(a->caps & ALLOCLAB_CAP_THREAD_SAFE))
 		a->caps |= ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE;
 }

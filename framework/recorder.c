@@ -5,16 +5,16 @@
  * allocates, the most recently released first (so slots stay bounded by
  * its live objects), and counts the allocations of each slot (the
  * object's generation). A hash map from block address to (owner, slot)
- * finds a freed block's identity. All of it is guarded by one lock, held
- * across the plugin's call too, so the order written is the order the
- * plugin saw.
+ * finds a freed block's identity. All of it is guarded by the
+ * interposer's lock (interpose.h), held across the plugin's call too, so
+ * the order written is the order the plugin saw.
  */
 #include "recorder.h"
 
 #include "addr_map.h"
+#include "interpose.h"
 #include "trace.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +27,6 @@ struct owner {
 	uint32_t nfreed, freed_cap;
 };
 
-static struct alloclab_plugin inner; /* the plugin's own ops */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct alloclab_trace_writer *writer; /* NULL: not recording (any more) */
 static struct owner owners[ALLOCLAB_TRACE_MAX_THREADS];
 static unsigned next_unnamed;
@@ -120,77 +118,47 @@ static void record_new(void *p, unsigned th, struct alloclab_trace_event *e)
 	alloclab_trace_write(writer, th, e);
 }
 
-static void *rec_malloc(void *instance, size_t n)
+/* The interposer's observer: under its lock, after the plugin's call. */
+static void record_call(const struct alloclab_call *c)
 {
-	pthread_mutex_lock(&lock);
-	void *p = inner.malloc(instance, n);
-	if (p && writer)
-		record_new(p, my_index(), &(struct alloclab_trace_event){.op = ALLOCLAB_TRACE_MALLOC, .size = n});
-	pthread_mutex_unlock(&lock);
-	return p;
-}
+	unsigned th;
 
-static void *rec_calloc(void *instance, size_t nmemb, size_t n)
-{
-	pthread_mutex_lock(&lock);
-	void *p = inner.calloc(instance, nmemb, n);
-	if (p && writer)
-		record_new(p, my_index(),
-			   &(struct alloclab_trace_event){.op = ALLOCLAB_TRACE_CALLOC, .arg = nmemb, .size = n});
-	pthread_mutex_unlock(&lock);
-	return p;
-}
-
-static void *rec_aligned_alloc(void *instance, size_t alignment, size_t n)
-{
-	pthread_mutex_lock(&lock);
-	void *p = inner.aligned_alloc(instance, alignment, n);
-	if (p && writer)
-		record_new(p, my_index(),
-			   &(struct alloclab_trace_event){.op = ALLOCLAB_TRACE_ALIGNED, .arg = alignment, .size = n});
-	pthread_mutex_unlock(&lock);
-	return p;
-}
-
-static void *rec_realloc(void *instance, void *p, size_t n)
-{
-	pthread_mutex_lock(&lock);
-	void *q = inner.realloc(instance, p, n);
-	if (q && writer) {
-		unsigned th = my_index();
-		struct alloclab_trace_event e = {.op = ALLOCLAB_TRACE_REALLOC, .size = n};
-		if (p == NULL) {
-			e.op = ALLOCLAB_TRACE_MALLOC;
-			record_new(q, th, &e);
-		} else if (identify(p, th, &e)) {
-			record_new(q, th, &e);
-		}
-	}
-	pthread_mutex_unlock(&lock);
-	return q;
-}
-
-static void release(void *instance, void *p, size_t n, int sized)
-{
-	if (p == NULL)
+	if (writer == NULL)
 		return;
-	pthread_mutex_lock(&lock);
-	if (writer) {
-		unsigned th = my_index();
-		struct alloclab_trace_event e = {.op = sized ? ALLOCLAB_TRACE_FREE_SIZED : ALLOCLAB_TRACE_FREE,
-						 .size = sized ? n : 0};
-		if (identify(p, th, &e))
-			alloclab_trace_write(writer, th, &e);
+	th = my_index();
+	switch (c->op) {
+	case ALLOCLAB_CALL_MALLOC:
+		record_new(c->block, th, &(struct alloclab_trace_event){.op = ALLOCLAB_TRACE_MALLOC, .size = c->size});
+		break;
+	case ALLOCLAB_CALL_CALLOC:
+		record_new(c->block, th,
+			   &(struct alloclab_trace_event){.op = ALLOCLAB_TRACE_CALLOC, .arg = c->arg, .size = c->size});
+		break;
+	case ALLOCLAB_CALL_ALIGNED_ALLOC:
+		record_new(c->block, th,
+			   &(struct alloclab_trace_event){.op = ALLOCLAB_TRACE_ALIGNED, .arg = c->arg, .size = c->size});
+		break;
+	case ALLOCLAB_CALL_REALLOC: {
+		struct alloclab_trace_event e = {.op = ALLOCLAB_TRACE_REALLOC, .size = c->size};
+		if (c->old == NULL) {
+			e.op = ALLOCLAB_TRACE_MALLOC;
+			record_new(c->block, th, &e);
+		} else if (identify(c->old, th, &e)) {
+			record_new(c->block, th, &e);
+		}
+		break;
 	}
-	if (sized)
-		inner.free_sized(instance, p, n);
-	else
-		inner.free(instance, p);
-	pthread_mutex_unlock(&lock);
+	case ALLOCLAB_CALL_FREE:
+	case ALLOCLAB_CALL_FREE_SIZED: {
+		int sized = c->op == ALLOCLAB_CALL_FREE_SIZED;
+		struct alloclab_trace_event e = {.op = sized ? ALLOCLAB_TRACE_FREE_SIZED : ALLOCLAB_TRACE_FREE,
+						 .size = sized ? c->size : 0};
+		if (identify(c->block, th, &e))
+			alloclab_trace_write(writer, th, &e);
+		break;
+	}
+	}
 }
-
-static void rec_free(void *instance, void *p) { release(instance, p, 0, 0); }
-static void rec_free_sized(void *instance, void *p, size_t n) { release(instance, p, n, 1); }
 
 int alloclab_recorder_start(struct alloclab_allocator *a, const char *path, json_t *meta, unsigned named,
 			    char *err, size_t err_len)
@@ -203,16 +171,7 @@ int alloclab_recorder_start(struct alloclab_allocator *a, const char *path, json
 	if ((writer = alloclab_trace_writer_open(path, meta, err, err_len)) == NULL)
 		return -1;
 	next_unnamed = named;
-	inner = a->ops;
-	a->direct_malloc = NULL, a->direct_free = NULL;
-	a->ops.malloc = rec_malloc;
-	a->ops.calloc = rec_calloc;
-	a->ops.free = rec_free;
-	a->ops.free_sized = rec_free_sized;
-	if (inner.realloc)
-		a->ops.realloc = rec_realloc;
-	if (inner.aligned_alloc)
-		a->ops.aligned_alloc = rec_aligned_alloc;
+	alloclab_interpose_observe(a, record_call);
 	return 0;
 }
 
@@ -220,7 +179,7 @@ int alloclab_recorder_finish(json_t *end_extra, char *err, size_t err_len)
 {
 	int rc;
 
-	pthread_mutex_lock(&lock);
+	alloclab_interpose_acquire();
 	if (writer == NULL) {
 		json_decref(end_extra);
 		snprintf(err, err_len, "recording stopped: out of memory for the identities");
@@ -238,15 +197,13 @@ int alloclab_recorder_finish(json_t *end_extra, char *err, size_t err_len)
 	}
 	memset(owners, 0, sizeof owners);
 	alloclab_addr_map_clear(&map);
-	pthread_mutex_unlock(&lock);
+	alloclab_interpose_release();
 	return rc;
 }
 
 void alloclab_recorder_forget(void)
 {
-	/* The lock may have been held by another thread of the parent at the
-	 * fork: start from a fresh one. */
-	pthread_mutex_init(&lock, NULL);
+	alloclab_interpose_after_fork();
 	if (writer)
 		alloclab_trace_writer_forget(writer);
 	writer = NULL;

@@ -111,3 +111,24 @@ Test(loader, bundled_plugins_load_by_name)
 		alloclab_plugin_unload(&p);
 	}
 }
+
+/* A wrapper's lock is held while a fallback runs: the fallbacks call the
+ * plugin's own malloc and free, never the wrapped ops again (which took
+ * the lock a second time and hung). single_thread has neither calloc nor
+ * free_sized. */
+Test(loader, fallbacks_under_the_global_lock_do_not_take_it_again, .timeout = 20)
+{
+	struct alloclab_loaded_plugin p;
+	struct alloclab_allocator a;
+	cr_assert_eq(alloclab_plugin_load(test_plugin("single_thread"), &p, err, sizeof err), 0, "%s", err);
+	cr_assert_null(p.desc.calloc);
+	cr_assert_null(p.desc.free_sized);
+	cr_assert_eq(alloclab_allocator_create(&a, &p, "", err, sizeof err), 0, "%s", err);
+	alloclab_allocator_global_lock(&a);
+	unsigned char *z = alloclab_calloc(&a, 16, 8);
+	cr_assert_not_null(z);
+	for (int i = 0; i < 128; i++)
+		cr_expect_eq(z[i], 0);
+	alloclab_free_sized(&a, z, 128);
+	alloclab_allocator_destroy(&a);
+}
