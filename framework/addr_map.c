@@ -1,9 +1,10 @@
 /* See addr_map.h. */
 #include "addr_map.h"
+#include "hash.h"
 
 static size_t bucket(const struct alloclab_addr_map *m, uintptr_t k)
 {
-	return (size_t)(((uint64_t)k >> 4) * 0x9e3779b97f4a7c15ull >> 20) & (m->cap - 1);
+	return (size_t)(((uint64_t)k >> 4) * ALLOCLAB_GOLDEN_GAMMA >> 20) & (m->cap - 1);
 }
 
 static int grow(struct alloclab_addr_map *m)

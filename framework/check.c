@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE 1
 #include "check.h"
+#include "hash.h"
 
 #include "child.h"
 #include "rng.h"
@@ -64,7 +65,7 @@ static long find_overlap(struct block *b, size_t n)
 
 static unsigned char fill_of(const void *p, size_t size)
 {
-	uintptr_t x = (uintptr_t)p ^ (size * 0x9e3779b97f4a7c15ull);
+	uintptr_t x = (uintptr_t)p ^ (size * ALLOCLAB_GOLDEN_GAMMA);
 	return (unsigned char)((x >> 4) ^ (x >> 13) ^ (x >> 21) ^ 0x5a) | 1;
 }
 

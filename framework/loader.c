@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE 1
 #include "loader.h"
+#include "self_exe.h"
 #include "lengths.h"
 
 #include <dlfcn.h>
@@ -30,7 +31,10 @@ void alloclab_plugin_search_dirs(void (*visit)(const char *dir, void *arg), void
 			visit(dir, arg);
 		free(copy);
 	}
-	visit(ALLOCLAB_BUILD_PLUGIN_DIR, arg);
+	/* An installed alloclab takes the installed plugins, never a build
+	 * tree's; one run from its build tree takes the build's first. */
+	if (alloclab_running_from_build_tree())
+		visit(ALLOCLAB_BUILD_PLUGIN_DIR, arg);
 	visit(ALLOCLAB_INSTALL_PLUGIN_DIR, arg);
 }
 

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE 1
 #include "preflight.h"
+#include "hash.h"
 #include "lengths.h"
 
 #include "check.h"
@@ -20,35 +21,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-	const unsigned char *p = data;
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 /* 0 with *key set, or -1 when the file cannot be read. */
 static int plugin_key(const char *path, const char *options, uint64_t *key)
 {
 	FILE *f = fopen(path, "rb");
 	char buf[65536];
 	size_t n;
-	uint64_t h = 0xcbf29ce484222325ull, ncases = 0;
+	uint64_t h = ALLOCLAB_FNV_OFFSET, ncases = 0;
 
 	if (f == NULL)
 		return -1;
 	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		h = fnv(h, buf, n);
+		h = alloclab_fnv1a(h, buf, n);
 	fclose(f);
 	while (alloclab_check_cases[ncases].name)
 		ncases++;
-	h = fnv(h, "\0", 1);
-	h = fnv(h, options, strlen(options));
-	h = fnv(h, "\0" ALLOCLAB_VERSION, sizeof ALLOCLAB_VERSION);
-	*key = fnv(h, &ncases, sizeof ncases);
+	h = alloclab_fnv1a(h, "\0", 1);
+	h = alloclab_fnv1a(h, options, strlen(options));
+	h = alloclab_fnv1a(h, "\0" ALLOCLAB_VERSION, sizeof ALLOCLAB_VERSION);
+	*key = alloclab_fnv1a(h, &ncases, sizeof ncases);
 	return 0;
 }
 

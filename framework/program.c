@@ -1,6 +1,7 @@
 /* See program.h. */
 #define _GNU_SOURCE 1
 #include "program.h"
+#include "self_exe.h"
 #include "lengths.h"
 
 #include "static_tls.h"
@@ -22,8 +23,7 @@ extern char **environ;
 
 const char *alloclab_preload_path(void)
 {
-	struct stat st;
-	return stat(ALLOCLAB_PRELOAD_BUILD_PATH, &st) == 0 ? ALLOCLAB_PRELOAD_BUILD_PATH : ALLOCLAB_PRELOAD_INSTALL_PATH;
+	return alloclab_running_from_build_tree() ? ALLOCLAB_PRELOAD_BUILD_PATH : ALLOCLAB_PRELOAD_INSTALL_PATH;
 }
 
 static double now_s(void)

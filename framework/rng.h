@@ -8,7 +8,18 @@
 #ifndef ALLOCLAB_RNG_H
 #define ALLOCLAB_RNG_H
 
+#include "hash.h"
+
 #include <stdint.h>
+
+/* Streams drawn from one seed for different purposes are kept apart by
+ * xoring the seed with a constant of their own (any constant: these are
+ * the ones the figures were measured with). */
+#define ALLOCLAB_STREAM_PLACEMENT 0xc0ffeeull        /* the placement pass's sizes (false_sharing.c) */
+#define ALLOCLAB_STREAM_LARSON_SIZES 0x5deece66dull  /* larson's slots and sizes */
+/* The seed of inputs that are the same in every run and every build
+ * (exec's generated inputs): the first 64 fractional bits of pi. */
+#define ALLOCLAB_SEED_FIXED_INPUTS 0x243f6a8885a308d3ull
 
 struct alloclab_rng {
 	uint64_t state;

@@ -29,3 +29,19 @@ void alloclab_self_init(const char *argv0)
 }
 
 const char *alloclab_self_path(void) { return self; }
+
+int alloclab_running_from_build_tree(void)
+{
+	static int answer = -1;
+	char exe[PATH_MAX], root[PATH_MAX];
+	size_t n;
+
+	if (answer >= 0)
+		return answer;
+	answer = 0;
+	if (realpath(self, exe) != NULL && realpath(ALLOCLAB_BUILD_ROOT, root) != NULL) {
+		n = strlen(root);
+		answer = strncmp(exe, root, n) == 0 && exe[n] == '/';
+	}
+	return answer;
+}

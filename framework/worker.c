@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE 1
 #include "worker.h"
+#include "hash.h"
 #include "lengths.h"
 #include "measure.h"
 
@@ -78,9 +79,11 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The Weyl step, then SplitMix64's finaliser (its two multipliers and
+ * shifts), so that neighbouring thread indices get unrelated seeds. */
 uint64_t alloclab_thread_seed(uint64_t seed, unsigned thread_index)
 {
-	uint64_t z = seed + 0x9e3779b97f4a7c15ull * (thread_index + 1);
+	uint64_t z = seed + ALLOCLAB_GOLDEN_GAMMA * (thread_index + 1);
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);

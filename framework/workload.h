@@ -1,7 +1,8 @@
 /*
  * The internal interface every workload implements. A workload is one file
  * in workloads/ defining a `const struct alloclab_workload` and listed in
- * workloads/meson.build; the registry (workload_registry.c) finds it.
+ * workloads/meson.build; the registry (workloads/registry.c, through the
+ * list meson generates from those names) finds it.
  *
  * Lifecycle of one measured value, per thread, all on that thread:
  *   prepare (untimed) -> barrier -> run (timed) -> finish (untimed)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void expect_refused(const char *needle, const char *const *args)
@@ -125,5 +126,49 @@ Test(cli, stats_of_a_plugin_without_stats)
 	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "plugin 'noop' offers no statistics") != NULL, "%s", r.err);
 	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+/* An installed alloclab (here a copy of the binary outside the build tree)
+ * takes the installed plugins: it never searches the build tree's folder,
+ * which may hold other builds of the same plugins. The build's own binary
+ * searches its build first. */
+Test(cli, an_installed_alloclab_never_searches_the_build_tree)
+{
+	const char *exe = getenv("ALLOCLAB_EXE");
+	char *dir = scratch_dir(), copy[4300], build_plugins[4300], *bytes;
+	FILE *in, *out;
+	size_t n;
+
+	cr_assert_not_null(exe);
+	/* exe is BUILD/cli/alloclab */
+	snprintf(build_plugins, sizeof build_plugins, "%s", exe);
+	*strrchr(build_plugins, '/') = '\0';
+	*strrchr(build_plugins, '/') = '\0';
+	strcat(build_plugins, "/plugins");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"list", NULL});
+	cr_expect(strstr(r.out, build_plugins) != NULL, "the build's binary: %s", r.out);
+	cmd_result_free(&r);
+
+	snprintf(copy, sizeof copy, "%s/alloclab", dir);
+	in = fopen(exe, "rb");
+	out = fopen(copy, "wb");
+	cr_assert(in && out);
+	bytes = malloc(1 << 20);
+	while ((n = fread(bytes, 1, 1 << 20, in)) > 0)
+		fwrite(bytes, 1, n, out);
+	free(bytes);
+	fclose(in);
+	fclose(out);
+	chmod(copy, 0755);
+	char *saved = strdup(exe);
+	setenv("ALLOCLAB_EXE", copy, 1);
+	unsetenv("ALLOCLAB_SELF");
+	r = run_alloclab(dir, (const char *const[]){"list", NULL});
+	setenv("ALLOCLAB_EXE", saved, 1);
+	free(saved);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "plugin search folders") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, build_plugins) == NULL, "an installed binary searched %s: %s", build_plugins, r.out);
 	cmd_result_free(&r);
 }

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE 1
 #include "program.h"
+#include "hash.h"
 #include "lengths.h"
 #include "results.h"
 #include "rng.h"
@@ -127,7 +128,7 @@ static void text_input(FILE *f, uint64_t n, const char *text)
 /* n pseudo-random lower-case words, one a line, always the same. */
 static void words_input(FILE *f, uint64_t n, const char *text)
 {
-	struct alloclab_rng rng = {0x243f6a8885a308d3ull};
+	struct alloclab_rng rng = {ALLOCLAB_SEED_FIXED_INPUTS};
 	(void)text;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t r = alloclab_rng_next(&rng);
@@ -257,15 +258,14 @@ static int exec_prepare(struct alloclab_workload_thread *t, char *err, size_t er
 /* FNV-1a of a file: the program's output, to compare across plugins. */
 static uint64_t hash_file(const char *path)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = ALLOCLAB_FNV_OFFSET;
 	unsigned char buf[65536];
 	size_t n;
 	FILE *f = fopen(path, "rb");
 	if (f == NULL)
 		return 0;
 	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		for (size_t i = 0; i < n; i++)
-			h = (h ^ buf[i]) * 0x100000001b3ull;
+		h = alloclab_fnv1a(h, buf, n);
 	fclose(f);
 	return h;
 }

@@ -23,7 +23,7 @@ json_t *fs_placement_of(struct alloclab_workload_thread *t, size_t n, size_t min
 	void **blocks = calloc(n ? n : 1, sizeof *blocks);
 	uintptr_t *addr = calloc(n ? n : 1, sizeof *addr);
 	size_t *size = calloc(n ? n : 1, sizeof *size), held = 0;
-	struct alloclab_rng rng = {t->seed ^ 0xc0ffee};
+	struct alloclab_rng rng = {t->seed ^ ALLOCLAB_STREAM_PLACEMENT};
 	json_t *report;
 
 	for (size_t i = 0; blocks && addr && size && i < n; i++) {

@@ -56,7 +56,7 @@ static int larson_prepare(struct alloclab_workload_thread *t, char *err, size_t 
 	struct larson_shared *sh = t->shared;
 	const uint64_t per = t->params->v[P_SLOTS], min = t->params->v[P_MIN_SIZE];
 	const uint32_t span = (uint32_t)(t->params->v[P_MAX_SIZE] - min + 1);
-	struct alloclab_rng rng = {t->seed ^ 0x5deece66dull};
+	struct alloclab_rng rng = {t->seed ^ ALLOCLAB_STREAM_LARSON_SIZES};
 
 	if (t->index == 0) {
 		sh->nslots = per * t->nthreads;
@@ -135,7 +135,7 @@ static void larson_run(struct alloclab_workload_thread *t)
 
 	for (uint64_t gen = 0; gen < generations && t->error == NULL; gen++) {
 		struct generation g = {t, ops / generations + (gen < ops % generations), 0,
-				       t->seed + 0x9e3779b97f4a7c15ull * (gen + 1), NULL};
+				       t->seed + ALLOCLAB_GOLDEN_GAMMA * (gen + 1), NULL};
 		pthread_t tid;
 		if (pthread_create(&tid, NULL, generation_main, &g) != 0) {
 			t->error = "larson: cannot start a new generation's thread";

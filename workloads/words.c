@@ -82,7 +82,7 @@ void unicode_free_words(struct word_list *w)
 void unicode_make_words(unsigned chars, size_t n, uint64_t seed, const struct word_list *text, char **words,
 			size_t *lens)
 {
-	struct alloclab_rng rng = {seed * 0x9e3779b97f4a7c15ull + chars};
+	struct alloclab_rng rng = {seed * ALLOCLAB_GOLDEN_GAMMA + chars};
 
 	if (chars == 0) {
 		size_t start = (size_t)(alloclab_rng_next(&rng) % text->n);

@@ -23,6 +23,7 @@
 #include <Python.h>
 
 #include "embed.h"
+#include "hash.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -385,7 +386,7 @@ static struct profile prof;
 /* The slot holding key, or the empty one where it would go. */
 static size_t slot_of(uintptr_t key)
 {
-	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (uint64_t)key * ALLOCLAB_GOLDEN_GAMMA;
 	size_t s = (size_t)(h >> 20) & (prof.cap - 1);
 
 	while (prof.keys[s] && prof.keys[s] != key)

@@ -16,10 +16,7 @@ import os
 import runpy
 import sys
 
-
-class NotApplicable(Exception):
-    """The benchmark cannot run here (a library missing, an unsupported
-    pyperf call): the cell is "not applicable" with this message."""
+from alloclab_errors import NotApplicable  # noqa: F401 (the worker looks it up here)
 
 
 def _run_file(path, scale, run_name):

@@ -13,6 +13,8 @@ make the benchmark "not applicable".
 import argparse
 import time
 
+from alloclab_errors import NotApplicable
+
 __version__ = "2.6.0 (alloclab's compatible subset)"
 VERSION = (2, 6, 0)
 
@@ -27,7 +29,6 @@ def _reset():
 
 def _first_benchmark(path):
     if not _registered:
-        from alloclab_harness import NotApplicable
 
         raise NotApplicable("%s asked pyperf to measure nothing" % path)
     return _registered[0]
@@ -101,6 +102,5 @@ class Runner:
         return self._register(name, run)
 
     def bench_command(self, name, command):
-        from alloclab_harness import NotApplicable
 
         raise NotApplicable("bench_command runs a program, not Python in this interpreter: not supported")
