@@ -21,7 +21,18 @@ static void param_value(const json_t *v, int short_paths, char *out, size_t len)
 	}
 }
 
-void alloclab_cell_params_text(const struct alloclab_cell *cell, char *out, size_t len)
+/* Whether a parameter's value differs between cells of c's workload. */
+static int param_varies(const struct alloclab_results *r, const struct alloclab_cell *c, const char *key,
+			const json_t *value)
+{
+	for (unsigned k = 0; k < r->ncells; k++)
+		if (strcmp(r->cells[k].workload, c->workload) == 0 && !json_equal(json_object_get(r->cells[k].params, key), value))
+			return 1;
+	return 0;
+}
+
+void alloclab_cell_params_text(const struct alloclab_results *r, const struct alloclab_cell *cell, int varying, char *out,
+			       size_t len)
 {
 	const char *key;
 	json_t *value;
@@ -35,6 +46,8 @@ void alloclab_cell_params_text(const struct alloclab_cell *cell, char *out, size
 			break;
 		/* An empty text is a parameter not given (python's script=). */
 		if (json_is_string(value) && json_string_length(value) == 0)
+			continue;
+		if (param_varies(r, cell, key, value) != varying)
 			continue;
 		param_value(value, 0, text, sizeof text);
 		used += (size_t)snprintf(out + used, len - used, "%s%s=%s", used ? "," : "", key, text);

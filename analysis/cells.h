@@ -21,7 +21,11 @@
  */
 void alloclab_row_names(const struct alloclab_cell *const *cells, size_t n, int with_plugin, char **names);
 
-/* The parameters of a cell as "k=v,k=v" (every one), for the run table. */
-void alloclab_cell_params_text(const struct alloclab_cell *cell, char *out, size_t len);
+/* The parameters of cell c as "k=v,k=v", for the run table: with
+ * varying 1, only those whose value differs between cells of c's workload
+ * in r (what tells its rows apart); with varying 0, only those that are the
+ * same in all of them (said once, above the table). */
+void alloclab_cell_params_text(const struct alloclab_results *r, const struct alloclab_cell *c, int varying, char *out,
+			       size_t len);
 
 #endif

@@ -299,8 +299,25 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 			ww = (int)strlen(r->cells[i].workload) > 30 ? 30 : (int)strlen(r->cells[i].workload);
 	}
 	int instructions = r->ncells && alloclab_metric_deterministic(r->cells[0].metric);
-	fprintf(out, "%-*s  %-*s %7s %10s %7s %9s %10s  %s\n", pw, "plugin", ww, "workload", "threads",
-		instructions ? "instr/op" : "ns/op", "±%", instructions ? "" : "Mops/s", "peak RSS", "parameters / status");
+	/* Parameters every row of a workload shares are said once, above the
+	 * table; a row shows only what tells it from the others. */
+	for (unsigned i = 0, header = 0; i < r->ncells; i++) {
+		char common[2048];
+		int first = 1;
+		for (unsigned k = 0; k < i && first; k++)
+			first = strcmp(r->cells[k].workload, r->cells[i].workload) != 0;
+		if (!first)
+			continue;
+		alloclab_cell_params_text(r, &r->cells[i], 0, common, sizeof common);
+		if (common[0] == '\0')
+			continue;
+		if (!header++)
+			fprintf(out, "parameters (the same in every row of the workload):\n");
+		fprintf(out, "  %-*s %s\n", ww, r->cells[i].workload, common);
+	}
+	fprintf(out, "%s%-*s  %-*s %7s %10s %7s %9s %10s  %s\n", r->ncells ? "\n" : "", pw, "plugin", ww, "workload",
+		"threads", instructions ? "instr/op" : "ns/op", "±%", instructions ? "" : "Mops/s", "peak RSS",
+		"parameters / status");
 	for (unsigned i = 0; i < r->ncells; i++) {
 		const struct alloclab_cell *c = &r->cells[i];
 		char params[512], label[512], mops[32], value[32];
@@ -309,7 +326,7 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 		struct alloclab_summary s;
 
 		alloclab_cell_label(c, label, sizeof label);
-		alloclab_cell_params_text(c, params, sizeof params);
+		alloclab_cell_params_text(r, c, 1, params, sizeof params);
 		{
 			/* A plugin that failed `alloclab check` is marked on
 			 * every row: its numbers may not mean what they seem. */
@@ -332,18 +349,15 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 			fprintf(out, "%10s %7s %9s %10s  not applicable: %s\n", "-", "-", "-", "-", c->message);
 		else if (n == 0)
 			fprintf(out, "%10s %7s %9s %10s  not measured (interrupted)\n", "-", "-", "-", "-");
-		else if (n < 2)
-			/* One value has no spread: "-", not a reassuring 0%. */
-			fprintf(out, "%10s %7s %9s %6.1f MiB  %s%s\n", value_text(c, s.median, value, sizeof value), "-",
-				mops_text(c, s.median, mops, sizeof mops),
-				(double)alloclab_cell_peak_rss_kib(c) / 1024.0, params,
-				c->status == ALLOCLAB_CELL_OK ? "" : " (partial: interrupted)");
-		else
-			fprintf(out, "%10s %6.1f%% %9s %6.1f MiB  %s%s\n", value_text(c, s.median, value, sizeof value),
-				100.0 * s.stdev / s.mean,
-				mops_text(c, s.median, mops, sizeof mops),
-				(double)alloclab_cell_peak_rss_kib(c) / 1024.0, params,
-				c->status == ALLOCLAB_CELL_OK ? "" : " (partial: interrupted)");
+		else {
+			const char *partial = c->status == ALLOCLAB_CELL_OK ? "" : " (partial: interrupted)";
+			char spread[16] = "-"; /* one value has no spread: "-", not a reassuring 0% */
+			if (n >= 2)
+				snprintf(spread, sizeof spread, "%.1f%%", 100.0 * s.stdev / s.mean);
+			fprintf(out, "%10s %7s %9s %6.1f MiB%s%s%s\n", value_text(c, s.median, value, sizeof value), spread,
+				mops_text(c, s.median, mops, sizeof mops), (double)alloclab_cell_peak_rss_kib(c) / 1024.0,
+				params[0] || partial[0] ? "  " : "", params, partial);
+		}
 	}
 	for (unsigned i = 0; i < r->ncells; i++)
 		for (unsigned p = 0; p < r->cells[i].nprocs; p++)

@@ -231,3 +231,30 @@ Test(runner, processes_auto_stops_by_the_confidence_interval, .timeout = 120)
 	cr_expect_eq(r.status, 2);
 	cmd_result_free(&r);
 }
+
+/* The table says the parameters every row of a workload shares once,
+ * above it, and on each row only what tells it from the others. */
+Test(runner, the_table_shows_shared_parameters_once, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w",
+		"churn:ops=2000,slots=64,max_size=64+512", "-t", "1", "-n", "1", "-v", "1", "-o", "r.json", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	const char *head = strstr(r.out, "parameters (the same in every row of the workload):\n  churn ");
+	cr_assert_not_null(head, "%s", r.out);
+	const char *end = strchr(head + 52, '\n');
+	cr_assert_not_null(end);
+	cr_expect(strstr(head, "slots=64") && strstr(head, "slots=64") < end, "%s", r.out);
+	cr_expect(strstr(head, "max_size") == NULL || strstr(head, "max_size") > end, "max_size varies: %s", r.out);
+	int rows = 0;
+	for (const char *line = strstr(r.out, "\nsystem "); line; line = strstr(line + 1, "\nsystem ")) {
+		const char *eol = strchr(line + 1, '\n');
+		cr_expect(strstr(line, "max_size=") && strstr(line, "max_size=") < eol, "row without max_size: %.*s",
+			  (int)(eol - line), line);
+		cr_expect(strstr(line, "slots=") == NULL || strstr(line, "slots=") > eol, "row repeats slots: %.*s",
+			  (int)(eol - line), line);
+		rows++;
+	}
+	cr_expect_eq(rows, 2, "%s", r.out);
+	cmd_result_free(&r);
+}
