@@ -117,7 +117,11 @@ static void write_script(FILE *p, const struct alloclab_figure *fig, const char 
 	alloclab_gnuplot_quote(p, fig->xlabel);
 	fputs(" noenhanced\nset ylabel ", p);
 	alloclab_gnuplot_quote(p, fig->ylabel);
-	fputs(" noenhanced\nset key top left noenhanced\n", p);
+	/* The legend beside the plot, never over the data. */
+	fputs(" noenhanced\nset key outside right top vertical Left reverse noenhanced\n", p);
+	if (fig->hline > 0)
+		fprintf(p, "set arrow from graph 0, first %.6g to graph 1, first %.6g nohead dashtype 2 lc rgb 'gray40'\n",
+			fig->hline, fig->hline);
 	if (fig->ymin_zero)
 		fputs(all_zero(fig) ? "set yrange [0:1]\n" : "set yrange [0:*]\n", p);
 	if (fig->kind == ALLOCLAB_FIGURE_BARS) {
@@ -234,55 +238,71 @@ static size_t index_of(char **items, size_t *n, const char *v)
 	return (*n)++;
 }
 
+static size_t find(char **items, size_t n, const char *v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(items[i], v) == 0)
+			return i;
+	return n;
+}
+
+/*
+ * A workload's time (or instruction) pictures. Its cells are laid out as
+ * plugin x group x threads, a group being what tells the workload's rows
+ * apart besides the plugin (a Python benchmark, the parameters that vary).
+ * Every bar is a ratio to the baseline plugin in the same group at the
+ * same thread count, so each benchmark is compared with its own baseline.
+ */
 static void workload_figures(const struct alloclab_results *r, const char *workload, const char *baseline,
 			     struct alloclab_figure_list *out)
 {
 	const struct alloclab_cell **cells = calloc(r->ncells + 1, sizeof *cells);
-	char **rows = calloc(r->ncells + 1, sizeof *rows), **xs = calloc(r->ncells + 1, sizeof *xs);
+	char **groups_of = calloc(r->ncells + 1, sizeof *groups_of);
+	char **plugins = calloc(r->ncells + 1, sizeof *plugins), **groups = calloc(r->ncells + 1, sizeof *groups);
 	unsigned *threads = calloc(r->ncells + 1, sizeof *threads);
-	size_t n = 0, nx = 0, nt = 0;
+	size_t n = 0, np = 0, ng = 0, nt = 0;
 
 	for (unsigned i = 0; i < r->ncells; i++)
 		if (strcmp(r->cells[i].workload, workload) == 0 && alloclab_cell_measured(&r->cells[i]))
 			cells[n++] = &r->cells[i];
 	if (n == 0)
 		goto out;
-	/* A category is a plugin with the parameters that vary; a series a
-	 * thread count. Row names with the plugin, without threads. */
+	alloclab_row_names(cells, n, 0, groups_of);
 	for (size_t i = 0; i < n; i++) {
+		char label[512];
 		size_t t;
+		char *tt = strstr(groups_of[i], " t=");
+		if (tt && strspn(tt + 3, "0123456789") == strlen(tt + 3))
+			*tt = '\0';
+		if (strcmp(groups_of[i], workload) == 0)
+			groups_of[i][0] = '\0'; /* nothing tells the rows apart but the plugin */
+		alloclab_cell_label(cells[i], label, sizeof label);
+		index_of(plugins, &np, label);
+		index_of(groups, &ng, groups_of[i]);
 		for (t = 0; t < nt && threads[t] != cells[i]->threads; t++)
 			;
 		if (t == nt)
 			threads[nt++] = cells[i]->threads;
 	}
-	{
-		/* Names as compare gives them, threads removed by naming cells of
-		 * one thread count at a time is not needed: strip " t=N". */
-		alloclab_row_names(cells, n, 1, rows);
-		for (size_t i = 0; i < n; i++) {
-			char *t = strstr(rows[i], " t=");
-			if (t && strspn(t + 3, "0123456789") == strlen(t + 3))
-				*t = '\0';
-			index_of(xs, &nx, rows[i]);
-		}
-	}
-	double *mean = calloc(nx * nt + 1, sizeof *mean), *sd = calloc(nx * nt + 1, sizeof *sd);
+	double *mean = calloc(np * ng * nt + 1, sizeof *mean), *sd = calloc(np * ng * nt + 1, sizeof *sd);
+#define AT(p, g, t) (((p) * ng + (g)) * nt + (t))
 	for (size_t i = 0; i < n; i++) {
-		size_t x = index_of(xs, &nx, rows[i]), t, nv;
+		char label[512];
+		size_t t, nv;
+		alloclab_cell_label(cells[i], label, sizeof label);
 		double *v = alloclab_cell_values(cells[i], &nv);
 		struct alloclab_summary s;
 		for (t = 0; threads[t] != cells[i]->threads; t++)
 			;
 		alloclab_summarize(v, nv, &s);
 		free(v);
-		mean[x * nt + t] = s.mean;
-		sd[x * nt + t] = s.stdev;
+		mean[AT(find(plugins, np, label), find(groups, ng, groups_of[i]), t)] = s.mean;
+		sd[AT(find(plugins, np, label), find(groups, ng, groups_of[i]), t)] = s.stdev;
 	}
 	size_t base = 0;
-	for (size_t k = 0; baseline && k < nx; k++)
-		if (strncmp(xs[k], baseline, strlen(baseline)) == 0 &&
-		    (xs[k][strlen(baseline)] == '\0' || xs[k][strlen(baseline)] == ' ')) {
+	for (size_t k = 0; baseline && k < np; k++)
+		if (strncmp(plugins[k], baseline, strlen(baseline)) == 0 &&
+		    (plugins[k][strlen(baseline)] == '\0' || plugins[k][strlen(baseline)] == ' ')) {
 			base = k;
 			break;
 		}
@@ -290,21 +310,33 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 	char name[200], title[1200], ylabel[1200];
 	snprintf(name, sizeof name, "%s-plugins", workload);
 	int counts = alloclab_metric_deterministic(cells[0]->metric);
-	snprintf(title, sizeof title, "%s: %s per operation relative to %s (lower is better)", workload,
-		 counts ? "instructions" : "time", xs[base]);
-	snprintf(ylabel, sizeof ylabel, "%s per operation / %s (ratio)", counts ? "instructions" : "ns", xs[base]);
-	struct alloclab_figure *f = alloclab_figure_add(out, name, title, "plugin", ylabel, ALLOCLAB_FIGURE_BARS);
-	for (size_t x = 0; x < nx; x++)
-		alloclab_figure_category(f, xs[x]);
-	for (size_t t = 0; t < nt; t++) {
-		char st[64];
-		snprintf(st, sizeof st, "%u thread%s", threads[t], threads[t] == 1 ? "" : "s");
-		struct alloclab_series *se = alloclab_figure_series(f, st, nx);
-		for (size_t x = 0; x < nx; x++)
-			if (mean[x * nt + t] > 0 && mean[base * nt + t] > 0) {
-				se->y[x] = mean[x * nt + t] / mean[base * nt + t];
-				se->err[x] = sd[x * nt + t] / mean[base * nt + t];
-			}
+	snprintf(title, sizeof title, "%s: %s per operation relative to %s's at the same %s (lower is better)", workload,
+		 counts ? "instructions" : "time", plugins[base], ng > 1 ? "parameters and threads" : "threads");
+	snprintf(ylabel, sizeof ylabel, "%s per operation / %s's (ratio)", counts ? "instructions" : "time", plugins[base]);
+	struct alloclab_figure *f = alloclab_figure_add(out, name, title, ng > 1 ? "benchmark (threads)" : "threads", ylabel,
+							ALLOCLAB_FIGURE_BARS);
+	f->ymin_zero = 1;
+	f->hline = 1;
+	/* Categories: group x threads, grouped by group. */
+	for (size_t g = 0; g < ng; g++)
+		for (size_t t = 0; t < nt; t++) {
+			char cat[600];
+			if (groups[g][0] && nt > 1)
+				snprintf(cat, sizeof cat, "%s (%u)", groups[g], threads[t]);
+			else if (groups[g][0])
+				snprintf(cat, sizeof cat, "%s", groups[g]);
+			else
+				snprintf(cat, sizeof cat, "%u thread%s", threads[t], threads[t] == 1 ? "" : "s");
+			alloclab_figure_category(f, cat);
+		}
+	for (size_t p = 0; p < np; p++) {
+		struct alloclab_series *se = alloclab_figure_series(f, plugins[p], ng * nt);
+		for (size_t g = 0; g < ng; g++)
+			for (size_t t = 0; t < nt; t++)
+				if (mean[AT(p, g, t)] > 0 && mean[AT(base, g, t)] > 0) {
+					se->y[g * nt + t] = mean[AT(p, g, t)] / mean[AT(base, g, t)];
+					se->err[g * nt + t] = sd[AT(p, g, t)] / mean[AT(base, g, t)];
+				}
 	}
 	if (nt >= 2 && !counts) {
 		int cpus = r->facts.cpus_allowed;
@@ -313,14 +345,17 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 		snprintf(title, sizeof title, "%s: thread scaling (higher is better)", workload);
 		f = alloclab_figure_add(out, name, title, "threads", "throughput (million operations per second, all threads)",
 					ALLOCLAB_FIGURE_LINES);
-		for (size_t x = 0; x < nx; x++) {
-			struct alloclab_series *se = alloclab_figure_series(f, xs[x], nt);
-			for (size_t t = 0; t < nt; t++)
-				if (mean[x * nt + t] > 0) {
-					se->x[t] = threads[t];
-					se->y[t] = 1000.0 * threads[t] / mean[x * nt + t];
-				}
-		}
+		for (size_t p = 0; p < np; p++)
+			for (size_t g = 0; g < ng; g++) {
+				char line[1200];
+				snprintf(line, sizeof line, "%s%s%s", plugins[p], groups[g][0] ? " " : "", groups[g]);
+				struct alloclab_series *se = alloclab_figure_series(f, line, nt);
+				for (size_t t = 0; t < nt; t++)
+					if (mean[AT(p, g, t)] > 0) {
+						se->x[t] = threads[t];
+						se->y[t] = 1000.0 * threads[t] / mean[AT(p, g, t)];
+					}
+			}
 		for (size_t t = 0; t < nt; t++)
 			tmax = threads[t] > tmax ? threads[t] : tmax;
 		if (cpus > 0) {
@@ -332,6 +367,7 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 			f->xmax = (f->vline > tmax ? f->vline : tmax) + 0.5;
 		}
 	}
+#undef AT
 	free(mean);
 	free(sd);
 	/* The workload's own pictures. */
@@ -340,11 +376,14 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 		w->figures(cells, n, out);
 out:
 	for (size_t i = 0; i < n; i++)
-		free(rows[i]);
-	for (size_t i = 0; i < nx; i++)
-		free(xs[i]);
-	free(rows);
-	free(xs);
+		free(groups_of[i]);
+	for (size_t i = 0; i < np; i++)
+		free(plugins[i]);
+	for (size_t i = 0; i < ng; i++)
+		free(groups[i]);
+	free(groups_of);
+	free(plugins);
+	free(groups);
 	free(threads);
 	free(cells);
 }

@@ -38,6 +38,7 @@ struct alloclab_figure {
 	int ymin_zero;            /* 1: the y axis starts at 0 */
 	double vline;             /* > 0: a dashed vertical line at x = vline... */
 	char *vline_title;        /* ...with this title (the machine's cores) */
+	double hline;             /* > 0: a dashed horizontal line at y = hline (a ratio's 1) */
 };
 
 struct alloclab_figure_list {

@@ -5,6 +5,8 @@
  * input.
  */
 #include "compare.h"
+#include "plot.h"
+#include "results.h"
 #include "helpers.h"
 #include "significance.h"
 
@@ -295,4 +297,36 @@ Test(compare, unmeasured_cells_and_too_few_processes, .timeout = 120)
 	cr_expect(strstr(r.out, "Cannot be significant with the processes measured (1): churn t=1") != NULL, "%s", r.out);
 	cr_expect(strstr(r.out, "measure at least 4 processes per side (-n)") != NULL, "%s", r.out);
 	cmd_result_free(&r);
+}
+
+/* The plugins picture compares each group of rows (a benchmark, the
+ * parameters that vary) with the baseline plugin in that same group and
+ * thread count, never with one group's baseline for all. */
+Test(plot, every_group_has_its_own_baseline, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-p", "noop", "-w",
+		"churn:ops=4000,slots=64,max_size=16+2048", "-t", "1", "-n", "2", "-v", "1", "-o", "g.json", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *doc = load_results(dir, "g.json");
+	struct alloclab_figure_list figs = {0};
+	alloclab_plot_figures(doc, "system", &figs);
+	const struct alloclab_figure *fig = NULL;
+	for (size_t i = 0; i < figs.n; i++)
+		if (strcmp(figs.items[i].name, "churn-plugins") == 0)
+			fig = &figs.items[i];
+	cr_assert_not_null(fig);
+	cr_assert_eq(fig->ncategories, 2);
+	cr_expect(strstr(fig->categories[0], "max_size=16") != NULL, "%s", fig->categories[0]);
+	cr_expect(strstr(fig->categories[1], "max_size=2048") != NULL, "%s", fig->categories[1]);
+	cr_assert_eq(fig->nseries, 2);
+	cr_expect_str_eq(fig->series[0].title, "system");
+	for (size_t k = 0; k < 2; k++) {
+		cr_expect_float_eq(fig->series[0].y[k], 1.0, 1e-9, "the baseline of group %zu is %g", k, fig->series[0].y[k]);
+		cr_expect(fig->series[1].y[k] > 0 && fig->series[1].y[k] < 1.0, "noop against system in group %zu: %g", k,
+			  fig->series[1].y[k]);
+	}
+	alloclab_figure_list_free(&figs);
+	alloclab_results_free(doc);
 }

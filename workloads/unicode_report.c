@@ -265,47 +265,81 @@ void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out)
 }
 
 /* Where blocks start within a cache line, summed over every line of the
- * cell's placement passes, one curve per cell. */
+ * placement passes of a plugin's cells (every thread count; one bar group
+ * per layout when several were run): a bar per plugin at each offset that
+ * holds any block, so the few offsets an allocator uses are what is seen. */
 void alloclab_unicode_figures(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out);
 void alloclab_unicode_figures(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out)
 {
-	struct alloclab_figure *f = NULL;
-	uint64_t line_size = 64;
+	struct alloclab_placement_sum *sums = calloc(n + 1, sizeof *sums);
+	char **names = calloc(n + 1, sizeof *names);
+	size_t nseries = 0;
+	uint64_t line_size = 0;
+	int layouts_vary = 0;
 
+	for (size_t i = 0; i < n; i++)
+		layouts_vary |= !json_equal(json_object_get(cells[i]->params, "layout"),
+					    json_object_get(cells[0]->params, "layout"));
 	for (size_t i = 0; i < n; i++) {
 		const struct alloclab_cell *c = cells[i];
-		struct alloclab_placement_sum sum;
-		json_t *line;
-		size_t l;
-		double total = 0;
-		char title[600];
-
-		memset(&sum, 0, sizeof sum);
+		const json_t *layout = json_object_get(c->params, "layout");
+		char name[600];
+		size_t k;
+		snprintf(name, sizeof name, "%s%s%s%s", c->plugin, c->cache_aligned ? " +align" : "", layouts_vary ? ", " : "",
+			 layouts_vary && json_is_string(layout) ? json_string_value(layout) : "");
+		for (k = 0; k < nseries && strcmp(names[k], name) != 0; k++)
+			;
+		if (k == nseries)
+			names[nseries++] = strdup(name);
 		for (struct alloclab_report_iter it = alloclab_reports(c, ALLOCLAB_REPORTS_PER_PROCESS);
-		     alloclab_reports_next(&it);)
+		     alloclab_reports_next(&it);) {
+			json_t *line;
+			size_t l;
 			json_array_foreach(json_object_get(it.report, "lines"), l, line)
-				alloclab_placement_add(&sum, json_object_get(line, "placement"));
-		for (size_t b = 0; b < 256; b++)
-			total += (double)sum.offsets[b];
-		if (total == 0 || sum.line_size == 0)
-			continue;
-		line_size = sum.line_size;
-		if (f == NULL) {
-			f = alloclab_figure_add(out, "unicode-offsets", "Where blocks start within a cache line",
-						"offset of the block start within its cache line (bytes)",
-						"share of blocks (%)", ALLOCLAB_FIGURE_LINES);
-			f->xmin = 0;
-			f->xmax = (double)line_size - 1;
+				alloclab_placement_add(&sums[k], json_object_get(line, "placement"));
 		}
-		snprintf(title, sizeof title, "%s%s, %s t=%u", c->plugin, c->cache_aligned ? " +align" : "",
-			 json_is_string(json_object_get(c->params, "layout"))
-				 ? json_string_value(json_object_get(c->params, "layout"))
-				 : "?",
-			 c->threads);
-		struct alloclab_series *se = alloclab_figure_series(f, title, line_size);
-		for (size_t b = 0; b < line_size && b < 256; b++) {
-			se->x[b] = (double)b;
-			se->y[b] = 100.0 * (double)sum.offsets[b] / total;
-		}
+		if (sums[k].line_size)
+			line_size = sums[k].line_size;
 	}
+	if (line_size > 256)
+		line_size = 256;
+	if (line_size) {
+		int used[256] = {0};
+		double *total = calloc(nseries + 1, sizeof *total);
+		for (size_t k = 0; k < nseries; k++) {
+			total[k] = 0;
+			for (size_t b = 0; b < line_size; b++) {
+				total[k] += (double)sums[k].offsets[b];
+				used[b] |= sums[k].offsets[b] > 0;
+			}
+		}
+		struct alloclab_figure *f = alloclab_figure_add(
+			out, "unicode-offsets", "unicode: where blocks start within a cache line (the offsets any block starts at)",
+			"offset of the block's start within its cache line", "share of the plugin's blocks (%)",
+			ALLOCLAB_FIGURE_BARS);
+		size_t ncat = 0;
+		f->ymin_zero = 1;
+		for (size_t b = 0; b < line_size; b++)
+			if (used[b]) {
+				char cat[32];
+				snprintf(cat, sizeof cat, "%zu B", b);
+				alloclab_figure_category(f, cat);
+				ncat++;
+			}
+		for (size_t k = 0; k < nseries; k++) {
+			if (total[k] == 0)
+				continue;
+			struct alloclab_series *se = alloclab_figure_series(f, names[k], ncat);
+			for (size_t b = 0, x = 0; b < line_size; b++)
+				if (used[b]) {
+					se->y[x] = 100.0 * (double)sums[k].offsets[b] / total[k];
+					se->err[x++] = 0;
+				}
+		}
+		free(total);
+	}
+	for (size_t k = 0; k < nseries; k++)
+		free(names[k]);
+	free(names);
+	free(sums);
 }
