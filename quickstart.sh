@@ -5,9 +5,25 @@
 #                                                clang (warnings as errors), run the whole test suite
 #                                                under both, then fuzz the results reader for a minute
 # Both are idempotent: packages already installed are not touched and an
-# existing build folder is rebuilt incrementally.
+# existing build folder is rebuilt incrementally. The set-up (apt, meson,
+# ninja) writes to quickstart.log, one line per step on the terminal, and
+# the log's last lines and path when a step fails.
 set -euo pipefail
 cd "$(dirname "$0")"
+log=$PWD/quickstart.log
+: >"$log"
+
+step() { printf 'quickstart: %s\n' "$*" >&2; }
+# Runs a set-up command with its output in the log; on failure, says which
+# step failed, shows the log's end and where the rest is.
+quiet() {
+	if ! "$@" >>"$log" 2>&1; then
+		printf 'quickstart: failed: %s\n' "$*" >&2
+		tail -n 25 "$log" | sed 's/^/  | /' >&2
+		printf 'quickstart: the whole log is %s\n' "$log" >&2
+		exit 1
+	fi
+}
 
 mode=${1:-}
 case "$mode" in
@@ -43,27 +59,33 @@ if ((${#missing[@]})); then
 		command -v sudo >/dev/null || { echo "quickstart: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
 		sudo=(sudo)
 	fi
-	echo "quickstart: installing ${missing[*]}" >&2
-	"${sudo[@]}" apt-get update -qq
-	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+	step "installing ${#missing[@]} Debian packages: ${missing[*]}"
+	quiet "${sudo[@]}" apt-get update -qq
+	quiet "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 if [ ! -f build/build.ninja ]; then
-	meson setup build --buildtype=release >&2
+	step "configuring the build (meson setup build)"
+	quiet meson setup build --buildtype=release
 fi
 
 if [ "$mode" = run ]; then
-	ninja -C build >&2
+	step "building (ninja -C build)"
+	quiet ninja -C build
+	step "running the default suite (every bundled allocator; about a minute)"
 	exec build/cli/alloclab run "$@"
 fi
 
 # The tests: gcc, then clang, each with every warning an error.
-meson configure build -Dwarning_level=3 -Dwerror=true >&2
-ninja -C build >&2
+step "building with gcc, every warning an error"
+quiet meson configure build -Dwarning_level=3 -Dwerror=true
+quiet ninja -C build
 if [ ! -f build-clang/build.ninja ]; then
-	CC=clang meson setup build-clang --buildtype=release -Dwarning_level=3 -Dwerror=true >&2
+	step "configuring the clang build"
+	quiet env CC=clang meson setup build-clang --buildtype=release -Dwarning_level=3 -Dwerror=true
 fi
-ninja -C build-clang >&2
+step "building with clang, every warning an error"
+quiet ninja -C build-clang
 status=0
 echo "== tests, gcc build" >&2
 meson test -C build --print-errorlogs "$@" || status=$?

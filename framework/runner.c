@@ -380,7 +380,8 @@ static void lay_out_cells(struct alloclab_run *run)
 		for (unsigned al = 0; al < 2; al++)
 			for (unsigned w = 0; w < cfg->nworkloads; w++)
 				for (unsigned t = 0; t < cfg->nthreads; t++) {
-					if (!alloclab_cache_align_measures(cfg->cache_align, (int)al))
+					if (!alloclab_cache_align_measures(cfg->cache_align, (int)al) ||
+					    (cfg->workload_max_threads[w] && cfg->threads[t] > cfg->workload_max_threads[w]))
 						continue;
 					const struct alloclab_workload *wl = cfg->workloads[w].workload;
 					char why[ALLOCLAB_ERR_LEN];

@@ -55,6 +55,11 @@ struct alloclab_run_config {
 	unsigned nplugins;
 	struct alloclab_workload_spec workloads[ALLOCLAB_MAX_MATRIX];
 	unsigned nworkloads;
+	/* 0: workload i is measured at every thread count of the run; else
+	 * only at those up to this (the default suite measures its Python
+	 * benchmarks at one thread: more interleave under the GIL, they do not
+	 * run in parallel). No cell is planned above it. */
+	unsigned workload_max_threads[ALLOCLAB_MAX_MATRIX];
 	unsigned threads[ALLOCLAB_MAX_MATRIX];
 	unsigned nthreads;
 	unsigned processes, values, warmups;
