@@ -201,7 +201,14 @@ static void print_alignment_effect(const struct alloclab_results *r, FILE *out)
  * a process report ({"placement": {...}}), for any workload. */
 static void print_placement(const struct alloclab_results *r, FILE *out)
 {
-	int header = 0;
+	int header = 0, pw = 6;
+
+	for (unsigned i = 0; i < r->ncells; i++) {
+		char label[512];
+		alloclab_cell_label(&r->cells[i], label, sizeof label);
+		if ((int)strlen(label) > pw)
+			pw = (int)strlen(label) > 60 ? 60 : (int)strlen(label);
+	}
 
 	for (unsigned i = 0; i < r->ncells; i++) {
 		const struct alloclab_cell *c = &r->cells[i];
@@ -223,12 +230,12 @@ static void print_placement(const struct alloclab_results *r, FILE *out)
 			continue;
 		if (!header) {
 			fprintf(out, "\ncache-line placement of the blocks live at the end of each process:\n");
-			fprintf(out, "  %-32s %-10s %7s %12s %11s %s\n", "plugin", "workload", "threads", "blocks",
+			fprintf(out, "  %-*s %-10s %7s %12s %11s %s\n", pw, "plugin", "workload", "threads", "blocks",
 				"straddling", "lines shared by 2+ threads");
 			header = 1;
 		}
 		alloclab_cell_label(c, label, sizeof label);
-		fprintf(out, "  %-32s %-10s %7u %12llu %10.1f%%", label, c->workload, c->threads,
+		fprintf(out, "  %-*s %-10s %7u %12llu %10.1f%%", pw, label, c->workload, c->threads,
 			(unsigned long long)sum.blocks,
 			sum.blocks ? 100.0 * (double)sum.straddling / (double)sum.blocks : 0.0);
 		if (sum.threads_counted)
@@ -316,7 +323,7 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 		fprintf(out, "  %-*s %s\n", ww, r->cells[i].workload, common);
 	}
 	fprintf(out, "%s%-*s  %-*s %7s %10s %7s %9s %10s  %s\n", r->ncells ? "\n" : "", pw, "plugin", ww, "workload",
-		"threads", instructions ? "instr/op" : "ns/op", "±%", instructions ? "" : "Mops/s", "peak RSS",
+		"threads", instructions ? "instr/op" : "ns/op", "±%", instructions ? "-" : "Mops/s", "peak RSS",
 		"parameters / status");
 	for (unsigned i = 0; i < r->ncells; i++) {
 		const struct alloclab_cell *c = &r->cells[i];
