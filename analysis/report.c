@@ -272,6 +272,35 @@ static void print_auto(const struct alloclab_results *r, FILE *out)
 	free_names(names, r->ncells);
 }
 
+/* Prints text from column `col` on, broken after one of the characters in
+ * `breaks` so that no line runs past `width`; continuation lines start at
+ * column `indent`. */
+static void print_wrapped(FILE *out, int col, int indent, int width, const char *breaks, const char *text)
+{
+	while (*text) {
+		size_t room = width > col ? (size_t)(width - col) : 20, n = strlen(text);
+		if (n > room) {
+			size_t cut = 0;
+			for (size_t k = 0; k < room; k++)
+				if (strchr(breaks, text[k]))
+					cut = k + 1;
+			n = cut ? cut : room;
+		}
+		size_t shown = n;
+		while (shown > 0 && text[shown - 1] == ' ')
+			shown--;
+		fprintf(out, "%.*s", (int)shown, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+		if (*text) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		}
+	}
+	fputc('\n', out);
+}
+
 /* A scaling curve needs the cores to run on: say so when the machine was
  * busier than the run's thread counts allow. */
 static void print_machine_note(const struct alloclab_results *r, FILE *out)
@@ -287,10 +316,15 @@ static void print_machine_note(const struct alloclab_results *r, FILE *out)
 	if (r->facts.cpus_allowed == 0 || maxt < 2)
 		return;
 	double free_cpus = (double)r->facts.cpus_allowed - load;
-	if (free_cpus < (double)maxt - 0.5)
-		fprintf(out, "\nnote: %lld CPUs allowed and a load average up to %.2f: about %.1f CPUs were free for up to %u "
-			     "threads, so the multi-thread rows do not show scaling the machine could give\n",
-			(long long)r->facts.cpus_allowed, load, free_cpus > 0 ? free_cpus : 0.0, maxt);
+	if (free_cpus < (double)maxt - 0.5) {
+		char note[512];
+		snprintf(note, sizeof note,
+			 "note: %lld CPUs allowed and a load average up to %.2f: about %.1f CPUs were free for up to %u "
+			 "threads, so the multi-thread rows do not show scaling the machine could give",
+			 (long long)r->facts.cpus_allowed, load, free_cpus > 0 ? free_cpus : 0.0, maxt);
+		fputc('\n', out);
+		print_wrapped(out, 0, 6, 100, " ", note);
+	}
 }
 
 void alloclab_report_print(const struct alloclab_results *r, FILE *out, int workload_reports)
@@ -320,7 +354,8 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 			continue;
 		if (!header++)
 			fprintf(out, "parameters (the same in every row of the workload):\n");
-		fprintf(out, "  %-*s %s\n", ww, r->cells[i].workload, common);
+		fprintf(out, "  %-*s ", ww, r->cells[i].workload);
+		print_wrapped(out, ww + 3, ww + 3, 100, ",", common);
 	}
 	fprintf(out, "%s%-*s  %-*s %7s %10s %7s %9s %10s  %s\n", r->ncells ? "\n" : "", pw, "plugin", ww, "workload",
 		"threads", instructions ? "instr/op" : "ns/op", "±%", instructions ? "-" : "Mops/s", "peak RSS",
