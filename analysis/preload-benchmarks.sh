@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real programs under plugins (README, "Real programs"). A benchmark that
+# Real programs under plugins (docs/measurements/real-programs.md). A benchmark that
 # prints figures, not a test:
 #   1. the preload path's own cost: each bundled program under the jemalloc
 #      and mimalloc plugins (liballoclab-preload.so) against the same

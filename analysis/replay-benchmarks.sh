@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Traces, measured (README, "Replays against live runs"). A benchmark that
+# Traces, measured (docs/measurements/replays.md). A benchmark that
 # prints figures, not a test:
 #   1. trace size per million events and recording's cost, per workload;
 #   2. replay throughput per allocator at 1, 2 and 4 threads;

@@ -17,7 +17,7 @@
  * A trace of one thread replayed with -t N runs N independent copies
  * (scaling). Decoding happens in the timed region, a chunk at a time, so
  * memory stays proportional to live objects whatever the trace's length;
- * its cost is measured with the noop plugin (README).
+ * its cost is measured with the noop plugin (docs/measurements/replays.md).
  */
 #define _GNU_SOURCE 1
 #include "trace.h"

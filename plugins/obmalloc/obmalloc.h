@@ -60,7 +60,7 @@
  * every CPython since 3.8 on 64-bit). Arena and pool sizes are chosen per
  * run (struct obm_config). The benchmark-only build with
  * OBM_FIXED_ARENA_SHIFT/OBM_FIXED_POOL_SHIFT turns them into constants
- * (plugin obmalloc-radix-fixed); the README gives what run-time sizes cost
+ * (plugin obmalloc-radix-fixed); docs/measurements/obmalloc-vs-cpython.md gives what run-time sizes cost
  * against it, measured, and why they were kept.
  */
 #ifndef OBM_ALIGNMENT_SHIFT
@@ -103,7 +103,7 @@ struct obm_config {
 	/* check=branchless (radix only): a proposed change, off by default.
 	 * CPython writes the radix ownership test with || and &&; computed
 	 * with sign bits instead, no branch depends on which half of a
-	 * straddling arena a pointer is in (README, "obmalloc"). */
+	 * straddling arena a pointer is in (docs/measurements/obmalloc-vs-cpython.md). */
 	int branchless_check;
 };
 
