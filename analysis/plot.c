@@ -4,6 +4,7 @@
 #include "lengths.h"
 
 #include "cells.h"
+#include "program.h"
 #include "registry.h"
 #include "scratch.h"
 #include "summary.h"
@@ -45,7 +46,7 @@ void alloclab_safe_file_name(const char *name, char *out, size_t len)
 
 int alloclab_plot_available(void)
 {
-	return system("command -v gnuplot >/dev/null 2>&1") == 0;
+	return alloclab_program_on_path("gnuplot");
 }
 
 /* ---- rendering ---- */

@@ -2,6 +2,7 @@
  * The measurement back-ends. See measure.h.
  */
 #include "measure.h"
+#include "program.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,29 +30,9 @@ const char *alloclab_measure_name(enum alloclab_measure m)
 	return names[m];
 }
 
-/* Whether an executable of this name is in one of PATH's folders: what the
- * shell's `command -v` answers, without a shell. */
-static int on_path(const char *program)
-{
-	const char *path = getenv("PATH");
-	char *copy, *save = NULL;
-	int found = 0;
-
-	if (path == NULL || *path == '\0')
-		path = "/usr/local/bin:/usr/bin:/bin";
-	copy = strdup(path);
-	for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
-		char candidate[ALLOCLAB_PATH_PLUS_LEN];
-		snprintf(candidate, sizeof candidate, "%s/%s", *dir ? dir : ".", program);
-		found = access(candidate, X_OK) == 0;
-	}
-	free(copy);
-	return found;
-}
-
 int alloclab_measure_available(enum alloclab_measure m, char *err, size_t err_len)
 {
-	if (m == ALLOCLAB_MEASURE_TIME || on_path("valgrind"))
+	if (m == ALLOCLAB_MEASURE_TIME || alloclab_program_on_path("valgrind"))
 		return 0;
 	snprintf(err, err_len, "--measure %s needs valgrind (apt-get install valgrind)", names[m]);
 	return -1;

@@ -35,6 +35,10 @@ struct alloclab_program_result {
 	char stderr_tail[1024];      /* its last lines on stderr ("" when passed through) */
 };
 
+/* Whether an executable of this name is in one of PATH's folders: what the
+ * shell's `command -v` answers, without a shell. */
+int alloclab_program_on_path(const char *program);
+
 /* The preload library: the build tree's when running from it, else the
  * installed one. */
 const char *alloclab_preload_path(void);
