@@ -197,18 +197,24 @@ static void print_alignment_effect(const struct alloclab_results *r, FILE *out)
 	free_names(names, r->ncells);
 }
 
-/* Placement recorded through the framework's service at the top level of
- * a process report ({"placement": {...}}), for any workload. */
-static void print_placement(const struct alloclab_results *r, FILE *out)
+/* The width of the plugin column: the longest cell label, 6 to 60. */
+static int label_width(const struct alloclab_results *r)
 {
-	int header = 0, pw = 6;
-
+	int pw = 6;
 	for (unsigned i = 0; i < r->ncells; i++) {
 		char label[512];
 		alloclab_cell_label(&r->cells[i], label, sizeof label);
 		if ((int)strlen(label) > pw)
 			pw = (int)strlen(label) > 60 ? 60 : (int)strlen(label);
 	}
+	return pw;
+}
+
+/* Placement recorded through the framework's service at the top level of
+ * a process report ({"placement": {...}}), for any workload. */
+static void print_placement(const struct alloclab_results *r, FILE *out)
+{
+	int header = 0, pw = label_width(r);
 
 	for (unsigned i = 0; i < r->ncells; i++) {
 		const struct alloclab_cell *c = &r->cells[i];
@@ -329,13 +335,9 @@ static void print_machine_note(const struct alloclab_results *r, FILE *out)
 
 void alloclab_report_print(const struct alloclab_results *r, FILE *out, int workload_reports)
 {
-	int pw = 6, ww = 8;
+	int pw = label_width(r), ww = 8;
 
 	for (unsigned i = 0; i < r->ncells; i++) {
-		char label[512];
-		alloclab_cell_label(&r->cells[i], label, sizeof label);
-		if ((int)strlen(label) > pw)
-			pw = (int)strlen(label) > 60 ? 60 : (int)strlen(label);
 		if ((int)strlen(r->cells[i].workload) > ww)
 			ww = (int)strlen(r->cells[i].workload) > 30 ? 30 : (int)strlen(r->cells[i].workload);
 	}
