@@ -2,6 +2,7 @@
 #define _GNU_SOURCE 1
 #include "self_exe.h"
 
+#include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +35,19 @@ int alloclab_running_from_build_tree(void)
 {
 	static int answer = -1;
 	char exe[PATH_MAX], root[PATH_MAX];
+	const char *where = self;
+	Dl_info info;
 	size_t n;
 
 	if (answer >= 0)
 		return answer;
 	answer = 0;
-	if (realpath(self, exe) != NULL && realpath(ALLOCLAB_BUILD_ROOT, root) != NULL) {
+	/* The file this code was loaded from: the alloclab executable, a test,
+	 * or the preload library inside some other program (whose own
+	 * executable says nothing about where alloclab lives). */
+	if (dladdr(self, &info) != 0 && info.dli_fname && info.dli_fname[0] == '/')
+		where = info.dli_fname;
+	if (realpath(where, exe) != NULL && realpath(ALLOCLAB_BUILD_ROOT, root) != NULL) {
 		n = strlen(root);
 		answer = strncmp(exe, root, n) == 0 && exe[n] == '/';
 	}

@@ -13,9 +13,10 @@ void alloclab_self_init(const char *argv0);
 /* The executable to run for another alloclab. */
 const char *alloclab_self_path(void);
 
-/* Whether the running program lives in the build tree it was built in
- * (then its plugins and preload library are the build's), not installed
- * (then they are the installed ones, whatever build tree is still there). */
+/* Whether the running alloclab code (the executable, or the preload
+ * library inside a program) lives in the build tree it was built in (then
+ * its plugins and preload library are the build's), not installed (then
+ * they are the installed ones, whatever build tree is still there). */
 int alloclab_running_from_build_tree(void);
 
 #endif
