@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,4 +169,63 @@ Test(obmalloc_plugin, radix_class_tables_match_cpythons, .timeout = 120)
 		}
 		free(want);
 	}
+}
+
+/* obmalloc and CPython's own on the same kind of path: each hands out a
+ * front door (PyObject_Malloc and PyObject_Free, or the plugin's of the
+ * same shape) that churn and the unicode workload call directly, in every
+ * mode, at every preset and at custom sizes; a block from either path
+ * frees through the other. */
+Test(obmalloc_plugin, every_mode_and_preset_hands_out_entry_points_as_cpython_does)
+{
+	static const char *const radix_options[] = {
+		"mode=none", "mode=gil", "mode=per-thread", "preset=classic,mode=none", "preset=table-16m-4k,mode=none",
+		"preset=table-64m-16k,mode=gil", "arena=2M,pool=8K,mode=none", "check=branchless,mode=none",
+	};
+	static const char *const bigpool_options[] = {
+		"mode=none", "mode=gil", "mode=per-thread", "preset=table-64m-16k,mode=none", "arena=2M,pool=32K,mode=none",
+	};
+	const char *const *sets[] = {radix_options, bigpool_options};
+	size_t counts[] = {sizeof radix_options / sizeof *radix_options, sizeof bigpool_options / sizeof *bigpool_options};
+	const char *names[] = {"obmalloc-radix", "obmalloc-bigpool"};
+
+	for (int v = 0; v < 2; v++)
+		for (size_t k = 0; k < counts[v]; k++) {
+			struct alloclab_allocator a;
+			open_plugin(names[v], sets[v][k], &a);
+			cr_assert(a.direct_malloc && a.direct_free, "%s:%s hands out no entry points", names[v], sets[v][k]);
+			for (size_t size = 0; size <= 2048; size += 97) {
+				unsigned char *p = a.direct_malloc(size), *q = a.ops.malloc(a.instance, size);
+				cr_assert(p && q);
+				memset(p, 1, size);
+				memset(q, 2, size);
+				a.ops.free(a.instance, p);
+				a.direct_free(q);
+			}
+			a.direct_free(NULL);
+			cr_expect_null(a.direct_malloc(SIZE_MAX), "%s:%s: an impossible size", names[v], sets[v][k]);
+			alloclab_allocator_destroy(&a);
+		}
+	struct alloclab_allocator c;
+	open_plugin("cpython", "", &c);
+	cr_expect(c.direct_malloc && c.direct_free, "the reference hands out CPython's own entry points");
+	alloclab_allocator_destroy(&c);
+}
+
+/* The state is the process's, as CPython's is: a second live instance is
+ * refused with the reason, and one may be created again after destroy. */
+Test(obmalloc_plugin, one_live_instance_per_process)
+{
+	static struct alloclab_loaded_plugin p;
+	struct alloclab_allocator a, b;
+	cr_assert_eq(alloclab_plugin_load("obmalloc-radix", &p, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(alloclab_allocator_create(&a, &p, "mode=none", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(alloclab_allocator_create(&b, &p, "mode=none", err, sizeof err), -1);
+	cr_expect(strstr(err, "one instance per process") != NULL, "%s", err);
+	alloclab_allocator_destroy(&a);
+	cr_assert_eq(alloclab_allocator_create(&b, &p, "mode=gil", err, sizeof err), 0, "%s", err);
+	void *x = b.direct_malloc(24);
+	cr_expect_not_null(x);
+	b.direct_free(x);
+	alloclab_allocator_destroy(&b);
 }

@@ -19,8 +19,8 @@ int obm_state_init(struct obm_state *st, const struct obm_config *cfg, const str
 	st->arena_size = cfg->arena_size;
 	st->classes = classes;
 	for (unsigned c = 0; c < OBM_NCLASSES; c++) {
-		st->usedpools[c].nextpool = st->usedpools[c].prevpool = &st->usedpools[c];
-		st->usedpools[c].szidx = c;
+		struct obm_pool *head = obm_usedpool(st, c);
+		head->nextpool = head->prevpool = head;
 	}
 	st->nfp2lasta = calloc((size_t)cfg->pools_per_arena + 1, sizeof *st->nfp2lasta);
 	if (st->nfp2lasta == NULL || obm_variant_init(st) != 0) {
@@ -38,72 +38,46 @@ void obm_state_fini(struct obm_state *st)
 	st->nfp2lasta = NULL;
 }
 
-static void *raw_malloc(size_t n) { return malloc(n ? n : 1); }
+/* The hot paths with the sizes read from the state (OBM_POOL_MASK and
+ * OBM_ARENA_SHIFT are constants in a build with fixed sizes): every size,
+ * and what the tests link. plugin.c instantiates them per preset. */
+#define HOT(name) generic_##name
+#define HOT_POOL_MASK(st) OBM_POOL_MASK(st)
+#ifdef OBM_BIGPOOL
+#define HOT_ARENA_SHIFT(st) ((st)->cfg->arena_shift)
+#define HOT_ARENA_SIZE(st) ((st)->arena_size)
+#define HOT_BRANCHLESS(st) 0
+#else
+#define HOT_ARENA_SHIFT(st) OBM_ARENA_SHIFT(st)
+#define HOT_BRANCHLESS(st) __builtin_expect((st)->radix_branchless, 0)
+#endif
+#include "hot.h"
+
+void *obm_raw_malloc(struct obm_state *st, size_t n)
+{
+	(void)st;
+	return malloc(n ? n : 1); /* as PyMem_RawMalloc: 0 becomes 1 */
+}
+
+void obm_raw_free(struct obm_state *st, void *p)
+{
+	(void)st;
+	free(p);
+}
 
 void *obm_malloc(struct obm_state *st, size_t n)
 {
-	if (n - 1 < OBM_SMALL_THRESHOLD) { /* 1 <= n <= 512: n - 1 wraps for 0 */
-		unsigned c = (unsigned)((n - 1) >> OBM_ALIGNMENT_SHIFT);
-		struct obm_pool *pool = st->usedpools[c].nextpool;
-		void *bp;
-
-		if (pool == &st->usedpools[c]) {
-			bp = obm_pool_allocate(st, c);
-			if (bp != NULL)
-				return bp;
-			return raw_malloc(n); /* out of arenas: CPython falls back too */
-		}
-		/* A used pool: its free list is never empty. */
-		bp = pool->freeblock;
-		pool->count++;
-		pool->freeblock = *(void **)bp;
-		if (pool->freeblock == NULL) {
-			if (pool->nextoffset <= pool->maxnextoffset) {
-				/* Lazy carving: the next virgin block. */
-				pool->freeblock = (uint8_t *)pool + pool->nextoffset;
-				*(void **)pool->freeblock = NULL;
-				pool->nextoffset = obm_next_offset(pool->nextoffset, st->classes[c].size);
-			} else {
-				/* Full: off the ring. */
-				pool->nextpool->prevpool = pool->prevpool;
-				pool->prevpool->nextpool = pool->nextpool;
-			}
-		}
-		return bp;
-	}
-	return raw_malloc(n);
+	return generic_malloc(st, n);
 }
 
 int obm_free_owned(struct obm_state *st, void *p)
 {
-	struct obm_pool *pool;
-	void *lastfree;
+	return generic_free_owned(st, p);
+}
 
-	if (!obm_address_in_range(st, p))
-		return 0;
-	pool = obm_pool_of(st, p);
-	assert(pool->count > 0);
-	lastfree = pool->freeblock;
-	*(void **)p = lastfree;
-	pool->freeblock = p;
-	pool->count--;
-	if (pool->count == 0) {
-		/* Empty: leaves the used ring (if it was on it) for its arena. */
-		if (lastfree != NULL) {
-			pool->nextpool->prevpool = pool->prevpool;
-			pool->prevpool->nextpool = pool->nextpool;
-		}
-		obm_pool_release(st, pool);
-	} else if (lastfree == NULL) {
-		/* Was full: back at the front of its ring, so the next
-		 * allocation of this class reuses the block just freed. */
-		struct obm_pool *head = &st->usedpools[pool->szidx];
-		pool->nextpool = head->nextpool;
-		pool->prevpool = head;
-		head->nextpool->prevpool = pool;
-		head->nextpool = pool;
-	}
-	return 1;
+int obm_address_in_range(const struct obm_state *st, const void *p)
+{
+	return generic_in_range(st, p);
 }
 
 void *obm_realloc(struct obm_state *st, void *p, size_t n)
@@ -228,7 +202,7 @@ int obm_state_check(const struct obm_state *st, char *why, size_t why_len)
 	uint32_t prev_nf = 0;
 
 	for (unsigned c = 0; c < OBM_NCLASSES; c++)
-		for (const struct obm_pool *p = st->usedpools[c].nextpool; p != &st->usedpools[c]; p = p->nextpool) {
+		for (const struct obm_pool *p = obm_usedpool(st, c)->nextpool; p != obm_usedpool(st, c); p = p->nextpool) {
 			CHECK(p->szidx == c, "pool %p on usedpools[%u] has class %u", (void *)p, c, p->szidx);
 			CHECK(p->count > 0 && p->freeblock != NULL, "pool %p on usedpools[%u] is empty or full", (void *)p, c);
 			CHECK(p->nextpool->prevpool == p, "usedpools[%u] ring broken at %p", c, (void *)p);

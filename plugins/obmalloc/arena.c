@@ -171,7 +171,7 @@ static struct obm_pool *take_pool(struct obm_state *st)
 
 void *obm_pool_allocate(struct obm_state *st, unsigned c)
 {
-	struct obm_pool *pool = take_pool(st), *head = &st->usedpools[c];
+	struct obm_pool *pool = take_pool(st), *head = obm_usedpool(st, c);
 	const struct obm_class *k = &st->classes[c];
 	void *bp;
 

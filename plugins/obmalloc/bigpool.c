@@ -59,22 +59,21 @@ int obm_variant_init(struct obm_state *st)
 
 void obm_variant_fini(struct obm_state *st) { (void)st; }
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 /* Reads memory obmalloc may not own (the start of a foreign block's page,
- * possibly inside a freed heap chunk): by design, so the address and thread
- * sanitizers are told not to instrument it (as CPython does for its classic
- * check); valgrind has a suppression. */
+ * possibly inside a freed heap chunk): by design, so the sanitizers are
+ * told not to instrument it. */
 #if defined(__SANITIZE_ADDRESS__)
 __attribute__((no_sanitize_address))
 #endif
 #if defined(__SANITIZE_THREAD__)
 __attribute__((no_sanitize_thread))
 #endif
-int obm_address_in_range(const struct obm_state *st, const void *p)
+uint32_t obm_page_index(const void *p)
 {
-	uint32_t idx = *(const volatile uint32_t *)((uintptr_t)p & ~(uintptr_t)(OBM_PAGE_SIZE - 1));
-	return idx < st->maxarenas && st->arenas[idx].address != 0 &&
-	       (uintptr_t)p - st->arenas[idx].address < st->arena_size;
+	return *(const volatile uint32_t *)((uintptr_t)p & ~(uintptr_t)(OBM_PAGE_SIZE - 1));
 }
+#endif
 
 int obm_variant_arena_added(struct obm_state *st, struct obm_arena *a)
 {

@@ -146,14 +146,35 @@ struct obm_class {
 	uint32_t page_header_bytes;  /* bytes per pool lost to per-page indexes (big pools) */
 };
 
-struct obm_radix_mid;
+/* The radix tree's 64-bit key layout (CPython 3.11+): 15 bits of root, 15
+ * of mid, then the leaf's bits down to the arena bits. radix.c describes
+ * the slots. */
+#define OBM_RADIX_ROOT_BITS 15
+#define OBM_RADIX_MID_BITS 15
+#define OBM_RADIX_ROOT_LEN (1u << OBM_RADIX_ROOT_BITS)
+#define OBM_RADIX_MID_LEN (1u << OBM_RADIX_MID_BITS)
+#define OBM_RADIX_LEAF_SHIFT (64 - OBM_RADIX_ROOT_BITS - OBM_RADIX_MID_BITS)
+
+struct obm_radix_slot {
+	int32_t tail_hi;
+	int32_t tail_lo;
+};
+
+struct obm_radix_mid {
+	struct obm_radix_slot *leaves[OBM_RADIX_MID_LEN];
+};
 
 struct obm_state {
 	uintptr_t pool_mask;         /* pool_size - 1, copied here for the hot paths */
 	uintptr_t arena_size;        /* cfg->arena_size, likewise */
 	const struct obm_config *cfg;
 	const struct obm_class *classes;
-	struct obm_pool usedpools[OBM_NCLASSES]; /* sentinels of the used rings */
+	/* The used rings' heads, laid out as CPython lays out its usedpools:
+	 * two pointers per class, the nextpool and prevpool of a pool header
+	 * that would end there (obm_usedpool). A head costs one index
+	 * computation, not a 48-byte header of its own; only its nextpool and
+	 * prevpool are ever read or written. */
+	struct obm_pool *usedpools[2 * OBM_NCLASSES];
 
 	struct obm_arena *arenas;    /* vector; starts at 16 and doubles */
 	uint32_t maxarenas;
@@ -177,7 +198,7 @@ struct obm_state {
 	int radix_branchless;        /* cfg->branchless_check, beside what the check reads */
 	uintptr_t radix_leaf_mask, radix_tail_mask;
 	uint64_t radix_nmid, radix_nleaf;
-	struct obm_radix_mid *radix_root[1u << 15];
+	struct obm_radix_mid *radix_root[OBM_RADIX_ROOT_LEN];
 #endif
 };
 
@@ -214,6 +235,12 @@ int obm_address_in_range(const struct obm_state *st, const void *p);
  * registers they do not use (measured: about 14 instructions per
  * malloc+free on churn). */
 __attribute__((noinline)) void *obm_pool_allocate(struct obm_state *st, unsigned c);
+/* The raw allocator, for what the pools do not serve (0 and > 512 bytes,
+ * and requests when no arena can be had): the C library's, as CPython's
+ * PyMem_RawMalloc and PyMem_RawFree. Out of line: off the fast paths.
+ * CPython's raw_allocated_blocks counter is not kept: nothing reads it. */
+__attribute__((noinline)) void *obm_raw_malloc(struct obm_state *st, size_t n);
+__attribute__((noinline)) void obm_raw_free(struct obm_state *st, void *p);
 /* An empty pool goes back to its arena, which may be released. */
 __attribute__((noinline)) void obm_pool_release(struct obm_state *st, struct obm_pool *pool);
 void obm_arenas_free_all(struct obm_state *st);
@@ -232,6 +259,20 @@ void obm_state_stats(const struct obm_state *st, alloclab_stat_fn emit, void *ar
  * 0, or -1 with the first broken one described in why. */
 int obm_state_check(const struct obm_state *st, char *why, size_t why_len);
 
+/* Big pools: the arena index at the start of p's page. For a foreign
+ * pointer that is memory obmalloc never wrote, read by design; under the
+ * address and thread sanitizers the read is a function of its own that
+ * they do not instrument (bigpool.c), as CPython does for its classic
+ * check; valgrind has a suppression. */
+#ifdef OBM_BIGPOOL
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+uint32_t obm_page_index(const void *p);
+#define OBM_PAGE_INDEX(p) obm_page_index(p)
+#else
+#define OBM_PAGE_INDEX(p) (*(const volatile uint32_t *)((uintptr_t)(p) & ~(uintptr_t)(OBM_PAGE_SIZE - 1)))
+#endif
+#endif
+
 #ifdef OBM_FIXED_POOL_SHIFT
 #define OBM_POOL_MASK(st) (((uintptr_t)1 << OBM_FIXED_POOL_SHIFT) - 1)
 #define OBM_ARENA_SHIFT(st) OBM_FIXED_ARENA_SHIFT
@@ -239,6 +280,16 @@ int obm_state_check(const struct obm_state *st, char *why, size_t why_len);
 #define OBM_POOL_MASK(st) ((st)->pool_mask)
 #define OBM_ARENA_SHIFT(st) ((st)->radix_arena_shift)
 #endif
+
+_Static_assert(offsetof(struct obm_pool, prevpool) == offsetof(struct obm_pool, nextpool) + sizeof(void *),
+	       "a used ring's head is two adjacent pointers");
+
+/* The head of class c's used ring: a pool header whose nextpool and
+ * prevpool are usedpools[2c] and usedpools[2c + 1] (CPython's PT(c)). */
+static inline struct obm_pool *obm_usedpool(const struct obm_state *st, unsigned c)
+{
+	return (struct obm_pool *)((uintptr_t)&st->usedpools[2 * c] - offsetof(struct obm_pool, nextpool));
+}
 
 static inline struct obm_pool *obm_pool_of(const struct obm_state *st, const void *p)
 {

@@ -37,8 +37,6 @@ struct registry_entry {
 struct instance {
 	struct obm_config cfg;
 	struct obm_class classes[OBM_NCLASSES];
-	pthread_mutex_t gil;
-	struct obm_state shared;             /* modes none and gil */
 
 	/* per-thread mode: every state (attached threads', and detached ones
 	 * that still had live blocks) and every arena, under registry_lock. */
@@ -49,6 +47,29 @@ struct instance {
 	size_t narenas, arenas_cap;
 	atomic_ullong foreign_frees;
 };
+
+/* The ABI promises one instance per process, and CPython's obmalloc keeps
+ * its state in static objects (usedpools, the arena map): so does this
+ * plugin, in modes none and gil, so that the hot paths address it
+ * directly. the_instance is the live instance (NULL between instances). */
+static struct obm_state global_state;
+static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER; /* mode gil */
+static struct instance *the_instance;
+
+/* The front door, CPython's PyObject_Malloc and PyObject_Free: a program
+ * calls them, and they call the object domain's allocator through its
+ * structure (PyMemAllocatorEx: ctx and functions). Here the allocator is
+ * the instance's domain functions, chosen at create for its mode and
+ * sizes (entries.h). The plugin's entry points are the front door, so a
+ * program calling this plugin pays the indirection a program calling
+ * CPython's obmalloc pays; its ops are the domain functions' callers,
+ * so the python workload, which installs the ops as CPython's object
+ * domain, pays CPython's own front door and this one jump. */
+static struct {
+	void *ctx;
+	void *(*malloc)(void *ctx, size_t n);
+	void (*free)(void *ctx, void *p);
+} front;
 
 /* initial-exec: one %fs-relative load on every call; alloclab reserves
  * static TLS for plugins. */
@@ -170,6 +191,100 @@ static struct obm_state *my_state(struct instance *in)
 	return thread_state;
 }
 
+/* Per-thread mode: is p another state's block? Counts the refusal. */
+static int foreign(struct instance *in, struct obm_state *st, void *p)
+{
+	struct obm_state *owner = registry_owner(in, p);
+	if (owner == NULL || owner == st)
+		return 0;
+	atomic_fetch_add(&in->foreign_frees, 1);
+	return 1;
+}
+
+/* ---- the entry points: one set per preset, and one for other sizes ---- */
+
+struct obm_entry_set {
+	int generic;                 /* 1: for any sizes (read from the state) */
+	unsigned pool_shift, arena_shift;
+	int branchless;
+	void *(*malloc[3])(void *ctx, size_t n); /* by enum obm_mode; ctx: the instance */
+	void (*free[3])(void *ctx, void *p);
+};
+
+#define ENTRY_TAG generic
+#define ENTRY_GENERIC
+#include "entries.h"
+
+#define ENTRY_TAG classic
+#define ENTRY_POOL_SHIFT 12
+#define ENTRY_ARENA_SHIFT 18
+#define ENTRY_BRANCHLESS 0
+#include "entries.h"
+
+#define ENTRY_TAG py310
+#define ENTRY_POOL_SHIFT 14
+#define ENTRY_ARENA_SHIFT 20
+#define ENTRY_BRANCHLESS 0
+#include "entries.h"
+
+#define ENTRY_TAG table16m4k
+#define ENTRY_POOL_SHIFT 12
+#define ENTRY_ARENA_SHIFT 24
+#define ENTRY_BRANCHLESS 0
+#include "entries.h"
+
+#define ENTRY_TAG table64m16k
+#define ENTRY_POOL_SHIFT 14
+#define ENTRY_ARENA_SHIFT 26
+#define ENTRY_BRANCHLESS 0
+#include "entries.h"
+
+#ifndef OBM_BIGPOOL
+/* check=branchless, the proposed change, at each preset. */
+#define ENTRY_TAG classic_branchless
+#define ENTRY_POOL_SHIFT 12
+#define ENTRY_ARENA_SHIFT 18
+#define ENTRY_BRANCHLESS 1
+#include "entries.h"
+
+#define ENTRY_TAG py310_branchless
+#define ENTRY_POOL_SHIFT 14
+#define ENTRY_ARENA_SHIFT 20
+#define ENTRY_BRANCHLESS 1
+#include "entries.h"
+
+#define ENTRY_TAG table16m4k_branchless
+#define ENTRY_POOL_SHIFT 12
+#define ENTRY_ARENA_SHIFT 24
+#define ENTRY_BRANCHLESS 1
+#include "entries.h"
+
+#define ENTRY_TAG table64m16k_branchless
+#define ENTRY_POOL_SHIFT 14
+#define ENTRY_ARENA_SHIFT 26
+#define ENTRY_BRANCHLESS 1
+#include "entries.h"
+#endif
+
+static const struct obm_entry_set *const entry_sets[] = {
+	&entry_classic_set, &entry_py310_set, &entry_table16m4k_set, &entry_table64m16k_set,
+#ifndef OBM_BIGPOOL
+	&entry_classic_branchless_set, &entry_py310_branchless_set, &entry_table16m4k_branchless_set,
+	&entry_table64m16k_branchless_set,
+#endif
+};
+
+/* The set for cfg: the preset's, with its sizes as constants, or the
+ * generic one. */
+static const struct obm_entry_set *entry_set_for(const struct obm_config *cfg)
+{
+	for (size_t i = 0; i < sizeof entry_sets / sizeof *entry_sets; i++)
+		if (entry_sets[i]->pool_shift == cfg->pool_shift && entry_sets[i]->arena_shift == cfg->arena_shift &&
+		    entry_sets[i]->branchless == cfg->branchless_check)
+			return entry_sets[i];
+	return &entry_generic_set;
+}
+
 /* ---- the ops ---- */
 
 static int obmalloc_create(const char *options, void **instance, char *err, size_t err_len)
@@ -184,14 +299,25 @@ static int obmalloc_create(const char *options, void **instance, char *err, size
 		free(in);
 		return rc;
 	}
+	if (the_instance != NULL) {
+		snprintf(err, err_len, "one instance per process (the plugin ABI's promise): another is live");
+		free(in);
+		return -EBUSY;
+	}
 	obm_variant_classes(&in->cfg, in->classes);
-	pthread_mutex_init(&in->gil, NULL);
 	pthread_mutex_init(&in->registry_lock, NULL);
-	if (in->cfg.mode != OBM_MODE_PER_THREAD && obm_state_init(&in->shared, &in->cfg, in->classes) != 0) {
+	if (in->cfg.mode != OBM_MODE_PER_THREAD && obm_state_init(&global_state, &in->cfg, in->classes) != 0) {
 		snprintf(err, err_len, "cannot allocate the allocator state");
 		free(in);
 		return -ENOMEM;
 	}
+	{
+		const struct obm_entry_set *set = entry_set_for(&in->cfg);
+		front.ctx = in;
+		front.malloc = set->malloc[in->cfg.mode];
+		front.free = set->free[in->cfg.mode];
+	}
+	the_instance = in;
 	*instance = in;
 	return 0;
 }
@@ -207,91 +333,43 @@ static void obmalloc_destroy(void *instance)
 		free(in->states);
 		free(in->arenas);
 	} else {
-		obm_state_fini(&in->shared);
+		obm_state_fini(&global_state);
 	}
+	the_instance = NULL;
 	free(in);
 }
 
-/*
- * Each op dispatches on the mode by a tail call to a function of its own,
- * so the path being measured carries only its own mode's prologue and
- * registers (one function with every mode inlined saved five registers on
- * every call).
- */
-#define MODE_FN __attribute__((noinline))
-
-static MODE_FN void *malloc_none(struct instance *in, size_t n) { return obm_malloc(&in->shared, n); }
-
-static MODE_FN void *malloc_gil(struct instance *in, size_t n)
-{
-	void *p;
-	pthread_mutex_lock(&in->gil);
-	p = obm_malloc(&in->shared, n);
-	pthread_mutex_unlock(&in->gil);
-	return p;
-}
-
-static MODE_FN void *malloc_per_thread(struct instance *in, size_t n)
-{
-	struct obm_state *st = my_state(in);
-	return st ? obm_malloc(st, n) : NULL;
-}
-
+/* The ops: one jump to the domain functions chosen at create. */
 static void *obmalloc_malloc(void *instance, size_t n)
 {
-	struct instance *in = instance;
-	if (in->cfg.mode == OBM_MODE_NONE)
-		return malloc_none(in, n);
-	if (in->cfg.mode == OBM_MODE_GIL)
-		return malloc_gil(in, n);
-	return malloc_per_thread(in, n);
-}
-
-/* Per-thread mode: is p another state's block? Counts the refusal. */
-static int foreign(struct instance *in, struct obm_state *st, void *p)
-{
-	struct obm_state *owner = registry_owner(in, p);
-	if (owner == NULL || owner == st)
-		return 0;
-	atomic_fetch_add(&in->foreign_frees, 1);
-	return 1;
-}
-
-static MODE_FN void free_none(struct instance *in, void *p)
-{
-	if (!obm_free_owned(&in->shared, p))
-		free(p);
-}
-
-static MODE_FN void free_gil(struct instance *in, void *p)
-{
-	pthread_mutex_lock(&in->gil);
-	if (!obm_free_owned(&in->shared, p))
-		free(p);
-	pthread_mutex_unlock(&in->gil);
-}
-
-static MODE_FN void free_per_thread(struct instance *in, void *p)
-{
-	struct obm_state *st = my_state(in);
-	if (st && obm_free_owned(st, p))
-		return;
-	if (!foreign(in, st, p))
-		free(p);
+	return front.malloc(instance, n);
 }
 
 static void obmalloc_free(void *instance, void *p)
 {
-	struct instance *in = instance;
+	front.free(instance, p);
+}
 
-	if (p == NULL)
-		return;
-	if (in->cfg.mode == OBM_MODE_NONE)
-		free_none(in, p);
-	else if (in->cfg.mode == OBM_MODE_GIL)
-		free_gil(in, p);
-	else
-		free_per_thread(in, p);
+/* The entry points: the front door, as PyObject_Malloc and PyObject_Free
+ * (with PyObject_Malloc's refusal of sizes above PY_SSIZE_T_MAX). */
+static void *front_malloc(size_t n)
+{
+	if (n > (size_t)PTRDIFF_MAX)
+		return NULL;
+	return front.malloc(front.ctx, n);
+}
+
+static void front_free(void *p)
+{
+	front.free(front.ctx, p);
+}
+
+static int obmalloc_entry_points(void *instance, void *(**malloc_fn)(size_t size), void (**free_fn)(void *block))
+{
+	(void)instance;
+	*malloc_fn = front_malloc;
+	*free_fn = front_free;
+	return 0;
 }
 
 static void *obmalloc_realloc(void *instance, void *p, size_t n)
@@ -301,11 +379,11 @@ static void *obmalloc_realloc(void *instance, void *p, size_t n)
 
 	switch (in->cfg.mode) {
 	case OBM_MODE_NONE:
-		return obm_realloc(&in->shared, p, n);
+		return obm_realloc(&global_state, p, n);
 	case OBM_MODE_GIL:
-		pthread_mutex_lock(&in->gil);
-		q = obm_realloc(&in->shared, p, n);
-		pthread_mutex_unlock(&in->gil);
+		pthread_mutex_lock(&global_lock);
+		q = obm_realloc(&global_state, p, n);
+		pthread_mutex_unlock(&global_lock);
 		return q;
 	default: {
 		struct obm_state *st = my_state(in);
@@ -342,11 +420,11 @@ static size_t obmalloc_usable_size(void *instance, void *p)
 
 	switch (in->cfg.mode) {
 	case OBM_MODE_NONE:
-		return obm_usable_size(&in->shared, p);
+		return obm_usable_size(&global_state, p);
 	case OBM_MODE_GIL:
-		pthread_mutex_lock(&in->gil);
-		n = obm_usable_size(&in->shared, p);
-		pthread_mutex_unlock(&in->gil);
+		pthread_mutex_lock(&global_lock);
+		n = obm_usable_size(&global_state, p);
+		pthread_mutex_unlock(&global_lock);
 		return n;
 	default:
 		st = my_state(in);
@@ -418,9 +496,9 @@ static int obmalloc_stats(void *instance, alloclab_stat_fn emit, void *arg)
 	struct stat_sum *sum;
 
 	if (in->cfg.mode != OBM_MODE_PER_THREAD) {
-		pthread_mutex_lock(&in->gil);
-		obm_state_stats(&in->shared, emit, arg);
-		pthread_mutex_unlock(&in->gil);
+		pthread_mutex_lock(&global_lock);
+		obm_state_stats(&global_state, emit, arg);
+		pthread_mutex_unlock(&global_lock);
 		return 0;
 	}
 	sum = calloc(1, sizeof *sum);
@@ -474,6 +552,7 @@ static const struct alloclab_plugin obmalloc_plugin = {
 	.thread_detach = obmalloc_thread_detach,
 	.stats = obmalloc_stats,
 	.instance_caps = obmalloc_instance_caps,
+	.entry_points = obmalloc_entry_points,
 };
 
 ALLOCLAB_PLUGIN_DEFINE(obmalloc_plugin)

@@ -19,19 +19,11 @@
 
 #include <stdlib.h>
 
-#define ROOT_BITS 15
-#define MID_BITS 15
-#define ROOT_LEN (1u << ROOT_BITS)
-#define MID_LEN (1u << MID_BITS)
+#define ROOT_BITS OBM_RADIX_ROOT_BITS
+#define MID_BITS OBM_RADIX_MID_BITS
+#define ROOT_LEN OBM_RADIX_ROOT_LEN
+#define MID_LEN OBM_RADIX_MID_LEN
 
-struct radix_slot {
-	int32_t tail_hi;
-	int32_t tail_lo;
-};
-
-struct obm_radix_mid {
-	struct radix_slot *leaves[MID_LEN];
-};
 _Static_assert(sizeof ((struct obm_state *)0)->radix_root == ROOT_LEN * sizeof(void *), "root size");
 
 #ifdef OBM_FIXED_ARENA_SHIFT
@@ -81,13 +73,13 @@ void obm_variant_fini(struct obm_state *st)
 
 /* The slot of the arena-sized region holding address p; NULL when its
  * nodes do not exist (and `create` is 0, or allocation failed). */
-static struct radix_slot *slot_of(struct obm_state *st, uintptr_t p, int create)
+static struct obm_radix_slot *slot_of(struct obm_state *st, uintptr_t p, int create)
 {
 	unsigned top = (unsigned)(p >> (64 - ROOT_BITS));
 	unsigned mid = (unsigned)((p >> st->radix_leaf_shift) & (MID_LEN - 1));
 	uintptr_t leaf = (p >> st->radix_arena_shift) & st->radix_leaf_mask;
 	struct obm_radix_mid *m = st->radix_root[top];
-	struct radix_slot *l;
+	struct obm_radix_slot *l;
 
 	if (m == NULL) {
 		if (!create || (m = calloc(1, sizeof *m)) == NULL)
@@ -105,52 +97,10 @@ static struct radix_slot *slot_of(struct obm_state *st, uintptr_t p, int create)
 	return &l[leaf];
 }
 
-int obm_address_in_range(const struct obm_state *st, const void *p)
-{
-	uintptr_t a = (uintptr_t)p;
-	const struct obm_radix_mid *m = st->radix_root[a >> (64 - ROOT_BITS)];
-	const struct radix_slot *l, *s;
-	int32_t t;
-
-	if (m == NULL)
-		return 0;
-#ifdef OBM_FIXED_ARENA_SHIFT
-	l = m->leaves[(a >> (64 - ROOT_BITS - MID_BITS)) & (MID_LEN - 1)];
-	if (l == NULL)
-		return 0;
-	s = &l[(a >> OBM_FIXED_ARENA_SHIFT) & (((uintptr_t)1 << (64 - ROOT_BITS - MID_BITS - OBM_FIXED_ARENA_SHIFT)) - 1)];
-	t = (int32_t)(a & (((uintptr_t)1 << OBM_FIXED_ARENA_SHIFT) - 1));
-#else
-	l = m->leaves[(a >> st->radix_leaf_shift) & (MID_LEN - 1)];
-	if (l == NULL)
-		return 0;
-	s = &l[(a >> st->radix_arena_shift) & st->radix_leaf_mask];
-	t = (int32_t)(a & st->radix_tail_mask);
-#endif
-	{
-		int32_t lo = s->tail_lo, hi = s->tail_hi;
-		if (__builtin_expect(st->radix_branchless, 0)) {
-			/* check=branchless, a proposed change: the same test with
-			 * sign bits, so that no branch depends on which part of an
-			 * arena p lies in. When an arena straddles two slots that
-			 * is a coin toss, and the branches made of ||/&&
-			 * mispredict half the time in processes whose arenas split
-			 * evenly. t, lo and hi are in [-1, 2^30]: the differences
-			 * cannot overflow. */
-			uint32_t below_lo = (uint32_t)(t - lo) >> 31;
-			uint32_t from_hi = (uint32_t)(hi - 1 - t) >> 31;
-			uint32_t hi_set = (uint32_t)(hi | -hi) >> 31;
-			return (int)(below_lo | (from_hi & hi_set));
-		}
-		/* CPython's own form (arena_map_is_used), branches and all. */
-		return (t < lo) || (t >= hi && hi != 0);
-	}
-}
-
 int obm_variant_arena_added(struct obm_state *st, struct obm_arena *a)
 {
 	int32_t tail = (int32_t)(a->address & st->radix_tail_mask);
-	struct radix_slot *lo_slot, *hi_slot = slot_of(st, a->address, 1);
+	struct obm_radix_slot *lo_slot, *hi_slot = slot_of(st, a->address, 1);
 
 	if (hi_slot == NULL)
 		return -1;
@@ -168,7 +118,7 @@ int obm_variant_arena_added(struct obm_state *st, struct obm_arena *a)
 
 void obm_variant_arena_removed(struct obm_state *st, struct obm_arena *a)
 {
-	struct radix_slot *s = slot_of(st, a->address, 0);
+	struct obm_radix_slot *s = slot_of(st, a->address, 0);
 
 	if (s)
 		s->tail_hi = 0;
@@ -188,7 +138,7 @@ void obm_variant_pool_init(struct obm_state *st, struct obm_pool *pool)
 void obm_variant_stats(const struct obm_state *st, alloclab_stat_fn emit, void *arg)
 {
 	uint64_t root = sizeof st->radix_root, mid = st->radix_nmid * sizeof(struct obm_radix_mid),
-		 leaf = st->radix_nleaf * sizeof(struct radix_slot) * (st->radix_leaf_mask + 1);
+		 leaf = st->radix_nleaf * sizeof(struct obm_radix_slot) * (st->radix_leaf_mask + 1);
 
 	emit(arg, "radix.mid_nodes", st->radix_nmid);
 	emit(arg, "radix.leaf_nodes", st->radix_nleaf);

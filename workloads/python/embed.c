@@ -35,18 +35,6 @@
 
 static const struct alloclab_allocator *plugin;
 
-static void *hook_malloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	return plugin->ops.malloc(plugin->instance, size);
-}
-
-static void *hook_calloc(void *ctx, size_t nelem, size_t elsize)
-{
-	(void)ctx;
-	return plugin->ops.calloc(plugin->instance, nelem, elsize);
-}
-
 static void *hook_realloc(void *ctx, void *block, size_t size)
 {
 	(void)ctx;
@@ -55,18 +43,18 @@ static void *hook_realloc(void *ctx, void *block, size_t size)
 	return plugin->ops.realloc(plugin->instance, block, size ? size : 1);
 }
 
-static void hook_free(void *ctx, void *block)
-{
-	(void)ctx;
-	plugin->ops.free(plugin->instance, block);
-}
-
-static PyMemAllocatorEx hooks = {NULL, hook_malloc, hook_calloc, hook_realloc, hook_free};
+/* The plugin's malloc, calloc and free have PyMem's signatures (the
+ * instance as ctx), so CPython calls them directly: one indirect call per
+ * request, as CPython pays for its own obmalloc. realloc keeps a wrapper
+ * for PyMem's size 0. */
+static PyMemAllocatorEx hooks;
 
 static void install_hooks(const struct alloclab_python_config *cfg)
 {
 	if (!cfg->hook)
 		return;
+	hooks = (PyMemAllocatorEx){plugin->instance, plugin->ops.malloc, plugin->ops.calloc, hook_realloc,
+				   plugin->ops.free};
 	PyMem_SetAllocator(PYMEM_DOMAIN_OBJ, &hooks);
 	PyMem_SetAllocator(PYMEM_DOMAIN_MEM, &hooks);
 	if (cfg->hook_raw)
