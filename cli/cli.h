@@ -26,6 +26,8 @@ int alloclab_cmd_worker(int argc, char **argv);
 int alloclab_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A whole number option in [min, max]: 0, or the usage error's status. */
+int alloclab_parse_whole(const char *command, const char *what, const char *text, uint64_t min, uint64_t max,
+			 uint64_t *out);
 int alloclab_parse_count(const char *command, const char *what, const char *text, unsigned long min,
 			 unsigned long max, unsigned *out);
 

@@ -64,6 +64,10 @@ static const char usage[] =
 	"      --warmups N                unmeasured values per process first (default 1)\n"
 	"      --timeout SECONDS          kill a worker process after this long (default 120; fractions allowed)\n"
 	"      --pin                      pin thread i to the i-th CPU allowed\n"
+	"      --order random|fixed       the order cells are visited in within each round of\n"
+	"                                 processes: shuffled anew each round (default; the seed is\n"
+	"                                 recorded), or the order of the plan\n"
+	"      --order-seed N             the shuffles' seed, to repeat a run's order (1..2^63-1)\n"
 	"      --cache-align off|on|both  measure through a wrapper that puts every block on a\n"
 	"                                 cache line (by over-allocation); both: each plugin twice\n"
 	"      --words FILE               the text the unicode workload takes its words from\n"
@@ -181,6 +185,7 @@ int alloclab_cmd_run(int argc, char **argv)
 		{"words", required_argument, NULL, 'X'},   {"check", no_argument, NULL, 'C'},
 		{"no-check", no_argument, NULL, 'N'},      {"measure", required_argument, NULL, 'M'},
 		{"ci", required_argument, NULL, 'I'},      {"max-processes", required_argument, NULL, 'x'},
+		{"order", required_argument, NULL, 'O'},   {"order-seed", required_argument, NULL, 'S'},
 		{NULL, 0, NULL, 0},
 	};
 	static struct alloclab_run_config cfg;
@@ -229,6 +234,15 @@ int alloclab_cmd_run(int argc, char **argv)
 			break;
 		}
 		case 'X': words_file = optarg; break;
+		case 'O':
+			if (strcmp(optarg, "random") == 0)
+				cfg.order_fixed = 0;
+			else if (strcmp(optarg, "fixed") == 0)
+				cfg.order_fixed = 1;
+			else
+				rc = alloclab_usage_error("run", "--order takes random or fixed, not '%s'", optarg);
+			break;
+		case 'S': rc = alloclab_parse_whole("run", "--order-seed", optarg, 1, (1ull << 63) - 1, &cfg.order_seed); break;
 		case 'C': cfg.check = ALLOCLAB_CHECK_ALL; break;
 		case 'N': cfg.check = ALLOCLAB_CHECK_NONE; break;
 		case 'M':

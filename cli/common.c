@@ -20,22 +20,33 @@ int alloclab_usage_error(const char *command, const char *fmt, ...)
 	return 2;
 }
 
-int alloclab_parse_count(const char *command, const char *what, const char *text, unsigned long min,
-			 unsigned long max, unsigned *out)
+int alloclab_parse_whole(const char *command, const char *what, const char *text, uint64_t min, uint64_t max,
+			 uint64_t *out)
 {
 	uint64_t v = 0;
 
 	switch (alloclab_parse_u64(text, strlen(text), 0, &v)) {
 	case ALLOCLAB_NUMBER_OK: break;
 	case ALLOCLAB_NUMBER_OVERFLOW:
-		return alloclab_usage_error(command, "%s '%s' is too large (at most %lu)", what, text, max);
+		return alloclab_usage_error(command, "%s '%s' is too large (at most %llu)", what, text,
+					    (unsigned long long)max);
 	default: return alloclab_usage_error(command, "%s '%s' is not a whole number", what, text);
 	}
 	if (v < min || v > max)
-		return alloclab_usage_error(command, "%s %llu is out of range %lu..%lu", what, (unsigned long long)v, min,
-					    max);
-	*out = (unsigned)v;
+		return alloclab_usage_error(command, "%s %llu is out of range %llu..%llu", what, (unsigned long long)v,
+					    (unsigned long long)min, (unsigned long long)max);
+	*out = v;
 	return 0;
+}
+
+int alloclab_parse_count(const char *command, const char *what, const char *text, unsigned long min,
+			 unsigned long max, unsigned *out)
+{
+	uint64_t v = 0;
+	int rc = alloclab_parse_whole(command, what, text, min, max, &v);
+	if (rc == 0)
+		*out = (unsigned)v;
+	return rc;
 }
 
 int alloclab_parse_timeout(const char *command, const char *text, double max, double *out)

@@ -149,6 +149,11 @@ static json_t *settings_json(const struct alloclab_run_settings *s)
 	json_t *config = json_pack("{s:i,s:i,s:i,s:f,s:b,s:s,s:s}", K_PROCESSES, s->processes_auto ? 0 : (int)s->processes,
 				   K_VALUES, (int)s->values, K_WARMUPS, (int)s->warmups, K_TIMEOUT_S, s->timeout_s, K_PIN,
 				   s->pin, K_CACHE_ALIGN, s->cache_align, K_MEASURE, s->measure);
+	if (s->order) {
+		json_object_set_new(config, K_ORDER, json_string(s->order));
+		if (strcmp(s->order, "random") == 0)
+			json_object_set_new(config, K_ORDER_SEED, json_integer((json_int_t)s->order_seed));
+	}
 	if (s->processes_auto)
 		json_object_set_new(config, K_PROCESSES_AUTO,
 				    json_pack("{s:i,s:i,s:f}", K_MIN, (int)s->processes, K_MAX, (int)s->max_processes,

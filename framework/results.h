@@ -131,6 +131,8 @@ struct alloclab_run_settings {
 	int pin;
 	const char *cache_align;  /* "off", "on", "both" */
 	const char *measure;      /* "time", "instructions", "cache" */
+	const char *order;        /* "random" (cells shuffled in each round) or "fixed" */
+	uint64_t order_seed;      /* random: the shuffles' seed, to reproduce them (< 2^63) */
 	/* -n auto: processes are added until the 95% confidence interval of a
 	 * cell's mean is within ci_percent of it, at most max_processes. */
 	int processes_auto;

@@ -39,6 +39,8 @@
 #define K_PIN "pin"
 #define K_CACHE_ALIGN "cache_align"
 #define K_MEASURE "measure"
+#define K_ORDER "order"
+#define K_ORDER_SEED "order_seed"
 #define K_PROCESSES_AUTO "processes_auto"
 #define K_MIN "min"
 #define K_MAX "max"

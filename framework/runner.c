@@ -2,6 +2,8 @@
 #define _GNU_SOURCE 1
 #include "runner.h"
 #include "measure.h"
+#include "hash.h"
+#include "rng.h"
 #include "lengths.h"
 
 #include "cell_values.h"
@@ -16,6 +18,7 @@
 
 #include <alloclab/plugin_options.h>
 #include <errno.h>
+#include <sys/random.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +216,7 @@ struct alloclab_run {
 	struct alloclab_results *results;
 	struct planned_cell *cells;   /* parallel to results->cells */
 	char callgrind_dir[ALLOCLAB_PATH_LEN];     /* --measure instructions: the dumps' folder, or "" */
+	uint64_t order_seed;          /* the cells' order in each round (alloclab_run_order) */
 	uint64_t *caps;               /* per plugin */
 	struct alloclab_journal *journal;
 	char output[ALLOCLAB_PATH_LEN];
@@ -438,16 +442,47 @@ static void free_run(struct alloclab_run *run)
 	free(run);
 }
 
+/* A seed for the order of cells when none was given: from the kernel's
+ * random numbers, else the clock; below 2^63, as JSON keeps it. */
+static uint64_t draw_order_seed(void)
+{
+	uint64_t seed = 0;
+	if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (uint64_t)ts.tv_nsec * ALLOCLAB_GOLDEN_GAMMA ^ (uint64_t)ts.tv_sec ^ (uint64_t)getpid();
+	}
+	seed &= ~(1ull << 63);
+	return seed ? seed : 1;
+}
+
+void alloclab_run_order(uint64_t seed, int fixed, unsigned round, unsigned *order, unsigned n)
+{
+	struct alloclab_rng rng = {alloclab_thread_seed(seed, round)};
+
+	for (unsigned i = 0; i < n; i++)
+		order[i] = i;
+	if (fixed)
+		return;
+	for (unsigned i = n; i > 1; i--) {
+		unsigned j = (unsigned)(alloclab_rng_next(&rng) % i), t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
 int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run **out)
 {
 	static const char *const align_names[] = ALLOCLAB_CACHE_ALIGN_NAMES;
 	struct alloclab_run *run = calloc(1, sizeof *run);
 	char err[ALLOCLAB_ERR_LEN];
+	run->order_seed = cfg->order_seed ? cfg->order_seed : draw_order_seed();
 	struct alloclab_run_settings settings = {
 		.processes = cfg->processes, .values = cfg->values, .warmups = cfg->warmups,
 		.timeout_s = cfg->timeout_s, .pin = cfg->pin, .cache_align = align_names[cfg->cache_align],
 		.measure = alloclab_measure_name(cfg->measure), .processes_auto = cfg->processes_auto,
 		.max_processes = cfg->max_processes, .ci_percent = cfg->ci_percent,
+		.order = cfg->order_fixed ? "fixed" : "random", .order_seed = run->order_seed,
 	};
 
 	*out = NULL;
@@ -512,9 +547,13 @@ int alloclab_run_measure(struct alloclab_run *run)
 	char err[ALLOCLAB_ERR_LEN];
 	int status = ALLOCLAB_EXIT_OK;
 
+	unsigned *order = calloc(r->ncells + 1, sizeof *order);
+
 	alloclab_progress_start(&progress, run->total_workers);
 	for (unsigned round = 0; round < run->max_processes && !alloclab_interrupted(); round++) {
-		for (unsigned k = 0; k < r->ncells && !alloclab_interrupted(); k++) {
+		alloclab_run_order(run->order_seed, run->cfg->order_fixed, round, order, r->ncells);
+		for (unsigned i = 0; i < r->ncells && !alloclab_interrupted(); i++) {
+			unsigned k = order[i];
 			struct planned_cell *c = &run->cells[k];
 			struct alloclab_cell *cell = &r->cells[k];
 			struct alloclab_process proc;
@@ -570,6 +609,7 @@ int alloclab_run_measure(struct alloclab_run *run)
 		}
 	}
 	alloclab_progress_end(&progress);
+	free(order);
 	if (alloclab_interrupted())
 		status = ALLOCLAB_EXIT_INTERRUPTED;
 	else if (run->failed)
@@ -577,6 +617,7 @@ int alloclab_run_measure(struct alloclab_run *run)
 	return status;
 write_failed:
 	alloclab_progress_end(&progress);
+	free(order);
 	fprintf(stderr, "alloclab: %s\n", err);
 	return ALLOCLAB_EXIT_USAGE;
 }

@@ -78,6 +78,11 @@ struct alloclab_run_config {
 	 * the plugin file's contents (alloclab_check_cache_dir). */
 	enum { ALLOCLAB_CHECK_PATHS, ALLOCLAB_CHECK_ALL, ALLOCLAB_CHECK_NONE } check;
 	int pin;
+	/* The order cells are visited in within each round of processes:
+	 * shuffled per round (the default), from order_seed, so that no cell
+	 * always follows the same neighbour; or the order of the plan. */
+	int order_fixed;
+	uint64_t order_seed;       /* < 2^63; 0: one is drawn (and recorded) */
 	/* What a value is (measure.h): time, or instructions counted by
 	 * callgrind in the timed region only, with or without its cache
 	 * simulation. */
@@ -98,6 +103,11 @@ struct alloclab_run_config {
 	int argc;
 	char **argv;
 };
+
+/* The order cells are visited in, in round `round` of processes: the
+ * plan's (fixed), or a shuffle (Fisher-Yates) drawn from the run's seed and
+ * the round, so that a run can be repeated in the same order. */
+void alloclab_run_order(uint64_t seed, int fixed, unsigned round, unsigned *order, unsigned n);
 
 /* Loads the plugin and creates an instance in a child process (a crash or
  * hang there is reported, never suffered): 0 with *out filled, or -1 with

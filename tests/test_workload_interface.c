@@ -7,6 +7,7 @@
  */
 #include "helpers.h"
 #include "results.h"
+#include "runner.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -83,4 +84,61 @@ Test(workload_interface, a_fast_prepare_failure_never_hangs_the_worker, .timeout
 	cr_expect(strstr(r.out, "ticks: prepare failed on purpose") != NULL, "%s", r.out);
 	cr_expect_null(strstr(r.out, "timed out"), "%s", r.out);
 	cmd_result_free(&r);
+}
+
+/* Cells are visited in a shuffled order in each round of processes, drawn
+ * from the recorded seed (so the same seed repeats it), and in the plan's
+ * order with --order fixed. The ticks workload reports when its process
+ * measured, which shows the order the runner took. */
+static void visited_order(const struct alloclab_results *doc, unsigned round, unsigned *order)
+{
+	uint64_t started[16];
+	for (unsigned k = 0; k < doc->ncells; k++) {
+		cr_assert_gt(doc->cells[k].nprocs, round);
+		const struct alloclab_process *p = &doc->cells[k].procs[round];
+		started[k] = (uint64_t)json_integer_value(
+			json_object_get(json_array_get(p->values[0].thread_reports, 0), "process_started_ns"));
+		cr_assert_gt(started[k], 0);
+		order[k] = k;
+	}
+	for (unsigned i = 1; i < doc->ncells; i++)
+		for (unsigned j = i; j > 0 && started[order[j]] < started[order[j - 1]]; j--) {
+			unsigned t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+}
+
+Test(workload_interface, cells_are_visited_in_a_seeded_random_order, .timeout = 120)
+{
+	setenv("ALLOCLAB_EXE", getenv("ALLOCLAB_TEST_EXE"), 1);
+	char *dir = scratch_dir();
+	for (int fixed = 0; fixed < 2; fixed++) {
+		struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w",
+			"ticks:size=8+16+24+32+40+48", "-t", "1", "-n", "4", "-v", "1", "--warmups", "0", "--order",
+			fixed ? "fixed" : "random", "--order-seed", "42", "-q", "-o", "o.json", NULL});
+		cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+		cmd_result_free(&r);
+		struct alloclab_results *doc = load_results(dir, "o.json");
+		cr_assert_eq(doc->ncells, 6);
+		unsigned shuffled_rounds = 0;
+		for (unsigned round = 0; round < 4; round++) {
+			unsigned got[16], want[16];
+			visited_order(doc, round, got);
+			alloclab_run_order(42, fixed, round, want, 6);
+			for (unsigned i = 0; i < 6; i++)
+				cr_expect_eq(got[i], want[i], "round %u, place %u: cell %u, expected %u", round, i, got[i],
+					     want[i]);
+			for (unsigned i = 0; i < 6; i++)
+				if (want[i] != i) {
+					shuffled_rounds++;
+					break;
+				}
+		}
+		if (fixed)
+			cr_expect_eq(shuffled_rounds, 0);
+		else
+			cr_expect_gt(shuffled_rounds, 2, "the seed's shuffles left the plan's order in most rounds");
+		alloclab_results_free(doc);
+	}
 }

@@ -140,6 +140,24 @@ void obm_variant_stats(const struct obm_state *st, alloclab_stat_fn emit, void *
 	uint64_t root = sizeof st->radix_root, mid = st->radix_nmid * sizeof(struct obm_radix_mid),
 		 leaf = st->radix_nleaf * sizeof(struct obm_radix_slot) * (st->radix_leaf_mask + 1);
 
+	/* Where the arenas sit in their arena-sized slots of address space:
+	 * an arena at offset o of its slot puts the share o / arena_size of
+	 * its pointers in the slot above. The ownership check's branch
+	 * (CPython's (t < lo) || (t >= hi && hi != 0)) goes one way for one
+	 * part and the other way for the rest: predictable when o is near 0
+	 * or the arena's size, a coin toss per free when o is near the
+	 * middle. balance_permille is min(o, size - o) / size, averaged over
+	 * the arenas: 0 predictable, 500 a coin toss. */
+	uint64_t straddling = 0, balance = 0, mapped = 0;
+	for (uint32_t i = 0; i < st->maxarenas; i++)
+		if (st->arenas[i].address) {
+			uint64_t o = st->arenas[i].address & st->radix_tail_mask, size = st->radix_tail_mask + 1;
+			mapped++;
+			straddling += o != 0;
+			balance += 1000 * (o < size - o ? o : size - o) / size;
+		}
+	emit(arg, "radix.arenas_straddling", straddling);
+	emit(arg, "radix.straddle_balance_permille", mapped ? balance / mapped : 0);
 	emit(arg, "radix.mid_nodes", st->radix_nmid);
 	emit(arg, "radix.leaf_nodes", st->radix_nleaf);
 	emit(arg, "radix.bytes_root", root);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { P_SIZE, P_COUNT, P_HOLD, P_FAIL };
 
@@ -23,8 +24,15 @@ static const struct alloclab_param ticks_params[] = {
 	[P_FAIL] = {.name = "fail", .help = "1: thread 0's prepare fails at once", .def = 0, .min = 0, .max = 1},
 };
 
+static uint64_t process_started_ns; /* the first prepare's clock (a process measures one cell) */
+
 static int ticks_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
 {
+	if (process_started_ns == 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		process_started_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
 	if (t->params->v[P_FAIL] && t->index == 0) {
 		snprintf(err, err_len, "ticks: prepare failed on purpose");
 		return -1;
@@ -46,7 +54,8 @@ static void ticks_run(struct alloclab_workload_thread *t)
 		alloclab_free(t->alloc, p);
 	}
 	t->ops = i;
-	t->report = json_pack("{s:I}", "bytes", (json_int_t)(i * size));
+	/* When the process measured: the order the runner visited cells in. */
+	t->report = json_pack("{s:I,s:I}", "bytes", (json_int_t)(i * size), "process_started_ns", (json_int_t)process_started_ns);
 }
 
 static void ticks_finish(struct alloclab_workload_thread *t)
@@ -91,13 +100,9 @@ static int ticks_check_report(int per_process, const json_t *report, char *err, 
 static uint64_t cell_bytes(const struct alloclab_cell *cell)
 {
 	uint64_t bytes = 0;
-	json_t *rep;
-	size_t i;
 
-	for (unsigned p = 0; p < cell->nprocs; p++)
-		for (unsigned v = 0; v < cell->procs[p].nvalues; v++)
-			json_array_foreach(cell->procs[p].values[v].thread_reports, i, rep)
-				bytes += (uint64_t)json_integer_value(json_object_get(rep, "bytes"));
+	for (struct alloclab_report_iter it = alloclab_reports(cell, ALLOCLAB_REPORTS_PER_VALUE); alloclab_reports_next(&it);)
+		bytes += (uint64_t)json_integer_value(json_object_get(it.report, "bytes"));
 	return bytes;
 }
 
