@@ -99,8 +99,10 @@ static int print_obmalloc(const json_t *s, FILE *out)
 		broken |= !ok;
 	}
 	if (has(s, "class.0.pools") || pools) {
-		int ok = get(s, "bytes.pool_headers") == pools * 48;
-		fprintf(out, "  pool headers = %" PRIu64 " pools x 48 bytes: %s\n", pools, ok ? "ok" : "BROKEN");
+		uint64_t header = has(s, "config.pool_header") ? get(s, "config.pool_header") : 48;
+		int ok = get(s, "bytes.pool_headers") == pools * header;
+		fprintf(out, "  pool headers = %" PRIu64 " pools x %" PRIu64 " bytes: %s\n", pools, header,
+			ok ? "ok" : "BROKEN");
 		broken |= !ok;
 	}
 	return broken;

@@ -11,6 +11,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Prints text from column `col` on, broken after one of the characters in
+ * `breaks` so that no line runs past `width`; continuation lines start at
+ * column `indent`. */
+static void print_wrapped(FILE *out, int col, int indent, int width, const char *breaks, const char *text)
+{
+	while (*text) {
+		size_t room = width > col ? (size_t)(width - col) : 20, n = strlen(text);
+		if (n > room) {
+			size_t cut = 0;
+			for (size_t k = 0; k < room; k++)
+				if (strchr(breaks, text[k]))
+					cut = k + 1;
+			n = cut ? cut : room;
+		}
+		size_t shown = n;
+		while (shown > 0 && text[shown - 1] == ' ')
+			shown--;
+		fprintf(out, "%.*s", (int)shown, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+		if (*text) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		}
+	}
+	fputc('\n', out);
+}
+
 static double cell_median(const struct alloclab_cell *cell)
 {
 	size_t n;
@@ -148,10 +177,15 @@ static void print_cache(const struct alloclab_results *r, FILE *out)
 			continue;
 		if (!header) {
 			const char *g = r->facts.cache_simulated;
-			fprintf(out, "\nsimulated data-cache misses per operation (callgrind%s%s; no prefetchers, no coherence "
-				     "traffic between cores):\n",
-				g ? ", " : "", g ? g : "");
-			fprintf(out, "  %-60s %12s %12s\n", "cell", "D1 misses", "LL misses");
+			int tlb = r->facts.tlb_simulated;
+			char head[1200];
+			snprintf(head, sizeof head, "simulated %s misses per operation (callgrind%s%s; %s):",
+				 tlb ? "data-TLB" : "data-cache", g ? ", " : "", g ? g : "",
+				 tlb ? "LRU, no page walk caches, 4 KiB pages only"
+				     : "no prefetchers, no coherence traffic between cores");
+			fputc('\n', out);
+			print_wrapped(out, 0, 2, 100, " ", head);
+			fprintf(out, "  %-60s %12s %12s\n", "cell", tlb ? "L1 dTLB" : "D1 misses", tlb ? "STLB" : "LL misses");
 			header = 1;
 		}
 		cache_medians(c, &d1, &ll);
@@ -235,15 +269,17 @@ static void print_placement(const struct alloclab_results *r, FILE *out)
 		if (!any)
 			continue;
 		if (!header) {
-			fprintf(out, "\ncache-line placement of the blocks live at the end of each process:\n");
-			fprintf(out, "  %-*s %-10s %7s %12s %11s %s\n", pw, "plugin", "workload", "threads", "blocks",
-				"straddling", "lines shared by 2+ threads");
+			fprintf(out, "\ncache-line and page placement of the blocks live at the end of each process\n"
+				     "(blocks and pages summed over the cell's processes):\n");
+			fprintf(out, "  %-*s %-10s %7s %12s %11s %10s %s\n", pw, "plugin", "workload", "threads", "blocks",
+				"straddling", "4K pages", "lines shared by 2+ threads");
 			header = 1;
 		}
 		alloclab_cell_label(c, label, sizeof label);
-		fprintf(out, "  %-*s %-10s %7u %12llu %10.1f%%", pw, label, c->workload, c->threads,
+		fprintf(out, "  %-*s %-10s %7u %12llu %10.1f%% %10llu", pw, label, c->workload, c->threads,
 			(unsigned long long)sum.blocks,
-			sum.blocks ? 100.0 * (double)sum.straddling / (double)sum.blocks : 0.0);
+			sum.blocks ? 100.0 * (double)sum.straddling / (double)sum.blocks : 0.0,
+			(unsigned long long)sum.pages);
 		if (sum.threads_counted)
 			fprintf(out, " %.2f%% of %llu", sum.lines_total ? 100.0 * (double)sum.lines_shared / (double)sum.lines_total : 0.0,
 				(unsigned long long)sum.lines_total);
@@ -276,35 +312,6 @@ static void print_auto(const struct alloclab_results *r, FILE *out)
 		free(m);
 	}
 	free_names(names, r->ncells);
-}
-
-/* Prints text from column `col` on, broken after one of the characters in
- * `breaks` so that no line runs past `width`; continuation lines start at
- * column `indent`. */
-static void print_wrapped(FILE *out, int col, int indent, int width, const char *breaks, const char *text)
-{
-	while (*text) {
-		size_t room = width > col ? (size_t)(width - col) : 20, n = strlen(text);
-		if (n > room) {
-			size_t cut = 0;
-			for (size_t k = 0; k < room; k++)
-				if (strchr(breaks, text[k]))
-					cut = k + 1;
-			n = cut ? cut : room;
-		}
-		size_t shown = n;
-		while (shown > 0 && text[shown - 1] == ' ')
-			shown--;
-		fprintf(out, "%.*s", (int)shown, text);
-		text += n;
-		while (*text == ' ')
-			text++;
-		if (*text) {
-			fprintf(out, "\n%*s", indent, "");
-			col = indent;
-		}
-	}
-	fputc('\n', out);
 }
 
 /* A scaling curve needs the cores to run on: say so when the machine was

@@ -71,10 +71,12 @@ static const char usage[] =
 	"      --cache-align off|on|both  measure through a wrapper that puts every block on a\n"
 	"                                 cache line (by over-allocation); both: each plugin twice\n"
 	"      --words FILE               the text the unicode workload takes its words from\n"
-	"      --measure time|instructions|cache  what a value is: time (default), or instructions\n"
+	"      --measure time|instructions|cache|tlb  what a value is: time (default), or instructions\n"
 	"                                 per op counted by valgrind's callgrind in the timed region\n"
 	"                                 only (deterministic; about 50x slower to run); cache adds\n"
-	"                                 simulated L1/LL data misses per op (this machine's geometry)\n"
+	"                                 simulated L1/LL data misses per op (this machine's geometry);\n"
+	"                                 tlb adds simulated first- and second-level data-TLB misses\n"
+	"                                 per op (4 KiB pages; ALLOCLAB_TLB=E1,W1,E2,W2 to override)\n"
 	"      --check / --no-check       put every plugin through 'alloclab check' first / none; by\n"
 	"                                 default the plugins given by path are checked (cached per build)\n"
 	"  -o, --output FILE              results JSON (default alloclab-results/run-DATE.json)\n"
@@ -247,7 +249,7 @@ int alloclab_cmd_run(int argc, char **argv)
 		case 'N': cfg.check = ALLOCLAB_CHECK_NONE; break;
 		case 'M':
 			if (alloclab_measure_parse(optarg, &cfg.measure) != 0)
-				rc = alloclab_usage_error("run", "--measure takes time, instructions or cache, not '%s'", optarg);
+				rc = alloclab_usage_error("run", "--measure takes time, instructions, cache or tlb, not '%s'", optarg);
 			break;
 		case 'h': fputs(usage, stdout); free_plugin_args(&cfg); return 0;
 		case ':': rc = alloclab_usage_error("run", "option '%s' needs a value", argv[optind - 1]); break;

@@ -9,11 +9,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #ifdef ALLOCLAB_HAVE_CALLGRIND
 #include <valgrind/callgrind.h>
 #endif
 
-static const char *const names[] = {"time", "instructions", "cache"};
+static const char *const names[] = {"time", "instructions", "cache", "tlb"};
 
 int alloclab_measure_parse(const char *name, enum alloclab_measure *out)
 {
@@ -69,6 +73,88 @@ int alloclab_cache_geometry(char *d1, size_t d1_len, char *ll, size_t ll_len)
 	return 0;
 }
 
+/* Intel's deterministic address translation leaf (0x18): each subleaf a
+ * TLB, EDX saying its type (data or unified) and level, EBX its page sizes
+ * and ways, ECX its sets. AMD's 0x80000005 and 0x80000006 give the first-
+ * and second-level data TLBs for 4 KiB pages with the ways encoded. */
+static int tlb_from_cpuid(struct alloclab_tlb_geometry *g)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d, max, found = 0;
+	static const unsigned amd_ways[16] = {0, 1, 2, 3, 4, 0, 8, 0, 16, 0, 32, 48, 64, 96, 128, 0};
+
+	__cpuid(0, max, b, c, d);
+	if (max >= 0x18) {
+		__cpuid_count(0x18, 0, a, b, c, d);
+		unsigned subleaves = a;
+		for (unsigned i = 0; i <= subleaves && i < 32; i++) {
+			__cpuid_count(0x18, i, a, b, c, d);
+			unsigned type = d & 0x1f, level = (d >> 5) & 7, ways = (b >> 16) & 0xffff, sets = c;
+			int fully = (d >> 8) & 1;
+			if (!(b & 1) || (type != 1 && type != 3)) /* 4 KiB pages; data or unified */
+				continue;
+			unsigned entries = ways * sets;
+			if (fully)
+				ways = entries;
+			if (level == 1 && type == 1 && !(found & 1)) {
+				g->l1_entries = entries, g->l1_ways = ways, found |= 1;
+			} else if (level == 2 && !(found & 2)) {
+				g->l2_entries = entries, g->l2_ways = ways, found |= 2;
+			}
+		}
+		if (found == 3)
+			return 0;
+	}
+	__cpuid(0x80000000, max, b, c, d);
+	if (max >= 0x80000006) {
+		__cpuid(0x80000005, a, b, c, d);
+		unsigned l1 = (b >> 16) & 0xff, l1w = b >> 24;
+		__cpuid(0x80000006, a, b, c, d);
+		unsigned l2 = (b >> 16) & 0xfff, l2w = amd_ways[(b >> 28) & 0xf];
+		if (l1 && l2 && l2w) {
+			g->l1_entries = l1, g->l1_ways = l1w == 0xff ? l1 : l1w;
+			g->l2_entries = l2, g->l2_ways = l2w;
+			return 0;
+		}
+	}
+#endif
+	(void)g;
+	return -1;
+}
+
+static int power_of_two(unsigned x) { return x && !(x & (x - 1)); }
+
+void alloclab_tlb_geometry(struct alloclab_tlb_geometry *g)
+{
+	const char *env = getenv("ALLOCLAB_TLB");
+	unsigned e1, w1, e2, w2;
+
+	*g = (struct alloclab_tlb_geometry){64, 4, 1536, 12, "default"};
+	if (env && sscanf(env, "%u,%u,%u,%u", &e1, &w1, &e2, &w2) == 4 && w1 && w2 && e1 % w1 == 0 && e2 % w2 == 0 &&
+	    power_of_two(e1 / w1) && power_of_two(e2 / w2)) {
+		*g = (struct alloclab_tlb_geometry){e1, w1, e2, w2, "override"};
+		return;
+	}
+	struct alloclab_tlb_geometry c = *g;
+	if (tlb_from_cpuid(&c) == 0 && c.l1_ways && c.l2_ways && c.l1_entries % c.l1_ways == 0 &&
+	    c.l2_entries % c.l2_ways == 0) {
+		/* The simulator wants a power-of-two number of sets: rounded down,
+		 * as for the caches. */
+		unsigned s1 = c.l1_entries / c.l1_ways, s2 = c.l2_entries / c.l2_ways, p1 = 1, p2 = 1;
+		while (p1 * 2 <= s1)
+			p1 *= 2;
+		while (p2 * 2 <= s2)
+			p2 *= 2;
+		*g = (struct alloclab_tlb_geometry){p1 * c.l1_ways, c.l1_ways, p2 * c.l2_ways, c.l2_ways, "cpuid"};
+	}
+}
+
+void alloclab_tlb_options(const struct alloclab_tlb_geometry *g, char *d1, size_t d1_len, char *ll, size_t ll_len)
+{
+	snprintf(d1, d1_len, "--D1=%lu,%u,4096", (unsigned long)g->l1_entries * 4096ul, g->l1_ways);
+	snprintf(ll, ll_len, "--LL=%lu,%u,4096", (unsigned long)g->l2_entries * 4096ul, g->l2_ways);
+}
+
 void alloclab_measure_worker_argv(struct alloclab_measure_argv *a, const char *dumps_dir, int cache_sim,
 				  const char *self, const char *spec)
 {
@@ -86,12 +172,19 @@ void alloclab_measure_worker_argv(struct alloclab_measure_argv *a, const char *d
 	snprintf(a->log, sizeof a->log, "--log-file=%s/valgrind.%%p.log", dumps_dir);
 	a->argv[n++] = a->out;
 	a->argv[n++] = a->log;
-	if (cache_sim) {
+	if (cache_sim == 1) {
 		a->argv[n++] = "--cache-sim=yes";
 		if (alloclab_cache_geometry(a->d1, sizeof a->d1, a->ll, sizeof a->ll) == 0) {
 			a->argv[n++] = a->d1;
 			a->argv[n++] = a->ll;
 		}
+	} else if (cache_sim == 2) {
+		struct alloclab_tlb_geometry g;
+		alloclab_tlb_geometry(&g);
+		alloclab_tlb_options(&g, a->d1, sizeof a->d1, a->ll, sizeof a->ll);
+		a->argv[n++] = "--cache-sim=yes";
+		a->argv[n++] = a->d1;
+		a->argv[n++] = a->ll;
 	}
 	a->argv[n++] = (char *)self;
 	a->argv[n++] = "__worker";

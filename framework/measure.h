@@ -8,6 +8,12 @@
  *                 and each value's count is read back from its dump
  *   cache         the same, with callgrind's cache simulation set to this
  *                 machine's data-cache geometry
+ *   tlb           the same, with the simulated caches made data TLBs: lines
+ *                 of a 4 KiB page, the first level and the second level
+ *                 (STLB) at this machine's entries and ways (CPUID, where
+ *                 it says; else a common geometry), so a "miss" is a page
+ *                 not in the TLB: the page-level cost that pool and arena
+ *                 sizes change
  *
  * The runner asks whether a back-end is available and how to start a
  * worker under it; the worker brackets each value with start and stop.
@@ -20,9 +26,14 @@
 
 #include "lengths.h"
 
-enum alloclab_measure { ALLOCLAB_MEASURE_TIME, ALLOCLAB_MEASURE_INSTRUCTIONS, ALLOCLAB_MEASURE_CACHE };
+enum alloclab_measure {
+	ALLOCLAB_MEASURE_TIME,
+	ALLOCLAB_MEASURE_INSTRUCTIONS,
+	ALLOCLAB_MEASURE_CACHE,
+	ALLOCLAB_MEASURE_TLB,
+};
 
-/* "time", "instructions", "cache": 0 with *out set, or -1. */
+/* "time", "instructions", "cache", "tlb": 0 with *out set, or -1. */
 int alloclab_measure_parse(const char *name, enum alloclab_measure *out);
 const char *alloclab_measure_name(enum alloclab_measure m);
 
@@ -34,6 +45,18 @@ int alloclab_measure_available(enum alloclab_measure m, char *err, size_t err_le
  * cache and last-level cache, read with sysconf. -1 when unknown. */
 int alloclab_cache_geometry(char *d1, size_t d1_len, char *ll, size_t ll_len);
 
+/* The data TLBs to simulate: entries and ways of the first level and of
+ * the second (unified) level, for 4 KiB pages, and where they came from
+ * ("cpuid" or "default": 64 entries 4-way, 1536 entries 12-way, a common
+ * x86-64 geometry). ALLOCLAB_TLB=E1,W1,E2,W2 overrides them ("override"). */
+struct alloclab_tlb_geometry {
+	unsigned l1_entries, l1_ways, l2_entries, l2_ways;
+	const char *source;
+};
+void alloclab_tlb_geometry(struct alloclab_tlb_geometry *g);
+/* The same as valgrind's --D1= and --LL= options (lines of 4096 bytes). */
+void alloclab_tlb_options(const struct alloclab_tlb_geometry *g, char *d1, size_t d1_len, char *ll, size_t ll_len);
+
 /* ---- the runner's side ---- */
 
 /* The command line that runs a worker under a counting back-end: valgrind's
@@ -43,6 +66,7 @@ struct alloclab_measure_argv {
 	char *argv[16];
 	char out[ALLOCLAB_PATH_PLUS_LEN], log[ALLOCLAB_PATH_PLUS_LEN], d1[96], ll[96];
 };
+/* cache_sim: 0 none, 1 the data caches, 2 the data TLBs. */
 void alloclab_measure_worker_argv(struct alloclab_measure_argv *a, const char *dumps_dir, int cache_sim,
 				  const char *self, const char *spec);
 

@@ -111,6 +111,34 @@ static json_t *size_summary(const size_t *size, size_t n, uint64_t *distinct)
 	return out;
 }
 
+static int by_value(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+	return (x > y) - (x < y);
+}
+
+uint64_t alloclab_pages_spanned(const uintptr_t *addr, const size_t *size, size_t n)
+{
+	size_t total = 0, k = 0;
+	uintptr_t *pages;
+	uint64_t distinct = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += size[i] ? ((addr[i] + size[i] - 1) >> ALLOCLAB_PAGE_SHIFT) - (addr[i] >> ALLOCLAB_PAGE_SHIFT) + 1 : 1;
+	if ((pages = malloc((total ? total : 1) * sizeof *pages)) == NULL)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t last = size[i] ? (addr[i] + size[i] - 1) >> ALLOCLAB_PAGE_SHIFT : addr[i] >> ALLOCLAB_PAGE_SHIFT;
+		for (uintptr_t pg = addr[i] >> ALLOCLAB_PAGE_SHIFT; pg <= last; pg++)
+			pages[k++] = pg;
+	}
+	qsort(pages, k, sizeof *pages, by_value);
+	for (size_t i = 0; i < k; i++)
+		distinct += i == 0 || pages[i] != pages[i - 1];
+	free(pages);
+	return distinct;
+}
+
 json_t *alloclab_placement_report(const uintptr_t *addr, const size_t *size, size_t n, size_t line,
 				  int threads_counted, uint64_t lines_total, uint64_t lines_shared)
 {
@@ -125,8 +153,9 @@ json_t *alloclab_placement_report(const uintptr_t *addr, const size_t *size, siz
 	sizes = size_summary(size, n, &distinct);
 	for (size_t i = 0; i < line && i < 256; i++)
 		json_array_append_new(offsets, json_integer((json_int_t)hist[i]));
-	out = json_pack("{s:I,s:I,s:I,s:o,s:o,s:I}", "line_size", (json_int_t)line, "blocks", (json_int_t)n, "straddling",
-			(json_int_t)straddling, "offsets", offsets, "sizes", sizes, "distinct_sizes", (json_int_t)distinct);
+	out = json_pack("{s:I,s:I,s:I,s:o,s:o,s:I,s:I}", "line_size", (json_int_t)line, "blocks", (json_int_t)n,
+			"straddling", (json_int_t)straddling, "offsets", offsets, "sizes", sizes, "distinct_sizes",
+			(json_int_t)distinct, "pages", (json_int_t)alloclab_pages_spanned(addr, size, n));
 	if (threads_counted) {
 		json_object_set_new(out, "lines_total", json_integer((json_int_t)lines_total));
 		json_object_set_new(out, "lines_shared", json_integer((json_int_t)lines_shared));
@@ -149,7 +178,7 @@ static int count_field(const json_t *r, const char *key, int required, uint64_t 
 
 int alloclab_placement_check(const json_t *r, char *err, size_t err_len)
 {
-	uint64_t line = 0, blocks = 0, strad = 0, total = 0, shared = 0, distinct = 0;
+	uint64_t line = 0, blocks = 0, strad = 0, total = 0, shared = 0, distinct = 0, pages = 0;
 	json_t *offsets = json_object_get(r, "offsets"), *sizes = json_object_get(r, "sizes"), *x;
 	const char *key;
 	size_t i;
@@ -162,7 +191,8 @@ int alloclab_placement_check(const json_t *r, char *err, size_t err_len)
 	    count_field(r, "straddling", 1, &strad, err, err_len) ||
 	    count_field(r, "lines_total", 0, &total, err, err_len) ||
 	    count_field(r, "lines_shared", 0, &shared, err, err_len) ||
-	    count_field(r, "distinct_sizes", 0, &distinct, err, err_len))
+	    count_field(r, "distinct_sizes", 0, &distinct, err, err_len) ||
+	    count_field(r, "pages", 0, &pages, err, err_len))
 		return -1;
 	if (line < 8 || line > 256 || (line & (line - 1))) {
 		snprintf(err, err_len, "placement line_size %llu is not a power of two in 8..256", (unsigned long long)line);
@@ -203,6 +233,7 @@ void alloclab_placement_add(struct alloclab_placement_sum *sum, const json_t *r)
 	sum->line_size = (uint64_t)json_integer_value(json_object_get(r, "line_size"));
 	sum->blocks += (uint64_t)json_integer_value(json_object_get(r, "blocks"));
 	sum->straddling += (uint64_t)json_integer_value(json_object_get(r, "straddling"));
+	sum->pages += (uint64_t)json_integer_value(json_object_get(r, "pages"));
 	if (json_object_get(r, "lines_total")) {
 		sum->threads_counted = 1;
 		sum->lines_total += (uint64_t)json_integer_value(json_object_get(r, "lines_total"));

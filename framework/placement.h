@@ -48,10 +48,17 @@ int alloclab_shared_lines(const struct alloclab_block_list *lists, unsigned nthr
  *   sizes          {"size": count}: the commonest sizes given (at most
  *                  ALLOCLAB_PLACEMENT_SIZES)
  *   distinct_sizes how many different sizes there were
+ *   pages          the 4 KiB pages the blocks cover (what a TLB must map to
+ *                  reach them all: the page spread)
  *   lines_total, lines_shared   (several threads) lines holding live
  *                  blocks of any thread, and of two or more threads
  */
 #define ALLOCLAB_PLACEMENT_SIZES 16
+#define ALLOCLAB_PAGE_SHIFT 12
+
+/* The distinct 4 KiB pages that blocks [addr[i], addr[i] + size[i]) cover;
+ * 0 when out of memory. */
+uint64_t alloclab_pages_spanned(const uintptr_t *addr, const size_t *size, size_t n);
 
 json_t *alloclab_placement_report(const uintptr_t *addr, const size_t *size, size_t n, size_t line,
 				  int threads_counted, uint64_t lines_total, uint64_t lines_shared);
@@ -65,7 +72,7 @@ int alloclab_placement_check_report(int per_process, const json_t *report, char 
 
 /* Reports added up (after alloclab_placement_check). */
 struct alloclab_placement_sum {
-	uint64_t line_size, blocks, straddling, lines_total, lines_shared;
+	uint64_t line_size, blocks, straddling, lines_total, lines_shared, pages;
 	int threads_counted;
 	uint64_t offsets[256];
 };

@@ -631,6 +631,10 @@ static int read_facts_with(const struct reader *rd, struct alloclab_results *r)
 		return -1;
 	f->cpus_allowed = (int)cpus;
 	f->cache_simulated = geometry;
+	{
+		json_t *m = json_object_get(r->config, K_MEASURE);
+		f->tlb_simulated = json_is_string(m) && strcmp(json_string_value(m), "tlb") == 0;
+	}
 	if (a == NULL)
 		return 0;
 	if (!json_is_object(a))

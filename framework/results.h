@@ -147,7 +147,8 @@ struct alloclab_run_settings {
 struct alloclab_run_facts {
 	int cpus_allowed;         /* CPUs the run could use; 0 unknown */
 	double load_start, load_end; /* load averages at start and end; < 0 unknown */
-	char *cache_simulated;    /* --measure cache: the simulated geometry; NULL */
+	char *cache_simulated;    /* --measure cache or tlb: the simulated geometry; NULL */
+	int tlb_simulated;        /* --measure tlb: the values' two miss counts are the data TLBs' */
 	int processes_auto;       /* -n auto, with these: */
 	unsigned max_processes;
 	double ci_percent;

@@ -396,7 +396,8 @@ static void lay_out_cells(struct alloclab_run *run)
 					c->spec.plugin_options = cfg->plugins[p].options;
 					c->spec.gil = cfg->plugins[p].gil;
 					c->spec.callgrind_dir = run->callgrind_dir[0] ? run->callgrind_dir : NULL;
-					c->spec.cache_sim = cfg->measure == ALLOCLAB_MEASURE_CACHE;
+					c->spec.cache_sim = cfg->measure == ALLOCLAB_MEASURE_CACHE ? 1
+							    : cfg->measure == ALLOCLAB_MEASURE_TLB ? 2 : 0;
 					c->spec.cache_align = al;
 					c->spec.workload = wl;
 					c->spec.params = cfg->workloads[w].params;
@@ -513,6 +514,16 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 			snprintf(both, sizeof both, "%s %s", d1, ll);
 			alloclab_results_set_cache_simulated(run->results, both);
 		}
+	} else if (cfg->measure == ALLOCLAB_MEASURE_TLB) {
+		struct alloclab_tlb_geometry g;
+		char d1[96], ll[96], what[400];
+		alloclab_tlb_geometry(&g);
+		alloclab_tlb_options(&g, d1, sizeof d1, ll, sizeof ll);
+		snprintf(what, sizeof what,
+			 "data TLBs as caches of 4 KiB lines: first level %u entries %u-way, second level %u entries "
+			 "%u-way (%s; %s %s)",
+			 g.l1_entries, g.l1_ways, g.l2_entries, g.l2_ways, g.source, d1, ll);
+		alloclab_results_set_cache_simulated(run->results, what);
 	}
 	if (probe_plugins(run) != 0 || label_plugins(run) != 0 || preflight(run) != 0) {
 		int interrupted = alloclab_interrupted();

@@ -504,7 +504,7 @@ static const struct spec_field spec_fields[] = {
 	SPEC_FIELD("cache_align", SPEC_FLAG, cache_align, 0, 0),
 	SPEC_FIELD("gil", SPEC_FLAG, gil, 0, 0),
 	SPEC_FIELD("callgrind_dir", SPEC_TEXT_OR_NULL, callgrind_dir, 0, 0),
-	SPEC_FIELD("cache_sim", SPEC_FLAG, cache_sim, 0, 0),
+	SPEC_FIELD("cache_sim", SPEC_COUNT, cache_sim, 0, 2),
 	SPEC_FIELD("record", SPEC_TEXT_OR_NULL, record_path, 0, 0),
 };
 
@@ -582,7 +582,8 @@ int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_worklo
 	}
 	if (alloclab_params_check(cell->workload, &cell->params, err, err_len) != 0)
 		return -1;
-	cell->cache_sim = cell->cache_sim && cell->callgrind_dir;
+	if (cell->callgrind_dir == NULL)
+		cell->cache_sim = 0;
 	return 0;
 malformed:
 	snprintf(err, err_len, "malformed worker spec");

@@ -36,7 +36,7 @@ struct alloclab_cell_spec {
 	const char *callgrind_dir;
 	/* --measure cache: callgrind also simulates the caches (the machine's
 	 * geometry), and values carry data misses per operation. */
-	int cache_sim;
+	unsigned cache_sim;           /* 0; 1 the data caches; 2 the data TLBs */
 	/* `alloclab record`: every call reaching the plugin is written to a
 	 * new trace at this path (recorder.h); NULL: not recording. */
 	const char *record_path;

@@ -88,12 +88,12 @@ static void expect_stats_identities(const struct obm_state *st)
 			if (strcmp(s.names[i], name) == 0) {
 				const struct obm_class *k = &st->classes[c];
 				pools += s.values[i];
-				quant += s.values[i] * ((st->cfg->pool_size - OBM_POOL_HEADER - k->page_header_bytes) % k->size);
+				quant += s.values[i] * ((st->cfg->pool_size - st->cfg->first_offset - k->page_header_bytes) % k->size);
 			}
 	}
-	cr_expect_eq(stat(&s, "bytes.pool_headers"), pools * OBM_POOL_HEADER);
+	cr_expect_eq(stat(&s, "bytes.pool_headers"), pools * st->cfg->first_offset);
 #ifndef OBM_BIGPOOL
-	/* Radix pools are contiguous: quantization is (pool - 48) mod size. */
+	/* Radix pools are contiguous: quantization is (pool - header) mod size. */
 	cr_expect_eq(stat(&s, "bytes.quantization"), quant);
 #else
 	/* Big pools are split into pages, each with its own remainder. */
@@ -186,6 +186,7 @@ Test(obmalloc, shadow_model_py310, .timeout = 60) { random_sequence("preset=py31
 Test(obmalloc, shadow_model_classic, .timeout = 60) { random_sequence("preset=classic", 200000, 3000); }
 Test(obmalloc, shadow_model_table_16m_4k, .timeout = 60) { random_sequence("preset=table-16m-4k", 100000, 2000); }
 Test(obmalloc, shadow_model_table_64m_16k, .timeout = 60) { random_sequence("preset=table-64m-16k", 100000, 2000); }
+Test(obmalloc, shadow_model_header_line, .timeout = 60) { random_sequence("preset=py310,header=line", 100000, 2000); }
 Test(obmalloc, shadow_model_misaligned_arenas, .timeout = 60)
 {
 	random_sequence("preset=classic,test_misalign=1", 200000, 4000);
@@ -459,6 +460,32 @@ Test(obmalloc, size_classes_and_raw_requests)
 	obm_free(&f->st, zero);
 	obm_free(&f->st, big);
 	fixture_free(f);
+}
+
+/* header=line changes where blocks start and nothing else: the classes
+ * are the same, blocks of a line's size start on a line, and a pool holds
+ * at most one block fewer. */
+Test(obmalloc, a_line_header_moves_blocks_onto_lines)
+{
+	struct fixture *f = fixture_new("preset=py310"), *g = fixture_new("preset=py310,header=line");
+	for (size_t n = 16; n <= 512; n += 16) {
+		unsigned char *p = obm_malloc(&f->st, n), *q = obm_malloc(&g->st, n);
+		cr_expect_eq(obm_usable_size(&f->st, p), obm_usable_size(&g->st, q));
+		cr_expect_eq((uintptr_t)p - (uintptr_t)obm_pool_of(&f->st, p), OBM_POOL_HEADER);
+		cr_expect_eq((uintptr_t)q - (uintptr_t)obm_pool_of(&g->st, q), OBM_LINE_HEADER);
+		unsigned c = (unsigned)((n - 1) >> OBM_ALIGNMENT_SHIFT);
+		cr_expect(f->classes[c].blocks - g->classes[c].blocks <= 1, "class %u: %u against %u blocks", c,
+			  f->classes[c].blocks, g->classes[c].blocks);
+		if (n % 64 == 0) {
+			unsigned char *r = obm_malloc(&g->st, n);
+			cr_expect_eq((uintptr_t)r % 64, 0, "a %zu-byte block at %p is off its line", n, (void *)r);
+			obm_free(&g->st, r);
+		}
+		obm_free(&f->st, p);
+		obm_free(&g->st, q);
+	}
+	fixture_free(f);
+	fixture_free(g);
 }
 
 /* CPython before 3.8: 8-byte blocks in their own class, 64 classes. */

@@ -38,7 +38,7 @@ Test(workload_interface, a_new_workload_reaches_every_command, .timeout = 120)
 	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
 	cr_expect(strstr(r.out, "ticks report: system asked for") != NULL, "%s", r.out);
 	cr_expect(strstr(r.out, "not applicable: workload 'ticks' runs with at most 2 threads") != NULL, "%s", r.out);
-	cr_expect(strstr(r.out, "cache-line placement of the blocks live") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "cache-line and page placement of the blocks live") != NULL, "%s", r.out);
 	cmd_result_free(&r);
 
 	struct alloclab_results *doc = load_results(dir, "t.json");

@@ -147,14 +147,14 @@ void obm_state_stats(const struct obm_state *st, alloclab_stat_fn emit, void *ar
 	emit(arg, "config.size_classes", OBM_NCLASSES);
 	emit(arg, "config.arena_size", cfg->arena_size);
 	emit(arg, "config.pool_size", cfg->pool_size);
-	emit(arg, "config.pool_header", OBM_POOL_HEADER);
+	emit(arg, "config.pool_header", cfg->first_offset); /* the header with its padding (header=line) */
 	for (unsigned c = 0; c < OBM_NCLASSES; c++) {
 		const struct obm_class *k = &st->classes[c];
 		allocated_bytes += used[c] * k->size;
 		available_bytes += avail[c] * k->size;
-		header_bytes += pools[c] * OBM_POOL_HEADER;
+		header_bytes += pools[c] * cfg->first_offset;
 		page_header_bytes += pools[c] * k->page_header_bytes;
-		quantization += pools[c] * (cfg->pool_size - OBM_POOL_HEADER - k->page_header_bytes -
+		quantization += pools[c] * (cfg->pool_size - cfg->first_offset - k->page_header_bytes -
 					    (uint64_t)k->blocks * k->size);
 		if (pools[c] == 0)
 			continue;

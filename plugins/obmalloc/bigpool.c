@@ -36,10 +36,10 @@ void obm_variant_classes(const struct obm_config *cfg, struct obm_class classes[
 
 	for (unsigned c = 0; c < OBM_NCLASSES; c++) {
 		struct obm_class *k = &classes[c];
-		uint32_t off = OBM_POOL_HEADER, last = off, blocks = 0;
+		uint32_t off = cfg->first_offset, last = off, blocks = 0;
 
 		k->size = (c + 1) << OBM_ALIGNMENT_SHIFT;
-		k->first_offset = OBM_POOL_HEADER;
+		k->first_offset = cfg->first_offset;
 		while (off + k->size <= cfg->pool_size) {
 			blocks++;
 			last = off;

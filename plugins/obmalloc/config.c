@@ -33,7 +33,9 @@ const char obm_options_help[] =
 	"pool=SIZE: pool size, a power of two, 4K..arena (overrides the preset)\n"
 	"mode=none|gil|per-thread: no locking (1 thread), one global lock, or a state per thread (default gil)\n"
 	"check=cpython|branchless: the radix ownership test as CPython writes it (default), or with sign bits "
-	"(a proposed change; radix only)";
+	"(a proposed change; radix only)\n"
+	"header=cpython|line: blocks start after the 48-byte pool header as in CPython (default), or after it "
+	"padded to a 64-byte cache line (an experiment: the same classes and blocks, only their offsets change)";
 
 static int shift_of(uint64_t v)
 {
@@ -63,6 +65,7 @@ int obm_config_parse(const char *options, struct obm_config *cfg, char *err, siz
 	cfg->pool_shift = 14;
 #endif
 	cfg->mode = OBM_MODE_GIL;
+	cfg->first_offset = OBM_POOL_HEADER;
 	while ((rc = alloclab_option_next(&cursor, &opt)) > 0) {
 		if (alloclab_option_is(&opt, "preset")) {
 			size_t i;
@@ -97,6 +100,13 @@ int obm_config_parse(const char *options, struct obm_config *cfg, char *err, siz
 				cfg->branchless_check = 1;
 			else
 				return alloclab_option_bad_value(&opt, "cpython or branchless", err, err_len);
+		} else if (alloclab_option_is(&opt, "header")) {
+			if (alloclab_option_value_is(&opt, "cpython"))
+				cfg->first_offset = OBM_POOL_HEADER;
+			else if (alloclab_option_value_is(&opt, "line"))
+				cfg->first_offset = OBM_LINE_HEADER;
+			else
+				return alloclab_option_bad_value(&opt, "cpython or line", err, err_len);
 		} else if (alloclab_option_is(&opt, "test_misalign")) {
 			/* Undocumented: the tests' way to get arenas that are not
 			 * pool-aligned, whatever mmap happens to return. */

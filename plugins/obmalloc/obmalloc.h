@@ -70,6 +70,8 @@
 #define OBM_SMALL_THRESHOLD 512u
 #define OBM_NCLASSES (OBM_SMALL_THRESHOLD >> OBM_ALIGNMENT_SHIFT)
 #define OBM_POOL_HEADER 48u
+/* header=line: the first block one cache line into the pool instead. */
+#define OBM_LINE_HEADER 64u
 /* The page the big-pool ownership check reads; also the smallest pool. */
 #define OBM_PAGE_SHIFT 12
 #define OBM_PAGE_SIZE (1u << OBM_PAGE_SHIFT)
@@ -84,6 +86,7 @@ _Static_assert(OBM_ALIGNMENT_SHIFT == 3 || OBM_ALIGNMENT_SHIFT == 4,
 	       "CPython's alignment is 8 bytes (64 classes, before 3.8) or 16 (32 classes)");
 _Static_assert(OBM_SMALL_THRESHOLD % OBM_ALIGNMENT == 0, "threshold is a multiple of the alignment");
 _Static_assert(OBM_POOL_HEADER % OBM_ALIGNMENT == 0, "the first block must be aligned");
+_Static_assert(OBM_LINE_HEADER % OBM_ALIGNMENT == 0 && OBM_LINE_HEADER >= OBM_POOL_HEADER, "a padded header");
 _Static_assert(OBM_PAGE_HEADER % OBM_ALIGNMENT == 0, "blocks after a page header must be aligned");
 /* ---- end of tunable settings -------------------------------------------- */
 
@@ -105,6 +108,10 @@ struct obm_config {
 	 * with sign bits instead, no branch depends on which half of a
 	 * straddling arena a pointer is in (docs/measurements/obmalloc-vs-cpython.md). */
 	int branchless_check;
+	/* Where a pool's first block starts: OBM_POOL_HEADER, as CPython, or
+	 * OBM_LINE_HEADER (header=line), so that blocks of 64 bytes start on
+	 * cache lines: an experiment on placement alone, off by default. */
+	uint32_t first_offset;
 };
 
 /*

@@ -41,8 +41,8 @@ void obm_variant_classes(const struct obm_config *cfg, struct obm_class classes[
 	for (unsigned c = 0; c < OBM_NCLASSES; c++) {
 		struct obm_class *k = &classes[c];
 		k->size = (c + 1) << OBM_ALIGNMENT_SHIFT;
-		k->first_offset = OBM_POOL_HEADER;
-		k->blocks = (uint32_t)((cfg->pool_size - OBM_POOL_HEADER) / k->size);
+		k->first_offset = cfg->first_offset;
+		k->blocks = (uint32_t)((cfg->pool_size - cfg->first_offset) / k->size);
 		k->maxnextoffset = (uint32_t)(cfg->pool_size - k->size);
 		k->page_header_bytes = 0;
 	}
