@@ -84,6 +84,7 @@ Test(check, tbbmalloc, .timeout = 200)
 }
 Test(check, obmalloc_radix, .timeout = 200) { expect_passes("obmalloc-radix"); }
 Test(check, obmalloc_py37, .timeout = 200) { expect_passes("obmalloc-py37"); }
+Test(check, obmalloc_py26, .timeout = 200) { expect_passes("obmalloc-py26"); }
 Test(check, obmalloc_radix_per_thread, .timeout = 200) { expect_passes("obmalloc-radix:mode=per-thread"); }
 Test(check, obmalloc_bigpool, .timeout = 200) { expect_passes("obmalloc-bigpool:preset=table-64m-16k"); }
 

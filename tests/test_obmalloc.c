@@ -281,7 +281,7 @@ static void ownership_never_misclassifies(const char *options)
 	char stack_byte;
 
 	for (int i = 0; i < 2000; i++) {
-		mine[i] = obm_malloc(&f->st, (size_t)(i % 512) + 1);
+		mine[i] = obm_malloc(&f->st, (size_t)(i % OBM_SMALL_THRESHOLD) + 1);
 		cr_assert(obm_address_in_range(&f->st, mine[i]), "own block %p not recognised", mine[i]);
 	}
 	/* Foreign memory: the C library's blocks of every size, the stack,
@@ -347,7 +347,7 @@ Test(obmalloc, both_ownership_forms_agree)
 	void *mine[3000];
 
 	for (int i = 0; i < 3000; i++)
-		mine[i] = obm_malloc(&f->st, (size_t)(i % 512) + 1);
+		mine[i] = obm_malloc(&f->st, (size_t)(i % OBM_SMALL_THRESHOLD) + 1);
 	for (uint32_t i = 0; i < f->st.maxarenas; i++) {
 		uintptr_t base = f->st.arenas[i].address;
 		if (base == 0)
@@ -423,7 +423,7 @@ Test(obmalloc, allocation_prefers_the_fullest_arena)
 	void **blocks = calloc(N, sizeof *blocks);
 
 	for (int i = 0; i < N; i++)
-		blocks[i] = obm_malloc(&f->st, 512);
+		blocks[i] = obm_malloc(&f->st, OBM_SMALL_THRESHOLD);
 	/* Free every other block of every pool: all arenas stay partly used. */
 	for (int i = 0; i < N; i += 2)
 		obm_free(&f->st, blocks[i]);
@@ -447,16 +447,16 @@ Test(obmalloc, allocation_prefers_the_fullest_arena)
 Test(obmalloc, size_classes_and_raw_requests)
 {
 	struct fixture *f = fixture_new("preset=py310");
-	for (size_t n = 1; n <= 512; n++) {
+	for (size_t n = 1; n <= OBM_SMALL_THRESHOLD; n++) {
 		void *p = obm_malloc(&f->st, n);
 		cr_expect(obm_address_in_range(&f->st, p), "malloc(%zu) not from a pool", n);
 		cr_expect_eq(obm_pool_of(&f->st, p)->szidx, (n - 1) >> OBM_ALIGNMENT_SHIFT);
 		cr_expect_eq(obm_usable_size(&f->st, p), ((n - 1) / OBM_ALIGNMENT + 1) * OBM_ALIGNMENT);
 		obm_free(&f->st, p);
 	}
-	void *zero = obm_malloc(&f->st, 0), *big = obm_malloc(&f->st, 513);
+	void *zero = obm_malloc(&f->st, 0), *big = obm_malloc(&f->st, OBM_SMALL_THRESHOLD + 1);
 	cr_expect_not(obm_address_in_range(&f->st, zero), "malloc(0) must go to the raw allocator");
-	cr_expect_not(obm_address_in_range(&f->st, big), "malloc(513) must go to the raw allocator");
+	cr_expect_not(obm_address_in_range(&f->st, big), "malloc(threshold + 1) must go to the raw allocator");
 	obm_free(&f->st, zero);
 	obm_free(&f->st, big);
 	fixture_free(f);
@@ -468,7 +468,7 @@ Test(obmalloc, size_classes_and_raw_requests)
 Test(obmalloc, a_line_header_moves_blocks_onto_lines)
 {
 	struct fixture *f = fixture_new("preset=py310"), *g = fixture_new("preset=py310,header=line");
-	for (size_t n = 16; n <= 512; n += 16) {
+	for (size_t n = 16; n <= OBM_SMALL_THRESHOLD; n += 16) {
 		unsigned char *p = obm_malloc(&f->st, n), *q = obm_malloc(&g->st, n);
 		cr_expect_eq(obm_usable_size(&f->st, p), obm_usable_size(&g->st, q));
 		cr_expect_eq((uintptr_t)p - (uintptr_t)obm_pool_of(&f->st, p), OBM_POOL_HEADER);
@@ -493,7 +493,7 @@ Test(obmalloc, alignment_and_classes_follow_the_version)
 {
 	struct fixture *f = fixture_new("preset=classic");
 	void *p = obm_malloc(&f->st, 8), *q = obm_malloc(&f->st, 9);
-	cr_expect_eq(OBM_NCLASSES, 512 >> OBM_ALIGNMENT_SHIFT);
+	cr_expect_eq(OBM_NCLASSES, OBM_SMALL_THRESHOLD >> OBM_ALIGNMENT_SHIFT);
 	cr_expect_eq(obm_usable_size(&f->st, p), OBM_ALIGNMENT == 8 ? 8u : 16u);
 	cr_expect_eq(obm_usable_size(&f->st, q), 16u);
 	cr_expect_eq((uintptr_t)p % OBM_ALIGNMENT, 0);
@@ -510,10 +510,11 @@ Test(obmalloc, blocks_per_pool)
 	 * and blocks never cross a page. 16-byte blocks: 253 in page 1
 	 * ((4096-48)/16), 255 in each later page ((4096-16)/16). */
 	cr_expect_eq(f->classes[(16 >> OBM_ALIGNMENT_SHIFT) - 1].blocks, 253 + 3 * 255);
-	cr_expect_eq(f->classes[OBM_NCLASSES - 1].blocks, 7 + 3 * 7);
+	cr_expect_eq(f->classes[OBM_NCLASSES - 1].blocks,
+		     (4096 - 48) / OBM_SMALL_THRESHOLD + 3 * ((4096 - 16) / OBM_SMALL_THRESHOLD));
 #else
 	cr_expect_eq(f->classes[(16 >> OBM_ALIGNMENT_SHIFT) - 1].blocks, 1021);
-	cr_expect_eq(f->classes[OBM_NCLASSES - 1].blocks, 31);
+	cr_expect_eq(f->classes[OBM_NCLASSES - 1].blocks, (16384 - 48) / OBM_SMALL_THRESHOLD);
 #endif
 	/* Every block of a full pool is distinct, aligned, inside the pool
 	 * and (big pools) within one page, clear of the page indexes. */
@@ -544,13 +545,15 @@ Test(obmalloc, blocks_per_pool)
 Test(obmalloc, realloc_shrinks_in_place_only_above_three_quarters)
 {
 	struct fixture *f = fixture_new("preset=py310");
-	void *p = obm_malloc(&f->st, 512);
-	cr_expect_eq(obm_realloc(&f->st, p, 400), p, "4*400 > 3*512: stays in place");
-	void *q = obm_realloc(&f->st, p, 300);
-	cr_expect_neq(q, p, "4*300 <= 3*512: moves to a smaller class");
-	cr_expect_eq(obm_pool_of(&f->st, q)->szidx, (300 - 1) >> OBM_ALIGNMENT_SHIFT);
+	/* With the threshold T (512, or 256 in 2.x): 25/32 T stays, 19/32 T moves. */
+	const size_t t = OBM_SMALL_THRESHOLD, stay = t * 25 / 32, move = t * 19 / 32;
+	void *p = obm_malloc(&f->st, t);
+	cr_expect_eq(obm_realloc(&f->st, p, stay), p, "4*%zu > 3*%zu: stays in place", stay, t);
+	void *q = obm_realloc(&f->st, p, move);
+	cr_expect_neq(q, p, "4*%zu <= 3*%zu: moves to a smaller class", move, t);
+	cr_expect_eq(obm_pool_of(&f->st, q)->szidx, (move - 1) >> OBM_ALIGNMENT_SHIFT);
 	void *r = obm_realloc(&f->st, q, 1000);
-	cr_expect_not(obm_address_in_range(&f->st, r), "growing past 512 goes raw");
+	cr_expect_not(obm_address_in_range(&f->st, r), "growing past the threshold goes raw");
 	obm_free(&f->st, r);
 	fixture_free(f);
 }

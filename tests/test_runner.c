@@ -203,6 +203,37 @@ Test(runner, cache_misses_are_simulated, .timeout = 300)
 	alloclab_results_free(doc);
 }
 
+/* --measure tlb: the simulated caches are data TLBs with a page's lines, of
+ * the geometry asked for and recorded; a working set over many pages
+ * misses them more often than one on a few pages. */
+Test(runner, tlb_is_simulated_with_pages_for_lines, .timeout = 300)
+{
+	if (system("command -v valgrind >/dev/null 2>&1") != 0)
+		cr_skip_test("valgrind is not installed");
+	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
+		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
+	char *dir = scratch_dir();
+	setenv("ALLOCLAB_TLB", "16,4,64,8", 1);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--measure", "tlb", "-p", "system", "-w",
+		"churn:ops=20000,slots=32+8192,max_size=256", "-t", "1", "-n", "1", "-v", "1", "-o", "t.json", NULL});
+	unsetenv("ALLOCLAB_TLB");
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cr_expect(strstr(r.out, "simulated data-TLB misses per operation") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+	struct alloclab_results *doc = load_results(dir, "t.json");
+	const char *g = doc->facts.cache_simulated;
+	cr_assert_not_null(g);
+	cr_expect(strstr(g, "first level 16 entries 4-way, second level 64 entries 8-way (override") != NULL, "%s", g);
+	cr_expect(strstr(g, "--D1=65536,4,4096 --LL=262144,8,4096") != NULL, "%s", g);
+	cr_expect(doc->facts.tlb_simulated);
+	cr_assert_eq(doc->ncells, 2);
+	const struct alloclab_value *small = &doc->cells[0].procs[0].values[0], *big = &doc->cells[1].procs[0].values[0];
+	cr_expect(small->cache_simulated && big->cache_simulated);
+	cr_expect_gt(big->d1_misses_per_op, 4 * small->d1_misses_per_op, "8192 slots: %g misses per op, 32 slots: %g",
+		     big->d1_misses_per_op, small->d1_misses_per_op);
+	alloclab_results_free(doc);
+}
+
 /* -n auto: at least 5 processes, more until the interval is narrow enough,
  * never more than --max-processes; the table says when the target was not
  * reached. */

@@ -17,9 +17,10 @@
  * threads (which hold their blocks live at the same time, between two
  * barriers), the share of lines holding blocks of two threads.
  *
- * freelist=1 models the 2.x/3.1 unicode free list (layouts py26-* and
- * py31-*): up to 1024 freed objects are kept, and buffers of fewer than 9
- * characters stay attached and are reused, grown with realloc, never shrunk.
+ * The free list of 2.x/3.1 unicode objects (layouts py26-* and py31-*, on
+ * by default for them, freelist=0 turns it off): up to 1024 freed objects
+ * are kept, and buffers of fewer than 9 characters stay attached and are
+ * reused, grown with realloc, never shrunk.
  */
 #include "placement.h"
 #include "rng.h"
@@ -47,9 +48,17 @@ static const unsigned default_words[] = {1024, 2048, 4096};
 #define KEEPALIVE_LIMIT 9   /* KEEPALIVE_SIZE_LIMIT */
 #define MAX_LINES (3 * NVARIANTS * 2)
 
+/* freelist: the era's behaviour by default (on for the layouts of CPython
+ * 2.x and 3.1, which had the free list; off for the others), or as said. */
+enum { FREELIST_AUTO, FREELIST_OFF, FREELIST_ON };
+static const char *const freelist_names[] = {"auto", "0", "1", NULL};
+/* layout=2008: the layouts of the 2008 benchmark's two UCS2 builds. */
+static const char *const layout_groups[] = {"2008", "py26-ucs2+py31-ucs2", NULL};
+
 static const struct alloclab_param unicode_params[] = {
-	[P_LAYOUT] = {.name = "layout", .help = "CPython string layout", .def = STR_PY312, .max = STR_NLAYOUTS - 1,
-		      .type = ALLOCLAB_PARAM_CHOICE, .choices = str_layout_names},
+	[P_LAYOUT] = {.name = "layout", .help = "CPython string layout (2008: py26-ucs2 and py31-ucs2, the benchmark's builds)",
+		      .def = STR_PY312, .max = STR_NLAYOUTS - 1, .type = ALLOCLAB_PARAM_CHOICE, .choices = str_layout_names,
+		      .groups = layout_groups},
 	[P_CHARSET] = {.name = "charset", .help = "characters, for py33/py312's kinds", .def = STR_ASCII, .max = 3,
 		       .type = ALLOCLAB_PARAM_CHOICE, .choices = str_charset_names},
 	[P_WORDS] = {.name = "words", .help = "words per round; 0 = 1024, 2048 and 4096, as the benchmark did",
@@ -60,7 +69,9 @@ static const struct alloclab_param unicode_params[] = {
 		      .max = 100000},
 	[P_REPS] = {.name = "reps", .help = "allocate-write-free passes per round (the benchmark: 100)", .def = 1,
 		    .min = 1, .max = 100000},
-	[P_FREELIST] = {.name = "freelist", .help = "1: the 2.x/3.1 unicode free list (py26/py31 layouts)", .max = 1},
+	[P_FREELIST] = {.name = "freelist",
+			.help = "the 2.x/3.1 unicode free list: auto (on for py26/py31 layouts, as they had it), 0 or 1",
+			.def = FREELIST_AUTO, .max = FREELIST_ON, .type = ALLOCLAB_PARAM_CHOICE, .choices = freelist_names},
 	[P_TEXT] = {.name = "text", .help = "text file the text variant takes its words from",
 		    .type = ALLOCLAB_PARAM_TEXT, .def_text = "/usr/share/common-licenses/GPL-3",
 		    .role = ALLOCLAB_ROLE_WORDS_FILE},
@@ -263,7 +274,7 @@ static int unicode_check(const struct alloclab_params *p, char *err, size_t err_
 {
 	struct word_list text;
 
-	if (p->v[P_FREELIST] && !str_layout_has_freelist((enum str_layout)p->v[P_LAYOUT])) {
+	if (p->v[P_FREELIST] == FREELIST_ON && !str_layout_has_freelist((enum str_layout)p->v[P_LAYOUT])) {
 		snprintf(err, err_len, "workload 'unicode': freelist=1 needs a py26 or py31 layout (%s had none)",
 			 str_layout_names[p->v[P_LAYOUT]]);
 		return -1;
@@ -335,7 +346,8 @@ static int unicode_prepare(struct alloclab_workload_thread *t, char *err, size_t
 	s->a = t->alloc;
 	s->layout = (enum str_layout)p->v[P_LAYOUT];
 	s->charset = (enum str_charset)p->v[P_CHARSET];
-	s->freelist = (int)p->v[P_FREELIST];
+	s->freelist = p->v[P_FREELIST] == FREELIST_ON ||
+		      (p->v[P_FREELIST] == FREELIST_AUTO && str_layout_has_freelist((enum str_layout)p->v[P_LAYOUT]));
 	if ((p->v[P_VARIANT] == V_TEXT || p->v[P_VARIANT] == V_ALL) &&
 	    unicode_read_text(p->text[P_TEXT], &s->text, err, err_len) != 0)
 		return -1;

@@ -17,7 +17,14 @@
  */
 #include "obmalloc.h"
 
-#if OBM_ALIGNMENT_SHIFT == 3
+#if OBM_ALIGNMENT_SHIFT == 3 && OBM_SMALL_THRESHOLD == 256
+/* CPython 2.6's pymalloc (the era of the 2008 Unicode/Bytes benchmark):
+ * 8-byte alignment, requests up to 256 bytes in 32 classes, the classic
+ * check, 4 KiB pools in 256 KiB arenas (preset classic by default). */
+const char obm_variant_name[] = "obmalloc-py26";
+const char obm_variant_description[] =
+	"CPython 2.6's obmalloc: 8-byte alignment, requests up to 256 bytes, the classic ownership check";
+#elif OBM_ALIGNMENT_SHIFT == 3
 /* With one-page pools the per-page index is the pool header's: this is
  * the classic check of CPython 3.7 and before, with its 8-byte alignment
  * and 64 classes (preset classic by default). */

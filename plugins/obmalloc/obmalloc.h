@@ -67,7 +67,9 @@
 #define OBM_ALIGNMENT_SHIFT 4 /* 16 bytes, 32 classes: CPython 3.8 and later; 3 (8, 64) before */
 #endif
 #define OBM_ALIGNMENT (1u << OBM_ALIGNMENT_SHIFT)
-#define OBM_SMALL_THRESHOLD 512u
+#ifndef OBM_SMALL_THRESHOLD
+#define OBM_SMALL_THRESHOLD 512u /* 256 in CPython 2.x (obmalloc-py26) */
+#endif
 #define OBM_NCLASSES (OBM_SMALL_THRESHOLD >> OBM_ALIGNMENT_SHIFT)
 #define OBM_POOL_HEADER 48u
 /* header=line: the first block one cache line into the pool instead. */
@@ -85,6 +87,7 @@
 _Static_assert(OBM_ALIGNMENT_SHIFT == 3 || OBM_ALIGNMENT_SHIFT == 4,
 	       "CPython's alignment is 8 bytes (64 classes, before 3.8) or 16 (32 classes)");
 _Static_assert(OBM_SMALL_THRESHOLD % OBM_ALIGNMENT == 0, "threshold is a multiple of the alignment");
+_Static_assert(OBM_SMALL_THRESHOLD == 256 || OBM_SMALL_THRESHOLD == 512, "CPython's thresholds: 256 (2.x), 512 (3.x)");
 _Static_assert(OBM_POOL_HEADER % OBM_ALIGNMENT == 0, "the first block must be aligned");
 _Static_assert(OBM_LINE_HEADER % OBM_ALIGNMENT == 0 && OBM_LINE_HEADER >= OBM_POOL_HEADER, "a padded header");
 _Static_assert(OBM_PAGE_HEADER % OBM_ALIGNMENT == 0, "blocks after a page header must be aligned");
