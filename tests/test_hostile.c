@@ -180,7 +180,7 @@ static pid_t start_run(const char *dir, const char *out, const char *plugin)
 			_exit(99);
 		freopen("/dev/null", "w", stdout);
 		freopen("/dev/null", "w", stderr);
-		execl(getenv("ALLOCLAB_EXE"), "alloclab", "run", "--no-check", "-p", "system", "-p", plugin, "-w", "churn:ops=1000,slots=64",
+		execl(getenv("ALLOCLAB_EXE"), "alloclab", "run", "--no-check", "--order", "fixed", "-p", "system", "-p", plugin, "-w", "churn:ops=1000,slots=64",
 		      "-t", "1", "-n", "1", "-v", "1", "--timeout", "60", "-o", out, (char *)NULL);
 		_exit(98);
 	}

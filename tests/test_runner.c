@@ -75,9 +75,10 @@ Test(runner, interrupt_keeps_finished_cells, .timeout = 120)
 		if (chdir(dir) != 0)
 			_exit(99);
 		freopen("/dev/null", "w", stdout);
-		/* The hang cell comes second, so the system cell finishes first
-		 * and the run is then stuck until it is interrupted. */
-		execl(getenv("ALLOCLAB_EXE"), "alloclab", "run", "--no-check", "-p", "system", "-p", test_plugin("hang"), "-w",
+		/* The hang cell comes second (the plan's order), so the system
+		 * cell finishes first and the run is then stuck until it is
+		 * interrupted. */
+		execl(getenv("ALLOCLAB_EXE"), "alloclab", "run", "--no-check", "--order", "fixed", "-p", "system", "-p", test_plugin("hang"), "-w",
 		      "churn:ops=1000,slots=64", "-t", "1", "-n", "1", "-v", "1", "--timeout", "60", "-o", "r.json",
 		      (char *)NULL);
 		_exit(98);
