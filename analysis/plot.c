@@ -311,11 +311,18 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 	char name[200], title[1200], ylabel[1200];
 	snprintf(name, sizeof name, "%s-plugins", workload);
 	int counts = alloclab_metric_deterministic(cells[0]->metric);
-	snprintf(title, sizeof title, "%s: %s per operation relative to %s's at the same %s (lower is better)", workload,
-		 counts ? "instructions" : "time", plugins[base], ng > 1 ? "parameters and threads" : "threads");
+
 	snprintf(ylabel, sizeof ylabel, "%s per operation / %s's (ratio)", counts ? "instructions" : "time", plugins[base]);
-	struct alloclab_figure *f = alloclab_figure_add(out, name, title, ng > 1 ? "benchmark (threads)" : "threads", ylabel,
-							ALLOCLAB_FIGURE_BARS);
+	/* The x axis: what the groups are (a workload that names its rows
+	 * names benchmarks), and the thread count beside each when it varies. */
+	const struct alloclab_workload *wl = alloclab_workload_find(workload);
+	const char *group_kind = wl && wl->row_name ? "benchmark" : "parameters";
+	char xlabel[64];
+	snprintf(xlabel, sizeof xlabel, "%s%s", ng > 1 ? group_kind : "threads", ng > 1 && nt > 1 ? " (threads)" : "");
+	snprintf(title, sizeof title, "%s: %s per operation relative to %s's at the same %s%s (lower is better)", workload,
+		 counts ? "instructions" : "time", plugins[base], ng > 1 ? group_kind : "threads",
+		 ng > 1 ? " and threads" : "");
+	struct alloclab_figure *f = alloclab_figure_add(out, name, title, xlabel, ylabel, ALLOCLAB_FIGURE_BARS);
 	f->ymin_zero = 1;
 	f->hline = 1;
 	/* Categories: group x threads, grouped by group. */
