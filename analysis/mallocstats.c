@@ -1,5 +1,6 @@
 /* Statistics in sys._debugmallocstats() layout. See mallocstats.h. */
 #include "mallocstats.h"
+#include "results.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -8,7 +9,7 @@ static int has(const json_t *s, const char *name) { return json_object_get(s, na
 
 static uint64_t get(const json_t *s, const char *name)
 {
-	return (uint64_t)json_integer_value(json_object_get(s, name));
+	return alloclab_stat_value(json_object_get(s, name));
 }
 
 /* 1234567 -> "1,234,567" */
@@ -115,7 +116,10 @@ int alloclab_print_stats(const json_t *stats, FILE *out)
 
 	if (has(stats, "bytes.total") && has(stats, "arenas.current"))
 		return print_obmalloc(stats, out);
-	json_object_foreach((json_t *)stats, key, value)
-		fprintf(out, "%-35s= %" PRIu64 "\n", key, (uint64_t)json_integer_value(value));
+	json_object_foreach((json_t *)stats, key, value) {
+		uint64_t v = alloclab_stat_value(value);
+		fprintf(out, "%-35s= %" PRIu64 "%s\n", key, v,
+			v > (uint64_t)INT64_MAX ? "  (past 2^63: a count that went below zero?)" : "");
+	}
 	return 0;
 }

@@ -34,6 +34,13 @@ int alloclab_parse_count(const char *command, const char *what, const char *text
 /* --timeout SECONDS: a finite number in (0, max]. */
 int alloclab_parse_timeout(const char *command, const char *text, double max, double *out);
 
+/* --memory-limit SIZE|none (process_tree.h): sets it; 0, or the usage
+ * error's status. */
+int alloclab_parse_memory_limit(const char *command, const char *text);
+#define ALLOCLAB_MEMORY_LIMIT_HELP                                                                                  \
+	"      --memory-limit SIZE|none      kill a worker (with what it started) whose resident memory passes\n"      \
+	"                                    SIZE (K, M, G, T); default three quarters of the memory available\n"
+
 /* Loads a results file with every check, the workloads' reports included;
  * NULL after printing the one-line error. */
 struct alloclab_results *alloclab_cli_load(const char *path);

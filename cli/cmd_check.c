@@ -9,6 +9,7 @@
 #include "lengths.h"
 #include "child.h"
 #include "loader.h"
+#include "vet.h"
 #include "cli.h"
 #include "results.h"
 #include "runner.h"
@@ -111,8 +112,13 @@ int alloclab_cmd_check(int argc, char **argv)
 		size_t k;
 		char path[ALLOCLAB_PATH_LEN];
 
+		struct alloclab_probe probe;
 		alloclab_plugin_arg_parse(argv[pi], &plugin);
-		if (alloclab_plugin_find(plugin.spec, path, sizeof path, err, sizeof err) != 0) {
+		/* Vetted as every command vets a plugin (vet.h): a file that is
+		 * not a plugin, or one that cannot load or take its options, is
+		 * refused with one line naming it and the step, not checked. */
+		if (alloclab_plugin_find(plugin.spec, path, sizeof path, err, sizeof err) != 0 ||
+		    alloclab_vet_probe(&plugin, timeout, &probe, err, sizeof err) != 0) {
 			fprintf(stderr, "alloclab: %s\n", err);
 			free(plugin.spec);
 			free(plugin.options);
@@ -120,6 +126,7 @@ int alloclab_cmd_check(int argc, char **argv)
 			json_decref(report);
 			return 2;
 		}
+		alloclab_probe_clear(&probe);
 		if (!as_json)
 			printf("alloclab check %s\n", argv[pi]);
 		cases = alloclab_check_plugin(plugin.spec, plugin.options, only, nonly, timeout, print_case, &printing,

@@ -2,11 +2,15 @@
  * `alloclab exec -p PLUGIN[:options] -- PROGRAM ARGS...`: runs one program
  * with the plugin as its malloc (liballoclab-preload.so), then prints its
  * wall time, CPU time, peak RSS and how it ended. The program's input and
- * output are the terminal's; alloclab exits with the program's status.
+ * output are the terminal's; alloclab exits with the program's status, or
+ * 2 when the plugin never served it (the preload library says when it has:
+ * program.h), so that a program that ran on its own malloc, or never ran,
+ * is never taken for one measured under the plugin.
  */
 #include "cli.h"
 #include "program.h"
 #include "runner.h"
+#include "vet.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -15,41 +19,60 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-	"usage: alloclab exec -p PLUGIN[:k=v,...] [--record FILE] -- PROGRAM [ARGS...]\n"
+	"usage: alloclab exec -p PLUGIN[:k=v,...] [options] -- PROGRAM [ARGS...]\n"
 	"\n"
 	"Runs the program with the plugin serving all of its malloc, free, calloc,\n"
 	"realloc and aligned allocations (liballoclab-preload.so, LD_PRELOAD), then\n"
 	"prints its wall time, CPU time, peak RSS and exit status on stderr. The\n"
 	"option gil=1 puts one lock around every call (a plugin that is not\n"
-	"thread-safe gets one anyway). Exits with the program's status.\n"
+	"thread-safe gets one anyway). Exits with the program's status; 2 when the\n"
+	"plugin never served it (a static program, or a plugin that ended it while\n"
+	"being loaded).\n"
 	"\n"
 	"options:\n"
 	"  -p, --plugin NAME|PATH[:k=v,...]  the plugin\n"
 	"      --record FILE                 also record the program's calls to a new trace\n"
 	"                                    (replay: -w trace:file=FILE)\n"
+	"      --timeout SECONDS             kill the program (and what it started) after this long\n"
+	"                                    (default: none)\n"
+	"      --check / --no-check          put the plugin through 'alloclab check' first / not; by\n"
+	"                                    default a plugin given by path is checked (cached per build)\n" ALLOCLAB_MEMORY_LIMIT_HELP
 	"  -h, --help\n";
 
 int alloclab_cmd_exec(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"plugin", required_argument, NULL, 'p'},
-		{"record", required_argument, NULL, 'R'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"plugin", required_argument, NULL, 'p'},       {"record", required_argument, NULL, 'R'},
+		{"timeout", required_argument, NULL, 'T'},      {"check", no_argument, NULL, 'C'},
+		{"no-check", no_argument, NULL, 'N'},           {"memory-limit", required_argument, NULL, 'L'},
+		{"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0},
 	};
 	struct alloclab_plugin_arg plugin = {0};
 	struct alloclab_program prog = {0};
 	struct alloclab_program_result res;
+	struct alloclab_probe probe;
+	enum alloclab_check_mode check = ALLOCLAB_CHECK_PATHS;
 	const char *plugin_text = NULL, *record = NULL;
-	char err[ALLOCLAB_ERR_LEN], how[128];
+	char err[ALLOCLAB_ERR_LEN], how[600];
+	double timeout = 0;
 	struct stat st;
-	int opt;
+	int opt, rc = 2;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:p:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p': plugin_text = optarg; break;
 		case 'R': record = optarg; break;
+		case 'T':
+			if (alloclab_parse_timeout("exec", optarg, 86400 * 365, &timeout) != 0)
+				return 2;
+			break;
+		case 'C': check = ALLOCLAB_CHECK_ALL; break;
+		case 'N': check = ALLOCLAB_CHECK_NONE; break;
+		case 'L':
+			if (alloclab_parse_memory_limit("exec", optarg) != 0)
+				return 2;
+			break;
 		case 'h': fputs(usage, stdout); return 0;
 		case ':': return alloclab_usage_error("exec", "option '%s' needs a value", argv[optind - 1]);
 		default: return alloclab_usage_error("exec", "unknown option '%s'", argv[optind - 1]);
@@ -59,39 +82,35 @@ int alloclab_cmd_exec(int argc, char **argv)
 		return alloclab_usage_error("exec", "which plugin? give -p PLUGIN[:options]");
 	if (optind >= argc)
 		return alloclab_usage_error("exec", "which program? give it after --");
-	if (record && stat(record, &st) == 0)
+	if (record && (lstat(record, &st) == 0 || record[0] == '\0'))
 		return alloclab_usage_error("exec", "'%s' exists: a trace is never written over", record);
 	alloclab_plugin_arg_parse(plugin_text, &plugin);
 	/* A plugin that cannot load or take its options is a usage error,
-	 * found in a child before the program starts. */
-	struct alloclab_probe probe;
-	if (alloclab_probe_isolated(&plugin, 60, &probe, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
-		free(plugin.spec);
-		free(plugin.options);
-		free(plugin.as);
-		return 2;
-	}
+	 * found in a child before the program starts; one that fails the
+	 * check is said so. A hang in loading has the --timeout given, or a
+	 * minute. */
+	if (alloclab_vet("exec", &plugin, check, timeout > 0 ? timeout : 60, &probe) != 0)
+		goto done;
 	alloclab_probe_clear(&probe);
 	prog.argv = (const char *const *)argv + optind;
 	prog.pass_through = 1;
+	prog.timeout_s = timeout;
 	prog.plugin = plugin.spec;
 	prog.plugin_options = plugin.options;
 	prog.gil = plugin.gil;
 	prog.record_path = record;
 	if (alloclab_program_run(&prog, &res, err, sizeof err) != 0) {
 		fprintf(stderr, "alloclab: %s\n", err);
-		free(plugin.spec);
-		free(plugin.options);
-		free(plugin.as);
-		return 2;
+		goto done;
 	}
-	alloclab_program_describe(&res, how, sizeof how);
+	alloclab_program_describe(&prog, &res, how, sizeof how);
 	fprintf(stderr, "alloclab exec: %s under %s: %s, wall %.3f s, CPU %.3f s (user %.3f, sys %.3f), peak RSS %.1f MiB\n",
 		argv[optind], plugin_text, how, res.wall_s, res.user_s + res.sys_s, res.user_s, res.sys_s,
 		(double)res.peak_rss_kib / 1024);
+	rc = res.served != ALLOCLAB_SERVED_YES ? 2 : res.exited ? res.status : 128 + res.signal;
+done:
 	free(plugin.spec);
 	free(plugin.options);
 	free(plugin.as);
-	return res.exited ? res.status : 128 + res.signal;
+	return rc;
 }

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "numbers.h"
+#include "process_tree.h"
 #include "registry.h"
 
 #include <stdarg.h>
@@ -56,6 +57,29 @@ int alloclab_parse_timeout(const char *command, const char *text, double max, do
 	if (alloclab_parse_seconds(text, &v) != 0 || v <= 0 || v > max)
 		return alloclab_usage_error(command, "--timeout '%s' is not a number of seconds in (0, %g]", text, max);
 	*out = v;
+	return 0;
+}
+
+int alloclab_parse_memory_limit(const char *command, const char *text)
+{
+	uint64_t v = 0, unit = 1;
+	size_t len = strlen(text);
+
+	if (strcmp(text, "none") == 0) {
+		alloclab_set_memory_limit(0);
+		return 0;
+	}
+	if (len > 1 && strchr("KMGT", text[len - 1])) {
+		unit = 1ull << (10 * (strchr("KMGT", text[len - 1]) - "KMGT" + 1));
+		len--;
+	}
+	if (alloclab_parse_u64(text, len, 0, &v) != ALLOCLAB_NUMBER_OK || v == 0 || v > (1ull << 50) / unit ||
+	    v * unit < (16u << 20))
+		return alloclab_usage_error(command,
+					    "--memory-limit '%s' is not a size from 16M to 1024T (a number with K, M, G "
+					    "or T; bytes without), or 'none'",
+					    text);
+	alloclab_set_memory_limit(v * unit);
 	return 0;
 }
 

@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE 1
 #include "child.h"
+#include "process_tree.h"
+#include "scratch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -107,33 +109,6 @@ static int append(struct alloclab_child_result *res, size_t *cap, const char *bu
 	return 0;
 }
 
-/* Kills and reaps every child this process still has: after a worker
- * ends, whatever is left is something it started and abandoned. */
-static void reap_strays(void)
-{
-	DIR *tasks = opendir("/proc/self/task");
-	struct dirent *t;
-
-	if (tasks == NULL)
-		return;
-	while ((t = readdir(tasks)) != NULL) {
-		char path[300];
-		FILE *f;
-		long pid;
-		if (t->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "/proc/self/task/%s/children", t->d_name);
-		if ((f = fopen(path, "re")) == NULL)
-			continue;
-		while (fscanf(f, "%ld", &pid) == 1) {
-			kill((pid_t)pid, SIGKILL);
-			waitpid((pid_t)pid, NULL, 0);
-		}
-		fclose(f);
-	}
-	closedir(tasks);
-}
-
 static void keep_printed(struct alloclab_child_result *res, const char *buf, size_t n)
 {
 	size_t room = ALLOCLAB_CHILD_KEPT_OUTPUT - (res->printed_len < ALLOCLAB_CHILD_KEPT_OUTPUT ? res->printed_len
@@ -153,9 +128,21 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 	double start = now_s(), deadline = start + timeout_s;
 	pid_t pid, parent = getpid();
 
+	uint64_t limit_kib = alloclab_memory_limit() / 1024;
+	double next_look = start;
+	char scratch[ALLOCLAB_SCRATCH_LEN];
+
 	memset(res, 0, sizeof *res);
+	/* The child's scratch folder, its TMPDIR: made and removed here, so
+	 * that whatever the child or the programs it runs leave in it goes
+	 * when the child does, however it ends. */
+	if (alloclab_scratch_make("worker", scratch, sizeof scratch) != 0) {
+		snprintf(err, err_len, "cannot make a scratch folder in %s: %s", alloclab_scratch_root(), strerror(errno));
+		return -1;
+	}
 	if (pipe2(fds, O_CLOEXEC) != 0 || pipe2(outs, O_CLOEXEC) != 0) {
 		snprintf(err, err_len, "cannot create a pipe: %s", strerror(errno));
+		alloclab_scratch_remove(scratch);
 		return -1;
 	}
 	/* The child's phase page: a shared file, so that an exec'd program
@@ -168,6 +155,7 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, err_len, "cannot fork a worker: %s", strerror(errno));
+		alloclab_scratch_remove(scratch);
 		close(fds[0]);
 		close(fds[1]);
 		close(outs[0]);
@@ -184,6 +172,7 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 		if (getppid() != parent)
 			_exit(3);
 		setpgid(0, 0);
+		setenv("TMPDIR", scratch, 1);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
@@ -227,6 +216,18 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 			res->timed_out = 1;
 			break;
 		}
+		/* The memory limit, looked at ten times a second from here, so
+		 * that the measured process pays nothing for it. */
+		if (limit_kib && now_s() >= next_look) {
+			uint64_t kib = alloclab_tree_resident_kib(pid, NULL);
+			next_look = now_s() + 0.1;
+			if (kib > res->peak_kib)
+				res->peak_kib = kib;
+			if (kib > limit_kib) {
+				res->over_memory = 1;
+				break;
+			}
+		}
 		if (poll(pfd, 2, left > 0.05 ? 50 : (int)(left * 1000) + 1) < 0 && errno != EINTR)
 			break;
 		/* Has the child itself gone? Then its pipes hold all it wrote. */
@@ -267,7 +268,7 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 stop:
 	close(fds[0]);
 	close(outs[0]);
-	if (res->timed_out || res->interrupted || res->flooded)
+	if (res->timed_out || res->interrupted || res->flooded || res->over_memory)
 		kill(-pid, SIGKILL);
 	/* After EOF the child may still be running (a plugin could close the fd
 	 * and hang in destroy); keep the deadline while reaping. */
@@ -287,8 +288,14 @@ stop:
 		}
 		usleep(1000);
 	}
-	kill(-pid, SIGKILL); /* what is left of its group */
-	reap_strays();
+	/* What it left running is killed; what ran beside it is counted, for
+	 * then the measurement is not to be trusted. Its group first, while
+	 * they are still ours to inspect (orphans reparent to us). */
+	kill(-pid, SIGSTOP);
+	res->strays = alloclab_kill_children();
+	kill(-pid, SIGKILL);
+	alloclab_kill_children();
+	alloclab_scratch_remove(scratch);
 	if (phase != MAP_FAILED) {
 		memcpy(res->phase, phase, sizeof res->phase - 1);
 		res->phase[sizeof res->phase - 1] = '\0';
@@ -377,6 +384,9 @@ static void describe(const struct alloclab_child_result *res, double timeout_s, 
 	else if (res->flooded)
 		snprintf(out, out_len, "worker sent more than %u MiB on its result pipe and was killed",
 			 ALLOCLAB_CHILD_MAX_RESULT >> 20);
+	else if (res->over_memory)
+		snprintf(out, out_len, "killed at %.0f MiB resident, over the memory limit of %.0f MiB (--memory-limit)",
+			 (double)res->peak_kib / 1024, (double)alloclab_memory_limit() / (1 << 20));
 	else if (res->timed_out)
 		snprintf(out, out_len, "timed out after %g s (raise --timeout if it is just slow)", timeout_s);
 	else if (!res->exited)

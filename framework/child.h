@@ -9,13 +9,21 @@
  *     process group is killed, and any process it left behind (a
  *     grandchild that called setsid) is killed and reaped when it ends;
  *   - its result is capped (ALLOCLAB_CHILD_MAX_RESULT), its stdout and
- *     stderr are captured, never passed through.
+ *     stderr are captured, never passed through;
+ *   - its resident memory, with everything it started, is held to
+ *     alloclab_memory_limit() (process_tree.h);
+ *   - it runs with TMPDIR a scratch folder of its own, made before it
+ *     starts and removed with everything in it once it has ended, however
+ *     it ended: nothing it writes there outlives it;
+ *   - a process it leaves running is killed, and counted when it had been
+ *     running beside it (strays).
  */
 #ifndef ALLOCLAB_CHILD_H
 #define ALLOCLAB_CHILD_H
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The most a child may send on its result pipe: past it the child is
  * killed and its result is an error ("sent more than 64 MiB"). */
@@ -37,6 +45,12 @@ struct alloclab_child_result {
 	int term_signal;
 	int timed_out;      /* the deadline passed and the child was killed */
 	int interrupted;    /* the parent got SIGINT/SIGTERM meanwhile; the child was killed */
+	int over_memory;    /* it (with what it started) passed alloclab_memory_limit() and was killed */
+	uint64_t peak_kib;  /* the largest resident set of it and what it started, as last looked at */
+	/* Processes it left running when it ended that had used CPU beside it
+	 * (a plugin that forked a twin of the worker): killed, as every
+	 * process it leaves is (a sleeping daemon is killed but not counted). */
+	unsigned strays;
 	double elapsed_s;
 	/* The last step the child marked (alloclab_phase), "" if none: where
 	 * it was when it crashed or hung. */

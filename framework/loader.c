@@ -238,6 +238,13 @@ static int validate(const struct alloclab_plugin *d, const char *path, char *err
 			return -1;
 		}
 	}
+	/* A reserved field is a promise to the future: a plugin that sets one
+	 * means something this host cannot know. */
+	if (d->reserved0 != 0) {
+		snprintf(err, err_len, "%s: reserved0 is %u; it must be 0 (a plugin built for a newer ABI?)", path,
+			 d->reserved0);
+		return -1;
+	}
 	if (d->min_align != 0 && (d->min_align & (d->min_align - 1)) != 0) {
 		snprintf(err, err_len, "%s: min_align %u is not a power of two", path, d->min_align);
 		return -1;

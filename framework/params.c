@@ -176,6 +176,10 @@ static int expand_values(const struct alloclab_workload *w, unsigned idx, const 
 	size_t lens[ALLOCLAB_MAX_EXPANSION + 1];
 	unsigned nitems = 0, base = *count;
 	char expanded[ALLOCLAB_PATH_LEN];
+	/* Where each expanded item came from: a group's members (1) or the
+	 * user's own list (0), in expanded's order. */
+	unsigned char from_group[ALLOCLAB_MAX_EXPANSION + 1] = {0}, origin[ALLOCLAB_PATH_LEN / 2] = {0};
+	unsigned norigin = 0;
 	glob_t files;
 	int folder = folder_files(w, def, value, value_len, &files, err, err_len), rc = 0;
 
@@ -187,13 +191,21 @@ static int expand_values(const struct alloclab_workload *w, unsigned idx, const 
 			lens[nitems++] = strlen(files.gl_pathv[i]);
 		}
 	} else {
-		/* Groups first: "quick+nbody" becomes "nbody+float+...+nbody". */
+		/* Groups first: "quick+nbody" becomes "nbody+float+...+nbody"
+		 * (and then the second nbody goes, below). */
 		if (def->groups) {
 			size_t used = 0;
 			for (const char *cur = value; cur <= end;) {
 				const char *plus = memchr(cur, '+', (size_t)(end - cur));
 				size_t len = plus ? (size_t)(plus - cur) : (size_t)(end - cur);
 				const char *members = group_members(def, cur, len);
+				for (const char *m = members ? members : cur; norigin < sizeof origin; ) {
+					origin[norigin++] = members != NULL;
+					const char *more = members ? strchr(m, '+') : NULL;
+					if (more == NULL)
+						break;
+					m = more + 1;
+				}
 				int n = members ? snprintf(expanded + used, sizeof expanded - used, "%s%s", used ? "+" : "", members)
 						: snprintf(expanded + used, sizeof expanded - used, "%s%.*s", used ? "+" : "", (int)len,
 							   cur);
@@ -212,11 +224,30 @@ static int expand_values(const struct alloclab_workload *w, unsigned idx, const 
 		for (const char *item = value; nitems <= ALLOCLAB_MAX_EXPANSION;) {
 			const char *plus = def->type == ALLOCLAB_PARAM_TEXT ? NULL : memchr(item, '+', (size_t)(end - item));
 			items[nitems] = item;
+			from_group[nitems] = def->groups && nitems < norigin ? origin[nitems] : 0;
 			lens[nitems++] = plus ? (size_t)(plus - item) : (size_t)(end - item);
 			if (plus == NULL)
 				break;
 			item = plus + 1;
 		}
+		/* An item given twice is a slip, refused; one that a group also
+		 * brings (quick+nbody) is measured once. */
+		for (unsigned v = 1; v < nitems; v++)
+			for (unsigned u = 0; u < v; u++) {
+				if (lens[u] != lens[v] || memcmp(items[u], items[v], lens[v]) != 0)
+					continue;
+				if (!from_group[u] && !from_group[v]) {
+					snprintf(err, err_len, "workload '%s': %s=%.*s is given twice", w->name, def->name,
+						 (int)lens[v], items[v]);
+					return -1;
+				}
+				memmove(&items[v], &items[v + 1], (nitems - v - 1) * sizeof *items);
+				memmove(&lens[v], &lens[v + 1], (nitems - v - 1) * sizeof *lens);
+				memmove(&from_group[v], &from_group[v + 1], nitems - v - 1);
+				nitems--;
+				v--;
+				break;
+			}
 	}
 	for (unsigned v = 0; v < nitems && rc == 0; v++) {
 		if (v > 0) {

@@ -5,9 +5,15 @@
 #include "lengths.h"
 
 #include "static_tls.h"
+#include "hash.h"
+#include "process_tree.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,49 +80,84 @@ static char **environment(char *const *set, size_t nset)
 	return env;
 }
 
-static void tail_of(int fd, char *out, size_t len)
+/* The last of what a program wrote on stderr, kept as it streams. */
+struct tail {
+	char buf[1024];
+	size_t len; /* bytes in buf, the most recent last */
+};
+
+static void tail_add(struct tail *t, const char *data, size_t n)
 {
-	char buf[ALLOCLAB_PATH_LEN];
-	off_t size = lseek(fd, 0, SEEK_END);
-	off_t from = size > (off_t)sizeof buf - 1 ? size - (off_t)sizeof buf + 1 : 0;
-	ssize_t got = pread(fd, buf, sizeof buf - 1, from);
-	size_t o = 0;
+	if (n >= sizeof t->buf) {
+		memcpy(t->buf, data + n - sizeof t->buf, sizeof t->buf);
+		t->len = sizeof t->buf;
+		return;
+	}
+	if (t->len + n > sizeof t->buf) {
+		size_t drop = t->len + n - sizeof t->buf;
+		memmove(t->buf, t->buf + drop, t->len - drop);
+		t->len -= drop;
+	}
+	memcpy(t->buf + t->len, data, n);
+	t->len += n;
+}
+
+/* The last three lines, as one, printable. */
+static void tail_line(const struct tail *t, char *out, size_t len)
+{
+	size_t got = t->len, o = 0;
+	const char *buf = t->buf;
 
 	out[0] = '\0';
-	if (got <= 0)
-		return;
-	buf[got] = '\0';
 	while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == ' '))
-		buf[--got] = '\0';
-	/* The last three lines, as one. */
-	char *start = buf + got;
-	for (int lines = 0; start > buf && lines < 3; lines += *--start == '\n')
+		got--;
+	size_t start = got;
+	for (int lines = 0; start > 0 && lines < 3; lines += buf[--start] == '\n')
 		;
-	if (*start == '\n')
+	if (buf[start] == '\n')
 		start++;
-	for (char *c = start; *c && o + 4 < len; c++) {
-		if (*c == '\n') {
+	for (size_t i = start; i < got && o + 4 < len; i++) {
+		if (buf[i] == '\n') {
 			memcpy(out + o, " | ", 3);
 			o += 3;
 		} else {
-			out[o++] = (*c >= ' ' && *c < 127) ? *c : '?';
+			out[o++] = (buf[i] >= ' ' && buf[i] < 127) ? buf[i] : '?';
 		}
 	}
 	out[o] = '\0';
 }
 
+static int pidfd_of(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+/* Kills the program and everything it started (it may not be a group of
+ * its own: passed through, it shares the terminal's). */
+static void kill_tree(pid_t pid)
+{
+	kill(pid, SIGSTOP); /* it may not start more meanwhile */
+	alloclab_tree_kill(pid);
+}
+
 int alloclab_program_run(const struct alloclab_program *p, struct alloclab_program_result *r, char *err,
 			 size_t err_len)
 {
-	char *set[5], *tunables = NULL, *preload = NULL, *plugin = NULL, *record = NULL;
+	char *set[6], *tunables = NULL, *preload = NULL, *plugin = NULL, *record = NULL, *handshake = NULL;
 	const char *old_tunables = getenv("GLIBC_TUNABLES"), *old_preload = getenv("LD_PRELOAD");
 	size_t nset = 0;
-	int errfd = -1, rc = -1, status;
+	int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, hs[2] = {-1, -1}, rc = -1, status = 0, pidfd = -1;
 	struct rusage ru;
+	struct tail tail = {.len = 0};
+	struct stat hs_st;
 	pid_t pid;
 	double t0;
 
 	memset(r, 0, sizeof *r);
+	r->stdout_hash = ALLOCLAB_FNV_OFFSET;
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (pipe2(hs, O_CLOEXEC) != 0 || fstat(hs[0], &hs_st) != 0 ||
+	    (!p->pass_through && (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0))) {
+		snprintf(err, err_len, "cannot make the program's pipes: %s", strerror(errno));
+		goto out;
+	}
 	if (p->plugin) {
 		/* The preload library first, before whatever else is preloaded;
 		 * the static TLS reserve that jemalloc's dlopen needs. */
@@ -124,12 +165,18 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 			     old_preload ? old_preload : "") < 0 ||
 		    asprintf(&plugin, "ALLOCLAB_PRELOAD_PLUGIN=%s%s%s", p->plugin,
 			     p->plugin_options && p->plugin_options[0] ? ":" : "",
-			     p->plugin_options ? p->plugin_options : "") < 0) {
-			preload = plugin = NULL;
+			     p->plugin_options ? p->plugin_options : "") < 0 ||
+		    /* The pipe's identity with its number, so that a program
+		     * that reuses the number for something else is never
+		     * written to by the library in a child of it. */
+		    asprintf(&handshake, "ALLOCLAB_PRELOAD_HANDSHAKE=%d:%lu", ALLOCLAB_HANDSHAKE_FD,
+			     (unsigned long)hs_st.st_ino) < 0) {
+			preload = plugin = handshake = NULL;
 			goto oom;
 		}
 		set[nset++] = preload;
 		set[nset++] = plugin;
+		set[nset++] = handshake;
 		if (!old_tunables || !strstr(old_tunables, "glibc.rtld.optional_static_tls")) {
 			if (asprintf(&tunables, "GLIBC_TUNABLES=%s%sglibc.rtld.optional_static_tls=%d",
 				     old_tunables ? old_tunables : "", old_tunables ? ":" : "", ALLOCLAB_STATIC_TLS_BYTES) < 0) {
@@ -157,11 +204,6 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 	char **env = environment(set, nset);
 	if (env == NULL)
 		goto oom;
-	if (!p->pass_through && (errfd = memfd_create("stderr", MFD_CLOEXEC)) < 0) {
-		snprintf(err, err_len, "cannot capture the program's stderr: %s", strerror(errno));
-		free(env);
-		goto out;
-	}
 	t0 = now_s();
 	pid = fork();
 	if (pid < 0) {
@@ -171,18 +213,24 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 	}
 	if (pid == 0) {
 		/* Only async-signal-safe calls from here to exec. */
+		int errfd = p->pass_through ? 2 : err_pipe[1];
 		if (p->cwd && chdir(p->cwd) != 0) {
 			static const char msg[] = "alloclab: cannot enter the program's folder\n";
-			if (write(errfd >= 0 ? errfd : 2, msg, sizeof msg - 1) < 0)
+			if (write(errfd, msg, sizeof msg - 1) < 0)
 				_exit(126);
 			_exit(126);
 		}
 		if (!p->pass_through) {
 			int in = open(p->stdin_path ? p->stdin_path : "/dev/null", O_RDONLY);
-			int o = open(p->stdout_path ? p->stdout_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			if (in < 0 || o < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(errfd, 2) < 0)
+			if (in < 0 || dup2(in, 0) < 0 || dup2(out_pipe[1], 1) < 0 || dup2(err_pipe[1], 2) < 0)
 				_exit(126);
 		}
+		/* The handshake's end at its number, kept across exec (dup2
+		 * clears close-on-exec, but does nothing when it is already
+		 * there). */
+		if (p->plugin && (hs[1] == ALLOCLAB_HANDSHAKE_FD ? fcntl(hs[1], F_SETFD, 0)
+								: dup2(hs[1], ALLOCLAB_HANDSHAKE_FD)) < 0)
+			_exit(126);
 		signal(SIGPIPE, SIG_DFL);
 		execvpe(p->argv[0], (char *const *)p->argv, env);
 		static const char msg[] = "alloclab: cannot run the program: ";
@@ -192,11 +240,130 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 		_exit(127);
 	}
 	free(env);
+	close(hs[1]);
+	hs[1] = -1;
+	if (!p->pass_through) {
+		close(out_pipe[1]);
+		close(err_pipe[1]);
+		out_pipe[1] = err_pipe[1] = -1;
+	}
+	pidfd = pidfd_of(pid);
+
+	/* Everything at once: its output as it streams, the handshake, its
+	 * end, its deadline and its memory. */
+	uint64_t limit_kib = alloclab_memory_limit() / 1024, peak_kib = 0;
+	double next_look = t0, deadline = p->timeout_s > 0 ? t0 + p->timeout_s : 0;
+	int ended = 0;
+	for (;;) {
+		struct pollfd pfd[4] = {
+			{.fd = out_pipe[0], .events = POLLIN},
+			{.fd = err_pipe[0], .events = POLLIN},
+			{.fd = hs[0], .events = POLLIN},
+			{.fd = pidfd, .events = POLLIN},
+		};
+		char buf[65536];
+		double now = now_s();
+		if (ended && out_pipe[0] < 0 && err_pipe[0] < 0)
+			break;
+		if (deadline && now > deadline && !ended) {
+			r->timed_out = 1;
+			kill_tree(pid);
+		}
+		if (limit_kib && now >= next_look && !ended) {
+			uint64_t kib = alloclab_tree_resident_kib(pid, NULL);
+			next_look = now + 0.1;
+			peak_kib = kib > peak_kib ? kib : peak_kib;
+			if (kib > limit_kib) {
+				r->over_memory = 1;
+				kill_tree(pid);
+			}
+		}
+		int wait_ms = ended ? 0 : pidfd < 0 ? 10 : 100;
+		if (poll(pfd, 4, wait_ms) < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < 3; i++) {
+			int *fd = i == 0 ? &out_pipe[0] : i == 1 ? &err_pipe[0] : &hs[0];
+			if (*fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			ssize_t n = read(*fd, buf, sizeof buf);
+			if (n <= 0) {
+				if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+					close(*fd);
+					*fd = -1;
+				}
+				continue;
+			}
+			if (i == 0) {
+				r->stdout_hash = alloclab_fnv1a(r->stdout_hash, buf, (size_t)n);
+				r->stdout_bytes += (uint64_t)n;
+				if (r->stdout_bytes > ALLOCLAB_PROGRAM_MAX_STDOUT && !r->flooded) {
+					r->flooded = 1;
+					kill_tree(pid);
+				}
+			} else if (i == 1) {
+				tail_add(&tail, buf, (size_t)n);
+			} else {
+				for (ssize_t k = 0; k < n; k++)
+					if (buf[k] == 'L' && r->served < ALLOCLAB_SERVED_LOADING)
+						r->served = ALLOCLAB_SERVED_LOADING;
+					else if (buf[k] == 'S')
+						r->served = ALLOCLAB_SERVED_YES;
+			}
+		}
+		if (!ended && (pidfd < 0 || (pfd[3].revents & POLLIN))) {
+			siginfo_t si = {0};
+			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
+				ended = 1;
+				/* What it left running holds the pipes: what is in them is
+				 * read without waiting for more. */
+				if (out_pipe[0] >= 0)
+					fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+				if (err_pipe[0] >= 0)
+					fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
+				if (hs[0] >= 0)
+					fcntl(hs[0], F_SETFL, O_NONBLOCK);
+			}
+		}
+		if (ended && (out_pipe[0] >= 0 || err_pipe[0] >= 0 || hs[0] >= 0)) {
+			/* Drain without blocking, then stop. */
+			int more = 0;
+			for (int i = 0; i < 3; i++) {
+				int *fd = i == 0 ? &out_pipe[0] : i == 1 ? &err_pipe[0] : &hs[0];
+				ssize_t n;
+				while (*fd >= 0 && (n = read(*fd, buf, sizeof buf)) > 0) {
+					more = 1;
+					if (i == 0) {
+						r->stdout_hash = alloclab_fnv1a(r->stdout_hash, buf, (size_t)n);
+						r->stdout_bytes += (uint64_t)n;
+					} else if (i == 1) {
+						tail_add(&tail, buf, (size_t)n);
+					} else {
+						for (ssize_t k = 0; k < n; k++)
+							r->served = buf[k] == 'S' ? ALLOCLAB_SERVED_YES
+								    : buf[k] == 'L' && r->served < ALLOCLAB_SERVED_LOADING
+									    ? ALLOCLAB_SERVED_LOADING
+									    : r->served;
+					}
+				}
+			}
+			if (!more) {
+				for (int i = 0; i < 3; i++) {
+					int *fd = i == 0 ? &out_pipe[0] : i == 1 ? &err_pipe[0] : &hs[0];
+					if (*fd >= 0)
+						close(*fd);
+					*fd = -1;
+				}
+			}
+		}
+	}
 	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR) {
 			snprintf(err, err_len, "cannot wait for '%s': %s", p->argv[0], strerror(errno));
 			goto out;
 		}
+	/* What it started and left behind goes with it (ours, as the
+	 * subreaper). */
+	alloclab_kill_children();
 	r->wall_s = now_s() - t0;
 	r->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
 	r->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
@@ -204,26 +371,60 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 	r->exited = WIFEXITED(status);
 	r->status = r->exited ? WEXITSTATUS(status) : 0;
 	r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-	if (errfd >= 0)
-		tail_of(errfd, r->stderr_tail, sizeof r->stderr_tail);
+	tail_line(&tail, r->stderr_tail, sizeof r->stderr_tail);
 	rc = 0;
 	goto out;
 oom:
 	snprintf(err, err_len, "out of memory");
 out:
-	if (errfd >= 0)
-		close(errfd);
+	for (int i = 0; i < 2; i++) {
+		if (out_pipe[i] >= 0)
+			close(out_pipe[i]);
+		if (err_pipe[i] >= 0)
+			close(err_pipe[i]);
+		if (hs[i] >= 0)
+			close(hs[i]);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
 	free(tunables);
 	free(preload);
 	free(plugin);
 	free(record);
+	free(handshake);
 	return rc;
 }
 
-void alloclab_program_describe(const struct alloclab_program_result *r, char *out, size_t len)
+int alloclab_program_ok(const struct alloclab_program *p, const struct alloclab_program_result *r)
 {
-	if (r->exited)
-		snprintf(out, len, "exit status %d", r->status);
+	return r->exited && r->status == 0 && !r->timed_out && !r->flooded && !r->over_memory &&
+	       (p->plugin == NULL || r->served == ALLOCLAB_SERVED_YES);
+}
+
+void alloclab_program_describe(const struct alloclab_program *p, const struct alloclab_program_result *r, char *out,
+			       size_t len)
+{
+	char how[160];
+	if (r->timed_out)
+		snprintf(how, sizeof how, "timed out after %g s", p->timeout_s);
+	else if (r->flooded)
+		snprintf(how, sizeof how, "stopped: wrote more than %llu MiB on its standard output",
+			 ALLOCLAB_PROGRAM_MAX_STDOUT >> 20);
+	else if (r->over_memory)
+		snprintf(how, sizeof how, "killed over the memory limit of %.0f MiB (--memory-limit)",
+			 (double)alloclab_memory_limit() / (1 << 20));
+	else if (r->exited)
+		snprintf(how, sizeof how, "exit status %d", r->status);
 	else
-		snprintf(out, len, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
+		snprintf(how, sizeof how, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
+	if (p->plugin && r->served == ALLOCLAB_SERVED_NEVER)
+		snprintf(out, len,
+			 "%s; the plugin never served it: no preload library ran in it (a statically linked or setuid "
+			 "program, or one that cleared LD_PRELOAD), so it ran on its own malloc",
+			 how);
+	else if (p->plugin && r->served == ALLOCLAB_SERVED_LOADING)
+		snprintf(out, len, "%s while the preload library was loading plugin '%s': the program never ran", how,
+			 p->plugin);
+	else
+		snprintf(out, len, "%s", how);
 }

@@ -10,13 +10,24 @@
 #define ALLOCLAB_PROGRAM_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+/* The most of a program's standard output that is hashed: past it the
+ * program is stopped and the run fails (a program that floods). */
+#define ALLOCLAB_PROGRAM_MAX_STDOUT (1ull << 30)
+/* The descriptor on which the preload library tells the runner that it is
+ * loading the plugin ('L') and that the plugin has served ('S'). */
+#define ALLOCLAB_HANDSHAKE_FD 5
 
 struct alloclab_program {
 	const char *const *argv;     /* the program (searched in PATH) and its arguments */
 	const char *cwd;             /* NULL: the current folder */
 	const char *stdin_path;      /* NULL: /dev/null (inherit when pass_through) */
-	const char *stdout_path;     /* NULL: /dev/null (inherit when pass_through) */
-	int pass_through;            /* stdin, stdout and stderr are the caller's */
+	/* stdout and stderr: read as they stream (stdout hashed, up to
+	 * ALLOCLAB_PROGRAM_MAX_STDOUT; the last of stderr kept), nothing
+	 * stored; or, pass_through, the caller's, with stdin too. */
+	int pass_through;
+	double timeout_s;            /* 0: none; past it the program and what it started are killed */
 	const char *plugin;          /* name or path; NULL: the C library's malloc, no preload */
 	const char *plugin_options;  /* "" or NULL: none */
 	int gil;                     /* one lock around every call */
@@ -27,11 +38,24 @@ struct alloclab_program {
 	const char *native_preload;
 };
 
+/* How far the preload library got with the plugin in the program. */
+enum alloclab_served {
+	ALLOCLAB_SERVED_NEVER,    /* no preload library ran in it (a static program, a setuid one) */
+	ALLOCLAB_SERVED_LOADING,  /* it began to load the plugin and never finished */
+	ALLOCLAB_SERVED_YES,      /* the plugin was loaded, created and served its first calls */
+};
+
 struct alloclab_program_result {
 	int exited;                  /* 1: status is its exit status; 0: killed by signal */
 	int status, signal;
+	int timed_out;               /* killed at timeout_s */
+	int flooded;                 /* killed: wrote more than ALLOCLAB_PROGRAM_MAX_STDOUT */
+	int over_memory;             /* killed: past alloclab_memory_limit() */
+	enum alloclab_served served; /* with a plugin: whether the plugin served the program */
 	double wall_s, user_s, sys_s;
 	long peak_rss_kib;           /* the largest of the program and the children it waited for */
+	uint64_t stdout_hash;        /* FNV-1a of its stdout (not pass_through) */
+	uint64_t stdout_bytes;
 	char stderr_tail[1024];      /* its last lines on stderr ("" when passed through) */
 };
 
@@ -48,7 +72,14 @@ const char *alloclab_preload_path(void);
 int alloclab_program_run(const struct alloclab_program *p, struct alloclab_program_result *r, char *err,
 			 size_t err_len);
 
-/* "exit status 3", "killed by signal 11 (Segmentation fault)". */
-void alloclab_program_describe(const struct alloclab_program_result *r, char *out, size_t len);
+/* "exit status 3", "killed by signal 11 (Segmentation fault)", "timed
+ * out after 5 s"; with a plugin, why the program cannot count as served
+ * by it when it was not ("the plugin never served it: ..."). */
+void alloclab_program_describe(const struct alloclab_program *p, const struct alloclab_program_result *r, char *out,
+			       size_t len);
+
+/* Whether the run measured what it claims: it ended with status 0 and,
+ * with a plugin, the plugin served it. */
+int alloclab_program_ok(const struct alloclab_program *p, const struct alloclab_program_result *r);
 
 #endif

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gnu/libc-version.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
 #include <sched.h>
@@ -530,6 +531,7 @@ struct reader {
 	alloclab_report_checker check;
 	char *err;
 	size_t err_len;
+	int version;               /* the file's format_version, once read */
 };
 
 static int bad(const struct reader *rd, const char *where, const char *field, const char *fmt, ...)
@@ -795,6 +797,37 @@ static int read_values(const struct reader *rd, const json_t *obj, const char *w
 	return 0;
 }
 
+uint64_t alloclab_stat_value(const json_t *v)
+{
+	const char *digits = json_string_value(v);
+	if (json_is_integer(v))
+		return json_integer_value(v) < 0 ? 0 : (uint64_t)json_integer_value(v);
+	if (digits == NULL)
+		return 0;
+	errno = 0;
+	unsigned long long n = strtoull(digits, NULL, 10);
+	return errno ? 0 : (uint64_t)n;
+}
+
+json_t *alloclab_stat_json(uint64_t value)
+{
+	char digits[24];
+	if (value <= (uint64_t)INT64_MAX)
+		return json_integer((json_int_t)value);
+	snprintf(digits, sizeof digits, "%" PRIu64, value);
+	return json_string(digits);
+}
+
+/* A statistic kept as digits is one past INT64_MAX written canonically. */
+static int stat_digits_exact(const char *digits)
+{
+	char again[24];
+	errno = 0;
+	unsigned long long n = strtoull(digits, NULL, 10);
+	snprintf(again, sizeof again, "%llu", n);
+	return errno == 0 && n > (unsigned long long)INT64_MAX && strcmp(again, digits) == 0;
+}
+
 static int read_stats(const struct reader *rd, const json_t *obj, const char *where, const char *key, json_t **out)
 {
 	json_t *v = json_object_get(obj, key), *x;
@@ -805,10 +838,15 @@ static int read_stats(const struct reader *rd, const json_t *obj, const char *wh
 		return 0;
 	if (!json_is_object(v))
 		return bad(rd, where, key, "is %s, not an object", type_name(v));
-	json_object_foreach(v, name, x)
-		if (!json_is_integer(x) || json_integer_value(x) < 0)
-			return bad(rd, where, key, "'%.64s' is %s, not a non-negative whole number", name,
-				   json_is_integer(x) ? "negative" : type_name(x));
+	json_object_foreach(v, name, x) {
+		const char *digits = json_string_value(x);
+		if (json_is_integer(x) ? json_integer_value(x) >= 0
+				       : digits && strlen(digits) <= 20 && strspn(digits, "0123456789") == strlen(digits) &&
+						 digits[0] && stat_digits_exact(digits))
+			continue;
+		return bad(rd, where, key, "'%.64s' is %s, not a whole number from 0 to 2^64-1", name,
+			   json_is_integer(x) ? "negative" : digits ? "a string that is not such a number" : type_name(x));
+	}
 	*out = json_incref(v);
 	return 0;
 }
@@ -851,7 +889,7 @@ static int read_process(const struct reader *rd, const json_t *obj, const char *
 int alloclab_process_from_json(const json_t *obj, unsigned threads, const char *metric, const char *where,
 			       struct alloclab_process *p, char *err, size_t err_len)
 {
-	struct reader rd = {where, NULL, err, err_len};
+	struct reader rd = {where, NULL, err, err_len, ALLOCLAB_RESULTS_VERSION};
 	if (read_process(&rd, obj, "", NULL, threads, metric, p) != 0) {
 		alloclab_process_clear(p);
 		return -1;
@@ -1005,6 +1043,8 @@ static int read_plugin(const struct reader *rd, const json_t *obj, const char *w
 	p->check = check ? json_incref(check) : NULL;
 	if (p->options == NULL)
 		p->options = strdup("");
+	if (p->label == NULL && rd->version >= 2)
+		return bad(rd, where, K_LABEL, "is missing (format_version %d files label every plugin)", rd->version);
 	if (p->label == NULL) {
 		/* Version 1: the label is the name with the options. */
 		size_t len = strlen(p->name) + strlen(p->options) + 2;
@@ -1019,7 +1059,7 @@ static void fold_journal(struct alloclab_results *r, const struct reader *rd);
 struct alloclab_results *alloclab_results_from_json(const json_t *doc, const char *name,
 						    alloclab_report_checker check, char *err, size_t err_len)
 {
-	struct reader rd = {name, check, err, err_len};
+	struct reader rd = {name, check, err, err_len, 0};
 	struct alloclab_results *r = calloc(1, sizeof *r);
 	json_t *format = json_object_get(doc, K_FORMAT), *version = json_object_get(doc, K_FORMAT_VERSION), *a, *x;
 	size_t i;
@@ -1043,7 +1083,14 @@ struct alloclab_results *alloclab_results_from_json(const json_t *doc, const cha
 			 (long long)json_integer_value(version), ALLOCLAB_RESULTS_OLDEST_VERSION, ALLOCLAB_RESULTS_VERSION);
 		goto fail;
 	}
-	r->version = (int)json_integer_value(version);
+	r->version = rd.version = (int)json_integer_value(version);
+	/* The version a file claims must be the layout it has: a version 2
+	 * file always says whether it is complete; version 1 never did. */
+	if ((json_object_get(doc, K_COMPLETE) != NULL) != (r->version >= 2)) {
+		bad(&rd, "", K_FORMAT_VERSION, "is %d, but the file %s '%s' (which version 2 added)", r->version,
+		    r->version >= 2 ? "lacks" : "has", K_COMPLETE);
+		goto fail;
+	}
 	r->metadata = json_object_get(doc, K_METADATA);
 	r->config = json_object_get(doc, K_CONFIG);
 	if (!json_is_object(r->metadata)) {
@@ -1057,7 +1104,7 @@ struct alloclab_results *alloclab_results_from_json(const json_t *doc, const cha
 		goto fail;
 	if (get_bool(&rd, doc, "", K_INTERRUPTED, &r->interrupted) != 0)
 		goto fail;
-	if (json_object_get(doc, K_COMPLETE) == NULL)
+	if (r->version < 2)
 		r->complete = 1; /* version 1: always written whole */
 	else if (get_bool(&rd, doc, "", K_COMPLETE, &r->complete) != 0)
 		goto fail;
@@ -1280,7 +1327,7 @@ static void fold_journal(struct alloclab_results *r, const struct reader *rd)
 		uint64_t cell = 0;
 		char *status = NULL, *message = NULL, where[64];
 		enum alloclab_cell_status st;
-		struct reader jr = {path, rd->check, rd->err, rd->err_len};
+		struct reader jr = {path, rd->check, rd->err, rd->err_len, rd->version};
 
 		snprintf(where, sizeof where, "line");
 		if (obj == NULL || get_uint(&jr, obj, where, K_CELL, 1, 0, r->ncells ? r->ncells - 1 : 0, &cell) != 0 ||

@@ -84,8 +84,11 @@ struct alloclab_process {
 	double elapsed_s;         /* the worker's whole life, parent's clock */
 	struct alloclab_value *warmups, *values;
 	unsigned nwarmups, nvalues;
-	/* NULL, or {name: non-negative integer}: the plugin's statistics at the
-	 * end of the last value with the working sets live, and after finish. */
+	/* NULL, or {name: value}: the plugin's statistics at the end of the
+	 * last value with the working sets live, and after finish. A value is
+	 * a non-negative integer, or for one past INT64_MAX (where jansson's
+	 * integers stop) a string of its decimal digits: read them with
+	 * alloclab_stat_value. */
 	json_t *stats, *stats_after_finish;
 	/* NULL, or an array of `threads` entries (objects or null): the
 	 * workload's once-per-process report (the unicode workload's cache-line
@@ -284,5 +287,12 @@ int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned 
 			    const struct alloclab_process *p, enum alloclab_cell_status status, const char *message, char *err, size_t err_len);
 /* Closes it; remove: unlink the file too (the final document holds it all). */
 void alloclab_journal_close(struct alloclab_journal *j, int remove);
+
+
+/* A statistic's value as the plugin gave it (see stats above); 0 for
+ * anything else. */
+uint64_t alloclab_stat_value(const json_t *v);
+/* The form a statistic is kept in: an integer, or its digits past INT64_MAX. */
+json_t *alloclab_stat_json(uint64_t value);
 
 #endif

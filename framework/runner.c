@@ -9,7 +9,6 @@
 #include "cell_values.h"
 #include "child.h"
 #include "confidence.h"
-#include "preflight.h"
 #include "progress.h"
 #include "results.h"
 #include "scratch.h"
@@ -101,13 +100,36 @@ static int measure_child(void *arg, int fd)
 	return alloclab_worker_send(arg, 3);
 }
 
+/* The steps a worker marks in which the plugin's own code runs, with what
+ * each is in words: a crash or hang there is the plugin's, named as such. */
+static const char *plugin_step(const char *phase)
+{
+	static const char *const steps[][2] = {
+		{"load", "while being loaded (dlopen and its constructors)"}, {"create", "in create"},
+		{"thread_attach", "in thread_attach"},               {"thread_detach", "in thread_detach"},
+		{"stats", "in stats"},                               {"destroy", "in destroy"},
+	};
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+		if (strcmp(phase, steps[i][0]) == 0)
+			return steps[i][1];
+	return NULL;
+}
+
 /* A child's answer: the object it wrote when it exited 0 or 1; otherwise a
- * description of how it ended, in err. */
-static json_t *child_answer(const struct alloclab_child_result *res, double timeout_s, int *not_applicable, char *err,
-			    size_t err_len)
+ * description of how it ended, in err (naming the plugin when it ended in
+ * one of the plugin's steps). */
+static json_t *child_answer(const struct alloclab_child_result *res, const char *plugin, double timeout_s,
+			    int *not_applicable, char *err, size_t err_len)
 {
 	json_t *obj;
 
+	if (res->strays) {
+		snprintf(err, err_len,
+			 "the worker left %u process%s of its own running when it ended (a plugin that forks?): killed, "
+			 "and the measurement not kept",
+			 res->strays, res->strays == 1 ? "" : "es");
+		return NULL;
+	}
 	if (res->exited && !res->flooded && (res->exit_code == 0 || res->exit_code == 1)) {
 		obj = json_loads(res->output, JSON_REJECT_DUPLICATES, NULL);
 		if (json_is_object(obj)) {
@@ -122,7 +144,16 @@ static json_t *child_answer(const struct alloclab_child_result *res, double time
 		json_decref(obj);
 		return NULL;
 	}
-	alloclab_child_describe(res, timeout_s, err, err_len);
+	const char *step = plugin && !res->interrupted ? plugin_step(res->phase) : NULL;
+	if (step && !res->over_memory) {
+		struct alloclab_child_result unmarked = *res;
+		char how[256];
+		unmarked.phase[0] = '\0';
+		alloclab_child_describe(&unmarked, timeout_s, how, sizeof how);
+		snprintf(err, err_len, "plugin '%s' %s %s", plugin, how, step);
+	} else {
+		alloclab_child_describe(res, timeout_s, err, err_len);
+	}
 	return NULL;
 }
 
@@ -154,7 +185,7 @@ int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double time
 		alloclab_child_result_free(&res);
 		return -1;
 	}
-	obj = child_answer(&res, timeout_s, &not_applicable, err, err_len);
+	obj = child_answer(&res, spec->plugin, timeout_s, &not_applicable, err, err_len);
 	/* The worker is a plugin's process: its answer is checked like a file. */
 	if (obj && alloclab_process_from_json(obj, spec->threads, alloclab_cell_spec_metric(spec), "the worker's result",
 					      out, err, err_len) == 0) {
@@ -234,7 +265,7 @@ int alloclab_probe_isolated(const struct alloclab_plugin_arg *plugin, double tim
 
 	if (alloclab_child_run(probe_child, &arg, timeout_s, &res, err, err_len) != 0)
 		return -1;
-	obj = child_answer(&res, timeout_s, &na, why, sizeof why);
+	obj = child_answer(&res, plugin->spec, timeout_s, &na, why, sizeof why);
 	if (obj == NULL || alloclab_probe_from_json(obj, out, why, sizeof why) != 0) {
 		add_printed(&res, why, sizeof why);
 		if (strchr(plugin->spec, '/') || strstr(why, plugin->spec))
@@ -259,7 +290,7 @@ static int probe_plugins(struct alloclab_run *run)
 		struct alloclab_probe probe;
 		char err[ALLOCLAB_ERR_LEN];
 
-		if (alloclab_probe_isolated(&cfg->plugins[i], cfg->timeout_s, &probe, err, sizeof err) != 0) {
+		if (alloclab_vet_probe(&cfg->plugins[i], cfg->timeout_s, &probe, err, sizeof err) != 0) {
 			fprintf(stderr, "alloclab: %s\n", err);
 			return -1;
 		}
@@ -336,8 +367,7 @@ static int label_plugins(struct alloclab_run *run)
 	return 0;
 }
 
-/* The check before the run: plugins given by path (under development, so
- * buggy until shown otherwise) by default, all with --check. */
+/* The check before the run (vet.h), with progress: it can take a while. */
 static int preflight(struct alloclab_run *run)
 {
 	const struct alloclab_run_config *cfg = run->cfg;
@@ -349,13 +379,11 @@ static int preflight(struct alloclab_run *run)
 	for (unsigned i = 0; i < run->results->nplugins && !alloclab_interrupted(); i++) {
 		struct alloclab_plugin_info *p = &run->results->plugins[i];
 		char label[ALLOCLAB_PATH_PLUS_LEN];
-		int cached;
-		if (cfg->check == ALLOCLAB_CHECK_PATHS && strchr(cfg->plugins[i].spec, '/') == NULL)
+		if (!alloclab_vet_checks(cfg->check, cfg->plugins[i].spec))
 			continue;
 		snprintf(label, sizeof label, "alloclab check %s (once per build of it)", p->label);
 		alloclab_progress_show(&progress, label);
-		p->check = alloclab_preflight(cfg->plugins[i].spec, p->path, cfg->plugins[i].options,
-					      cfg->timeout_s < 30 ? cfg->timeout_s : 30, &cached);
+		p->check = alloclab_vet_check(&cfg->plugins[i], p->path, cfg->check, cfg->timeout_s);
 		alloclab_progress_step(&progress);
 	}
 	alloclab_progress_end(&progress);

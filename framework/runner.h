@@ -13,6 +13,7 @@
 #ifndef ALLOCLAB_RUNNER_H
 #define ALLOCLAB_RUNNER_H
 
+#include "vet.h"
 #include "worker.h"
 #include "results.h"
 #include "workload.h"
@@ -76,7 +77,7 @@ struct alloclab_run_config {
 	/* `alloclab check` before measuring: ALLOCLAB_CHECK_PATHS (plugins
 	 * given by path, the default), _ALL, or _NONE. Results are cached by
 	 * the plugin file's contents (alloclab_check_cache_dir). */
-	enum { ALLOCLAB_CHECK_PATHS, ALLOCLAB_CHECK_ALL, ALLOCLAB_CHECK_NONE } check;
+	enum alloclab_check_mode check; /* vet.h */
 	int pin;
 	/* The order cells are visited in within each round of processes:
 	 * shuffled per round (the default), from order_seed, so that no cell

@@ -7,13 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int alloclab_scratch_make(const char *stem, char *out, size_t len)
+const char *alloclab_scratch_root(void)
 {
 	const char *tmp = getenv("TMPDIR");
+	return tmp == NULL || tmp[0] != '/' ? "/tmp" : tmp;
+}
+
+int alloclab_scratch_make(const char *stem, char *out, size_t len)
+{
+	const char *tmp = alloclab_scratch_root();
 	int n;
 
-	if (tmp == NULL || tmp[0] != '/')
-		tmp = "/tmp";
 	n = snprintf(out, len, "%s/alloclab-%s-XXXXXX", tmp, stem);
 	if (n < 0 || (size_t)n >= len) {
 		errno = ENAMETOOLONG;

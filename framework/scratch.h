@@ -3,11 +3,21 @@
  * mkdtemp (mode 0700) under $TMPDIR when it is an absolute path, else
  * /tmp, and removed with everything in them, no link followed. One owner,
  * so every temporary file alloclab writes lands where the user said.
+ * Every supervised child runs inside one (child.h), removed when it ends,
+ * so what a killed worker left there goes with it.
  */
 #ifndef ALLOCLAB_SCRATCH_H
 #define ALLOCLAB_SCRATCH_H
 
+#include "lengths.h"
+
 #include <stddef.h>
+
+/* Room for a scratch folder's path. */
+#define ALLOCLAB_SCRATCH_LEN ALLOCLAB_PATH_LEN
+
+/* The folder scratch folders are made in: $TMPDIR when absolute, else /tmp. */
+const char *alloclab_scratch_root(void);
 
 /* Makes "$TMPDIR/alloclab-STEM-XXXXXX" into out[0..len). Returns 0, or -1
  * with errno set (ENAMETOOLONG when it does not fit). */

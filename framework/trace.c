@@ -786,6 +786,39 @@ truncated:
 
 #define LIVE 0x80000000u
 
+/* Each thread's declared slot count against its events: one more than the
+ * highest slot it allocates into, and no more than its allocations (every
+ * slot is allocated at least once). A pass that decodes but keeps nothing,
+ * so a trace that lies costs no memory. */
+static int check_declared_slots(struct alloclab_trace *t, struct alloclab_trace_event *ev, char *err, size_t err_len)
+{
+	for (unsigned th = 0; th < t->nthreads; th++) {
+		struct alloclab_trace_cursor *c = alloclab_trace_cursor_new(t, th);
+		uint64_t allocations = 0, used = 0;
+		size_t n;
+		int got;
+
+		if (c == NULL)
+			return tfail(t->name, err, err_len, "out of memory validating");
+		while ((got = alloclab_trace_next_chunk(c, ev, &n, err, err_len)) == 1)
+			for (size_t k = 0; k < n; k++)
+				if (alloclab_trace_op_allocates(ev[k].op)) {
+					allocations++;
+					if ((uint64_t)ev[k].slot + 1 > used)
+						used = (uint64_t)ev[k].slot + 1;
+				}
+		alloclab_trace_cursor_free(c);
+		if (got < 0)
+			return -1;
+		if (used != t->threads[th].slots || t->threads[th].slots > allocations)
+			return tfail(t->name, err, err_len,
+				     "end record: thread %u declares %" PRIu32 " slots, but its %" PRIu64
+				     " allocations use %" PRIu64,
+				     th, t->threads[th].slots, allocations, used);
+	}
+	return 0;
+}
+
 /* Walks every thread's events: pass 0 counts the remote releases of each
  * object slot, decoding only the chunks flagged as having some (the
  * decoder refuses a remote release anywhere else); pass 1 decodes
@@ -806,6 +839,10 @@ int alloclab_trace_validate(struct alloclab_trace *t, struct alloclab_trace_summ
 		tfail(t->name, err, err_len, "out of memory validating");
 		goto out;
 	}
+	/* The slot counts the end record declares size the tables below: they
+	 * are believed only once the events bear them out. */
+	if (check_declared_slots(t, ev, err, err_len) != 0)
+		goto out;
 	for (unsigned i = 0; i < t->nthreads; i++) {
 		size_t n = t->threads[i].slots ? t->threads[i].slots : 1;
 		state[i] = calloc(n, sizeof **state);

@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
@@ -91,7 +92,7 @@ uint64_t alloclab_thread_seed(uint64_t seed, unsigned thread_index)
 
 static void collect_stat(void *arg, const char *name, uint64_t value)
 {
-	json_object_set_new(arg, name, json_integer((json_int_t)value));
+	json_object_set_new(arg, name, alloclab_stat_json(value));
 }
 
 static void sync_threads(struct alloclab_workload_thread *t)
@@ -413,15 +414,32 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 			}
 			break;
 		}
-	for (unsigned r = 0; r < out->nvalues; r++)
-		if (!(out->values[r].per_op > 0)) {
-			snprintf(err, err_len, cell->callgrind_dir ? "no instruction count could be read for value %u"
-								   : "the workload did no operations in value %u",
-				 r + 1);
+	/* Values are checked for sense where they are made, not only where a
+	 * file is read: no time, or less than ALLOCLAB_MIN_NS_PER_OP an
+	 * operation (a fraction of one cycle: no allocator call, no Python
+	 * iteration is that fast), means the workload did not do the work it
+	 * counted. */
+	for (unsigned r = 0; r < out->nvalues; r++) {
+		const struct alloclab_value *v = &out->values[r];
+		uint64_t ops = 0;
+		for (unsigned i = 0; i < cell->threads; i++)
+			ops += v->thread_ops[i];
+		int no_time = !cell->callgrind_dir && v->per_op > 0 && v->per_op < ALLOCLAB_MIN_NS_PER_OP;
+		if (!(v->per_op > 0) || no_time || !isfinite(v->per_op)) {
+			if (no_time)
+				snprintf(err, err_len,
+					 "value %u: %.3g ns an operation over %" PRIu64 " operations, less than %g ns: "
+					 "the workload counted work it did not do",
+					 r + 1, v->per_op, ops, ALLOCLAB_MIN_NS_PER_OP);
+			else
+				snprintf(err, err_len, cell->callgrind_dir ? "no instruction count could be read for value %u"
+									   : "the workload did no operations in value %u",
+					 r + 1);
 			alloclab_process_clear(out);
 			worker_free(&w, shared, &plugin);
 			return -1;
 		}
+	}
 	out->stats = w.stats_live;
 	if (w.alloc.ops.stats) {
 		json_t *stats = json_object();

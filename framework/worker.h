@@ -14,6 +14,9 @@
 
 /* The ceiling on --threads; documented in `alloclab run --help`. */
 #define ALLOCLAB_MAX_THREADS 1024
+/* A timed value under this many nanoseconds an operation is refused where
+ * it is made: a fraction of a cycle, no real operation. */
+#define ALLOCLAB_MIN_NS_PER_OP 0.1
 
 struct alloclab_results;
 struct alloclab_process;

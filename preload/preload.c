@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -145,7 +146,60 @@ static void fork_child(void)
 	nested--;
 }
 
+/* The runner's handshake pipe (program.h): ALLOCLAB_PRELOAD_HANDSHAKE is
+ * "FD:INODE", and the descriptor is written to only while it is still
+ * that pipe, then closed and the variable removed, so that the programs
+ * this one starts never write into a descriptor of its own. */
+static int handshake_fd = -1;
+
+static void handshake_open(void)
+{
+	const char *hs = getenv("ALLOCLAB_PRELOAD_HANDSHAKE");
+	int fd;
+	unsigned long ino;
+	struct stat st;
+
+	if (hs == NULL || sscanf(hs, "%d:%lu", &fd, &ino) != 2)
+		return;
+	unsetenv("ALLOCLAB_PRELOAD_HANDSHAKE");
+	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && st.st_ino == ino)
+		handshake_fd = fd;
+}
+
+static void handshake_say(char what)
+{
+	if (handshake_fd >= 0 && write(handshake_fd, &what, 1) != 1) {
+		close(handshake_fd);
+		handshake_fd = -1;
+	}
+	if (what == 'S' && handshake_fd >= 0) {
+		close(handshake_fd);
+		handshake_fd = -1;
+	}
+}
+
+static void load_plugin(void);
+
+/* Loads the plugin with the program's stdout pointed at its stderr, so
+ * that what a plugin prints while it loads never becomes the program's
+ * output (and its hash). */
 static void load(void)
+{
+	int saved = dup(1);
+	handshake_open();
+	handshake_say('L');
+	if (saved >= 0)
+		dup2(2, 1);
+	load_plugin();
+	if (saved >= 0) {
+		fflush(stdout);
+		dup2(saved, 1);
+		close(saved);
+	}
+	handshake_say('S');
+}
+
+static void load_plugin(void)
 {
 	char err[ALLOCLAB_ERR_LEN], *spec, *options;
 	const char *env = getenv("ALLOCLAB_PRELOAD_PLUGIN"), *record = getenv("ALLOCLAB_PRELOAD_RECORD");
@@ -473,19 +527,28 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	return 0;
 }
 
-EXPORT void *aligned_alloc(size_t align, size_t n)
+/* memalign and aligned_alloc as glibc 2.36 has them (programs rely on
+ * it): an alignment under 16 is 16, malloc's, one that is not a power of
+ * two is rounded up to the next, and only one past the largest power of
+ * two is refused (EINVAL). aligned_alloc is memalign there (the C11 check
+ * on the alignment came in glibc 2.38). */
+EXPORT void *memalign(size_t align, size_t n)
 {
-	if (align == 0 || (align & (align - 1))) {
+	if (align > SIZE_MAX / 2 + 1) {
 		errno = EINVAL;
 		return NULL;
 	}
+	if (align < 16)
+		align = 16; /* glibc's malloc alignment, whatever the plugin's */
+	if (align & (align - 1))
+		align = (size_t)1 << (64 - __builtin_clzll((unsigned long long)align));
 	void *p = aligned(align, n);
 	if (p == NULL)
 		errno = ENOMEM;
 	return p;
 }
 
-EXPORT void *memalign(size_t align, size_t n) { return aligned_alloc(align, n); }
+EXPORT void *aligned_alloc(size_t align, size_t n) { return memalign(align, n); }
 
 EXPORT void *valloc(size_t n) { return aligned_alloc((size_t)sysconf(_SC_PAGESIZE), n); }
 
@@ -496,5 +559,5 @@ EXPORT void *pvalloc(size_t n)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return aligned_alloc(page, (n + page - 1) / page * page);
+	return memalign(page, (n + page - 1) / page * page);
 }

@@ -184,8 +184,11 @@ Test(preload, programs_that_fork_and_start_threads_run_under_every_plugin, .time
 	r = exec_under(dir, "obmalloc-radix:mode=per-thread", "fork", NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cmd_result_free(&r);
+	/* Refused while it loads: the program never ran, which exec says
+	 * with status 2. */
 	r = exec_under(dir, "noop", "api", NULL);
-	cr_assert_eq(r.status, 127);
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "the program never ran"), "%s", r.err);
 	cr_assert(strstr(r.err, "not an allocator"), "%s", r.err);
 	cmd_result_free(&r);
 }
@@ -290,4 +293,77 @@ Test(preload, exec_refuses_bad_requests_before_the_program_starts)
 		cr_assert(strstr(r.err, why[i]) && count_lines(r.err) == 1, "case %zu: %s", i, r.err);
 		cmd_result_free(&r);
 	}
+}
+
+/* The aligned calls at their edges (alignment 0, 3, 24, one past the
+ * largest) give under every plugin what they give under glibc 2.36. */
+Test(preload, the_aligned_calls_behave_as_glibc_s_at_their_edges, .timeout = 120)
+{
+	skip_under_sanitizer();
+	char *dir = scratch_dir();
+	char glibc[1024], cmd[4300];
+	snprintf(cmd, sizeof cmd, "%s edges", program());
+	FILE *f = popen(cmd, "r");
+	cr_assert(f && fgets(glibc, sizeof glibc, f), "the program gave nothing under glibc");
+	pclose(f);
+	const char *plugins[] = {"system", "jemalloc", "mimalloc", "obmalloc-radix", test_plugin("thread_counting")};
+	for (size_t i = 0; i < sizeof plugins / sizeof *plugins; i++) {
+		struct cmd_result r = exec_under(dir, plugins[i], "edges", NULL);
+		cr_assert_eq(r.status, 0, "%s: %s", plugins[i], r.err);
+		cr_expect_str_eq(r.out, glibc, "%s differs from glibc", plugins[i]);
+		cmd_result_free(&r);
+	}
+}
+
+/* exec confirms that the plugin served the program: a plugin that ends it
+ * while being loaded, a static program no preload reaches, and a plugin
+ * that hangs in loading (with --timeout) are each said so, with exit
+ * status 2, never "exit status 0" as if measured. */
+Test(preload, exec_says_when_the_plugin_never_served_the_program, .timeout = 120)
+{
+	skip_under_sanitizer();
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"exec", "--no-check", "-p", test_plugin("exit_in_malloc"),
+								      "--", "/bin/echo", "hello", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "the program never ran") && strstr(r.err, "exit_in_malloc"), "%s", r.err);
+	cr_expect_eq(strstr(r.out, "hello"), NULL, "the program ran: %s", r.out);
+	cmd_result_free(&r);
+
+	r = run_alloclab(dir, (const char *const[]){"exec", "-p", "system", "--", getenv("ALLOCLAB_TEST_STATIC_PROGRAM"), NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "the plugin never served it"), "%s", r.err);
+	cmd_result_free(&r);
+
+	r = run_alloclab(dir, (const char *const[]){"exec", "--timeout", "2", "-p", test_plugin("hang_in_load"), "--",
+						    "/bin/echo", "hello", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "timed out after 2 s while the preload library was loading plugin"), "%s", r.err);
+	cmd_result_free(&r);
+
+	/* In a run, the same: an error for the cell, not a measurement. */
+	char spec[4300];
+	snprintf(spec, sizeof spec, "exec:cmd=%s", getenv("ALLOCLAB_TEST_STATIC_PROGRAM"));
+	r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", spec, "-t", "1", "-n", "1", "-v", "1",
+						    "-o", "s.json", NULL});
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "s.json");
+	cr_expect_eq(res->cells[0].status, ALLOCLAB_CELL_ERROR);
+	cr_expect(strstr(res->cells[0].message, "never served"), "%s", res->cells[0].message);
+	alloclab_results_free(res);
+}
+
+/* What a plugin prints while it loads goes to stderr, never into the
+ * program's output (nor into its hash). */
+Test(preload, a_plugins_chatter_never_enters_the_programs_output)
+{
+	skip_under_sanitizer();
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"exec", "--no-check", "-p", test_plugin("chatty"), "--",
+								      "/bin/echo", "hello", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_eq(r.out, "hello\n");
+	cr_expect(strstr(r.err, "hello from chatty"), "%s", r.err);
+	cmd_result_free(&r);
 }

@@ -14,8 +14,10 @@
  *   gcc     GCC compiling generated C to assembly (-O1; its cc1 is a
  *           second program under the plugin)
  *   xz      xz compressing the words in blocks, two threads
- * Each reports a hash of its standard output, so that every plugin can be
- * checked to give the program's output under glibc.
+ * Each reports a hash of its standard output (hashed as it streams, never
+ * stored), so that every plugin can be checked to give the program's
+ * output under glibc. A program the plugin never served (a static one, or
+ * one the plugin ended while loading) is an error, never a measurement.
  */
 #define _GNU_SOURCE 1
 #include "program.h"
@@ -58,18 +60,43 @@ static const struct alloclab_param exec_params[] = {
 		      .type = ALLOCLAB_PARAM_TEXT, .def_text = ""},
 };
 
+/* cmd= splits into at most this many words. */
+#define MAX_WORDS 62
+
 struct exec_state {
-	char dir[ALLOCLAB_PATH_LEN];          /* the inputs and the output, private to the process */
-	char out[ALLOCLAB_PATH_PLUS_LEN];
+	char dir[ALLOCLAB_PATH_LEN];          /* the bundled programs' inputs (in the worker's scratch) */
 	char *argv_store;        /* cmd= split */
-	const char *argv[64];
+	const char *argv[MAX_WORDS + 2];
 };
+
+/* Words of cmd=, split at spaces. */
+static unsigned count_words(const char *cmd)
+{
+	unsigned n = 0;
+	for (const char *c = cmd; *c;) {
+		c += strspn(c, " ");
+		if (*c == '\0')
+			break;
+		n++;
+		c += strcspn(c, " ");
+	}
+	return n;
+}
 
 static int exec_check(const struct alloclab_params *p, char *err, size_t err_len)
 {
 	int cmd = p->text[P_CMD][0] != '\0';
 	if (cmd == (p->v[P_PROGRAM] != PROG_NONE)) {
 		snprintf(err, err_len, "workload 'exec': give program= or cmd=");
+		return -1;
+	}
+	if (cmd && count_words(p->text[P_CMD]) > MAX_WORDS) {
+		snprintf(err, err_len, "workload 'exec': cmd= has %u words, more than %u", count_words(p->text[P_CMD]),
+			 MAX_WORDS);
+		return -1;
+	}
+	if (cmd && count_words(p->text[P_CMD]) == 0) {
+		snprintf(err, err_len, "workload 'exec': cmd= names no program");
 		return -1;
 	}
 	if (!cmd && (p->text[P_CWD][0] || p->text[P_STDIN][0])) {
@@ -227,7 +254,6 @@ static int exec_prepare(struct alloclab_workload_thread *t, char *err, size_t er
 		snprintf(err, err_len, "exec: cannot make a scratch folder: %s", strerror(errno));
 		return -1;
 	}
-	snprintf(s->out, sizeof s->out, "%s/stdout", s->dir);
 	if (p->text[P_CMD][0]) {
 		unsigned n = 0;
 		char *save = NULL;
@@ -235,17 +261,9 @@ static int exec_prepare(struct alloclab_workload_thread *t, char *err, size_t er
 			snprintf(err, err_len, "exec: out of memory");
 			return -1;
 		}
-		for (char *w = strtok_r(s->argv_store, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-			if (n + 1 >= sizeof s->argv / sizeof *s->argv) {
-				snprintf(err, err_len, "workload 'exec': cmd= has more than 62 words");
-				return -1;
-			}
+		/* The count was checked with the parameters. */
+		for (char *w = strtok_r(s->argv_store, " ", &save); w && n < MAX_WORDS; w = strtok_r(NULL, " ", &save))
 			s->argv[n++] = w;
-		}
-		if (n == 0) {
-			snprintf(err, err_len, "workload 'exec': cmd= names no program");
-			return -1;
-		}
 		return 0;
 	}
 	/* Each value makes its inputs afresh: a fraction of a second. */
@@ -253,21 +271,6 @@ static int exec_prepare(struct alloclab_workload_thread *t, char *err, size_t er
 	for (unsigned i = 0; b->argv[i]; i++)
 		s->argv[i] = b->argv[i];
 	return write_input(s->dir, b->input, b->fill, b->per_scale * p->v[P_SCALE], b->text, err, err_len);
-}
-
-/* FNV-1a of a file: the program's output, to compare across plugins. */
-static uint64_t hash_file(const char *path)
-{
-	uint64_t h = ALLOCLAB_FNV_OFFSET;
-	unsigned char buf[65536];
-	size_t n;
-	FILE *f = fopen(path, "rb");
-	if (f == NULL)
-		return 0;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		h = alloclab_fnv1a(h, buf, n);
-	fclose(f);
-	return h;
 }
 
 static void exec_run(struct alloclab_workload_thread *t)
@@ -278,7 +281,6 @@ static void exec_run(struct alloclab_workload_thread *t)
 		.argv = s->argv,
 		.cwd = p->text[P_CMD][0] ? (p->text[P_CWD][0] ? p->text[P_CWD] : NULL) : s->dir,
 		.stdin_path = p->text[P_STDIN][0] ? p->text[P_STDIN] : NULL,
-		.stdout_path = s->out,
 		.plugin = p->text[P_NATIVE][0] ? NULL : t->plugin,
 		.native_preload = p->text[P_NATIVE][0] ? p->text[P_NATIVE] : NULL,
 		.plugin_options = t->plugin_options,
@@ -286,22 +288,23 @@ static void exec_run(struct alloclab_workload_thread *t)
 		.record_path = t->record_path,
 	};
 	struct alloclab_program_result r;
-	static char why[ALLOCLAB_ERR_LEN + 1100];
-	char how[128];
+	static char why[ALLOCLAB_ERR_LEN + 1400];
+	char how[400];
 
 	if (alloclab_program_run(&prog, &r, why, sizeof why) != 0) {
 		t->error = why;
 		return;
 	}
-	if (!r.exited || r.status != 0) {
-		alloclab_program_describe(&r, how, sizeof how);
+	/* Not measured under the plugin unless the plugin served it. */
+	if (!alloclab_program_ok(&prog, &r)) {
+		alloclab_program_describe(&prog, &r, how, sizeof how);
 		snprintf(why, sizeof why, "%s: %s%s%s", s->argv[0], how, r.stderr_tail[0] ? ": " : "", r.stderr_tail);
 		t->error = why;
 		return;
 	}
 	t->ops = 1;
 	char hash[24];
-	snprintf(hash, sizeof hash, "%016" PRIx64, hash_file(s->out));
+	snprintf(hash, sizeof hash, "%016" PRIx64, r.stdout_hash);
 	t->report = json_pack("{s:f,s:f,s:f,s:I,s:s}", "wall_s", r.wall_s, "user_s", r.user_s, "sys_s", r.sys_s,
 			      "peak_rss_kib", (json_int_t)r.peak_rss_kib, "output_hash", hash);
 }

@@ -8,10 +8,14 @@
  *   threads  starts and ends 200 threads in waves, each freeing blocks the
  *            main thread allocated and handing back blocks of its own
  *   crash    dereferences NULL after allocating
+ *   edges    the aligned calls at their edges (alignments 0, 3, 24, past
+ *            the largest): prints what each gave (NULL or the alignment
+ *            the block has, up to 64) and errno, to compare with glibc
  * Exits 0 when everything checked out, 1 (with a line on stderr) if not.
  */
 #define _GNU_SOURCE 1
 #include <dlfcn.h>
+#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -139,8 +143,49 @@ static int threads(void)
 	return 0;
 }
 
+/* "ok" for a block aligned to `want` (what glibc 2.36 gives: the
+ * alignment rounded up to a power of two, at least 16), "misaligned", or
+ * "NULL/errno". */
+static void said(const char *call, void *p, size_t want)
+{
+	int err = errno;
+	if (p)
+		printf("%s=%s ", call, (uintptr_t)p % want == 0 ? "ok" : "misaligned");
+	else
+		printf("%s=NULL/%d ", call, err);
+	free(p);
+	errno = 0;
+}
+
+static int edges(void)
+{
+	void *p = NULL, *q;
+	errno = 0;
+	q = memalign(0, 10);
+	said("memalign(0,10)", q, 16);
+	q = memalign(3, 10);
+	said("memalign(3,10)", q, 16);
+	q = memalign(24, 10);
+	said("memalign(24,10)", q, 32);
+	q = memalign(SIZE_MAX, 10);
+	said("memalign(max,10)", q, 1);
+	q = aligned_alloc(3, 10);
+	said("aligned_alloc(3,10)", q, 16);
+	q = aligned_alloc(0, 10);
+	said("aligned_alloc(0,10)", q, 16);
+	q = aligned_alloc(48, 100);
+	said("aligned_alloc(48,100)", q, 64);
+	int rc = posix_memalign(&p, 3, 10);
+	printf("posix_memalign(3,10)=%d ", rc);
+	rc = posix_memalign(&p, 0, 10);
+	printf("posix_memalign(0,10)=%d\n", rc);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "edges") == 0)
+		return edges();
 	if (argc == 2 && strcmp(argv[1], "api") == 0)
 		return api();
 	if (argc == 2 && strcmp(argv[1], "fork") == 0)
@@ -153,5 +198,5 @@ int main(int argc, char **argv)
 		p = NULL;
 		return *p;
 	}
-	return fail("usage: alloc_api api|fork|threads|crash");
+	return fail("usage: alloc_api api|fork|threads|crash|edges");
 }

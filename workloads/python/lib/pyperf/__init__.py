@@ -74,7 +74,12 @@ class Runner:
 
     def bench_time_func(self, name, time_func, *args, inner_loops=None, metadata=None):
         def run(loops):
-            time_func(loops, *args)
+            dt = time_func(loops, *args)
+            # pyperf takes this as the time of `loops` iterations: a value
+            # that is not one is the benchmark's bug, not a measurement.
+            if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not (0 <= dt < 1e9):
+                raise ValueError("%s: bench_time_func's function returned %r, not a duration in seconds" % (name, dt))
+            return dt
 
         return self._register(name, run)
 
