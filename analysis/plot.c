@@ -1,6 +1,7 @@
 /* Pictures of a run through gnuplot. See plot.h. */
 #define _GNU_SOURCE 1
 #include "plot.h"
+#include "output_path.h"
 #include "lengths.h"
 
 #include "cells.h"
@@ -183,9 +184,15 @@ static int draw(const struct alloclab_figure *fig, const char *dir, const char *
 			snprintf(err, err_len, "cannot run gnuplot: %s", strerror(errno));
 			return -1;
 		}
+		char drawn[ALLOCLAB_PATH_PLUS_LEN];
+		/* gnuplot draws in the scratch folder; the picture reaches the
+		 * user's folder under the output policy (output_path.h), so that
+		 * a link or a file of another kind there is never written
+		 * through. */
+		snprintf(drawn, sizeof drawn, "%s/%s.%s", tmp, name, terms[t][1]);
 		snprintf(out, sizeof out, "%s/%s.%s", dir, name, terms[t][1]);
 		fprintf(p, "set terminal %s\nset output ", terms[t][0]);
-		alloclab_gnuplot_quote(p, out);
+		alloclab_gnuplot_quote(p, drawn);
 		fputc('\n', p);
 		write_script(p, fig, data);
 		fputs("set output\n", p);
@@ -194,6 +201,8 @@ static int draw(const struct alloclab_figure *fig, const char *dir, const char *
 			snprintf(err, err_len, "gnuplot failed drawing %s (status %d)", out, status);
 			return -1;
 		}
+		if (alloclab_output_copy(drawn, out, ALLOCLAB_OUTPUT_PICTURE, err, err_len) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -263,9 +272,12 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 	unsigned *threads = calloc(r->ncells + 1, sizeof *threads);
 	size_t n = 0, np = 0, ng = 0, nt = 0;
 
+	unsigned failed = 0;
 	for (unsigned i = 0; i < r->ncells; i++)
 		if (strcmp(r->cells[i].workload, workload) == 0 && alloclab_cell_measured(&r->cells[i]))
 			cells[n++] = &r->cells[i];
+		else if (strcmp(r->cells[i].workload, workload) == 0 && r->cells[i].status == ALLOCLAB_CELL_ERROR)
+			failed++;
 	if (n == 0)
 		goto out;
 	alloclab_row_names(cells, n, 0, groups_of);
@@ -337,8 +349,32 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 				snprintf(cat, sizeof cat, "%u thread%s", threads[t], threads[t] == 1 ? "" : "s");
 			alloclab_figure_category(f, cat);
 		}
+	/* Partial or uncertain results are never shown plainly: a plugin with
+	 * a cell measured by fewer processes than planned (an interrupted
+	 * run) says so in its legend, and cells that failed are not drawn but
+	 * counted in the title. */
+	char (*legend)[700] = calloc(np + 1, sizeof *legend);
 	for (size_t p = 0; p < np; p++) {
-		struct alloclab_series *se = alloclab_figure_series(f, plugins[p], ng * nt);
+		unsigned partial = 0;
+		for (size_t i = 0; i < n; i++) {
+			char label[512];
+			alloclab_cell_label(cells[i], label, sizeof label);
+			partial += strcmp(label, plugins[p]) == 0 &&
+				   (cells[i]->status == ALLOCLAB_CELL_PENDING || cells[i]->nprocs < cells[i]->planned);
+		}
+		snprintf(legend[p], sizeof legend[p], "%s%s", plugins[p],
+			 partial ? " (PARTIAL: fewer processes than planned)" : "");
+	}
+	if (failed) {
+		size_t used = strlen(f->title);
+		char *t = realloc(f->title, used + 80);
+		if (t) {
+			snprintf(t + used, 80, "; %u failed cell%s not drawn", failed, failed == 1 ? "" : "s");
+			f->title = t;
+		}
+	}
+	for (size_t p = 0; p < np; p++) {
+		struct alloclab_series *se = alloclab_figure_series(f, legend[p], ng * nt);
 		for (size_t g = 0; g < ng; g++)
 			for (size_t t = 0; t < nt; t++)
 				if (mean[AT(p, g, t)] > 0 && mean[AT(base, g, t)] > 0) {
@@ -356,7 +392,7 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 		for (size_t p = 0; p < np; p++)
 			for (size_t g = 0; g < ng; g++) {
 				char line[1200];
-				snprintf(line, sizeof line, "%s%s%s", plugins[p], groups[g][0] ? " " : "", groups[g]);
+				snprintf(line, sizeof line, "%s%s%s", legend[p], groups[g][0] ? " " : "", groups[g]);
 				struct alloclab_series *se = alloclab_figure_series(f, line, nt);
 				for (size_t t = 0; t < nt; t++)
 					if (mean[AT(p, g, t)] > 0) {
@@ -376,6 +412,7 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 		}
 	}
 #undef AT
+	free(legend);
 	free(mean);
 	free(sd);
 	/* The workload's own pictures. */

@@ -79,7 +79,10 @@ static const char usage[] =
 	"                                 per op (4 KiB pages; ALLOCLAB_TLB=E1,W1,E2,W2 to override)\n"
 	"      --check / --no-check       put every plugin through 'alloclab check' first / none; by\n"
 	"                                 default the plugins given by path are checked (cached per build)\n"
-	"  -o, --output FILE              results JSON (default alloclab-results/run-DATE.json)\n"
+	"  -o, --output FILE              results JSON (default alloclab-results/run-DATE.json); a results\n"
+	"                                 file there is replaced, any other file is not\n"
+	"      --memory-limit SIZE|none   kill a worker (with what it started) whose resident memory passes\n"
+	"                                 SIZE (K, M, G, T); default three quarters of the memory available\n"
 	"  -q, --quiet                    do not print the table\n"
 	"  -h, --help                     this text\n"
 	"\n"
@@ -182,6 +185,7 @@ int alloclab_cmd_run(int argc, char **argv)
 		{"threads", required_argument, NULL, 't'}, {"processes", required_argument, NULL, 'n'},
 		{"values", required_argument, NULL, 'v'},  {"warmups", required_argument, NULL, 'W'},
 		{"timeout", required_argument, NULL, 'T'}, {"pin", no_argument, NULL, 'P'},
+		{"memory-limit", required_argument, NULL, 'L'},
 		{"output", required_argument, NULL, 'o'},  {"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},          {"cache-align", required_argument, NULL, 'A'},
 		{"words", required_argument, NULL, 'X'},   {"check", no_argument, NULL, 'C'},
@@ -221,6 +225,7 @@ int alloclab_cmd_run(int argc, char **argv)
 		case 'v': rc = alloclab_parse_count("run", "--values", optarg, 1, 100000, &cfg.values), cfg.values_set = 1; break;
 		case 'W': rc = alloclab_parse_count("run", "--warmups", optarg, 0, 100000, &cfg.warmups), cfg.warmups_set = 1; break;
 		case 'T': rc = alloclab_parse_timeout("run", optarg, 86400, &timeout); break;
+		case 'L': rc = alloclab_parse_memory_limit("run", optarg); break;
 		case 'P': cfg.pin = 1; break;
 		case 'o': cfg.output = optarg; break;
 		case 'q': cfg.quiet = 1; break;

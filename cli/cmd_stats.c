@@ -8,6 +8,7 @@
 #include "child.h"
 #include "cli.h"
 #include "mallocstats.h"
+#include "vet.h"
 #include "registry.h"
 #include "runner.h"
 
@@ -29,6 +30,10 @@ static const char usage[] =
 	"  -t, --threads N                threads (default 1)\n"
 	"      --after-finish             the statistics after the working set is freed\n"
 	"      --timeout SECONDS          (default 120)\n"
+	"      --check / --no-check       put the plugin through 'alloclab check' first / not; by\n"
+	"                                 default a plugin given by path is checked (cached per build)\n"
+	"      --memory-limit SIZE|none   kill the worker whose resident memory passes SIZE (K, M, G, T);\n"
+	"                                 default three quarters of the memory available\n"
 	"  -h, --help\n";
 
 int alloclab_cmd_stats(int argc, char **argv)
@@ -36,11 +41,14 @@ int alloclab_cmd_stats(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"workload", required_argument, NULL, 'w'}, {"threads", required_argument, NULL, 't'},
 		{"timeout", required_argument, NULL, 'T'},  {"after-finish", no_argument, NULL, 'A'},
+		{"check", no_argument, NULL, 'C'},          {"no-check", no_argument, NULL, 'N'},
+		{"memory-limit", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 	};
 	struct alloclab_cell_spec spec;
 	struct alloclab_plugin_arg plugin;
 	const char *workload = "churn";
+	enum alloclab_check_mode check = ALLOCLAB_CHECK_PATHS;
 	char err[ALLOCLAB_ERR_LEN];
 	unsigned threads = 1;
 	double timeout = 120;
@@ -58,6 +66,12 @@ int alloclab_cmd_stats(int argc, char **argv)
 			break;
 		case 'T':
 			if (alloclab_parse_timeout("stats", optarg, 86400, &timeout) != 0)
+				return 2;
+			break;
+		case 'C': check = ALLOCLAB_CHECK_ALL; break;
+		case 'N': check = ALLOCLAB_CHECK_NONE; break;
+		case 'L':
+			if (alloclab_parse_memory_limit("stats", optarg) != 0)
 				return 2;
 			break;
 		case 'A': after = 1; break;
@@ -78,6 +92,14 @@ int alloclab_cmd_stats(int argc, char **argv)
 		spec.params = parsed.params;
 	}
 	alloclab_plugin_arg_parse(argv[optind], &plugin);
+	struct alloclab_probe probe;
+	if (alloclab_vet("stats", &plugin, check, timeout, &probe) != 0) {
+		free(plugin.spec);
+		free(plugin.options);
+		free(plugin.as);
+		return 2;
+	}
+	alloclab_probe_clear(&probe);
 	spec.plugin = plugin.spec;
 	spec.plugin_options = plugin.options;
 	spec.gil = plugin.gil;

@@ -5,6 +5,7 @@
 #include "lengths.h"
 
 #include "results_keys.h"
+#include "output_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -150,6 +151,7 @@ static json_t *settings_json(const struct alloclab_run_settings *s)
 	json_t *config = json_pack("{s:i,s:i,s:i,s:f,s:b,s:s,s:s}", K_PROCESSES, s->processes_auto ? 0 : (int)s->processes,
 				   K_VALUES, (int)s->values, K_WARMUPS, (int)s->warmups, K_TIMEOUT_S, s->timeout_s, K_PIN,
 				   s->pin, K_CACHE_ALIGN, s->cache_align, K_MEASURE, s->measure);
+	json_object_set_new(config, K_MEMORY_LIMIT, json_integer((json_int_t)s->memory_limit));
 	if (s->order) {
 		json_object_set_new(config, K_ORDER, json_string(s->order));
 		if (strcmp(s->order, "random") == 0)
@@ -433,84 +435,31 @@ json_t *alloclab_results_to_json(const struct alloclab_results *r)
 			 K_CELLS, cells, K_INTERRUPTED, r->interrupted, K_COMPLETE, r->complete);
 }
 
-static int mkdir_p(const char *dir)
-{
-	char buf[ALLOCLAB_PATH_LEN];
-	snprintf(buf, sizeof buf, "%s", dir);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	}
-	return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-/* What may be replaced at path: nothing, or a regular file. A rename over
- * a device node, a folder or a symbolic link would destroy something that
- * is not ours (as root, /dev/null). */
-static int check_replaceable(const char *path, char *err, size_t err_len)
-{
-	struct stat st;
-
-	if (lstat(path, &st) != 0)
-		return errno == ENOENT ? 0 : (snprintf(err, err_len, "cannot use %s: %s", path, strerror(errno)), -1);
-	if (S_ISLNK(st.st_mode)) {
-		snprintf(err, err_len, "%s is a symbolic link: give the file itself as the output", path);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, err_len, "%s is not a regular file (%s): alloclab replaces only results files", path,
-			 S_ISDIR(st.st_mode) ? "a folder" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "special");
-		return -1;
-	}
-	return 0;
-}
-
+/* Under the one output policy (output_path.h). */
 static int write_json_atomic(const json_t *doc, const char *path, char *err, size_t err_len)
 {
-	char dir_buf[ALLOCLAB_PATH_LEN], tmp[ALLOCLAB_PATH_PLUS_LEN];
-	const char *dir;
-	int fd;
+	struct alloclab_output_file out;
 	FILE *f;
+	int fd;
 
-	if (check_replaceable(path, err, err_len) != 0)
+	if (alloclab_output_begin(path, ALLOCLAB_OUTPUT_RESULTS, &out, err, err_len) != 0)
 		return -1;
-	snprintf(dir_buf, sizeof dir_buf, "%s", path);
-	dir = dirname(dir_buf);
-	if (mkdir_p(dir) != 0) {
-		snprintf(err, err_len, "cannot create folder %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+	if ((fd = dup(out.fd)) < 0 || (f = fdopen(fd, "w")) == NULL) {
 		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
-		if (fd >= 0) {
+		if (fd >= 0)
 			close(fd);
-			unlink(tmp);
-		}
+		alloclab_output_discard(&out);
 		return -1;
 	}
 	if (json_dumpf(doc, f, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0 || fputc('\n', f) == EOF ||
-	    fflush(f) != 0 || fsync(fd) != 0) {
+	    fflush(f) != 0) {
 		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
 		fclose(f);
-		unlink(tmp);
+		alloclab_output_discard(&out);
 		return -1;
 	}
-	fchmod(fd, 0644);
 	fclose(f);
-	/* Checked again just before: the path may have changed meanwhile. */
-	if (check_replaceable(path, err, err_len) != 0 || rename(tmp, path) != 0) {
-		if (errno && !err[0])
-			snprintf(err, err_len, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return alloclab_output_commit(&out, path, ALLOCLAB_OUTPUT_RESULTS, err, err_len);
 }
 
 int alloclab_results_write(const struct alloclab_results *r, const char *path, char *err, size_t err_len)
@@ -1228,15 +1177,14 @@ struct alloclab_journal *alloclab_journal_open(const char *results_path, char *e
 
 	journal_path(results_path, path, sizeof path);
 	err[0] = '\0';
-	if (check_replaceable(results_path, err, err_len) != 0 || check_replaceable(path, err, err_len) != 0)
+	/* The results path under the output policy (which makes its folder);
+	 * the journal beside it is only ever a regular file of ours. */
+	if (alloclab_output_usable(results_path, ALLOCLAB_OUTPUT_RESULTS, err, err_len) != 0)
 		return NULL;
-	{
-		char dir_buf[ALLOCLAB_PATH_LEN];
-		snprintf(dir_buf, sizeof dir_buf, "%s", results_path);
-		if (mkdir_p(dirname(dir_buf)) != 0) {
-			snprintf(err, err_len, "cannot create the folder of %s: %s", results_path, strerror(errno));
-			return NULL;
-		}
+	struct stat st;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "%s is not a regular file: alloclab replaces only its own files", path);
+		return NULL;
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {

@@ -131,6 +131,7 @@ struct alloclab_run_settings {
 	unsigned processes;       /* per cell; with processes_auto, the least */
 	unsigned values, warmups;
 	double timeout_s;
+	uint64_t memory_limit;    /* bytes a worker may hold resident (process_tree.h); 0 none */
 	int pin;
 	const char *cache_align;  /* "off", "on", "both" */
 	const char *measure;      /* "time", "instructions", "cache" */

@@ -36,6 +36,7 @@
 /* config */
 /* K_PROCESSES, K_VALUES, K_WARMUPS as below */
 #define K_TIMEOUT_S "timeout_s"
+#define K_MEMORY_LIMIT "memory_limit_bytes"
 #define K_PIN "pin"
 #define K_CACHE_ALIGN "cache_align"
 #define K_MEASURE "measure"

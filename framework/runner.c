@@ -12,6 +12,7 @@
 #include "progress.h"
 #include "results.h"
 #include "scratch.h"
+#include "process_tree.h"
 #include "self_exe.h"
 #include "worker.h"
 
@@ -508,7 +509,7 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 	run->order_seed = cfg->order_seed ? cfg->order_seed : draw_order_seed();
 	struct alloclab_run_settings settings = {
 		.processes = cfg->processes, .values = cfg->values, .warmups = cfg->warmups,
-		.timeout_s = cfg->timeout_s, .pin = cfg->pin, .cache_align = align_names[cfg->cache_align],
+		.timeout_s = cfg->timeout_s, .memory_limit = alloclab_memory_limit(), .pin = cfg->pin, .cache_align = align_names[cfg->cache_align],
 		.measure = alloclab_measure_name(cfg->measure), .processes_auto = cfg->processes_auto,
 		.max_processes = cfg->max_processes, .ci_percent = cfg->ci_percent,
 		.order = cfg->order_fixed ? "fixed" : "random", .order_seed = run->order_seed,

@@ -4,7 +4,9 @@
  * /tmp, and removed with everything in them, no link followed. One owner,
  * so every temporary file alloclab writes lands where the user said.
  * Every supervised child runs inside one (child.h), removed when it ends,
- * so what a killed worker left there goes with it.
+ * so what a killed worker left there goes with it; a folder's name carries
+ * its maker's pid, and the first folder an alloclab makes sweeps away
+ * those whose maker was killed before it could remove them.
  */
 #ifndef ALLOCLAB_SCRATCH_H
 #define ALLOCLAB_SCRATCH_H
@@ -19,7 +21,8 @@
 /* The folder scratch folders are made in: $TMPDIR when absolute, else /tmp. */
 const char *alloclab_scratch_root(void);
 
-/* Makes "$TMPDIR/alloclab-STEM-XXXXXX" into out[0..len). Returns 0, or -1
+/* Makes "$TMPDIR/alloclab-STEM-PID-XXXXXX" into out[0..len) (STEM of
+ * lower-case letters). Returns 0, or -1
  * with errno set (ENAMETOOLONG when it does not fit). */
 int alloclab_scratch_make(const char *stem, char *out, size_t len);
 

@@ -132,6 +132,8 @@ static int emit(struct alloclab_trace_writer *w, const void *buf, size_t len)
 	return 0;
 }
 
+static int descriptor_path(const char *path) { return strncmp(path, "/proc/self/fd/", 14) == 0; }
+
 struct alloclab_trace_writer *alloclab_trace_writer_open(const char *path, json_t *meta, char *err, size_t err_len)
 {
 	struct alloclab_trace_writer *w = calloc(1, sizeof *w);
@@ -154,7 +156,11 @@ struct alloclab_trace_writer *alloclab_trace_writer_open(const char *path, json_
 		snprintf(err, err_len, "trace '%s': out of memory", path);
 		goto fail;
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	/* A descriptor the caller opened for the trace (an unnamed file that
+	 * `alloclab record` names once it is complete) is written as it is;
+	 * any other path is created, never replaced. */
+	w->fd = descriptor_path(path) ? open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+				      : open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		snprintf(err, err_len, "trace '%s': cannot create: %s", path, strerror(errno));
 		goto fail;
@@ -165,7 +171,8 @@ struct alloclab_trace_writer *alloclab_trace_writer_open(const char *path, json_
 	if (emit(w, head, sizeof head) != 0 || emit(w, text, strlen(text)) != 0) {
 		snprintf(err, err_len, "trace '%s': %s", path, w->why);
 		close(w->fd);
-		unlink(path);
+		if (!descriptor_path(path))
+			unlink(path);
 		goto fail;
 	}
 	free(text);
@@ -324,7 +331,8 @@ int alloclab_trace_writer_close(struct alloclab_trace_writer *w, json_t *end_ext
 		wfail(w, "cannot close");
 	if (w->failed) {
 		snprintf(err, err_len, "trace '%s': %s", w->path, w->why);
-		unlink(w->path);
+		if (!descriptor_path(w->path))
+			unlink(w->path);
 	} else {
 		rc = 0;
 	}
@@ -336,7 +344,8 @@ int alloclab_trace_writer_close(struct alloclab_trace_writer *w, json_t *end_ext
 void alloclab_trace_writer_abort(struct alloclab_trace_writer *w)
 {
 	close(w->fd);
-	unlink(w->path);
+	if (!descriptor_path(w->path))
+		unlink(w->path);
 	writer_free(w);
 }
 

@@ -85,8 +85,9 @@ struct alloclab_trace_event {
 struct alloclab_trace_writer;
 
 /* Creates path (O_EXCL: an existing file is never replaced) and writes
- * the header with `meta` (a JSON object; a reference is taken). NULL with
- * err on failure. */
+ * the header with `meta` (a JSON object; a reference is taken); a path
+ * "/proc/self/fd/N" is a descriptor opened for it, written from its start.
+ * NULL with err on failure. */
 struct alloclab_trace_writer *alloclab_trace_writer_open(const char *path, json_t *meta, char *err, size_t err_len);
 /* Appends one event of `thread` (< MAX_THREADS); the event must satisfy
  * the invariants above (the recorder makes them so). 0, or -1 when writing
