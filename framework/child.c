@@ -133,6 +133,8 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 	char scratch[ALLOCLAB_SCRATCH_LEN];
 
 	memset(res, 0, sizeof *res);
+	/* Whatever the child leaves behind is reparented to us, to be found. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	/* The child's scratch folder, its TMPDIR: made and removed here, so
 	 * that whatever the child or the programs it runs leave in it goes
 	 * when the child does, however it ends. */
@@ -288,9 +290,9 @@ stop:
 		}
 		usleep(1000);
 	}
-	/* What it left running is killed; what ran beside it is counted, for
-	 * then the measurement is not to be trusted. Its group first, while
-	 * they are still ours to inspect (orphans reparent to us). */
+	/* What it left running is killed and counted, for whatever ran beside
+	 * it may have disturbed the measurement (orphans reparent to us, the
+	 * subreaper). */
 	kill(-pid, SIGSTOP);
 	res->strays = alloclab_kill_children();
 	kill(-pid, SIGKILL);

@@ -15,8 +15,7 @@
  *   - it runs with TMPDIR a scratch folder of its own, made before it
  *     starts and removed with everything in it once it has ended, however
  *     it ended: nothing it writes there outlives it;
- *   - a process it leaves running is killed, and counted when it had been
- *     running beside it (strays).
+ *   - a process it leaves running is killed and counted (strays).
  */
 #ifndef ALLOCLAB_CHILD_H
 #define ALLOCLAB_CHILD_H
@@ -47,9 +46,9 @@ struct alloclab_child_result {
 	int interrupted;    /* the parent got SIGINT/SIGTERM meanwhile; the child was killed */
 	int over_memory;    /* it (with what it started) passed alloclab_memory_limit() and was killed */
 	uint64_t peak_kib;  /* the largest resident set of it and what it started, as last looked at */
-	/* Processes it left running when it ended that had used CPU beside it
-	 * (a plugin that forked a twin of the worker): killed, as every
-	 * process it leaves is (a sleeping daemon is killed but not counted). */
+	/* Processes it left running when it ended (a plugin that forked a
+	 * twin of the worker, or a daemon): killed, and counted, for whatever
+	 * ran beside the measured process may have disturbed it. */
 	unsigned strays;
 	double elapsed_s;
 	/* The last step the child marked (alloclab_phase), "" if none: where

@@ -22,8 +22,7 @@ void alloclab_tree_kill(pid_t pid);
 /* Kills and reaps every child this process still has: once what it ran
  * has ended, whatever is left is something that was started and abandoned
  * (orphans reparent to a subreaper: PR_SET_CHILD_SUBREAPER). Returns how
- * many of them had used CPU (0.05 s or more: a forked twin running beside
- * the measurement) rather than slept (a daemon). */
+ * many there were. */
 unsigned alloclab_kill_children(void);
 
 /*

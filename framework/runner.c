@@ -126,8 +126,8 @@ static json_t *child_answer(const struct alloclab_child_result *res, const char 
 
 	if (res->strays) {
 		snprintf(err, err_len,
-			 "the worker left %u process%s of its own running when it ended (a plugin that forks?): killed, "
-			 "and the measurement not kept",
+			 "the worker left %u process%s of its own running when it ended (a plugin that forks, or a "
+			 "program's daemon?): killed, and the measurement not kept, for it ran beside it",
 			 res->strays, res->strays == 1 ? "" : "es");
 		return NULL;
 	}
