@@ -182,6 +182,13 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 		signal(SIGPIPE, SIG_IGN);
 		close(fds[0]);
 		close(outs[0]);
+		/* Nothing a child runs ever reads the terminal (a benchmark's
+		 * input(), a program waiting on stdin): its stdin is empty. */
+		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (devnull >= 0) {
+			dup2(devnull, 0);
+			close(devnull);
+		}
 		dup2(outs[1], 1);
 		dup2(outs[1], 2);
 		close(outs[1]);

@@ -9,7 +9,8 @@
  *     process group is killed, and any process it left behind (a
  *     grandchild that called setsid) is killed and reaped when it ends;
  *   - its result is capped (ALLOCLAB_CHILD_MAX_RESULT), its stdout and
- *     stderr are captured, never passed through;
+ *     stderr are captured, never passed through, and its stdin is
+ *     /dev/null;
  *   - its resident memory, with everything it started, is held to
  *     alloclab_memory_limit() (process_tree.h);
  *   - it runs with TMPDIR a scratch folder of its own, made before it

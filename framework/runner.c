@@ -140,7 +140,9 @@ static json_t *child_answer(const struct alloclab_child_result *res, const char 
 			snprintf(err, err_len, "%s", json_is_string(e) ? json_string_value(e) : "failed without saying why");
 			*not_applicable = json_is_true(json_object_get(obj, "not_applicable"));
 		} else {
-			snprintf(err, err_len, "worker exited with status %d but wrote no result", res->exit_code);
+			snprintf(err, err_len,
+				 "worker exited with status %d but wrote no result (something in it ended the process%s%s)",
+				 res->exit_code, res->phase[0] ? " in " : "", res->phase);
 		}
 		json_decref(obj);
 		return NULL;
