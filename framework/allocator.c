@@ -74,9 +74,28 @@ int alloclab_allocator_create(struct alloclab_allocator *a, const struct allocla
 	    (p->desc.entry_points(a->instance, &a->direct_malloc, &a->direct_free) != 0 || a->direct_malloc == NULL ||
 	     a->direct_free == NULL))
 		a->direct_malloc = NULL, a->direct_free = NULL;
+	memset(&a->program, 0, sizeof a->program);
+	a->program.size = sizeof a->program;
+	if (p->desc.program_api == NULL || p->desc.program_api(a->instance, &a->program) != 0 ||
+	    a->program.size != sizeof a->program || a->program.malloc == NULL || a->program.free == NULL) {
+		memset(&a->program, 0, sizeof a->program);
+	} else {
+		if (!(a->caps & ALLOCLAB_CAP_REALLOC))
+			a->program.realloc = NULL;
+		if (!(a->caps & ALLOCLAB_CAP_ALIGNED_ALLOC))
+			a->program.aligned_alloc = NULL;
+		if (!(a->caps & ALLOCLAB_CAP_USABLE_SIZE))
+			a->program.usable_size = NULL;
+	}
 	plugin_malloc = p->desc.malloc;
 	plugin_free = p->desc.free;
 	return 0;
+}
+
+void alloclab_allocator_no_shortcuts(struct alloclab_allocator *a)
+{
+	a->direct_malloc = NULL, a->direct_free = NULL;
+	memset(&a->program, 0, sizeof a->program);
 }
 
 void alloclab_allocator_destroy(struct alloclab_allocator *a)
@@ -159,7 +178,7 @@ void alloclab_allocator_cache_align(struct alloclab_allocator *a, size_t line)
 {
 	inner = a->ops;
 	align_line = line;
-	a->direct_malloc = NULL, a->direct_free = NULL;
+	alloclab_allocator_no_shortcuts(a);
 	a->ops.malloc = aligned_malloc;
 	a->ops.free = aligned_free;
 	a->ops.free_sized = aligned_free_sized;

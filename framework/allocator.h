@@ -26,7 +26,17 @@ struct alloclab_allocator {
 	 * as a recorder) clears them, since calls through them bypass it. */
 	void *(*direct_malloc)(size_t size);
 	void (*direct_free)(void *block);
+	/* The allocator's whole C API from the plugin's program_api op
+	 * (program.malloc NULL: none), each function interchangeable with the
+	 * op of its name, working on threads never attached. The same
+	 * invariant: every wrapper clears it. Fields for ops the instance
+	 * dropped (instance_caps) are NULL. */
+	struct alloclab_program_api program;
 };
+
+/* Forgets the entry points and the program API: a wrapper now stands
+ * between the host and the allocator (every wrapper calls it). */
+void alloclab_allocator_no_shortcuts(struct alloclab_allocator *a);
 
 /* Calls create(). On failure returns -1 with err saying why, prefixed
  * "bad option" when the plugin returned -EINVAL. */

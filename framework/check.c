@@ -92,16 +92,29 @@ static void check_alignment(const struct alloclab_allocator *a, struct alloclab_
 			FAIL("malloc(%zu) returned %p, not aligned to %zu bytes", large[i], p, a->min_align);
 		alloclab_free(a, p);
 	}
+	/* Sizes that are multiples of the alignment too, with a plain block of
+	 * the size and earlier aligned ones still live: an allocator whose
+	 * size class "naturally" aligns its blocks may be wrong once its page
+	 * is in use (mimalloc 2.0.9's blocks of 256 aligned to 256 are at 128). */
 	if (a->ops.aligned_alloc)
-		for (size_t align = 16; align <= (2u << 20); align <<= 1)
-			for (size_t size = 1; size <= 4 * align; size = size * 5 + 3) {
-				void *p = a->ops.aligned_alloc(a->instance, align, size);
-				if (p == NULL)
-					FAIL("aligned_alloc(%zu, %zu) returned NULL", align, size);
-				if ((uintptr_t)p % align)
-					FAIL("aligned_alloc(%zu, %zu) returned %p, not aligned to %zu", align, size, p, align);
-				alloclab_free(a, p);
+		for (size_t align = 16; align <= (2u << 20); align <<= 1) {
+			const size_t sizes[] = {1, 3, align - 1, align, align + 1, 2 * align, 3 * align + 5, 4 * align};
+			for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+				size_t size = sizes[k];
+				void *plain = alloclab_malloc(a, size), *live[3];
+				for (int i = 0; i < 3; i++) {
+					void *p = live[i] = a->ops.aligned_alloc(a->instance, align, size);
+					if (p == NULL)
+						FAIL("aligned_alloc(%zu, %zu) returned NULL", align, size);
+					if ((uintptr_t)p % align)
+						FAIL("aligned_alloc(%zu, %zu) returned %p, not aligned to %zu", align, size, p,
+						     align);
+				}
+				for (int i = 0; i < 3; i++)
+					alloclab_free(a, live[i]);
+				alloclab_free(a, plain);
 			}
+		}
 	snprintf(r->why, sizeof r->why, "malloc 1 B..16 MiB aligned to %zu%s", a->min_align,
 		 a->ops.aligned_alloc ? "; aligned_alloc 16 B..2 MiB" : "");
 }
@@ -575,6 +588,71 @@ static void count_stat(void *arg, const char *name, uint64_t value)
 	stat_count++;
 }
 
+/* The program API against the ops: each block of one released by the
+ * other, calloc zero, realloc keeping its prefix, aligned_alloc aligned,
+ * usable_size at least the size. why stays "" when all of it holds. */
+struct program_check {
+	const struct alloclab_allocator *a;
+	char why[256];
+};
+
+static void program_api_works(struct program_check *pc)
+{
+	const struct alloclab_allocator *a = pc->a;
+	const struct alloclab_program_api *api = &a->program;
+	for (size_t size = 0; size < 70000; size = size * 2 + 1) {
+		unsigned char *p = api->malloc(size), *q = alloclab_malloc(a, size);
+		if (p == NULL || q == NULL) {
+			snprintf(pc->why, sizeof pc->why, "malloc(%zu) returned NULL", size);
+			return;
+		}
+		memset(p, 0x5a, size);
+		memset(q, 0xa5, size);
+		if (api->usable_size && api->usable_size(p) < size) {
+			snprintf(pc->why, sizeof pc->why, "usable_size of a %zu-byte block is %zu", size, api->usable_size(p));
+			return;
+		}
+		if (api->realloc) {
+			unsigned char *g = api->realloc(p, size * 2 + 8);
+			if (g == NULL || (size && (g[0] != 0x5a || g[size - 1] != 0x5a))) {
+				snprintf(pc->why, sizeof pc->why, "realloc of a %zu-byte block lost its contents", size);
+				return;
+			}
+			p = g;
+		}
+		alloclab_free(a, p);
+		api->free(q);
+		if (api->calloc) {
+			unsigned char *c = api->calloc(1, size + 1);
+			for (size_t i = 0; c && i <= size; i++)
+				if (c[i]) {
+					snprintf(pc->why, sizeof pc->why, "calloc(1, %zu) is not zero at %zu", size + 1, i);
+					return;
+				}
+			if (c == NULL) {
+				snprintf(pc->why, sizeof pc->why, "calloc(1, %zu) returned NULL", size + 1);
+				return;
+			}
+			alloclab_free(a, c);
+		}
+		if (api->aligned_alloc) {
+			size_t align = (size_t)1 << (3 + size % 10);
+			void *al = api->aligned_alloc(align, size + 1);
+			if (al == NULL || (uintptr_t)al % align) {
+				snprintf(pc->why, sizeof pc->why, "aligned_alloc(%zu, %zu) gave %p", align, size + 1, al);
+				return;
+			}
+			alloclab_free(a, al);
+		}
+	}
+}
+
+static void *program_api_thread(void *arg)
+{
+	program_api_works(arg);
+	return NULL;
+}
+
 static void check_honesty(const struct alloclab_allocator *a, struct alloclab_check_result *r)
 {
 	char done[256] = "";
@@ -625,6 +703,17 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 			a->direct_free(q);
 		}
 		used += (size_t)snprintf(done + used, sizeof done - used, "entry_points ");
+	}
+	if (a->program.malloc) {
+		/* The program API, on this thread and on one never attached. */
+		struct program_check pc = {a, ""};
+		pthread_t t;
+		program_api_works(&pc);
+		if (pc.why[0] == '\0' && pthread_create(&t, NULL, program_api_thread, &pc) == 0)
+			pthread_join(t, NULL);
+		if (pc.why[0])
+			FAIL("program_api: %s", pc.why);
+		used += (size_t)snprintf(done + used, sizeof done - used, "program_api ");
 	}
 	snprintf(r->why, sizeof r->why, "declared ops work: %s", used ? done : "(only the required ones)");
 }

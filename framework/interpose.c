@@ -112,7 +112,7 @@ static void wrap_allocation(struct alloclab_allocator *a)
 		inner = a->ops;
 		captured = 1;
 	}
-	a->direct_malloc = NULL, a->direct_free = NULL;
+	alloclab_allocator_no_shortcuts(a);
 	a->ops.malloc = i_malloc;
 	a->ops.calloc = i_calloc;
 	a->ops.free = i_free;

@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,28 +63,89 @@ TLS int nested;            /* inside the plugin (or the recorder) */
 TLS int loading_here;      /* this thread is loading the plugin */
 TLS int attached;          /* thread_attach called for this thread */
 
+/* The path each call of the C API takes (see "the paths" below). */
+static void *generic_malloc(size_t n);
+static void generic_free(void *p);
+static void *generic_calloc(size_t m, size_t n);
+static void *generic_realloc(void *p, size_t n);
+static size_t generic_usable(void *p);
+static void *generic_memalign(size_t align, size_t n);
+
+static void *(*malloc_path)(size_t) = generic_malloc;
+static void (*free_path)(void *) = generic_free;
+static void *(*calloc_path)(size_t, size_t) = generic_calloc;
+static void *(*realloc_path)(void *, size_t) = generic_realloc;
+static size_t (*usable_path)(void *) = generic_usable;
+static void *(*memalign_path)(size_t, size_t) = generic_memalign;
+
 /* ---- the bootstrap area ---- */
 
+/*
+ * Requests made while the plugin loads come from here: an area mapped at
+ * an address that is a multiple of its size, BOOT_ALIGNED, so that free
+ * tells its blocks from every other with one shift and one comparison.
+ * Where it cannot be mapped a static area serves instead, and free then
+ * takes the general path, which tests its range.
+ */
+#define BOOT_SHIFT 22
+#define BOOT_ALIGNED ((size_t)1 << BOOT_SHIFT) /* 4 MiB: the loads measured take under 100 KiB */
 #define BOOT_SIZE (8u << 20)
-static _Alignas(64) unsigned char boot[BOOT_SIZE];
+static _Alignas(64) unsigned char boot_static[BOOT_SIZE];
+static unsigned char *boot;      /* the area in use */
+static size_t boot_cap;
+/* The aligned area's address >> BOOT_SHIFT; with the static area one no
+ * pointer has (0: the first 4 MiB, which holds no area of ours). */
+static uintptr_t boot_id;
+static _Atomic int boot_state;   /* 0 not chosen, 1 choosing, 2 chosen */
 static _Atomic size_t boot_used;
 static _Atomic size_t boot_blocks, boot_frees; /* for ALLOCLAB_PRELOAD_REPORT */
 static _Atomic size_t alive; /* aligned blocks the library made; 0: free never looks them up */
 
+static void boot_choose(void)
+{
+	int expect = 0;
+	if (!atomic_compare_exchange_strong(&boot_state, &expect, 1)) {
+		while (atomic_load(&boot_state) != 2)
+			sched_yield();
+		return;
+	}
+	/* Twice the size, then the aligned half kept. */
+	unsigned char *m = mmap(NULL, 2 * BOOT_ALIGNED, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m != MAP_FAILED) {
+		uintptr_t at = ((uintptr_t)m + BOOT_ALIGNED - 1) & ~(uintptr_t)(BOOT_ALIGNED - 1);
+		if (at > (uintptr_t)m)
+			munmap(m, at - (uintptr_t)m);
+		if ((uintptr_t)m + 2 * BOOT_ALIGNED > at + BOOT_ALIGNED)
+			munmap((void *)(at + BOOT_ALIGNED), (uintptr_t)m + 2 * BOOT_ALIGNED - at - BOOT_ALIGNED);
+		boot = (unsigned char *)at;
+		boot_cap = BOOT_ALIGNED;
+		boot_id = at >> BOOT_SHIFT;
+	} else {
+		boot = boot_static;
+		boot_cap = BOOT_SIZE;
+	}
+	atomic_store(&boot_state, 2);
+}
+
+/* A block of the aligned area: what free asks of every pointer. */
+static inline int in_aligned_boot(const void *p) { return ((uintptr_t)p >> BOOT_SHIFT) == boot_id; }
+
 static int in_boot(const void *p)
 {
-	return (const unsigned char *)p >= boot && (const unsigned char *)p < boot + BOOT_SIZE;
+	return boot && (uintptr_t)p - (uintptr_t)boot < boot_cap;
 }
 
 /* 16 bytes of size before each bootstrap block, 16-aligned (or `align`). */
 static void *boot_alloc(size_t n, size_t align)
 {
+	if (atomic_load_explicit(&boot_state, memory_order_acquire) != 2)
+		boot_choose();
 	if (align < 16)
 		align = 16;
-	if (n > BOOT_SIZE)
+	if (n > boot_cap)
 		return NULL;
 	size_t need = (n + 15) / 16 * 16 + 16 + align, start = atomic_fetch_add(&boot_used, need);
-	if (start + need > BOOT_SIZE)
+	if (start + need > boot_cap)
 		return NULL;
 	uintptr_t p = ((uintptr_t)(boot + start) + 16 + align - 1) & ~(uintptr_t)(align - 1);
 	((size_t *)p)[-1] = n;
@@ -129,10 +191,11 @@ static void report(void)
 {
 	char line[256];
 	int n = snprintf(line, sizeof line,
-			 "alloclab-preload: bootstrap: %zu blocks, %zu bytes, %zu frees ignored; aligned by the library: %zu "
-			 "live; size headers: %s\n",
-			 atomic_load(&boot_blocks), atomic_load(&boot_used), atomic_load(&boot_frees), atomic_load(&alive),
-			 headers ? "yes" : "no");
+			 "alloclab-preload: bootstrap: %zu blocks, %zu bytes, %zu frees ignored, %s area; aligned by the "
+			 "library: %zu live; size headers: %s; paths: %s\n",
+			 atomic_load(&boot_blocks), atomic_load(&boot_used), atomic_load(&boot_frees),
+			 boot_id ? "aligned" : "static", atomic_load(&alive), headers ? "yes" : "no",
+			 free_path == generic_free ? "general" : "the allocator's own API");
 	if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
 		return;
 }
@@ -179,6 +242,7 @@ static void handshake_say(char what)
 }
 
 static void load_plugin(void);
+static void choose_paths(int recording);
 
 /* Loads the plugin with the program's stdout pointed at its stderr, so
  * that what a plugin prints while it loads never becomes the program's
@@ -254,6 +318,7 @@ static void load_plugin(void)
 	if (alloc.ops.thread_detach && pthread_key_create(&detach_key, thread_gone) != 0)
 		fatal("cannot create a thread key", NULL);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	choose_paths(record && record[0]);
 }
 
 /* The plugin ready for this thread: 1, or 0 when this thread is loading it
@@ -343,6 +408,8 @@ static void *aligned_get(uintptr_t k, int take)
 	return (void *)(uintptr_t)under;
 }
 
+static void aligned_blocks_exist(void);
+
 static void *plugin_aligned(size_t align, size_t n)
 {
 	if (align <= alloc.min_align && !headers)
@@ -357,8 +424,10 @@ static void *plugin_aligned(size_t align, size_t n)
 	uintptr_t p = ((uintptr_t)under + align) & ~(uintptr_t)(align - 1);
 	pthread_mutex_lock(&aligned_lock);
 	int rc = alloclab_addr_map_put(&aligned_map, p, (uint64_t)(uintptr_t)under);
-	if (rc == 0)
+	if (rc == 0) {
 		atomic_fetch_add(&alive, 1);
+		aligned_blocks_exist();
+	}
 	pthread_mutex_unlock(&aligned_lock);
 	if (rc != 0) {
 		plugin_free(under);
@@ -367,9 +436,75 @@ static void *plugin_aligned(size_t align, size_t n)
 	return (void *)p;
 }
 
-/* ---- the C API ---- */
+/*
+ * The path each call takes, chosen once. Until the plugin is loaded, and
+ * for a plugin that needs any of it (size headers, a lock, a recording,
+ * thread hooks, one thread only), the general paths below; once a plugin
+ * that offers its allocator's C API (program_api) is loaded, that API
+ * itself: malloc is one load and a jump, free one range test (the
+ * bootstrap area) more, as a program preloading the allocator natively
+ * pays nothing. The first aligned block the library itself makes (for a
+ * plugin that cannot align) sends free, realloc and usable size back to
+ * the general paths, which find such blocks in their table.
+ */
+/* (The paths themselves are declared with the loading state above.) */
 
-EXPORT void *malloc(size_t n)
+#define SET_PATH(path, fn) __atomic_store_n(&(path), (fn), __ATOMIC_RELEASE)
+
+/* (The direct paths are chosen only with the aligned bootstrap area.) */
+static void *direct_realloc(void *p, size_t n)
+{
+	if (p == NULL)
+		return malloc_path(n);
+	if (__builtin_expect(in_aligned_boot(p), 0))
+		return generic_realloc(p, n);
+	if (n == 0) {
+		free(p);
+		return NULL; /* as glibc does */
+	}
+	return alloc.program.realloc(p, n);
+}
+
+static size_t direct_usable(void *p)
+{
+	if (p == NULL)
+		return 0;
+	if (__builtin_expect(in_aligned_boot(p), 0))
+		return boot_size(p);
+	return alloc.program.usable_size(p);
+}
+
+/* After the plugin is loaded, before any other thread can use it. */
+static void choose_paths(int recording)
+{
+	const struct alloclab_program_api *api = &alloc.program;
+	if (api->malloc == NULL || headers || needs_one_thread || recording || boot_id == 0)
+		return;
+	SET_PATH(malloc_path, api->malloc);
+	SET_PATH(free_path, api->free);
+	if (api->calloc)
+		SET_PATH(calloc_path, api->calloc);
+	if (api->realloc)
+		SET_PATH(realloc_path, direct_realloc);
+	if (api->usable_size)
+		SET_PATH(usable_path, direct_usable);
+	if (api->aligned_alloc)
+		SET_PATH(memalign_path, api->aligned_alloc);
+}
+
+/* The library made an aligned block of its own: the general paths know them. */
+static void aligned_blocks_exist(void)
+{
+	if (free_path != generic_free) {
+		SET_PATH(free_path, generic_free);
+		SET_PATH(realloc_path, generic_realloc);
+		SET_PATH(usable_path, generic_usable);
+	}
+}
+
+/* ---- the general paths: loading, nesting, bootstrap, headers, hooks ---- */
+
+static void *generic_malloc(size_t n)
 {
 	if (nested || !ready())
 		return nested ? __libc_malloc(n) : boot_alloc(n, 16);
@@ -381,7 +516,7 @@ EXPORT void *malloc(size_t n)
 	return p;
 }
 
-EXPORT void free(void *p)
+static void generic_free(void *p)
 {
 	if (p == NULL)
 		return;
@@ -423,7 +558,7 @@ EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
 	free(p); /* the ABI frees aligned blocks with free */
 }
 
-EXPORT void *calloc(size_t m, size_t n)
+static void *generic_calloc(size_t m, size_t n)
 {
 	if (n && m > SIZE_MAX / n) {
 		errno = ENOMEM;
@@ -449,7 +584,7 @@ EXPORT void *calloc(size_t m, size_t n)
 	return p;
 }
 
-EXPORT size_t malloc_usable_size(void *p)
+static size_t generic_usable(void *p)
 {
 	if (p == NULL)
 		return 0;
@@ -465,7 +600,7 @@ EXPORT size_t malloc_usable_size(void *p)
 	return n;
 }
 
-EXPORT void *realloc(void *p, size_t n)
+static void *generic_realloc(void *p, size_t n)
 {
 	if (p == NULL)
 		return malloc(n);
@@ -504,7 +639,7 @@ EXPORT void *reallocarray(void *p, size_t m, size_t n)
 	return realloc(p, m * n);
 }
 
-static void *aligned(size_t align, size_t n)
+static void *generic_memalign(size_t align, size_t n)
 {
 	if (nested)
 		return __libc_memalign(align, n);
@@ -520,7 +655,7 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	if (align < sizeof(void *) || (align & (align - 1)))
 		return EINVAL;
-	void *p = aligned(align, n);
+	void *p = memalign_path(align, n);
 	if (p == NULL)
 		return ENOMEM;
 	*out = p;
@@ -542,7 +677,7 @@ EXPORT void *memalign(size_t align, size_t n)
 		align = 16; /* glibc's malloc alignment, whatever the plugin's */
 	if (align & (align - 1))
 		align = (size_t)1 << (64 - __builtin_clzll((unsigned long long)align));
-	void *p = aligned(align, n);
+	void *p = memalign_path(align, n);
 	if (p == NULL)
 		errno = ENOMEM;
 	return p;
@@ -561,3 +696,25 @@ EXPORT void *pvalloc(size_t n)
 	}
 	return memalign(page, (n + page - 1) / page * page);
 }
+
+/* ---- the C API: each call through its path ---- */
+
+EXPORT void *malloc(size_t n) { return malloc_path(n); }
+
+/* The aligned bootstrap area's blocks in one shift and one comparison
+ * (NULL is the allocator's to take); with the static area instead,
+ * free_path is the general one, which tests its range. */
+EXPORT void free(void *p)
+{
+	if (__builtin_expect(in_aligned_boot(p), 0)) {
+		atomic_fetch_add_explicit(&boot_frees, 1, memory_order_relaxed);
+		return;
+	}
+	free_path(p);
+}
+
+EXPORT void *calloc(size_t m, size_t n) { return calloc_path(m, n); }
+
+EXPORT void *realloc(void *p, size_t n) { return realloc_path(p, n); }
+
+EXPORT size_t malloc_usable_size(void *p) { return usable_path(p); }

@@ -66,8 +66,25 @@ Test(abi_layout, the_plugin_descriptor)
 		FIELD(struct alloclab_plugin, stats, 144, 8),
 		FIELD(struct alloclab_plugin, instance_caps, 152, 8),
 		FIELD(struct alloclab_plugin, entry_points, 160, 8),
+		FIELD(struct alloclab_plugin, program_api, 168, 8),
 	};
-	expect_layout("struct alloclab_plugin", f, sizeof f / sizeof *f, sizeof(struct alloclab_plugin), 168);
+	expect_layout("struct alloclab_plugin", f, sizeof f / sizeof *f, sizeof(struct alloclab_plugin), 176);
+}
+
+Test(abi_layout, the_program_api)
+{
+	if (sizeof(void *) != 8)
+		cr_skip_test("the pinned layout is LP64's");
+	const struct field f[] = {
+		FIELD(struct alloclab_program_api, size, 0, 8),
+		FIELD(struct alloclab_program_api, malloc, 8, 8),
+		FIELD(struct alloclab_program_api, free, 16, 8),
+		FIELD(struct alloclab_program_api, calloc, 24, 8),
+		FIELD(struct alloclab_program_api, realloc, 32, 8),
+		FIELD(struct alloclab_program_api, aligned_alloc, 40, 8),
+		FIELD(struct alloclab_program_api, usable_size, 48, 8),
+	};
+	expect_layout("struct alloclab_program_api", f, sizeof f / sizeof *f, sizeof(struct alloclab_program_api), 56);
 }
 
 Test(abi_layout, the_constants_a_plugin_is_built_with)

@@ -137,6 +137,10 @@ Test(check, crash_on_free, .timeout = 200)
 	expect_fails_only("bad_crash_free", "edge-sizes", "killed by signal 11 (Segmentation fault)");
 }
 Test(check, never_returns, .timeout = 200) { expect_fails_only("bad_hang", "contents", "timed out after 20 s"); }
+Test(check, a_program_api_that_is_not_the_ops, .timeout = 200)
+{
+	expect_fails_only("bad_program_api", "honesty", "program_api: calloc(1, 1) is not zero");
+}
 Test(check, claims_a_capability_it_lacks, .timeout = 200)
 {
 	expect_fails_only("bad_claims", "honesty", "declares stats, but stats() returned");

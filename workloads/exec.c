@@ -14,6 +14,14 @@
  *   gcc     GCC compiling generated C to assembly (-O1; its cc1 is a
  *           second program under the plugin)
  *   xz      xz compressing the words in blocks, two threads
+ * and three of alloclab's own, whose time is nearly all malloc and free
+ * (workloads/exec_programs/; the preload path's cost against native
+ * preloading is measured on them):
+ *   alloc-loop     one thread: a ring of 1000 blocks of mixed sizes, one
+ *                  replaced each step (10 million steps)
+ *   bigint         big-integer arithmetic, a fresh number each operation
+ *   alloc-threads  two threads of alloc-loop, every 16th block freed by
+ *                  the other thread
  * Each reports a hash of its standard output (hashed as it streams, never
  * stored), so that every plugin can be checked to give the program's
  * output under glibc. A program the plugin never served (a static one, or
@@ -26,6 +34,7 @@
 #include "results.h"
 #include "rng.h"
 #include "scratch.h"
+#include "self_exe.h"
 #include "workload.h"
 #include "worker.h"
 
@@ -38,9 +47,17 @@
 #include <unistd.h>
 
 enum { P_PROGRAM, P_CMD, P_CWD, P_STDIN, P_SCALE, P_NATIVE };
-enum { PROG_NONE, PROG_PYTHON, PROG_PERL, PROG_SQLITE, PROG_SORT, PROG_GCC, PROG_XZ, NPROGS };
-static const char *const program_names[] = {"none", "python", "perl", "sqlite", "sort", "gcc", "xz", NULL};
-static const char *const program_groups[] = {"all", "python+perl+sqlite+sort+gcc+xz", NULL};
+enum { PROG_NONE, PROG_PYTHON, PROG_PERL, PROG_SQLITE, PROG_SORT, PROG_GCC, PROG_XZ, PROG_LOOP, PROG_BIGINT,
+       PROG_THREADS, NPROGS };
+static const char *const program_names[] = {"none", "python",     "perl",   "sqlite",        "sort", "gcc",
+					    "xz",   "alloc-loop", "bigint", "alloc-threads", NULL};
+static const char *const program_groups[] = {
+	"all",   "python+perl+sqlite+sort+gcc+xz+alloc-loop+bigint+alloc-threads",
+	/* Debian's programs, and alloclab's own allocation-heavy ones (the
+	 * preload path's cost against native preloading). */
+	"debian", "python+perl+sqlite+sort+gcc+xz",
+	"heavy",  "alloc-loop+bigint+alloc-threads",
+	NULL};
 static const char *const program_unless[] = {"cmd", NULL};
 
 static const struct alloclab_param exec_params[] = {
@@ -65,6 +82,8 @@ static const struct alloclab_param exec_params[] = {
 
 struct exec_state {
 	char dir[ALLOCLAB_PATH_LEN];          /* the bundled programs' inputs (in the worker's scratch) */
+	char own[ALLOCLAB_PATH_PLUS_LEN];     /* a program of alloclab's own: its path */
+	char count[24];                       /* its "@N@" */
 	char *argv_store;        /* cmd= split */
 	const char *argv[MAX_WORDS + 2];
 };
@@ -199,7 +218,7 @@ static const struct bundled {
 	uint64_t per_scale;
 	const char *text;
 	int threads; /* it runs threads: plugins with per-thread state cannot serve it */
-	const char *argv[8];
+	const char *argv[8]; /* "@N@": per_scale a percent of scale, for a program of alloclab's own (input NULL) */
 } bundled[NPROGS] = {
 	[PROG_PYTHON] = {"prog.py", text_input, 3000,
 			 "import random\nrandom.seed(1)\nd = {}\nN = @N@\n"
@@ -228,6 +247,9 @@ static const struct bundled {
 	[PROG_GCC] = {"gen.c", c_input, 3, NULL, 0, {"gcc", "-O1", "-S", "-o", "-", "gen.c"}},
 	/* Blocks of 1 MiB, so that two threads compress them. */
 	[PROG_XZ] = {"words", words_input, 5000, NULL, 1, {"xz", "-T2", "-3", "--block-size=1MiB", "-c", "words"}},
+	[PROG_LOOP] = {NULL, NULL, 10, NULL, 0, {"alloc-loop", "@N@"}},
+	[PROG_BIGINT] = {NULL, NULL, 3000, NULL, 0, {"bigint", "@N@"}},
+	[PROG_THREADS] = {NULL, NULL, 4, NULL, 1, {"alloc-threads", "2", "@N@"}},
 };
 
 static int exec_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
@@ -270,6 +292,23 @@ static int exec_prepare(struct alloclab_workload_thread *t, char *err, size_t er
 	const struct bundled *b = &bundled[prog];
 	for (unsigned i = 0; b->argv[i]; i++)
 		s->argv[i] = b->argv[i];
+	if (b->input == NULL) {
+		/* Built with alloclab: beside it in the build tree, or installed. */
+		uint64_t n = b->per_scale * p->v[P_SCALE] / 100;
+		snprintf(s->own, sizeof s->own, "%s/%s",
+			 alloclab_running_from_build_tree() ? ALLOCLAB_EXEC_PROGRAM_BUILD_DIR : ALLOCLAB_EXEC_PROGRAM_INSTALL_DIR,
+			 b->argv[0]);
+		snprintf(s->count, sizeof s->count, "%" PRIu64, n ? n : 1);
+		s->argv[0] = s->own;
+		for (unsigned i = 1; b->argv[i]; i++)
+			if (strcmp(b->argv[i], "@N@") == 0)
+				s->argv[i] = s->count;
+		if (access(s->own, X_OK) != 0) {
+			snprintf(err, err_len, "exec: %s: %s", s->own, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
 	return write_input(s->dir, b->input, b->fill, b->per_scale * p->v[P_SCALE], b->text, err, err_len);
 }
 

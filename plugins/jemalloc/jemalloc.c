@@ -36,6 +36,8 @@ static void *(*je_std_malloc)(size_t);
 static void (*je_std_free)(void *);
 static void *(*je_std_calloc)(size_t, size_t);
 static void *(*je_std_realloc)(void *, size_t);
+static void *(*je_std_aligned_alloc)(size_t, size_t);
+static size_t (*je_std_usable_size)(void *);
 static int je_use_ext;
 
 static int resolve(void *handle, const char *name, void **out, char *err, size_t err_len)
@@ -82,7 +84,9 @@ static int jemalloc_create(const char *options, void **instance, char *err, size
 	if ((rc = resolve(handle, "malloc", (void **)&je_std_malloc, err, err_len)) ||
 	    (rc = resolve(handle, "free", (void **)&je_std_free, err, err_len)) ||
 	    (rc = resolve(handle, "calloc", (void **)&je_std_calloc, err, err_len)) ||
-	    (rc = resolve(handle, "realloc", (void **)&je_std_realloc, err, err_len)))
+	    (rc = resolve(handle, "realloc", (void **)&je_std_realloc, err, err_len)) ||
+	    (rc = resolve(handle, "aligned_alloc", (void **)&je_std_aligned_alloc, err, err_len)) ||
+	    (rc = resolve(handle, "malloc_usable_size", (void **)&je_std_usable_size, err, err_len)))
 		return rc;
 	*instance = NULL;
 	return 0;
@@ -174,6 +178,21 @@ static int jemalloc_entry_points(void *instance, void *(**malloc_out)(size_t), v
 	return 0;
 }
 
+/* The standard API as a program preloading libjemalloc calls it. */
+static int jemalloc_program_api(void *instance, struct alloclab_program_api *api)
+{
+	(void)instance;
+	if (je_use_ext)
+		return -ENOTSUP;
+	api->malloc = je_std_malloc;
+	api->free = je_std_free;
+	api->calloc = je_std_calloc;
+	api->realloc = je_std_realloc;
+	api->aligned_alloc = je_std_aligned_alloc;
+	api->usable_size = je_std_usable_size;
+	return 0;
+}
+
 static const struct alloclab_plugin jemalloc_plugin = {
 	.abi_version = ALLOCLAB_PLUGIN_ABI_VERSION,
 	.struct_size = sizeof(struct alloclab_plugin),
@@ -198,6 +217,7 @@ static const struct alloclab_plugin jemalloc_plugin = {
 	.free_sized = jemalloc_free_sized,
 	.stats = jemalloc_stats,
 	.entry_points = jemalloc_entry_points,
+	.program_api = jemalloc_program_api,
 };
 
 ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(uint32_t host_abi_version);

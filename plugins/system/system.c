@@ -88,6 +88,19 @@ static int system_entry_points(void *instance, void *(**malloc_out)(size_t), voi
 	return 0;
 }
 
+/* glibc's own C API. */
+static int system_program_api(void *instance, struct alloclab_program_api *api)
+{
+	(void)instance;
+	api->malloc = malloc;
+	api->free = free;
+	api->calloc = calloc;
+	api->realloc = realloc;
+	api->aligned_alloc = aligned_alloc;
+	api->usable_size = malloc_usable_size;
+	return 0;
+}
+
 static const struct alloclab_plugin system_plugin = {
 	.abi_version = ALLOCLAB_PLUGIN_ABI_VERSION,
 	.struct_size = sizeof(struct alloclab_plugin),
@@ -108,6 +121,7 @@ static const struct alloclab_plugin system_plugin = {
 	.usable_size = system_usable_size,
 	.stats = system_stats,
 	.entry_points = system_entry_points,
+	.program_api = system_program_api,
 };
 
 ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(uint32_t host_abi_version);

@@ -94,6 +94,19 @@ static int tbbmalloc_entry_points(void *instance, void *(**malloc_out)(size_t), 
 	return 0;
 }
 
+/* The scalable_* API (its aligned call takes size first: not offered, so
+ * the host's aligned path serves those). */
+static int tbbmalloc_program_api(void *instance, struct alloclab_program_api *api)
+{
+	(void)instance;
+	api->malloc = malloc_fn;
+	api->free = free_fn;
+	api->calloc = calloc_fn;
+	api->realloc = realloc_fn;
+	api->usable_size = msize_fn;
+	return 0;
+}
+
 static const struct alloclab_plugin tbbmalloc_plugin = {
 	.abi_version = ALLOCLAB_PLUGIN_ABI_VERSION,
 	.struct_size = sizeof(struct alloclab_plugin),
@@ -113,6 +126,7 @@ static const struct alloclab_plugin tbbmalloc_plugin = {
 	.realloc = tbbmalloc_realloc,
 	.usable_size = tbbmalloc_usable_size,
 	.entry_points = tbbmalloc_entry_points,
+	.program_api = tbbmalloc_program_api,
 };
 
 ALLOCLAB_PLUGIN_DEFINE(tbbmalloc_plugin)

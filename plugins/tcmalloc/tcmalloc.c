@@ -130,6 +130,19 @@ static int tcmalloc_entry_points(void *instance, void *(**malloc_out)(size_t), v
 	return 0;
 }
 
+/* tcmalloc's tc_* API, what its LD_PRELOAD form serves malloc and the rest with. */
+static int tcmalloc_program_api(void *instance, struct alloclab_program_api *api)
+{
+	(void)instance;
+	api->malloc = tc_malloc_fn;
+	api->free = tc_free_fn;
+	api->calloc = tc_calloc_fn;
+	api->realloc = tc_realloc_fn;
+	api->aligned_alloc = tc_memalign_fn;
+	api->usable_size = tc_malloc_size_fn;
+	return 0;
+}
+
 static const struct alloclab_plugin tcmalloc_plugin = {
 	.abi_version = ALLOCLAB_PLUGIN_ABI_VERSION,
 	.struct_size = sizeof(struct alloclab_plugin),
@@ -151,6 +164,7 @@ static const struct alloclab_plugin tcmalloc_plugin = {
 	.usable_size = tcmalloc_usable_size,
 	.free_sized = tcmalloc_free_sized,
 	.entry_points = tcmalloc_entry_points,
+	.program_api = tcmalloc_program_api,
 };
 
 ALLOCLAB_PLUGIN_DEFINE(tcmalloc_plugin)

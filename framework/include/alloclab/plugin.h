@@ -106,6 +106,17 @@ enum alloclab_cap {
  * identifier ("bytes.allocated", "arenas.current"); the host copies it. */
 typedef void (*alloclab_stat_fn)(void *arg, const char *name, uint64_t value);
 
+/* The allocator's own C API (the program_api op below). */
+struct alloclab_program_api {
+	size_t size; /* set by the host: sizeof(struct alloclab_program_api) as it was built */
+	void *(*malloc)(size_t size);
+	void (*free)(void *block);
+	void *(*calloc)(size_t nmemb, size_t size);
+	void *(*realloc)(void *block, size_t size);
+	void *(*aligned_alloc)(size_t alignment, size_t size);
+	size_t (*usable_size)(void *block);
+};
+
 struct alloclab_plugin {
 	/* ALLOCLAB_PLUGIN_ABI_VERSION as the plugin was built. Must be first. */
 	uint32_t abi_version;
@@ -244,6 +255,28 @@ struct alloclab_plugin {
 	 * allocator. `alloclab check` frees blocks of each through the other.
 	 */
 	int (*entry_points)(void *instance, void *(**malloc_fn)(size_t size), void (**free_fn)(void *block));
+
+	/*
+	 * Optional, no capability bit (appended in ABI version 2, after
+	 * entry_points). For a plugin that wraps a process-global allocator:
+	 * the allocator's whole C API as a program calls it, so that the
+	 * preload library (`alloclab exec`) can hand a program's every call
+	 * straight to it and a call costs what it costs the allocator
+	 * preloaded natively. Fill the fields of *api that fit in api->size
+	 * (the host's sizeof, so that fields appended later stay unseen by an
+	 * older plugin) and return 0, or return -ENOTSUP when this instance's
+	 * options put work of the plugin's own on its ops. malloc and free are
+	 * required; the others may stay NULL. Each must behave as this
+	 * instance's op of that name does (a block from one may be released by
+	 * the other), and all of them must work on a thread that was never
+	 * attached and must clean up after a thread that just ends, as the
+	 * allocator's own API does for a program: the host then calls no
+	 * thread hook. aligned_alloc takes (alignment, size), any power of two
+	 * alignment of at least sizeof(void *) and any size. Called from the
+	 * main thread right after create(). `alloclab check` exercises each
+	 * function given against the ops, from an unattached thread too.
+	 */
+	int (*program_api)(void *instance, struct alloclab_program_api *api);
 };
 
 /*
