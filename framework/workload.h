@@ -138,6 +138,12 @@ struct alloclab_workload_thread {
 	/* Set in the last value (a new reference): recorded once per process
 	 * as the process's report[index]. */
 	json_t *process_report;
+	/* Set by run() when the workload timed its own operations (a pyperf
+	 * bench_time_func, which times its loop itself and leaves its set-up
+	 * out, as pyperf takes it): this thread's time for the value, in
+	 * nanoseconds. 0 (reset before every run): the framework's clock from
+	 * run()'s start to its end. Not used with --measure instructions. */
+	uint64_t own_ns;
 };
 
 struct alloclab_cell;

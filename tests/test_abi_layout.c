@@ -150,7 +150,8 @@ Test(abi_layout, the_workload_interface)
 		FIELD(struct alloclab_workload_thread, last_value, 128, 4),
 		FIELD(struct alloclab_workload_thread, report, 136, 8),
 		FIELD(struct alloclab_workload_thread, process_report, 144, 8),
+		FIELD(struct alloclab_workload_thread, own_ns, 152, 8),
 	};
 	expect_layout("struct alloclab_workload_thread", t, sizeof t / sizeof *t, sizeof(struct alloclab_workload_thread),
-		      152);
+		      160);
 }

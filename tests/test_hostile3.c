@@ -165,7 +165,7 @@ Test(hostile3, absurd_values_fail_the_cell_where_they_are_made, .timeout = 120)
 	fputs("import pyperf\ndef f(loops):\n    return -1\npyperf.Runner().bench_time_func('neg', f)\n", f);
 	fclose(f);
 	f = fopen(zero, "w");
-	fputs("import pyperf\ndef f(loops):\n    return 0.0\npyperf.Runner().bench_time_func('zero', f)\n", f);
+	fputs("import pyperf\npyperf.Runner().bench_func('empty', lambda: None, inner_loops=1000000)\n", f);
 	fclose(f);
 	snprintf(spec, sizeof spec, "python:pyperf=%s", neg);
 	assert_cell_error(dir, (const char *const[]){"run", "-p", "system", "-w", spec, "-t", "1", "-n", "1", "-o",

@@ -353,3 +353,43 @@ Test(python, a_malformed_profile_is_refused, .timeout = 120)
 	cr_expect(strstr(r.err, "bad.json") && strstr(r.err, "small_classes"), "%s", r.err);
 	cmd_result_free(&r);
 }
+
+/* The median time per operation of a one-cell run. */
+static double per_op_of(const struct alloclab_cell *c)
+{
+	return c->procs[0].values[0].per_op;
+}
+
+/* As pyperf reports them: a value is the time of one inner loop, and a
+ * bench_time_func's (or timeit's) own time leaves its set-up out. */
+Test(python, inner_loops_and_a_benchmarks_own_time_are_pyperfs, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	const char *body = "def f():\n    s = 0\n    for i in range(200):\n        s += i\n";
+	char text[1024];
+	snprintf(text, sizeof text, "import pyperf\n%spyperf.Runner().bench_func('plain', f)\n", body);
+	write_text(dir, "plain.py", text);
+	snprintf(text, sizeof text, "import pyperf\n%spyperf.Runner().bench_func('inner', f, inner_loops=50)\n", body);
+	write_text(dir, "inner.py", text);
+	write_text(dir, "timed.py",
+		   "import pyperf, time\n"
+		   "def t(loops):\n"
+		   "    time.sleep(0.3)  # set-up that pyperf leaves out\n"
+		   "    t0 = pyperf.perf_counter()\n"
+		   "    for _ in range(loops): sum(range(200))\n"
+		   "    return pyperf.perf_counter() - t0\n"
+		   "pyperf.Runner().bench_time_func('timed', t)\n");
+	struct alloclab_results *doc = run_python(dir, "system", "python:pyperf=plain.py,loops=2000", "1", 0);
+	double plain = per_op_of(&doc->cells[0]);
+	alloclab_results_free(doc);
+	doc = run_python(dir, "system", "python:pyperf=inner.py,loops=2000", "1", 0);
+	double inner = per_op_of(&doc->cells[0]);
+	alloclab_results_free(doc);
+	cr_expect(plain / inner > 25 && plain / inner < 100, "inner_loops=50: %.1f ns against %.1f ns a call", inner, plain);
+	doc = run_python(dir, "system", "python:pyperf=timed.py,loops=2000", "1", 0);
+	double timed = per_op_of(&doc->cells[0]);
+	alloclab_results_free(doc);
+	/* 2000 loops in well under 0.3 s: with the sleep the value would be
+	 * over 150 µs an iteration. */
+	cr_expect(timed < 50000, "bench_time_func's own time not used: %.0f ns an iteration", timed);
+}

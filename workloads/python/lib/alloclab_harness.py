@@ -1,9 +1,12 @@
 """The python workload's loader, run inside the embedded interpreter.
 
 load(kind, path, scale) runs a benchmark file in a namespace of its own
-and returns (name, fn), where fn(loops) runs the benchmark `loops` times.
-The worker times fn(loops) itself; nothing here is inside the timed call
-except what the benchmark's own function does.
+and returns (name, fn, inner_loops), where fn(loops) runs the benchmark
+`loops` times and inner_loops is how many iterations one loop holds (a
+value is the time of one, as pyperf reports it). The worker times
+fn(loops) itself, unless fn returns its own seconds (pyperf's
+bench_time_func and timeit, which leave their set-up out); nothing here is
+inside the timed call except what the benchmark's own function does.
 
 kind:
   bundled  a file of workloads/python/bench: defines bench(loops)
@@ -47,7 +50,7 @@ def load(kind, path, scale):
         _script_folder_first(path)
     if kind in ("bundled", "script"):
         namespace = _run_file(path, scale, "__alloclab__")
-        return name, _bench_of(namespace, path)
+        return name, _bench_of(namespace, path), 1
     if kind == "pyperf":
         import pyperf  # this folder's, first on sys.path
 

@@ -3,8 +3,10 @@
 A file written for pyperf builds a Runner and asks it to measure something
 (bench_func, bench_time_func, timeit, bench_async_func). Here nothing is
 measured at that point: the Runner records the first request as a function
-of `loops`, and alloclab's worker times that function itself, in its own
-processes, values and warm-ups. The rest of the API (metadata, the argument
+of `loops` with its inner_loops, and alloclab's worker runs that function in
+its own processes, values and warm-ups, timing it itself or, for
+bench_time_func and timeit, taking the time the function reports, as pyperf
+does; a value is the time of one inner loop. The rest of the API (metadata, the argument
 parser, add_cmdline_args) is accepted so that such files run unmodified.
 Calls that cannot be measured this way (bench_command runs a program)
 make the benchmark "not applicable".
@@ -58,11 +60,15 @@ class Runner:
             self.args, _ = self.argparser.parse_known_args([] if args is None else args)
         return self.args
 
-    def _register(self, name, fn):
+    def _register(self, name, fn, inner_loops=None):
         self.parse_args()
         # The name becomes a table's row: printable, and not too long.
         name = "".join(c if c.isprintable() else "?" for c in str(name))[:200] or "unnamed"
-        _registered.append((name, fn))
+        if inner_loops is None:
+            inner_loops = 1
+        if isinstance(inner_loops, bool) or not isinstance(inner_loops, int) or not 1 <= inner_loops <= 1 << 20:
+            raise ValueError("%s: inner_loops=%r is not a whole number from 1 to 2^20" % (name, inner_loops))
+        _registered.append((name, fn, inner_loops))
         return None
 
     def bench_func(self, name, func, *args, inner_loops=None, metadata=None):
@@ -70,18 +76,19 @@ class Runner:
             for _ in range(loops):
                 func(*args)
 
-        return self._register(name, run)
+        return self._register(name, run, inner_loops)
 
     def bench_time_func(self, name, time_func, *args, inner_loops=None, metadata=None):
         def run(loops):
             dt = time_func(loops, *args)
-            # pyperf takes this as the time of `loops` iterations: a value
-            # that is not one is the benchmark's bug, not a measurement.
-            if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not (0 <= dt < 1e9):
+            # pyperf takes this as the time of `loops` iterations, and so
+            # does alloclab: a value that is not one is the benchmark's
+            # bug, not a measurement.
+            if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not (0 < dt < 1e9):
                 raise ValueError("%s: bench_time_func's function returned %r, not a duration in seconds" % (name, dt))
-            return dt
+            return float(dt)
 
-        return self._register(name, run)
+        return self._register(name, run, inner_loops)
 
     def bench_async_func(self, name, func, *args, inner_loops=None, metadata=None, loop_factory=None):
         import asyncio
@@ -93,7 +100,7 @@ class Runner:
 
             asyncio.run(many())
 
-        return self._register(name, run)
+        return self._register(name, run, inner_loops)
 
     def timeit(self, name, stmt=None, setup="pass", teardown="pass", inner_loops=None, duplicate=None,
                metadata=None, globals=None):
@@ -101,10 +108,11 @@ class Runner:
 
         timer = _timeit.Timer(stmt if stmt is not None else "pass", setup, globals=globals)
 
+        # The timer's own time, its set-up left out, as pyperf's timeit.
         def run(loops):
-            timer.timeit(loops)
+            return float(timer.timeit(loops))
 
-        return self._register(name, run)
+        return self._register(name, run, inner_loops)
 
     def bench_command(self, name, command):
 
