@@ -43,6 +43,8 @@ packages=(
 	sqlite3 xz-utils perl
 	# The python workload's benchmarks that exercise libraries (docs/python.md)
 	python3-django python3-mako python3-genshi python3-html5lib python3-docutils python3-sqlalchemy python3-sympy
+	# pyperf files measured within their own run, suspended at the benchmark (docs/python.md)
+	python3-greenlet
 )
 # The second compiler the tests build with, and its fuzzing runtime.
 if [ "$mode" = test ]; then

@@ -33,9 +33,13 @@ void alloclab_param_format(const struct alloclab_workload *w, const struct alloc
 	}
 }
 
+static const char *intern(const char *s, size_t len);
+
 /* Text values live as long as the process: parameter vectors are copied by
  * value and share them. Kept in one table, they stay reachable (and are
  * stored once each). */
+const char *alloclab_params_intern(const char *s, size_t len) { return intern(s, len); }
+
 static const char *intern(const char *s, size_t len)
 {
 	static char **table;
@@ -312,6 +316,33 @@ int alloclab_params_parse(const struct alloclab_workload *w, const char *options
 		}
 		if (!skip && expand_values(w, i, def->def_text, strlen(def->def_text), out, &count, max, err, err_len) != 0)
 			return -1;
+	}
+	/* The workload's own splitting (a pyperf file into its benchmarks),
+	 * each set in place, the ones after it moved along. */
+	for (unsigned e = 0; w->expand && e < count; e++) {
+		struct alloclab_params *split = calloc(max, sizeof *split);
+		unsigned got = 0;
+		if (split == NULL) {
+			snprintf(err, err_len, "workload '%s': out of memory", w->name);
+			return -1;
+		}
+		if (w->expand(&out[e].params, split, max - count + 1, &got, err, err_len) != 0) {
+			free(split);
+			return -1;
+		}
+		if (got == 0 || count - 1 + got > max) {
+			snprintf(err, err_len, "workload '%s': it expands to more than %u cells", w->name, max);
+			free(split);
+			return -1;
+		}
+		memmove(&out[e + got], &out[e + 1], (count - e - 1) * sizeof *out);
+		for (unsigned k = 0; k < got; k++) {
+			out[e + k].workload = w;
+			out[e + k].params = split[k];
+		}
+		count += got - 1;
+		e += got - 1;
+		free(split);
 	}
 	for (unsigned e = 0; e < count; e++)
 		if (w->check_params && w->check_params(&out[e].params, err, err_len) != 0)

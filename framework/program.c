@@ -137,11 +137,33 @@ static void kill_tree(pid_t pid)
 	alloclab_tree_kill(pid);
 }
 
+int alloclab_preload_environment(const char *plugin, const char *options, int gil, char *out[4])
+{
+	const char *old_tunables = getenv("GLIBC_TUNABLES"), *old_preload = getenv("LD_PRELOAD");
+	out[0] = out[1] = out[2] = NULL;
+	out[3] = gil ? "ALLOCLAB_PRELOAD_GIL=1" : "ALLOCLAB_PRELOAD_GIL=0";
+	/* The preload library first, before whatever else is preloaded; the
+	 * static TLS reserve that jemalloc's dlopen needs. */
+	if (asprintf(&out[0], "LD_PRELOAD=%s%s%s", alloclab_preload_path(), old_preload ? ":" : "",
+		     old_preload ? old_preload : "") < 0 ||
+	    asprintf(&out[1], "ALLOCLAB_PRELOAD_PLUGIN=%s%s%s", plugin, options && options[0] ? ":" : "",
+		     options ? options : "") < 0 ||
+	    ((!old_tunables || !strstr(old_tunables, "glibc.rtld.optional_static_tls")) &&
+	     asprintf(&out[2], "GLIBC_TUNABLES=%s%sglibc.rtld.optional_static_tls=%d", old_tunables ? old_tunables : "",
+		      old_tunables ? ":" : "", ALLOCLAB_STATIC_TLS_BYTES) < 0)) {
+		free(out[0]);
+		free(out[1]);
+		out[0] = out[1] = out[2] = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 int alloclab_program_run(const struct alloclab_program *p, struct alloclab_program_result *r, char *err,
 			 size_t err_len)
 {
 	char *set[6], *tunables = NULL, *preload = NULL, *plugin = NULL, *record = NULL, *handshake = NULL;
-	const char *old_tunables = getenv("GLIBC_TUNABLES"), *old_preload = getenv("LD_PRELOAD");
+	const char *old_preload = getenv("LD_PRELOAD");
 	size_t nset = 0;
 	int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, hs[2] = {-1, -1}, rc = -1, status = 0, pidfd = -1;
 	struct rusage ru;
@@ -159,33 +181,23 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 		goto out;
 	}
 	if (p->plugin) {
-		/* The preload library first, before whatever else is preloaded;
-		 * the static TLS reserve that jemalloc's dlopen needs. */
-		if (asprintf(&preload, "LD_PRELOAD=%s%s%s", alloclab_preload_path(), old_preload ? ":" : "",
-			     old_preload ? old_preload : "") < 0 ||
-		    asprintf(&plugin, "ALLOCLAB_PRELOAD_PLUGIN=%s%s%s", p->plugin,
-			     p->plugin_options && p->plugin_options[0] ? ":" : "",
-			     p->plugin_options ? p->plugin_options : "") < 0 ||
+		char *common[4];
+		if (alloclab_preload_environment(p->plugin, p->plugin_options, p->gil, common) != 0 ||
 		    /* The pipe's identity with its number, so that a program
 		     * that reuses the number for something else is never
 		     * written to by the library in a child of it. */
 		    asprintf(&handshake, "ALLOCLAB_PRELOAD_HANDSHAKE=%d:%lu", ALLOCLAB_HANDSHAKE_FD,
 			     (unsigned long)hs_st.st_ino) < 0) {
-			preload = plugin = handshake = NULL;
+			handshake = NULL;
 			goto oom;
 		}
+		preload = common[0], plugin = common[1], tunables = common[2];
 		set[nset++] = preload;
 		set[nset++] = plugin;
 		set[nset++] = handshake;
-		if (!old_tunables || !strstr(old_tunables, "glibc.rtld.optional_static_tls")) {
-			if (asprintf(&tunables, "GLIBC_TUNABLES=%s%sglibc.rtld.optional_static_tls=%d",
-				     old_tunables ? old_tunables : "", old_tunables ? ":" : "", ALLOCLAB_STATIC_TLS_BYTES) < 0) {
-				tunables = NULL;
-				goto oom;
-			}
+		if (tunables)
 			set[nset++] = tunables;
-		}
-		set[nset++] = p->gil ? "ALLOCLAB_PRELOAD_GIL=1" : "ALLOCLAB_PRELOAD_GIL=0";
+		set[nset++] = common[3];
 		if (p->record_path) {
 			if (asprintf(&record, "ALLOCLAB_PRELOAD_RECORD=%s", p->record_path) < 0) {
 				record = NULL;

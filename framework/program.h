@@ -67,6 +67,13 @@ int alloclab_program_on_path(const char *program);
  * installed one. */
 const char *alloclab_preload_path(void);
 
+/* The environment that makes a program's malloc the plugin's, as
+ * "NAME=value" strings: LD_PRELOAD (the library before what is already
+ * preloaded), ALLOCLAB_PRELOAD_PLUGIN, GLIBC_TUNABLES (the static TLS
+ * reserve; NULL when already there) and ALLOCLAB_PRELOAD_GIL (a constant).
+ * The first three are malloc'd. 0, or -1 out of memory. */
+int alloclab_preload_environment(const char *plugin, const char *options, int gil, char *out[4]);
+
 /* Runs the program to its end. 0 with *r filled (whatever its fate), or
  * -1 with err when it could not be started. */
 int alloclab_program_run(const struct alloclab_program *p, struct alloclab_program_result *r, char *err,

@@ -22,7 +22,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#define ALLOCLAB_MAX_MATRIX 64
+#define ALLOCLAB_MAX_MATRIX 256
 
 struct alloclab_process;
 

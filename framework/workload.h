@@ -189,6 +189,15 @@ struct alloclab_workload {
 	/* Adds the workload's own pictures of a run (figure.h) to `out`; the
 	 * cells given are this workload's measured ones. */
 	void (*figures)(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out);
+	/* Optional: splits one parsed parameter set into the several cells it
+	 * stands for, when that takes more than the parameters' own '+' lists
+	 * (a pyperf file's benchmarks, found by running it once). Called by
+	 * alloclab_params_parse on each set before check_params, in the
+	 * parent; out[0..max), *n >= 1 written (out[0] = *params when there is
+	 * nothing to split). Text it makes is kept with
+	 * alloclab_params_intern. 0, or -1 with one line in err. */
+	int (*expand)(const struct alloclab_params *params, struct alloclab_params *out, unsigned max, unsigned *n,
+		      char *err, size_t err_len);
 };
 
 struct alloclab_workload_spec {
@@ -224,6 +233,10 @@ int alloclab_workload_role_index(const struct alloclab_workload *w, enum allocla
 /* A parameter's value as text: the number, the choice name, or the string. */
 void alloclab_param_format(const struct alloclab_workload *w, const struct alloclab_params *p, unsigned i,
 			   char *out, size_t len);
+
+/* Text kept for the process's life, as parameter values are (NULL out of
+ * memory). */
+const char *alloclab_params_intern(const char *s, size_t len);
 
 /* Index of a parameter by name, or -1. */
 int alloclab_workload_param_index(const struct alloclab_workload *w, const char *name);

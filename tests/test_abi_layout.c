@@ -127,8 +127,9 @@ Test(abi_layout, the_workload_interface)
 		FIELD(struct alloclab_workload, print_cell, 112, 8),
 		FIELD(struct alloclab_workload, row_name, 120, 8),
 		FIELD(struct alloclab_workload, figures, 128, 8),
+		FIELD(struct alloclab_workload, expand, 136, 8),
 	};
-	expect_layout("struct alloclab_workload", w, sizeof w / sizeof *w, sizeof(struct alloclab_workload), 136);
+	expect_layout("struct alloclab_workload", w, sizeof w / sizeof *w, sizeof(struct alloclab_workload), 144);
 	const struct field t[] = {
 		FIELD(struct alloclab_workload_thread, alloc, 0, 8),
 		FIELD(struct alloclab_workload_thread, plugin, 8, 8),

@@ -165,7 +165,10 @@ Test(python, a_pyperf_file_runs_unmodified, .timeout = 120)
 	write_text(dir, "bm_timeit.py",
 		   "import pyperf\n"
 		   "pyperf.Runner().timeit('joins', stmt='\"-\".join(x)', setup='x = [str(i) for i in range(50)]')\n");
-	write_text(dir, "bm_cmd.py", "import pyperf\npyperf.Runner().bench_command('true', ['true'])\n");
+	write_text(dir, "bm_cmd.py",
+		   "import pyperf\npyperf.Runner().bench_command('served', ['sh', '-c', "
+		   "'case \"$LD_PRELOAD\" in *liballoclab-preload*) test \"${ALLOCLAB_PRELOAD_PLUGIN%%:*}\" = jemalloc;; "
+		   "*) exit 1;; esac'])\n");
 	struct alloclab_results *doc =
 		run_python(dir, "system", "python:pyperf=bm_sort.py,loops=2", "1", 0);
 	cr_assert_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
@@ -178,9 +181,9 @@ Test(python, a_pyperf_file_runs_unmodified, .timeout = 120)
 	doc = run_python(dir, "system", "python:pyperf=bm_timeit.py,loops=2", "1", 0);
 	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
 	alloclab_results_free(doc);
-	doc = run_python(dir, "system", "python:pyperf=bm_cmd.py,loops=2", "1", 0);
-	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_NOT_APPLICABLE);
-	cr_expect(strstr(doc->cells[0].message, "bench_command"), "%s", doc->cells[0].message);
+	/* bench_command's program runs with the plugin as its malloc. */
+	doc = run_python(dir, "jemalloc", "python:pyperf=bm_cmd.py,loops=2", "1", 0);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
 	alloclab_results_free(doc);
 }
 
@@ -212,7 +215,7 @@ Test(python, a_folder_of_pyperf_benchmarks_is_one_cell_each, .timeout = 120)
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "python:pyperf=empty",
 		NULL});
 	cr_expect_eq(r.status, 2);
-	cr_expect(strstr(r.err, "pyperf=empty: a folder with no file matching *.py or */run_benchmark.py"), "%s", r.err);
+	cr_expect(strstr(r.err, "pyperf=empty: no benchmark found (a folder holds *.py files"), "%s", r.err);
 	cmd_result_free(&r);
 }
 
@@ -392,4 +395,85 @@ Test(python, inner_loops_and_a_benchmarks_own_time_are_pyperfs, .timeout = 120)
 	/* 2000 loops in well under 0.3 s: with the sleep the value would be
 	 * over 150 µs an iteration. */
 	cr_expect(timed < 50000, "bench_time_func's own time not used: %.0f ns an iteration", timed);
+}
+
+/* As pyperf runs a benchmark file: its own command line (args=), every
+ * benchmark it registers a row, each measured within the file's own run
+ * (its set-up still there, its clean-up after, the file as __main__ so
+ * that a process pool can pickle its functions). */
+Test(python, every_benchmark_of_a_pyperf_file_is_a_row_measured_within_its_run, .timeout = 200)
+{
+	char *dir = scratch_dir();
+	write_text(dir, "bm_many.py",
+		   "import os, pickle, shutil, tempfile, pyperf\n"
+		   "import concurrent.futures\n"
+		   "def square(x):\n    return x * x\n"
+		   "runner = pyperf.Runner()\n"
+		   "runner.argparser.add_argument('variant', choices=['small', 'big'])\n"
+		   "args = runner.parse_args()\n"
+		   "n = 10 if args.variant == 'small' else 100\n"
+		   "tmp = tempfile.mkdtemp()\n"
+		   "try:\n"
+		   "    def touch():\n"
+		   "        with open(os.path.join(tmp, 'f'), 'w') as f:\n"
+		   "            f.write('x' * n)\n"
+		   "    runner.bench_func(args.variant + '_files', touch)\n"
+		   "    runner.bench_func(args.variant + '_pickle', lambda: pickle.dumps(square))\n"
+		   "    if __name__ == '__main__':\n"
+		   "        with concurrent.futures.ProcessPoolExecutor(2) as ex:\n"
+		   "            runner.bench_func(args.variant + '_pool', lambda: list(ex.map(square, range(n))))\n"
+		   "finally:\n"
+		   "    shutil.rmtree(tmp)\n");
+	/* Without its argument the file is refused as argparse refuses it. */
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "python:pyperf=bm_many.py",
+								      "-o", "x.json", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "the following arguments are required: variant"), "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *doc = run_python(dir, "system", "python:pyperf=bm_many.py,args=big,loops=3", "1", 0);
+	cr_assert_eq(doc->ncells, 3);
+	const char *names[] = {"big_files", "big_pickle", "big_pool"};
+	for (unsigned i = 0; i < 3; i++) {
+		cr_expect_eq(doc->cells[i].status, ALLOCLAB_CELL_OK, "%s: %s", names[i], doc->cells[i].message);
+		cr_expect_str_eq(json_string_value(json_object_get(report_of(&doc->cells[i]), "bench")), names[i]);
+	}
+	alloclab_results_free(doc);
+}
+
+/* pyperformance's folders: the MANIFEST's benchmarks, each run with its
+ * metadata's extra_opts (a variant with its own .toml inheriting its
+ * sibling pyproject.toml), and a module Debian lacks is "not applicable"
+ * naming the module. */
+Test(python, a_pyperformance_manifest_gives_each_benchmark_with_its_options, .timeout = 200)
+{
+	char *dir = scratch_dir(), path[4200];
+	snprintf(path, sizeof path, "%s/suite", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	write_text(path, "MANIFEST",
+		   "[benchmarks]\n\nname\tmetafile\nshapes\t<local>\nshapes_big\t<local:shapes>\nexotic\t<local>\n");
+	snprintf(path, sizeof path, "%s/suite/bm_shapes", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	write_text(path, "pyproject.toml",
+		   "[project]\nname = \"bm_shapes\"\n\n[tool.pyperformance]\nname = \"shapes\"\nextra_opts = [\"square\"]\n");
+	write_text(path, "bm_shapes_big.toml", "[tool.pyperformance]\nname = \"shapes_big\"\nextra_opts = [\"circle\"]\n");
+	write_text(path, "run_benchmark.py",
+		   "import pyperf\n"
+		   "runner = pyperf.Runner()\n"
+		   "runner.argparser.add_argument('shape')\n"
+		   "shape = runner.parse_args().shape\n"
+		   "runner.bench_func('draw_' + shape, lambda: [shape] * 100)\n");
+	snprintf(path, sizeof path, "%s/suite/bm_exotic", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	write_text(path, "pyproject.toml", "[tool.pyperformance]\nname = \"exotic\"\n");
+	write_text(path, "run_benchmark.py", "import pyperf\nimport no_such_module_anywhere\n");
+	struct alloclab_results *doc = run_python(dir, "system", "python:pyperf=suite,loops=2", "1", -1);
+	cr_assert_eq(doc->ncells, 3);
+	const char *rows[] = {"draw_square", "draw_circle", NULL};
+	for (unsigned i = 0; i < 2; i++) {
+		cr_expect_eq(doc->cells[i].status, ALLOCLAB_CELL_OK, "%s: %s", rows[i], doc->cells[i].message);
+		cr_expect_str_eq(json_string_value(json_object_get(report_of(&doc->cells[i]), "bench")), rows[i]);
+	}
+	cr_expect_eq(doc->cells[2].status, ALLOCLAB_CELL_NOT_APPLICABLE, "%s", doc->cells[2].message);
+	cr_expect(strstr(doc->cells[2].message, "no_such_module_anywhere"), "%s", doc->cells[2].message);
+	alloclab_results_free(doc);
 }

@@ -20,6 +20,7 @@
 #include "python/python_benchmarks.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -30,15 +31,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { P_BENCH, P_SCRIPT, P_PYPERF, P_VALUE_MS, P_LOOPS, P_SCALE, P_RAW, P_DEBUG_HOOKS, P_PROFILE, P_HASH_SEED };
+#include "child.h"
+#include "program.h"
+
+/* Benchmarks one pyperf file may register, and words of its args=. */
+#define MAX_TASKS 4096
+#define MAX_ARGS 62
+
+enum { P_BENCH, P_SCRIPT, P_PYPERF, P_VALUE_MS, P_LOOPS, P_SCALE, P_RAW, P_DEBUG_HOOKS, P_PROFILE, P_HASH_SEED,
+       P_ARGS, P_TASK, P_NAME };
 
 /* choices[0] "none": the program comes from script= or pyperf= instead. */
 static const char *const bench_choices[] = {"none", ALLOCLAB_PYTHON_BENCHES, NULL};
 static const char *const bench_groups[] = {"all", ALLOCLAB_PYTHON_ALL, "quick", ALLOCLAB_PYTHON_QUICK, NULL};
 static const char *const bench_unless[] = {"script", "pyperf", NULL};
 static const char *const no_yes[] = {"no", "yes", NULL};
-/* A folder of pyperf benchmarks: files, or pyperformance's layout. */
-static const char *const pyperf_folder[] = {"*.py", "*/run_benchmark.py", NULL};
 
 static const struct alloclab_param python_params[] = {
 	[P_BENCH] = {.name = "bench",
@@ -48,8 +55,10 @@ static const struct alloclab_param python_params[] = {
 		     .def_text = "all", .def_unless = bench_unless},
 	[P_SCRIPT] = {.name = "script", .help = "your own benchmark file, defining bench(loops)",
 		      .type = ALLOCLAB_PARAM_TEXT, .def_text = ""},
-	[P_PYPERF] = {.name = "pyperf", .help = "a benchmark file written for pyperf, run unmodified (a folder: each one)",
-		      .type = ALLOCLAB_PARAM_TEXT, .def_text = "", .folder_patterns = pyperf_folder},
+	[P_PYPERF] = {.name = "pyperf",
+		      .help = "a benchmark file written for pyperf, run unmodified, every benchmark it registers a row "
+			      "(a folder: each file, or pyperformance's MANIFEST)",
+		      .type = ALLOCLAB_PARAM_TEXT, .def_text = ""},
 	[P_VALUE_MS] = {.name = "value_ms", .help = "calibrate loops so that one value takes this long",
 			.def = 100, .min = 1, .max = 600000},
 	[P_LOOPS] = {.name = "loops", .help = "iterations per value (0: calibrate to value_ms)", .def = 0, .min = 0,
@@ -65,6 +74,14 @@ static const struct alloclab_param python_params[] = {
 	[P_HASH_SEED] = {.name = "hash_seed",
 			 .help = "str/bytes hash seed, as PYTHONHASHSEED (0: random per process, as CPython does)",
 			 .def = 0, .min = 0, .max = 4294967295u},
+	[P_ARGS] = {.name = "args", .help = "the pyperf file's own command line, split at spaces (as sys.argv[1:])",
+		    .type = ALLOCLAB_PARAM_TEXT, .def_text = ""},
+	[P_TASK] = {.name = "task",
+		    .help = "which benchmark of the pyperf file, from 1 (0: every one, each a row, found by running "
+			    "the file once)",
+		    .def = 0, .min = 0, .max = MAX_TASKS},
+	[P_NAME] = {.name = "name", .help = "the name the pyperf file gives benchmark task= (checked when it runs)",
+		    .type = ALLOCLAB_PARAM_TEXT, .def_text = ""},
 };
 
 /* ---- where things are: the build tree, else the installed tree ---- */
@@ -100,12 +117,32 @@ static int check_file(const char *what, const char *path, char *err, size_t err_
 	return 0;
 }
 
+static unsigned count_words(const char *text)
+{
+	unsigned n = 0;
+	for (const char *c = text; *c;) {
+		c += strspn(c, " ");
+		if (*c)
+			n++;
+		c += strcspn(c, " ");
+	}
+	return n;
+}
+
 static int python_check(const struct alloclab_params *p, char *err, size_t err_len)
 {
 	int script = p->text[P_SCRIPT][0] != '\0', pyperf = p->text[P_PYPERF][0] != '\0';
 
 	if (script + pyperf + (p->v[P_BENCH] != 0) != 1) {
 		snprintf(err, err_len, "workload 'python': give one of bench=, script= and pyperf=");
+		return -1;
+	}
+	if (!pyperf && (p->text[P_ARGS][0] || p->v[P_TASK] || p->text[P_NAME][0])) {
+		snprintf(err, err_len, "workload 'python': args=, task= and name= go with pyperf=");
+		return -1;
+	}
+	if (count_words(p->text[P_ARGS]) > MAX_ARGS) {
+		snprintf(err, err_len, "workload 'python': args= has more than %d words", MAX_ARGS);
 		return -1;
 	}
 	if (script)
@@ -173,6 +210,13 @@ static void set_config(const struct alloclab_workload_thread *t)
 	config.value_ms = p->v[P_VALUE_MS];
 	config.scale = (double)p->v[P_SCALE] / 100.0;
 	config.hash_seed = p->v[P_HASH_SEED];
+	config.args = p->text[P_ARGS];
+	config.task = p->v[P_TASK] ? p->v[P_TASK] : 1;
+	config.name = p->text[P_NAME];
+	char *env[4];
+	if (alloclab_preload_environment(t->plugin, t->plugin_options, t->gil, env) == 0)
+		for (unsigned i = 0; i < 4; i++)
+			config.command_env[i] = env[i]; /* kept for the process's life */
 }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -326,8 +370,11 @@ static void python_row_name(const struct alloclab_cell *cell, char *out, size_t 
 	const char *pyperf = json_string_value(json_object_get(cell->params, "pyperf"));
 	char base[256];
 
+	const char *planned = json_string_value(json_object_get(cell->params, "name"));
 	if (r && json_is_string(json_object_get(r, "bench"))) {
 		snprintf(out, len, "%s", json_string_value(json_object_get(r, "bench")));
+	} else if (planned && planned[0]) {
+		snprintf(out, len, "%s", planned); /* the name a pyperf file gave it when the run was planned */
 	} else if (bench && strcmp(bench, "none") != 0) {
 		snprintf(out, len, "%s", bench);
 	} else {
@@ -405,6 +452,140 @@ static void python_print_cell(const struct alloclab_cell *cell, FILE *out)
 	fprintf(out, "%s\n", any ? "" : " none");
 }
 
+/* ---- the runner's side: every benchmark of a pyperf file, a cell each ---- */
+
+/* The discovery child: Debian's interpreter running the harness's
+ * discover() on the file or folder, the list written as JSON on fd 3. */
+struct discovery {
+	const char *path, *args, *lib_dir;
+	double scale;
+};
+
+static int discovery_child(void *arg, int fd)
+{
+	const struct discovery *d = arg;
+	static const char code[] =
+		"import json, os, sys\n"
+		"sys.path.insert(0, sys.argv[1])\n"
+		"import alloclab_harness\n"
+		"found = alloclab_harness.discover(sys.argv[2], float(sys.argv[3]), sys.argv[4:])\n"
+		"with os.fdopen(3, 'w') as out:\n"
+		"    json.dump(found, out)\n";
+	char scale[32], *argv[MAX_ARGS + 8], *words = strdup(d->args), *save = NULL;
+	unsigned n = 0;
+
+	if (fd == 3 ? fcntl(fd, F_SETFD, 0) != 0 : dup2(fd, 3) < 0)
+		return 3;
+	snprintf(scale, sizeof scale, "%.17g", d->scale);
+	argv[n++] = (char *)ALLOCLAB_PYTHON_PROGRAM;
+	argv[n++] = "-I";
+	argv[n++] = "-c";
+	argv[n++] = (char *)code;
+	argv[n++] = (char *)d->lib_dir;
+	argv[n++] = (char *)d->path;
+	argv[n++] = scale;
+	for (char *w = words ? strtok_r(words, " ", &save) : NULL; w && n < MAX_ARGS + 7; w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
+	execv(ALLOCLAB_PYTHON_PROGRAM, argv);
+	return 3;
+}
+
+/* How long a file may take to run once: its set-up, as pyperf's main
+ * process runs it. */
+#define DISCOVERY_TIMEOUT_S 600
+
+static int python_expand(const struct alloclab_params *p, struct alloclab_params *out, unsigned max, unsigned *n,
+			 char *err, size_t err_len)
+{
+	struct stat st;
+	char libs[ALLOCLAB_PATH_PLUS_LEN], why[ALLOCLAB_PATH_LEN];
+	struct alloclab_child_result res;
+
+	*n = 0;
+	if (p->text[P_PYPERF][0] == '\0' || p->v[P_TASK] != 0) {
+		out[0] = *p;
+		*n = 1;
+		return 0;
+	}
+	if (stat(p->text[P_PYPERF], &st) != 0)
+		return check_file("pyperf", p->text[P_PYPERF], err, err_len);
+	snprintf(libs, sizeof libs, "%s/lib", data_dir());
+	struct discovery d = {p->text[P_PYPERF], p->text[P_ARGS], libs, (double)p->v[P_SCALE] / 100.0};
+	if (alloclab_child_run(discovery_child, &d, DISCOVERY_TIMEOUT_S, &res, err, err_len) != 0)
+		return -1;
+	json_t *found = res.exited && res.exit_code == 0 ? json_loads(res.output, 0, NULL) : NULL, *e;
+	if (!json_is_array(found) || json_array_size(found) == 0) {
+		char *printed = alloclab_child_printed(&res);
+		if (res.exited && res.exit_code == 0)
+			snprintf(why, sizeof why, "%s", S_ISDIR(st.st_mode)
+				 ? "no benchmark found (a folder holds *.py files, */run_benchmark.py or pyperformance's MANIFEST)"
+				 : "no benchmark found");
+		else
+			alloclab_child_describe(&res, DISCOVERY_TIMEOUT_S, why, sizeof why);
+		snprintf(err, err_len, "workload 'python': pyperf=%s: %s%s%.300s", d.path, why, printed ? ": " : "",
+			 printed ? printed : "");
+		free(printed);
+		json_decref(found);
+		alloclab_child_result_free(&res);
+		return -1;
+	}
+	alloclab_child_result_free(&res);
+	size_t i;
+	/* One file that cannot even run (its arguments wrong) is the user's to
+	 * fix, now; in a folder such a file is its row's error. */
+	const char *failed = json_string_value(json_object_get(json_array_get(found, 0), "error"));
+	if (!S_ISDIR(st.st_mode) && failed && !json_is_true(json_object_get(json_array_get(found, 0), "not_applicable"))) {
+		snprintf(err, err_len, "workload 'python': pyperf=%s: %s", d.path, failed);
+		json_decref(found);
+		return -1;
+	}
+	json_array_foreach(found, i, e) {
+		const char *file = json_string_value(json_object_get(e, "file"));
+		const char *name = json_string_value(json_object_get(e, "name"));
+		json_t *args = json_object_get(e, "args"), *a;
+		json_int_t task = json_integer_value(json_object_get(e, "task"));
+		char joined[ALLOCLAB_PATH_LEN] = "";
+		size_t used = 0, k;
+		if (*n == max) {
+			snprintf(err, err_len, "workload 'python': pyperf=%s has more than %u benchmarks", d.path, max);
+			json_decref(found);
+			return -1;
+		}
+		if (file == NULL || !json_is_array(args) || task < 0 || task > MAX_TASKS) {
+			snprintf(err, err_len, "workload 'python': pyperf=%s: the harness's list is malformed", d.path);
+			json_decref(found);
+			return -1;
+		}
+		json_array_foreach(args, k, a) {
+			const char *w = json_string_value(a);
+			if (w == NULL || w[0] == '\0' || strchr(w, ' ') ||
+			    used + strlen(w) + 2 > sizeof joined) {
+				snprintf(err, err_len, "workload 'python': %s: argument %zu cannot be passed (empty, a space in it, "
+					 "or too long)", file, k + 1);
+				json_decref(found);
+				return -1;
+			}
+			used += (size_t)snprintf(joined + used, sizeof joined - used, "%s%s", used ? " " : "", w);
+		}
+		struct alloclab_params *q = &out[(*n)++];
+		*q = *p;
+		q->text[P_PYPERF] = alloclab_params_intern(file, strlen(file));
+		q->text[P_ARGS] = alloclab_params_intern(joined, strlen(joined));
+		q->text[P_NAME] = alloclab_params_intern(name ? name : "", name ? strlen(name) : 0);
+		/* A file that failed (a module missing) is measured as its task 1:
+		 * the worker meets the same failure and says so in the cell. */
+		q->v[P_TASK] = task > 0 ? (uint64_t)task : 1;
+		if (!q->text[P_PYPERF] || !q->text[P_ARGS] || !q->text[P_NAME]) {
+			snprintf(err, err_len, "workload 'python': out of memory");
+			json_decref(found);
+			return -1;
+		}
+	}
+	json_decref(found);
+	return 0;
+}
+
 const struct alloclab_workload alloclab_workload_python = {
 	.name = "python",
 	.description = "Python programs (pyperformance-style) in an embedded CPython 3.11 whose allocator is the plugin",
@@ -418,6 +599,7 @@ const struct alloclab_workload alloclab_workload_python = {
 		  * in the plugin's memory, in a TLS destructor at exit. */
 		 ALLOCLAB_WORKLOAD_KEEP_INSTANCE,
 	.check_params = python_check,
+	.expand = python_expand,
 	.prepare = python_prepare,
 	.run = python_run,
 	.finish = python_finish,

@@ -193,7 +193,31 @@ static int load_harness(const struct alloclab_python_config *cfg, char *err, siz
 static PyObject *load_bench(const struct alloclab_python_config *cfg, int *na, char *err, size_t err_len)
 {
 	static const char *const kinds[] = {"bundled", "script", "pyperf"};
-	PyObject *r = PyObject_CallMethod(py.harness, "load", "ssd", kinds[cfg->kind], cfg->file, cfg->scale);
+	PyObject *args = PyList_New(0), *env = PyDict_New(), *r = NULL;
+	char *words = strdup(cfg->args ? cfg->args : ""), *save = NULL;
+	for (char *w = words ? strtok_r(words, " ", &save) : NULL; w && args; w = strtok_r(NULL, " ", &save)) {
+		PyObject *o = PyUnicode_DecodeFSDefault(w);
+		if (o == NULL || PyList_Append(args, o) != 0)
+			Py_CLEAR(args);
+		Py_XDECREF(o);
+	}
+	free(words);
+	for (unsigned i = 0; env && i < 4; i++) {
+		const char *eq = cfg->command_env[i] ? strchr(cfg->command_env[i], '=') : NULL;
+		if (eq == NULL)
+			continue;
+		PyObject *k = PyUnicode_DecodeFSDefaultAndSize(cfg->command_env[i], eq - cfg->command_env[i]);
+		PyObject *v = PyUnicode_DecodeFSDefault(eq + 1);
+		if (k == NULL || v == NULL || PyDict_SetItem(env, k, v) != 0)
+			Py_CLEAR(env);
+		Py_XDECREF(k);
+		Py_XDECREF(v);
+	}
+	if (args && env)
+		r = PyObject_CallMethod(py.harness, "load", "ssdKOsO", kinds[cfg->kind], cfg->file, cfg->scale,
+					(unsigned long long)(cfg->task ? cfg->task : 1), args, cfg->name ? cfg->name : "", env);
+	Py_XDECREF(args);
+	Py_XDECREF(env);
 
 	if (r == NULL || !PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 3 || !PyLong_Check(PyTuple_GET_ITEM(r, 2)) ||
 	    PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(r, 2)) < 1 ||
@@ -555,6 +579,21 @@ static json_t *profile_pass(PyObject *fn, uint64_t loops)
 	return report;
 }
 
+/* A pyperf file suspended at its benchmark goes on to its end (its
+ * clean-up), with the GIL held; what it raises there is said on stderr. */
+static void file_ends(void)
+{
+	if (py.harness == NULL)
+		return;
+	PyObject *r = PyObject_CallMethod(py.harness, "finish", NULL);
+	if (r == NULL) {
+		PyErr_Clear();
+	} else if (PyUnicode_Check(r)) {
+		fprintf(stderr, "python: the benchmark file's end raised %s\n", PyUnicode_AsUTF8(r));
+	}
+	Py_XDECREF(r);
+}
+
 static void embed_finish(struct alloclab_workload_thread *t)
 {
 	struct py_thread *pt = t->state;
@@ -565,6 +604,7 @@ static void embed_finish(struct alloclab_workload_thread *t)
 		/* This thread's Python state goes while the interpreter lives:
 		 * its thread-locals are cleared on this thread, with the GIL. */
 		PyEval_RestoreThread(pt->ts);
+		file_ends();
 		Py_CLEAR(pt->bench);
 		PyThreadState_Clear(pt->ts);
 		PyThreadState_DeleteCurrent();
@@ -584,6 +624,7 @@ static void embed_finish(struct alloclab_workload_thread *t)
 			 * interleave. */
 			if (py.cfg->profile && pt->bench)
 				json_object_set_new(report, "profile", profile_pass(pt->bench, py.loops));
+			file_ends();
 			Py_CLEAR(pt->bench);
 			Py_CLEAR(py.harness);
 			Py_CLEAR(py.not_applicable);

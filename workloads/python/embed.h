@@ -34,6 +34,15 @@ struct alloclab_python_config {
 	uint64_t value_ms;
 	double scale;            /* the benchmark's size, 1.0 as written */
 	uint64_t hash_seed;      /* 0: random per process, as CPython's; else PYTHONHASHSEED */
+	/* PYPERF: the file's own command line ("" none; split at spaces), the
+	 * benchmark it registers that is measured (from 1), and the name it
+	 * was planned under ("" unchecked). */
+	const char *args;
+	uint64_t task;
+	const char *name;
+	/* PYPERF: the environment a bench_command's program runs in, with the
+	 * plugin as its malloc ("NAME=value"; NULL entries skipped). */
+	const char *command_env[4];
 };
 
 struct alloclab_python_embed {

@@ -11,13 +11,18 @@ inside the timed call except what the benchmark's own function does.
 kind:
   bundled  a file of workloads/python/bench: defines bench(loops)
   script   a user's file: defines bench(loops) (see docs/python.md)
-  pyperf   a file written for pyperf: run as __main__ with this folder's
-           pyperf module, which records what it asks Runner to measure
+  pyperf   a file written for pyperf: run as __main__ with its own command
+           line (args) and this folder's pyperf module, which records what
+           it asks Runner to measure; `task` picks the one measured
+
+discover(path, scale, args) lists every benchmark of a pyperf file or
+folder (pyperformance's MANIFEST included), as the runner plans the cells.
 """
 
 import os
 import runpy
 import sys
+import threading
 
 from alloclab_errors import NotApplicable  # noqa: F401 (the worker looks it up here)
 
@@ -44,25 +49,233 @@ def _script_folder_first(path):
         sys.path.insert(0, folder)
 
 
-def load(kind, path, scale):
-    name = os.path.splitext(os.path.basename(path))[0]
+def _run_pyperf_file(path, scale, args, wanted=0, suspend=None):
+    import pyperf  # this folder's, first on sys.path
+
+    pyperf._reset(wanted, suspend)
+    saved_argv = sys.argv
+    sys.argv = [path] + list(args)
+    try:
+        _run_file(path, scale, "__main__")
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            raise RuntimeError("%s exited with status %r" % (path, e.code))
+    finally:
+        sys.argv = saved_argv
+    return pyperf
+
+
+def _command_runner(argv, env):
+    """fn(loops) running argv `loops` times as a child process, with the
+    plugin as its malloc through the preload library (env), timed whole."""
+    import subprocess
+
+    child_env = dict(os.environ)
+    child_env.update(env or {})
+
+    def run(loops):
+        for _ in range(loops):
+            done = subprocess.run(argv, env=child_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE)
+            if done.returncode != 0:
+                tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+                raise RuntimeError("bench_command %s: exit status %d %s" % (argv[0], done.returncode, tail[0]))
+
+    return run
+
+
+# Per thread: the file suspended at the benchmark it is measured on.
+_suspended = threading.local()
+
+
+def _run_to_task(path, scale, args, task):
+    """The task-th benchmark the file registers, with the file suspended at
+    that call (a greenlet: the same thread, its frames kept), so that the
+    benchmark runs within the file's own run, the file as __main__ and its
+    set-up still in place; finish() lets the file go on to its end (its
+    clean-up). Without greenlet, the file runs to its end first."""
+    try:
+        import greenlet
+    except ImportError:
+        greenlet = None
+    if greenlet is None:
+        return _run_pyperf_file(path, scale, args)._task(path, task)
+    main = greenlet.getcurrent()
+
+    def body():
+        _run_pyperf_file(path, scale, args, task, lambda reg: main.switch(("task", reg)))
+        return ("ended", None)
+
+    g = greenlet.greenlet(body)
+    what, reg = g.switch()
+    if what == "ended":
+        import pyperf
+
+        return pyperf._task(path, task)  # it registered fewer: says so
+    _suspended.file = g
+    return reg
+
+
+def finish():
+    """Lets the file this thread suspended go on to its end. Returns what
+    it raised there, as text, or None."""
+    g = getattr(_suspended, "file", None)
+    _suspended.file = None
+    if g is None or g.dead:
+        return None
+    try:
+        g.switch()
+    except BaseException as e:  # noqa: B902 (the file's own end)
+        return "%s: %s" % (type(e).__name__, e)
+    return None
+
+
+def load(kind, path, scale, task=1, args=(), name=None, command_env=None):
+    base = os.path.splitext(os.path.basename(path))[0]
     if kind in ("script", "pyperf"):
         _script_folder_first(path)
     if kind in ("bundled", "script"):
         namespace = _run_file(path, scale, "__alloclab__")
-        return name, _bench_of(namespace, path), 1
+        return base, _bench_of(namespace, path), 1
     if kind == "pyperf":
-        import pyperf  # this folder's, first on sys.path
-
-        pyperf._reset()
-        saved_argv = sys.argv
-        sys.argv = [path]
-        try:
-            _run_file(path, scale, "__main__")
-        except SystemExit as e:
-            if e.code not in (None, 0):
-                raise RuntimeError("%s exited with status %r" % (path, e.code))
-        finally:
-            sys.argv = saved_argv
-        return pyperf._first_benchmark(path)
+        got, fn, inner = _run_to_task(path, scale, args, task)
+        if name and got != name:
+            raise RuntimeError("%s: benchmark %d is now %r, not %r as when the run was planned" % (path, task, got, name))
+        if isinstance(fn, tuple):
+            fn = _command_runner(fn[1], command_env)
+        return got, fn, inner
     raise ValueError("unknown kind %r" % kind)
+
+
+# ---- finding the benchmarks: every one a file registers, and pyperformance's manifest ----
+
+
+def _pyperformance_entries(folder):
+    """(file, args, name) of each benchmark in a pyperformance MANIFEST:
+    [benchmarks] rows of name and metafile (<local>, <local:BASE>, a file
+    or a folder), each metafile's [tool.pyperformance] runscript and
+    extra_opts (variants inherit their sibling pyproject.toml, and
+    `inherits` names another)."""
+    import tomllib
+
+    manifest = os.path.join(folder, "MANIFEST")
+    rows, section = [], None
+    with open(manifest, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            if line.startswith("["):
+                section = line.strip()
+                continue
+            if section == "[benchmarks]":
+                cols = line.split("\t")
+                if cols[0] == "name":
+                    continue
+                if len(cols) != 2:
+                    raise ValueError("%s: %r is not NAME<tab>METAFILE" % (manifest, line))
+                rows.append((cols[0].strip(), cols[1].strip()))
+
+    def load_meta(path, depth=0):
+        with open(path, "rb") as f:
+            meta = tomllib.load(f).get("tool", {}).get("pyperformance", {})
+        parent = meta.get("inherits")
+        base = os.path.basename(path)
+        if parent is None and base != "pyproject.toml" and base != "base.toml":
+            parent = "pyproject.toml" if os.path.exists(os.path.join(os.path.dirname(path), "pyproject.toml")) else None
+        if parent and depth < 8:
+            parent = os.path.join(os.path.dirname(path), parent)
+            if os.path.isdir(parent):
+                parent = os.path.join(parent, "base.toml")
+            merged = dict(load_meta(parent, depth + 1)[0])
+            merged.update({k: v for k, v in meta.items() if k not in ("name", "inherits")})
+            meta = merged
+        return meta, path
+
+    entries = []
+    for name, metafile in rows:
+        if metafile == "<local>":
+            path = os.path.join(folder, "bm_" + name, "pyproject.toml")
+        elif metafile.startswith("<local:") and metafile.endswith(">"):
+            path = os.path.join(folder, "bm_" + metafile[7:-1], "bm_" + name + ".toml")
+        else:
+            path = os.path.join(folder, metafile)
+            if os.path.isdir(path):
+                path = os.path.join(path, "pyproject.toml")
+        meta, where = load_meta(path)
+        script = os.path.join(os.path.dirname(where), meta.get("runscript", "run_benchmark.py"))
+        opts = meta.get("extra_opts", [])
+        if not isinstance(opts, list) or not all(isinstance(o, str) for o in opts):
+            raise ValueError("%s: extra_opts is not a list of strings" % where)
+        entries.append((script, list(opts), name))
+    return entries
+
+
+def _files_of(path, args):
+    """(file, args, manifest name or None) to run for pyperf=PATH."""
+    if not os.path.isdir(path):
+        return [(path, list(args), None)]
+    if os.path.isfile(os.path.join(path, "MANIFEST")):
+        return [(f, list(a) + list(args), n) for f, a, n in _pyperformance_entries(path)]
+    import glob
+
+    files = sorted(glob.glob(os.path.join(path, "*.py")) + glob.glob(os.path.join(path, "*", "run_benchmark.py")))
+    return [(f, list(args), None) for f in files]
+
+
+def discover(path, scale, args):
+    """Every benchmark of pyperf=PATH, found by running each file once as
+    pyperf's main process does: [{file, args, task, name}] (a failing or
+    not applicable file: [{file, args, error, not_applicable}])."""
+    import json
+
+    out = []
+    for f, a, manifest_name in _files_of(path, args):
+        # Each file in a process of its own, as each runs in a worker of
+        # its own: no module, path or folder of one is seen by the next.
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                found = _discover_one(f, a, manifest_name, scale)
+            except BaseException as e:  # noqa: B902 (the child never returns)
+                found = [{"file": f, "args": a, "name": manifest_name, "error": repr(e)[:400], "not_applicable": False}]
+            with os.fdopen(w, "w") as pipe:
+                json.dump(found, pipe)
+            os._exit(0)
+        os.close(w)
+        with os.fdopen(r) as pipe:
+            text = pipe.read()
+        os.waitpid(pid, 0)
+        try:
+            out.extend(json.loads(text))
+        except ValueError:
+            out.append({"file": f, "args": a, "name": manifest_name, "error": "it ended the process while it ran",
+                        "not_applicable": False})
+    return out
+
+
+def _discover_one(f, a, manifest_name, scale):
+    """The benchmarks one file registers (in a child of discover())."""
+    import contextlib
+    import io
+
+    _script_folder_first(f)
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(said):
+            pyperf = _run_pyperf_file(f, scale, a)
+        regs = pyperf._registrations()
+        if not regs:
+            raise NotApplicable("%s asked pyperf to measure nothing" % f)
+        return [{"file": f, "args": a, "task": k + 1, "name": name} for k, (name, _kind) in enumerate(regs)]
+    except BaseException as e:  # noqa: B902 (every failure is the file's row)
+        na = isinstance(e, (NotApplicable, ModuleNotFoundError))
+        why = "%s: %s" % (type(e).__name__, e) if not na else str(e)
+        if isinstance(e, ModuleNotFoundError):
+            why = "needs module %s, which is not installed" % e.name
+        last = [line for line in said.getvalue().splitlines() if line.strip()][-1:]
+        if last and not na:
+            why = "%s (%s)" % (why, last[0].strip())
+        return [{"file": f, "args": a, "name": manifest_name, "error": why[:400], "not_applicable": na}]

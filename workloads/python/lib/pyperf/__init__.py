@@ -8,8 +8,12 @@ its own processes, values and warm-ups, timing it itself or, for
 bench_time_func and timeit, taking the time the function reports, as pyperf
 does; a value is the time of one inner loop. The rest of the API (metadata, the argument
 parser, add_cmdline_args) is accepted so that such files run unmodified.
-Calls that cannot be measured this way (bench_command runs a program)
-make the benchmark "not applicable".
+bench_command's program is run by the harness as a child process with the
+plugin as its malloc (the preload library), timed per run.
+
+Each call registers one benchmark; alloclab finds them all by running the
+file once (each becomes a row), then each worker runs the file again and
+measures the one it was given, as pyperf's worker processes do.
 """
 
 import argparse
@@ -22,18 +26,42 @@ VERSION = (2, 6, 0)
 
 perf_counter = time.perf_counter
 
-_registered = []
+import threading
+
+# Per thread: each workload thread runs the file in a namespace of its own.
+_state = threading.local()
 
 
-def _reset():
-    del _registered[:]
+def _reset(wanted=0, suspend=None):
+    """A fresh file: nothing registered yet; at the `wanted`-th
+    registration (from 1) suspend(registration) is called, so that the
+    benchmark is measured within the file's own run, as pyperf's worker
+    measures its task when the file asks for it."""
+    _state.registered = []
+    _state.wanted = wanted
+    _state.suspend = suspend
 
 
-def _first_benchmark(path):
-    if not _registered:
+def _registered():
+    if not hasattr(_state, "registered"):
+        _reset()
+    return _state.registered
 
+
+def _registrations():
+    """(name, kind) of every benchmark the file registered, in order."""
+    return [(name, "command" if isinstance(fn, tuple) else "function") for name, fn, _ in _registered()]
+
+
+def _task(path, task):
+    """The task-th benchmark the file registered (from 1), as pyperf's
+    worker processes pick theirs: (name, fn or ("command", argv), inner_loops)."""
+    regs = _registered()
+    if not regs:
         raise NotApplicable("%s asked pyperf to measure nothing" % path)
-    return _registered[0]
+    if not 1 <= task <= len(regs):
+        raise RuntimeError("%s registered %d benchmark(s); there is no benchmark %d" % (path, len(regs), task))
+    return regs[task - 1]
 
 
 def python_implementation():
@@ -56,8 +84,12 @@ class Runner:
         self.args = None
 
     def parse_args(self, args=None):
+        # The file's own command line (the workload's args=, or
+        # pyperformance's extra_opts), as pyperf's Runner parses it.
         if self.args is None:
-            self.args, _ = self.argparser.parse_known_args([] if args is None else args)
+            import sys
+
+            self.args, _ = self.argparser.parse_known_args(sys.argv[1:] if args is None else args)
         return self.args
 
     def _register(self, name, fn, inner_loops=None):
@@ -68,7 +100,10 @@ class Runner:
             inner_loops = 1
         if isinstance(inner_loops, bool) or not isinstance(inner_loops, int) or not 1 <= inner_loops <= 1 << 20:
             raise ValueError("%s: inner_loops=%r is not a whole number from 1 to 2^20" % (name, inner_loops))
-        _registered.append((name, fn, inner_loops))
+        regs = _registered()
+        regs.append((name, fn, inner_loops))
+        if _state.suspend is not None and len(regs) == _state.wanted:
+            _state.suspend(regs[-1])
         return None
 
     def bench_func(self, name, func, *args, inner_loops=None, metadata=None):
@@ -115,5 +150,8 @@ class Runner:
         return self._register(name, run, inner_loops)
 
     def bench_command(self, name, command):
-
-        raise NotApplicable("bench_command runs a program, not Python in this interpreter: not supported")
+        # Run by the harness as a child process with the plugin as its
+        # malloc (the preload library), timed per run as pyperf does.
+        if not isinstance(command, (list, tuple)) or not command or not all(isinstance(a, str) for a in command):
+            raise ValueError("%s: bench_command wants a command as a list of strings" % name)
+        return self._register(name, ("command", list(command)))
