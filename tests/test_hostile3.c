@@ -334,3 +334,24 @@ Test(hostile3, partial_cells_are_marked_in_the_pictures, .timeout = 60)
 	cr_expect_null(strstr(text, "whole (PARTIAL"), "the whole cell is marked partial");
 	free(text);
 }
+
+/* A FIFO where a file is read (a word list, a results file's journal) is
+ * refused or passed over, never waited on. */
+Test(hostile3, a_fifo_given_as_a_file_is_never_waited_on, .timeout = 30)
+{
+	char *dir = scratch_dir(), fifo[4200], spec[4300];
+	snprintf(fifo, sizeof fifo, "%s/words", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(spec, sizeof spec, "unicode:text=%s", fifo);
+	assert_run_refused(dir, (const char *const[]){"run", "-p", "system", "-w", spec, "-o", "refused.json", NULL},
+			   "not a regular file (a FIFO)");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "churn:ops=100", "-t", "1",
+								      "-n", "1", "-o", "r.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	snprintf(fifo, sizeof fifo, "%s/r.json.journal", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	r = run_alloclab(dir, (const char *const[]){"show", "r.json", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+}

@@ -1,6 +1,7 @@
 /* The unicode workload's words. See words.h. */
 #include "words.h"
 
+#include "input_file.h"
 #include "rng.h"
 
 #include <ctype.h>
@@ -11,14 +12,15 @@
 
 int unicode_read_text(const char *path, struct word_list *out, char *err, size_t err_len)
 {
-	FILE *f = fopen(path, "rb");
+	char why[128];
+	FILE *f = alloclab_fopen_regular(path, why, sizeof why);
 	char *buf;
 	long len;
 	size_t printable = 0, cap = 0;
 
 	memset(out, 0, sizeof *out);
 	if (f == NULL) {
-		snprintf(err, err_len, "workload 'unicode': text file %s: %s", path, strerror(errno));
+		snprintf(err, err_len, "workload 'unicode': text file %s: %s", path, why);
 		return -1;
 	}
 	fseek(f, 0, SEEK_END);
