@@ -11,6 +11,12 @@
 #include "program.h"
 #include "runner.h"
 #include "vet.h"
+#include "output_path.h"
+#include "trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <getopt.h>
 #include <stdio.h>
@@ -31,7 +37,8 @@ static const char usage[] =
 	"\n"
 	"options:\n"
 	"  -p, --plugin NAME|PATH[:k=v,...]  the plugin\n"
-	"      --record FILE                 also record the program's calls to a new trace\n"
+	"      --record FILE                 also record the program's calls to a trace (one there is\n"
+	"                                    replaced; any other file is not)\n"
 	"                                    (replay: -w trace:file=FILE)\n"
 	"      --timeout SECONDS             kill the program (and what it started) after this long\n"
 	"                                    (default: none)\n"
@@ -55,8 +62,9 @@ int alloclab_cmd_exec(int argc, char **argv)
 	const char *plugin_text = NULL, *record = NULL;
 	char err[ALLOCLAB_ERR_LEN], how[600];
 	double timeout = 0;
-	struct stat st;
-	int opt, rc = 2;
+	struct alloclab_output_file trace = {.fd = -1};
+	char trace_path[64];
+	int opt, rc = 2, handed = -1;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:p:h", longopts, NULL)) != -1) {
@@ -82,8 +90,11 @@ int alloclab_cmd_exec(int argc, char **argv)
 		return alloclab_usage_error("exec", "which plugin? give -p PLUGIN[:options]");
 	if (optind >= argc)
 		return alloclab_usage_error("exec", "which program? give it after --");
-	if (record && (lstat(record, &st) == 0 || record[0] == '\0'))
-		return alloclab_usage_error("exec", "'%s' exists: a trace is never written over", record);
+	/* The trace under the one output policy (output_path.h), as record's:
+	 * written by the program's preload library into an unnamed file it
+	 * inherits, named only once it reads back valid. */
+	if (record && alloclab_output_usable(record, ALLOCLAB_OUTPUT_TRACE, err, sizeof err) != 0)
+		return alloclab_usage_error("exec", "%s", err);
 	alloclab_plugin_arg_parse(plugin_text, &plugin);
 	/* A plugin that cannot load or take its options is a usage error,
 	 * found in a child before the program starts; one that fails the
@@ -98,10 +109,26 @@ int alloclab_cmd_exec(int argc, char **argv)
 	prog.plugin = plugin.spec;
 	prog.plugin_options = plugin.options;
 	prog.gil = plugin.gil;
-	prog.record_path = record;
+	if (record) {
+		if (alloclab_output_begin(record, ALLOCLAB_OUTPUT_TRACE, &trace, err, sizeof err) != 0 ||
+		    (handed = fcntl(trace.fd, F_DUPFD, 10)) < 0) {
+			fprintf(stderr, "alloclab: %s\n", handed < 0 && trace.fd >= 0 ? strerror(errno) : err);
+			goto done;
+		}
+		snprintf(trace_path, sizeof trace_path, "/proc/self/fd/%d", handed);
+		prog.record_path = trace_path;
+	}
 	if (alloclab_program_run(&prog, &res, err, sizeof err) != 0) {
 		fprintf(stderr, "alloclab: %s\n", err);
 		goto done;
+	}
+	if (record) {
+		struct alloclab_trace *t = alloclab_trace_open(trace_path, err, sizeof err);
+		if (t == NULL || alloclab_trace_validate(t, NULL, err, sizeof err) != 0 ||
+		    alloclab_output_commit(&trace, record, ALLOCLAB_OUTPUT_TRACE, err, sizeof err) != 0)
+			fprintf(stderr, "alloclab: the program's trace is not kept: %s\n", err);
+		if (t)
+			alloclab_trace_close(t);
 	}
 	alloclab_program_describe(&prog, &res, how, sizeof how);
 	fprintf(stderr, "alloclab exec: %s under %s: %s, wall %.3f s, CPU %.3f s (user %.3f, sys %.3f), peak RSS %.1f MiB\n",
@@ -109,6 +136,9 @@ int alloclab_cmd_exec(int argc, char **argv)
 		(double)res.peak_rss_kib / 1024);
 	rc = res.served != ALLOCLAB_SERVED_YES ? 2 : res.exited ? res.status : 128 + res.signal;
 done:
+	if (handed >= 0)
+		close(handed);
+	alloclab_output_discard(&trace);
 	free(plugin.spec);
 	free(plugin.options);
 	free(plugin.as);
