@@ -34,11 +34,15 @@ static long long counted(const char *dir, const char *workload, const char *thre
 Test(mt_workloads, remote_frees_happen_where_the_workload_says, .timeout = 120)
 {
 	char *dir = scratch_dir();
-	/* Producers allocate, consumers free: every free of the pair is remote. */
-	cr_expect_eq(counted(dir, "xmalloc:ops=5000", "2", "cross_thread_frees"), 2 * 5000);
-	cr_expect_gt(counted(dir, "larson:ops=20000,slots=500,generations=1", "2", "cross_thread_frees"), 1000);
+	/* The producer allocates, the consumer frees: every free is remote,
+	 * the objects' and their batches' ((warm-up + value) x (2048 + 2)). */
+	cr_expect_eq(counted(dir, "xmalloc:ops=2048,batch=1024", "2", "cross_thread_frees"), 2 * (2048 + 2));
+	/* Thread 1's blocks were made by thread 0 (the original's main
+	 * thread), and retired generations' blocks are freed by their
+	 * successors. */
+	cr_expect_gt(counted(dir, "larson:ops=20000,slots=500,rounds=40", "2", "cross_thread_frees"), 300);
 	/* One thread, but its work passes through retired generations. */
-	cr_expect_gt(counted(dir, "larson:ops=20000,slots=500,generations=4", "1", "cross_thread_frees"), 100);
+	cr_expect_gt(counted(dir, "larson:ops=20000,slots=500,rounds=4", "1", "cross_thread_frees"), 100);
 	/* Thread 0 hands each other thread one object: exactly one remote
 	 * free per value for each. */
 	cr_expect_eq(counted(dir, "cache-scratch:iterations=100,writes=1", "3", "cross_thread_frees"), 2 * 2);
@@ -51,17 +55,19 @@ Test(mt_workloads, what_they_allocate_is_fixed_by_the_seed, .timeout = 120)
 	char *dir = scratch_dir();
 	/* A count of everything allocated: the same twice for a seed (any
 	 * interleaving), and the formula each workload promises. */
-	long long a = counted(dir, "larson:ops=20000,slots=500,generations=2,seed=5", "2", "mallocs");
-	long long b = counted(dir, "larson:ops=20000,slots=500,generations=2,seed=5", "2", "mallocs");
+	long long a = counted(dir, "larson:ops=20000,slots=500,rounds=20,seed=5", "2", "mallocs");
+	long long b = counted(dir, "larson:ops=20000,slots=500,rounds=20,seed=5", "2", "mallocs");
 	cr_expect_eq(a, b);
-	/* (warm-up + value) x threads x (slots + ops) */
-	cr_expect_eq(a, 2 * 2 * (500 + 20000));
+	/* (warm-up + value) x (thread 0 making every block and replacing each
+	 * four times, then each thread's ops) */
+	cr_expect_eq(a, 2 * (5 * 2 * 500 + 2 * 20000));
 	/* (warm-up + value) x iterations x objects, and the last value's
 	 * placement pass: each thread's 500 blocks held once. */
 	cr_expect_eq(counted(dir, "threadtest:objects=1000,iterations=3", "2", "mallocs"), 2 * 3 * 1000 + 1000);
-	/* (warm-up + value) x (a producer's and the odd thread's blocks), and
-	 * the placement pass's 256 blocks a thread. */
-	cr_expect_eq(counted(dir, "xmalloc:ops=5000", "3", "mallocs"), 2 * (5000 + 5000) + 3 * 256);
+	/* (warm-up + value) x the one producer's whole batches (5000 objects
+	 * make two of 4096) and the batches themselves, and the placement
+	 * pass's 256 blocks a thread. */
+	cr_expect_eq(counted(dir, "xmalloc:ops=5000", "3", "mallocs"), 2 * (2 * 4096 + 2) + 3 * 256);
 }
 
 Test(mt_workloads, plugins_that_cannot_free_remotely_are_not_applicable, .timeout = 60)

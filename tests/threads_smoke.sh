@@ -28,7 +28,7 @@ if ! "$alloclab" run "${args[@]}" -w churn:ops=20000,slots=512 -w unicode:words=
 fi
 # The multithreaded workloads; per-thread obmalloc is not applicable to the
 # ones that free across threads, which is not a failure.
-if ! "$alloclab" run "${args[@]}" -w threadtest:objects=2000,iterations=2 -w larson:ops=20000,slots=200,generations=2 \
+if ! "$alloclab" run "${args[@]}" -w threadtest:objects=2000,iterations=2 -w larson:ops=20000,slots=200,rounds=50 \
 	-w xmalloc:ops=5000 -w cache-thrash:iterations=500,writes=2 -w cache-scratch:iterations=500,writes=2 -t 3 -n 1 \
 	-q -o "$dir/mt.json" >"$dir/mt.out" 2>>"$dir/run.err"; then
 	echo "alloclab run failed:"; cat "$dir/run.err"; status=1

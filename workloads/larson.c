@@ -1,15 +1,18 @@
 /*
  * larson (Larson and Krishnan, "Memory allocation for long-running server
- * applications", ISMM 1998): a server simulation. A pool of `slots` blocks
- * per thread is shared by all threads; each thread, again and again,
- * swaps a new block of random size in [min_size, max_size] into a random
- * slot of the whole pool and frees the block it took out, which another
- * thread may have allocated: blocks are freed far from where they were
- * made. The threads are also retired and replaced, as a server's are:
- * each framework thread runs `generations` threads of its own in turn, one
- * after another, each doing its share of the replacements, so the blocks a
- * retired thread allocated are freed by its successors. One op is one
- * replacement (a free and a malloc).
+ * applications", ISMM 1998, as mimalloc-bench runs it: `larson 5 8 1000
+ * 5000 100 4141 N`): a server simulation. Each thread owns `slots` blocks
+ * and, again and again, frees a random one of its own and allocates a new
+ * one of random size in [min_size, max_size) in its place, writing its
+ * first two bytes. The main thread made every block to begin with (thread
+ * 0 here, before the value, untimed: all of them, shuffled, then four
+ * replacements a block at random over the whole pool), so a thread's first
+ * frees are of blocks another thread allocated. After `rounds` x `slots`
+ * replacements a thread retires and a new one takes over its blocks, as a
+ * server's threads are replaced: the blocks a retired thread allocated are
+ * freed by its successor. One op is one replacement (a free and a malloc).
+ * The original runs for a time; a value here is `ops` replacements a
+ * thread.
  */
 #include "placement.h"
 #include "rng.h"
@@ -21,32 +24,73 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { P_SLOTS, P_OPS, P_MIN_SIZE, P_MAX_SIZE, P_GENERATIONS, P_SEED };
+enum { P_SLOTS, P_OPS, P_MIN_SIZE, P_MAX_SIZE, P_ROUNDS, P_SEED };
 
 static const struct alloclab_param larson_params[] = {
-	[P_SLOTS] = {.name = "slots", .help = "blocks in the shared pool, per thread", .def = 5000, .min = 1,
-		     .max = 1u << 22},
-	[P_OPS] = {.name = "ops", .help = "replacements per thread per value", .def = 500000, .min = 1,
+	[P_SLOTS] = {.name = "slots", .help = "blocks each thread owns (the original's chunks per thread)", .def = 5000,
+		     .min = 1, .max = 1u << 22},
+	[P_OPS] = {.name = "ops", .help = "replacements per thread per value", .def = 1000000, .min = 1,
 		   .max = 1ull << 36},
 	[P_MIN_SIZE] = {.name = "min_size", .help = "smallest request in bytes", .def = 8, .min = 1, .max = 1u << 24},
-	[P_MAX_SIZE] = {.name = "max_size", .help = "largest request in bytes", .def = 1000, .min = 1, .max = 1u << 24},
-	[P_GENERATIONS] = {.name = "generations", .help = "threads retired and replaced per framework thread, per value",
-			   .def = 8, .min = 1, .max = 100000},
+	[P_MAX_SIZE] = {.name = "max_size", .help = "requests are below this, in bytes (as the original's)", .def = 1000,
+			.min = 2, .max = 1u << 24},
+	[P_ROUNDS] = {.name = "rounds",
+		      .help = "a thread retires after rounds x slots replacements, a new one taking its blocks over",
+		      .def = 100, .min = 1, .max = 1u << 20},
 	[P_SEED] = {.name = "seed", .help = "random seed", .def = 1, .max = INT64_MAX, .role = ALLOCLAB_ROLE_SEED},
 };
 
 struct larson_shared {
-	_Atomic(void *) *slots; /* nthreads x slots, filled in prepare */
+	void **slots; /* nthreads x slots: thread i owns [i x slots, (i + 1) x slots) */
 	size_t nslots;
 	int failed;
 };
 
 static int larson_check(const struct alloclab_params *p, char *err, size_t err_len)
 {
-	if (p->v[P_MIN_SIZE] > p->v[P_MAX_SIZE]) {
-		snprintf(err, err_len, "workload 'larson': min_size=%llu is above max_size=%llu",
+	if (p->v[P_MIN_SIZE] >= p->v[P_MAX_SIZE]) {
+		snprintf(err, err_len, "workload 'larson': min_size=%llu is not below max_size=%llu",
 			 (unsigned long long)p->v[P_MIN_SIZE], (unsigned long long)p->v[P_MAX_SIZE]);
 		return -1;
+	}
+	return 0;
+}
+
+static size_t request(const struct alloclab_params *p, uint64_t r)
+{
+	const uint64_t min = p->v[P_MIN_SIZE];
+	return min + alloclab_rng_below((uint32_t)r, (uint32_t)(p->v[P_MAX_SIZE] - min));
+}
+
+/* As the original's main thread: every block made, shuffled, and four
+ * replacements a block at random over the whole pool. */
+static int warm_up(struct alloclab_workload_thread *t, struct larson_shared *sh, char *err, size_t err_len)
+{
+	struct alloclab_rng rng = {t->seed ^ ALLOCLAB_STREAM_LARSON_SIZES};
+	const uint32_t n = (uint32_t)sh->nslots;
+
+	for (size_t i = 0; i < sh->nslots; i++) {
+		size_t size = request(t->params, alloclab_rng_next(&rng));
+		if ((sh->slots[i] = alloclab_malloc(t->alloc, size)) == NULL) {
+			snprintf(err, err_len, "larson: malloc(%zu) returned NULL filling the pool", size);
+			return -1;
+		}
+	}
+	for (uint32_t i = n; i > 1; i--) {
+		uint32_t k = alloclab_rng_below((uint32_t)alloclab_rng_next(&rng), i);
+		void *tmp = sh->slots[k];
+		sh->slots[k] = sh->slots[i - 1];
+		sh->slots[i - 1] = tmp;
+	}
+	for (uint64_t i = 0; i < 4ull * n; i++) {
+		uint64_t r = alloclab_rng_next(&rng);
+		uint32_t victim = alloclab_rng_below((uint32_t)(r >> 32), n);
+		alloclab_free(t->alloc, sh->slots[victim]);
+		size_t size = request(t->params, r);
+		if ((sh->slots[victim] = alloclab_malloc(t->alloc, size)) == NULL) {
+			snprintf(err, err_len, "larson: malloc(%zu) returned NULL warming up", size);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -54,36 +98,28 @@ static int larson_check(const struct alloclab_params *p, char *err, size_t err_l
 static int larson_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
 {
 	struct larson_shared *sh = t->shared;
-	const uint64_t per = t->params->v[P_SLOTS], min = t->params->v[P_MIN_SIZE];
-	const uint32_t span = (uint32_t)(t->params->v[P_MAX_SIZE] - min + 1);
-	struct alloclab_rng rng = {t->seed ^ ALLOCLAB_STREAM_LARSON_SIZES};
+	char why[ALLOCLAB_ERR_LEN] = "";
 
 	if (t->index == 0) {
-		sh->nslots = per * t->nthreads;
+		sh->nslots = t->params->v[P_SLOTS] * t->nthreads;
 		sh->slots = calloc(sh->nslots, sizeof *sh->slots);
 		sh->failed = sh->slots == NULL;
+		if (sh->slots == NULL)
+			snprintf(why, sizeof why, "larson: cannot hold %zu slots", sh->nslots);
+		else if (warm_up(t, sh, why, sizeof why) != 0)
+			sh->failed = 1;
 	}
-	t->sync(t); /* every thread, once: the pool exists from here */
+	t->sync(t); /* every thread, once: the pool is made from here */
 	if (sh->failed) {
-		snprintf(err, err_len, "larson: cannot hold %zu slots", sh->nslots);
+		snprintf(err, err_len, "%s", why[0] ? why : "larson: thread 0 could not make the pool");
 		return -1;
-	}
-	/* Each thread fills its own part of the pool, as the main thread of
-	 * the original fills every thread's. */
-	for (uint64_t i = t->index * per; i < (t->index + 1) * per; i++) {
-		size_t size = min + alloclab_rng_below((uint32_t)alloclab_rng_next(&rng), span);
-		void *b = alloclab_malloc(t->alloc, size);
-		if (b == NULL) {
-			snprintf(err, err_len, "larson: malloc(%zu) returned NULL filling the pool", size);
-			return -1;
-		}
-		atomic_store_explicit(&sh->slots[i], b, memory_order_relaxed);
 	}
 	return 0;
 }
 
 /* One generation: a thread of its own, attached to the plugin as any
- * thread that allocates is, doing its share of the replacements. */
+ * thread that allocates is, replacing blocks among the framework thread's
+ * own until it retires. */
 struct generation {
 	struct alloclab_workload_thread *t;
 	uint64_t ops, done;
@@ -97,30 +133,29 @@ static void *generation_main(void *arg)
 	struct alloclab_workload_thread *t = g->t;
 	struct larson_shared *sh = t->shared;
 	const struct alloclab_allocator *a = t->alloc;
-	const uint64_t min = t->params->v[P_MIN_SIZE];
-	const uint32_t span = (uint32_t)(t->params->v[P_MAX_SIZE] - min + 1), nslots = (uint32_t)sh->nslots;
+	const uint32_t per = (uint32_t)t->params->v[P_SLOTS];
+	void **mine = sh->slots + (size_t)t->index * per;
 	struct alloclab_rng rng = {g->seed};
-	int attached = a->ops.thread_attach == NULL;
 	uint64_t i;
 
-	if (!attached && a->ops.thread_attach(a->instance) != 0) {
+	if (a->ops.thread_attach && a->ops.thread_attach(a->instance) != 0) {
 		g->error = "larson: thread_attach failed for a new generation";
 		return NULL;
 	}
 	for (i = 0; i < g->ops; i++) {
 		uint64_t r = alloclab_rng_next(&rng);
-		uint32_t slot = alloclab_rng_below((uint32_t)r, nslots);
-		size_t size = min + alloclab_rng_below((uint32_t)(r >> 32), span);
-		unsigned char *b = a->ops.malloc(a->instance, size);
+		uint32_t victim = alloclab_rng_below((uint32_t)(r >> 32), per);
+		/* Made by thread 0, a predecessor, or this thread. */
+		a->ops.free(a->instance, mine[victim]);
+		size_t size = request(t->params, r);
+		volatile char *b = mine[victim] = a->ops.malloc(a->instance, size);
 		if (b == NULL) {
 			g->error = "larson: malloc returned NULL";
 			break;
 		}
-		b[0] = 1;
-		b[size - 1] = 1;
-		/* The block taken out may be any thread's, of any generation. */
-		void *old = atomic_exchange_explicit(&sh->slots[slot], b, memory_order_acq_rel);
-		a->ops.free(a->instance, old);
+		b[0] = 'a';
+		(void)b[0];
+		b[1 < size ? 1 : 0] = 'b';
 	}
 	g->done = i;
 	if (a->ops.thread_detach)
@@ -130,11 +165,11 @@ static void *generation_main(void *arg)
 
 static void larson_run(struct alloclab_workload_thread *t)
 {
-	const uint64_t ops = t->params->v[P_OPS], generations = t->params->v[P_GENERATIONS];
+	const uint64_t ops = t->params->v[P_OPS], life = t->params->v[P_ROUNDS] * t->params->v[P_SLOTS];
 	uint64_t done = 0;
 
-	for (uint64_t gen = 0; gen < generations && t->error == NULL; gen++) {
-		struct generation g = {t, ops / generations + (gen < ops % generations), 0,
+	for (uint64_t gen = 0; done < ops && t->error == NULL; gen++) {
+		struct generation g = {t, ops - done < life ? ops - done : life, 0,
 				       t->seed + ALLOCLAB_GOLDEN_GAMMA * (gen + 1), NULL};
 		pthread_t tid;
 		if (pthread_create(&tid, NULL, generation_main, &g) != 0) {
@@ -144,6 +179,8 @@ static void larson_run(struct alloclab_workload_thread *t)
 		pthread_join(tid, NULL);
 		done += g.done;
 		t->error = g.error;
+		if (g.done < g.ops)
+			break;
 	}
 	t->ops = done;
 }
@@ -153,9 +190,8 @@ static void larson_finish(struct alloclab_workload_thread *t)
 	struct larson_shared *sh = t->shared;
 	const size_t per = t->params->v[P_SLOTS];
 
-	/* Once per process: where the pool's blocks of this thread's part lie
-	 * (their sizes are not kept: placement is measured on their starts,
-	 * one byte each). */
+	/* Once per process: where this thread's blocks lie (their sizes are
+	 * not kept: placement is measured on their starts, one byte each). */
 	if (t->last_value) {
 		uintptr_t *addr = calloc(per, sizeof *addr);
 		size_t *size = calloc(per, sizeof *size), n = 0;
@@ -194,8 +230,8 @@ static void larson_figures(const struct alloclab_cell *const *cells, size_t n, s
 
 const struct alloclab_workload alloclab_workload_larson = {
 	.name = "larson",
-	.description = "Larson & Krishnan's server simulation: a shared pool, remote frees, threads replaced",
-	.unit_op = "free+malloc (a replacement in the shared pool)",
+	.description = "Larson & Krishnan's server simulation: blocks of another thread's freed, threads replaced",
+	.unit_op = "free+malloc (a replacement among the thread's blocks)",
 	.params = larson_params,
 	.nparams = sizeof larson_params / sizeof larson_params[0],
 	.flags = ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE,

@@ -1,12 +1,21 @@
 /*
  * xmalloc (after Lever and Boreham's xmalloc-test, "malloc() performance in
- * a multithreaded Linux environment", USENIX 2000): producers and
- * consumers. Threads pair up, 2k producing for 2k+1; a producer allocates
- * `ops` blocks of random size up to max_size, writes each, and passes them
- * through a queue; its consumer frees each block it receives, so every free
- * is a remote free. An odd thread out (and a single thread) produces and
- * consumes its own blocks in batches of the queue's size. One op is a
- * malloc for a producer, a free for a consumer.
+ * a multithreaded Linux environment", USENIX 2000, as mimalloc-bench runs
+ * it: `xmalloc-test -w W -t 5 -s 64`): producers and consumers around one
+ * shared stack of batches. A producer allocates a batch of `batch` objects
+ * (the batch itself a block of about 32 KiB, as in the original), writes
+ * the first 128 bytes of each (memset, as the original), and pushes the
+ * batch; the stack holds at most `limit` batches, and a producer waits
+ * while it is full. Any consumer pops any batch and frees its objects and
+ * then the batch: every free is a remote free, and the batches' handoff
+ * (one lock, two condition variables) is once per batch, not per block, so
+ * the allocator's cost is what is measured.
+ *
+ * Threads: of -t N, N/2 produce and the rest consume (xmalloc-test -w W
+ * runs W of each: -t 2W); a single thread produces a batch and frees it
+ * itself. One op is a producer's malloc or a consumer's free, as the
+ * original counts frees. Each producer makes `ops` objects a value (whole
+ * batches); the original runs for a time instead.
  */
 #include "false_sharing.h"
 #include "placement.h"
@@ -14,195 +23,214 @@
 #include "mt_report.h"
 #include "workload.h"
 
-#include <sched.h>
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { P_OPS, P_MAX_SIZE, P_QUEUE, P_SEED };
+enum { P_OPS, P_SIZE, P_BATCH, P_LIMIT, P_SEED };
 
 static const struct alloclab_param xmalloc_params[] = {
-	[P_OPS] = {.name = "ops", .help = "blocks each producer makes (and its consumer frees) per value",
-		   .def = 400000, .min = 1, .max = 1ull << 36},
-	[P_MAX_SIZE] = {.name = "max_size", .help = "largest request in bytes (from 8)", .def = 256, .min = 8,
-			.max = 1u << 24},
-	[P_QUEUE] = {.name = "queue", .help = "blocks a queue holds (a power of two)", .def = 4096, .min = 2,
+	[P_OPS] = {.name = "ops", .help = "objects each producer makes per value (rounded up to whole batches)",
+		   .def = 409600, .min = 1, .max = 1ull << 36},
+	[P_SIZE] = {.name = "size",
+		    .help = "object size in bytes (mimalloc-bench's -s 64); 0: the original's mix of 17 sizes, 8 to 2048",
+		    .def = 64, .min = 0, .max = 1u << 24},
+	[P_BATCH] = {.name = "batch", .help = "objects a batch holds (the original's 4096)", .def = 4096, .min = 1,
 		     .max = 1u << 20},
-	[P_SEED] = {.name = "seed", .help = "random seed", .def = 1, .max = INT64_MAX, .role = ALLOCLAB_ROLE_SEED},
+	[P_LIMIT] = {.name = "limit", .help = "batches the stack holds before producers wait (the original's 100)",
+		     .def = 100, .min = 1, .max = 1u << 20},
+	[P_SEED] = {.name = "seed", .help = "random seed (the sizes of size=0)", .def = 1, .max = INT64_MAX,
+		    .role = ALLOCLAB_ROLE_SEED},
 };
 
-/* A single-producer, single-consumer ring. */
-struct queue {
-	_Alignas(64) atomic_size_t head; /* next slot the consumer takes */
-	_Alignas(64) atomic_size_t tail; /* next slot the producer fills */
-	_Alignas(64) atomic_int abort;   /* the producer stopped early */
-	void **ring;
+/* The original's sizes for its -s -1. */
+static const size_t mixed_sizes[] = {8,   12,  16,  24,  32,   48,  64,   96,  128,
+				     192, 256, 384, 512, 768, 1024, 1536, 2048};
+
+struct batch {
+	struct batch *next;
+	void *objects[]; /* `batch` of them */
 };
 
 struct xmalloc_shared {
-	struct queue *queues; /* one per pair */
-	int failed;
+	pthread_mutex_t lock;
+	pthread_cond_t not_empty, not_full;
+	struct batch *top;      /* the stack */
+	uint64_t count;         /* batches on it */
+	unsigned producing;     /* producers not done with this value */
+	int failed, stop;
 };
 
-static int xmalloc_check(const struct alloclab_params *p, char *err, size_t err_len)
-{
-	if (p->v[P_QUEUE] & (p->v[P_QUEUE] - 1)) {
-		snprintf(err, err_len, "workload 'xmalloc': queue=%llu is not a power of two",
-			 (unsigned long long)p->v[P_QUEUE]);
-		return -1;
-	}
-	return 0;
-}
+static unsigned producers_of(unsigned nthreads) { return nthreads / 2; }
 
 static int xmalloc_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
 {
 	struct xmalloc_shared *sh = t->shared;
-	unsigned pairs = t->nthreads / 2;
 
 	if (t->index == 0) {
-		sh->failed = 0;
-		/* The queues' counters sit on lines of their own (_Alignas):
-		 * calloc does not promise that alignment, aligned_alloc does. */
-		size_t bytes = (pairs + 1) * sizeof *sh->queues;
-		sh->queues = aligned_alloc(_Alignof(struct queue), (bytes + 63) & ~(size_t)63);
-		if (sh->queues)
-			memset(sh->queues, 0, bytes);
-		for (unsigned i = 0; sh->queues && i < pairs; i++)
-			if ((sh->queues[i].ring = calloc(t->params->v[P_QUEUE], sizeof(void *))) == NULL)
-				sh->failed = 1;
-		if (sh->queues == NULL)
-			sh->failed = 1;
+		pthread_mutex_init(&sh->lock, NULL);
+		pthread_cond_init(&sh->not_empty, NULL);
+		pthread_cond_init(&sh->not_full, NULL);
+		sh->top = NULL;
+		sh->count = 0;
+		sh->producing = producers_of(t->nthreads);
+		sh->failed = sh->stop = 0;
 	}
-	t->sync(t); /* every thread, once: the queues exist from here */
-	if (sh->failed) {
-		snprintf(err, err_len, "xmalloc: cannot make the queues");
-		return -1;
-	}
+	t->sync(t); /* every thread, once: the stack exists from here */
+	(void)err, (void)err_len;
 	return 0;
 }
 
-static size_t block_size(struct alloclab_rng *rng, uint32_t span)
+static size_t object_size(const struct alloclab_params *p, struct alloclab_rng *rng)
 {
-	return 8 + alloclab_rng_below((uint32_t)alloclab_rng_next(rng), span);
+	if (p->v[P_SIZE])
+		return p->v[P_SIZE];
+	return mixed_sizes[alloclab_rng_below((uint32_t)alloclab_rng_next(rng), sizeof mixed_sizes / sizeof *mixed_sizes)];
 }
 
-static void produce(struct alloclab_workload_thread *t, struct queue *q)
+/* A batch made: `batch` objects, each written as the original writes it.
+ * NULL when malloc failed (what was made is freed). */
+static struct batch *make_batch(struct alloclab_workload_thread *t, struct alloclab_rng *rng)
 {
-	const uint64_t ops = t->params->v[P_OPS];
-	const size_t mask = t->params->v[P_QUEUE] - 1;
-	const uint32_t span = (uint32_t)(t->params->v[P_MAX_SIZE] - 7);
-	struct alloclab_rng rng = {t->seed};
-	uint64_t i;
+	const uint64_t n = t->params->v[P_BATCH];
+	struct batch *b = alloclab_malloc(t->alloc, sizeof *b + n * sizeof(void *));
+	if (b == NULL)
+		return NULL;
+	for (uint64_t i = 0; i < n; i++) {
+		size_t size = object_size(t->params, rng);
+		if ((b->objects[i] = alloclab_malloc(t->alloc, size)) == NULL) {
+			while (i--)
+				alloclab_free(t->alloc, b->objects[i]);
+			alloclab_free(t->alloc, b);
+			return NULL;
+		}
+		memset(b->objects[i], (int)(i % 256), size > 128 ? 128 : size);
+	}
+	return b;
+}
 
-	for (i = 0; i < ops; i++) {
-		size_t size = block_size(&rng, span), tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
-		unsigned char *b = alloclab_malloc(t->alloc, size);
+static void free_batch(struct alloclab_workload_thread *t, struct batch *b)
+{
+	for (uint64_t i = 0; i < t->params->v[P_BATCH]; i++)
+		alloclab_free(t->alloc, b->objects[i]);
+	alloclab_free(t->alloc, b);
+}
+
+static void produce(struct alloclab_workload_thread *t, struct xmalloc_shared *sh)
+{
+	const uint64_t per = t->params->v[P_BATCH], batches = (t->params->v[P_OPS] + per - 1) / per;
+	struct alloclab_rng rng = {t->seed};
+	uint64_t made = 0;
+
+	for (; made < batches; made++) {
+		struct batch *b = make_batch(t, &rng);
+		pthread_mutex_lock(&sh->lock);
 		if (b == NULL) {
+			sh->failed = 1;
 			t->error = "xmalloc: malloc returned NULL";
-			atomic_store(&q->abort, 1);
+		}
+		while (b && sh->count >= t->params->v[P_LIMIT] && !sh->failed)
+			pthread_cond_wait(&sh->not_full, &sh->lock);
+		if (b && !sh->failed) {
+			b->next = sh->top;
+			sh->top = b;
+			sh->count++;
+			pthread_cond_signal(&sh->not_empty);
+		}
+		int stop = sh->failed;
+		pthread_mutex_unlock(&sh->lock);
+		if (stop) {
+			if (b)
+				free_batch(t, b);
 			break;
 		}
-		b[0] = (unsigned char)i;
-		b[size - 1] = (unsigned char)i;
-		while (tail - atomic_load_explicit(&q->head, memory_order_acquire) > mask)
-			sched_yield(); /* full: the consumer runs (threads may outnumber cores) */
-		q->ring[tail & mask] = b;
-		atomic_store_explicit(&q->tail, tail + 1, memory_order_release);
 	}
-	t->ops = i;
+	pthread_mutex_lock(&sh->lock);
+	if (--sh->producing == 0)
+		pthread_cond_broadcast(&sh->not_empty); /* the consumers may finish */
+	pthread_mutex_unlock(&sh->lock);
+	t->ops = made * per;
 }
 
-static void consume(struct alloclab_workload_thread *t, struct queue *q)
+static void consume(struct alloclab_workload_thread *t, struct xmalloc_shared *sh)
 {
-	const uint64_t ops = t->params->v[P_OPS];
-	const size_t mask = t->params->v[P_QUEUE] - 1;
-	uint64_t i = 0;
+	uint64_t freed = 0;
 
-	while (i < ops) {
-		size_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
-		if (head == atomic_load_explicit(&q->tail, memory_order_acquire)) {
-			if (atomic_load(&q->abort))
-				break;
-			sched_yield();
-			continue;
+	for (;;) {
+		pthread_mutex_lock(&sh->lock);
+		while (sh->top == NULL && sh->producing > 0)
+			pthread_cond_wait(&sh->not_empty, &sh->lock);
+		struct batch *b = sh->top;
+		if (b) {
+			sh->top = b->next;
+			sh->count--;
+			pthread_cond_signal(&sh->not_full);
 		}
-		alloclab_free(t->alloc, q->ring[head & mask]); /* another thread's block */
-		atomic_store_explicit(&q->head, head + 1, memory_order_release);
-		i++;
+		pthread_mutex_unlock(&sh->lock);
+		if (b == NULL)
+			break; /* every producer done and the stack empty */
+		free_batch(t, b); /* another thread's objects */
+		freed += t->params->v[P_BATCH];
 	}
-	t->ops = i;
+	t->ops = freed;
 }
 
-/* Alone: a batch of the queue's size made, then freed, by this thread. */
+/* Alone: each batch made, then freed, by this thread. */
 static void alone(struct alloclab_workload_thread *t)
 {
-	const uint64_t ops = t->params->v[P_OPS], batch = t->params->v[P_QUEUE];
-	const uint32_t span = (uint32_t)(t->params->v[P_MAX_SIZE] - 7);
+	const uint64_t per = t->params->v[P_BATCH], batches = (t->params->v[P_OPS] + per - 1) / per;
 	struct alloclab_rng rng = {t->seed};
-	void **held = malloc(batch * sizeof *held);
-	uint64_t i = 0;
+	uint64_t done = 0;
 
-	while (held && i < ops) {
-		uint64_t n = ops - i < batch ? ops - i : batch, k;
-		for (k = 0; k < n; k++) {
-			size_t size = block_size(&rng, span);
-			unsigned char *b = alloclab_malloc(t->alloc, size);
-			if (b == NULL) {
-				t->error = "xmalloc: malloc returned NULL";
-				break;
-			}
-			b[0] = 1;
-			held[k] = b;
-		}
-		for (uint64_t j = 0; j < k; j++)
-			alloclab_free(t->alloc, held[j]);
-		i += k;
-		if (k < n)
+	for (; done < batches; done++) {
+		struct batch *b = make_batch(t, &rng);
+		if (b == NULL) {
+			t->error = "xmalloc: malloc returned NULL";
 			break;
+		}
+		free_batch(t, b);
 	}
-	free(held);
-	t->ops = 2 * i; /* each block's malloc and free */
+	t->ops = 2 * done * per; /* each object's malloc and free */
 }
 
 static void xmalloc_run(struct alloclab_workload_thread *t)
 {
 	struct xmalloc_shared *sh = t->shared;
-	unsigned pair = t->index / 2;
 
-	if (pair >= t->nthreads / 2)
+	if (t->nthreads == 1)
 		alone(t);
-	else if (t->index % 2 == 0)
-		produce(t, &sh->queues[pair]);
+	else if (t->index < producers_of(t->nthreads))
+		produce(t, sh);
 	else
-		consume(t, &sh->queues[pair]);
+		consume(t, sh);
 }
 
 static void xmalloc_finish(struct alloclab_workload_thread *t)
 {
 	struct xmalloc_shared *sh = t->shared;
-	unsigned pair = t->index / 2;
 
-	/* What a stopped producer left in its queue is freed by its consumer. */
-	if (sh->queues && pair < t->nthreads / 2 && t->index % 2 == 1) {
-		struct queue *q = &sh->queues[pair];
-		const size_t mask = t->params->v[P_QUEUE] - 1;
-		for (size_t h = atomic_load(&q->head); h != atomic_load(&q->tail); h++)
-			alloclab_free(t->alloc, q->ring[h & mask]);
-		atomic_store(&q->head, 0);
-		atomic_store(&q->tail, 0);
-		atomic_store(&q->abort, 0);
+	t->sync(t); /* every thread done with the stack */
+	/* What stopped producers left on the stack (a failed value). */
+	if (t->index == 0) {
+		while (sh->top) {
+			struct batch *b = sh->top;
+			sh->top = b->next;
+			free_batch(t, b);
+		}
 	}
 	/* Once per process: blocks of the workload's sizes held by every
 	 * thread at once, and the lines they share. */
-	if (t->last_value)
-		t->process_report = fs_placement_of(t, 256, 8, t->params->v[P_MAX_SIZE]);
-	t->sync(t); /* every thread, once: then the queues go */
-	if (t->index == 0 && sh->queues) {
-		for (unsigned i = 0; i < t->nthreads / 2; i++)
-			free(sh->queues[i].ring);
-		free(sh->queues);
-		sh->queues = NULL;
+	if (t->last_value) {
+		size_t lo = t->params->v[P_SIZE] ? t->params->v[P_SIZE] : 8;
+		size_t hi = t->params->v[P_SIZE] ? t->params->v[P_SIZE] : 2048;
+		t->process_report = fs_placement_of(t, 256, lo, hi);
+	}
+	t->sync(t);
+	if (t->index == 0) {
+		pthread_cond_destroy(&sh->not_empty);
+		pthread_cond_destroy(&sh->not_full);
+		pthread_mutex_destroy(&sh->lock);
 	}
 }
 
@@ -219,12 +247,11 @@ static void xmalloc_figures(const struct alloclab_cell *const *cells, size_t n, 
 
 const struct alloclab_workload alloclab_workload_xmalloc = {
 	.name = "xmalloc",
-	.description = "producers and consumers (after xmalloc-test): every free a remote free",
+	.description = "producers and consumers around a stack of batches (after xmalloc-test): every free remote",
 	.unit_op = "a producer's malloc or a consumer's free",
 	.params = xmalloc_params,
 	.nparams = sizeof xmalloc_params / sizeof xmalloc_params[0],
-	.flags = ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE,
-	.check_params = xmalloc_check,
+	.flags = ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE_IN_THREADS,
 	.prepare = xmalloc_prepare,
 	.run = xmalloc_run,
 	.finish = xmalloc_finish,
