@@ -8,7 +8,7 @@
 #   2. the ranking of the bundled allocators on the programs.
 #   analysis/preload-benchmarks.sh BUILD_DIR OUTDIR [PROCESSES]
 set -euo pipefail
-build=${1:?usage: preload-benchmarks.sh BUILD_DIR OUTDIR [PROCESSES]}
+build=$(cd "${1:?usage: preload-benchmarks.sh BUILD_DIR OUTDIR [PROCESSES]}" && pwd)
 out=${2:?usage: preload-benchmarks.sh BUILD_DIR OUTDIR [PROCESSES]}
 n=${3:-5}
 A="$build/cli/alloclab"
