@@ -159,25 +159,28 @@ static void said(const char *call, void *p, size_t want)
 
 static int edges(void)
 {
+	/* Through a volatile: the alignments are the point, and a compiler
+	 * would refuse them as constants. */
+	static volatile size_t align[] = {0, 3, 24, SIZE_MAX, 48};
 	void *p = NULL, *q;
 	errno = 0;
-	q = memalign(0, 10);
+	q = memalign(align[0], 10);
 	said("memalign(0,10)", q, 16);
-	q = memalign(3, 10);
+	q = memalign(align[1], 10);
 	said("memalign(3,10)", q, 16);
-	q = memalign(24, 10);
+	q = memalign(align[2], 10);
 	said("memalign(24,10)", q, 32);
-	q = memalign(SIZE_MAX, 10);
+	q = memalign(align[3], 10);
 	said("memalign(max,10)", q, 1);
-	q = aligned_alloc(3, 10);
+	q = aligned_alloc(align[1], 10);
 	said("aligned_alloc(3,10)", q, 16);
-	q = aligned_alloc(0, 10);
+	q = aligned_alloc(align[0], 10);
 	said("aligned_alloc(0,10)", q, 16);
-	q = aligned_alloc(48, 100);
+	q = aligned_alloc(align[4], 100);
 	said("aligned_alloc(48,100)", q, 64);
-	int rc = posix_memalign(&p, 3, 10);
+	int rc = posix_memalign(&p, align[1], 10);
 	printf("posix_memalign(3,10)=%d ", rc);
-	rc = posix_memalign(&p, 0, 10);
+	rc = posix_memalign(&p, align[0], 10);
 	printf("posix_memalign(0,10)=%d\n", rc);
 	return 0;
 }
