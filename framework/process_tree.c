@@ -25,22 +25,31 @@ static uint64_t resident_kib(pid_t pid)
 	return ok ? (uint64_t)resident * ((uint64_t)sysconf(_SC_PAGESIZE) / 1024) : 0;
 }
 
-static void walk(pid_t pid, unsigned depth, uint64_t *kib, unsigned *count)
+/* pid and its descendants, depth first, each given to visit (which may
+ * stop a process before its children are listed): at most MAX_PROCS, to a
+ * depth of MAX_DEPTH. A process's children are listed under the thread
+ * that started each. */
+struct tree_walk {
+	void (*visit)(pid_t pid, void *arg);
+	void *arg;
+	unsigned seen;
+};
+
+static void walk(struct tree_walk *w, pid_t pid, unsigned depth)
 {
 	char path[96];
 	DIR *tasks;
 	struct dirent *t;
 
-	if (*count >= MAX_PROCS)
+	if (w->seen >= MAX_PROCS)
 		return;
-	(*count)++;
-	*kib += resident_kib(pid);
+	w->seen++;
+	w->visit(pid, w->arg);
 	if (depth >= MAX_DEPTH)
 		return;
 	snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
 	if ((tasks = opendir(path)) == NULL)
 		return;
-	/* A process's children are listed under the thread that started each. */
 	while ((t = readdir(tasks)) != NULL) {
 		FILE *f;
 		long child;
@@ -50,60 +59,45 @@ static void walk(pid_t pid, unsigned depth, uint64_t *kib, unsigned *count)
 		if ((f = fopen(path, "re")) == NULL)
 			continue;
 		while (fscanf(f, "%ld", &child) == 1)
-			walk((pid_t)child, depth + 1, kib, count);
+			walk(w, (pid_t)child, depth + 1);
 		fclose(f);
 	}
 	closedir(tasks);
 }
+
+static void add_resident(pid_t pid, void *arg) { *(uint64_t *)arg += resident_kib(pid); }
 
 uint64_t alloclab_tree_resident_kib(pid_t pid, unsigned *count)
 {
 	uint64_t kib = 0;
-	unsigned n = 0;
-	walk(pid, 0, &kib, &n);
+	struct tree_walk w = {add_resident, &kib, 0};
+	walk(&w, pid, 0);
 	if (count)
-		*count = kib ? n : 0;
+		*count = kib ? w.seen : 0;
 	return kib;
 }
 
-/* Every descendant of pid, into pids[0..*n). */
-static void collect(pid_t pid, unsigned depth, pid_t *pids, unsigned *n)
-{
-	char path[96];
-	DIR *tasks;
-	struct dirent *t;
+/* Stopped as it is found (so that it starts no more), killed after. */
+struct found {
+	pid_t pids[MAX_PROCS];
+	unsigned n;
+};
 
-	if (depth >= MAX_DEPTH)
-		return;
-	snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
-	if ((tasks = opendir(path)) == NULL)
-		return;
-	while ((t = readdir(tasks)) != NULL) {
-		FILE *f;
-		long child;
-		if (t->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "/proc/%ld/task/%.20s/children", (long)pid, t->d_name);
-		if ((f = fopen(path, "re")) == NULL)
-			continue;
-		while (*n < MAX_PROCS && fscanf(f, "%ld", &child) == 1) {
-			pids[(*n)++] = (pid_t)child;
-			kill((pid_t)child, SIGSTOP); /* no more children meanwhile */
-			collect((pid_t)child, depth + 1, pids, n);
-		}
-		fclose(f);
-	}
-	closedir(tasks);
+static void stop_and_keep(pid_t pid, void *arg)
+{
+	struct found *f = arg;
+	kill(pid, SIGSTOP);
+	f->pids[f->n++] = pid;
 }
 
 void alloclab_tree_kill(pid_t pid)
 {
-	static pid_t pids[MAX_PROCS];
-	unsigned n = 0;
-	collect(pid, 0, pids, &n);
-	kill(pid, SIGKILL);
-	for (unsigned i = 0; i < n; i++)
-		kill(pids[i], SIGKILL);
+	static struct found found;
+	struct tree_walk w = {stop_and_keep, &found, 0};
+	found.n = 0;
+	walk(&w, pid, 0);
+	for (unsigned i = 0; i < found.n; i++)
+		kill(found.pids[i], SIGKILL);
 }
 
 unsigned alloclab_kill_children(void)
