@@ -93,9 +93,10 @@ static void *(*memalign_path)(size_t, size_t) = generic_memalign;
 static _Alignas(64) unsigned char boot_static[BOOT_SIZE];
 static unsigned char *boot;      /* the area in use */
 static size_t boot_cap;
-/* The aligned area's address >> BOOT_SHIFT; with the static area one no
- * pointer has (0: the first 4 MiB, which holds no area of ours). */
-static uintptr_t boot_id;
+/* The aligned area's address >> BOOT_SHIFT; no pointer's (all ones)
+ * until it is mapped, and with the static area instead. */
+#define NO_BOOT_ID UINTPTR_MAX
+static uintptr_t boot_id = NO_BOOT_ID;
 static _Atomic int boot_state;   /* 0 not chosen, 1 choosing, 2 chosen */
 static _Atomic size_t boot_used;
 static _Atomic size_t boot_blocks, boot_frees; /* for ALLOCLAB_PRELOAD_REPORT */
@@ -194,7 +195,7 @@ static void report(void)
 			 "alloclab-preload: bootstrap: %zu blocks, %zu bytes, %zu frees ignored, %s area; aligned by the "
 			 "library: %zu live; size headers: %s; paths: %s\n",
 			 atomic_load(&boot_blocks), atomic_load(&boot_used), atomic_load(&boot_frees),
-			 boot_id ? "aligned" : "static", atomic_load(&alive), headers ? "yes" : "no",
+			 boot_id != NO_BOOT_ID ? "aligned" : "static", atomic_load(&alive), headers ? "yes" : "no",
 			 free_path == generic_free ? "general" : "the allocator's own API");
 	if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
 		return;
@@ -478,7 +479,7 @@ static size_t direct_usable(void *p)
 static void choose_paths(int recording)
 {
 	const struct alloclab_program_api *api = &alloc.program;
-	if (api->malloc == NULL || headers || needs_one_thread || recording || boot_id == 0)
+	if (api->malloc == NULL || headers || needs_one_thread || recording || boot_id == NO_BOOT_ID)
 		return;
 	SET_PATH(malloc_path, api->malloc);
 	SET_PATH(free_path, api->free);
