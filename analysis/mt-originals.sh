@@ -2,11 +2,13 @@
 # Do alloclab's multithreaded workloads rank allocators as the original
 # programs do? (docs/measurements/multithreaded.md). A benchmark that prints
 # figures, not a test, for a user who has the originals built (mimalloc-bench's
-# xmalloc-test and larson; build them with -fno-allocation-dce for C++):
+# xmalloc-test, larson, cache-thrash and cache-scratch; build the C++ ones with
+# -fno-allocation-dce, or GCC 12 at -O3 removes their new/delete pairs):
 #   analysis/mt-originals.sh BUILD_DIR ORIGINALS_DIR OUTDIR [RUNS]
 # Each original runs RUNS times under `alloclab exec -p ALLOCATOR` in
 # mimalloc-bench's configuration at 2 threads (xmalloc-test -w 1 -t 5 -s 64;
-# larson 5 8 1000 5000 100 4141 2), alloclab's workload at -t 2 with RUNS
+# larson 5 8 1000 5000 100 4141 2; cache-thrash and cache-scratch 2 1000 1
+# 2000000 2), alloclab's workload at -t 2 with RUNS
 # processes; then every pair of allocators that differs by 3% or more on
 # both sides is counted as agreeing or not.
 set -euo pipefail
@@ -27,6 +29,14 @@ for p in "${plugins[@]}"; do
 				sed -n 's/.*free\/sec: \([0-9.]*\) M.*/\1/p')
 			printf 'xmalloc\t%s\t%s\n' "$p" "$v" >>originals.tsv
 		fi
+		for cache in cache-thrash cache-scratch; do
+			if [ -x "$orig/$cache" ]; then
+				v=$("$A" exec --no-check -p "$p" -- "$orig/$cache" 2 1000 1 2000000 2 2>/dev/null |
+					sed -n 's/.*Time elapsed = *\([0-9.]*\).*/\1/p')
+				# Higher is better in the table: rounds a second.
+				printf '%s\t%s\t%s\n' "$cache" "$p" "$(awk -v t="$v" 'BEGIN { if (t > 0) print 1 / t }')" >>originals.tsv
+			fi
+		done
 		if [ -x "$orig/larson" ]; then
 			v=$("$A" exec --no-check -p "$p" -- "$orig/larson" 5 8 1000 5000 100 4141 2 2>/dev/null |
 				sed -n 's/.*Throughput = *\([0-9]*\) operations.*/\1/p')
@@ -36,7 +46,8 @@ for p in "${plugins[@]}"; do
 done
 args=()
 for p in "${plugins[@]}"; do args+=(-p "$p"); done
-"$A" run -q --no-check "${args[@]}" -w xmalloc -w larson -t 2 -n "$runs" -v 3 -o alloclab.json
+"$A" run -q --no-check "${args[@]}" -w xmalloc -w larson -w cache-thrash -w cache-scratch -t 2 -n "$runs" -v 3 \
+	-o alloclab.json
 "$A" show --format json alloclab.json | /usr/bin/python3 -c '
 import json, statistics, sys, itertools
 doc = json.load(sys.stdin)

@@ -3,7 +3,8 @@
  * thread 0 allocates one small object per thread, back to back, and hands
  * object i to thread i. Each thread frees the object it was given (a free
  * of another thread's block), then, `iterations` times, allocates an object
- * of the same size, writes it `writes` times and frees it. An allocator
+ * of the same size, writes it its share of `writes` (as cache-thrash) and
+ * frees it. An allocator
  * that gives the freed piece back to the thread that freed it keeps the
  * threads writing to one cache line.
  */
@@ -17,11 +18,13 @@
 enum { P_ITERATIONS, P_WRITES, P_SIZE };
 
 static const struct alloclab_param cache_scratch_params[] = {
-	[P_ITERATIONS] = {.name = "iterations", .help = "allocate-write-free rounds per thread", .def = 20000, .min = 1,
+	[P_ITERATIONS] = {.name = "iterations", .help = "allocate-write-free rounds per thread", .def = 1000, .min = 1,
 			  .max = 1u << 30},
-	[P_WRITES] = {.name = "writes", .help = "times every byte is written per round", .def = 100, .min = 1,
-		      .max = 1u << 20},
-	[P_SIZE] = {.name = "size", .help = "object size in bytes", .def = 8, .min = 1, .max = 4096},
+	[P_WRITES] = {.name = "writes",
+		      .help = "times every byte is written per round, shared among the threads (the original's repetitions)",
+		      .def = 100000, .min = 1,
+		      .max = 1ull << 32},
+	[P_SIZE] = {.name = "size", .help = "object size in bytes", .def = 1, .min = 1, .max = 4096},
 };
 
 /* The objects thread 0 hands out, one per thread, made in prepare. */
@@ -54,7 +57,7 @@ static int cache_scratch_prepare(struct alloclab_workload_thread *t, char *err, 
 static void cache_scratch_run(struct alloclab_workload_thread *t)
 {
 	struct scratch_shared *sh = t->shared;
-	const uint64_t iterations = t->params->v[P_ITERATIONS], writes = t->params->v[P_WRITES];
+	const uint64_t iterations = t->params->v[P_ITERATIONS], writes = fs_share(t->params->v[P_WRITES], t->nthreads);
 	const size_t size = t->params->v[P_SIZE];
 	uint64_t i;
 

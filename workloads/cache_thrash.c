@@ -1,7 +1,12 @@
 /*
- * cache-thrash (active false sharing; Berger et al., Hoard, ASPLOS 2000):
- * each thread, `iterations` times, allocates a small object, writes every
- * byte of it `writes` times, and frees it. An allocator that hands pieces
+ * cache-thrash (active false sharing; Berger et al., Hoard, ASPLOS 2000, as
+ * mimalloc-bench runs it: `cache-thrash N 1000 1 2000000 N`): each thread,
+ * `iterations` times, allocates a small object, writes every byte of it its
+ * share of `writes` (writes / threads, as the original divides its
+ * repetitions; each write a store and a load, as the original's), and
+ * frees it. The default writes are a twentieth of mimalloc-bench's, so that
+ * a value takes tens of milliseconds, not seconds: writes still outnumber
+ * allocations by 50,000 to one. An allocator that hands pieces
  * of one cache line to different threads makes that line bounce between
  * their cores on every write: the time per iteration shows it, and the
  * placement report (each thread's object, all held at once) shows the
@@ -16,11 +21,13 @@
 enum { P_ITERATIONS, P_WRITES, P_SIZE };
 
 static const struct alloclab_param cache_thrash_params[] = {
-	[P_ITERATIONS] = {.name = "iterations", .help = "allocate-write-free rounds per thread", .def = 20000, .min = 1,
+	[P_ITERATIONS] = {.name = "iterations", .help = "allocate-write-free rounds per thread", .def = 1000, .min = 1,
 			  .max = 1u << 30},
-	[P_WRITES] = {.name = "writes", .help = "times every byte is written per round", .def = 100, .min = 1,
-		      .max = 1u << 20},
-	[P_SIZE] = {.name = "size", .help = "object size in bytes", .def = 8, .min = 1, .max = 4096},
+	[P_WRITES] = {.name = "writes",
+		      .help = "times every byte is written per round, shared among the threads (the original's repetitions)",
+		      .def = 100000, .min = 1,
+		      .max = 1ull << 32},
+	[P_SIZE] = {.name = "size", .help = "object size in bytes", .def = 1, .min = 1, .max = 4096},
 };
 
 static int cache_thrash_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
@@ -33,7 +40,7 @@ static int cache_thrash_prepare(struct alloclab_workload_thread *t, char *err, s
 
 static void cache_thrash_run(struct alloclab_workload_thread *t)
 {
-	const uint64_t iterations = t->params->v[P_ITERATIONS], writes = t->params->v[P_WRITES];
+	const uint64_t iterations = t->params->v[P_ITERATIONS], writes = fs_share(t->params->v[P_WRITES], t->nthreads);
 	const size_t size = t->params->v[P_SIZE];
 	uint64_t i;
 

@@ -17,10 +17,21 @@
  * happen (a line bouncing between cores is the point). */
 static inline void fs_write(unsigned char *obj, size_t size, uint64_t writes)
 {
+	/* As Hoard's loop: each byte stored, then loaded into a local. */
 	volatile unsigned char *v = obj;
 	for (uint64_t w = 0; w < writes; w++)
-		for (size_t i = 0; i < size; i++)
-			v[i] = (unsigned char)(v[i] + 1);
+		for (size_t i = 0; i < size; i++) {
+			v[i] = (unsigned char)i;
+			volatile unsigned char ch = v[i];
+			ch++;
+		}
+}
+
+/* A thread's share of a round's writes: the originals divide their
+ * repetitions among the threads (at least one). */
+static inline uint64_t fs_share(uint64_t writes, unsigned nthreads)
+{
+	return writes / nthreads ? writes / nthreads : 1;
 }
 
 /* In finish, every thread at once: the object it would work on, held while
