@@ -1,8 +1,9 @@
 /*
  * cache-scratch (passive false sharing; Berger et al., Hoard, ASPLOS 2000):
  * thread 0 allocates one small object per thread, back to back, and hands
- * object i to thread i. Each thread frees the object it was given (a free
- * of another thread's block), then, `iterations` times, allocates an object
+ * object i to thread i. Each thread, on a thread started for the value as
+ * the original's workers are, frees the object it was given (a free of
+ * another thread's block), then, `iterations` times, allocates an object
  * of the same size, writes it its share of `writes` (as cache-thrash) and
  * frees it. An allocator
  * that gives the freed piece back to the thread that freed it keeps the
@@ -12,6 +13,7 @@
 #include "mt_report.h"
 #include "placement.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -54,28 +56,62 @@ static int cache_scratch_prepare(struct alloclab_workload_thread *t, char *err, 
 	return 0;
 }
 
-static void cache_scratch_run(struct alloclab_workload_thread *t)
+/* The work of one thread, on a thread of its own started for the value,
+ * as the original's workers are threads started after the main thread made
+ * their objects: the first thing such a thread does with the allocator is
+ * free the object it was given, which decides (with a thread cache made
+ * on first use) where its next object comes from. */
+struct scratch_worker {
+	struct alloclab_workload_thread *t;
+	uint64_t done;
+	const char *error;
+};
+
+static void *scratch_worker_main(void *arg)
 {
+	struct scratch_worker *w = arg;
+	struct alloclab_workload_thread *t = w->t;
 	struct scratch_shared *sh = t->shared;
+	const struct alloclab_allocator *a = t->alloc;
 	const uint64_t iterations = t->params->v[P_ITERATIONS], writes = fs_share(t->params->v[P_WRITES], t->nthreads);
 	const size_t size = t->params->v[P_SIZE];
 	uint64_t i;
 
-	/* The object thread 0 made for this thread: written once, then freed
-	 * here, by a thread that did not allocate it. */
-	fs_write(sh->handed[t->index], size, 1);
-	alloclab_free(t->alloc, sh->handed[t->index]);
+	if (a->ops.thread_attach && a->ops.thread_attach(a->instance) != 0) {
+		w->error = "cache-scratch: thread_attach failed for a worker";
+		return NULL;
+	}
+	/* The object thread 0 made for this thread, freed by a thread that did
+	 * not allocate it. */
+	alloclab_free(a, sh->handed[t->index]);
 	sh->handed[t->index] = NULL;
 	for (i = 0; i < iterations; i++) {
-		unsigned char *obj = alloclab_malloc(t->alloc, size);
+		unsigned char *obj = alloclab_malloc(a, size);
 		if (obj == NULL) {
-			t->error = "cache-scratch: malloc returned NULL";
+			w->error = "cache-scratch: malloc returned NULL";
 			break;
 		}
 		fs_write(obj, size, writes);
-		alloclab_free(t->alloc, obj);
+		alloclab_free(a, obj);
 	}
-	t->ops = i;
+	w->done = i;
+	if (a->ops.thread_detach)
+		a->ops.thread_detach(a->instance);
+	return NULL;
+}
+
+static void cache_scratch_run(struct alloclab_workload_thread *t)
+{
+	struct scratch_worker w = {t, 0, NULL};
+	pthread_t tid;
+
+	if (pthread_create(&tid, NULL, scratch_worker_main, &w) != 0) {
+		t->error = "cache-scratch: cannot start a worker thread";
+		return;
+	}
+	pthread_join(tid, NULL);
+	t->error = w.error;
+	t->ops = w.done;
 }
 
 static void cache_scratch_finish(struct alloclab_workload_thread *t)
