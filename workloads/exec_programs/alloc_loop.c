@@ -9,22 +9,13 @@
  *   alloc-loop [MILLIONS]     (default 10 million steps)
  * Prints a checksum of the sizes, the same under every allocator.
  */
+#include "mixed_sizes.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define RING 1000
-
-static size_t size_of(uint64_t r)
-{
-	unsigned pick = (unsigned)(r % 100);
-	r >>= 8;
-	if (pick < 70)
-		return 8 + r % 120;
-	if (pick < 97)
-		return 128 + r % 896;
-	return 4096 + r % 12288;
-}
 
 int main(int argc, char **argv)
 {
@@ -34,7 +25,7 @@ int main(int argc, char **argv)
 	for (uint64_t i = 0; i < steps; i++) {
 		unsigned k = (unsigned)(i % RING);
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		size_t n = size_of(x);
+		size_t n = mixed_size(x);
 		free(ring[k]);
 		if ((ring[k] = malloc(n)) == NULL)
 			return 1;

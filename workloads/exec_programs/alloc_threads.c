@@ -8,6 +8,8 @@
  * Prints a checksum of the sizes.
  */
 #include <pthread.h>
+#include "mixed_sizes.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,17 +27,6 @@ struct queue {
 static struct queue queues[MAX_THREADS];
 static unsigned nthreads;
 static uint64_t steps;
-
-static size_t size_of(uint64_t r)
-{
-	unsigned pick = (unsigned)(r % 100);
-	r >>= 8;
-	if (pick < 70)
-		return 8 + r % 120;
-	if (pick < 97)
-		return 128 + r % 896;
-	return 4096 + r % 12288;
-}
 
 /* Hands p to queue q; 0 when it is full (the caller frees p itself). */
 static int hand(struct queue *q, void *p)
@@ -74,7 +65,7 @@ static void *run(void *arg)
 	for (uint64_t i = 0; ring && i < steps; i++) {
 		unsigned k = (unsigned)(i % RING);
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		size_t n = size_of(x);
+		size_t n = mixed_size(x);
 		if (i % 16 == 15 && ring[k] && hand(&queues[(me + 1) % nthreads], ring[k]))
 			ring[k] = NULL;
 		free(ring[k]);
