@@ -123,7 +123,18 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 	 * the plugin is the column. */
 	int with_plugin = cols[0].plugin == NULL;
 	json_t *rows = json_array(), *columns = json_array();
+	char latency_metric[64];
 	const char *metric = ALLOCLAB_METRIC_TIME;
+	if (o->measure.quantile > 0) {
+		/* "latency_p99_ns" (every op) or "latency_p99_malloc_ns". */
+		const char *q = "p?";
+		for (unsigned k = 0; k < ALLOCLAB_LAT_NQUANTILES; k++)
+			if (alloclab_lat_quantiles[k] == o->measure.quantile)
+				q = alloclab_lat_quantile_names[k];
+		snprintf(latency_metric, sizeof latency_metric, "latency_%s%s%s_ns", q, o->measure.op >= 0 ? "_" : "",
+			 o->measure.op >= 0 ? alloclab_lat_op_names[o->measure.op] : "");
+		metric = latency_metric;
+	}
 	double *log_sum = calloc(ncols, sizeof *log_sum);
 	size_t *nrows_ratio = calloc(ncols, sizeof *nrows_ratio);
 	const struct alloclab_cell **row_cells = calloc(cols[0].results->ncells + 1, sizeof *row_cells);
@@ -146,8 +157,13 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 		if (dup || cell->status == ALLOCLAB_CELL_NOT_APPLICABLE)
 			continue;
 		if (alloclab_cell_measured(cell)) {
-			base_v = alloclab_cell_values(cell, &base_nv);
-			base_p = alloclab_cell_process_means(cell, &base_np);
+			base_v = alloclab_cell_measure_values(cell, &o->measure, &base_nv);
+			base_p = alloclab_cell_measure_processes(cell, &o->measure, &base_np);
+			if (base_nv == 0) { /* measured, but not what is compared */
+				free(base_v);
+				free(base_p);
+				base_v = base_p = NULL;
+			}
 		}
 		entries = json_array();
 		for (size_t c = 0; c < ncols; c++) {
@@ -166,8 +182,16 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 				any_other |= c > 0;
 				continue;
 			}
-			v = alloclab_cell_values(other, &nv);
-			p = alloclab_cell_process_means(other, &np);
+			v = alloclab_cell_measure_values(other, &o->measure, &nv);
+			p = alloclab_cell_measure_processes(other, &o->measure, &np);
+			if (nv == 0) {
+				json_array_append_new(entries, json_pack("{s:s,s:s}", "status", "not measured", "message",
+									 "no latency measured (run with --latency)"));
+				any_other |= c > 0;
+				free(v);
+				free(p);
+				continue;
+			}
 			alloclab_summarize(v, nv, &s);
 			entry = json_pack("{s:f,s:f,s:f,s:I,s:I,s:o}", "mean", s.mean, "median", s.median, "stdev", s.stdev,
 					  "values", (json_int_t)nv, "processes", (json_int_t)np, "warnings",
@@ -235,7 +259,7 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 			continue;
 		}
 		row_cells[nrow_cells++] = cell;
-		metric = cell->metric;
+		metric = o->measure.quantile > 0 ? metric : cell->metric;
 		json_array_append_new(rows, json_pack("{s:s,s:s,s:O,s:i,s:o}", "plugin", cell->plugin, "workload",
 						      cell->workload, "params", cell->params, "threads", (int)cell->threads,
 						      "columns", entries));

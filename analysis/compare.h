@@ -17,6 +17,7 @@
 #ifndef ALLOCLAB_COMPARE_H
 #define ALLOCLAB_COMPARE_H
 
+#include "cell_values.h"
 #include "results.h"
 
 #include <jansson.h>
@@ -33,6 +34,11 @@ struct alloclab_column {
 struct alloclab_compare_opts {
 	enum alloclab_test test;
 	double min_speed;      /* percent */
+	/* What is compared: the cells' metric (the default, quantile 0), or a
+	 * latency quantile (--metric p50|p90|p99|p999|p9999|max, --op): each
+	 * value's and each process's, tested as times are. Cells measured
+	 * without --latency then have no samples ("no latency measured"). */
+	struct alloclab_cell_measure measure;
 };
 
 /* Builds the comparison; NULL with err set when the columns have no row in

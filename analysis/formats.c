@@ -193,9 +193,12 @@ static int row_plain_not_significant(const json_t *row)
 
 static void print_not_significant(const json_t *cmp, FILE *out)
 {
+	const char *metric = json_string_value(json_object_get(cmp, "metric"));
+	if (metric && strncmp(metric, "latency_", 8) == 0)
+		fprintf(out, "Compared: %s, each process's percentile of its timed calls (--latency)\n", metric);
 	print_row_list(cmp, out, "Not significant", row_plain_not_significant);
 	print_row_list(cmp, out, "Cannot be significant with the processes measured", row_unreachable);
-	print_row_list(cmp, out, "Not measured in every column (error or not applicable)", row_unmeasured);
+	print_row_list(cmp, out, "Not measured in every column (error, not applicable, or no latency)", row_unmeasured);
 }
 
 static void print_warnings(const json_t *cmp, FILE *out)

@@ -5,6 +5,7 @@
 #include "lengths.h"
 
 #include "cells.h"
+#include "latency_report.h"
 #include "program.h"
 #include "registry.h"
 #include "scratch.h"
@@ -124,7 +125,11 @@ static void write_script(FILE *p, const struct alloclab_figure *fig, const char 
 	if (fig->hline > 0)
 		fprintf(p, "set arrow from graph 0, first %.6g to graph 1, first %.6g nohead dashtype 2 lc rgb 'gray40'\n",
 			fig->hline, fig->hline);
-	if (fig->ymin_zero)
+	if (fig->xlog)
+		fputs("set logscale x 10\n", p);
+	if (fig->ylog)
+		fputs("set logscale y 10\nset format y '%g'\n", p);
+	else if (fig->ymin_zero)
 		fputs(all_zero(fig) ? "set yrange [0:1]\n" : "set yrange [0:*]\n", p);
 	if (fig->kind == ALLOCLAB_FIGURE_BARS) {
 		fputs("set style data histogram\nset style histogram errorbars gap 2 lw 1\n"
@@ -140,7 +145,7 @@ static void write_script(FILE *p, const struct alloclab_figure *fig, const char 
 		fputc('\n', p);
 		return;
 	}
-	fputs("set grid\nset offsets 0.15, 0.15, 0, 0\n", p);
+	fputs(fig->xlog ? "set grid\n" : "set grid\nset offsets 0.15, 0.15, 0, 0\n", p);
 	if (fig->xmin < fig->xmax)
 		fprintf(p, "set xrange [%.6g:%.6g]\n", fig->xmin, fig->xmax);
 	else
@@ -152,7 +157,7 @@ static void write_script(FILE *p, const struct alloclab_figure *fig, const char 
 	for (size_t s = 0; s < fig->nseries; s++) {
 		fputs(s ? ", " : "", p);
 		alloclab_gnuplot_quote(p, data);
-		fprintf(p, " index %zu using 1:2 with linespoints title ", s);
+		fprintf(p, " index %zu using 1:2 with %s title ", s, fig->xlog ? "steps" : "linespoints");
 		alloclab_gnuplot_quote(p, fig->series[s].title);
 	}
 	if (fig->vline > 0 && fig->vline_title) {
@@ -446,6 +451,7 @@ void alloclab_plot_figures(const struct alloclab_results *r, const char *baselin
 		free(workloads[i]);
 	}
 	free(workloads);
+	alloclab_latency_figures(r, out);
 }
 
 int alloclab_plot(const struct alloclab_results *r, const char *dir, const char *baseline, char *err, size_t err_len)

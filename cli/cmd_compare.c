@@ -29,6 +29,10 @@ static const char usage[] =
 	"  -t, --test rank|pyperf         rank (default): Mann-Whitney U on per-process means;\n"
 	"                                 pyperf: Student's t-test on every value, as pyperf does\n"
 	"  -m, --min-speed PERCENT        smaller differences are not significant (default 1)\n"
+	"  -M, --metric p50|p90|p99|p999|p9999|max  compare a latency percentile of the calls\n"
+	"                                 (runs made with --latency) instead of the time per op:\n"
+	"                                 each process's, with the same test\n"
+	"      --op all|malloc|calloc|realloc|aligned_alloc|free  the calls --metric takes (default all)\n"
 	"  -h, --help\n"
 	"\n"
 	"Plugins are named by their labels in the run (alloclab show RUN.json): two builds\n"
@@ -49,9 +53,11 @@ int alloclab_cmd_compare(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"plugins", required_argument, NULL, 'p'}, {"format", required_argument, NULL, 'f'},
 		{"test", required_argument, NULL, 't'},    {"min-speed", required_argument, NULL, 'm'},
+		{"metric", required_argument, NULL, 'M'},  {"op", required_argument, NULL, 'O'},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
-	struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 1.0};
+	struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 1.0, {0, -1}};
+	int op_given = 0;
 	const struct alloclab_output_format *format = alloclab_output_format_find("rst", 0);
 	struct alloclab_column cols[MAX_FILES];
 	struct alloclab_results *runs[MAX_FILES] = {0};
@@ -62,7 +68,7 @@ int alloclab_cmd_compare(int argc, char **argv)
 
 	alloclab_output_format_names(0, names, sizeof names);
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":p:f:t:m:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":p:f:t:m:M:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p': plugins = optarg; break;
 		case 'f':
@@ -83,11 +89,31 @@ int alloclab_cmd_compare(int argc, char **argv)
 				return alloclab_usage_error("compare", "--min-speed '%s' is not a percentage (0..1000)",
 							    optarg);
 			break;
+		case 'M':
+			if ((o.measure.quantile = alloclab_lat_quantile_named(optarg)) < 0)
+				return alloclab_usage_error("compare", "--metric takes p50, p90, p99, p999, p9999 or max, not '%s'",
+							    optarg);
+			break;
+		case 'O': {
+			int k = -1;
+			for (unsigned i = 0; i < ALLOCLAB_LAT_OPS; i++)
+				if (strcmp(optarg, alloclab_lat_op_names[i]) == 0)
+					k = (int)i;
+			if (k < 0 && strcmp(optarg, "all") != 0)
+				return alloclab_usage_error("compare",
+							    "--op takes all, malloc, calloc, realloc, aligned_alloc or free, not '%s'",
+							    optarg);
+			o.measure.op = k;
+			op_given = 1;
+			break;
+		}
 		case 'h': printf(usage, names); return 0;
 		case ':': return alloclab_usage_error("compare", "option '%s' needs a value", argv[optind - 1]);
 		default: return alloclab_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (op_given && o.measure.quantile <= 0)
+		return alloclab_usage_error("compare", "--op goes with --metric (a latency percentile)");
 	nfiles = argc - optind;
 	if (plugins ? nfiles != 1 : nfiles < 2)
 		return alloclab_usage_error("compare", plugins ? "--plugins compares within one results file: give exactly one"

@@ -13,6 +13,11 @@
 #include "vet.h"
 #include "output_path.h"
 #include "trace.h"
+#include "latency.h"
+#include "latency_report.h"
+#include "lengths.h"
+#include "numbers.h"
+#include "scratch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +47,9 @@ static const char usage[] =
 	"                                    (replay: -w trace:file=FILE)\n"
 	"      --timeout SECONDS             kill the program (and what it started) after this long\n"
 	"                                    (default: none)\n"
+	"      --latency                     also time every allocator call of the program (its\n"
+	"                                    percentiles per op, on stderr; docs/latency.md)\n"
+	"      --latency-every K             time every K-th call of each thread only\n"
 	"      --check / --no-check          put the plugin through 'alloclab check' first / not; by\n"
 	"                                    default a plugin given by path is checked (cached per build)\n" ALLOCLAB_MEMORY_LIMIT_HELP
 	"  -h, --help\n";
@@ -52,8 +60,11 @@ int alloclab_cmd_exec(int argc, char **argv)
 		{"plugin", required_argument, NULL, 'p'},       {"record", required_argument, NULL, 'R'},
 		{"timeout", required_argument, NULL, 'T'},      {"check", no_argument, NULL, 'C'},
 		{"no-check", no_argument, NULL, 'N'},           {"memory-limit", required_argument, NULL, 'L'},
+		{"latency", no_argument, NULL, 'y'},            {"latency-every", required_argument, NULL, 'Y'},
 		{"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0},
 	};
+	unsigned latency = 0;
+	char latency_dir[ALLOCLAB_PATH_LEN] = "", latency_path[ALLOCLAB_PATH_LEN + 16];
 	struct alloclab_plugin_arg plugin = {0};
 	struct alloclab_program prog = {0};
 	struct alloclab_program_result res;
@@ -79,6 +90,14 @@ int alloclab_cmd_exec(int argc, char **argv)
 		case 'N': check = ALLOCLAB_CHECK_NONE; break;
 		case 'L':
 			if (alloclab_parse_memory_limit("exec", optarg) != 0)
+				return 2;
+			break;
+		case 'y':
+			if (latency == 0)
+				latency = 1;
+			break;
+		case 'Y':
+			if (alloclab_parse_count("exec", "--latency-every", optarg, 1, ALLOCLAB_LATENCY_MAX_EVERY, &latency) != 0)
 				return 2;
 			break;
 		case 'h': fputs(usage, stdout); return 0;
@@ -118,6 +137,16 @@ int alloclab_cmd_exec(int argc, char **argv)
 		snprintf(trace_path, sizeof trace_path, "/proc/self/fd/%d", handed);
 		prog.record_path = trace_path;
 	}
+	if (latency) {
+		if (alloclab_scratch_make("exec-latency", latency_dir, sizeof latency_dir) != 0) {
+			fprintf(stderr, "alloclab: cannot create a temporary folder: %s\n", strerror(errno));
+			latency_dir[0] = '\0';
+			goto done;
+		}
+		snprintf(latency_path, sizeof latency_path, "%s/latency.json", latency_dir);
+		prog.latency_every = latency;
+		prog.latency_path = latency_path;
+	}
 	if (alloclab_program_run(&prog, &res, err, sizeof err) != 0) {
 		fprintf(stderr, "alloclab: %s\n", err);
 		goto done;
@@ -135,7 +164,23 @@ int alloclab_cmd_exec(int argc, char **argv)
 		argv[optind], plugin_text, how, res.wall_s, res.user_s + res.sys_s, res.user_s, res.sys_s,
 		(double)res.peak_rss_kib / 1024);
 	rc = res.served != ALLOCLAB_SERVED_YES ? 2 : res.exited ? res.status : 128 + res.signal;
+	if (latency && res.served == ALLOCLAB_SERVED_YES) {
+		struct alloclab_latency *l;
+		if (alloclab_program_latency(latency_path, &l, err, sizeof err) != 0) {
+			fprintf(stderr, "alloclab exec: %s\n", err);
+		} else {
+			char every[48] = "every call";
+			if (latency > 1)
+				snprintf(every, sizeof every, "1 call in %u of each thread", latency);
+			fprintf(stderr, "alloclab exec: the calls' times (%s; %.1f ns of measuring subtracted from each):\n",
+				every, l->overhead_ns);
+			alloclab_latency_table(l, 2, stderr);
+			alloclab_latency_free(l);
+		}
+	}
 done:
+	if (latency_dir[0])
+		alloclab_scratch_remove(latency_dir);
 	if (handed >= 0)
 		close(handed);
 	alloclab_output_discard(&trace);

@@ -9,6 +9,7 @@
 #include "report.h"
 #include "runner.h"
 #include "worker.h"
+#include "latency.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,6 +78,9 @@ static const char usage[] =
 	"                                 simulated L1/LL data misses per op (this machine's geometry);\n"
 	"                                 tlb adds simulated first- and second-level data-TLB misses\n"
 	"                                 per op (4 KiB pages; ALLOCLAB_TLB=E1,W1,E2,W2 to override)\n"
+	"      --latency                  also time every allocator call: per-op percentiles (p50 to p99.99,\n"
+	"                                 max) and the slowest calls (docs/latency.md)\n"
+	"      --latency-every K          time every K-th call of each thread only (implies --latency)\n"
 	"      --check / --no-check       put every plugin through 'alloclab check' first / none; by\n"
 	"                                 default the plugins given by path are checked (cached per build)\n"
 	"  -o, --output FILE              results JSON (default alloclab-results/run-DATE.json); a results\n"
@@ -192,6 +196,7 @@ int alloclab_cmd_run(int argc, char **argv)
 		{"no-check", no_argument, NULL, 'N'},      {"measure", required_argument, NULL, 'M'},
 		{"ci", required_argument, NULL, 'I'},      {"max-processes", required_argument, NULL, 'x'},
 		{"order", required_argument, NULL, 'O'},   {"order-seed", required_argument, NULL, 'S'},
+		{"latency", no_argument, NULL, 'y'},       {"latency-every", required_argument, NULL, 'Y'},
 		{NULL, 0, NULL, 0},
 	};
 	static struct alloclab_run_config cfg;
@@ -250,6 +255,13 @@ int alloclab_cmd_run(int argc, char **argv)
 				rc = alloclab_usage_error("run", "--order takes random or fixed, not '%s'", optarg);
 			break;
 		case 'S': rc = alloclab_parse_whole("run", "--order-seed", optarg, 1, (1ull << 63) - 1, &cfg.order_seed); break;
+		case 'y':
+			if (cfg.latency == 0)
+				cfg.latency = 1;
+			break;
+		case 'Y':
+			rc = alloclab_parse_count("run", "--latency-every", optarg, 1, ALLOCLAB_LATENCY_MAX_EVERY, &cfg.latency);
+			break;
 		case 'C': cfg.check = ALLOCLAB_CHECK_ALL; break;
 		case 'N': cfg.check = ALLOCLAB_CHECK_NONE; break;
 		case 'M':
@@ -263,6 +275,8 @@ int alloclab_cmd_run(int argc, char **argv)
 	}
 	if (rc == 0 && optind < argc)
 		rc = alloclab_usage_error("run", "unexpected argument '%s'", argv[optind]);
+	if (rc == 0 && cfg.latency && cfg.measure != ALLOCLAB_MEASURE_TIME)
+		rc = alloclab_usage_error("run", "--latency times each call: it goes with --measure time only");
 	if (rc == 0 && cfg.output && cfg.output[0] == '\0')
 		rc = alloclab_usage_error("run", "--output needs a file name");
 	if (rc != 0) {

@@ -46,6 +46,74 @@ double *alloclab_cell_process_means(const struct alloclab_cell *cell, size_t *n)
 	return out;
 }
 
+static double value_quantile(const struct alloclab_latency *l, const struct alloclab_cell_measure *m)
+{
+	struct alloclab_lat_hist all;
+	double q;
+
+	if (m->op >= 0)
+		return alloclab_lat_quantile(&l->op[m->op], m->quantile);
+	alloclab_latency_all_ops(l, &all);
+	q = alloclab_lat_quantile(&all, m->quantile);
+	alloclab_lat_hist_clear(&all);
+	return q;
+}
+
+double *alloclab_cell_measure_values(const struct alloclab_cell *cell, const struct alloclab_cell_measure *m,
+				     size_t *n)
+{
+	if (m == NULL || m->quantile <= 0)
+		return alloclab_cell_values(cell, n);
+	double *out = alloclab_cell_values(cell, n);
+	size_t count = 0;
+	for (unsigned i = 0; i < cell->nprocs; i++)
+		for (unsigned k = 0; k < cell->procs[i].nvalues; k++) {
+			const struct alloclab_latency *l = cell->procs[i].values[k].latency;
+			double q = l ? value_quantile(l, m) : -1;
+			if (q >= 0)
+				out[count++] = q;
+		}
+	*n = count;
+	return out;
+}
+
+struct alloclab_latency *alloclab_cell_latency(const struct alloclab_cell *cell, int process)
+{
+	struct alloclab_latency *out = NULL;
+
+	for (unsigned i = 0; i < cell->nprocs; i++) {
+		if (process >= 0 && (unsigned)process != i)
+			continue;
+		for (unsigned k = 0; k < cell->procs[i].nvalues; k++) {
+			const struct alloclab_latency *l = cell->procs[i].values[k].latency;
+			if (l == NULL)
+				continue;
+			if (out == NULL && (out = alloclab_latency_new(l->every, l->overhead_ns)) != NULL)
+				out->empty_mean_ns = l->empty_mean_ns;
+			alloclab_latency_merge(out, l);
+		}
+	}
+	return out;
+}
+
+double *alloclab_cell_measure_processes(const struct alloclab_cell *cell, const struct alloclab_cell_measure *m,
+					size_t *n)
+{
+	if (m == NULL || m->quantile <= 0)
+		return alloclab_cell_process_means(cell, n);
+	double *out = calloc(cell->nprocs + 1, sizeof *out);
+	size_t count = 0;
+	for (unsigned i = 0; i < cell->nprocs; i++) {
+		struct alloclab_latency *l = alloclab_cell_latency(cell, (int)i);
+		double q = l ? value_quantile(l, m) : -1;
+		if (q >= 0)
+			out[count++] = q;
+		alloclab_latency_free(l);
+	}
+	*n = count;
+	return out;
+}
+
 long alloclab_cell_peak_rss_kib(const struct alloclab_cell *cell)
 {
 	long peak = 0;

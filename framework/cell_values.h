@@ -24,6 +24,28 @@ double *alloclab_cell_values(const struct alloclab_cell *cell, size_t *n);
 /* The mean of each process's values, malloc'd; *n its length. */
 double *alloclab_cell_process_means(const struct alloclab_cell *cell, size_t *n);
 
+/* What is taken of each value: its metric per op (quantile 0, the
+ * default), or a quantile of its call times (--latency) of one op kind
+ * (op: enum alloclab_lat_op) or of all (op -1), in ns. */
+struct alloclab_cell_measure {
+	double quantile;
+	int op;
+};
+
+/* The measure of every value (values without latency figures are left
+ * out of a latency measure), malloc'd; *n its length. */
+double *alloclab_cell_measure_values(const struct alloclab_cell *cell, const struct alloclab_cell_measure *m,
+				     size_t *n);
+
+/* One figure per process: the mean of its values' metric, or the
+ * quantile of all its values' calls together. */
+double *alloclab_cell_measure_processes(const struct alloclab_cell *cell, const struct alloclab_cell_measure *m,
+					size_t *n);
+
+/* The latency of a cell's values merged: of process p, or of all (-1);
+ * NULL when none was measured. Free with alloclab_latency_free. */
+struct alloclab_latency *alloclab_cell_latency(const struct alloclab_cell *cell, int process);
+
 /* The largest peak RSS of the cell's processes, KiB (0 unknown). */
 long alloclab_cell_peak_rss_kib(const struct alloclab_cell *cell);
 

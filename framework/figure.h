@@ -39,6 +39,7 @@ struct alloclab_figure {
 	double vline;             /* > 0: a dashed vertical line at x = vline... */
 	char *vline_title;        /* ...with this title (the machine's cores) */
 	double hline;             /* > 0: a dashed horizontal line at y = hline (a ratio's 1) */
+	int xlog, ylog;           /* 1: that axis is logarithmic (latencies); values must be > 0 */
 };
 
 struct alloclab_figure_list {

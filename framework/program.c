@@ -7,6 +7,10 @@
 #include "static_tls.h"
 #include "hash.h"
 #include "process_tree.h"
+#include "input_file.h"
+#include "latency_hist.h"
+
+#include <jansson.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -162,7 +166,8 @@ int alloclab_preload_environment(const char *plugin, const char *options, int gi
 int alloclab_program_run(const struct alloclab_program *p, struct alloclab_program_result *r, char *err,
 			 size_t err_len)
 {
-	char *set[6], *tunables = NULL, *preload = NULL, *plugin = NULL, *record = NULL, *handshake = NULL;
+	char *set[7], *tunables = NULL, *preload = NULL, *plugin = NULL, *record = NULL, *handshake = NULL,
+	     *latency = NULL;
 	const char *old_preload = getenv("LD_PRELOAD");
 	size_t nset = 0;
 	int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, hs[2] = {-1, -1}, rc = -1, status = 0, pidfd = -1;
@@ -204,6 +209,13 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 				goto oom;
 			}
 			set[nset++] = record;
+		}
+		if (p->latency_every) {
+			if (asprintf(&latency, "ALLOCLAB_PRELOAD_LATENCY=%u:%s", p->latency_every, p->latency_path) < 0) {
+				latency = NULL;
+				goto oom;
+			}
+			set[nset++] = latency;
 		}
 	} else if (p->native_preload) {
 		if (asprintf(&preload, "LD_PRELOAD=%s%s%s", p->native_preload, old_preload ? ":" : "",
@@ -403,7 +415,31 @@ out:
 	free(preload);
 	free(plugin);
 	free(record);
+	free(latency);
 	free(handshake);
+	return rc;
+}
+
+int alloclab_program_latency(const char *path, struct alloclab_latency **out, char *why, size_t why_len)
+{
+	char err[300] = "";
+	json_error_t jerr;
+	FILE *f = alloclab_fopen_regular(path, err, sizeof err);
+	json_t *j = f ? json_loadf(f, 0, &jerr) : NULL;
+
+	*out = NULL;
+	if (f)
+		fclose(f);
+	unlink(path);
+	if (j == NULL) {
+		snprintf(why, why_len, "the program left no latency record (%s): it must end by exit or by returning from main",
+			 f ? jerr.text : err);
+		return -1;
+	}
+	int rc = alloclab_latency_from_json(j, 0, out, err, sizeof err);
+	json_decref(j);
+	if (rc != 0)
+		snprintf(why, why_len, "the program's latency record: %s", err);
 	return rc;
 }
 

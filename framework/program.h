@@ -36,6 +36,12 @@ struct alloclab_program {
 	 * LD_PRELOAD form, the reference the preload path is measured
 	 * against); NULL: none. */
 	const char *native_preload;
+	/* With a plugin: every latency_every-th call of each of the program's
+	 * threads timed by the preload library (latency.h), and the counts
+	 * written as a latency object (latency_hist.h) to latency_path when
+	 * the program exits (returns from main or calls exit). 0: not timed. */
+	unsigned latency_every;
+	const char *latency_path;
 };
 
 /* How far the preload library got with the plugin in the program. */
@@ -58,6 +64,12 @@ struct alloclab_program_result {
 	uint64_t stdout_bytes;
 	char stderr_tail[1024];      /* its last lines on stderr ("" when passed through) */
 };
+
+/* The latency record a program left at p->latency_path (read, checked
+ * and removed): 0 with *out, or -1 with one line in why (none written: the
+ * program did not end by exit or by returning from main). */
+struct alloclab_latency;
+int alloclab_program_latency(const char *path, struct alloclab_latency **out, char *why, size_t why_len);
 
 /* Whether an executable of this name is in one of PATH's folders: what the
  * shell's `command -v` answers, without a shell. */

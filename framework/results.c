@@ -153,6 +153,8 @@ static json_t *settings_json(const struct alloclab_run_settings *s)
 				   K_VALUES, (int)s->values, K_WARMUPS, (int)s->warmups, K_TIMEOUT_S, s->timeout_s, K_PIN,
 				   s->pin, K_CACHE_ALIGN, s->cache_align, K_MEASURE, s->measure);
 	json_object_set_new(config, K_MEMORY_LIMIT, json_integer((json_int_t)s->memory_limit));
+	if (s->latency_every)
+		json_object_set_new(config, K_LATENCY_EVERY, json_integer(s->latency_every));
 	if (s->order) {
 		json_object_set_new(config, K_ORDER, json_string(s->order));
 		if (strcmp(s->order, "random") == 0)
@@ -204,6 +206,7 @@ static void value_clear(struct alloclab_value *v)
 	free(v->thread_ns);
 	free(v->thread_ops);
 	json_decref(v->thread_reports);
+	alloclab_latency_free(v->latency);
 	memset(v, 0, sizeof *v);
 }
 
@@ -358,6 +361,8 @@ static json_t *value_to_json(const struct alloclab_value *v, unsigned threads, c
 		json_object_set_new(o, K_D1_MISSES_PER_OP, json_real(v->d1_misses_per_op));
 		json_object_set_new(o, K_LL_MISSES_PER_OP, json_real(v->ll_misses_per_op));
 	}
+	if (v->latency)
+		json_object_set_new(o, K_LATENCY, alloclab_latency_to_json(v->latency));
 	return o;
 }
 
@@ -719,6 +724,12 @@ static int read_value(const struct reader *rd, const json_t *obj, const char *wh
 			*dst[k] = json_number_value(x);
 			v->cache_simulated = 1;
 		}
+	}
+	json_t *lat = json_object_get(obj, K_LATENCY);
+	if (lat) {
+		char why[256];
+		if (alloclab_latency_from_json(lat, threads, &v->latency, why, sizeof why) != 0)
+			return bad(rd, where, "", "%s", why);
 	}
 	return read_reports(rd, obj, where, K_THREAD_REPORTS, workload, threads, 0, &v->thread_reports);
 }

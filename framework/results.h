@@ -25,6 +25,8 @@
 #ifndef ALLOCLAB_RESULTS_H
 #define ALLOCLAB_RESULTS_H
 
+#include "latency_hist.h"
+
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -75,6 +77,8 @@ struct alloclab_value {
 	 * the workload reported for this value (checked by the workload's
 	 * check_report hook when the reader is given one). */
 	json_t *thread_reports;
+	/* --latency: the distribution of the value's call times; else NULL. */
+	struct alloclab_latency *latency;
 };
 
 /* One worker process's measurement of a cell. */
@@ -142,6 +146,7 @@ struct alloclab_run_settings {
 	int processes_auto;
 	unsigned max_processes;
 	double ci_percent;
+	unsigned latency_every;   /* --latency: every k-th call timed; 0 off */
 };
 
 /* What the commands downstream (the table, the pictures) use of a run's

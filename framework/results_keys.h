@@ -37,6 +37,7 @@
 /* K_PROCESSES, K_VALUES, K_WARMUPS as below */
 #define K_TIMEOUT_S "timeout_s"
 #define K_MEMORY_LIMIT "memory_limit_bytes"
+#define K_LATENCY_EVERY "latency_every"
 #define K_PIN "pin"
 #define K_CACHE_ALIGN "cache_align"
 #define K_MEASURE "measure"
@@ -96,6 +97,7 @@
 #define K_INSTRUCTIONS_PER_OP "instructions_per_op"
 #define K_D1_MISSES_PER_OP "d1_misses_per_op"
 #define K_LL_MISSES_PER_OP "ll_misses_per_op"
+#define K_LATENCY "latency"
 #define K_THREAD_REPORTS "thread_reports"
 
 /* journal lines */

@@ -437,6 +437,7 @@ static void lay_out_cells(struct alloclab_run *run)
 												  : wl->default_warmups;
 					c->spec.values = cfg->values_set || !wl->default_values ? cfg->values : wl->default_values;
 					c->spec.pin = cfg->pin;
+					c->spec.latency = cfg->latency;
 					c->processes = cfg->processes_set || !wl->default_processes ? cfg->processes
 												     : wl->default_processes;
 					c->min_processes = c->processes;
@@ -515,6 +516,7 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 		.measure = alloclab_measure_name(cfg->measure), .processes_auto = cfg->processes_auto,
 		.max_processes = cfg->max_processes, .ci_percent = cfg->ci_percent,
 		.order = cfg->order_fixed ? "fixed" : "random", .order_seed = run->order_seed,
+		.latency_every = cfg->latency,
 	};
 
 	*out = NULL;

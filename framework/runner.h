@@ -88,6 +88,8 @@ struct alloclab_run_config {
 	 * callgrind in the timed region only, with or without its cache
 	 * simulation. */
 	enum alloclab_measure measure;
+	/* --latency: every `latency`-th call of each thread timed; 0 off. */
+	unsigned latency;
 	/* Whether plugins are measured unwrapped (off, the default), through
 	 * the cache-line alignment wrapper (on: alloclab_allocator_cache_align)
 	 * or both ways, every plugin twice, for the aligned-against-unaligned

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE 1
 #include "worker.h"
 #include "hash.h"
+#include "latency.h"
 #include "lengths.h"
 #include "measure.h"
 
@@ -42,6 +43,7 @@ struct worker {
 	const struct alloclab_cell_spec *cell;
 	uint64_t *instructions;     /* per round, --measure instructions */
 	uint64_t *d1_misses, *ll_misses; /* per round, --measure cache */
+	struct alloclab_latency **latency; /* per round, --latency */
 	unsigned dumps;             /* callgrind dumps written so far */
 	struct alloclab_allocator alloc;
 	pthread_barrier_t barrier;
@@ -139,6 +141,8 @@ static void *thread_main(void *arg)
 
 	slot->wt.state = NULL;
 	alloclab_recorder_thread(slot->wt.index);
+	if (w->cell->latency)
+		alloclab_latency_thread((int)slot->wt.index);
 	if (slot->cpu >= 0) {
 		cpu_set_t set;
 		CPU_ZERO(&set);
@@ -170,6 +174,12 @@ static void *thread_main(void *arg)
 		pthread_barrier_wait(&w->barrier);
 		if (w->prepare_failed)
 			w->failed = 1;
+		if (w->cell->latency) {
+			/* Calls count from here to the barrier after run(). */
+			if (slot->wt.index == 0)
+				alloclab_latency_start();
+			pthread_barrier_wait(&w->barrier);
+		}
 		if (w->cell->callgrind_dir) {
 			/* Collection on for exactly the timed region, all threads. */
 			if (slot->wt.index == 0)
@@ -195,6 +205,8 @@ static void *thread_main(void *arg)
 		pthread_barrier_wait(&w->barrier);
 		if (w->cell->callgrind_dir && slot->wt.index == 0)
 			w->instructions[r] = alloclab_measure_stop(w->cell->callgrind_dir, &w->dumps, &w->d1_misses[r], &w->ll_misses[r]);
+		if (w->cell->latency && slot->wt.index == 0)
+			w->latency[r] = alloclab_latency_stop();
 		if (r + 1 == w->rounds && !w->failed && w->alloc.ops.stats) {
 			if (slot->wt.index == 0) {
 				alloclab_phase("stats");
@@ -251,6 +263,10 @@ static void round_value(const struct worker *w, unsigned r, struct alloclab_valu
 		v->d1_misses_per_op = (double)w->d1_misses[r] / (double)ops;
 		v->ll_misses_per_op = (double)w->ll_misses[r] / (double)ops;
 	}
+	if (w->latency) {
+		v->latency = w->latency[r];
+		w->latency[r] = NULL;
+	}
 	if (w->reports[r * threads]) {
 		v->thread_reports = json_array();
 		for (unsigned i = 0; i < threads; i++) {
@@ -288,6 +304,9 @@ static void worker_free(struct worker *w, void *shared, struct alloclab_loaded_p
 	free(w->instructions);
 	free(w->d1_misses);
 	free(w->ll_misses);
+	for (unsigned r = 0; w->latency && r < w->rounds; r++)
+		alloclab_latency_free(w->latency[r]);
+	free(w->latency);
 	free(w->reports);
 	free(w->process_reports);
 	free(w->lists);
@@ -333,11 +352,17 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		alloclab_allocator_global_lock(&w.alloc);
 	if (cell->cache_align)
 		alloclab_allocator_cache_align(&w.alloc, alloclab_cache_line_size());
+	/* Last: what is timed is what the workload calls, wrappers included. */
+	if (cell->latency)
+		alloclab_latency_install(&w.alloc, cell->latency);
 
 	w.slots = calloc(cell->threads, sizeof *w.slots);
 	w.instructions = calloc(w.rounds, sizeof *w.instructions);
 	w.d1_misses = calloc(w.rounds, sizeof *w.d1_misses);
 	w.ll_misses = calloc(w.rounds, sizeof *w.ll_misses);
+	/* Only with --latency: without it the worker's heap is laid out as
+	 * it always was (simulated TLB misses depend on that layout). */
+	w.latency = cell->latency ? calloc(w.rounds, sizeof *w.latency) : NULL;
 	w.reports = calloc((size_t)w.rounds * cell->threads, sizeof *w.reports);
 	w.process_reports = calloc(cell->threads, sizeof *w.process_reports);
 	w.lists = calloc(cell->threads, sizeof *w.lists);
@@ -405,7 +430,9 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 			 * reads them, and they are most of a cell's size. */
 			round_value(&w, r, &out->warmups[out->nwarmups]);
 			json_decref(out->warmups[out->nwarmups].thread_reports);
-			out->warmups[out->nwarmups++].thread_reports = NULL;
+			out->warmups[out->nwarmups].thread_reports = NULL;
+			alloclab_latency_free(out->warmups[out->nwarmups].latency);
+			out->warmups[out->nwarmups++].latency = NULL;
 		}
 		else
 			round_value(&w, r, &out->values[out->nvalues++]);
@@ -506,6 +533,7 @@ enum spec_kind {
 	SPEC_TEXT_OR_NULL, /* const char *, NULL as null */
 	SPEC_COUNT,        /* unsigned in [min, max] */
 	SPEC_FLAG,         /* int, as a boolean */
+	SPEC_OPTION,       /* unsigned in [min, max], written only when not 0 (absent: 0) */
 };
 
 struct spec_field {
@@ -529,6 +557,7 @@ static const struct spec_field spec_fields[] = {
 	SPEC_FIELD("callgrind_dir", SPEC_TEXT_OR_NULL, callgrind_dir, 0, 0),
 	SPEC_FIELD("cache_sim", SPEC_COUNT, cache_sim, 0, 2),
 	SPEC_FIELD("record", SPEC_TEXT_OR_NULL, record_path, 0, 0),
+	SPEC_FIELD("latency", SPEC_OPTION, latency, 0, ALLOCLAB_LATENCY_MAX_EVERY),
 };
 
 json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
@@ -546,10 +575,14 @@ json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
 			x = t ? alloclab_json_text(t) : json_null();
 			break;
 		}
-		case SPEC_COUNT: x = json_integer(*(const unsigned *)(const void *)member); break;
+		case SPEC_COUNT:
+		case SPEC_OPTION: x = json_integer(*(const unsigned *)(const void *)member); break;
 		case SPEC_FLAG: x = json_boolean(*(const int *)(const void *)member); break;
 		}
-		json_object_set_new(obj, f->key, x);
+		if (f->kind == SPEC_OPTION && json_integer_value(x) == 0)
+			json_decref(x);
+		else
+			json_object_set_new(obj, f->key, x);
 	}
 	for (unsigned i = 0; i < cell->workload->nparams; i++) {
 		json_array_append_new(v, json_integer((json_int_t)cell->params.v[i]));
@@ -581,6 +614,10 @@ int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_worklo
 				goto malformed;
 			*(const char **)(void *)member = json_string_value(x);
 			break;
+		case SPEC_OPTION:
+			if (x == NULL)
+				break;
+			/* fall through */
 		case SPEC_COUNT:
 			if (!json_is_integer(x) || json_integer_value(x) < f->min || json_integer_value(x) > f->max)
 				goto malformed;

@@ -43,6 +43,9 @@ struct alloclab_cell_spec {
 	/* `alloclab record`: every call reaching the plugin is written to a
 	 * new trace at this path (recorder.h); NULL: not recording. */
 	const char *record_path;
+	/* --latency: every `latency`-th call of each thread is timed
+	 * (latency.h); 0: none. */
+	unsigned latency;
 };
 
 /* The metric the cell's values are in (results.h). */

@@ -24,6 +24,7 @@
 #define _GNU_SOURCE 1
 #include "addr_map.h"
 #include "allocator.h"
+#include "latency.h"
 #include "loader.h"
 #include "recorder.h"
 
@@ -187,6 +188,50 @@ static void finish_recording(void)
 	nested--;
 }
 
+/* ALLOCLAB_PRELOAD_LATENCY=K:PATH: the program's calls timed, every K-th
+ * of each thread, from the plugin's load to exit; the counts written to
+ * PATH at exit by the process that loaded it (a forked child's calls are
+ * not its own, and are not timed). */
+static char *latency_path;
+static pid_t latency_pid;
+
+static void finish_latency(void)
+{
+	struct alloclab_latency *l;
+	json_t *j;
+
+	if (getpid() != latency_pid)
+		return;
+	nested++;
+	l = alloclab_latency_stop();
+	j = l ? alloclab_latency_to_json(l) : NULL;
+	/* Not fatal: the program's exit status stays its own, and the
+	 * missing record is what the reader reports. */
+	if ((j == NULL || json_dump_file(j, latency_path, JSON_COMPACT) != 0) &&
+	    write(2, "alloclab-preload: cannot write the latency record\n", 50) < 0)
+		latency_pid = 0;
+	json_decref(j);
+	alloclab_latency_free(l);
+	nested--;
+}
+
+static void start_latency(const char *setting)
+{
+	char *end;
+	unsigned long k = strtoul(setting, &end, 10);
+
+	if (k == 0 || k > ALLOCLAB_LATENCY_MAX_EVERY || *end != ':' || end[1] == '\0')
+		fatal("ALLOCLAB_PRELOAD_LATENCY is not K:PATH", setting);
+	latency_path = boot_alloc(strlen(end + 1) + 1, 16);
+	strcpy(latency_path, end + 1);
+	latency_pid = getpid();
+	alloclab_latency_install(&alloc, (unsigned)k);
+	alloclab_latency_thread(0);
+	alloclab_latency_start();
+	atexit(finish_latency);
+	unsetenv("ALLOCLAB_PRELOAD_LATENCY");
+}
+
 /* ALLOCLAB_PRELOAD_REPORT=1: what the library did, on stderr at exit. */
 static void report(void)
 {
@@ -311,6 +356,11 @@ static void load_plugin(void)
 	}
 	if (!(alloc.caps & ALLOCLAB_CAP_THREAD_SAFE) || (gil && strcmp(gil, "1") == 0))
 		alloclab_allocator_global_lock(&alloc);
+	/* Last: the timer wraps what the program's calls reach. It takes the
+	 * allocator's own API away, so the general paths serve. */
+	const char *latency = getenv("ALLOCLAB_PRELOAD_LATENCY");
+	if (latency && latency[0])
+		start_latency(latency);
 	needs_one_thread = !(alloc.caps & ALLOCLAB_CAP_CROSS_THREAD_FREE);
 	headers = alloc.ops.usable_size == NULL;
 	const char *rep = getenv("ALLOCLAB_PRELOAD_REPORT");

@@ -29,6 +29,7 @@
  */
 #define _GNU_SOURCE 1
 #include "program.h"
+#include "latency.h"
 #include "hash.h"
 #include "lengths.h"
 #include "results.h"
@@ -312,6 +313,24 @@ static int exec_prepare(struct alloclab_workload_thread *t, char *err, size_t er
 	return write_input(s->dir, b->input, b->fill, b->per_scale * p->v[P_SCALE], b->text, err, err_len);
 }
 
+/* The program's latency record into the value's counts, its slow calls
+ * under this workload thread. 0, or -1 with why. */
+static int absorb_latency(const struct alloclab_workload_thread *t, const char *path, char *why, size_t why_len)
+{
+	struct alloclab_latency *l;
+	char err[ALLOCLAB_ERR_LEN];
+
+	if (alloclab_program_latency(path, &l, err, sizeof err) != 0) {
+		snprintf(why, why_len, "exec: %s", err);
+		return -1;
+	}
+	for (unsigned i = 0; i < l->nslow; i++)
+		l->slow[i].thread = (int)t->index;
+	alloclab_latency_absorb(l);
+	alloclab_latency_free(l);
+	return 0;
+}
+
 static void exec_run(struct alloclab_workload_thread *t)
 {
 	struct exec_state *s = t->state;
@@ -328,8 +347,17 @@ static void exec_run(struct alloclab_workload_thread *t)
 	};
 	struct alloclab_program_result r;
 	static char why[ALLOCLAB_ERR_LEN + 1400];
-	char how[400];
+	char how[400], latency_path[ALLOCLAB_PATH_LEN];
 
+	if (alloclab_latency_every() && prog.plugin) {
+		/* The preload library times the program's calls and leaves its
+		 * counts here (the worker's scratch folder, removed with it). */
+		const char *tmp = getenv("TMPDIR");
+		snprintf(latency_path, sizeof latency_path, "%s/latency-%u.json", tmp && tmp[0] ? tmp : "/tmp", t->index);
+		unlink(latency_path);
+		prog.latency_every = alloclab_latency_every();
+		prog.latency_path = latency_path;
+	}
 	if (alloclab_program_run(&prog, &r, why, sizeof why) != 0) {
 		t->error = why;
 		return;
@@ -338,6 +366,10 @@ static void exec_run(struct alloclab_workload_thread *t)
 	if (!alloclab_program_ok(&prog, &r)) {
 		alloclab_program_describe(&prog, &r, how, sizeof how);
 		snprintf(why, sizeof why, "%s: %s%s%s", s->argv[0], how, r.stderr_tail[0] ? ": " : "", r.stderr_tail);
+		t->error = why;
+		return;
+	}
+	if (prog.latency_every && absorb_latency(t, latency_path, why, sizeof why) != 0) {
 		t->error = why;
 		return;
 	}

@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE 1
 #include "trace.h"
+#include "latency.h"
 #include "lengths.h"
 #include "workload.h"
 #include "worker.h"
@@ -348,7 +349,7 @@ static int null_block(struct alloclab_workload_thread *t, struct replay *r, cons
  * inlined). 0, or -1 with r->error. */
 static inline __attribute__((always_inline)) int replay_local(struct alloclab_workload_thread *t, struct replay *r,
 							       const struct alloclab_trace_event *events, size_t n,
-							       uint64_t first, int direct)
+							       uint64_t first, int direct, int timed)
 {
 	const struct alloclab_allocator *a = t->alloc;
 	const unsigned how = (unsigned)t->params->v[P_TOUCH];
@@ -359,6 +360,8 @@ static inline __attribute__((always_inline)) int replay_local(struct alloclab_wo
 		size_t size = e->size;
 		void *p;
 
+		if (timed)
+			alloclab_latency_event((int64_t)(first + i));
 		switch (e->op) {
 		case ALLOCLAB_TRACE_MALLOC: p = direct ? a->direct_malloc(size) : alloclab_malloc(a, size); break;
 		case ALLOCLAB_TRACE_FREE:
@@ -392,8 +395,9 @@ static inline __attribute__((always_inline)) int replay_local(struct alloclab_wo
 
 /* Replays n events, the first of them the thread's event `first`. 0,
  * or -1 with r->error. */
-static int replay_shared(struct alloclab_workload_thread *t, struct replay *r, const struct alloclab_trace_event *events,
-			 size_t n, uint64_t first)
+static inline __attribute__((always_inline)) int replay_shared(struct alloclab_workload_thread *t, struct replay *r,
+								const struct alloclab_trace_event *events, size_t n,
+								uint64_t first, int timed)
 {
 	const struct alloclab_allocator *a = t->alloc;
 	struct trace_shared *sh = t->shared;
@@ -406,6 +410,8 @@ static int replay_shared(struct alloclab_workload_thread *t, struct replay *r, c
 		size_t size = e->size;
 		struct slot *os = NULL;
 
+		if (timed)
+			alloclab_latency_event((int64_t)(first + i));
 		if (alloclab_trace_op_releases(e->op)) {
 			if (e->remote) {
 				os = &sh->slots[e->old_owner][e->old_slot];
@@ -456,11 +462,16 @@ static int replay(struct alloclab_workload_thread *t, struct replay *r, const st
 		  size_t n, uint64_t first)
 {
 	const struct trace_shared *sh = t->shared;
+	/* With --latency each event's index goes with its call, so that the
+	 * slowest calls name their events; a loop of its own, so that without
+	 * it the replay does not pay for it. */
+	if (alloclab_latency_every())
+		return sh->sum.remote ? replay_shared(t, r, events, n, first, 1) : replay_local(t, r, events, n, first, 0, 1);
 	if (sh->sum.remote)
-		return replay_shared(t, r, events, n, first);
+		return replay_shared(t, r, events, n, first, 0);
 	if (t->alloc->direct_malloc)
-		return replay_local(t, r, events, n, first, 1);
-	return replay_local(t, r, events, n, first, 0);
+		return replay_local(t, r, events, n, first, 1, 0);
+	return replay_local(t, r, events, n, first, 0, 0);
 }
 
 /* Frees this thread's objects still live: after every thread has ended

@@ -1,0 +1,55 @@
+/*
+ * A working allocator (glibc's) that spins for a known time on some
+ * mallocs, for the latency tests: every N-th malloc of the process
+ * (every=N, default 1000; 0: none), or every malloc of one size (size=S),
+ * spins us=U microseconds (default 200) on the clock.
+ */
+#include "test_plugin_common.h"
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+static atomic_ulong calls;
+static uint64_t every = 1000, spin_size, spin_us = 200;
+static int spin_create(const char *options, void **instance, char *err, size_t err_len)
+{
+	const char *cur = options;
+	struct alloclab_option opt;
+	int rc;
+	while ((rc = alloclab_option_next(&cur, &opt)) > 0) {
+		uint64_t *dst = alloclab_option_is(&opt, "every") ? &every
+				: alloclab_option_is(&opt, "size") ? &spin_size
+				: alloclab_option_is(&opt, "us")   ? &spin_us
+								   : NULL;
+		if (dst == NULL)
+			return alloclab_option_unknown(&opt, err, err_len);
+		if (alloclab_option_u64(&opt, dst) != 0)
+			return alloclab_option_bad_value(&opt, "a count", err, err_len);
+	}
+	if (rc < 0)
+		return alloclab_option_malformed(cur, err, err_len);
+	*instance = NULL;
+	return 0;
+}
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+static void *spin_malloc(void *instance, size_t size)
+{
+	(void)instance;
+	unsigned long n = atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed) + 1;
+	if (spin_size ? size == spin_size : every && n % every == 0) {
+		uint64_t until = now_ns() + spin_us * 1000;
+		while (now_ns() < until)
+			;
+	}
+	return malloc(size);
+}
+static const struct alloclab_plugin desc = {
+	TEST_PLUGIN_BASE("spin"),
+	.create = spin_create,
+	.malloc = spin_malloc,
+};
+ALLOCLAB_PLUGIN_DEFINE(desc)
