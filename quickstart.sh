@@ -49,6 +49,8 @@ packages=(
 # The second compiler the tests build with, and its fuzzing runtime.
 if [ "$mode" = test ]; then
 	packages+=(clang lld libclang-rt-14-dev)
+	# The one-node Slurm cluster the cluster test starts (tests/slurm_cluster.sh).
+	packages+=(munge slurm-wlm)
 fi
 
 missing=()

@@ -109,6 +109,49 @@ static json_t *cell_warnings(const double *v, size_t n)
 	return w;
 }
 
+/* Where two cells' processes ran on more than one CPU model (merged
+ * shards): the model with the most processes on both sides, at least two
+ * each, with a note saying what was left out; or NULL, with a note when
+ * the processes are pooled across models. NULL and no note: one model. */
+static const char *common_cpu_model(const struct alloclab_cell *a, const struct alloclab_cell *b, char *note, size_t len)
+{
+	const char *models[64];
+	unsigned nmodels = 0, best = 0, best_a = 0, best_b = 0;
+	const struct alloclab_cell *both[2] = {a, b};
+
+	for (int s = 0; s < 2; s++)
+		for (unsigned i = 0; i < both[s]->nprocs; i++) {
+			const char *m = both[s]->procs[i].host_cpu_model ? both[s]->procs[i].host_cpu_model : "";
+			unsigned k = 0;
+			while (k < nmodels && strcmp(models[k], m) != 0)
+				k++;
+			if (k == nmodels && nmodels < 64)
+				models[nmodels++] = m;
+		}
+	if (nmodels <= 1)
+		return NULL;
+	const char *pick = NULL;
+	for (unsigned k = 0; k < nmodels; k++) {
+		unsigned na = 0, nb = 0;
+		for (unsigned i = 0; i < a->nprocs; i++)
+			na += strcmp(a->procs[i].host_cpu_model ? a->procs[i].host_cpu_model : "", models[k]) == 0;
+		for (unsigned i = 0; i < b->nprocs; i++)
+			nb += strcmp(b->procs[i].host_cpu_model ? b->procs[i].host_cpu_model : "", models[k]) == 0;
+		if (na >= 2 && nb >= 2 && (na < nb ? na : nb) > best) {
+			best = na < nb ? na : nb;
+			best_a = na, best_b = nb;
+			pick = models[k];
+		}
+	}
+	if (pick)
+		snprintf(note, len, "compared within one CPU model (%.120s: %u and %u processes); the processes of %u other "
+			 "model%s left out", pick[0] ? pick : "unknown", best_a, best_b, nmodels - 1, nmodels > 2 ? "s" : "");
+	else
+		snprintf(note, len, "pooled processes of %u CPU models (no model has two processes of each cell): a "
+			 "difference may be the machines'", nmodels);
+	return pick;
+}
+
 static json_t *unmeasured_entry(const struct alloclab_cell *c)
 {
 	const char *s = c->status == ALLOCLAB_CELL_ERROR ? "error"
@@ -182,14 +225,28 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 				any_other |= c > 0;
 				continue;
 			}
-			v = alloclab_cell_measure_values(other, &o->measure, &nv);
-			p = alloclab_cell_measure_processes(other, &o->measure, &np);
+			/* Shards merged from machines of several CPU models: compare
+			 * within one model where both cells have processes enough. */
+			struct alloclab_cell_measure within = o->measure;
+			char hosts_note[400] = "";
+			double *bv = base_v, *bp = base_p;
+			size_t bnv = base_nv, bnp = base_np;
+			if (c > 0 && base_v)
+				within.cpu_model = common_cpu_model(cell, other, hosts_note, sizeof hosts_note);
+			if (within.cpu_model) {
+				bv = alloclab_cell_measure_values(cell, &within, &bnv);
+				bp = alloclab_cell_measure_processes(cell, &within, &bnp);
+			}
+			v = alloclab_cell_measure_values(other, &within, &nv);
+			p = alloclab_cell_measure_processes(other, &within, &np);
 			if (nv == 0) {
 				json_array_append_new(entries, json_pack("{s:s,s:s}", "status", "not measured", "message",
 									 "no latency measured (run with --latency)"));
 				any_other |= c > 0;
 				free(v);
 				free(p);
+				if (bv != base_v)
+					free(bv), free(bp);
 				continue;
 			}
 			alloclab_summarize(v, nv, &s);
@@ -197,11 +254,13 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 					  "values", (json_int_t)nv, "processes", (json_int_t)np, "warnings",
 					  alloclab_metric_deterministic(other->metric) ? json_array() : cell_warnings(v, nv));
 			if (c > 0 && base_v) {
+				if (hosts_note[0])
+					json_array_append_new(json_object_get(entry, "warnings"), json_string(hosts_note));
 				struct alloclab_summary sb;
 				struct alloclab_test_result t;
 				const char *unit = "processes";
 				double min_p;
-				alloclab_summarize(base_v, base_nv, &sb);
+				alloclab_summarize(bv, bnv, &sb);
 				double ratio = s.mean / sb.mean;
 				if (alloclab_metric_deterministic(cell->metric) || alloclab_metric_deterministic(other->metric)) {
 					/* Counts, not times: the same every time, so a test
@@ -212,17 +271,17 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 					unit = "nothing (a deterministic count: compared by its ratio)";
 					min_p = 0;
 				} else if (o->test == ALLOCLAB_TEST_PYPERF) {
-					alloclab_t_test(base_v, base_nv, v, nv, &t);
+					alloclab_t_test(bv, bnv, v, nv, &t);
 					unit = "values";
-					min_p = base_nv >= 2 && nv >= 2 ? 0 : 1;
-				} else if (base_np >= 2 && np >= 2) {
-					alloclab_mann_whitney(base_p, base_np, p, np, &t);
-					min_p = alloclab_mann_whitney_min_p(base_np, np);
+					min_p = bnv >= 2 && nv >= 2 ? 0 : 1;
+				} else if (bnp >= 2 && np >= 2) {
+					alloclab_mann_whitney(bp, bnp, p, np, &t);
+					min_p = alloclab_mann_whitney_min_p(bnp, np);
 				} else {
 					/* One process: the values are all there is. */
-					alloclab_mann_whitney(base_v, base_nv, v, nv, &t);
+					alloclab_mann_whitney(bv, bnv, v, nv, &t);
 					unit = "values (one process: not independent)";
-					min_p = alloclab_mann_whitney_min_p(base_nv, nv);
+					min_p = alloclab_mann_whitney_min_p(bnv, nv);
 				}
 				int reachable = min_p < ALPHA;
 				int significant = reachable && t.p < ALPHA && fabs(ratio - 1) * 100 >= o->min_speed;
@@ -237,7 +296,7 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 					snprintf(text, sizeof text,
 						 "the rank test cannot reach p < %.2f with %zu and %zu %s (smallest p %.3f): "
 						 "measure at least %zu processes per side (-n)",
-						 ALPHA, unit[0] == 'p' ? base_np : base_nv, unit[0] == 'p' ? np : nv,
+						 ALPHA, unit[0] == 'p' ? bnp : bnv, unit[0] == 'p' ? np : nv,
 						 unit[0] == 'p' ? "processes" : "values", min_p,
 						 alloclab_mann_whitney_needed(ALPHA));
 					json_array_append_new(json_object_get(entry, "warnings"), json_string(text));
@@ -251,6 +310,8 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 			json_array_append_new(entries, entry);
 			free(v);
 			free(p);
+			if (bv != base_v)
+				free(bv), free(bp);
 		}
 		free(base_v);
 		free(base_p);

@@ -123,18 +123,23 @@ static void row_figures(const struct alloclab_cell *const *cells, size_t n, cons
 	char name[300], title[400];
 	struct alloclab_figure *cdf, *tail, *bars;
 
+	/* Added first, pointed at after: adding one may move the others. */
+	size_t first = out->n;
 	snprintf(name, sizeof name, "latency-cdf-%s", row);
 	snprintf(title, sizeof title, "%s: allocator calls timed (--latency), all ops", row);
-	cdf = alloclab_figure_add(out, name, title, "time of one call (ns, logarithmic)",
-				  "fraction of calls at or under it", ALLOCLAB_FIGURE_LINES);
-	cdf->xlog = 1;
+	alloclab_figure_add(out, name, title, "time of one call (ns, logarithmic)", "fraction of calls at or under it",
+			    ALLOCLAB_FIGURE_LINES);
 	/* The same calls from the other end, where the tail shows. */
 	snprintf(name, sizeof name, "latency-tail-%s", row);
-	tail = alloclab_figure_add(out, name, title, "time of one call (ns, logarithmic)",
-				   "fraction of calls slower (logarithmic)", ALLOCLAB_FIGURE_LINES);
-	tail->xlog = tail->ylog = 1;
+	alloclab_figure_add(out, name, title, "time of one call (ns, logarithmic)", "fraction of calls slower (logarithmic)",
+			    ALLOCLAB_FIGURE_LINES);
 	snprintf(name, sizeof name, "latency-percentiles-%s", row);
-	bars = alloclab_figure_add(out, name, title, "percentile of the calls", "ns (logarithmic)", ALLOCLAB_FIGURE_BARS);
+	alloclab_figure_add(out, name, title, "percentile of the calls", "ns (logarithmic)", ALLOCLAB_FIGURE_BARS);
+	cdf = &out->items[first];
+	tail = &out->items[first + 1];
+	bars = &out->items[first + 2];
+	cdf->xlog = 1;
+	tail->xlog = tail->ylog = 1;
 	bars->ylog = 1;
 	for (unsigned k = 0; k < ALLOCLAB_LAT_NQUANTILES; k++)
 		alloclab_figure_category(bars, alloclab_lat_quantile_names[k]);

@@ -56,7 +56,7 @@ int alloclab_cmd_compare(int argc, char **argv)
 		{"metric", required_argument, NULL, 'M'},  {"op", required_argument, NULL, 'O'},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
-	struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 1.0, {0, -1}};
+	struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 1.0, {0, -1, NULL}};
 	int op_given = 0;
 	const struct alloclab_output_format *format = alloclab_output_format_find("rst", 0);
 	struct alloclab_column cols[MAX_FILES];

@@ -78,9 +78,17 @@ static const char usage[] =
 	"                                 simulated L1/LL data misses per op (this machine's geometry);\n"
 	"                                 tlb adds simulated first- and second-level data-TLB misses\n"
 	"                                 per op (4 KiB pages; ALLOCLAB_TLB=E1,W1,E2,W2 to override)\n"
+	;
+/* Split: C99 promises string literals of 4095 bytes only. */
+static const char usage_more[] =
 	"      --latency                  also time every allocator call: per-op percentiles (p50 to p99.99,\n"
 	"                                 max) and the slowest calls (docs/latency.md)\n"
 	"      --latency-every K          time every K-th call of each thread only (implies --latency)\n"
+	"      --shard K/N                measure only shard K of N of the plan: the process rounds r with\n"
+	"                                 r mod N = K-1, so every shard measures every cell; put the shards\n"
+	"                                 together with 'alloclab merge' (docs/cluster.md)\n"
+	"      --dry-run                  plan only: probe the plugins, check every argument, print what\n"
+	"                                 would be measured; measure and write nothing\n"
 	"      --check / --no-check       put every plugin through 'alloclab check' first / none; by\n"
 	"                                 default the plugins given by path are checked (cached per build)\n"
 	"  -o, --output FILE              results JSON (default alloclab-results/run-DATE.json); a results\n"
@@ -197,6 +205,7 @@ int alloclab_cmd_run(int argc, char **argv)
 		{"ci", required_argument, NULL, 'I'},      {"max-processes", required_argument, NULL, 'x'},
 		{"order", required_argument, NULL, 'O'},   {"order-seed", required_argument, NULL, 'S'},
 		{"latency", no_argument, NULL, 'y'},       {"latency-every", required_argument, NULL, 'Y'},
+		{"shard", required_argument, NULL, 'H'},   {"dry-run", no_argument, NULL, 'D'},
 		{NULL, 0, NULL, 0},
 	};
 	static struct alloclab_run_config cfg;
@@ -262,19 +271,32 @@ int alloclab_cmd_run(int argc, char **argv)
 		case 'Y':
 			rc = alloclab_parse_count("run", "--latency-every", optarg, 1, ALLOCLAB_LATENCY_MAX_EVERY, &cfg.latency);
 			break;
+		case 'H': {
+			unsigned k, n;
+			char extra;
+			if (sscanf(optarg, "%u/%u%c", &k, &n, &extra) != 2 || k < 1 || n < 1 || k > n || n > 1000 ||
+			    strspn(optarg, "0123456789/") != strlen(optarg))
+				rc = alloclab_usage_error("run", "--shard takes K/N with 1 <= K <= N <= 1000, not '%s'", optarg);
+			cfg.shard_index = k, cfg.shard_count = n;
+			break;
+		}
+		case 'D': cfg.dry_run = 1; break;
 		case 'C': cfg.check = ALLOCLAB_CHECK_ALL; break;
 		case 'N': cfg.check = ALLOCLAB_CHECK_NONE; break;
 		case 'M':
 			if (alloclab_measure_parse(optarg, &cfg.measure) != 0)
 				rc = alloclab_usage_error("run", "--measure takes time, instructions, cache or tlb, not '%s'", optarg);
 			break;
-		case 'h': fputs(usage, stdout); free_plugin_args(&cfg); return 0;
+		case 'h': fputs(usage, stdout); fputs(usage_more, stdout); free_plugin_args(&cfg); return 0;
 		case ':': rc = alloclab_usage_error("run", "option '%s' needs a value", argv[optind - 1]); break;
 		default: rc = alloclab_usage_error("run", "unknown option '%s'", argv[optind - 1]); break;
 		}
 	}
 	if (rc == 0 && optind < argc)
 		rc = alloclab_usage_error("run", "unexpected argument '%s'", argv[optind]);
+	if (rc == 0 && cfg.shard_count && cfg.processes_auto)
+		rc = alloclab_usage_error("run", "--shard splits the process rounds of a plan; -n auto decides them as it "
+					  "goes: give -n N");
 	if (rc == 0 && cfg.latency && cfg.measure != ALLOCLAB_MEASURE_TIME)
 		rc = alloclab_usage_error("run", "--latency times each call: it goes with --measure time only");
 	if (rc == 0 && cfg.output && cfg.output[0] == '\0')

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void alloclab_cell_label(const struct alloclab_cell *cell, char *out, size_t len)
 {
@@ -59,20 +60,28 @@ static double value_quantile(const struct alloclab_latency *l, const struct allo
 	return q;
 }
 
+int alloclab_cell_measure_takes(const struct alloclab_cell_measure *m, const struct alloclab_process *p)
+{
+	if (m == NULL || m->cpu_model == NULL)
+		return 1;
+	return strcmp(p->host_cpu_model ? p->host_cpu_model : "", m->cpu_model) == 0;
+}
+
 double *alloclab_cell_measure_values(const struct alloclab_cell *cell, const struct alloclab_cell_measure *m,
 				     size_t *n)
 {
-	if (m == NULL || m->quantile <= 0)
-		return alloclab_cell_values(cell, n);
 	double *out = alloclab_cell_values(cell, n);
 	size_t count = 0;
-	for (unsigned i = 0; i < cell->nprocs; i++)
+	for (unsigned i = 0; i < cell->nprocs; i++) {
+		if (!alloclab_cell_measure_takes(m, &cell->procs[i]))
+			continue;
 		for (unsigned k = 0; k < cell->procs[i].nvalues; k++) {
 			const struct alloclab_latency *l = cell->procs[i].values[k].latency;
-			double q = l ? value_quantile(l, m) : -1;
+			double q = m == NULL || m->quantile <= 0 ? cell->procs[i].values[k].per_op : l ? value_quantile(l, m) : -1;
 			if (q >= 0)
 				out[count++] = q;
 		}
+	}
 	*n = count;
 	return out;
 }
@@ -99,11 +108,19 @@ struct alloclab_latency *alloclab_cell_latency(const struct alloclab_cell *cell,
 double *alloclab_cell_measure_processes(const struct alloclab_cell *cell, const struct alloclab_cell_measure *m,
 					size_t *n)
 {
-	if (m == NULL || m->quantile <= 0)
-		return alloclab_cell_process_means(cell, n);
 	double *out = calloc(cell->nprocs + 1, sizeof *out);
 	size_t count = 0;
 	for (unsigned i = 0; i < cell->nprocs; i++) {
+		if (!alloclab_cell_measure_takes(m, &cell->procs[i]))
+			continue;
+		if (m == NULL || m->quantile <= 0) {
+			double sum = 0;
+			for (unsigned k = 0; k < cell->procs[i].nvalues; k++)
+				sum += cell->procs[i].values[k].per_op;
+			if (cell->procs[i].nvalues)
+				out[count++] = sum / cell->procs[i].nvalues;
+			continue;
+		}
 		struct alloclab_latency *l = alloclab_cell_latency(cell, (int)i);
 		double q = l ? value_quantile(l, m) : -1;
 		if (q >= 0)

@@ -30,6 +30,9 @@ double *alloclab_cell_process_means(const struct alloclab_cell *cell, size_t *n)
 struct alloclab_cell_measure {
 	double quantile;
 	int op;
+	/* Only the processes that ran on this CPU model (a merge of shards
+	 * from several machines: alloclab_process.host_cpu_model); NULL all. */
+	const char *cpu_model;
 };
 
 /* The measure of every value (values without latency figures are left
@@ -45,6 +48,9 @@ double *alloclab_cell_measure_processes(const struct alloclab_cell *cell, const 
 /* The latency of a cell's values merged: of process p, or of all (-1);
  * NULL when none was measured. Free with alloclab_latency_free. */
 struct alloclab_latency *alloclab_cell_latency(const struct alloclab_cell *cell, int process);
+
+/* Whether process p counts under m (its CPU model). */
+int alloclab_cell_measure_takes(const struct alloclab_cell_measure *m, const struct alloclab_process *p);
 
 /* The largest peak RSS of the cell's processes, KiB (0 unknown). */
 long alloclab_cell_peak_rss_kib(const struct alloclab_cell *cell);

@@ -1,6 +1,6 @@
 /*
  * Every file alloclab writes for the user (a run's results, a recorded
- * trace, pictures), under one policy, so that no command is looser than
+ * trace, pictures, exports), under one policy, so that no command is looser than
  * another:
  *   - checked before any work starts: a missing folder is made then, and
  *     one that cannot be written to is refused then, not after a run;
@@ -21,7 +21,15 @@
 
 #include <stddef.h>
 
-enum alloclab_output_kind { ALLOCLAB_OUTPUT_RESULTS, ALLOCLAB_OUTPUT_TRACE, ALLOCLAB_OUTPUT_PICTURE };
+enum alloclab_output_kind {
+	ALLOCLAB_OUTPUT_RESULTS,
+	ALLOCLAB_OUTPUT_TRACE,
+	ALLOCLAB_OUTPUT_PICTURE,
+	ALLOCLAB_OUTPUT_EXPORT, /* `alloclab export`: pyperf's JSON, or CSV with alloclab's header */
+};
+
+/* How an alloclab CSV export begins (its header's first columns). */
+#define ALLOCLAB_EXPORT_CSV_HEADER "plugin,workload,params,threads,"
 
 /* Whether path may be written as a file of this kind (see above); makes
  * its folder. 0, or -1 with one line in err naming the path. */

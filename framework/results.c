@@ -113,11 +113,12 @@ json_t *alloclab_metadata(int argc, char **argv)
 		snprintf(kernel, sizeof kernel, "unknown");
 	if (getloadavg(load, 3) < 1)
 		load[0] = -1;
-	return json_pack("{s:s,s:s,s:i,s:i,s:i,s:f,s:s,s:s,s:s,s:s,s:s,s:o}", K_ALLOCLAB_VERSION, ALLOCLAB_VERSION,
+	return json_pack("{s:s,s:s,s:i,s:i,s:i,s:f,s:s,s:s,s:s,s:s,s:s,s:o,s:o}", K_ALLOCLAB_VERSION, ALLOCLAB_VERSION,
 			 K_CPU_MODEL, cpu, K_CPU_COUNT, (int)sysconf(_SC_NPROCESSORS_ONLN), K_CPUS_ALLOWED, nallowed,
 			 K_CACHE_LINE_SIZE, line > 0 ? (int)line : 64, K_LOAD_AVERAGE_START, load[0], K_KERNEL, kernel,
 			 K_LIBC, gnu_get_libc_version(), K_COMPILER, ALLOCLAB_COMPILER, K_BUILD_FLAGS,
-			 ALLOCLAB_BUILD_FLAGS, K_DATE, date, K_COMMAND, cmd);
+			 ALLOCLAB_BUILD_FLAGS, K_DATE, date, K_COMMAND, cmd, K_HOST,
+			 alloclab_json_text(uname(&u) == 0 ? u.nodename : "unknown"));
 }
 
 json_t *alloclab_json_text(const char *s)
@@ -183,6 +184,36 @@ struct alloclab_results *alloclab_results_new(int argc, char **argv, const struc
 	return r;
 }
 
+struct alloclab_results *alloclab_results_new_from(json_t *metadata, json_t *config, char *err, size_t err_len)
+{
+	struct alloclab_results *r = calloc(1, sizeof *r);
+	r->version = ALLOCLAB_RESULTS_VERSION;
+	r->metadata = metadata;
+	r->config = config;
+	if (read_facts(r, err, err_len) != 0) {
+		alloclab_results_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void alloclab_results_set_shard(struct alloclab_results *r, unsigned index, unsigned count, const char *plan,
+				json_t *cell_processes)
+{
+	json_object_set_new(r->metadata, K_SHARD,
+			    json_pack("{s:i,s:i,s:s,s:o}", K_SHARD_INDEX, (int)index, K_SHARD_COUNT, (int)count,
+				      K_SHARD_PLAN, plan, K_SHARD_CELL_PROCESSES, cell_processes));
+	r->facts.shard_index = index;
+	r->facts.shard_count = count;
+	free(r->facts.shard_plan);
+	r->facts.shard_plan = strdup(plan);
+}
+
+const char *alloclab_process_cpu_model(const struct alloclab_results *r, const struct alloclab_process *p)
+{
+	return p->host_cpu_model ? p->host_cpu_model : r->facts.cpu_model;
+}
+
 void alloclab_results_set_cache_simulated(struct alloclab_results *r, const char *geometry)
 {
 	json_object_set_new(r->metadata, K_CACHE_SIMULATED, alloclab_json_text(geometry));
@@ -222,6 +253,9 @@ void alloclab_process_clear(struct alloclab_process *p)
 	json_decref(p->stats_after_finish);
 	json_decref(p->report);
 	free(p->plugin_output);
+	free(p->host);
+	free(p->host_cpu_model);
+	free(p->host_kernel);
 	memset(p, 0, sizeof *p);
 }
 
@@ -265,6 +299,9 @@ void alloclab_results_free(struct alloclab_results *r)
 	json_decref(r->metadata);
 	json_decref(r->config);
 	free(r->facts.cache_simulated);
+	free(r->facts.cpu_model);
+	free(r->facts.shard_plan);
+	free(r->facts.cell_processes);
 	free(r->path);
 	free(r);
 }
@@ -388,6 +425,10 @@ static json_t *process_json(const struct alloclab_process *p, unsigned threads, 
 		json_object_set(o, K_REPORT, p->report);
 	if (p->plugin_output)
 		json_object_set_new(o, K_PLUGIN_OUTPUT, alloclab_json_text(p->plugin_output));
+	if (p->host)
+		json_object_set_new(o, K_HOST, json_pack("{s:o,s:o,s:o}", K_HOST_NAME, alloclab_json_text(p->host),
+							 K_CPU_MODEL, alloclab_json_text(p->host_cpu_model),
+							 K_KERNEL, alloclab_json_text(p->host_kernel)));
 	return o;
 }
 
@@ -571,6 +612,41 @@ static int get_uint(const struct reader *rd, const json_t *obj, const char *wher
 	return 0;
 }
 
+/* metadata.shard, once the cells are read (it has an entry per cell). */
+static int read_shard(const struct reader *rd, struct alloclab_results *r)
+{
+	struct alloclab_run_facts *f = &r->facts;
+	json_t *shard = json_object_get(r->metadata, K_SHARD);
+
+	if (shard) {
+		uint64_t index = 0, count = 0;
+		json_t *cp = json_object_get(shard, K_SHARD_CELL_PROCESSES), *x;
+		size_t i;
+		if (!json_is_object(shard))
+			return bad(rd, K_METADATA, K_SHARD, "is %s, not an object", type_name(shard));
+		if (get_uint(rd, shard, K_METADATA "." K_SHARD, K_SHARD_COUNT, 1, 1, 1000000, &count) != 0 ||
+		    get_uint(rd, shard, K_METADATA "." K_SHARD, K_SHARD_INDEX, 1, 1, count, &index) != 0 ||
+		    get_string(rd, shard, K_METADATA "." K_SHARD, K_SHARD_PLAN, 1, &f->shard_plan) != 0)
+			return -1;
+		if (strlen(f->shard_plan) != 16 || strspn(f->shard_plan, "0123456789abcdef") != 16)
+			return bad(rd, K_METADATA "." K_SHARD, K_SHARD_PLAN, "is not 16 hexadecimal digits");
+		if (!json_is_array(cp) || json_array_size(cp) != r->ncells)
+			return bad(rd, K_METADATA "." K_SHARD, K_SHARD_CELL_PROCESSES, "is not an array of %u process counts (one a cell)",
+				   r->ncells);
+		f->cell_processes = calloc(r->ncells + 1, sizeof *f->cell_processes);
+		json_array_foreach(cp, i, x)
+		{
+			if (!json_is_integer(x) || json_integer_value(x) < 1 || json_integer_value(x) > 1000000)
+				return bad(rd, K_METADATA "." K_SHARD, K_SHARD_CELL_PROCESSES, "entry %zu is not a count of 1 to 1000000", i);
+			f->cell_processes[i] = (unsigned)json_integer_value(x);
+		}
+		f->ncell_processes = r->ncells;
+		f->shard_index = (unsigned)index;
+		f->shard_count = (unsigned)count;
+	}
+	return 0;
+}
+
 static int read_facts_with(const struct reader *rd, struct alloclab_results *r)
 {
 	struct alloclab_run_facts *f = &r->facts;
@@ -579,8 +655,13 @@ static int read_facts_with(const struct reader *rd, struct alloclab_results *r)
 	char *geometry = NULL;
 
 	free(f->cache_simulated);
+	free(f->cpu_model);
+	free(f->shard_plan);
+	free(f->cell_processes);
 	memset(f, 0, sizeof *f);
 	f->load_start = f->load_end = -1;
+	if (get_string(rd, r->metadata, K_METADATA, K_CPU_MODEL, 0, &f->cpu_model) != 0)
+		return -1;
 	if (get_uint(rd, r->metadata, K_METADATA, K_CPUS_ALLOWED, 0, 0, 1u << 20, &cpus) != 0 ||
 	    get_number(rd, r->metadata, K_METADATA, K_LOAD_AVERAGE_START, -1, 1e9, &f->load_start) != 0 ||
 	    get_number(rd, r->metadata, K_METADATA, K_LOAD_AVERAGE_END, -1, 1e9, &f->load_end) != 0 ||
@@ -844,6 +925,17 @@ static int read_process(const struct reader *rd, const json_t *obj, const char *
 	    read_reports(rd, obj, where, K_REPORT, workload, threads, 1, &p->report) != 0 ||
 	    get_string(rd, obj, where, K_PLUGIN_OUTPUT, 0, &p->plugin_output) != 0)
 		return -1;
+	v = json_object_get(obj, K_HOST);
+	if (v) {
+		char w[300];
+		snprintf(w, sizeof w, "%s%s" K_HOST, where, where[0] ? "." : "");
+		if (!json_is_object(v))
+			return bad(rd, where, K_HOST, "is %s, not an object", type_name(v));
+		if (get_string(rd, v, w, K_HOST_NAME, 1, &p->host) != 0 ||
+		    get_string(rd, v, w, K_CPU_MODEL, 1, &p->host_cpu_model) != 0 ||
+		    get_string(rd, v, w, K_KERNEL, 1, &p->host_kernel) != 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -1105,6 +1197,8 @@ struct alloclab_results *alloclab_results_from_json(const json_t *doc, const cha
 			goto fail;
 		}
 	}
+	if (read_shard(&rd, r) != 0)
+		goto fail;
 	/* Every cell's plugin_index names a plugin, whatever the file held:
 	 * version 1 files may list none, or index them loosely. */
 	for (unsigned ci = 0; ci < r->ncells; ci++) {

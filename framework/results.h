@@ -100,6 +100,10 @@ struct alloclab_process {
 	json_t *report;
 	/* NULL, or what the plugin printed on stdout/stderr (first lines). */
 	char *plugin_output;
+	/* Where it ran, when the run's metadata does not say (a merge of
+	 * shards from several machines, `alloclab merge`); all NULL: on the
+	 * run's host. */
+	char *host, *host_cpu_model, *host_kernel;
 };
 
 struct alloclab_cell {
@@ -161,6 +165,14 @@ struct alloclab_run_facts {
 	int processes_auto;       /* -n auto, with these: */
 	unsigned max_processes;
 	double ci_percent;
+	char *cpu_model;          /* metadata's; NULL unknown */
+	/* A shard of a plan (--shard K/N): K from 1, N, the plan's identity
+	 * (16 hex digits) and each cell's processes in the whole plan
+	 * (ncell_processes == ncells); shard_count 0: not a shard. */
+	unsigned shard_index, shard_count;
+	char *shard_plan;
+	unsigned *cell_processes;
+	unsigned ncell_processes;
 };
 
 struct alloclab_results {
@@ -187,6 +199,19 @@ json_t *alloclab_json_text(const char *s);
 /* An empty run with this machine's metadata (argv recorded as the
  * command) and its settings as config (NULL: none recorded). */
 struct alloclab_results *alloclab_results_new(int argc, char **argv, const struct alloclab_run_settings *settings);
+
+/* --shard K/N: the plan's identity and each cell's processes in the
+ * whole plan (a reference taken over), recorded in metadata. */
+void alloclab_results_set_shard(struct alloclab_results *r, unsigned index, unsigned count, const char *plan,
+				json_t *cell_processes);
+
+/* The CPU model process p ran on: its own (a merged file), else the run's
+ * (NULL unknown). */
+const char *alloclab_process_cpu_model(const struct alloclab_results *r, const struct alloclab_process *p);
+
+/* An empty run with this metadata and config (references taken over),
+ * its facts read from them as a file's are: a merge's. 0 facts refused. */
+struct alloclab_results *alloclab_results_new_from(json_t *metadata, json_t *config, char *err, size_t err_len);
 
 /* --measure cache: the geometry callgrind simulates, recorded in metadata. */
 void alloclab_results_set_cache_simulated(struct alloclab_results *r, const char *geometry);

@@ -32,6 +32,14 @@
 #define K_CACHE_SIMULATED "cache_simulated"
 #define K_RUNNER_CPU_S "runner_cpu_s"
 #define K_WORKERS "workers"
+#define K_HOST "host"
+#define K_SHARD "shard"
+#define K_SHARD_INDEX "index"
+#define K_SHARD_COUNT "count"
+#define K_SHARD_PLAN "plan"
+#define K_SHARD_CELL_PROCESSES "cell_processes"
+#define K_SHARDS "shards"
+#define K_HOST_NAME "name"
 
 /* config */
 /* K_PROCESSES, K_VALUES, K_WARMUPS as below */

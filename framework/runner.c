@@ -404,6 +404,62 @@ static void default_output(char *out, size_t len)
 	snprintf(out, len, "alloclab-results/run-%s.json", stamp);
 }
 
+unsigned alloclab_shard_share(unsigned processes, unsigned k, unsigned n)
+{
+	if (n == 0)
+		return processes;
+	return processes >= k ? (processes - k) / n + 1 : 0;
+}
+
+/* Skip the command line's words that do not change what is measured:
+ * where the results go, the shard, the order's seed, quiet. */
+static int plan_neutral(char *const *argv, int i, int *words)
+{
+	static const char *const with_value[] = {"-o", "--output", "--shard", "--order-seed"};
+	*words = 1;
+	for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) {
+		size_t n = strlen(with_value[k]);
+		if (strcmp(argv[i], with_value[k]) == 0) {
+			*words = 2;
+			return 1;
+		}
+		if (strncmp(argv[i], with_value[k], n) == 0 && argv[i][n] == '=')
+			return 1;
+	}
+	return strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0;
+}
+
+/* The plan's identity, for shards: FNV-1a of the command line without
+ * its plan-neutral words and of every cell as planned (plugin, options,
+ * workload and parameters, threads, alignment, processes), as 16 hex
+ * digits. */
+static void plan_hash(const struct alloclab_run *run, char *out, size_t len)
+{
+	const struct alloclab_run_config *cfg = run->cfg;
+	const struct alloclab_results *r = run->results;
+	uint64_t h = ALLOCLAB_FNV_OFFSET;
+
+	for (int i = 1; i < cfg->argc;) {
+		int words;
+		if (!plan_neutral(cfg->argv, i, &words))
+			h = alloclab_fnv1a(h, cfg->argv[i], strlen(cfg->argv[i]) + 1);
+		i += words;
+	}
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *c = &r->cells[i];
+		char *params = json_dumps(c->params, JSON_SORT_KEYS | JSON_COMPACT);
+		char line[1024];
+		int n = snprintf(line, sizeof line, "%s|%s|%s|%u|%d|%u|%u|%u|%s", run->cells[i].spec.plugin,
+				 run->cells[i].spec.plugin_options, c->workload, c->threads, c->cache_aligned,
+				 run->cells[i].processes, run->cells[i].spec.values, run->cells[i].spec.warmups, c->metric);
+		h = alloclab_fnv1a(h, line, n > 0 && (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+		if (params)
+			h = alloclab_fnv1a(h, params, strlen(params));
+		free(params);
+	}
+	snprintf(out, len, "%016llx", (unsigned long long)h);
+}
+
 static void lay_out_cells(struct alloclab_run *run)
 {
 	const struct alloclab_run_config *cfg = run->cfg;
@@ -446,15 +502,16 @@ static void lay_out_cells(struct alloclab_run *run)
 					c->done = na != NULL;
 					if (c->processes > run->max_processes)
 						run->max_processes = c->processes;
+					unsigned share = alloclab_shard_share(c->processes, cfg->shard_index, cfg->shard_count);
 					if (!na)
-						run->total_workers += c->processes;
+						run->total_workers += share;
 					struct alloclab_cell cell = {
 						.plugin = r->plugins[p].label, .plugin_index = p,
 						.plugin_options = cfg->plugins[p].options, .workload = (char *)wl->name,
 						.params = alloclab_params_json(wl, &c->spec.params), .threads = cfg->threads[t],
 						.cache_aligned = (int)al,
 						.status = na ? ALLOCLAB_CELL_NOT_APPLICABLE : ALLOCLAB_CELL_PENDING,
-						.message = (char *)na, .unit_op = (char *)wl->unit_op, .planned = c->processes,
+						.message = (char *)na, .unit_op = (char *)wl->unit_op, .planned = share,
 						.metric = (char *)alloclab_cell_spec_metric(&c->spec),
 					};
 					alloclab_results_add_cell(r, &cell);
@@ -564,6 +621,36 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 		return interrupted ? ALLOCLAB_EXIT_INTERRUPTED : ALLOCLAB_EXIT_USAGE;
 	}
 	lay_out_cells(run);
+	if (cfg->shard_count) {
+		json_t *processes = json_array();
+		char hash[32];
+		for (unsigned i = 0; i < run->results->ncells; i++) {
+			if (alloclab_shard_share(run->cells[i].processes, cfg->shard_index, cfg->shard_count) == 0) {
+				fprintf(stderr, "alloclab: --shard %u/%u: cells of %u processes have nothing for shard %u "
+					"(shards split the process rounds: at most %u shards)\n",
+					cfg->shard_index, cfg->shard_count, run->cells[i].processes, cfg->shard_index,
+					run->cells[i].processes);
+				json_decref(processes);
+				free_run(run);
+				return ALLOCLAB_EXIT_USAGE;
+			}
+			json_array_append_new(processes, json_integer(run->cells[i].processes));
+		}
+		plan_hash(run, hash, sizeof hash);
+		alloclab_results_set_shard(run->results, cfg->shard_index, cfg->shard_count, hash, processes);
+	}
+	if (cfg->dry_run) {
+		unsigned na = 0;
+		for (unsigned i = 0; i < run->results->ncells; i++)
+			na += run->results->cells[i].status == ALLOCLAB_CELL_NOT_APPLICABLE;
+		printf("plan: %u cells (%u not applicable), %u worker processes", run->results->ncells, na,
+		       run->total_workers);
+		if (cfg->shard_count)
+			printf(" in shard %u of %u", cfg->shard_index, cfg->shard_count);
+		printf("; results would go to %s\n", run->output);
+		free_run(run);
+		return ALLOCLAB_EXIT_OK;
+	}
 	/* The output before any measurement: a run that cannot keep its
 	 * results (unwritable, not a regular file, written by another run)
 	 * measures nothing. */
@@ -604,11 +691,13 @@ int alloclab_run_measure(struct alloclab_run *run)
 			char label[512], why[ALLOCLAB_ERR_LEN];
 			int interrupted;
 
-			if (c->done || round >= c->processes)
+			if (c->done || round >= c->processes ||
+			    (run->cfg->shard_count && round % run->cfg->shard_count != run->cfg->shard_index - 1))
 				continue;
 			snprintf(label, sizeof label, "%s%s %s threads=%u process %u/%u", cell->plugin,
-				 c->spec.cache_align ? " +align" : "", c->spec.workload->name, c->spec.threads, round + 1,
-				 c->processes);
+				 c->spec.cache_align ? " +align" : "", c->spec.workload->name, c->spec.threads,
+				 run->cfg->shard_count ? cell->nprocs + 1 : round + 1,
+				 run->cfg->shard_count ? cell->planned : c->processes);
 			alloclab_progress_show(&progress, label);
 			run->workers_run++;
 			int measured = alloclab_measure_isolated(&c->spec, run->cfg->timeout_s, &proc, &interrupted, why,
@@ -636,7 +725,8 @@ int alloclab_run_measure(struct alloclab_run *run)
 			} else {
 				proc.index = round;
 				alloclab_cell_add_process(cell, &proc);
-				if (round + 1 == c->processes ||
+				/* A shard's part of the cell is its rounds (planned). */
+				if ((run->cfg->shard_count ? cell->nprocs == cell->planned : round + 1 == c->processes) ||
 				    (run->cfg->processes_auto && cell->nprocs >= c->min_processes &&
 				     ci_half_width_percent(cell) <= run->cfg->ci_percent)) {
 					alloclab_cell_set_status(cell, ALLOCLAB_CELL_OK, NULL);
@@ -715,7 +805,7 @@ int alloclab_run(const struct alloclab_run_config *cfg)
 	struct alloclab_run *run;
 	int status = alloclab_run_plan(cfg, &run);
 
-	if (status != ALLOCLAB_EXIT_OK)
+	if (status != ALLOCLAB_EXIT_OK || run == NULL) /* run NULL: --dry-run */
 		return status;
 	return alloclab_run_finish(run, alloclab_run_measure(run));
 }

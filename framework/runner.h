@@ -90,6 +90,13 @@ struct alloclab_run_config {
 	enum alloclab_measure measure;
 	/* --latency: every `latency`-th call of each thread timed; 0 off. */
 	unsigned latency;
+	/* --shard K/N: only the process rounds r with r % N == K - 1 (K from
+	 * 1), so that every shard measures every cell; 0 of 0: the whole plan.
+	 * The results carry the plan's identity (alloclab_plan_hash) and K. */
+	unsigned shard_index, shard_count;
+	/* --dry-run: plan (plugins probed, parameters and shards checked),
+	 * print what would be measured, measure and write nothing. */
+	int dry_run;
 	/* Whether plugins are measured unwrapped (off, the default), through
 	 * the cache-line alignment wrapper (on: alloclab_allocator_cache_align)
 	 * or both ways, every plugin twice, for the aligned-against-unaligned
@@ -106,6 +113,10 @@ struct alloclab_run_config {
 	int argc;
 	char **argv;
 };
+
+/* The process rounds of a cell of `processes` processes that shard K of N
+ * measures (all of them with N = 0). */
+unsigned alloclab_shard_share(unsigned processes, unsigned k, unsigned n);
 
 /* The order cells are visited in, in round `round` of processes: the
  * plan's (fixed), or a shuffle (Fisher-Yates) drawn from the run's seed and

@@ -7,6 +7,7 @@
  * replay of the corpus and of every crash ever found (replay.c).
  */
 #include "compare.h"
+#include "export.h"
 #include "figure.h"
 #include "plot.h"
 #include "registry.h"
@@ -37,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	alloclab_report_print(r, sink, 1);
 	{
 		struct alloclab_column cols[2] = {{"a", r, NULL}, {"b", r, NULL}};
-		struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 1.0, {0, -1}};
+		struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 1.0, {0, -1, NULL}};
 		json_t *cmp = alloclab_compare(cols, 2, &o, err, sizeof err);
 		json_decref(cmp);
 		/* A latency percentile, of every op and of one. */
@@ -46,6 +47,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		o.measure.op = 0;
 		o.measure.quantile = 1;
 		json_decref(alloclab_compare(cols, 2, &o, err, sizeof err));
+	}
+	{
+		/* The exports, of every plugin and of one. */
+		unsigned skipped;
+		json_decref(alloclab_export_pyperf(r, NULL, &skipped, err, sizeof err));
+		if (r->ncells)
+			json_decref(alloclab_export_pyperf(r, r->cells[0].plugin, &skipped, err, sizeof err));
+		alloclab_export_csv(r, NULL, sink, &skipped, err, sizeof err);
 	}
 	{
 		struct alloclab_figure_list figures = {0};

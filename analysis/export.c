@@ -1,0 +1,241 @@
+/* Results for other tools. See export.h. */
+#include "export.h"
+
+#include "cells.h"
+#include "output_path.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The cells exported: measured, of the plugin asked for. */
+static const struct alloclab_cell **chosen(const struct alloclab_results *r, const char *plugin, size_t *n,
+					   unsigned *skipped)
+{
+	const struct alloclab_cell **cells = calloc(r->ncells + 1, sizeof *cells);
+	*n = 0;
+	*skipped = 0;
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *c = &r->cells[i];
+		char label[512];
+		alloclab_cell_label(c, label, sizeof label);
+		if (plugin && strcmp(label, plugin) != 0)
+			continue;
+		size_t nv = 0;
+		for (unsigned p = 0; p < c->nprocs; p++)
+			nv += c->procs[p].nvalues;
+		if (!alloclab_cell_measured(c) || nv == 0) {
+			(*skipped)++;
+			continue;
+		}
+		cells[(*n)++] = c;
+	}
+	return cells;
+}
+
+static int several_plugins(const struct alloclab_cell *const *cells, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(cells[i]->plugin, cells[0]->plugin) != 0 || cells[i]->cache_aligned != cells[0]->cache_aligned)
+			return 1;
+	return 0;
+}
+
+/* pyperf refuses empty strings and line breaks in metadata. */
+static json_t *meta_string(const char *s)
+{
+	char buf[1024];
+	size_t k = 0;
+	for (; *s == ' '; s++)
+		;
+	for (; *s && k + 1 < sizeof buf; s++)
+		buf[k++] = *s == '\n' || *s == '\r' ? ' ' : *s;
+	while (k > 0 && buf[k - 1] == ' ')
+		k--;
+	buf[k] = '\0';
+	return alloclab_json_text(k ? buf : "-");
+}
+
+/* "2026-12-01T14:10:00Z" as pyperf writes dates: "2026-12-01 14:10:00". */
+static json_t *pyperf_date(const char *iso)
+{
+	char d[32];
+	if (iso == NULL || strlen(iso) < 19)
+		return NULL;
+	snprintf(d, sizeof d, "%.10s %.8s", iso, iso + 11);
+	return json_string(d);
+}
+
+static uint64_t value_ops(const struct alloclab_value *v, unsigned threads)
+{
+	uint64_t ops = 0;
+	for (unsigned t = 0; t < threads; t++)
+		ops += v->thread_ops[t];
+	return ops;
+}
+
+json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plugin, unsigned *skipped, char *err,
+			       size_t err_len)
+{
+	size_t n;
+	const struct alloclab_cell **cells = chosen(r, plugin, &n, skipped);
+	char **names;
+	json_t *benchmarks = json_array();
+	const char *date = json_string_value(json_object_get(r->metadata, "date"));
+	int prefix = plugin == NULL && several_plugins(cells, n);
+
+	if (n == 0) {
+		snprintf(err, err_len, "%s has no measured cell%s%s to export", r->path ? r->path : "the run",
+			 plugin ? " of plugin " : "", plugin ? plugin : "");
+		free(cells);
+		json_decref(benchmarks);
+		return NULL;
+	}
+	names = calloc(n + 1, sizeof *names);
+	alloclab_row_names(cells, n, 0, names);
+	for (size_t i = 0; i < n; i++) {
+		const struct alloclab_cell *c = cells[i];
+		int counts = alloclab_metric_deterministic(c->metric);
+		double scale = counts ? 1.0 : 1e-9; /* ns -> s */
+		char name[1200], label[512], *params = json_dumps(c->params, JSON_SORT_KEYS | JSON_COMPACT);
+		json_t *runs = json_array();
+		const char *host0 = NULL, *cpu0 = NULL;
+		int one_host = 1;
+
+		alloclab_cell_label(c, label, sizeof label);
+		snprintf(name, sizeof name, "%s%s%s", prefix ? label : "", prefix ? ": " : "", names[i]);
+		for (unsigned p = 0; p < c->nprocs; p++) {
+			const char *h = c->procs[p].host ? c->procs[p].host : json_string_value(json_object_get(r->metadata, "host"));
+			const char *cpu = alloclab_process_cpu_model(r, &c->procs[p]);
+			if (p == 0)
+				host0 = h, cpu0 = cpu;
+			else if (!h || !host0 || strcmp(h, host0) != 0 || !cpu || !cpu0 || strcmp(cpu, cpu0) != 0)
+				one_host = 0;
+		}
+		for (unsigned p = 0; p < c->nprocs; p++) {
+			const struct alloclab_process *proc = &c->procs[p];
+			json_t *values = json_array(), *warmups = json_array(), *meta = json_object();
+			uint64_t loops = proc->nvalues ? value_ops(&proc->values[0], c->threads) : 0;
+			if (proc->nvalues == 0)
+				continue;
+			for (unsigned v = 0; v < proc->nvalues; v++) {
+				json_array_append_new(values, json_real(proc->values[v].per_op * scale));
+				if (value_ops(&proc->values[v], c->threads) != loops)
+					loops = 0;
+			}
+			for (unsigned w = 0; w < proc->nwarmups; w++) {
+				uint64_t wl = value_ops(&proc->warmups[w], c->threads);
+				json_array_append_new(warmups, json_pack("[I,f]", (json_int_t)(wl ? wl : 1),
+									 proc->warmups[w].per_op * scale));
+			}
+			/* A value is a mean over this many operations: pyperf's
+			 * loops, where every value of the run has the same. */
+			if (loops)
+				json_object_set_new(meta, "loops", json_integer((json_int_t)loops));
+			json_object_set_new(meta, "duration", json_real(proc->elapsed_s));
+			if (proc->peak_rss_kib >= 0)
+				json_object_set_new(meta, "mem_max_rss", json_integer((json_int_t)proc->peak_rss_kib * 1024));
+			json_object_set_new(meta, "alloclab_process", json_integer(proc->index + 1));
+			/* pyperf insists that the runs of a benchmark share their
+			 * host: a merge across hosts names it apart. */
+			const char *h = proc->host ? proc->host : json_string_value(json_object_get(r->metadata, "host"));
+			const char *cpu = alloclab_process_cpu_model(r, proc);
+			if (!one_host) {
+				if (h)
+					json_object_set_new(meta, "alloclab_host", meta_string(h));
+				if (cpu)
+					json_object_set_new(meta, "alloclab_cpu_model", meta_string(cpu));
+			}
+			json_t *d = pyperf_date(date);
+			if (d)
+				json_object_set_new(meta, "date", d);
+			json_t *run = json_pack("{s:o,s:o}", "values", values, "metadata", meta);
+			if (json_array_size(warmups))
+				json_object_set_new(run, "warmups", warmups);
+			else
+				json_decref(warmups);
+			json_array_append_new(runs, run);
+		}
+		json_t *meta = json_pack("{s:o,s:s,s:o,s:o,s:o,s:i}", "name", meta_string(name), "unit",
+					 counts ? "integer" : "second", "alloclab_plugin", meta_string(label),
+					 "alloclab_workload", meta_string(c->workload), "alloclab_params",
+					 meta_string(params && strcmp(params, "{}") != 0 ? params : "-"), "threads",
+					 (int)c->threads);
+		if (one_host && host0)
+			json_object_set_new(meta, "hostname", meta_string(host0));
+		if (one_host && cpu0)
+			json_object_set_new(meta, "cpu_model_name", meta_string(cpu0));
+		json_object_set_new(meta, "alloclab_metric", json_string(c->metric));
+		if (c->unit_op)
+			json_object_set_new(meta, "alloclab_unit_op", meta_string(c->unit_op));
+		json_array_append_new(benchmarks, json_pack("{s:o,s:o}", "metadata", meta, "runs", runs));
+		free(params);
+		free(names[i]);
+	}
+	free(names);
+	free(cells);
+	json_t *suite_meta = json_pack("{s:o}", "alloclab_version",
+				       meta_string(json_string_value(json_object_get(r->metadata, "alloclab_version"))
+							   ? json_string_value(json_object_get(r->metadata, "alloclab_version"))
+							   : "unknown"));
+	return json_pack("{s:s,s:o,s:o}", "version", "1.0", "benchmarks", benchmarks, "metadata", suite_meta);
+}
+
+static void csv_field(FILE *out, const char *s)
+{
+	if (strpbrk(s, ",\"\r\n") == NULL) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+int alloclab_export_csv(const struct alloclab_results *r, const char *plugin, FILE *out, unsigned *skipped, char *err,
+			size_t err_len)
+{
+	size_t n;
+	const struct alloclab_cell **cells = chosen(r, plugin, &n, skipped);
+
+	if (n == 0) {
+		snprintf(err, err_len, "%s has no measured cell%s%s to export", r->path ? r->path : "the run",
+			 plugin ? " of plugin " : "", plugin ? plugin : "");
+		free(cells);
+		return -1;
+	}
+	fputs(ALLOCLAB_EXPORT_CSV_HEADER "cache_aligned,process,value,metric,per_op,wall_ns,ops,host,cpu_model\r\n",
+	      out);
+	for (size_t i = 0; i < n; i++) {
+		const struct alloclab_cell *c = cells[i];
+		char label[512], *params = json_dumps(c->params, JSON_SORT_KEYS | JSON_COMPACT);
+		alloclab_cell_label(c, label, sizeof label);
+		for (unsigned p = 0; p < c->nprocs; p++) {
+			const struct alloclab_process *proc = &c->procs[p];
+			const char *h = proc->host ? proc->host : json_string_value(json_object_get(r->metadata, "host"));
+			const char *cpu = alloclab_process_cpu_model(r, proc);
+			for (unsigned v = 0; v < proc->nvalues; v++) {
+				csv_field(out, label);
+				fputc(',', out);
+				csv_field(out, c->workload);
+				fputc(',', out);
+				csv_field(out, params ? params : "{}");
+				fprintf(out, ",%u,%d,%u,%u,", c->threads, c->cache_aligned, proc->index + 1, v + 1);
+				csv_field(out, c->metric);
+				fprintf(out, ",%.17g,%llu,%llu,", proc->values[v].per_op, (unsigned long long)proc->values[v].wall_ns,
+					(unsigned long long)value_ops(&proc->values[v], c->threads));
+				csv_field(out, h ? h : "");
+				fputc(',', out);
+				csv_field(out, cpu ? cpu : "");
+				fputs("\r\n", out);
+			}
+		}
+		free(params);
+	}
+	free(cells);
+	return 0;
+}

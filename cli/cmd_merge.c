@@ -1,0 +1,121 @@
+/*
+ * `alloclab merge -o OUT SHARD.json...`: the shards of one plan
+ * (`alloclab run --shard K/N`) as one results file (framework/merge.h),
+ * which show, compare and plot read as any other. Says which shards are
+ * missing or incomplete and how to measure them; exits 0 when the merge is
+ * whole, 1 when shards are missing or incomplete (the file is written all
+ * the same), 2 on bad input (shards of different plans, a shard twice).
+ */
+#include "cli.h"
+#include "merge.h"
+#include "loader.h"
+#include "output_path.h"
+#include "registry.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: alloclab merge -o OUT.json SHARD.json [SHARD.json ...]\n"
+	"\n"
+	"Puts the shards of one plan (alloclab run --shard K/N) together into one results\n"
+	"file. Shards of another plan, another alloclab or given twice are refused; missing\n"
+	"or interrupted shards are named, with the command that measures them, and their\n"
+	"cells stay pending until a merge has every shard. docs/cluster.md.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output FILE   the merged results (a results file there is replaced, any other file is not)\n"
+	"  -q, --quiet         print only problems\n"
+	"  -h, --help\n"
+	"\n"
+	"exit status: 0 every shard merged, 1 shards missing or incomplete (merged anyway), 2 bad input\n";
+
+#define MAX_SHARDS 1000
+
+int alloclab_cmd_merge(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	};
+	struct alloclab_results *shards[MAX_SHARDS] = {0}, *merged = NULL;
+	const char *files[MAX_SHARDS], *output = NULL;
+	struct alloclab_merge_report rep = {0};
+	char err[ALLOCLAB_ERR_LEN + 600];
+	int opt, quiet = 0, rc = 2, n;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': output = optarg; break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(usage, stdout); return 0;
+		case ':': return alloclab_usage_error("merge", "option '%s' needs a value", argv[optind - 1]);
+		default: return alloclab_usage_error("merge", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	n = argc - optind;
+	if (output == NULL || output[0] == '\0')
+		return alloclab_usage_error("merge", "where to? give -o OUT.json");
+	if (n < 1)
+		return alloclab_usage_error("merge", "give the shards' results files");
+	if (n > MAX_SHARDS)
+		return alloclab_usage_error("merge", "at most %d shards", MAX_SHARDS);
+	if (alloclab_output_usable(output, ALLOCLAB_OUTPUT_RESULTS, err, sizeof err) != 0)
+		return alloclab_usage_error("merge", "%s", err);
+	for (int i = 0; i < n; i++) {
+		files[i] = argv[optind + i];
+		for (int k = 0; k < i; k++)
+			if (strcmp(files[k], files[i]) == 0)
+				return alloclab_usage_error("merge", "%s is given twice", files[i]);
+	}
+	for (int i = 0; i < n; i++)
+		if ((shards[i] = alloclab_cli_load(files[i])) == NULL)
+			goto out;
+	merged = alloclab_merge(shards, files, (unsigned)n, &rep, err, sizeof err);
+	if (merged == NULL) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		goto out;
+	}
+	if (alloclab_results_write(merged, output, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		goto out;
+	}
+	unsigned procs = 0;
+	for (unsigned c = 0; c < merged->ncells; c++)
+		procs += merged->cells[c].nprocs;
+	if (!quiet)
+		printf("merged %u of %u shards into %s: %u cells, %u processes\n", (unsigned)n - 0u, rep.count, output,
+		       merged->ncells, procs);
+	if (rep.mixed_cpu_models || rep.mixed_kernels)
+		fprintf(stderr,
+			"alloclab merge: warning: the shards ran on %s (%u hosts): compare compares processes within "
+			"one CPU model where it can, and says when it pooled them\n",
+			rep.mixed_cpu_models ? "different CPU models" : "different kernels", rep.hosts);
+	for (unsigned i = 0; i < rep.nmissing; i++) {
+		char cmd[4096], path[64];
+		snprintf(path, sizeof path, "shard-%u.json", rep.missing[i]);
+		alloclab_shard_command(shards[0], rep.missing[i], path, cmd, sizeof cmd);
+		fprintf(stderr, "alloclab merge: shard %u of %u is missing; measure it with:\n  %s\n", rep.missing[i],
+			rep.count, cmd);
+	}
+	for (unsigned i = 0; i < rep.nincomplete; i++) {
+		const char *file = NULL;
+		for (int k = 0; k < n; k++)
+			if (shards[k]->facts.shard_index == rep.incomplete[i])
+				file = files[k];
+		char cmd[4096];
+		alloclab_shard_command(shards[0], rep.incomplete[i], file, cmd, sizeof cmd);
+		fprintf(stderr, "alloclab merge: shard %u of %u (%s) did not finish; measure it again with:\n  %s\n",
+			rep.incomplete[i], rep.count, file, cmd);
+	}
+	rc = rep.nmissing || rep.nincomplete ? 1 : 0;
+out:
+	alloclab_merge_report_clear(&rep);
+	alloclab_results_free(merged);
+	for (int i = 0; i < n && i < MAX_SHARDS; i++)
+		alloclab_results_free(shards[i]);
+	return rc;
+}

@@ -1,0 +1,509 @@
+/*
+ * `alloclab slurm --shards N -o DIR ... -- RUN-ARGUMENTS`: a sweep as a
+ * Slurm job array, one task per shard (`alloclab run --shard K/N`), and a
+ * merge (`alloclab merge`) submitted as a job that runs once every task
+ * has succeeded; `alloclab slurm status DIR` follows it from the files the
+ * tasks write (Slurm's accounting is often off). docs/cluster.md.
+ *
+ * DIR, on a filesystem every node sees, gets:
+ *   sweep.json        what was submitted (the one record `status` reads)
+ *   shards.sh         the array's batch script; merge.sh the merge's
+ *   shard-K.json      each shard's results (and its journal while it runs)
+ *   logs/             the tasks' output
+ *   merged.json       the merge
+ */
+#define _GNU_SOURCE 1
+#include "cli.h"
+#include "input_file.h"
+#include "loader.h"
+#include "numbers.h"
+#include "self_exe.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char usage[] =
+	"usage: alloclab slurm --shards N -o DIR [options] -- RUN-ARGUMENTS\n"
+	"       alloclab slurm status DIR\n"
+	"\n"
+	"Submits `alloclab run RUN-ARGUMENTS` as a Slurm job array of N shards (one task\n"
+	"each: run --shard K/N, every shard measures every cell), and `alloclab merge` as a\n"
+	"job that runs when every task has succeeded and writes DIR/merged.json. DIR must be\n"
+	"on a filesystem all nodes see, and alloclab installed at the same path on each.\n"
+	"`status` shows each shard's progress from its files and journal.\n"
+	"\n"
+	"options:\n"
+	"  -n, --shards N              shards (array tasks), at most the processes per cell (-n)\n"
+	"  -o, --output DIR            the sweep's folder (made; must hold no sweep yet)\n"
+	"      --partition P           the partition to run in\n"
+	"      --nodes-at-once K       run at most K shards at a time (the array's %K)\n"
+	"      --time LIMIT            each task's time limit (sbatch --time)\n"
+	"      --cpu-bind TYPE         srun's CPU binding for each task (default cores; none)\n"
+	"      --shared                do not ask for whole nodes (default: --exclusive, since a\n"
+	"                              benchmark wants its node to itself)\n"
+	"      --sbatch OPTION         one more option for both jobs' sbatch (repeatable), e.g.\n"
+	"                              --sbatch=--account=lab\n"
+	"      --dry-run               write the scripts and print the commands; submit nothing\n"
+	"  -h, --help\n";
+
+#define MAX_EXTRA 32
+
+/* s as one shell word. */
+static void shell_word(FILE *f, const char *s)
+{
+	if (s[0] && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == strlen(s)) {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *s; s++)
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	fputc('\'', f);
+}
+
+/* A value that goes into an #SBATCH line: one line, no quoting there. */
+static int sbatch_value_ok(const char *s)
+{
+	return s[0] && strpbrk(s, "\n\r") == NULL;
+}
+
+/* Runs argv (searched in PATH), its stdout into out (up to len - 1
+ * bytes). Its exit status, or -1 with errno. */
+static int capture(char *const *argv, char *out, size_t len)
+{
+	int fds[2];
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	size_t used = 0;
+	int status;
+
+	if (pipe(fds) != 0)
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc != 0) {
+		close(fds[0]);
+		errno = rc;
+		return -1;
+	}
+	for (;;) {
+		ssize_t n = read(fds[0], out + used, used + 1 < len ? len - 1 - used : 0);
+		if (n > 0)
+			used += (size_t)n;
+		else if (n == 0 || errno != EINTR)
+			break;
+		if (used + 1 >= len) {
+			char sink[256];
+			while (read(fds[0], sink, sizeof sink) > 0)
+				;
+			break;
+		}
+	}
+	out[used] = '\0';
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* sbatch --parsable SCRIPT [more]: the job id. 0, or -1 with err. */
+static int submit(const char *script, const char *dependency, char *id, size_t id_len, char *err, size_t err_len)
+{
+	char out[512], dep[128];
+	char *argv[6];
+	int n = 0;
+
+	argv[n++] = "sbatch";
+	argv[n++] = "--parsable";
+	if (dependency) {
+		snprintf(dep, sizeof dep, "--dependency=afterok:%s", dependency);
+		argv[n++] = dep;
+	}
+	argv[n++] = (char *)script;
+	argv[n] = NULL;
+	int rc = capture(argv, out, sizeof out);
+	if (rc != 0) {
+		snprintf(err, err_len, rc < 0 ? "cannot run sbatch: %s (is Slurm installed here?)" : "sbatch %s failed (exit %d)",
+			 rc < 0 ? strerror(errno) : script, rc);
+		return -1;
+	}
+	/* "123" or "123;cluster" */
+	size_t k = strspn(out, "0123456789");
+	if (k == 0 || k >= id_len) {
+		snprintf(err, err_len, "sbatch %s answered '%.80s', not a job id", script, out);
+		return -1;
+	}
+	memcpy(id, out, k);
+	id[k] = '\0';
+	return 0;
+}
+
+static int write_script(const char *path, const char *text, char *err, size_t err_len)
+{
+	FILE *f = fopen(path, "w");
+	if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0) {
+		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	chmod(path, 0755);
+	return 0;
+}
+
+/* The words of run-arguments a shard task sets itself. */
+static const char *owned_option(const char *word)
+{
+	static const char *const owned[] = {"-o", "--output", "--shard", "--dry-run"};
+	for (size_t i = 0; i < sizeof owned / sizeof *owned; i++) {
+		size_t n = strlen(owned[i]);
+		if (strcmp(word, owned[i]) == 0 || (strncmp(word, owned[i], n) == 0 && word[n] == '=' && n > 2))
+			return owned[i];
+	}
+	if (strncmp(word, "-o", 2) == 0 && word[2])
+		return "-o";
+	return NULL;
+}
+
+static int cmd_status(int argc, char **argv);
+
+int alloclab_cmd_slurm(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"shards", required_argument, NULL, 'n'},    {"output", required_argument, NULL, 'o'},
+		{"partition", required_argument, NULL, 'P'}, {"nodes-at-once", required_argument, NULL, 'K'},
+		{"time", required_argument, NULL, 'T'},      {"cpu-bind", required_argument, NULL, 'B'},
+		{"shared", no_argument, NULL, 'S'},          {"sbatch", required_argument, NULL, 'X'},
+		{"dry-run", no_argument, NULL, 'D'},         {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	unsigned shards = 0, at_once = 0;
+	const char *dir_arg = NULL, *partition = NULL, *time_limit = NULL, *cpu_bind = "cores", *extra[MAX_EXTRA];
+	unsigned nextra = 0;
+	int shared = 0, dry = 0, opt;
+	char err[ALLOCLAB_ERR_LEN + 600];
+
+	if (argc >= 2 && strcmp(argv[1], "status") == 0)
+		return cmd_status(argc - 1, argv + 1);
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:n:o:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			if (alloclab_parse_count("slurm", "--shards", optarg, 1, 1000, &shards) != 0)
+				return 2;
+			break;
+		case 'o': dir_arg = optarg; break;
+		case 'P': partition = optarg; break;
+		case 'K':
+			if (alloclab_parse_count("slurm", "--nodes-at-once", optarg, 1, 100000, &at_once) != 0)
+				return 2;
+			break;
+		case 'T': time_limit = optarg; break;
+		case 'B': cpu_bind = optarg; break;
+		case 'S': shared = 1; break;
+		case 'X':
+			if (nextra == MAX_EXTRA)
+				return alloclab_usage_error("slurm", "at most %d --sbatch options", MAX_EXTRA);
+			extra[nextra++] = optarg;
+			break;
+		case 'D': dry = 1; break;
+		case 'h': fputs(usage, stdout); return 0;
+		case ':': return alloclab_usage_error("slurm", "option '%s' needs a value", argv[optind - 1]);
+		default: return alloclab_usage_error("slurm", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (shards == 0)
+		return alloclab_usage_error("slurm", "how many shards? give --shards N");
+	if (dir_arg == NULL || dir_arg[0] == '\0')
+		return alloclab_usage_error("slurm", "which folder? give -o DIR (on a filesystem every node sees)");
+	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0)
+		return alloclab_usage_error("slurm", "give the run's arguments after --");
+	if ((partition && !sbatch_value_ok(partition)) || (time_limit && !sbatch_value_ok(time_limit)) ||
+	    strspn(cpu_bind, "abcdefghijklmnopqrstuvwxyz0123456789_,:=") != strlen(cpu_bind) || cpu_bind[0] == '\0')
+		return alloclab_usage_error("slurm", "--partition, --time and --cpu-bind take one word each");
+	for (unsigned i = 0; i < nextra; i++)
+		if (!sbatch_value_ok(extra[i]) || extra[i][0] != '-')
+			return alloclab_usage_error("slurm", "--sbatch takes one sbatch option, such as --account=lab, not '%s'",
+						    extra[i]);
+	char **run_args = argv + optind;
+	int nrun = argc - optind, seed_given = 0;
+	for (int i = 0; i < nrun; i++) {
+		const char *o = owned_option(run_args[i]);
+		if (o)
+			return alloclab_usage_error("slurm", "the run's arguments must not set %s: each shard's is its own", o);
+		if (strcmp(run_args[i], "--order-seed") == 0 || strncmp(run_args[i], "--order-seed=", 13) == 0)
+			seed_given = 1;
+	}
+
+	/* The folder: made, and holding no sweep. */
+	char dir[PATH_MAX], path[PATH_MAX + 64], logs[PATH_MAX + 16];
+	if (mkdir(dir_arg, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "alloclab: cannot make %s: %s\n", dir_arg, strerror(errno));
+		return 2;
+	}
+	if (realpath(dir_arg, dir) == NULL) {
+		fprintf(stderr, "alloclab: %s: %s\n", dir_arg, strerror(errno));
+		return 2;
+	}
+	snprintf(path, sizeof path, "%s/sweep.json", dir);
+	if (access(path, F_OK) == 0)
+		return alloclab_usage_error("slurm", "%s already holds a sweep (%s): give another folder", dir, path);
+	snprintf(logs, sizeof logs, "%s/logs", dir);
+	mkdir(logs, 0777);
+
+	/* One order for every shard, so that a round visits the cells in the
+	 * same order wherever it runs. */
+	uint64_t seed = 0;
+	if (!seed_given) {
+		if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+			seed = (uint64_t)time(NULL) * 2654435761u;
+		seed &= (1ull << 62) - 1;
+		if (seed == 0)
+			seed = 1;
+	}
+	char self[PATH_MAX], cwd[PATH_MAX];
+	snprintf(self, sizeof self, "%s", alloclab_self_path());
+	if (getcwd(cwd, sizeof cwd) == NULL)
+		snprintf(cwd, sizeof cwd, "/");
+
+	/* The plan checked here first, as the shards would see it: a bad
+	 * argument is refused now, not in N jobs later. */
+	{
+		char **check = calloc((size_t)nrun + 8, sizeof *check), shard_arg[32];
+		int k = 0;
+		check[k++] = self;
+		check[k++] = "run";
+		for (int i = 0; i < nrun; i++)
+			check[k++] = run_args[i];
+		/* The last shard has the fewest rounds: if it has one, all do. */
+		snprintf(shard_arg, sizeof shard_arg, "%u/%u", shards, shards);
+		check[k++] = "--shard";
+		check[k++] = shard_arg;
+		check[k++] = "--dry-run";
+		check[k] = NULL;
+		char out[1024];
+		int rc = capture(check, out, sizeof out);
+		free(check);
+		if (rc != 0) {
+			fprintf(stderr, "alloclab slurm: the run's arguments do not make a plan of %u shards (see above)\n", shards);
+			return 2;
+		}
+		fputs(out, stdout);
+	}
+
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *f = open_memstream(&text, &text_len);
+	fprintf(f, "#!/bin/sh\n# %u shards of one alloclab run, a Slurm array task each (written by alloclab slurm).\n",
+		shards);
+	fprintf(f, "#SBATCH --job-name=alloclab-shards\n#SBATCH --array=1-%u", shards);
+	if (at_once)
+		fprintf(f, "%%%u", at_once);
+	fprintf(f, "\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --chdir=%s\n#SBATCH --output=%s/shard-%%a.out\n", cwd,
+		logs);
+	if (!shared)
+		fputs("#SBATCH --exclusive\n", f);
+	if (partition)
+		fprintf(f, "#SBATCH --partition=%s\n", partition);
+	if (time_limit)
+		fprintf(f, "#SBATCH --time=%s\n", time_limit);
+	for (unsigned i = 0; i < nextra; i++)
+		fprintf(f, "#SBATCH %s\n", extra[i]);
+	fputs("# Exit status 1 is a cell that failed in a shard that finished: the merge shows it.\n", f);
+	fprintf(f, "srun --cpu-bind=%s ", cpu_bind);
+	shell_word(f, self);
+	fputs(" run", f);
+	for (int i = 0; i < nrun; i++) {
+		fputc(' ', f);
+		shell_word(f, run_args[i]);
+	}
+	if (!seed_given)
+		fprintf(f, " --order-seed %llu", (unsigned long long)seed);
+	fprintf(f, " --shard \"$SLURM_ARRAY_TASK_ID/%u\" -o ", shards);
+	shell_word(f, dir);
+	fputs("/shard-\"$SLURM_ARRAY_TASK_ID\".json\nrc=$?\n[ \"$rc\" -eq 1 ] && rc=0\nexit \"$rc\"\n", f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/shards.sh", dir);
+	if (write_script(path, text, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		free(text);
+		return 2;
+	}
+	free(text);
+
+	f = open_memstream(&text, &text_len);
+	fprintf(f, "#!/bin/sh\n# The merge of the shards (written by alloclab slurm): runs once every task succeeded.\n"
+		   "#SBATCH --job-name=alloclab-merge\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --chdir=%s\n"
+		   "#SBATCH --output=%s/merge.out\n",
+		cwd, logs);
+	if (partition)
+		fprintf(f, "#SBATCH --partition=%s\n", partition);
+	for (unsigned i = 0; i < nextra; i++)
+		fprintf(f, "#SBATCH %s\n", extra[i]);
+	fputs("exec ", f);
+	shell_word(f, self);
+	fputs(" merge -o ", f);
+	shell_word(f, dir);
+	fputs("/merged.json", f);
+	for (unsigned k = 1; k <= shards; k++) {
+		fputc(' ', f);
+		shell_word(f, dir);
+		fprintf(f, "/shard-%u.json", k);
+	}
+	fputc('\n', f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/merge.sh", dir);
+	if (write_script(path, text, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		free(text);
+		return 2;
+	}
+	free(text);
+
+	char shards_id[64] = "", merge_id[64] = "", script[PATH_MAX + 16];
+	if (!dry) {
+		snprintf(script, sizeof script, "%s/shards.sh", dir);
+		if (submit(script, NULL, shards_id, sizeof shards_id, err, sizeof err) != 0) {
+			fprintf(stderr, "alloclab: %s\n", err);
+			return 2;
+		}
+		snprintf(script, sizeof script, "%s/merge.sh", dir);
+		if (submit(script, shards_id, merge_id, sizeof merge_id, err, sizeof err) != 0) {
+			fprintf(stderr, "alloclab: %s (the shards are submitted as job %s)\n", err, shards_id);
+			return 2;
+		}
+	}
+	json_t *args = json_array();
+	for (int i = 0; i < nrun; i++)
+		json_array_append_new(args, json_string(run_args[i]));
+	if (!seed_given) {
+		char s[32];
+		snprintf(s, sizeof s, "%llu", (unsigned long long)seed);
+		json_array_append_new(args, json_string("--order-seed"));
+		json_array_append_new(args, json_string(s));
+	}
+	json_t *sweep = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s,s:o,s:s?,s:s?,s:b}", "format", "alloclab-sweep", "format_version",
+				  1, "shards", (int)shards, "alloclab", self, "folder", dir, "chdir", cwd, "run_arguments",
+				  args, "shards_job", dry ? NULL : shards_id, "merge_job", dry ? NULL : merge_id,
+				  "submitted", !dry);
+	snprintf(path, sizeof path, "%s/sweep.json", dir);
+	if (json_dump_file(sweep, path, JSON_INDENT(1)) != 0) {
+		fprintf(stderr, "alloclab: cannot write %s\n", path);
+		json_decref(sweep);
+		return 2;
+	}
+	json_decref(sweep);
+	if (dry) {
+		printf("wrote %s/shards.sh and %s/merge.sh; submit them with:\n  sbatch --parsable %s/shards.sh\n"
+		       "  sbatch --dependency=afterok:JOBID %s/merge.sh\n",
+		       dir, dir, dir, dir);
+		return 0;
+	}
+	printf("submitted %u shards as job %s (array 1-%u) and their merge as job %s, which writes %s/merged.json\n"
+	       "follow: alloclab slurm status %s   (or squeue -j %s,%s)\n",
+	       shards, shards_id, shards, merge_id, dir, dir, shards_id, merge_id);
+	return 0;
+}
+
+/* ---- status ---- */
+
+static int cmd_status(int argc, char **argv)
+{
+	char path[PATH_MAX + 64], err[ALLOCLAB_ERR_LEN + 600];
+	json_error_t je;
+
+	if (argc != 2 || argv[1][0] == '-')
+		return alloclab_usage_error("slurm", "usage: alloclab slurm status DIR");
+	snprintf(path, sizeof path, "%s/sweep.json", argv[1]);
+	FILE *f = alloclab_fopen_regular(path, err, sizeof err);
+	json_t *sweep = f ? json_loadf(f, 0, &je) : NULL;
+	if (f)
+		fclose(f);
+	json_t *args = json_object_get(sweep, "run_arguments");
+	json_int_t shards = json_integer_value(json_object_get(sweep, "shards"));
+	const char *self = json_string_value(json_object_get(sweep, "alloclab"));
+	const char *dir = json_string_value(json_object_get(sweep, "folder"));
+	if (sweep == NULL || !json_is_string(json_object_get(sweep, "format")) ||
+	    strcmp(json_string_value(json_object_get(sweep, "format")), "alloclab-sweep") != 0 || !json_is_array(args) ||
+	    shards < 1 || shards > 1000 || self == NULL || dir == NULL) {
+		fprintf(stderr, "alloclab: %s: %s\n", path,
+			f == NULL ? err : sweep == NULL ? je.text : "not a sweep written by alloclab slurm");
+		json_decref(sweep);
+		return 2;
+	}
+	const char *jobs = json_string_value(json_object_get(sweep, "shards_job"));
+	const char *merge_job = json_string_value(json_object_get(sweep, "merge_job"));
+	printf("sweep %s: %lld shards%s%s%s%s\n", argv[1], (long long)shards, jobs ? ", job " : " (not submitted)",
+	       jobs ? jobs : "", merge_job ? ", merge job " : "", merge_job ? merge_job : "");
+	unsigned done = 0;
+	for (json_int_t k = 1; k <= shards; k++) {
+		char shard[PATH_MAX + 32];
+		snprintf(shard, sizeof shard, "%s/shard-%lld.json", argv[1], (long long)k);
+		struct stat st;
+		if (stat(shard, &st) != 0) {
+			printf("  shard %lld: not started\n", (long long)k);
+			continue;
+		}
+		struct alloclab_results *r = alloclab_results_load(shard, NULL, err, sizeof err);
+		if (r == NULL) {
+			printf("  shard %lld: unreadable: %s\n", (long long)k, err);
+			continue;
+		}
+		unsigned measured = 0, planned = 0, failed = 0;
+		for (unsigned c = 0; c < r->ncells; c++) {
+			measured += r->cells[c].nprocs;
+			planned += r->cells[c].status == ALLOCLAB_CELL_NOT_APPLICABLE ? 0 : r->cells[c].planned;
+			failed += r->cells[c].status == ALLOCLAB_CELL_ERROR;
+		}
+		const char *host = json_string_value(json_object_get(r->metadata, "host"));
+		int whole = r->complete && !r->interrupted;
+		if (whole)
+			done++;
+		printf("  shard %lld: %s, %u of %u processes%s%s%s\n", (long long)k,
+		       whole ? "done" : r->complete ? "interrupted" : "running or stopped", measured, planned,
+		       failed ? " (cells failed)" : "", host ? " on " : "", host ? host : "");
+		alloclab_results_free(r);
+	}
+	snprintf(path, sizeof path, "%s/merged.json", argv[1]);
+	if (access(path, F_OK) == 0)
+		printf("merged: %s\n", path);
+	else if (done == shards)
+		printf("every shard is done; the merge job writes %s (or: %s merge -o %s %s/shard-*.json)\n", path, self, path,
+		       dir);
+	if (done < shards) {
+		printf("a shard that does not finish can be measured again, anywhere, with:\n  ");
+		shell_word(stdout, self);
+		fputs(" run", stdout);
+		size_t i;
+		json_t *a;
+		json_array_foreach(args, i, a)
+			if (json_is_string(a)) {
+				fputc(' ', stdout);
+				shell_word(stdout, json_string_value(a));
+			}
+		printf(" --shard K/%lld -o ", (long long)shards);
+		shell_word(stdout, dir);
+		printf("/shard-K.json\nthen merge: %s merge -o %s/merged.json %s/shard-*.json\n", self, dir, dir);
+	}
+	json_decref(sweep);
+	return 0;
+}

@@ -1,0 +1,354 @@
+/*
+ * Shards, their merge, and the exports, without a cluster: run --shard
+ * splits the process rounds, merge refuses what is not one plan and says
+ * what is missing, compare keeps to one CPU model where shards came from
+ * several, and the pyperf and CSV exports follow their formats.
+ */
+#include "helpers.h"
+#include "results.h"
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PLAN "-p", "system", "-p", "mimalloc", "-w", "churn:ops=5000", "-t", "1", "-n", "6", "-v", "2", "--no-check", "-q"
+
+static void run_shard(const char *dir, const char *k, const char *out)
+{
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", PLAN, "--shard", k, "-o", out, NULL});
+	cr_assert_eq(r.status, 0, "shard %s: %s", k, r.err);
+	cmd_result_free(&r);
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *p = malloc(strlen(dir) + strlen(name) + 2);
+	sprintf(p, "%s/%s", dir, name);
+	return p;
+}
+
+Test(shards, every_shard_measures_every_cell_in_its_rounds, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	run_shard(dir, "2/3", "s2.json");
+	struct alloclab_results *r = load_results(dir, "s2.json");
+	cr_assert_eq(r->ncells, 2);
+	for (unsigned c = 0; c < r->ncells; c++) {
+		cr_expect_eq(r->cells[c].status, ALLOCLAB_CELL_OK);
+		cr_assert_eq(r->cells[c].nprocs, 2);
+		/* Rounds 1 and 4 (from 0) of 6: r mod 3 = 1. */
+		cr_expect_eq(r->cells[c].procs[0].index, 1);
+		cr_expect_eq(r->cells[c].procs[1].index, 4);
+	}
+	cr_expect_eq(r->facts.shard_index, 2);
+	cr_expect_eq(r->facts.shard_count, 3);
+	cr_expect_eq(strlen(r->facts.shard_plan), 16);
+	cr_expect_eq(r->facts.cell_processes[0], 6);
+	alloclab_results_free(r);
+
+	/* More shards than rounds, -n auto, and a bad K/N are refused. */
+	const char *const *bad[] = {
+		(const char *const[]){"run", PLAN, "--shard", "7/7", "-o", "x.json", NULL},
+		(const char *const[]){"run", "-p", "system", "-w", "churn", "-n", "auto", "--shard", "1/2", NULL},
+		(const char *const[]){"run", "-p", "system", "-w", "churn", "--shard", "3/2", NULL},
+		(const char *const[]){"run", "-p", "system", "-w", "churn", "--shard", "1/2x", NULL},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct cmd_result b = run_alloclab(dir, bad[i]);
+		cr_expect_eq(b.status, 2, "case %zu: %d %s", i, b.status, b.err);
+		cr_expect_eq(count_lines(b.err), 1, "case %zu: %s", i, b.err);
+		cmd_result_free(&b);
+	}
+	cr_expect_null(read_file(path_in(dir, "x.json")));
+}
+
+Test(shards, dry_run_plans_and_writes_nothing, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", PLAN, "--shard", "1/2", "--dry-run", "-o",
+								      "d.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "plan: 2 cells (0 not applicable), 6 worker processes in shard 1 of 2"), "%s", r.out);
+	cr_expect_null(read_file(path_in(dir, "d.json")));
+	cmd_result_free(&r);
+}
+
+Test(shards, merge_puts_them_together_and_refuses_what_is_not_one_plan, .timeout = 180)
+{
+	char *dir = scratch_dir();
+	run_shard(dir, "1/3", "s1.json");
+	run_shard(dir, "2/3", "s2.json");
+	run_shard(dir, "3/3", "s3.json");
+
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"merge", "-o", "m.json", "s3.json", "s1.json",
+								      "s2.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *m = load_results(dir, "m.json");
+	cr_assert_eq(m->ncells, 2);
+	for (unsigned c = 0; c < m->ncells; c++) {
+		cr_expect_eq(m->cells[c].status, ALLOCLAB_CELL_OK);
+		cr_assert_eq(m->cells[c].nprocs, 6);
+		cr_expect_eq(m->cells[c].planned, 6);
+		for (unsigned p = 0; p < 6; p++) {
+			cr_expect_eq(m->cells[c].procs[p].index, p);
+			cr_expect_not_null(m->cells[c].procs[p].host);
+			cr_expect_not_null(m->cells[c].procs[p].host_cpu_model);
+		}
+	}
+	cr_expect(m->complete && !m->interrupted);
+	cr_expect_eq(json_array_size(json_object_get(m->metadata, "shards")), 3);
+	cr_expect_null(json_object_get(m->metadata, "shard"));
+	alloclab_results_free(m);
+	/* show, compare and plot take it as any other. */
+	r = run_alloclab(dir, (const char *const[]){"compare", "m.json", "--plugins", "system,mimalloc", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"plot", "m.json", "-o", "pictures", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+
+	/* A missing shard: merged all the same, named, with its command,
+	 * exit 1; its cells pending. */
+	r = run_alloclab(dir, (const char *const[]){"merge", "-o", "m2.json", "s1.json", "s3.json", NULL});
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "shard 2 of 3 is missing") && strstr(r.err, "--shard 2/3 -o shard-2.json"), "%s", r.err);
+	cmd_result_free(&r);
+	m = load_results(dir, "m2.json");
+	cr_expect_eq(m->cells[0].status, ALLOCLAB_CELL_PENDING);
+	cr_expect_eq(m->cells[0].nprocs, 4);
+	cr_expect_eq(m->cells[0].planned, 6);
+	alloclab_results_free(m);
+
+	/* A shard that stopped half-way (killed: its document says it is
+	 * not complete, a cell pending with one process of its two): named as
+	 * unfinished, exit 1, its cell pending. */
+	{
+		json_t *doc = json_load_file(path_in(dir, "s2.json"), 0, NULL);
+		json_t *cell = json_array_get(json_object_get(doc, "cells"), 0);
+		json_object_set_new(doc, "complete", json_false());
+		json_object_set_new(cell, "status", json_string("pending"));
+		json_array_remove(json_object_get(cell, "runs"), 1);
+		cr_assert_eq(json_dump_file(doc, path_in(dir, "s2half.json"), JSON_COMPACT), 0);
+		json_decref(doc);
+	}
+	r = run_alloclab(dir, (const char *const[]){"merge", "-o", "m3.json", "s1.json", "s2half.json", "s3.json", NULL});
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "shard 2 of 3 (s2half.json) did not finish"), "%s", r.err);
+	cmd_result_free(&r);
+	m = load_results(dir, "m3.json");
+	cr_expect_eq(m->cells[0].status, ALLOCLAB_CELL_PENDING);
+	cr_expect_eq(m->cells[0].nprocs, 5);
+	cr_expect_eq(m->cells[1].status, ALLOCLAB_CELL_OK);
+	alloclab_results_free(m);
+
+	/* Refused, exit 2, one line naming the shard: twice, another plan,
+	 * not a shard. */
+	run_shard(dir, "2/3", "s2again.json");
+	struct cmd_result other = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "churn:ops=5000",
+									  "-t", "1", "-n", "6", "-v", "2", "--no-check",
+									  "-q", "--shard", "2/3", "-o", "o2.json", NULL});
+	cr_assert_eq(other.status, 0, "%s", other.err);
+	cmd_result_free(&other);
+	struct cmd_result whole = run_alloclab(dir, (const char *const[]){"run", PLAN, "-o", "whole.json", NULL});
+	cr_assert_eq(whole.status, 0, "%s", whole.err);
+	cmd_result_free(&whole);
+	static const struct {
+		const char *second, *says;
+	} refused[] = {
+		{"s2again.json", "shard 2 of 3 again"},
+		{"o2.json", "a shard of plan"},
+		{"whole.json", "not a shard"},
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+		r = run_alloclab(dir, (const char *const[]){"merge", "-o", "bad.json", "s1.json", "s2.json",
+							    refused[i].second, NULL});
+		cr_expect_eq(r.status, 2, "%s: %d %s", refused[i].second, r.status, r.err);
+		cr_expect(strstr(r.err, refused[i].second) && strstr(r.err, refused[i].says), "%s: %s", refused[i].second,
+			  r.err);
+		cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+		cmd_result_free(&r);
+	}
+	cr_expect_null(read_file(path_in(dir, "bad.json")));
+}
+
+/* Rewrites the metadata's cpu_model of a results file. */
+static void set_cpu_model(const char *path, const char *model)
+{
+	json_t *doc = json_load_file(path, 0, NULL);
+	cr_assert(doc, "%s", path);
+	json_object_set_new(json_object_get(doc, "metadata"), "cpu_model", json_string(model));
+	cr_assert_eq(json_dump_file(doc, path, JSON_COMPACT), 0);
+	json_decref(doc);
+}
+
+Test(shards, compare_keeps_to_one_cpu_model_across_machines, .timeout = 180)
+{
+	char *dir = scratch_dir();
+	run_shard(dir, "1/3", "s1.json");
+	run_shard(dir, "2/3", "s2.json");
+	run_shard(dir, "3/3", "s3.json");
+	/* Shard 3 "ran" on another machine. */
+	set_cpu_model(path_in(dir, "s3.json"), "Another CPU 9000");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"merge", "-o", "m.json", "s1.json", "s2.json",
+								      "s3.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "different CPU models"), "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"compare", "m.json", "--plugins", "system,mimalloc", "-f", "json",
+						    NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "compared within one CPU model") && strstr(r.out, "4 and 4 processes"), "%s", r.out);
+	cmd_result_free(&r);
+	json_t *doc = json_load_file(path_in(dir, "m.json"), 0, NULL);
+	cr_expect(json_is_true(json_object_get(json_object_get(json_object_get(doc, "metadata"), "merged"),
+					       "mixed_cpu_models")));
+	json_decref(doc);
+}
+
+/* pyperf's JSON format 1.0, as its documentation and loader define it. */
+static void check_pyperf(const json_t *doc, size_t benchmarks, size_t runs_each)
+{
+	cr_assert_str_eq(json_string_value(json_object_get(doc, "version")), "1.0");
+	json_t *list = json_object_get(doc, "benchmarks"), *b;
+	size_t i;
+	cr_assert(json_is_array(list));
+	cr_assert_eq(json_array_size(list), benchmarks);
+	const char *names[64];
+	json_array_foreach(list, i, b)
+	{
+		json_t *meta = json_object_get(b, "metadata"), *runs = json_object_get(b, "runs"), *run, *v;
+		const char *name = json_string_value(json_object_get(meta, "name")), *key;
+		size_t k;
+		cr_assert(name && name[0], "benchmark %zu has no name", i);
+		for (size_t j = 0; j < i; j++)
+			cr_expect_str_neq(names[j], name, "two benchmarks are named %s", name);
+		names[i] = name;
+		cr_expect_str_eq(json_string_value(json_object_get(meta, "unit")), "second");
+		json_object_foreach(meta, key, v)
+		{
+			cr_expect(json_is_string(v) || json_is_integer(v) || json_is_real(v), "%s.%s", name, key);
+			if (json_is_string(v))
+				cr_expect(json_string_value(v)[0] && !strpbrk(json_string_value(v), "\n\r"), "%s.%s", name, key);
+		}
+		cr_assert(json_is_array(runs));
+		cr_expect_eq(json_array_size(runs), runs_each, "%s: a run per worker process", name);
+		json_array_foreach(runs, k, run)
+		{
+			json_t *values = json_object_get(run, "values"), *warmups = json_object_get(run, "warmups"), *x;
+			json_t *rm = json_object_get(run, "metadata");
+			size_t j;
+			cr_assert(json_is_array(values) && json_array_size(values) > 0);
+			json_array_foreach(values, j, x)
+				cr_expect(json_is_number(x) && json_number_value(x) > 0 && json_number_value(x) < 1e-3,
+					  "%s: a time per op in seconds", name);
+			json_array_foreach(warmups, j, x)
+				cr_expect(json_is_array(x) && json_array_size(x) == 2 &&
+						  json_is_integer(json_array_get(x, 0)) && json_integer_value(json_array_get(x, 0)) >= 1 &&
+						  json_is_number(json_array_get(x, 1)) && json_number_value(json_array_get(x, 1)) >= 0,
+					  "%s: warmups are [loops, value]", name);
+			cr_expect(json_integer_value(json_object_get(rm, "loops")) >= 1);
+			cr_expect(json_is_number(json_object_get(rm, "duration")) &&
+				  json_number_value(json_object_get(rm, "duration")) >= 0);
+			cr_expect(json_integer_value(json_object_get(rm, "mem_max_rss")) > 0);
+			cr_expect(strlen(json_string_value(json_object_get(rm, "date"))) == 19, "date as pyperf writes it");
+		}
+	}
+}
+
+Test(export, pyperf_and_csv_follow_their_formats, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", PLAN, "-o", "r.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+
+	r = run_alloclab(dir, (const char *const[]){"export", "--format", "pyperf", "r.json", "-o", "r.pyperf.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	json_t *doc = json_load_file(path_in(dir, "r.pyperf.json"), 0, NULL);
+	cr_assert(doc);
+	check_pyperf(doc, 2, 6);
+	/* Two plugins: the names carry the label. */
+	cr_expect_str_eq(json_string_value(json_object_get(
+				 json_object_get(json_array_get(json_object_get(doc, "benchmarks"), 0), "metadata"), "name")),
+			 "system: churn");
+	json_decref(doc);
+
+	/* One plugin's cells, named by their rows alone (pyperf compare_to
+	 * matches benchmarks by name). */
+	r = run_alloclab(dir, (const char *const[]){"export", "-f", "pyperf", "-p", "mimalloc", "r.json", "-o", "mi.json",
+						    NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	doc = json_load_file(path_in(dir, "mi.json"), 0, NULL);
+	check_pyperf(doc, 1, 6);
+	cr_expect_str_eq(json_string_value(json_object_get(
+				 json_object_get(json_array_get(json_object_get(doc, "benchmarks"), 0), "metadata"), "name")),
+			 "churn");
+	json_decref(doc);
+
+	r = run_alloclab(dir, (const char *const[]){"export", "-f", "csv", "r.json", "-o", "r.csv", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	char *csv = read_file(path_in(dir, "r.csv"));
+	cr_assert(csv);
+	static const char header[] = "plugin,workload,params,threads,cache_aligned,process,value,metric,per_op,";
+	cr_expect_eq(strncmp(csv, header, strlen(header)), 0, "%s", csv);
+	/* A header and a row per value: 2 cells x 6 processes x 2 values. */
+	cr_expect_eq(count_lines(csv), 1 + 24, "%s", csv);
+	cr_expect(strstr(csv, "\"{\"\"max_size\"\":512,"), "params quoted as RFC 4180 says: %s", csv);
+	free(csv);
+
+	/* Bad input: one line, exit 2; nothing replaced that is not an export. */
+	r = run_alloclab(dir, (const char *const[]){"export", "-f", "xml", "r.json", "-o", "x", NULL});
+	cr_expect_eq(r.status, 2);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"export", "-f", "csv", "r.json", "-o", "r.json", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "not a pyperf JSON file or an alloclab CSV export"), "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"export", "-f", "pyperf", "-p", "nosuch", "r.json", "-o", "n.json", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "no measured cell of plugin nosuch"), "%s", r.err);
+	cmd_result_free(&r);
+	cr_expect_null(read_file(path_in(dir, "n.json")));
+}
+
+Test(slurm, scripts_are_written_and_arguments_checked_without_a_cluster, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"slurm", "--shards", "3", "-o", "sweep", "--partition",
+								      "big", "--nodes-at-once", "2", "--dry-run", "--", PLAN,
+								      NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	char *shards = read_file(path_in(dir, "sweep/shards.sh")), *merge = read_file(path_in(dir, "sweep/merge.sh"));
+	cr_assert(shards && merge);
+	cr_expect(strstr(shards, "#SBATCH --array=1-3%2") && strstr(shards, "#SBATCH --exclusive") &&
+			  strstr(shards, "#SBATCH --partition=big") && strstr(shards, "--shard \"$SLURM_ARRAY_TASK_ID/3\"") &&
+			  strstr(shards, "--order-seed ") && strstr(shards, "srun --cpu-bind=cores"),
+		  "%s", shards);
+	cr_expect(strstr(merge, " merge -o ") && strstr(merge, "/sweep/merged.json") && strstr(merge, "/sweep/shard-3.json"),
+		  "%s", merge);
+	free(shards);
+	free(merge);
+
+	/* A folder that holds a sweep, arguments a shard sets itself, a plan
+	 * with fewer rounds than shards: refused before anything is written
+	 * or submitted. */
+	const char *const *bad[] = {
+		(const char *const[]){"slurm", "--shards", "2", "-o", "sweep", "--dry-run", "--", PLAN, NULL},
+		(const char *const[]){"slurm", "--shards", "2", "-o", "s2", "--dry-run", "--", PLAN, "-o", "x.json", NULL},
+		(const char *const[]){"slurm", "--shards", "9", "-o", "s3", "--dry-run", "--", PLAN, NULL},
+		(const char *const[]){"slurm", "-o", "s4", "--", PLAN, NULL},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		r = run_alloclab(dir, bad[i]);
+		cr_expect_eq(r.status, 2, "case %zu: %d %s", i, r.status, r.err);
+		cmd_result_free(&r);
+	}
+	cr_expect_null(read_file(path_in(dir, "s3/shards.sh")));
+}
