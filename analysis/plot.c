@@ -6,6 +6,7 @@
 
 #include "cells.h"
 #include "latency_report.h"
+#include "memory_report.h"
 #include "program.h"
 #include "registry.h"
 #include "scratch.h"
@@ -451,6 +452,7 @@ void alloclab_plot_figures(const struct alloclab_results *r, const char *baselin
 		free(workloads[i]);
 	}
 	free(workloads);
+	alloclab_memory_figures(r, out);
 	alloclab_latency_figures(r, out);
 }
 

@@ -4,6 +4,7 @@
 #include "cells.h"
 #include "confidence.h"
 #include "latency_report.h"
+#include "memory_report.h"
 #include "placement.h"
 #include "registry.h"
 #include "summary.h"
@@ -434,6 +435,7 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 	print_alignment_effect(r, out);
 	print_cache(r, out);
 	print_placement(r, out);
+	alloclab_memory_report(r, out);
 	alloclab_latency_report(r, out);
 	/* Workloads with a report of their own (unicode: the Unicode/Bytes lines). */
 	for (unsigned i = 0; i < r->ncells && workload_reports; i++) {

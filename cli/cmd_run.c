@@ -84,6 +84,10 @@ static const char usage_more[] =
 	"      --latency                  also time every allocator call: per-op percentiles (p50 to p99.99,\n"
 	"                                 max) and the slowest calls (docs/latency.md)\n"
 	"      --latency-every K          time every K-th call of each thread only (implies --latency)\n"
+	"      --sample-ms MS             sample each worker's memory from outside it every MS ms\n"
+	"                                 (default 10; 0: not), with its steps (docs/memory.md)\n"
+	"      --settle-ms MS             after the last value (and the plugin's trim), wait MS ms and\n"
+	"                                 read what the worker holds again (default 0: not)\n"
 	"      --shard K/N                measure only shard K of N of the plan: the process rounds r with\n"
 	"                                 r mod N = K-1, so every shard measures every cell; put the shards\n"
 	"                                 together with 'alloclab merge' (docs/cluster.md)\n"
@@ -206,6 +210,7 @@ int alloclab_cmd_run(int argc, char **argv)
 		{"order", required_argument, NULL, 'O'},   {"order-seed", required_argument, NULL, 'S'},
 		{"latency", no_argument, NULL, 'y'},       {"latency-every", required_argument, NULL, 'Y'},
 		{"shard", required_argument, NULL, 'H'},   {"dry-run", no_argument, NULL, 'D'},
+		{"sample-ms", required_argument, NULL, 'm'}, {"settle-ms", required_argument, NULL, 'E'},
 		{NULL, 0, NULL, 0},
 	};
 	static struct alloclab_run_config cfg;
@@ -219,6 +224,7 @@ int alloclab_cmd_run(int argc, char **argv)
 	cfg.max_processes = 40;
 	cfg.values = 3;
 	cfg.warmups = 1;
+	cfg.sample_ms = 10;
 	opterr = 0;
 	while (rc == 0 && (opt = getopt_long(argc, argv, ":p:w:t:n:v:o:qh", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -281,6 +287,8 @@ int alloclab_cmd_run(int argc, char **argv)
 			break;
 		}
 		case 'D': cfg.dry_run = 1; break;
+		case 'm': rc = alloclab_parse_count("run", "--sample-ms", optarg, 0, 60000, &cfg.sample_ms); break;
+		case 'E': rc = alloclab_parse_count("run", "--settle-ms", optarg, 0, 600000, &cfg.settle_ms); break;
 		case 'C': cfg.check = ALLOCLAB_CHECK_ALL; break;
 		case 'N': cfg.check = ALLOCLAB_CHECK_NONE; break;
 		case 'M':

@@ -12,6 +12,7 @@
 #include "rng.h"
 #include "worker.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -714,6 +715,31 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 		if (pc.why[0])
 			FAIL("program_api: %s", pc.why);
 		used += (size_t)snprintf(done + used, sizeof done - used, "program_api ");
+	}
+	if (a->ops.trim) {
+		/* trim gives back what is free; what is live stays as it was. */
+		enum { N = 256 };
+		unsigned char *b[N];
+		for (unsigned i = 0; i < N; i++) {
+			size_t size = 16 + (i * 977) % 70000;
+			if ((b[i] = alloclab_malloc(a, size)) == NULL)
+				FAIL("malloc(%zu) returned NULL", size);
+			memset(b[i], (int)(i & 0xff), size);
+		}
+		for (unsigned i = 0; i < N; i += 2)
+			alloclab_free(a, b[i]);
+		int rc = a->ops.trim(a->instance);
+		if (rc != 0 && rc != -ENOTSUP)
+			FAIL("trim() returned %d", rc);
+		for (unsigned i = 1; i < N; i += 2) {
+			size_t size = 16 + (i * 977) % 70000;
+			for (size_t k = 0; k < size; k += 61)
+				if (b[i][k] != (unsigned char)(i & 0xff))
+					FAIL("after trim(), a live block of %zu bytes no longer holds what was written at offset %zu",
+					     size, k);
+			alloclab_free(a, b[i]);
+		}
+		used += (size_t)snprintf(done + used, sizeof done - used, "trim ");
 	}
 	snprintf(r->why, sizeof r->why, "declared ops work: %s", used ? done : "(only the required ones)");
 }

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE 1
 #include "child.h"
+#include "memory_timeline.h"
 #include "process_tree.h"
 #include "scratch.h"
 
@@ -123,6 +124,24 @@ static void keep_printed(struct alloclab_child_result *res, const char *buf, siz
 int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct alloclab_child_result *res,
 		       char *err, size_t err_len)
 {
+	return alloclab_child_run_sampled(fn, arg, timeout_s, 0, res, err, err_len);
+}
+
+/* The phase page's step, copied (the child may be writing it). */
+static void read_phase(const char *page, char *out, size_t len)
+{
+	size_t i = 0;
+	for (; i + 1 < len && i < PHASE_SIZE - 1; i++) {
+		out[i] = __atomic_load_n(&page[i], __ATOMIC_RELAXED);
+		if (out[i] == '\0')
+			return;
+	}
+	out[i] = '\0';
+}
+
+int alloclab_child_run_sampled(alloclab_child_fn fn, void *arg, double timeout_s, unsigned sample_ms,
+			       struct alloclab_child_result *res, char *err, size_t err_len)
+{
 	int fds[2], outs[2], status = 0, result_open = 1, printed_open = 1, reaped = 0;
 	size_t cap = 0;
 	double start = now_s(), deadline = start + timeout_s;
@@ -202,6 +221,7 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 		_exit(fn(arg, fds[1]));
 	}
 	setpgid(pid, pid); /* also here, so the group exists before any kill */
+	struct alloclab_timeline *timeline = sample_ms ? alloclab_timeline_new(sample_ms, start) : NULL;
 	close(fds[1]);
 	close(outs[1]);
 
@@ -237,7 +257,23 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 				break;
 			}
 		}
-		if (poll(pfd, 2, left > 0.05 ? 50 : (int)(left * 1000) + 1) < 0 && errno != EINTR)
+		/* The memory timeline, from here too: statm at every sample,
+		 * with the step the worker is in. */
+		int wait_ms = left > 0.05 ? 50 : (int)(left * 1000) + 1;
+		if (timeline) {
+			double now = now_s();
+			if (now >= alloclab_timeline_due(timeline)) {
+				char step[PHASE_SIZE] = "";
+				if (phase != MAP_FAILED)
+					read_phase(phase, step, sizeof step);
+				alloclab_timeline_sample(timeline, pid, now, step);
+			}
+			double until = alloclab_timeline_due(timeline) - now_s();
+			int ms = until > 0 ? (int)(until * 1000) + 1 : 0;
+			if (ms < wait_ms)
+				wait_ms = ms;
+		}
+		if (poll(pfd, 2, wait_ms) < 0 && errno != EINTR)
 			break;
 		/* Has the child itself gone? Then its pipes hold all it wrote. */
 		if (waitpid(pid, &status, WNOHANG) == pid) {
@@ -313,6 +349,8 @@ stop:
 	if (phase_fd >= 0)
 		close(phase_fd);
 	res->elapsed_s = now_s() - start;
+	res->memory = alloclab_timeline_json(timeline);
+	alloclab_timeline_free(timeline);
 	if (WIFEXITED(status)) {
 		res->exited = 1;
 		res->exit_code = WEXITSTATUS(status);
@@ -371,6 +409,7 @@ int alloclab_child_send_json(int fd, json_t *obj)
 void alloclab_child_result_free(struct alloclab_child_result *res)
 {
 	free(res->output);
+	json_decref(res->memory);
 	memset(res, 0, sizeof *res);
 }
 

@@ -55,6 +55,9 @@ struct alloclab_child_result {
 	/* The last step the child marked (alloclab_phase), "" if none: where
 	 * it was when it crashed or hung. */
 	char phase[64];
+	/* alloclab_child_run_sampled: its memory over time
+	 * (memory_timeline.h), a new reference; NULL otherwise. */
+	json_t *memory;
 };
 
 /*
@@ -75,6 +78,11 @@ typedef int (*alloclab_child_fn)(void *arg, int fd);
  * could not be started (err set). */
 int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct alloclab_child_result *res,
 		       char *err, size_t err_len);
+
+/* The same, sampling the child's memory every sample_ms (0: not) from
+ * here into res->memory (memory_timeline.h). */
+int alloclab_child_run_sampled(alloclab_child_fn fn, void *arg, double timeout_s, unsigned sample_ms,
+			       struct alloclab_child_result *res, char *err, size_t err_len);
 
 void alloclab_child_result_free(struct alloclab_child_result *res);
 

@@ -5,6 +5,7 @@
 #include "lengths.h"
 
 #include "results_keys.h"
+#include "memory_timeline.h"
 #include "output_path.h"
 #include "input_file.h"
 
@@ -90,6 +91,22 @@ static void cpu_model(char *out, size_t len)
 	fclose(f);
 }
 
+/* The bracketed choice of a /sys setting ("always [madvise] never"). */
+static json_t *sys_choice(const char *path)
+{
+	char buf[256];
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	char *open = strchr(buf, '['), *close = open ? strchr(open, ']') : NULL;
+	if (open == NULL || close == NULL)
+		return json_string("unknown");
+	*close = '\0';
+	return alloclab_json_text(open + 1);
+}
+
 json_t *alloclab_metadata(int argc, char **argv)
 {
 	struct utsname u;
@@ -113,12 +130,17 @@ json_t *alloclab_metadata(int argc, char **argv)
 		snprintf(kernel, sizeof kernel, "unknown");
 	if (getloadavg(load, 3) < 1)
 		load[0] = -1;
-	return json_pack("{s:s,s:s,s:i,s:i,s:i,s:f,s:s,s:s,s:s,s:s,s:s,s:o,s:o}", K_ALLOCLAB_VERSION, ALLOCLAB_VERSION,
+	json_t *meta = json_pack("{s:s,s:s,s:i,s:i,s:i,s:f,s:s,s:s,s:s,s:s,s:s,s:o,s:o}", K_ALLOCLAB_VERSION, ALLOCLAB_VERSION,
 			 K_CPU_MODEL, cpu, K_CPU_COUNT, (int)sysconf(_SC_NPROCESSORS_ONLN), K_CPUS_ALLOWED, nallowed,
 			 K_CACHE_LINE_SIZE, line > 0 ? (int)line : 64, K_LOAD_AVERAGE_START, load[0], K_KERNEL, kernel,
 			 K_LIBC, gnu_get_libc_version(), K_COMPILER, ALLOCLAB_COMPILER, K_BUILD_FLAGS,
 			 ALLOCLAB_BUILD_FLAGS, K_DATE, date, K_COMMAND, cmd, K_HOST,
 			 alloclab_json_text(uname(&u) == 0 ? u.nodename : "unknown"));
+	/* Transparent huge pages: what the allocators' memory may be backed by. */
+	json_object_set_new(meta, K_THP, json_pack("{s:o,s:o}", "enabled",
+						   sys_choice("/sys/kernel/mm/transparent_hugepage/enabled"), "defrag",
+						   sys_choice("/sys/kernel/mm/transparent_hugepage/defrag")));
+	return meta;
 }
 
 json_t *alloclab_json_text(const char *s)
@@ -156,6 +178,7 @@ static json_t *settings_json(const struct alloclab_run_settings *s)
 	json_object_set_new(config, K_MEMORY_LIMIT, json_integer((json_int_t)s->memory_limit));
 	if (s->latency_every)
 		json_object_set_new(config, K_LATENCY_EVERY, json_integer(s->latency_every));
+	json_object_set_new(config, K_SAMPLE_MS, json_integer(s->sample_ms));
 	if (s->order) {
 		json_object_set_new(config, K_ORDER, json_string(s->order));
 		if (strcmp(s->order, "random") == 0)
@@ -254,6 +277,7 @@ void alloclab_process_clear(struct alloclab_process *p)
 	json_decref(p->report);
 	free(p->plugin_output);
 	free(p->host);
+	json_decref(p->memory);
 	free(p->host_cpu_model);
 	free(p->host_kernel);
 	memset(p, 0, sizeof *p);
@@ -400,6 +424,12 @@ static json_t *value_to_json(const struct alloclab_value *v, unsigned threads, c
 	}
 	if (v->latency)
 		json_object_set_new(o, K_LATENCY, alloclab_latency_to_json(v->latency));
+	if (v->faults_counted) {
+		json_object_set_new(o, K_MINOR_FAULTS, json_integer((json_int_t)v->minor_faults));
+		json_object_set_new(o, K_MAJOR_FAULTS, json_integer((json_int_t)v->major_faults));
+	}
+	if (v->rss_after_finish_kib > 0)
+		json_object_set_new(o, K_RSS_AFTER_FINISH, json_integer(v->rss_after_finish_kib));
 	return o;
 }
 
@@ -425,6 +455,21 @@ static json_t *process_json(const struct alloclab_process *p, unsigned threads, 
 		json_object_set(o, K_REPORT, p->report);
 	if (p->plugin_output)
 		json_object_set_new(o, K_PLUGIN_OUTPUT, alloclab_json_text(p->plugin_output));
+	if (p->memory)
+		json_object_set(o, K_MEMORY, p->memory);
+	{
+		static const char *const keys[] = {"before_plugin", "after_finish", "after_trim", "after_settle"};
+		const long v[] = {p->rss_before_plugin_kib, p->rss_after_finish_kib, p->rss_after_trim_kib,
+				  p->rss_after_settle_kib};
+		json_t *g = json_object();
+		for (int k = 0; k < 4; k++)
+			if (v[k] > 0)
+				json_object_set_new(g, keys[k], json_integer(v[k]));
+		if (json_object_size(g))
+			json_object_set_new(o, K_GIVEN_BACK, g);
+		else
+			json_decref(g);
+	}
 	if (p->host)
 		json_object_set_new(o, K_HOST, json_pack("{s:o,s:o,s:o}", K_HOST_NAME, alloclab_json_text(p->host),
 							 K_CPU_MODEL, alloclab_json_text(p->host_cpu_model),
@@ -806,6 +851,18 @@ static int read_value(const struct reader *rd, const json_t *obj, const char *wh
 			v->cache_simulated = 1;
 		}
 	}
+	if (json_object_get(obj, K_MINOR_FAULTS) || json_object_get(obj, K_MAJOR_FAULTS)) {
+		if (get_uint(rd, obj, where, K_MINOR_FAULTS, 1, 0, INT64_MAX, &v->minor_faults) != 0 ||
+		    get_uint(rd, obj, where, K_MAJOR_FAULTS, 1, 0, INT64_MAX, &v->major_faults) != 0)
+			return -1;
+		v->faults_counted = 1;
+	}
+	if (json_object_get(obj, K_RSS_AFTER_FINISH)) {
+		uint64_t kib;
+		if (get_uint(rd, obj, where, K_RSS_AFTER_FINISH, 1, 1, (uint64_t)1 << 40, &kib) != 0)
+			return -1;
+		v->rss_after_finish_kib = (long)kib;
+	}
 	json_t *lat = json_object_get(obj, K_LATENCY);
 	if (lat) {
 		char why[256];
@@ -925,6 +982,32 @@ static int read_process(const struct reader *rd, const json_t *obj, const char *
 	    read_reports(rd, obj, where, K_REPORT, workload, threads, 1, &p->report) != 0 ||
 	    get_string(rd, obj, where, K_PLUGIN_OUTPUT, 0, &p->plugin_output) != 0)
 		return -1;
+	p->rss_before_plugin_kib = p->rss_after_finish_kib = p->rss_after_trim_kib = p->rss_after_settle_kib = -1;
+	v = json_object_get(obj, K_GIVEN_BACK);
+	if (v) {
+		static const char *const keys[] = {"before_plugin", "after_finish", "after_trim", "after_settle"};
+		long *dst[] = {&p->rss_before_plugin_kib, &p->rss_after_finish_kib, &p->rss_after_trim_kib,
+			       &p->rss_after_settle_kib};
+		char w[300];
+		snprintf(w, sizeof w, "%s%s" K_GIVEN_BACK, where, where[0] ? "." : "");
+		if (!json_is_object(v))
+			return bad(rd, where, K_GIVEN_BACK, "is %s, not an object", type_name(v));
+		for (int k = 0; k < 4; k++) {
+			uint64_t kib;
+			if (json_object_get(v, keys[k]) == NULL)
+				continue;
+			if (get_uint(rd, v, w, keys[k], 1, 1, (uint64_t)1 << 40, &kib) != 0)
+				return -1;
+			*dst[k] = (long)kib;
+		}
+	}
+	v = json_object_get(obj, K_MEMORY);
+	if (v) {
+		char why[300];
+		if (alloclab_timeline_check(v, why, sizeof why) != 0)
+			return bad(rd, where, "", "%s", why);
+		p->memory = json_incref(v);
+	}
 	v = json_object_get(obj, K_HOST);
 	if (v) {
 		char w[300];

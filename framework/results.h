@@ -79,6 +79,13 @@ struct alloclab_value {
 	json_t *thread_reports;
 	/* --latency: the distribution of the value's call times; else NULL. */
 	struct alloclab_latency *latency;
+	/* The worker's minor and major page faults from just before run() to
+	 * just after it (faults_counted 0: not recorded, an older file). */
+	int faults_counted;
+	uint64_t minor_faults, major_faults;
+	/* The worker's resident set once every thread had finished the value
+	 * (freed its working set), KiB; 0 unknown. */
+	long rss_after_finish_kib;
 };
 
 /* One worker process's measurement of a cell. */
@@ -104,6 +111,15 @@ struct alloclab_process {
 	 * shards from several machines, `alloclab merge`); all NULL: on the
 	 * run's host. */
 	char *host, *host_cpu_model, *host_kernel;
+	/* NULL, or its memory over time, sampled from outside it
+	 * (memory_timeline.h: checked by the reader). */
+	json_t *memory;
+	/* The worker's resident set in KiB, read by itself: before the plugin
+	 * was loaded (the harness alone), and after the last value (the
+	 * workload freed everything) at once, after the plugin's trim op,
+	 * after --settle-ms; -1 not measured (no trim op, no settle, older
+	 * file). */
+	long rss_before_plugin_kib, rss_after_finish_kib, rss_after_trim_kib, rss_after_settle_kib;
 };
 
 struct alloclab_cell {
@@ -151,6 +167,7 @@ struct alloclab_run_settings {
 	unsigned max_processes;
 	double ci_percent;
 	unsigned latency_every;   /* --latency: every k-th call timed; 0 off */
+	unsigned sample_ms;       /* --sample-ms: the memory timeline's interval; 0 off */
 };
 
 /* What the commands downstream (the table, the pictures) use of a run's

@@ -33,6 +33,7 @@
 #define K_RUNNER_CPU_S "runner_cpu_s"
 #define K_WORKERS "workers"
 #define K_HOST "host"
+#define K_THP "transparent_hugepages"
 #define K_SHARD "shard"
 #define K_SHARD_INDEX "index"
 #define K_SHARD_COUNT "count"
@@ -46,6 +47,7 @@
 #define K_TIMEOUT_S "timeout_s"
 #define K_MEMORY_LIMIT "memory_limit_bytes"
 #define K_LATENCY_EVERY "latency_every"
+#define K_SAMPLE_MS "sample_ms"
 #define K_PIN "pin"
 #define K_CACHE_ALIGN "cache_align"
 #define K_MEASURE "measure"
@@ -106,6 +108,11 @@
 #define K_D1_MISSES_PER_OP "d1_misses_per_op"
 #define K_LL_MISSES_PER_OP "ll_misses_per_op"
 #define K_LATENCY "latency"
+#define K_MINOR_FAULTS "minor_faults"
+#define K_MAJOR_FAULTS "major_faults"
+#define K_MEMORY "memory"
+#define K_RSS_AFTER_FINISH "rss_after_finish_kib"
+#define K_GIVEN_BACK "resident_kib"
 #define K_THREAD_REPORTS "thread_reports"
 
 /* journal lines */

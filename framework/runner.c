@@ -180,7 +180,7 @@ int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double time
 
 	*interrupted = 0;
 	memset(out, 0, sizeof *out);
-	if (alloclab_child_run(measure_child, (void *)spec, timeout_s, &res, err, err_len) != 0)
+	if (alloclab_child_run_sampled(measure_child, (void *)spec, timeout_s, spec->sample_ms, &res, err, err_len) != 0)
 		return -1;
 	if (res.interrupted) {
 		*interrupted = 1;
@@ -194,6 +194,8 @@ int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double time
 					      out, err, err_len) == 0) {
 		out->elapsed_s = res.elapsed_s;
 		out->plugin_output = alloclab_child_printed(&res);
+		out->memory = res.memory;
+		res.memory = NULL;
 		rc = 0;
 	} else if (not_applicable) {
 		rc = -2;
@@ -494,6 +496,9 @@ static void lay_out_cells(struct alloclab_run *run)
 					c->spec.values = cfg->values_set || !wl->default_values ? cfg->values : wl->default_values;
 					c->spec.pin = cfg->pin;
 					c->spec.latency = cfg->latency;
+					/* Under valgrind the resident set is valgrind's. */
+					c->spec.sample_ms = cfg->measure == ALLOCLAB_MEASURE_TIME ? cfg->sample_ms : 0;
+					c->spec.settle_ms = cfg->settle_ms;
 					c->processes = cfg->processes_set || !wl->default_processes ? cfg->processes
 												     : wl->default_processes;
 					c->min_processes = c->processes;
@@ -574,6 +579,7 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 		.max_processes = cfg->max_processes, .ci_percent = cfg->ci_percent,
 		.order = cfg->order_fixed ? "fixed" : "random", .order_seed = run->order_seed,
 		.latency_every = cfg->latency,
+		.sample_ms = cfg->measure == ALLOCLAB_MEASURE_TIME ? cfg->sample_ms : 0,
 	};
 
 	*out = NULL;

@@ -94,6 +94,10 @@ struct alloclab_run_config {
 	 * 1), so that every shard measures every cell; 0 of 0: the whole plan.
 	 * The results carry the plan's identity (alloclab_plan_hash) and K. */
 	unsigned shard_index, shard_count;
+	/* --sample-ms: each worker's memory sampled from outside it every
+	 * this many ms (memory_timeline.h); 0 not. */
+	unsigned sample_ms;
+	unsigned settle_ms; /* --settle-ms (worker.h) */
 	/* --dry-run: plan (plugins probed, parameters and shards checked),
 	 * print what would be measured, measure and write nothing. */
 	int dry_run;

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +45,8 @@ struct worker {
 	uint64_t *instructions;     /* per round, --measure instructions */
 	uint64_t *d1_misses, *ll_misses; /* per round, --measure cache */
 	struct alloclab_latency **latency; /* per round, --latency */
+	uint64_t *minor_faults, *major_faults; /* per round, the process's, around run() */
+	long *rss_after_finish;     /* per round, KiB, once every thread has finished it */
 	unsigned dumps;             /* callgrind dumps written so far */
 	struct alloclab_allocator alloc;
 	pthread_barrier_t barrier;
@@ -132,6 +135,21 @@ const char *alloclab_cell_spec_metric(const struct alloclab_cell_spec *cell)
 	return cell->callgrind_dir ? ALLOCLAB_METRIC_INSTRUCTIONS : ALLOCLAB_METRIC_TIME;
 }
 
+/* Marks the step of round r ("run 2", the warm-ups "warm-up 1"), for
+ * the memory timeline and for crash reports; thread 0 only, so that the
+ * threads do not write over one another. */
+static void round_phase(const struct worker *w, const struct thread_slot *slot, unsigned r, const char *step)
+{
+	char mark[48];
+	if (slot->wt.index != 0)
+		return;
+	if (r < w->cell->warmups)
+		snprintf(mark, sizeof mark, "warm-up %u", r + 1);
+	else
+		snprintf(mark, sizeof mark, "%s %u", step, r - w->cell->warmups + 1);
+	alloclab_phase(mark);
+}
+
 static void *thread_main(void *arg)
 {
 	struct thread_slot *slot = arg;
@@ -165,15 +183,22 @@ static void *thread_main(void *arg)
 		 * here, by all of them together, and not by each when it gets
 		 * to prepare. */
 		pthread_barrier_wait(&w->barrier);
+		/* Every thread has finished the round before: what the
+		 * allocator kept of it. */
+		if (r > 0 && slot->wt.index == 0)
+			w->rss_after_finish[r - 1] = alloclab_status_kib("VmRSS");
 		if (w->failed)
 			break;
 		slot->wt.last_value = r + 1 == w->rounds;
-		alloclab_phase("prepare");
+		round_phase(w, slot, r, "prepare");
 		if (wl->prepare(&slot->wt, slot->error, sizeof slot->error) != 0)
 			w->prepare_failed = 1;
 		pthread_barrier_wait(&w->barrier);
 		if (w->prepare_failed)
 			w->failed = 1;
+		struct rusage before;
+		if (slot->wt.index == 0)
+			getrusage(RUSAGE_SELF, &before);
 		if (w->cell->latency) {
 			/* Calls count from here to the barrier after run(). */
 			if (slot->wt.index == 0)
@@ -187,7 +212,7 @@ static void *thread_main(void *arg)
 			pthread_barrier_wait(&w->barrier);
 		}
 		if (!w->failed) {
-			alloclab_phase("run");
+			round_phase(w, slot, r, "run");
 			slot->wt.own_ns = 0;
 			slot->start_ns[r] = now_ns();
 			wl->run(&slot->wt);
@@ -207,6 +232,14 @@ static void *thread_main(void *arg)
 			w->instructions[r] = alloclab_measure_stop(w->cell->callgrind_dir, &w->dumps, &w->d1_misses[r], &w->ll_misses[r]);
 		if (w->cell->latency && slot->wt.index == 0)
 			w->latency[r] = alloclab_latency_stop();
+		if (slot->wt.index == 0) {
+			/* Page faults of the whole process from before the run to
+			 * after it: outside every timed and counted region. */
+			struct rusage after;
+			getrusage(RUSAGE_SELF, &after);
+			w->minor_faults[r] = (uint64_t)(after.ru_minflt - before.ru_minflt);
+			w->major_faults[r] = (uint64_t)(after.ru_majflt - before.ru_majflt);
+		}
 		if (r + 1 == w->rounds && !w->failed && w->alloc.ops.stats) {
 			if (slot->wt.index == 0) {
 				alloclab_phase("stats");
@@ -215,7 +248,7 @@ static void *thread_main(void *arg)
 			}
 			pthread_barrier_wait(&w->barrier);
 		}
-		alloclab_phase("finish");
+		round_phase(w, slot, r, "finish");
 		wl->finish(&slot->wt);
 		if (slot->wt.report) {
 			w->reports[r * w->cell->threads + slot->wt.index] = slot->wt.report;
@@ -267,6 +300,10 @@ static void round_value(const struct worker *w, unsigned r, struct alloclab_valu
 		v->latency = w->latency[r];
 		w->latency[r] = NULL;
 	}
+	v->faults_counted = 1;
+	v->minor_faults = w->minor_faults[r];
+	v->major_faults = w->major_faults[r];
+	v->rss_after_finish_kib = w->rss_after_finish[r];
 	if (w->reports[r * threads]) {
 		v->thread_reports = json_array();
 		for (unsigned i = 0; i < threads; i++) {
@@ -307,6 +344,9 @@ static void worker_free(struct worker *w, void *shared, struct alloclab_loaded_p
 	for (unsigned r = 0; w->latency && r < w->rounds; r++)
 		alloclab_latency_free(w->latency[r]);
 	free(w->latency);
+	free(w->minor_faults);
+	free(w->rss_after_finish);
+	free(w->major_faults);
 	free(w->reports);
 	free(w->process_reports);
 	free(w->lists);
@@ -335,6 +375,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		snprintf(err, err_len, "--measure instructions: the worker is not running under valgrind's callgrind");
 		return -1;
 	}
+	long before_plugin = alloclab_status_kib("VmRSS");
 	alloclab_phase("load");
 	if (alloclab_plugin_load(cell->plugin, &plugin, err, err_len) != 0)
 		return -1;
@@ -363,6 +404,9 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	/* Only with --latency: without it the worker's heap is laid out as
 	 * it always was (simulated TLB misses depend on that layout). */
 	w.latency = cell->latency ? calloc(w.rounds, sizeof *w.latency) : NULL;
+	w.minor_faults = calloc(w.rounds, sizeof *w.minor_faults);
+	w.rss_after_finish = calloc(w.rounds, sizeof *w.rss_after_finish);
+	w.major_faults = calloc(w.rounds, sizeof *w.major_faults);
 	w.reports = calloc((size_t)w.rounds * cell->threads, sizeof *w.reports);
 	w.process_reports = calloc(cell->threads, sizeof *w.process_reports);
 	w.lists = calloc(cell->threads, sizeof *w.lists);
@@ -409,6 +453,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		thread_main(&w.slots[0]);
 	for (unsigned i = first; i < first + started; i++)
 		pthread_join(w.slots[i].tid, NULL);
+	w.rss_after_finish[w.rounds - 1] = alloclab_status_kib("VmRSS");
 
 	if (w.failed) {
 		const char *why = "a thread failed without saying why";
@@ -480,6 +525,23 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 			out->stats_after_finish = stats;
 		else
 			json_decref(stats);
+	}
+	/* What the allocator gives back once the workload has freed all:
+	 * at once, after its own trim where it has one, and after a pause. */
+	out->rss_before_plugin_kib = before_plugin;
+	out->rss_after_finish_kib = w.rss_after_finish[w.rounds - 1];
+	out->rss_after_trim_kib = out->rss_after_settle_kib = -1;
+	if (w.alloc.ops.trim) {
+		alloclab_phase("trim");
+		if (w.alloc.ops.trim(w.alloc.instance) == 0)
+			out->rss_after_trim_kib = alloclab_status_kib("VmRSS");
+	}
+	if (cell->settle_ms) {
+		alloclab_phase("settle");
+		struct timespec ts = {cell->settle_ms / 1000, (long)(cell->settle_ms % 1000) * 1000000};
+		while (nanosleep(&ts, &ts) != 0)
+			;
+		out->rss_after_settle_kib = alloclab_status_kib("VmRSS");
 	}
 	if (cell->record_path && !(cell->workload->flags & ALLOCLAB_WORKLOAD_RECORDS_ITSELF)) {
 		/* The allocator's state at the trace's end, for a replay to
@@ -558,6 +620,7 @@ static const struct spec_field spec_fields[] = {
 	SPEC_FIELD("cache_sim", SPEC_COUNT, cache_sim, 0, 2),
 	SPEC_FIELD("record", SPEC_TEXT_OR_NULL, record_path, 0, 0),
 	SPEC_FIELD("latency", SPEC_OPTION, latency, 0, ALLOCLAB_LATENCY_MAX_EVERY),
+	SPEC_FIELD("settle_ms", SPEC_OPTION, settle_ms, 0, 600000),
 };
 
 json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)

@@ -46,6 +46,12 @@ struct alloclab_cell_spec {
 	/* --latency: every `latency`-th call of each thread is timed
 	 * (latency.h); 0: none. */
 	unsigned latency;
+	/* The runner's, not handed to the worker: the worker's memory is
+	 * sampled from outside every sample_ms (memory_timeline.h); 0 not. */
+	unsigned sample_ms;
+	/* --settle-ms: after the last value (and the plugin's trim), the
+	 * worker waits this long and reads its resident set again; 0 not. */
+	unsigned settle_ms;
 };
 
 /* The metric the cell's values are in (results.h). */

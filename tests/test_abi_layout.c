@@ -67,8 +67,9 @@ Test(abi_layout, the_plugin_descriptor)
 		FIELD(struct alloclab_plugin, instance_caps, 152, 8),
 		FIELD(struct alloclab_plugin, entry_points, 160, 8),
 		FIELD(struct alloclab_plugin, program_api, 168, 8),
+		FIELD(struct alloclab_plugin, trim, 176, 8),
 	};
-	expect_layout("struct alloclab_plugin", f, sizeof f / sizeof *f, sizeof(struct alloclab_plugin), 176);
+	expect_layout("struct alloclab_plugin", f, sizeof f / sizeof *f, sizeof(struct alloclab_plugin), 184);
 }
 
 Test(abi_layout, the_program_api)

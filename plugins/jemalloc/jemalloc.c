@@ -145,6 +145,16 @@ static void jemalloc_free_sized(void *instance, void *block, size_t size)
 		sdallocx(block, size ? size : 1, 0);
 }
 
+/* Every arena's dirty and muzzy pages purged at once (MALLCTL_ARENAS_ALL
+ * is 4096), and the thread's cache flushed first so that its blocks
+ * count as free. */
+static int jemalloc_trim(void *instance)
+{
+	(void)instance;
+	mallctl("thread.tcache.flush", NULL, NULL, NULL, 0);
+	return mallctl("arena.4096.purge", NULL, NULL, NULL, 0) == 0 ? 0 : -ENOTSUP;
+}
+
 static int jemalloc_stats(void *instance, alloclab_stat_fn emit, void *arg)
 {
 	static const char *const names[] = {"stats.allocated", "stats.active", "stats.metadata",
@@ -218,6 +228,7 @@ static const struct alloclab_plugin jemalloc_plugin = {
 	.stats = jemalloc_stats,
 	.entry_points = jemalloc_entry_points,
 	.program_api = jemalloc_program_api,
+	.trim = jemalloc_trim,
 };
 
 ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(uint32_t host_abi_version);

@@ -103,6 +103,14 @@ static void mimalloc_thread_detach(void *instance)
 	mi_thread_done();
 }
 
+/* mi_collect(true): frees what the heaps hold and returns the pages. */
+static int mimalloc_trim(void *instance)
+{
+	(void)instance;
+	mi_collect(true);
+	return 0;
+}
+
 static int mimalloc_stats(void *instance, alloclab_stat_fn emit, void *arg)
 {
 	size_t elapsed, user, sys, rss, peak_rss, commit, peak_commit, faults;
@@ -171,6 +179,7 @@ static const struct alloclab_plugin mimalloc_plugin = {
 	.stats = mimalloc_stats,
 	.entry_points = mimalloc_entry_points,
 	.program_api = mimalloc_program_api,
+	.trim = mimalloc_trim,
 };
 
 ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(uint32_t host_abi_version);

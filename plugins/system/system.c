@@ -76,6 +76,14 @@ static int system_stats(void *instance, alloclab_stat_fn emit, void *arg)
 	return 0;
 }
 
+/* glibc returns the top of each arena and whole free pages inside them. */
+static int system_trim(void *instance)
+{
+	(void)instance;
+	malloc_trim(0);
+	return 0;
+}
+
 static char system_version[64];
 
 /* malloc and free only pass requests on: a workload may call the
@@ -122,6 +130,7 @@ static const struct alloclab_plugin system_plugin = {
 	.stats = system_stats,
 	.entry_points = system_entry_points,
 	.program_api = system_program_api,
+	.trim = system_trim,
 };
 
 ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(uint32_t host_abi_version);

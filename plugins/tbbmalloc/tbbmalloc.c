@@ -23,6 +23,8 @@ static void *(*calloc_fn)(size_t, size_t);
 static void *(*realloc_fn)(void *, size_t);
 static size_t (*msize_fn)(void *);
 
+static int (*command_fn)(int cmd, void *param);
+
 static int tbbmalloc_create(const char *options, void **instance, char *err, size_t err_len)
 {
 	static void *handle;
@@ -48,8 +50,18 @@ static int tbbmalloc_create(const char *options, void **instance, char *err, siz
 			snprintf(err, err_len, "%s has no %s", LIBRARY, entries[i].name);
 			return -ENOENT;
 		}
+	void *command = dlsym(handle, "scalable_allocation_command");
+	memcpy(&command_fn, &command, sizeof command);
 	*instance = NULL;
 	return 0;
+}
+
+/* scalable_allocation_command(TBBMALLOC_CLEAN_ALL_BUFFERS, NULL): the
+ * caches of every thread and the backend's free memory returned. */
+static int tbbmalloc_trim(void *instance)
+{
+	(void)instance;
+	return command_fn && command_fn(0, NULL) == 0 ? 0 : -ENOTSUP;
 }
 
 static void tbbmalloc_destroy(void *instance) { (void)instance; }
@@ -127,6 +139,7 @@ static const struct alloclab_plugin tbbmalloc_plugin = {
 	.usable_size = tbbmalloc_usable_size,
 	.entry_points = tbbmalloc_entry_points,
 	.program_api = tbbmalloc_program_api,
+	.trim = tbbmalloc_trim,
 };
 
 ALLOCLAB_PLUGIN_DEFINE(tbbmalloc_plugin)

@@ -28,6 +28,16 @@ static void *(*tc_memalign_fn)(size_t, size_t);
 static size_t (*tc_malloc_size_fn)(void *);
 static const char *(*tc_version_fn)(int *, int *, const char **);
 static char version[96] = "gperftools tcmalloc (not loaded yet)";
+static void (*release_fn)(void);
+
+static int tcmalloc_trim(void *instance)
+{
+	(void)instance;
+	if (release_fn == NULL)
+		return -ENOTSUP;
+	release_fn();
+	return 0;
+}
 
 static int tcmalloc_create(const char *options, void **instance, char *err, size_t err_len)
 {
@@ -68,6 +78,9 @@ static int tcmalloc_create(const char *options, void **instance, char *err, size
 			return -ENOENT;
 		}
 	}
+	/* Its C API's release of the page heap's free spans (optional). */
+	void *release = dlsym(handle, "MallocExtension_ReleaseFreeMemory");
+	memcpy(&release_fn, &release, sizeof release);
 	int major = 0, minor = 0;
 	const char *patch = "";
 	tc_version_fn(&major, &minor, &patch);
@@ -165,6 +178,7 @@ static const struct alloclab_plugin tcmalloc_plugin = {
 	.free_sized = tcmalloc_free_sized,
 	.entry_points = tcmalloc_entry_points,
 	.program_api = tcmalloc_program_api,
+	.trim = tcmalloc_trim,
 };
 
 ALLOCLAB_PLUGIN_DEFINE(tcmalloc_plugin)

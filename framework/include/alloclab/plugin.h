@@ -277,6 +277,19 @@ struct alloclab_plugin {
 	 * function given against the ops, from an unattached thread too.
 	 */
 	int (*program_api)(void *instance, struct alloclab_program_api *api);
+
+	/*
+	 * Optional, no capability bit (appended in ABI version 2, after
+	 * program_api). Gives back to the operating system what the allocator
+	 * holds free and can return at once (its own purge, trim or collect:
+	 * glibc's malloc_trim, jemalloc's arena purge, mimalloc's collect), as
+	 * a program asks after a phase. Blocks still live stay valid. Called
+	 * from the main thread while no other op runs, after a workload has
+	 * freed what it had (the host then reads the resident set: docs/
+	 * memory.md). Returns 0 or a negative errno. An allocator that returns
+	 * memory as it goes, with nothing more to give, leaves it NULL.
+	 */
+	int (*trim)(void *instance);
 };
 
 /*

@@ -1,0 +1,189 @@
+/* The memory section. See memory_report.h. */
+#include "memory_report.h"
+
+#include "cells.h"
+#include "figure.h"
+#include "memory_timeline.h"
+#include "summary.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Steps before the workload's first round: the harness and the plugin
+ * starting. */
+static int before_rounds(const char *phase)
+{
+	return strcmp(phase, "start") == 0 || strcmp(phase, "load") == 0 || strcmp(phase, "create") == 0 ||
+	       strcmp(phase, "thread_attach") == 0;
+}
+
+struct timeline_figures {
+	double baseline, peak, huge_share, end_of_run; /* KiB, share; < 0 unknown */
+};
+
+static void read_timeline(const json_t *m, unsigned nvalues, struct timeline_figures *f)
+{
+	json_t *phases = json_object_get(m, "phases"), *s;
+	size_t i;
+	char last_run[32];
+	long peak = -1, peak_with_huge = -1;
+
+	*f = (struct timeline_figures){-1, -1, -1, -1};
+	snprintf(last_run, sizeof last_run, "run %u", nvalues);
+	json_array_foreach(json_object_get(m, "samples"), i, s)
+	{
+		const char *phase = json_string_value(json_array_get(phases, (size_t)json_integer_value(json_array_get(s, 4))));
+		long rss = (long)json_integer_value(json_array_get(s, 1)), huge = (long)json_integer_value(json_array_get(s, 3));
+		if (phase && before_rounds(phase))
+			f->baseline = (double)rss;
+		if (phase && strcmp(phase, last_run) == 0)
+			f->end_of_run = (double)rss;
+		if (rss > peak)
+			peak = rss;
+		if (huge >= 0 && rss > peak_with_huge && rss > 0) {
+			peak_with_huge = rss;
+			f->huge_share = (double)huge / (double)rss;
+		}
+	}
+	f->peak = (double)peak;
+}
+
+static double median_of(double *v, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] >= 0)
+			v[k++] = v[i];
+	if (k == 0)
+		return -1;
+	struct alloclab_summary s;
+	alloclab_summarize(v, k, &s);
+	return s.median;
+}
+
+static void kib_text(double kib, char *out, size_t len)
+{
+	if (kib < 0)
+		snprintf(out, len, "-");
+	else if (kib >= 1024 * 1024)
+		snprintf(out, len, "%.2f GiB", kib / (1024 * 1024));
+	else if (kib >= 1024)
+		snprintf(out, len, "%.1f MiB", kib / 1024);
+	else
+		snprintf(out, len, "%.0f KiB", kib);
+}
+
+void alloclab_memory_report(const struct alloclab_results *r, FILE *out)
+{
+	const struct alloclab_cell **cells = calloc(r->ncells + 1, sizeof *cells);
+	char **names = calloc(r->ncells + 1, sizeof *names);
+	int header = 0;
+
+	for (unsigned i = 0; i < r->ncells; i++)
+		cells[i] = &r->cells[i];
+	alloclab_row_names(cells, r->ncells, 1, names);
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *c = &r->cells[i];
+		unsigned n = c->nprocs, have = 0;
+		if (!alloclab_cell_measured(c))
+			continue;
+		double *col[8];
+		for (int k = 0; k < 8; k++)
+			col[k] = calloc(n + 1, sizeof **col);
+		for (unsigned p = 0; p < n; p++) {
+			const struct alloclab_process *proc = &c->procs[p];
+			struct timeline_figures f = {-1, -1, -1, -1};
+			if (proc->memory)
+				read_timeline(proc->memory, proc->nvalues, &f), have = 1;
+			if (proc->rss_after_finish_kib > 0)
+				have = 1;
+			uint64_t minor = 0;
+			for (unsigned v = 0; v < proc->nvalues; v++)
+				minor += proc->values[v].minor_faults;
+			/* The harness alone, as the worker read it before the plugin
+			 * was loaded; else the timeline's last sample before then. */
+			col[0][p] = proc->rss_before_plugin_kib > 0 ? (double)proc->rss_before_plugin_kib : f.baseline;
+			col[1][p] = f.peak;
+			col[2][p] = f.huge_share;
+			col[3][p] = f.end_of_run;
+			col[4][p] = (double)proc->rss_after_finish_kib;
+			col[5][p] = (double)proc->rss_after_trim_kib;
+			col[6][p] = (double)proc->rss_after_settle_kib;
+			col[7][p] = proc->nvalues && proc->values[0].faults_counted ? (double)minor / proc->nvalues : -1;
+		}
+		if (have) {
+			if (!header++)
+				fprintf(out, "\nmemory: the worker's resident set (sampled every %lld ms from outside it; medians over "
+					     "processes)\n  %-40s %9s %9s %6s %10s %10s %10s %10s %10s\n",
+					(long long)json_integer_value(json_object_get(r->config, "sample_ms")), "cell", "baseline",
+					"peak", "huge", "end of run", "freed all", "trimmed", "settled", "faults/v");
+			char t[8][32];
+			for (int k = 0; k < 8; k++) {
+				double m = median_of(col[k], n);
+				if (k == 2)
+					snprintf(t[k], sizeof t[k], m < 0 ? "-" : "%.0f%%", m * 100);
+				else if (k == 7)
+					snprintf(t[k], sizeof t[k], m < 0 ? "-" : "%.0f", m);
+				else
+					kib_text(m, t[k], sizeof t[k]);
+			}
+			fprintf(out, "  %-40.40s %9s %9s %6s %10s %10s %10s %10s %10s\n", names[i], t[0], t[1], t[2], t[3], t[4],
+				t[5], t[6], t[7]);
+		}
+		for (int k = 0; k < 8; k++)
+			free(col[k]);
+	}
+	if (header)
+		fprintf(out, "  (baseline: the worker before the plugin was loaded; end of run: the last sample of\n"
+			     "  the last value's run; freed all: after the workload freed everything; trimmed: after\n"
+			     "  the plugin's trim op; settled: after --settle-ms; faults/v: minor page faults per\n"
+			     "  value, in run())\n");
+	for (unsigned i = 0; i < r->ncells; i++)
+		free(names[i]);
+	free(names);
+	free(cells);
+}
+
+void alloclab_memory_figures(const struct alloclab_results *r, struct alloclab_figure_list *out)
+{
+	const struct alloclab_cell **cells = calloc(r->ncells + 1, sizeof *cells);
+	size_t n = 0;
+
+	for (unsigned i = 0; i < r->ncells; i++)
+		if (alloclab_cell_measured(&r->cells[i]) && r->cells[i].procs[0].memory)
+			cells[n++] = &r->cells[i];
+	char **names = calloc(n + 1, sizeof *names);
+	int *done = calloc(n + 1, sizeof *done);
+	alloclab_row_names(cells, n, 0, names);
+	for (size_t i = 0; i < n; i++) {
+		char name[300], title[400];
+		if (done[i])
+			continue;
+		snprintf(name, sizeof name, "memory-%s", names[i]);
+		snprintf(title, sizeof title, "%s: resident set over time (process 1 of each plugin)", names[i]);
+		struct alloclab_figure *f = alloclab_figure_add(out, name, title, "seconds since the worker started", "MiB resident",
+								ALLOCLAB_FIGURE_LINES);
+		f->ymin_zero = 1;
+		for (size_t k = i; k < n; k++) {
+			if (done[k] || strcmp(names[k], names[i]) != 0)
+				continue;
+			done[k] = 1;
+			char label[512];
+			json_t *samples = json_object_get(cells[k]->procs[0].memory, "samples"), *s;
+			size_t j;
+			alloclab_cell_label(cells[k], label, sizeof label);
+			struct alloclab_series *se = alloclab_figure_series(f, label, json_array_size(samples));
+			json_array_foreach(samples, j, s)
+			{
+				se->x[j] = json_number_value(json_array_get(s, 0)) / 1000;
+				se->y[j] = (double)json_integer_value(json_array_get(s, 1)) / 1024;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(done);
+	free(cells);
+}
