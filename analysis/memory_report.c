@@ -20,6 +20,7 @@ static int before_rounds(const char *phase)
 
 struct timeline_figures {
 	double baseline, peak, huge_share, end_of_run; /* KiB, share; < 0 unknown */
+	double live_peak;                               /* KiB, the most the workload held; < 0 unknown */
 };
 
 static void read_timeline(const json_t *m, unsigned nvalues, struct timeline_figures *f)
@@ -29,7 +30,7 @@ static void read_timeline(const json_t *m, unsigned nvalues, struct timeline_fig
 	char last_run[32];
 	long peak = -1, peak_with_huge = -1;
 
-	*f = (struct timeline_figures){-1, -1, -1, -1};
+	*f = (struct timeline_figures){-1, -1, -1, -1, -1};
 	snprintf(last_run, sizeof last_run, "run %u", nvalues);
 	json_array_foreach(json_object_get(m, "samples"), i, s)
 	{
@@ -41,6 +42,9 @@ static void read_timeline(const json_t *m, unsigned nvalues, struct timeline_fig
 			f->end_of_run = (double)rss;
 		if (rss > peak)
 			peak = rss;
+		long live = (long)json_integer_value(json_array_get(s, 5));
+		if (live > 0 && live > f->live_peak)
+			f->live_peak = (double)live;
 		if (huge >= 0 && rss > peak_with_huge && rss > 0) {
 			peak_with_huge = rss;
 			f->huge_share = (double)huge / (double)rss;
@@ -74,6 +78,59 @@ static void kib_text(double kib, char *out, size_t len)
 		snprintf(out, len, "%.0f KiB", kib);
 }
 
+/* Resident over requested-live, the harness's baseline taken off, where
+ * the workload said what it held: at the end of the last run and at the
+ * peak. */
+static void print_fragmentation(const struct alloclab_results *r, char **names, FILE *out)
+{
+	int header = 0;
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *c = &r->cells[i];
+		if (!alloclab_cell_measured(c))
+			continue;
+		unsigned n = c->nprocs;
+		double *live = calloc(n + 1, sizeof *live), *end = calloc(n + 1, sizeof *end),
+		       *peak = calloc(n + 1, sizeof *peak);
+		int have = 0;
+		for (unsigned p = 0; p < n; p++) {
+			const struct alloclab_process *proc = &c->procs[p];
+			struct timeline_figures f = {-1, -1, -1, -1, -1};
+			live[p] = end[p] = peak[p] = -1;
+			if (proc->nvalues == 0)
+				continue;
+			if (proc->memory)
+				read_timeline(proc->memory, proc->nvalues, &f);
+			double live_kib = (double)proc->values[proc->nvalues - 1].live_end_bytes / 1024;
+			if (live_kib <= 0 && f.live_peak <= 0)
+				continue; /* the workload says nothing of what it holds */
+			double base = proc->rss_before_plugin_kib > 0 ? (double)proc->rss_before_plugin_kib : f.baseline;
+			if (live_kib > 0) {
+				live[p] = live_kib;
+				if (f.end_of_run >= 0 && base >= 0)
+					end[p] = (f.end_of_run - base) / live_kib;
+			}
+			if (f.peak >= 0 && base >= 0 && f.live_peak > 0)
+				peak[p] = (f.peak - base) / f.live_peak;
+			have = 1;
+		}
+		if (have) {
+			if (!header++)
+				fprintf(out, "\nfragmentation: resident over requested-live (the harness's baseline taken off; "
+					     "medians)\n  %-40s %12s %12s %10s\n",
+					"cell", "live at end", "end of run", "at peak");
+			char l[32], e[32], k[32];
+			double ml = median_of(live, n), me = median_of(end, n), mk = median_of(peak, n);
+			kib_text(ml, l, sizeof l);
+			snprintf(e, sizeof e, me < 0 ? "-" : "%.2f", me);
+			snprintf(k, sizeof k, mk < 0 ? "-" : "%.2f", mk);
+			fprintf(out, "  %-40.40s %12s %12s %10s\n", names[i], l, e, k);
+		}
+		free(live);
+		free(end);
+		free(peak);
+	}
+}
+
 void alloclab_memory_report(const struct alloclab_results *r, FILE *out)
 {
 	const struct alloclab_cell **cells = calloc(r->ncells + 1, sizeof *cells);
@@ -93,7 +150,7 @@ void alloclab_memory_report(const struct alloclab_results *r, FILE *out)
 			col[k] = calloc(n + 1, sizeof **col);
 		for (unsigned p = 0; p < n; p++) {
 			const struct alloclab_process *proc = &c->procs[p];
-			struct timeline_figures f = {-1, -1, -1, -1};
+			struct timeline_figures f = {-1, -1, -1, -1, -1};
 			if (proc->memory)
 				read_timeline(proc->memory, proc->nvalues, &f), have = 1;
 			if (proc->rss_after_finish_kib > 0)
@@ -139,6 +196,7 @@ void alloclab_memory_report(const struct alloclab_results *r, FILE *out)
 			     "  the last value's run; freed all: after the workload freed everything; trimmed: after\n"
 			     "  the plugin's trim op; settled: after --settle-ms; faults/v: minor page faults per\n"
 			     "  value, in run())\n");
+	print_fragmentation(r, names, out);
 	for (unsigned i = 0; i < r->ncells; i++)
 		free(names[i]);
 	free(names);

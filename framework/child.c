@@ -8,6 +8,7 @@
 #define _GNU_SOURCE 1
 #include "child.h"
 #include "memory_timeline.h"
+#include "workload.h"
 #include "process_tree.h"
 #include "scratch.h"
 
@@ -59,6 +60,34 @@ void alloclab_phase_attach(void)
 	if (p != MAP_FAILED)
 		phase_page = p;
 	close(ALLOCLAB_PHASE_FD);
+}
+
+struct alloclab_live *alloclab_live_attach(void)
+{
+	static struct alloclab_live *slots;
+	const size_t size = ALLOCLAB_LIVE_SLOTS * sizeof *slots;
+	struct stat st;
+
+	if (slots)
+		return slots;
+	if (fstat(ALLOCLAB_LIVE_FD, &st) == 0 && (size_t)st.st_size == size) {
+		void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, ALLOCLAB_LIVE_FD, 0);
+		close(ALLOCLAB_LIVE_FD);
+		if (p != MAP_FAILED)
+			return slots = p;
+	}
+	return slots = calloc(ALLOCLAB_LIVE_SLOTS, sizeof *slots);
+}
+
+/* What the child's workload threads hold, summed; -1 with no counters. */
+static int64_t live_bytes(const struct alloclab_live *slots)
+{
+	uint64_t sum = 0;
+	if (slots == NULL)
+		return -1;
+	for (unsigned i = 0; i < ALLOCLAB_LIVE_SLOTS; i++)
+		sum += __atomic_load_n((const uint64_t *)&slots[i].bytes, __ATOMIC_RELAXED);
+	return (int64_t)sum;
 }
 
 static void on_interrupt(int sig)
@@ -172,6 +201,14 @@ int alloclab_child_run_sampled(alloclab_child_fn fn, void *arg, double timeout_s
 	char *phase = MAP_FAILED;
 	if (phase_fd >= 0 && ftruncate(phase_fd, PHASE_SIZE) == 0)
 		phase = mmap(NULL, PHASE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, phase_fd, 0);
+	/* The live counters, when the memory is sampled. */
+	const size_t live_size = ALLOCLAB_LIVE_SLOTS * sizeof(struct alloclab_live);
+	int live_fd = sample_ms ? memfd_create("alloclab-live", MFD_CLOEXEC) : -1;
+	struct alloclab_live *live = NULL;
+	if (live_fd >= 0 && ftruncate(live_fd, (off_t)live_size) == 0) {
+		void *p = mmap(NULL, live_size, PROT_READ, MAP_SHARED, live_fd, 0);
+		live = p == MAP_FAILED ? NULL : p;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -185,6 +222,10 @@ int alloclab_child_run_sampled(alloclab_child_fn fn, void *arg, double timeout_s
 			munmap(phase, PHASE_SIZE);
 		if (phase_fd >= 0)
 			close(phase_fd);
+		if (live)
+			munmap(live, live_size);
+		if (live_fd >= 0)
+			close(live_fd);
 		return -1;
 	}
 	if (pid == 0) {
@@ -211,14 +252,23 @@ int alloclab_child_run_sampled(alloclab_child_fn fn, void *arg, double timeout_s
 		dup2(outs[1], 1);
 		dup2(outs[1], 2);
 		close(outs[1]);
+		/* The descriptors the child finds at known numbers (its phase
+		 * page, its live counters) are moved there last: first every
+		 * descriptor involved goes above them, so that none is
+		 * overwritten by another's dup2 (dup2 clears close-on-exec). */
+		int result_fd = fcntl(fds[1], F_DUPFD_CLOEXEC, 10);
+		int high_phase = phase != MAP_FAILED ? fcntl(phase_fd, F_DUPFD_CLOEXEC, 10) : -1;
+		int high_live = live != NULL ? fcntl(live_fd, F_DUPFD_CLOEXEC, 10) : -1;
+		if (result_fd < 0)
+			result_fd = fds[1];
 		if (phase != MAP_FAILED) {
 			phase_page = phase;
-			/* Kept open across exec at a known number (dup2 clears
-			 * close-on-exec). */
-			if (phase_fd != ALLOCLAB_PHASE_FD && fds[1] != ALLOCLAB_PHASE_FD)
-				dup2(phase_fd, ALLOCLAB_PHASE_FD);
+			if (high_phase >= 0)
+				dup2(high_phase, ALLOCLAB_PHASE_FD);
 		}
-		_exit(fn(arg, fds[1]));
+		if (high_live >= 0)
+			dup2(high_live, ALLOCLAB_LIVE_FD);
+		_exit(fn(arg, result_fd));
 	}
 	setpgid(pid, pid); /* also here, so the group exists before any kill */
 	struct alloclab_timeline *timeline = sample_ms ? alloclab_timeline_new(sample_ms, start) : NULL;
@@ -266,7 +316,7 @@ int alloclab_child_run_sampled(alloclab_child_fn fn, void *arg, double timeout_s
 				char step[PHASE_SIZE] = "";
 				if (phase != MAP_FAILED)
 					read_phase(phase, step, sizeof step);
-				alloclab_timeline_sample(timeline, pid, now, step);
+				alloclab_timeline_sample(timeline, pid, now, step, live_bytes(live));
 			}
 			double until = alloclab_timeline_due(timeline) - now_s();
 			int ms = until > 0 ? (int)(until * 1000) + 1 : 0;
@@ -348,6 +398,10 @@ stop:
 	}
 	if (phase_fd >= 0)
 		close(phase_fd);
+	if (live)
+		munmap(live, live_size);
+	if (live_fd >= 0)
+		close(live_fd);
 	res->elapsed_s = now_s() - start;
 	res->memory = alloclab_timeline_json(timeline);
 	alloclab_timeline_free(timeline);

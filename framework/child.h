@@ -71,6 +71,19 @@ void alloclab_phase(const char *step);
 /* In an exec'd child: map the page passed as ALLOCLAB_PHASE_FD, if any. */
 void alloclab_phase_attach(void);
 
+/*
+ * The workload threads' live counters (struct alloclab_live, workload.h),
+ * on pages shared with the supervisor when it samples the child's memory,
+ * passed as ALLOCLAB_LIVE_FD: the sampler reads what the workload holds
+ * beside what is resident. ALLOCLAB_LIVE_SLOTS counters, one a thread.
+ */
+#define ALLOCLAB_LIVE_FD 6
+#define ALLOCLAB_LIVE_SLOTS 1024
+struct alloclab_live;
+/* In the child: the shared counters (mapped from ALLOCLAB_LIVE_FD), or
+ * private ones where the supervisor gave none. NULL only out of memory. */
+struct alloclab_live *alloclab_live_attach(void);
+
 /* In the child: fn(arg, fd) runs, and its return value is the exit status. */
 typedef int (*alloclab_child_fn)(void *arg, int fd);
 

@@ -12,7 +12,7 @@
 
 struct sample {
 	double t_ms;
-	long rss_kib, anon_kib, huge_kib;
+	long rss_kib, anon_kib, huge_kib, live_kib;
 	unsigned phase;
 };
 
@@ -80,11 +80,13 @@ static unsigned phase_index(struct alloclab_timeline *t, const char *phase)
 	return t->nphases++;
 }
 
-void alloclab_timeline_sample(struct alloclab_timeline *t, pid_t pid, double now, const char *phase)
+void alloclab_timeline_sample(struct alloclab_timeline *t, pid_t pid, double now, const char *phase,
+			      int64_t live_bytes)
 {
 	char buf[2048];
 	long pages = 0, kib = sysconf(_SC_PAGESIZE) / 1024;
-	struct sample s = {.t_ms = (now - t->start) * 1000, .anon_kib = -1, .huge_kib = -1};
+	struct sample s = {.t_ms = (now - t->start) * 1000, .anon_kib = -1, .huge_kib = -1,
+			   .live_kib = live_bytes < 0 ? -1 : (long)((live_bytes + 1023) / 1024)};
 
 	t->due = now + t->interval_ms / 1000.0;
 	long size;
@@ -120,9 +122,10 @@ json_t *alloclab_timeline_json(const struct alloclab_timeline *t)
 	for (unsigned i = 0; i < t->nphases; i++)
 		json_array_append_new(phases, json_string(t->phases[i]));
 	for (unsigned i = 0; i < t->n; i++)
-		json_array_append_new(samples, json_pack("[f,I,I,I,i]", round(t->s[i].t_ms * 10) / 10,
+		json_array_append_new(samples, json_pack("[f,I,I,I,i,I]", round(t->s[i].t_ms * 10) / 10,
 							 (json_int_t)t->s[i].rss_kib, (json_int_t)t->s[i].anon_kib,
-							 (json_int_t)t->s[i].huge_kib, (int)t->s[i].phase));
+							 (json_int_t)t->s[i].huge_kib, (int)t->s[i].phase,
+							 (json_int_t)t->s[i].live_kib));
 	return json_pack("{s:i,s:i,s:o,s:o}", "requested_ms", (int)t->requested_ms, "interval_ms", (int)t->interval_ms,
 			 "phases", phases, "samples", samples);
 }
@@ -152,11 +155,14 @@ int alloclab_timeline_check(const json_t *obj, char *why, size_t why_len)
 	json_array_foreach(samples, i, x)
 	{
 		json_t *t = json_array_get(x, 0), *p = json_array_get(x, 4);
-		if (!json_is_array(x) || json_array_size(x) != 5 || !json_is_number(t) || !isfinite(json_number_value(t)) ||
+		if (!json_is_array(x) || json_array_size(x) != 6 || !json_is_number(t) || !isfinite(json_number_value(t)) ||
 		    json_number_value(t) < last || !json_is_integer(p) || json_integer_value(p) < 0 ||
 		    (size_t)json_integer_value(p) >= json_array_size(phases))
-			return WHY("memory.samples[%zu]: not [t_ms (not decreasing), rss_kib, anon_kib, huge_kib, a phase index]", i);
-		for (int k = 1; k <= 3; k++) {
+			return WHY("memory.samples[%zu]: not [t_ms (not decreasing), rss_kib, anon_kib, huge_kib, a phase index, "
+				   "live_kib]", i);
+		for (int k = 1; k <= 5; k++) {
+			if (k == 4)
+				continue;
 			json_t *v = json_array_get(x, (size_t)k);
 			if (!json_is_integer(v) || json_integer_value(v) < (k == 1 ? 0 : -1) || json_integer_value(v) > ((json_int_t)1 << 40))
 				return WHY("memory.samples[%zu][%d]: not a size in KiB", i, k);

@@ -10,15 +10,17 @@
  *
  * The JSON form, a process's "memory" in a results file, is owned here:
  *   {"requested_ms": R, "interval_ms": I, "phases": ["load", ...],
- *    "samples": [[t_ms, rss_kib, anon_kib, huge_kib, phase], ...]}
+ *    "samples": [[t_ms, rss_kib, anon_kib, huge_kib, phase, live_kib], ...]}
  * t_ms from the worker's start, not decreasing; anon_kib and huge_kib -1
- * where not read; phase an index into phases.
+ * where not read; phase an index into phases; live_kib the requested
+ * bytes the workload held (alloclab_live, workload.h), -1 not known.
  */
 #ifndef ALLOCLAB_MEMORY_TIMELINE_H
 #define ALLOCLAB_MEMORY_TIMELINE_H
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define ALLOCLAB_TIMELINE_MAX_SAMPLES 2000
@@ -33,8 +35,10 @@ void alloclab_timeline_free(struct alloclab_timeline *t);
 /* When the next sample is due (seconds, the clock of `start`). */
 double alloclab_timeline_due(const struct alloclab_timeline *t);
 
-/* Takes a sample of process pid at `now`, in step `phase`. */
-void alloclab_timeline_sample(struct alloclab_timeline *t, pid_t pid, double now, const char *phase);
+/* Takes a sample of process pid at `now`, in step `phase`, with the
+ * bytes its workload holds live (-1: not known). */
+void alloclab_timeline_sample(struct alloclab_timeline *t, pid_t pid, double now, const char *phase,
+			      int64_t live_bytes);
 
 /* The samples as JSON (a new reference); NULL when there are none. */
 json_t *alloclab_timeline_json(const struct alloclab_timeline *t);

@@ -430,6 +430,8 @@ static json_t *value_to_json(const struct alloclab_value *v, unsigned threads, c
 	}
 	if (v->rss_after_finish_kib > 0)
 		json_object_set_new(o, K_RSS_AFTER_FINISH, json_integer(v->rss_after_finish_kib));
+	if (v->live_end_bytes)
+		json_object_set_new(o, K_LIVE_END, json_integer((json_int_t)v->live_end_bytes));
 	return o;
 }
 
@@ -863,6 +865,9 @@ static int read_value(const struct reader *rd, const json_t *obj, const char *wh
 			return -1;
 		v->rss_after_finish_kib = (long)kib;
 	}
+	if (json_object_get(obj, K_LIVE_END) &&
+	    get_uint(rd, obj, where, K_LIVE_END, 1, 1, (uint64_t)1 << 50, &v->live_end_bytes) != 0)
+		return -1;
 	json_t *lat = json_object_get(obj, K_LATENCY);
 	if (lat) {
 		char why[256];

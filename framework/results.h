@@ -86,6 +86,9 @@ struct alloclab_value {
 	/* The worker's resident set once every thread had finished the value
 	 * (freed its working set), KiB; 0 unknown. */
 	long rss_after_finish_kib;
+	/* The requested bytes the workload said it held when run() ended
+	 * (workload.h, alloclab_live_end); 0 not said. */
+	uint64_t live_end_bytes;
 };
 
 /* One worker process's measurement of a cell. */

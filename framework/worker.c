@@ -47,6 +47,8 @@ struct worker {
 	struct alloclab_latency **latency; /* per round, --latency */
 	uint64_t *minor_faults, *major_faults; /* per round, the process's, around run() */
 	long *rss_after_finish;     /* per round, KiB, once every thread has finished it */
+	uint64_t *live_end;         /* per round, the bytes the threads said were live when run() ended */
+	struct alloclab_live *live; /* the threads' counters (child.h) */
 	unsigned dumps;             /* callgrind dumps written so far */
 	struct alloclab_allocator alloc;
 	pthread_barrier_t barrier;
@@ -135,6 +137,17 @@ const char *alloclab_cell_spec_metric(const struct alloclab_cell_spec *cell)
 	return cell->callgrind_dir ? ALLOCLAB_METRIC_INSTRUCTIONS : ALLOCLAB_METRIC_TIME;
 }
 
+/* What the threads said they held when run() ended, summed and cleared. */
+static uint64_t live_end_sum(const struct worker *w)
+{
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < w->cell->threads; i++) {
+		sum += __atomic_load_n((uint64_t *)&w->live[i].end_bytes, __ATOMIC_RELAXED);
+		__atomic_store_n((uint64_t *)&w->live[i].end_bytes, 0, __ATOMIC_RELAXED);
+	}
+	return sum;
+}
+
 /* Marks the step of round r ("run 2", the warm-ups "warm-up 1"), for
  * the memory timeline and for crash reports; thread 0 only, so that the
  * threads do not write over one another. */
@@ -185,8 +198,10 @@ static void *thread_main(void *arg)
 		pthread_barrier_wait(&w->barrier);
 		/* Every thread has finished the round before: what the
 		 * allocator kept of it. */
-		if (r > 0 && slot->wt.index == 0)
+		if (r > 0 && slot->wt.index == 0) {
 			w->rss_after_finish[r - 1] = alloclab_status_kib("VmRSS");
+			w->live_end[r - 1] = live_end_sum(w);
+		}
 		if (w->failed)
 			break;
 		slot->wt.last_value = r + 1 == w->rounds;
@@ -304,6 +319,7 @@ static void round_value(const struct worker *w, unsigned r, struct alloclab_valu
 	v->minor_faults = w->minor_faults[r];
 	v->major_faults = w->major_faults[r];
 	v->rss_after_finish_kib = w->rss_after_finish[r];
+	v->live_end_bytes = w->live_end[r];
 	if (w->reports[r * threads]) {
 		v->thread_reports = json_array();
 		for (unsigned i = 0; i < threads; i++) {
@@ -346,6 +362,7 @@ static void worker_free(struct worker *w, void *shared, struct alloclab_loaded_p
 	free(w->latency);
 	free(w->minor_faults);
 	free(w->rss_after_finish);
+	free(w->live_end);
 	free(w->major_faults);
 	free(w->reports);
 	free(w->process_reports);
@@ -406,6 +423,11 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	w.latency = cell->latency ? calloc(w.rounds, sizeof *w.latency) : NULL;
 	w.minor_faults = calloc(w.rounds, sizeof *w.minor_faults);
 	w.rss_after_finish = calloc(w.rounds, sizeof *w.rss_after_finish);
+	w.live_end = calloc(w.rounds, sizeof *w.live_end);
+	if ((w.live = alloclab_live_attach()) == NULL) {
+		snprintf(err, err_len, "out of memory for the live counters");
+		return -1;
+	}
 	w.major_faults = calloc(w.rounds, sizeof *w.major_faults);
 	w.reports = calloc((size_t)w.rounds * cell->threads, sizeof *w.reports);
 	w.process_reports = calloc(cell->threads, sizeof *w.process_reports);
@@ -432,6 +454,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		s->wt.sync = sync_threads;
 		s->wt.placement = placement_service;
 		s->wt.host = &w;
+		s->wt.live = &w.live[i];
 	}
 	/* Thread 0 is the process's main thread, as in the programs measured:
 	 * some allocators serve it differently (glibc's main arena grows the
@@ -454,6 +477,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	for (unsigned i = first; i < first + started; i++)
 		pthread_join(w.slots[i].tid, NULL);
 	w.rss_after_finish[w.rounds - 1] = alloclab_status_kib("VmRSS");
+	w.live_end[w.rounds - 1] = live_end_sum(&w);
 
 	if (w.failed) {
 		const char *why = "a thread failed without saying why";

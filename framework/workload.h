@@ -144,7 +144,47 @@ struct alloclab_workload_thread {
 	 * nanoseconds. 0 (reset before every run): the framework's clock from
 	 * run()'s start to its end. Not used with --measure instructions. */
 	uint64_t own_ns;
+	/* What the workload holds live, kept by the workload where it knows
+	 * it (alloclab_live_set/_add below): requested bytes and blocks. The
+	 * framework reads every thread's at each sample of the memory
+	 * timeline, from outside the worker (memory_timeline.h), and after
+	 * each run, for fragmentation (resident over live). Never NULL; only
+	 * this thread writes it. */
+	struct alloclab_live *live;
 };
+
+/* One thread's live counters, a cache line each so that no two threads
+ * share one. */
+struct alloclab_live {
+	_Atomic uint64_t bytes, blocks;
+	/* The bytes live when run() ended (alloclab_live_end), for the
+	 * value's fragmentation: 0 not said. */
+	_Atomic uint64_t end_bytes;
+	char pad[40];
+};
+
+/* The bytes live when run() ended: from run() itself, or from finish()
+ * before it frees (where counting them in run would cost the timed loop). */
+static inline void alloclab_live_end(struct alloclab_workload_thread *t, uint64_t bytes)
+{
+	__atomic_store_n((uint64_t *)&t->live->end_bytes, bytes, __ATOMIC_RELAXED);
+}
+
+static inline void alloclab_live_set(struct alloclab_workload_thread *t, uint64_t bytes, uint64_t blocks)
+{
+	__atomic_store_n((uint64_t *)&t->live->bytes, bytes, __ATOMIC_RELAXED);
+	__atomic_store_n((uint64_t *)&t->live->blocks, blocks, __ATOMIC_RELAXED);
+}
+
+/* For a workload that updates as it goes: its own thread's counters, so a
+ * plain add (the sampler reads a value that was true a moment before). */
+static inline void alloclab_live_add(struct alloclab_workload_thread *t, int64_t bytes, int64_t blocks)
+{
+	__atomic_store_n((uint64_t *)&t->live->bytes,
+			 __atomic_load_n((uint64_t *)&t->live->bytes, __ATOMIC_RELAXED) + (uint64_t)bytes, __ATOMIC_RELAXED);
+	__atomic_store_n((uint64_t *)&t->live->blocks,
+			 __atomic_load_n((uint64_t *)&t->live->blocks, __ATOMIC_RELAXED) + (uint64_t)blocks, __ATOMIC_RELAXED);
+}
 
 struct alloclab_cell;
 struct alloclab_results;

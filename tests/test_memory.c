@@ -100,7 +100,7 @@ Test(memory, a_long_worker_is_thinned_to_at_most_the_cap)
 {
 	struct alloclab_timeline *t = alloclab_timeline_new(10, 0);
 	for (unsigned i = 0; i < 5000; i++)
-		alloclab_timeline_sample(t, getpid(), i * 0.01, i < 2500 ? "run 1" : "run 2");
+		alloclab_timeline_sample(t, getpid(), i * 0.01, i < 2500 ? "run 1" : "run 2", i * 1024);
 	json_t *j = alloclab_timeline_json(t);
 	char why[256];
 	cr_assert_eq(alloclab_timeline_check(j, why, sizeof why), 0, "%s", why);
@@ -151,4 +151,84 @@ Test(memory, the_reader_refuses_a_broken_timeline, .timeout = 60)
 		cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
 		cmd_result_free(&r);
 	}
+}
+
+/* The workloads where memory is the point: each runs, says what it holds,
+ * and fragmentation comes out of it. */
+Test(memory, fragment_steady_and_blowup_report_what_they_hold, .timeout = 180)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-p", "mimalloc", "-w",
+								      "fragment:blocks=100000", "-w", "steady:steps=300000",
+								      "-w", "blowup:batches=50", "-t", "1,2", "-n", "1",
+								      "--sample-ms", "1", "-o",
+								      "w.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "fragmentation: resident over requested-live"), "%s", r.out);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "w.json");
+	unsigned checked = 0;
+	for (unsigned i = 0; i < res->ncells; i++) {
+		const struct alloclab_cell *c = &res->cells[i];
+		if (strcmp(c->workload, "blowup") == 0 && c->threads == 1) {
+			cr_expect_eq(c->status, ALLOCLAB_CELL_NOT_APPLICABLE, "blowup needs pairs");
+			continue;
+		}
+		cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s %s t=%u: %s", c->plugin, c->workload, c->threads,
+			     c->message ? c->message : "");
+		const struct alloclab_process *p = &c->procs[0];
+		uint64_t end = p->values[p->nvalues - 1].live_end_bytes;
+		if (strcmp(c->workload, "fragment") == 0) {
+			/* 100,000 blocks of 16..256 bytes a thread: about 13.6 MB,
+			 * the same again after the refill. */
+			cr_expect(end > 12000000ull * c->threads && end < 16000000ull * c->threads, "fragment holds %llu",
+				  (unsigned long long)end);
+		} else if (strcmp(c->workload, "steady") == 0) {
+			/* About 20,000 objects of 16..1024 bytes a thread. */
+			cr_expect(end > 6000000ull * c->threads && end < 15000000ull * c->threads, "steady holds %llu",
+				  (unsigned long long)end);
+		}
+		/* The timeline has what the workload held beside what was resident. */
+		json_t *s;
+		size_t k;
+		long most = 0;
+		json_array_foreach(json_object_get(p->memory, "samples"), k, s)
+			if (json_integer_value(json_array_get(s, 5)) > most)
+				most = (long)json_integer_value(json_array_get(s, 5));
+		cr_expect_gt(most, 1000, "%s %s t=%u: no live bytes in the timeline", c->plugin, c->workload, c->threads);
+		checked++;
+	}
+	cr_expect_eq(checked, 10);
+	alloclab_results_free(res);
+}
+
+/* The standard statistic names mean the same in every plugin that gives
+ * them: what the program holds, as the allocator counts it, agrees with
+ * what the workload says it holds. */
+Test(memory, standard_statistics_agree_with_what_the_workload_holds, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-p", "jemalloc", "-p",
+								      "tcmalloc", "-p", "obmalloc-radix", "-w",
+								      "churn:slots=20000,ops=100000", "-t", "1", "-n", "1",
+								      "-v", "1", "-o", "s.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "s.json");
+	cr_assert_eq(res->ncells, 4);
+	for (unsigned c = 0; c < res->ncells; c++) {
+		const struct alloclab_process *p = &res->cells[c].procs[0];
+		uint64_t live = p->values[p->nvalues - 1].live_end_bytes;
+		uint64_t in_use = alloclab_stat_value(json_object_get(p->stats, "std.in_use_bytes"));
+		uint64_t free_b = alloclab_stat_value(json_object_get(p->stats, "std.free_bytes"));
+		/* About 20,000 blocks of 1..512 bytes: 5 MB, rounded up to size
+		 * classes; glibc's count also holds the harness's own blocks. */
+		cr_expect(live > 4000000 && live < 6500000, "%s: the workload holds %llu", res->cells[c].plugin,
+			  (unsigned long long)live);
+		cr_expect(in_use >= live && in_use < live * 2 + (4u << 20), "%s: in use %llu for %llu live",
+			  res->cells[c].plugin, (unsigned long long)in_use, (unsigned long long)live);
+		cr_expect(json_object_get(p->stats, "std.free_bytes") != NULL, "%s: no free bytes", res->cells[c].plugin);
+		(void)free_b;
+	}
+	alloclab_results_free(res);
 }

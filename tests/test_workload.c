@@ -48,9 +48,11 @@ static void run_churn(const char *spec, unsigned thread_index, uint64_t *ops_don
 	cr_assert_eq(alloclab_workload_parse(spec, &ws, err, sizeof err), 0, "%s", err);
 	w = ws.workload;
 	const uint64_t *params = ws.params.v;
+	static struct alloclab_live counters;
 	struct alloclab_workload_thread t = {
 		.alloc = &a, .params = &ws.params, .index = thread_index, .nthreads = 1,
 		.seed = alloclab_thread_seed(params[alloclab_workload_param_index(w, "seed")], thread_index),
+		.live = &counters,
 	};
 	log_len = 0;
 	live = 0;

@@ -90,6 +90,10 @@ static int churn_prepare(struct alloclab_workload_thread *t, char *err, size_t e
 		}
 		touch(s->slots[i], size);
 	}
+	uint64_t bytes = 0;
+	for (uint32_t i = 0; i < s->nslots; i++)
+		bytes += s->sizes[i];
+	alloclab_live_set(t, bytes, s->nslots);
 	return 0;
 }
 
@@ -153,20 +157,27 @@ static void churn_run(struct alloclab_workload_thread *t)
 	t->ops = done;
 }
 
-/* The live blocks' placement: sizes replayed from the run's random
- * numbers (the same draws, in the same order). */
-static json_t *churn_placement(struct alloclab_workload_thread *t, struct churn_state *s)
+/* The live blocks' sizes at the end of the run, replayed from the run's
+ * random numbers (the same draws, in the same order), untimed, so that
+ * the timed loop stores nothing extra. */
+static void churn_replay_sizes(struct churn_state *s)
 {
-	uintptr_t *addr = malloc(s->nslots * sizeof *addr);
-	size_t *size = malloc(s->nslots * sizeof *size), n = 0;
 	struct alloclab_rng rng = s->rng_at_run;
-	json_t *report;
-
 	for (uint64_t i = 0; i < s->ran_ops; i++) {
 		uint64_t r = alloclab_rng_next(&rng);
 		uint32_t slot = alloclab_rng_below((uint32_t)r, s->nslots);
 		s->sizes[slot] = (uint32_t)churn_size(s, r);
 	}
+	s->ran_ops = 0;
+}
+
+/* The live blocks' placement. */
+static json_t *churn_placement(struct alloclab_workload_thread *t, struct churn_state *s)
+{
+	uintptr_t *addr = malloc(s->nslots * sizeof *addr);
+	size_t *size = malloc(s->nslots * sizeof *size), n = 0;
+	json_t *report;
+
 	for (uint32_t i = 0; addr && size && i < s->nslots; i++)
 		if (s->slots[i]) {
 			addr[n] = (uintptr_t)s->slots[i];
@@ -184,6 +195,13 @@ static void churn_finish(struct alloclab_workload_thread *t)
 
 	if (s == NULL)
 		return;
+	churn_replay_sizes(s);
+	uint64_t bytes = 0, blocks = 0;
+	for (uint32_t i = 0; i < s->nslots; i++)
+		if (s->slots[i])
+			bytes += s->sizes[i], blocks++;
+	alloclab_live_end(t, bytes);
+	alloclab_live_set(t, bytes, blocks);
 	if (t->last_value) {
 		json_t *placement = churn_placement(t, s);
 		if (placement)
@@ -191,6 +209,7 @@ static void churn_finish(struct alloclab_workload_thread *t)
 	}
 	for (uint32_t i = 0; i < s->nslots; i++)
 		alloclab_free(t->alloc, s->slots[i]);
+	alloclab_live_set(t, 0, 0);
 	free(s->slots);
 	free(s->sizes);
 	free(s);

@@ -166,11 +166,25 @@ static int jemalloc_stats(void *instance, alloclab_stat_fn emit, void *arg)
 	/* Statistics are a snapshot refreshed by writing the epoch. */
 	if (mallctl("epoch", &epoch, &len, &epoch, len) != 0)
 		return -ENOTSUP;
+	size_t got[sizeof names / sizeof names[0]] = {0};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		size_t value, value_len = sizeof value;
-		if (mallctl(names[i], &value, &value_len, NULL, 0) == 0)
+		if (mallctl(names[i], &value, &value_len, NULL, 0) == 0) {
 			emit(arg, names[i] + strlen("stats."), value);
+			got[i] = value;
+		}
 	}
+	/* allocated, active, metadata, resident, mapped, retained: what is
+	 * resident and neither the program's nor metadata is held free
+	 * (partly used pages and dirty pages not yet purged). */
+	emit(arg, ALLOCLAB_STAT_IN_USE, got[0]);
+	emit(arg, ALLOCLAB_STAT_METADATA, got[2]);
+	emit(arg, ALLOCLAB_STAT_RESIDENT, got[3]);
+	emit(arg, ALLOCLAB_STAT_FREE, got[3] > got[0] + got[2] ? got[3] - got[0] - got[2] : 0);
+	emit(arg, ALLOCLAB_STAT_RELEASED, got[5]);
+	size_t thp = 0, thp_len = sizeof thp;
+	if (mallctl("stats.metadata_thp", &thp, &thp_len, NULL, 0) == 0)
+		emit(arg, "metadata_thp", thp);
 	return 0;
 }
 

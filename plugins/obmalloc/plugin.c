@@ -490,15 +490,48 @@ static void sum_stat(void *arg, const char *name, uint64_t value)
 	}
 }
 
+/* The standard names from obmalloc's own counts (as CPython's
+ * _debugmallocstats has them): in use, the allocated blocks; free, the
+ * available blocks and the unused pools; metadata, the pool and page
+ * headers; resident, the arenas mapped. */
+static void emit_standard(const struct stat_sum *s, alloclab_stat_fn emit, void *arg)
+{
+	uint64_t allocated = 0, available = 0, unused = 0, headers = 0, arenas = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		const char *n = s->names[i];
+		uint64_t v = s->values[i];
+		if (strcmp(n, "bytes.allocated_blocks") == 0)
+			allocated = v;
+		else if (strcmp(n, "bytes.available_blocks") == 0)
+			available = v;
+		else if (strcmp(n, "bytes.unused_pools") == 0)
+			unused = v;
+		else if (strcmp(n, "bytes.pool_headers") == 0 || strcmp(n, "bytes.page_headers") == 0)
+			headers += v;
+		else if (strcmp(n, "bytes.arenas") == 0)
+			arenas = v;
+	}
+	emit(arg, ALLOCLAB_STAT_IN_USE, allocated);
+	emit(arg, ALLOCLAB_STAT_FREE, available + unused);
+	emit(arg, ALLOCLAB_STAT_METADATA, headers);
+	emit(arg, ALLOCLAB_STAT_RESIDENT, arenas);
+}
+
 static int obmalloc_stats(void *instance, alloclab_stat_fn emit, void *arg)
 {
 	struct instance *in = instance;
 	struct stat_sum *sum;
 
 	if (in->cfg.mode != OBM_MODE_PER_THREAD) {
+		if ((sum = calloc(1, sizeof *sum)) == NULL)
+			return -ENOMEM;
 		pthread_mutex_lock(&global_lock);
-		obm_state_stats(&global_state, emit, arg);
+		obm_state_stats(&global_state, sum_stat, sum);
 		pthread_mutex_unlock(&global_lock);
+		for (unsigned i = 0; i < sum->n; i++)
+			emit(arg, sum->names[i], sum->values[i]);
+		emit_standard(sum, emit, arg);
+		free(sum);
 		return 0;
 	}
 	sum = calloc(1, sizeof *sum);
@@ -510,6 +543,7 @@ static int obmalloc_stats(void *instance, alloclab_stat_fn emit, void *arg)
 	pthread_mutex_unlock(&in->registry_lock);
 	for (unsigned i = 0; i < sum->n; i++)
 		emit(arg, sum->names[i], sum->values[i]);
+	emit_standard(sum, emit, arg);
 	emit(arg, "states", in->nstates);
 	emit(arg, "errors.foreign_free", atomic_load(&in->foreign_frees));
 	free(sum);

@@ -73,6 +73,11 @@ static int system_stats(void *instance, alloclab_stat_fn emit, void *arg)
 	emit(arg, "bytes.free", mi.fordblks);
 	emit(arg, "bytes.top_releasable", mi.keepcost);
 	emit(arg, "chunks.mmapped", mi.hblks);
+	/* mallinfo2: in use is the arenas' allocated bytes and the chunks
+	 * mapped on their own; free, the arenas' free chunks. */
+	emit(arg, ALLOCLAB_STAT_IN_USE, mi.uordblks + mi.hblkhd);
+	emit(arg, ALLOCLAB_STAT_FREE, mi.fordblks);
+	emit(arg, ALLOCLAB_STAT_RESIDENT, mi.arena + mi.hblkhd);
 	return 0;
 }
 

@@ -29,6 +29,31 @@ static size_t (*tc_malloc_size_fn)(void *);
 static const char *(*tc_version_fn)(int *, int *, const char **);
 static char version[96] = "gperftools tcmalloc (not loaded yet)";
 static void (*release_fn)(void);
+static int (*property_fn)(const char *name, size_t *value);
+
+/* gperftools' numeric properties: its own names, then the standard ones
+ * made of them. */
+static int tcmalloc_stats(void *instance, alloclab_stat_fn emit, void *arg)
+{
+	static const char *const names[] = {
+		"generic.current_allocated_bytes", "generic.heap_size",
+		"tcmalloc.pageheap_free_bytes",    "tcmalloc.pageheap_unmapped_bytes",
+		"tcmalloc.central_cache_free_bytes", "tcmalloc.transfer_cache_free_bytes",
+		"tcmalloc.thread_cache_free_bytes",
+	};
+	size_t v[sizeof names / sizeof names[0]] = {0};
+	(void)instance;
+	if (property_fn == NULL)
+		return -ENOTSUP;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (property_fn(names[i], &v[i]))
+			emit(arg, names[i], v[i]);
+	emit(arg, ALLOCLAB_STAT_IN_USE, v[0]);
+	emit(arg, ALLOCLAB_STAT_FREE, v[2] + v[4] + v[5] + v[6]);
+	emit(arg, ALLOCLAB_STAT_RESIDENT, v[1] > v[3] ? v[1] - v[3] : 0);
+	emit(arg, ALLOCLAB_STAT_RELEASED, v[3]);
+	return 0;
+}
 
 static int tcmalloc_trim(void *instance)
 {
@@ -81,6 +106,8 @@ static int tcmalloc_create(const char *options, void **instance, char *err, size
 	/* Its C API's release of the page heap's free spans (optional). */
 	void *release = dlsym(handle, "MallocExtension_ReleaseFreeMemory");
 	memcpy(&release_fn, &release, sizeof release);
+	void *property = dlsym(handle, "MallocExtension_GetNumericProperty");
+	memcpy(&property_fn, &property, sizeof property);
 	int major = 0, minor = 0;
 	const char *patch = "";
 	tc_version_fn(&major, &minor, &patch);
@@ -163,7 +190,8 @@ static const struct alloclab_plugin tcmalloc_plugin = {
 	.version = version,
 	.description = "gperftools TCMalloc (libtcmalloc-minimal4) through tc_malloc/tc_free_sized",
 	.caps = ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE | ALLOCLAB_CAP_SIZED_FREE |
-		ALLOCLAB_CAP_ALIGNED_ALLOC | ALLOCLAB_CAP_USABLE_SIZE | ALLOCLAB_CAP_CALLOC | ALLOCLAB_CAP_REALLOC,
+		ALLOCLAB_CAP_ALIGNED_ALLOC | ALLOCLAB_CAP_USABLE_SIZE | ALLOCLAB_CAP_CALLOC | ALLOCLAB_CAP_REALLOC |
+		ALLOCLAB_CAP_STATS,
 	/* Requests of 8 bytes or less get 8-byte alignment (measured by
 	 * alloclab check): its honest minimum. */
 	.min_align = 8,
@@ -179,6 +207,7 @@ static const struct alloclab_plugin tcmalloc_plugin = {
 	.entry_points = tcmalloc_entry_points,
 	.program_api = tcmalloc_program_api,
 	.trim = tcmalloc_trim,
+	.stats = tcmalloc_stats,
 };
 
 ALLOCLAB_PLUGIN_DEFINE(tcmalloc_plugin)

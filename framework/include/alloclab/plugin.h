@@ -106,6 +106,25 @@ enum alloclab_cap {
  * identifier ("bytes.allocated", "arenas.current"); the host copies it. */
 typedef void (*alloclab_stat_fn)(void *arg, const char *name, uint64_t value);
 
+/*
+ * Standard statistic names, in bytes, for the stats op:
+ *   IN_USE    held by the program: blocks handed out and not freed, as the
+ *             allocator counts them (rounded up to its size classes)
+ *   FREE      held by the allocator, free, ready for new blocks: its free
+ *             lists, caches and free pages it has not given back
+ *   METADATA  the allocator's own bookkeeping
+ *   RESIDENT  what the allocator has mapped and holds as memory (its own
+ *             count; the process's resident set is the memory timeline's)
+ *   RELEASED  given back to the operating system, its address space kept
+ *   HUGE      in huge pages
+ */
+#define ALLOCLAB_STAT_IN_USE "std.in_use_bytes"
+#define ALLOCLAB_STAT_FREE "std.free_bytes"
+#define ALLOCLAB_STAT_METADATA "std.metadata_bytes"
+#define ALLOCLAB_STAT_RESIDENT "std.resident_bytes"
+#define ALLOCLAB_STAT_RELEASED "std.released_bytes"
+#define ALLOCLAB_STAT_HUGE "std.huge_bytes"
+
 /* The allocator's own C API (the program_api op below). */
 struct alloclab_program_api {
 	size_t size; /* set by the host: sizeof(struct alloclab_program_api) as it was built */
@@ -227,7 +246,10 @@ struct alloclab_plugin {
 	/*
 	 * Optional (ALLOCLAB_CAP_STATS). Reports the allocator's statistics by
 	 * calling emit once per value. Called from the main thread while no
-	 * other op runs. Returns 0 or a negative errno.
+	 * other op runs. Returns 0 or a negative errno. Beside its own names,
+	 * a plugin reports the standard ones (ALLOCLAB_STAT_* below) that its
+	 * allocator's own interface gives, and only those: a standard name
+	 * means the same in every plugin, so that allocators compare.
 	 */
 	int (*stats)(void *instance, alloclab_stat_fn emit, void *emit_arg);
 
