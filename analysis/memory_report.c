@@ -80,7 +80,8 @@ static void kib_text(double kib, char *out, size_t len)
 
 /* Resident over requested-live, the harness's baseline taken off, where
  * the workload said what it held: at the end of the last run and at the
- * peak. */
+ * peak; beside it the allocator's own account (its standard statistics
+ * after the last run: in use, held free). */
 static void print_fragmentation(const struct alloclab_results *r, char **names, FILE *out)
 {
 	int header = 0;
@@ -90,14 +91,21 @@ static void print_fragmentation(const struct alloclab_results *r, char **names, 
 			continue;
 		unsigned n = c->nprocs;
 		double *live = calloc(n + 1, sizeof *live), *end = calloc(n + 1, sizeof *end),
-		       *peak = calloc(n + 1, sizeof *peak);
+		       *peak = calloc(n + 1, sizeof *peak), *in_use = calloc(n + 1, sizeof *in_use),
+		       *held = calloc(n + 1, sizeof *held);
 		int have = 0;
 		for (unsigned p = 0; p < n; p++) {
 			const struct alloclab_process *proc = &c->procs[p];
 			struct timeline_figures f = {-1, -1, -1, -1, -1};
-			live[p] = end[p] = peak[p] = -1;
+			live[p] = end[p] = peak[p] = in_use[p] = held[p] = -1;
 			if (proc->nvalues == 0)
 				continue;
+			/* The allocator's own account of the last value (std.*). */
+			const json_t *st = proc->values[proc->nvalues - 1].stats;
+			if (json_object_get(st, "std.in_use_bytes"))
+				in_use[p] = (double)alloclab_stat_value(json_object_get(st, "std.in_use_bytes")) / 1024;
+			if (json_object_get(st, "std.free_bytes"))
+				held[p] = (double)alloclab_stat_value(json_object_get(st, "std.free_bytes")) / 1024;
 			if (proc->memory)
 				read_timeline(proc->memory, proc->nvalues, &f);
 			double live_kib = (double)proc->values[proc->nvalues - 1].live_end_bytes / 1024;
@@ -116,18 +124,22 @@ static void print_fragmentation(const struct alloclab_results *r, char **names, 
 		if (have) {
 			if (!header++)
 				fprintf(out, "\nfragmentation: resident over requested-live (the harness's baseline taken off; "
-					     "medians)\n  %-40s %12s %12s %10s\n",
-					"cell", "live at end", "end of run", "at peak");
-			char l[32], e[32], k[32];
+					     "medians)\n  %-40s %12s %10s %8s %12s %12s\n",
+					"cell", "live at end", "end of run", "at peak", "its in use", "its free");
+			char l[32], e[32], k[32], u[32], h[32];
 			double ml = median_of(live, n), me = median_of(end, n), mk = median_of(peak, n);
 			kib_text(ml, l, sizeof l);
+			kib_text(median_of(in_use, n), u, sizeof u);
+			kib_text(median_of(held, n), h, sizeof h);
 			snprintf(e, sizeof e, me < 0 ? "-" : "%.2f", me);
 			snprintf(k, sizeof k, mk < 0 ? "-" : "%.2f", mk);
-			fprintf(out, "  %-40.40s %12s %12s %10s\n", names[i], l, e, k);
+			fprintf(out, "  %-40.40s %12s %10s %8s %12s %12s\n", names[i], l, e, k, u, h);
 		}
 		free(live);
 		free(end);
 		free(peak);
+		free(in_use);
+		free(held);
 	}
 }
 

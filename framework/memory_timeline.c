@@ -1,6 +1,7 @@
 /* Memory over time, from outside the worker. See memory_timeline.h. */
 #define _GNU_SOURCE 1
 #include "memory_timeline.h"
+#include "process_tree.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -47,28 +48,6 @@ void alloclab_timeline_free(struct alloclab_timeline *t)
 
 double alloclab_timeline_due(const struct alloclab_timeline *t) { return t->due; }
 
-/* A small /proc file into buf; its length, or -1. */
-static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t len)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, len - 1);
-	close(fd);
-	if (n >= 0)
-		buf[n] = '\0';
-	return n;
-}
-
-static long rollup_field(const char *text, const char *field)
-{
-	const char *p = strstr(text, field);
-	long kib;
-	return p && sscanf(p + strlen(field), " %ld kB", &kib) == 1 ? kib : -1;
-}
-
 static unsigned phase_index(struct alloclab_timeline *t, const char *phase)
 {
 	for (unsigned i = 0; i < t->nphases; i++)
@@ -83,20 +62,19 @@ static unsigned phase_index(struct alloclab_timeline *t, const char *phase)
 void alloclab_timeline_sample(struct alloclab_timeline *t, pid_t pid, double now, const char *phase,
 			      int64_t live_bytes)
 {
-	char buf[2048];
-	long pages = 0, kib = sysconf(_SC_PAGESIZE) / 1024;
 	struct sample s = {.t_ms = (now - t->start) * 1000, .anon_kib = -1, .huge_kib = -1,
 			   .live_kib = live_bytes < 0 ? -1 : (long)((live_bytes + 1023) / 1024)};
 
 	t->due = now + t->interval_ms / 1000.0;
-	long size;
-	/* A process that has exited (a zombie) reads as 0: no sample. */
-	if (read_proc(pid, "statm", buf, sizeof buf) <= 0 || sscanf(buf, "%ld %ld", &size, &pages) != 2 || size == 0)
+	/* The worker and what it started (a program under exec); a process
+	 * that has exited reads as 0: no sample. */
+	uint64_t rss = alloclab_tree_resident_kib(pid, NULL), anon, huge;
+	if (rss == 0)
 		return;
-	s.rss_kib = pages * kib;
-	if (t->taken++ % 10 == 0 && read_proc(pid, "smaps_rollup", buf, sizeof buf) > 0) {
-		s.anon_kib = rollup_field(buf, "\nAnonymous:");
-		s.huge_kib = rollup_field(buf, "\nAnonHugePages:");
+	s.rss_kib = (long)rss;
+	if (t->taken++ % 10 == 0 && alloclab_tree_rollup_kib(pid, &anon, &huge) == 0) {
+		s.anon_kib = (long)anon;
+		s.huge_kib = (long)huge;
 	}
 	s.phase = phase_index(t, phase);
 	if (t->n == ALLOCLAB_TIMELINE_MAX_SAMPLES) {

@@ -1,9 +1,10 @@
 /*
  * A worker's memory over time, sampled from outside it (by the supervisor,
  * framework/child.c), so that the measured threads run not one instruction
- * for it: its resident set from /proc/PID/statm at every sample, its
- * anonymous and huge-page memory from /proc/PID/smaps_rollup (which costs
- * far more to read) at every tenth, and the step the worker had marked
+ * for it: the resident set of it and what it started (a program under
+ * exec) from /proc/PID/statm at every sample, their anonymous and
+ * huge-page memory from /proc/PID/smaps_rollup (which costs far more to
+ * read) at every tenth, and the step the worker had marked
  * (alloclab_phase: "load", "create", "prepare 2", "run 2", "finish 2",
  * ...). A long worker keeps at most `max` samples: when full, every other
  * sample is dropped and the interval doubles.

@@ -77,6 +77,40 @@ uint64_t alloclab_tree_resident_kib(pid_t pid, unsigned *count)
 	return kib;
 }
 
+struct rollup_sum {
+	uint64_t anon, huge;
+	int read;
+};
+
+static void add_rollup(pid_t pid, void *arg)
+{
+	struct rollup_sum *r = arg;
+	char path[64], buf[2048];
+	snprintf(path, sizeof path, "/proc/%ld/smaps_rollup", (long)pid);
+	FILE *f = fopen(path, "re");
+	if (f == NULL)
+		return;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *a = strstr(buf, "\nAnonymous:"), *h = strstr(buf, "\nAnonHugePages:");
+	unsigned long kib;
+	if (a && sscanf(a + 11, " %lu kB", &kib) == 1)
+		r->anon += kib, r->read = 1;
+	if (h && sscanf(h + 15, " %lu kB", &kib) == 1)
+		r->huge += kib;
+}
+
+int alloclab_tree_rollup_kib(pid_t pid, uint64_t *anon_kib, uint64_t *huge_kib)
+{
+	struct rollup_sum r = {0, 0, 0};
+	struct tree_walk w = {add_rollup, &r, 0};
+	walk(&w, pid, 0);
+	*anon_kib = r.anon;
+	*huge_kib = r.huge;
+	return r.read ? 0 : -1;
+}
+
 /* Stopped as it is found (so that it starts no more), killed after. */
 struct found {
 	pid_t pids[MAX_PROCS];

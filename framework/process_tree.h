@@ -15,6 +15,11 @@
  * gets how many processes were found. */
 uint64_t alloclab_tree_resident_kib(pid_t pid, unsigned *count);
 
+/* Anonymous and AnonHugePages of pid and its descendants, from their
+ * smaps_rollup (which costs far more to read than statm). 0, or -1 when
+ * none could be read. */
+int alloclab_tree_rollup_kib(pid_t pid, uint64_t *anon_kib, uint64_t *huge_kib);
+
 /* Kills pid and its descendants with SIGKILL, and reaps pid's own
  * children among them where they are ours. */
 void alloclab_tree_kill(pid_t pid);

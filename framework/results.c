@@ -260,6 +260,7 @@ static void value_clear(struct alloclab_value *v)
 	free(v->thread_ns);
 	free(v->thread_ops);
 	json_decref(v->thread_reports);
+	json_decref(v->stats);
 	alloclab_latency_free(v->latency);
 	memset(v, 0, sizeof *v);
 }
@@ -432,6 +433,8 @@ static json_t *value_to_json(const struct alloclab_value *v, unsigned threads, c
 		json_object_set_new(o, K_RSS_AFTER_FINISH, json_integer(v->rss_after_finish_kib));
 	if (v->live_end_bytes)
 		json_object_set_new(o, K_LIVE_END, json_integer((json_int_t)v->live_end_bytes));
+	if (v->stats)
+		json_object_set(o, K_STATS, v->stats);
 	return o;
 }
 
@@ -820,6 +823,8 @@ static int read_reports(const struct reader *rd, const json_t *obj, const char *
 	return 0;
 }
 
+static int read_stats(const struct reader *rd, const json_t *obj, const char *where, const char *key, json_t **out);
+
 static int read_value(const struct reader *rd, const json_t *obj, const char *where, const char *workload,
 		      unsigned threads, const char *metric, struct alloclab_value *v)
 {
@@ -867,6 +872,8 @@ static int read_value(const struct reader *rd, const json_t *obj, const char *wh
 	}
 	if (json_object_get(obj, K_LIVE_END) &&
 	    get_uint(rd, obj, where, K_LIVE_END, 1, 1, (uint64_t)1 << 50, &v->live_end_bytes) != 0)
+		return -1;
+	if (read_stats(rd, obj, where, K_STATS, &v->stats) != 0)
 		return -1;
 	json_t *lat = json_object_get(obj, K_LATENCY);
 	if (lat) {

@@ -89,6 +89,9 @@ struct alloclab_value {
 	/* The requested bytes the workload said it held when run() ended
 	 * (workload.h, alloclab_live_end); 0 not said. */
 	uint64_t live_end_bytes;
+	/* NULL, or the plugin's standard statistics (std.*) after the run,
+	 * the working sets live: {name: value}, as process stats. */
+	json_t *stats;
 };
 
 /* One worker process's measurement of a cell. */

@@ -48,6 +48,7 @@ struct worker {
 	uint64_t *minor_faults, *major_faults; /* per round, the process's, around run() */
 	long *rss_after_finish;     /* per round, KiB, once every thread has finished it */
 	uint64_t *live_end;         /* per round, the bytes the threads said were live when run() ended */
+	json_t **value_stats;       /* per round, the plugin's standard statistics after run() */
 	struct alloclab_live *live; /* the threads' counters (child.h) */
 	unsigned dumps;             /* callgrind dumps written so far */
 	struct alloclab_allocator alloc;
@@ -100,6 +101,21 @@ uint64_t alloclab_thread_seed(uint64_t seed, unsigned thread_index)
 static void collect_stat(void *arg, const char *name, uint64_t value)
 {
 	json_object_set_new(arg, name, alloclab_stat_json(value));
+}
+
+/* The standard names of a stats object (ALLOCLAB_STAT_*), or NULL. */
+static json_t *standard_stats(const json_t *all)
+{
+	json_t *std = json_object(), *v;
+	const char *key;
+	json_object_foreach((json_t *)all, key, v)
+		if (strncmp(key, "std.", 4) == 0)
+			json_object_set(std, key, v);
+	if (json_object_size(std) == 0) {
+		json_decref(std);
+		return NULL;
+	}
+	return std;
 }
 
 static void sync_threads(struct alloclab_workload_thread *t)
@@ -255,11 +271,20 @@ static void *thread_main(void *arg)
 			w->minor_faults[r] = (uint64_t)(after.ru_minflt - before.ru_minflt);
 			w->major_faults[r] = (uint64_t)(after.ru_majflt - before.ru_majflt);
 		}
-		if (r + 1 == w->rounds && !w->failed && w->alloc.ops.stats) {
+		if (!w->failed && w->alloc.ops.stats) {
+			/* The allocator's own account with the working sets live,
+			 * while every other thread waits (no op may run beside
+			 * stats): all of it in the last value, its standard names
+			 * in every value. */
 			if (slot->wt.index == 0) {
+				json_t *all = json_object();
 				alloclab_phase("stats");
-				w->stats_live = json_object();
-				w->alloc.ops.stats(w->alloc.instance, collect_stat, w->stats_live);
+				w->alloc.ops.stats(w->alloc.instance, collect_stat, all);
+				w->value_stats[r] = standard_stats(all);
+				if (r + 1 == w->rounds)
+					w->stats_live = all;
+				else
+					json_decref(all);
 			}
 			pthread_barrier_wait(&w->barrier);
 		}
@@ -320,6 +345,8 @@ static void round_value(const struct worker *w, unsigned r, struct alloclab_valu
 	v->major_faults = w->major_faults[r];
 	v->rss_after_finish_kib = w->rss_after_finish[r];
 	v->live_end_bytes = w->live_end[r];
+	v->stats = w->value_stats[r];
+	w->value_stats[r] = NULL;
 	if (w->reports[r * threads]) {
 		v->thread_reports = json_array();
 		for (unsigned i = 0; i < threads; i++) {
@@ -363,6 +390,9 @@ static void worker_free(struct worker *w, void *shared, struct alloclab_loaded_p
 	free(w->minor_faults);
 	free(w->rss_after_finish);
 	free(w->live_end);
+	for (unsigned r = 0; r < w->rounds; r++)
+		json_decref(w->value_stats[r]);
+	free(w->value_stats);
 	free(w->major_faults);
 	free(w->reports);
 	free(w->process_reports);
@@ -424,6 +454,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	w.minor_faults = calloc(w.rounds, sizeof *w.minor_faults);
 	w.rss_after_finish = calloc(w.rounds, sizeof *w.rss_after_finish);
 	w.live_end = calloc(w.rounds, sizeof *w.live_end);
+	w.value_stats = calloc(w.rounds, sizeof *w.value_stats);
 	if ((w.live = alloclab_live_attach()) == NULL) {
 		snprintf(err, err_len, "out of memory for the live counters");
 		return -1;
@@ -501,7 +532,9 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 			json_decref(out->warmups[out->nwarmups].thread_reports);
 			out->warmups[out->nwarmups].thread_reports = NULL;
 			alloclab_latency_free(out->warmups[out->nwarmups].latency);
-			out->warmups[out->nwarmups++].latency = NULL;
+			out->warmups[out->nwarmups].latency = NULL;
+			json_decref(out->warmups[out->nwarmups].stats);
+			out->warmups[out->nwarmups++].stats = NULL;
 		}
 		else
 			round_value(&w, r, &out->values[out->nvalues++]);

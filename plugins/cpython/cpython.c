@@ -120,6 +120,8 @@ static int cpython_stats(void *instance, alloclab_stat_fn emit, void *arg)
 	char *text = NULL, *line, *save = NULL;
 	size_t len = 0;
 	int seen_total = 0;
+	/* For the standard names: CPython's own counts. */
+	unsigned long long allocated = 0, available = 0, headers = 0, unused_bytes = 0, arenas = 0, arena_size = 0;
 	FILE *f = open_memstream(&text, &len);
 	(void)instance;
 
@@ -149,10 +151,14 @@ static int cpython_stats(void *instance, alloclab_stat_fn emit, void *arg)
 			emit(arg, name, e);
 			continue;
 		}
-		if (sscanf(line, "%llu arenas * %llu bytes/arena", &a, &b) == 2)
+		if (sscanf(line, "%llu arenas * %llu bytes/arena", &a, &b) == 2) {
 			emit(arg, "config.arena_size", b);
-		if (sscanf(line, "%llu unused pools * %llu bytes", &a, &b) == 2)
+			arenas = a, arena_size = b;
+		}
+		if (sscanf(line, "%llu unused pools * %llu bytes", &a, &b) == 2) {
 			emit(arg, "config.pool_size", b);
+			unused_bytes = a * b;
+		}
 		if (eq == NULL)
 			continue;
 		/* The first Total is the arenas'; the arena map's follows. */
@@ -162,8 +168,16 @@ static int cpython_stats(void *instance, alloclab_stat_fn emit, void *arg)
 		}
 		for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
 			if (strncmp(line, labels[i].label, strlen(labels[i].label)) == 0 &&
-			    (line[strlen(labels[i].label)] == ' ' || line[strlen(labels[i].label)] == '='))
-				emit(arg, labels[i].name, parse_grouped(eq + 1));
+			    (line[strlen(labels[i].label)] == ' ' || line[strlen(labels[i].label)] == '=')) {
+				unsigned long long v = parse_grouped(eq + 1);
+				emit(arg, labels[i].name, v);
+				if (strcmp(labels[i].name, "bytes.allocated_blocks") == 0)
+					allocated = v;
+				else if (strcmp(labels[i].name, "bytes.available_blocks") == 0)
+					available = v;
+				else if (strcmp(labels[i].name, "bytes.pool_headers") == 0)
+					headers = v;
+			}
 		for (size_t i = 0; i < sizeof map_labels / sizeof map_labels[0]; i++)
 			if (strncmp(line, map_labels[i].label, strlen(map_labels[i].label)) == 0)
 				emit(arg, map_labels[i].name, parse_grouped(eq + 1));
@@ -172,6 +186,10 @@ static int cpython_stats(void *instance, alloclab_stat_fn emit, void *arg)
 		(void)e;
 	}
 	free(text);
+	emit(arg, ALLOCLAB_STAT_IN_USE, allocated);
+	emit(arg, ALLOCLAB_STAT_FREE, available + unused_bytes);
+	emit(arg, ALLOCLAB_STAT_METADATA, headers);
+	emit(arg, ALLOCLAB_STAT_RESIDENT, arenas * arena_size);
 	return 0;
 }
 

@@ -121,6 +121,9 @@ static int mimalloc_stats(void *instance, alloclab_stat_fn emit, void *arg)
 	emit(arg, "bytes.committed", commit);
 	emit(arg, "bytes.committed_peak", peak_commit);
 	emit(arg, "page_faults", faults);
+	/* The memory mimalloc has committed is its own count of what it
+	 * holds; the rss figures are the whole process's. */
+	emit(arg, ALLOCLAB_STAT_RESIDENT, commit);
 	return 0;
 }
 
