@@ -11,6 +11,7 @@
 #include "loader.h"
 #include "vet.h"
 #include "cli.h"
+#include "numbers.h"
 #include "results.h"
 #include "runner.h"
 
@@ -33,6 +34,8 @@ static const char usage[] =
 	"options:\n"
 	"      --json              print the results as JSON\n"
 	"      --case NAME         run only this case (repeatable)\n"
+	"      --level N           run the cases of the course's level N (1 bump, 2 free list,\n"
+	"                          3 size classes, 4 thread caches, 5 arenas: docs/course/)\n"
 	"      --timeout SECONDS   per case (default 60)\n"
 	"  -h, --help\n"
 	"\n"
@@ -70,10 +73,11 @@ int alloclab_cmd_check(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'j'},          {"case", required_argument, NULL, 'c'},
 		{"timeout", required_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
+		{"level", required_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
 	};
 	char *only[32], err[ALLOCLAB_ERR_LEN];
-	int nonly = 0, as_json = 0, opt, failed = 0;
+	int nonly = 0, as_json = 0, opt, failed = 0, leveled = 0;
 	double timeout = 60;
 	json_t *report;
 
@@ -83,6 +87,8 @@ int alloclab_cmd_check(int argc, char **argv)
 		case 'j': as_json = 1; break;
 		case 'c': {
 			int known = 0;
+			if (leveled)
+				return alloclab_usage_error("check", "give --level or --case, not both");
 			for (size_t i = 0; alloclab_check_cases[i].name; i++)
 				known |= strcmp(alloclab_check_cases[i].name, optarg) == 0;
 			if (!known)
@@ -95,6 +101,17 @@ int alloclab_cmd_check(int argc, char **argv)
 			if (alloclab_parse_timeout("check", optarg, 86400, &timeout) != 0)
 				return 2;
 			break;
+		case 'L': {
+			unsigned level;
+			if (alloclab_parse_count("check", "--level", optarg, 1, ALLOCLAB_CHECK_LEVELS, &level) != 0)
+				return 2;
+			if (nonly)
+				return alloclab_usage_error("check", "give --level or --case, not both");
+			for (const char *const *c = alloclab_check_level(level); *c; c++)
+				only[nonly++] = (char *)*c;
+			leveled = 1;
+			break;
+		}
 		case 'h': fputs(usage, stdout); return 0;
 		case ':': return alloclab_usage_error("check", "option '%s' needs a value", argv[optind - 1]);
 		default: return alloclab_usage_error("check", "unknown option '%s'", argv[optind - 1]);

@@ -77,10 +77,11 @@ static void shell_word(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-/* A value that goes into an #SBATCH line: one line, no quoting there. */
+/* A value that goes into an #SBATCH line: one word (sbatch splits those
+ * lines at spaces and quotes nothing). */
 static int sbatch_value_ok(const char *s)
 {
-	return s[0] && strpbrk(s, "\n\r") == NULL;
+	return s[0] && strpbrk(s, " \t\n\r\"'\\") == NULL;
 }
 
 /* Runs argv (searched in PATH), its stdout into out (up to len - 1

@@ -758,6 +758,17 @@ const struct alloclab_check_case alloclab_check_cases[] = {
 	{NULL, NULL, NULL},
 };
 
+const char *const *alloclab_check_level(unsigned level)
+{
+	static const char *const one[] = {"alignment", "no-overlap", "contents", "edge-sizes", "honesty", NULL};
+	static const char *const two[] = {"alignment", "no-overlap", "contents", "edge-sizes", "honesty",
+					  "guards", "footprint", "usable-size", NULL};
+	static const char *const four[] = {"alignment", "no-overlap", "contents", "edge-sizes", "honesty", "guards",
+					   "footprint", "usable-size", "threads", "thread-lifecycle", NULL};
+	static const char *const *const levels[] = {NULL, one, two, two, four, four};
+	return level >= 1 && level <= ALLOCLAB_CHECK_LEVELS ? levels[level] : NULL;
+}
+
 /* Runs a case on a thread attached to the plugin, as a workload would. */
 struct case_run {
 	const struct alloclab_check_case *c;

@@ -27,6 +27,23 @@ struct alloclab_check_case {
 /* NULL-terminated. */
 extern const struct alloclab_check_case alloclab_check_cases[];
 
+/*
+ * The course's levels (docs/course/): the cases an allocator at each step
+ * of the course must pass, NULL-terminated; NULL for a level outside
+ * 1..ALLOCLAB_CHECK_LEVELS.
+ *   1  a bump allocator: blocks aligned, apart, holding what is written,
+ *      the edge sizes, the declared capabilities
+ *   2  a free list: and freed memory reused (footprint), no write outside
+ *      a block (guards), usable_size
+ *   3  segregated size classes: the same cases as level 2 (what it
+ *      changes is speed, which the course measures)
+ *   4  per-thread caches with cross-thread frees: and threads, their
+ *      lifecycle
+ *   5  pools in arenas, as obmalloc: every case
+ */
+#define ALLOCLAB_CHECK_LEVELS 5
+const char *const *alloclab_check_level(unsigned level);
+
 /* A case's process marks its steps with alloclab_phase (child.h): the
  * shared ones (load, create, thread_attach, thread_detach, destroy) and
  * "case" itself, so a crash or a hang is named by its step. */

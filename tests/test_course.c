@@ -1,0 +1,122 @@
+/*
+ * The course (docs/course/) as a student meets it: `alloclab new plugin`
+ * writes a template that builds with the SDK alone and fails its check
+ * level in the documented way; the reference solutions pass theirs; check
+ * --level and new refuse bad input with one line.
+ */
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Builds DIR/NAME.c into DIR/NAME.so with the SDK's pkg-config flags. */
+static void build(const char *dir, const char *name)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd,
+		 "cd '%s' && cc -O2 -Wall -Wextra -Werror -shared -fPIC $(PKG_CONFIG_PATH='%s' pkg-config --cflags "
+		 "alloclab-plugin) %s.c -o %s.so",
+		 dir, getenv("ALLOCLAB_PKGCONFIG_DIR"), name, name);
+	cr_assert_eq(system(cmd), 0, "the template does not build: %s", cmd);
+}
+
+static const struct {
+	const char *template, *level;
+	const char *fails[8]; /* the cases that fail until the TODOs are done */
+} templates[] = {
+	{"bump", "1", {"alignment", "no-overlap", "contents", "edge-sizes", NULL}},
+	{"freelist", "2", {"footprint", NULL}},
+	{"segregated", "3", {"alignment", "no-overlap", "contents", "guards", "footprint", "edge-sizes", NULL}},
+};
+
+Test(course, each_template_builds_and_fails_its_level_as_documented, .timeout = 300)
+{
+	char *dir = scratch_dir();
+	for (size_t t = 0; t < sizeof templates / sizeof *templates; t++) {
+		char name[64], folder[4200], so[4300];
+		snprintf(name, sizeof name, "my-%s", templates[t].template);
+		struct cmd_result r = run_alloclab(dir, (const char *const[]){"new", "plugin", name, "--template",
+									      templates[t].template, NULL});
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cr_expect(strstr(r.out, "alloclab check --level"), "%s", r.out);
+		cmd_result_free(&r);
+		snprintf(folder, sizeof folder, "%s/%s", dir, name);
+		char *readme = malloc(strlen(folder) + 20), *meson = malloc(strlen(folder) + 20);
+		sprintf(readme, "%s/README.md", folder);
+		sprintf(meson, "%s/meson.build", folder);
+		char *rt = read_file(readme), *mt = read_file(meson);
+		cr_expect(rt && strstr(rt, "--level") && !strstr(rt, "@"), "README: %s", rt);
+		cr_expect(mt && strstr(mt, "dependency('alloclab-plugin')") && strstr(mt, name), "meson.build: %s", mt);
+		free(rt), free(mt), free(readme), free(meson);
+		build(folder, name);
+		snprintf(so, sizeof so, "./%s/%s.so", name, name);
+		r = run_alloclab(dir, (const char *const[]){"check", "--level", templates[t].level, so, NULL});
+		cr_expect_eq(r.status, 1, "%s: check --level %s should fail: %s", name, templates[t].level, r.out);
+		for (size_t k = 0; templates[t].fails[k]; k++) {
+			char line[64];
+			snprintf(line, sizeof line, "  %-17s fail", templates[t].fails[k]);
+			cr_expect(strstr(r.out, line), "%s: case %s should fail: %s", name, templates[t].fails[k], r.out);
+		}
+		cr_expect(strstr(r.out, "honesty           pass"), "%s: %s", name, r.out);
+		cmd_result_free(&r);
+	}
+	/* run takes a template's plugin at once (the free list's malloc
+	 * works from the start: it grows the region). */
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "./my-freelist/my-freelist.so", "-w",
+								      "churn:ops=20000", "-t", "1", "-n", "1", "-v", "1",
+								      "--no-check", "-o", "r.json", "-q", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+Test(course, the_reference_solutions_pass_their_levels, .timeout = 300)
+{
+	static const struct {
+		const char *plugin, *level;
+	} solutions[] = {{"course-bump", "1"}, {"course-freelist", "2"}, {"course-segregated", "3"}};
+	for (size_t i = 0; i < sizeof solutions / sizeof *solutions; i++) {
+		struct cmd_result r = run_alloclab(NULL, (const char *const[]){"check", "--level", solutions[i].level,
+									       test_plugin(solutions[i].plugin), NULL});
+		cr_expect_eq(r.status, 0, "%s at level %s: %s", solutions[i].plugin, solutions[i].level, r.out);
+		cr_expect(strstr(r.out, " 0 failed"), "%s", r.out);
+		cmd_result_free(&r);
+	}
+	/* The bump allocator fails level 2 where the lesson says: it never
+	 * reuses memory. */
+	struct cmd_result r = run_alloclab(NULL, (const char *const[]){"check", "--level", "2", test_plugin("course-bump"),
+								       NULL});
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.out, "  footprint         fail"), "%s", r.out);
+	cmd_result_free(&r);
+}
+
+Test(course, bad_input_is_refused_with_one_line)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"new", "plugin", "taken", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	const char *const *bad[] = {
+		(const char *const[]){"new", "plugin", "taken", NULL},
+		(const char *const[]){"new", "plugin", "Has-Capitals", NULL},
+		(const char *const[]){"new", "plugin", "a/b", NULL},
+		(const char *const[]){"new", "plugin", "x", "--template", "buddy", NULL},
+		(const char *const[]){"new", "widget", "x", NULL},
+		(const char *const[]){"check", "--level", "0", "system", NULL},
+		(const char *const[]){"check", "--level", "6", "system", NULL},
+		(const char *const[]){"check", "--level", "1", "--case", "alignment", "system", NULL},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		r = run_alloclab(dir, bad[i]);
+		cr_expect_eq(r.status, 2, "case %zu: %d %s", i, r.status, r.err);
+		cr_expect_eq(count_lines(r.err), 1, "case %zu: %s", i, r.err);
+		cmd_result_free(&r);
+	}
+	/* Nothing was made for the refused names. */
+	char *x = malloc(strlen(dir) + 8);
+	sprintf(x, "%s/x", dir);
+	cr_expect_null(read_file(x));
+	free(x);
+}
