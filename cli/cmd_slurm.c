@@ -17,13 +17,13 @@
 #include "input_file.h"
 #include "loader.h"
 #include "numbers.h"
+#include "program.h"
 #include "self_exe.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +32,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 static const char usage[] =
 	"usage: alloclab slurm --shards N -o DIR [options] -- RUN-ARGUMENTS\n"
@@ -84,48 +82,14 @@ static int sbatch_value_ok(const char *s)
 	return s[0] && strpbrk(s, " \t\n\r\"'\\") == NULL;
 }
 
-/* Runs argv (searched in PATH), its stdout into out (up to len - 1
- * bytes). Its exit status, or -1 with errno. */
+/* Runs argv, its stdout into out (up to len - 1 bytes). */
 static int capture(char *const *argv, char *out, size_t len)
 {
-	int fds[2];
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	size_t used = 0;
-	int status;
-
-	if (pipe(fds) != 0)
-		return -1;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_addclose(&fa, fds[0]);
-	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (rc != 0) {
-		close(fds[0]);
-		errno = rc;
-		return -1;
-	}
-	for (;;) {
-		ssize_t n = read(fds[0], out + used, used + 1 < len ? len - 1 - used : 0);
-		if (n > 0)
-			used += (size_t)n;
-		else if (n == 0 || errno != EINTR)
-			break;
-		if (used + 1 >= len) {
-			char sink[256];
-			while (read(fds[0], sink, sizeof sink) > 0)
-				;
-			break;
-		}
-	}
-	out[used] = '\0';
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	char *text;
+	int rc = alloclab_capture(argv, len - 1, &text);
+	snprintf(out, len, "%s", text ? text : "");
+	free(text);
+	return rc;
 }
 
 /* sbatch --parsable SCRIPT [more]: the job id. 0, or -1 with err. */

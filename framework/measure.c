@@ -209,6 +209,8 @@ void alloclab_measure_start(void)
 #endif
 }
 
+int alloclab_measure_keep_dumps;
+
 uint64_t alloclab_measure_stop(const char *dumps_dir, unsigned *dumps, uint64_t *d1, uint64_t *ll)
 {
 	uint64_t total = 0;
@@ -247,7 +249,8 @@ uint64_t alloclab_measure_stop(const char *dumps_dir, unsigned *dumps, uint64_t 
 		}
 	}
 	fclose(f);
-	unlink(path);
+	if (!alloclab_measure_keep_dumps)
+		unlink(path);
 #else
 	(void)dumps_dir;
 	(void)dumps;

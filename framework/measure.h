@@ -57,6 +57,10 @@ void alloclab_tlb_geometry(struct alloclab_tlb_geometry *g);
 /* The same as valgrind's --D1= and --LL= options (lines of 4096 bytes). */
 void alloclab_tlb_options(const struct alloclab_tlb_geometry *g, char *d1, size_t d1_len, char *ll, size_t ll_len);
 
+/* Set in a worker whose dumps another reads after it (alloclab explain):
+ * measure_stop then leaves each dump in place. */
+extern int alloclab_measure_keep_dumps;
+
 /* ---- the runner's side ---- */
 
 /* The command line that runs a worker under a counting back-end: valgrind's

@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,6 +419,62 @@ out:
 	free(latency);
 	free(handshake);
 	return rc;
+}
+
+int alloclab_capture(char *const *argv, size_t max, char **out)
+{
+	extern char **environ;
+	int fds[2], status, rc;
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	size_t used = 0, cap = 4096;
+	char *buf = malloc(cap);
+
+	*out = NULL;
+	if (buf == NULL || pipe2(fds, O_CLOEXEC) != 0) {
+		free(buf);
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc != 0) {
+		close(fds[0]);
+		free(buf);
+		errno = rc;
+		return -1;
+	}
+	for (;;) {
+		char chunk[8192];
+		ssize_t n = read(fds[0], chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		size_t keep = used + (size_t)n <= max ? (size_t)n : max - used;
+		if (used + keep + 1 > cap) {
+			while (used + keep + 1 > cap)
+				cap *= 2;
+			char *grown = realloc(buf, cap);
+			if (grown == NULL)
+				keep = 0;
+			else
+				buf = grown;
+		}
+		memcpy(buf + used, chunk, keep);
+		used += keep;
+	}
+	buf[used] = '\0';
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			free(buf);
+			return -1;
+		}
+	*out = buf;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 int alloclab_program_latency(const char *path, struct alloclab_latency **out, char *why, size_t why_len)

@@ -71,6 +71,12 @@ struct alloclab_program_result {
 struct alloclab_latency;
 int alloclab_program_latency(const char *path, struct alloclab_latency **out, char *why, size_t why_len);
 
+/* Runs argv (argv[0] searched in PATH) with its stdout into a new
+ * NUL-terminated buffer (*out, malloc'd; at most max bytes kept, the rest
+ * read and dropped) and its stderr the caller's. Its exit status (128 +
+ * the signal when killed), or -1 with errno when it could not start. */
+int alloclab_capture(char *const *argv, size_t max, char **out);
+
 /* Whether an executable of this name is in one of PATH's folders: what the
  * shell's `command -v` answers, without a shell. */
 int alloclab_program_on_path(const char *program);

@@ -418,6 +418,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	memset(&w, 0, sizeof w);
 	w.cell = cell;
 	w.rounds = cell->warmups + cell->values;
+	alloclab_measure_keep_dumps = cell->keep_dumps != 0;
 	if (cell->callgrind_dir && !alloclab_measure_under_valgrind()) {
 		snprintf(err, err_len, "--measure instructions: the worker is not running under valgrind's callgrind");
 		return -1;
@@ -678,6 +679,7 @@ static const struct spec_field spec_fields[] = {
 	SPEC_FIELD("record", SPEC_TEXT_OR_NULL, record_path, 0, 0),
 	SPEC_FIELD("latency", SPEC_OPTION, latency, 0, ALLOCLAB_LATENCY_MAX_EVERY),
 	SPEC_FIELD("settle_ms", SPEC_OPTION, settle_ms, 0, 600000),
+	SPEC_FIELD("keep_dumps", SPEC_OPTION, keep_dumps, 0, 1),
 };
 
 json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)

@@ -52,6 +52,8 @@ struct alloclab_cell_spec {
 	/* --settle-ms: after the last value (and the plugin's trim), the
 	 * worker waits this long and reads its resident set again; 0 not. */
 	unsigned settle_ms;
+	/* alloclab explain: the callgrind dumps stay in callgrind_dir. */
+	unsigned keep_dumps;
 };
 
 /* The metric the cell's values are in (results.h). */

@@ -120,3 +120,61 @@ Test(course, bad_input_is_refused_with_one_line)
 	cr_expect_null(read_file(x));
 	free(x);
 }
+
+#include "profile.h"
+
+/* A function's own instructions, not its callees': the cost line after a
+ * calls= line is the call's, and goes to the callee. */
+Test(explain, a_dump_is_read_as_each_functions_own_cost)
+{
+	const char *dump = "version: 1\ncreator: callgrind-3.19.0\npositions: line\nevents: Ir\n"
+			   "ob=(1) /usr/lib/liba.so\nfl=(1) a.c\nfn=(1) outer\n10 5\ncfn=(2) inner\ncalls=3 20\n11 300\n"
+			   "12 2\nfn=(2)\n20 300\nob=(2) /bin/prog\nfn=(3) main\n+1 10\n* 3\n"
+			   "totals: 320\n";
+	struct alloclab_profile p;
+	char err[256];
+	cr_assert_eq(alloclab_profile_parse(dump, &p, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(alloclab_profile_ir(&p, "outer [liba.so]"), 7);
+	cr_expect_eq(alloclab_profile_ir(&p, "inner [liba.so]"), 300);
+	cr_expect_eq(alloclab_profile_ir(&p, "main [prog]"), 13);
+	cr_expect_eq(p.total, 320);
+	alloclab_profile_clear(&p);
+	cr_expect_eq(alloclab_profile_parse("events: Ir\nfn=(1) f\n1 2\n", &p, err, sizeof err), -1);
+	cr_expect(strstr(err, "totals"), "%s", err);
+}
+
+Test(explain, two_plugins_differ_function_by_function_and_add_up, .timeout = 300)
+{
+	if (system("command -v valgrind >/dev/null 2>&1") != 0)
+		cr_skip_test("valgrind is not installed");
+	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
+		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
+	struct cmd_result r = run_alloclab(NULL, (const char *const[]){"explain", "system", "mimalloc", "-w",
+								       "churn:ops=20000", "--top", "40", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "[libmimalloc") && strstr(r.out, "[libc.so.6]"), "%s", r.out);
+	/* Each side's functions sum to its measured count, to the digit. */
+	for (const char *line = strstr(r.out, "\nA "); line; line = strstr(line + 1, "\nB ")) {
+		double sum, measured;
+		const char *at = strstr(line, "its functions sum to ");
+		cr_assert(at, "%s", r.out);
+		cr_assert_eq(sscanf(at, "its functions sum to %lf, measured %lf", &sum, &measured), 2, "%s", at);
+		cr_expect(measured > 10 && sum == measured, "sum %f, measured %f", sum, measured);
+		if (line[1] == 'B')
+			break;
+	}
+	cmd_result_free(&r);
+
+	const char *const *bad[] = {
+		(const char *const[]){"explain", "system", "-w", "churn", NULL},
+		(const char *const[]){"explain", "system", "mimalloc", NULL},
+		(const char *const[]){"explain", "system", "mimalloc", "-w", "nosuch", NULL},
+		(const char *const[]){"explain", "system", "./nosuch.so", "-w", "churn", NULL},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		r = run_alloclab(NULL, bad[i]);
+		cr_expect_eq(r.status, 2, "case %zu: %d %s", i, r.status, r.err);
+		cr_expect_eq(count_lines(r.err), 1, "case %zu: %s", i, r.err);
+		cmd_result_free(&r);
+	}
+}
