@@ -32,6 +32,10 @@ static volatile sig_atomic_t interrupt_flag;
 /* This process's phase page: set in a supervised child, NULL elsewhere. */
 static char *phase_page;
 #define PHASE_SIZE 64
+/* The page: the step, a string, in its first STEP_SIZE bytes; the round
+ * (alloclab_phase_round) as an int at ROUND_AT. */
+#define STEP_SIZE 48
+#define ROUND_AT 56
 
 void alloclab_phase(const char *step)
 {
@@ -41,12 +45,18 @@ void alloclab_phase(const char *step)
 		 * process, only looks once the writers have stopped; a mix of two
 		 * steps is possible and harmless). */
 		size_t n = strlen(step);
-		if (n >= PHASE_SIZE)
-			n = PHASE_SIZE - 1;
+		if (n >= STEP_SIZE)
+			n = STEP_SIZE - 1;
 		for (size_t i = 0; i < n; i++)
 			__atomic_store_n(&phase_page[i], step[i], __ATOMIC_RELAXED);
 		__atomic_store_n(&phase_page[n], '\0', __ATOMIC_RELAXED);
 	}
+}
+
+void alloclab_phase_round(int round)
+{
+	if (phase_page)
+		__atomic_store_n((int *)(void *)(phase_page + ROUND_AT), round, __ATOMIC_RELAXED);
 }
 
 void alloclab_phase_attach(void)
@@ -76,7 +86,11 @@ struct alloclab_live *alloclab_live_attach(void)
 		if (p != MAP_FAILED)
 			return slots = p;
 	}
-	return slots = calloc(ALLOCLAB_LIVE_SLOTS, sizeof *slots);
+	/* Private ones, mapped: not from the C library's heap, which the
+	 * system plugin shares with the harness (its layout is part of what
+	 * glibc's malloc does in the measured region). */
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return slots = p == MAP_FAILED ? NULL : p;
 }
 
 /* What the child's workload threads hold, summed; -1 with no counters. */
@@ -156,16 +170,27 @@ int alloclab_child_run(alloclab_child_fn fn, void *arg, double timeout_s, struct
 	return alloclab_child_run_sampled(fn, arg, timeout_s, 0, res, err, err_len);
 }
 
-/* The phase page's step, copied (the child may be writing it). */
+/* The phase page's step, copied (the child may be writing it), with its
+ * round: "run 2", "warm-up 1" (any step of a warm-up), or the step alone. */
 static void read_phase(const char *page, char *out, size_t len)
 {
+	char step[STEP_SIZE];
 	size_t i = 0;
-	for (; i + 1 < len && i < PHASE_SIZE - 1; i++) {
-		out[i] = __atomic_load_n(&page[i], __ATOMIC_RELAXED);
-		if (out[i] == '\0')
-			return;
+	for (; i < STEP_SIZE - 1; i++) {
+		step[i] = __atomic_load_n(&page[i], __ATOMIC_RELAXED);
+		if (step[i] == '\0')
+			break;
 	}
-	out[i] = '\0';
+	step[i] = '\0';
+	int round = __atomic_load_n((const int *)(const void *)(page + ROUND_AT), __ATOMIC_RELAXED);
+	int per_round = strcmp(step, "prepare") == 0 || strcmp(step, "run") == 0 || strcmp(step, "finish") == 0 ||
+			strcmp(step, "stats") == 0;
+	if (round < 0 && per_round)
+		snprintf(out, len, "warm-up %d", -round);
+	else if (round > 0 && per_round)
+		snprintf(out, len, "%s %d", step, round);
+	else
+		snprintf(out, len, "%s", step);
 }
 
 int alloclab_child_run_sampled(alloclab_child_fn fn, void *arg, double timeout_s, unsigned sample_ms,
@@ -392,8 +417,8 @@ stop:
 	alloclab_kill_children();
 	alloclab_scratch_remove(scratch);
 	if (phase != MAP_FAILED) {
-		memcpy(res->phase, phase, sizeof res->phase - 1);
-		res->phase[sizeof res->phase - 1] = '\0';
+		memcpy(res->phase, phase, STEP_SIZE - 1);
+		res->phase[STEP_SIZE - 1] = '\0';
 		munmap(phase, PHASE_SIZE);
 	}
 	if (phase_fd >= 0)

@@ -68,6 +68,10 @@ struct alloclab_child_result {
  */
 #define ALLOCLAB_PHASE_FD 4
 void alloclab_phase(const char *step);
+/* The round the steps belong to, beside the step (the memory timeline
+ * labels its samples "run 2", "warm-up 1"): a value's number from 1, a
+ * warm-up's as its negative, 0 none. */
+void alloclab_phase_round(int round);
 /* In an exec'd child: map the page passed as ALLOCLAB_PHASE_FD, if any. */
 void alloclab_phase_attach(void);
 

@@ -20,6 +20,7 @@
 #include "results.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -28,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,10 +47,11 @@ struct worker {
 	uint64_t *instructions;     /* per round, --measure instructions */
 	uint64_t *d1_misses, *ll_misses; /* per round, --measure cache */
 	struct alloclab_latency **latency; /* per round, --latency */
-	uint64_t *minor_faults, *major_faults; /* per round, the process's, around run() */
-	long *rss_after_finish;     /* per round, KiB, once every thread has finished it */
-	uint64_t *live_end;         /* per round, the bytes the threads said were live when run() ended */
-	json_t **value_stats;       /* per round, the plugin's standard statistics after run() */
+	/* The memory figures of each round, in memory mapped for them: not
+	 * from the C library's heap, which the system plugin shares with the
+	 * harness, so that taking them leaves glibc's state (and what its
+	 * malloc costs in the next value) as it would be without them. */
+	struct round_memory *mem;
 	struct alloclab_live *live; /* the threads' counters (child.h) */
 	unsigned dumps;             /* callgrind dumps written so far */
 	struct alloclab_allocator alloc;
@@ -103,21 +106,6 @@ static void collect_stat(void *arg, const char *name, uint64_t value)
 	json_object_set_new(arg, name, alloclab_stat_json(value));
 }
 
-/* The standard names of a stats object (ALLOCLAB_STAT_*), or NULL. */
-static json_t *standard_stats(const json_t *all)
-{
-	json_t *std = json_object(), *v;
-	const char *key;
-	json_object_foreach((json_t *)all, key, v)
-		if (strncmp(key, "std.", 4) == 0)
-			json_object_set(std, key, v);
-	if (json_object_size(std) == 0) {
-		json_decref(std);
-		return NULL;
-	}
-	return std;
-}
-
 static void sync_threads(struct alloclab_workload_thread *t)
 {
 	pthread_barrier_wait(&((struct worker *)t->host)->barrier);
@@ -153,6 +141,63 @@ const char *alloclab_cell_spec_metric(const struct alloclab_cell_spec *cell)
 	return cell->callgrind_dir ? ALLOCLAB_METRIC_INSTRUCTIONS : ALLOCLAB_METRIC_TIME;
 }
 
+/* The standard statistic names (plugin.h), in the order they are kept. */
+static const char *const standard_names[] = {ALLOCLAB_STAT_IN_USE,   ALLOCLAB_STAT_FREE,     ALLOCLAB_STAT_METADATA,
+					     ALLOCLAB_STAT_RESIDENT, ALLOCLAB_STAT_RELEASED, ALLOCLAB_STAT_HUGE};
+#define NSTANDARD (sizeof standard_names / sizeof *standard_names)
+
+struct round_memory {
+	uint64_t minor_faults, major_faults; /* the process's, around run() */
+	long rss_after_finish;               /* KiB, once every thread has finished the round */
+	uint64_t live_end;                   /* the bytes the threads said were live when run() ended */
+	uint64_t standard[NSTANDARD];        /* the plugin's standard statistics after run() */
+	unsigned standard_given;             /* which of them it gave (bits) */
+};
+
+/* A stats callback keeping only the standard names, with no allocation. */
+static void keep_standard(void *arg, const char *name, uint64_t value)
+{
+	struct round_memory *m = arg;
+	for (unsigned i = 0; i < NSTANDARD; i++)
+		if (strcmp(name, standard_names[i]) == 0) {
+			m->standard[i] = value;
+			m->standard_given |= 1u << i;
+		}
+}
+
+/* Both: every name into a JSON object (the last value's), the standard
+ * ones kept as well. */
+struct both {
+	json_t *all;
+	struct round_memory *m;
+};
+
+static void keep_both(void *arg, const char *name, uint64_t value)
+{
+	struct both *b = arg;
+	json_object_set_new(b->all, name, alloclab_stat_json(value));
+	keep_standard(b->m, name, value);
+}
+
+/* This process's resident set in KiB from /proc/self/statm, read into the
+ * stack: no allocation (stdio would take a buffer from the C library's
+ * heap, which the system plugin shares). -1 when unknown. */
+static long resident_kib(void)
+{
+	char buf[128];
+	long size, pages;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%ld %ld", &size, &pages) != 2)
+		return -1;
+	return pages * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
 /* What the threads said they held when run() ended, summed and cleared. */
 static uint64_t live_end_sum(const struct worker *w)
 {
@@ -164,19 +209,12 @@ static uint64_t live_end_sum(const struct worker *w)
 	return sum;
 }
 
-/* Marks the step of round r ("run 2", the warm-ups "warm-up 1"), for
- * the memory timeline and for crash reports; thread 0 only, so that the
- * threads do not write over one another. */
-static void round_phase(const struct worker *w, const struct thread_slot *slot, unsigned r, const char *step)
+/* The round the next steps belong to, for the memory timeline: the
+ * value's number, or a warm-up's as a negative one. Thread 0 only. */
+static void mark_round(const struct worker *w, const struct thread_slot *slot, unsigned r)
 {
-	char mark[48];
-	if (slot->wt.index != 0)
-		return;
-	if (r < w->cell->warmups)
-		snprintf(mark, sizeof mark, "warm-up %u", r + 1);
-	else
-		snprintf(mark, sizeof mark, "%s %u", step, r - w->cell->warmups + 1);
-	alloclab_phase(mark);
+	if (slot->wt.index == 0)
+		alloclab_phase_round(r < w->cell->warmups ? -(int)(r + 1) : (int)(r - w->cell->warmups + 1));
 }
 
 static void *thread_main(void *arg)
@@ -215,13 +253,14 @@ static void *thread_main(void *arg)
 		/* Every thread has finished the round before: what the
 		 * allocator kept of it. */
 		if (r > 0 && slot->wt.index == 0) {
-			w->rss_after_finish[r - 1] = alloclab_status_kib("VmRSS");
-			w->live_end[r - 1] = live_end_sum(w);
+			w->mem[r - 1].rss_after_finish = resident_kib();
+			w->mem[r - 1].live_end = live_end_sum(w);
 		}
 		if (w->failed)
 			break;
 		slot->wt.last_value = r + 1 == w->rounds;
-		round_phase(w, slot, r, "prepare");
+		mark_round(w, slot, r);
+		alloclab_phase("prepare");
 		if (wl->prepare(&slot->wt, slot->error, sizeof slot->error) != 0)
 			w->prepare_failed = 1;
 		pthread_barrier_wait(&w->barrier);
@@ -243,7 +282,7 @@ static void *thread_main(void *arg)
 			pthread_barrier_wait(&w->barrier);
 		}
 		if (!w->failed) {
-			round_phase(w, slot, r, "run");
+			alloclab_phase("run");
 			slot->wt.own_ns = 0;
 			slot->start_ns[r] = now_ns();
 			wl->run(&slot->wt);
@@ -268,8 +307,8 @@ static void *thread_main(void *arg)
 			 * after it: outside every timed and counted region. */
 			struct rusage after;
 			getrusage(RUSAGE_SELF, &after);
-			w->minor_faults[r] = (uint64_t)(after.ru_minflt - before.ru_minflt);
-			w->major_faults[r] = (uint64_t)(after.ru_majflt - before.ru_majflt);
+			w->mem[r].minor_faults = (uint64_t)(after.ru_minflt - before.ru_minflt);
+			w->mem[r].major_faults = (uint64_t)(after.ru_majflt - before.ru_majflt);
 		}
 		if (!w->failed && w->alloc.ops.stats) {
 			/* The allocator's own account with the working sets live,
@@ -277,18 +316,18 @@ static void *thread_main(void *arg)
 			 * stats): all of it in the last value, its standard names
 			 * in every value. */
 			if (slot->wt.index == 0) {
-				json_t *all = json_object();
 				alloclab_phase("stats");
-				w->alloc.ops.stats(w->alloc.instance, collect_stat, all);
-				w->value_stats[r] = standard_stats(all);
-				if (r + 1 == w->rounds)
-					w->stats_live = all;
-				else
-					json_decref(all);
+				if (r + 1 == w->rounds) {
+					struct both b = {json_object(), &w->mem[r]};
+					w->alloc.ops.stats(w->alloc.instance, keep_both, &b);
+					w->stats_live = b.all;
+				} else {
+					w->alloc.ops.stats(w->alloc.instance, keep_standard, &w->mem[r]);
+				}
 			}
 			pthread_barrier_wait(&w->barrier);
 		}
-		round_phase(w, slot, r, "finish");
+		alloclab_phase("finish");
 		wl->finish(&slot->wt);
 		if (slot->wt.report) {
 			w->reports[r * w->cell->threads + slot->wt.index] = slot->wt.report;
@@ -341,12 +380,16 @@ static void round_value(const struct worker *w, unsigned r, struct alloclab_valu
 		w->latency[r] = NULL;
 	}
 	v->faults_counted = 1;
-	v->minor_faults = w->minor_faults[r];
-	v->major_faults = w->major_faults[r];
-	v->rss_after_finish_kib = w->rss_after_finish[r];
-	v->live_end_bytes = w->live_end[r];
-	v->stats = w->value_stats[r];
-	w->value_stats[r] = NULL;
+	v->minor_faults = w->mem[r].minor_faults;
+	v->major_faults = w->mem[r].major_faults;
+	v->rss_after_finish_kib = w->mem[r].rss_after_finish;
+	v->live_end_bytes = w->mem[r].live_end;
+	if (w->mem[r].standard_given) {
+		v->stats = json_object();
+		for (unsigned i = 0; i < NSTANDARD; i++)
+			if (w->mem[r].standard_given & (1u << i))
+				json_object_set_new(v->stats, standard_names[i], alloclab_stat_json(w->mem[r].standard[i]));
+	}
 	if (w->reports[r * threads]) {
 		v->thread_reports = json_array();
 		for (unsigned i = 0; i < threads; i++) {
@@ -387,13 +430,8 @@ static void worker_free(struct worker *w, void *shared, struct alloclab_loaded_p
 	for (unsigned r = 0; w->latency && r < w->rounds; r++)
 		alloclab_latency_free(w->latency[r]);
 	free(w->latency);
-	free(w->minor_faults);
-	free(w->rss_after_finish);
-	free(w->live_end);
-	for (unsigned r = 0; r < w->rounds; r++)
-		json_decref(w->value_stats[r]);
-	free(w->value_stats);
-	free(w->major_faults);
+	if (w->mem)
+		munmap(w->mem, (size_t)w->rounds * sizeof *w->mem);
 	free(w->reports);
 	free(w->process_reports);
 	free(w->lists);
@@ -423,7 +461,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		snprintf(err, err_len, "--measure instructions: the worker is not running under valgrind's callgrind");
 		return -1;
 	}
-	long before_plugin = alloclab_status_kib("VmRSS");
+	long before_plugin = resident_kib();
 	alloclab_phase("load");
 	if (alloclab_plugin_load(cell->plugin, &plugin, err, err_len) != 0)
 		return -1;
@@ -452,15 +490,16 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	/* Only with --latency: without it the worker's heap is laid out as
 	 * it always was (simulated TLB misses depend on that layout). */
 	w.latency = cell->latency ? calloc(w.rounds, sizeof *w.latency) : NULL;
-	w.minor_faults = calloc(w.rounds, sizeof *w.minor_faults);
-	w.rss_after_finish = calloc(w.rounds, sizeof *w.rss_after_finish);
-	w.live_end = calloc(w.rounds, sizeof *w.live_end);
-	w.value_stats = calloc(w.rounds, sizeof *w.value_stats);
+	void *mem = mmap(NULL, (size_t)w.rounds * sizeof *w.mem, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		snprintf(err, err_len, "out of memory for the rounds' figures");
+		return -1;
+	}
+	w.mem = mem;
 	if ((w.live = alloclab_live_attach()) == NULL) {
 		snprintf(err, err_len, "out of memory for the live counters");
 		return -1;
 	}
-	w.major_faults = calloc(w.rounds, sizeof *w.major_faults);
 	w.reports = calloc((size_t)w.rounds * cell->threads, sizeof *w.reports);
 	w.process_reports = calloc(cell->threads, sizeof *w.process_reports);
 	w.lists = calloc(cell->threads, sizeof *w.lists);
@@ -508,8 +547,8 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		thread_main(&w.slots[0]);
 	for (unsigned i = first; i < first + started; i++)
 		pthread_join(w.slots[i].tid, NULL);
-	w.rss_after_finish[w.rounds - 1] = alloclab_status_kib("VmRSS");
-	w.live_end[w.rounds - 1] = live_end_sum(&w);
+	w.mem[w.rounds - 1].rss_after_finish = resident_kib();
+	w.mem[w.rounds - 1].live_end = live_end_sum(&w);
 
 	if (w.failed) {
 		const char *why = "a thread failed without saying why";
@@ -587,19 +626,19 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	/* What the allocator gives back once the workload has freed all:
 	 * at once, after its own trim where it has one, and after a pause. */
 	out->rss_before_plugin_kib = before_plugin;
-	out->rss_after_finish_kib = w.rss_after_finish[w.rounds - 1];
+	out->rss_after_finish_kib = w.mem[w.rounds - 1].rss_after_finish;
 	out->rss_after_trim_kib = out->rss_after_settle_kib = -1;
 	if (w.alloc.ops.trim) {
 		alloclab_phase("trim");
 		if (w.alloc.ops.trim(w.alloc.instance) == 0)
-			out->rss_after_trim_kib = alloclab_status_kib("VmRSS");
+			out->rss_after_trim_kib = resident_kib();
 	}
 	if (cell->settle_ms) {
 		alloclab_phase("settle");
 		struct timespec ts = {cell->settle_ms / 1000, (long)(cell->settle_ms % 1000) * 1000000};
 		while (nanosleep(&ts, &ts) != 0)
 			;
-		out->rss_after_settle_kib = alloclab_status_kib("VmRSS");
+		out->rss_after_settle_kib = resident_kib();
 	}
 	if (cell->record_path && !(cell->workload->flags & ALLOCLAB_WORKLOAD_RECORDS_ITSELF)) {
 		/* The allocator's state at the trace's end, for a replay to
