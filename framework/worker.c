@@ -298,6 +298,10 @@ static void *thread_main(void *arg)
 			}
 		}
 		pthread_barrier_wait(&w->barrier);
+		/* A failure ends the process after this round: its finish is the
+		 * last, and a workload frees there what it keeps to the end. */
+		if (w->failed)
+			slot->wt.last_value = 1;
 		if (w->cell->callgrind_dir && slot->wt.index == 0)
 			w->instructions[r] = alloclab_measure_stop(w->cell->callgrind_dir, &w->dumps, &w->d1_misses[r], &w->ll_misses[r]);
 		if (w->cell->latency && slot->wt.index == 0)
@@ -423,6 +427,7 @@ static void worker_free(struct worker *w, void *shared, struct alloclab_loaded_p
 	}
 	for (size_t i = 0; i < (size_t)w->rounds * w->cell->threads; i++)
 		json_decref(w->reports[i]);
+	json_decref(w->stats_live); /* when a failure left it here */
 	free(w->slots);
 	free(w->instructions);
 	free(w->d1_misses);
@@ -615,6 +620,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		}
 	}
 	out->stats = w.stats_live;
+	w.stats_live = NULL;
 	if (w.alloc.ops.stats) {
 		json_t *stats = json_object();
 		alloclab_phase("stats");

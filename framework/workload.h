@@ -129,8 +129,10 @@ struct alloclab_workload_thread {
 	 * the lines holding live blocks of two or more threads. */
 	json_t *(*placement)(struct alloclab_workload_thread *t, const uintptr_t *addr, const size_t *size, size_t n);
 	void *host;              /* the framework's, for sync and placement */
-	/* 1 in the process's last value: the place for once-per-process
-	 * measurements such as placement. */
+	/* 1 in the process's last value, and in a value after which a
+	 * failure ends the process (set before finish): the place for
+	 * once-per-process measurements such as placement, and for freeing
+	 * what a workload keeps from value to value. */
 	int last_value;
 	/* Set by the workload (run or finish, a new reference): recorded with
 	 * the value as thread_reports[index]. */

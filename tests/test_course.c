@@ -53,9 +53,16 @@ Test(course, each_template_builds_and_fails_its_level_as_documented, .timeout = 
 		build(folder, name);
 		snprintf(so, sizeof so, "./%s/%s.so", name, name);
 		r = run_alloclab(dir, (const char *const[]){"check", "--level", templates[t].level, so, NULL});
-		cr_expect_eq(r.status, 1, "%s: check --level %s should fail: %s", name, templates[t].level, r.out);
+		if (strcmp(templates[t].template, "freelist") != 0 ||
+		    !(getenv("ALLOCLAB_UNDER_SANITIZER") || getenv("ALLOCLAB_UNDER_VALGRIND")))
+			cr_expect_eq(r.status, 1, "%s: check --level %s should fail: %s", name, templates[t].level, r.out);
 		for (size_t k = 0; templates[t].fails[k]; k++) {
 			char line[64];
+			/* The footprint case is skipped where malloc is not the
+			 * plugin's alone (checking.md). */
+			if (strcmp(templates[t].fails[k], "footprint") == 0 &&
+			    (getenv("ALLOCLAB_UNDER_SANITIZER") || getenv("ALLOCLAB_UNDER_VALGRIND")))
+				continue;
 			snprintf(line, sizeof line, "  %-17s fail", templates[t].fails[k]);
 			cr_expect(strstr(r.out, line), "%s: case %s should fail: %s", name, templates[t].fails[k], r.out);
 		}
@@ -84,7 +91,9 @@ Test(course, the_reference_solutions_pass_their_levels, .timeout = 300)
 		cmd_result_free(&r);
 	}
 	/* The bump allocator fails level 2 where the lesson says: it never
-	 * reuses memory. */
+	 * reuses memory (a case skipped under the sanitizers and valgrind). */
+	if (getenv("ALLOCLAB_UNDER_SANITIZER") || getenv("ALLOCLAB_UNDER_VALGRIND"))
+		return;
 	struct cmd_result r = run_alloclab(NULL, (const char *const[]){"check", "--level", "2", test_plugin("course-bump"),
 								       NULL});
 	cr_expect_eq(r.status, 1);

@@ -240,9 +240,10 @@ Test(latency, a_known_spin_shows_at_p999_and_max_with_its_size, .timeout = 120)
 	cr_expect_lt(alloclab_lat_quantile(m, 0.99), 20000, "p99 %g ns", alloclab_lat_quantile(m, 0.99));
 	cr_expect_geq(alloclab_lat_quantile(m, 1), 199000);
 	cr_expect_lt(alloclab_lat_quantile(m, 1), 100e6);
-	/* The spins, and only they (one may fall either side of the value's
-	 * edges, which prepare's mallocs move), are 100 us or more. */
-	cr_expect(m->over_100us >= 399 && m->over_100us <= 401, "%llu mallocs of 100 us or more",
+	/* The spins (one may fall either side of the value's edges, which
+	 * prepare's mallocs move) are 100 us or more, and few others: a page
+	 * fault or a preemption on a busy machine, a sanitizer's malloc. */
+	cr_expect(m->over_100us >= 399 && m->over_100us <= 440, "%llu mallocs of 100 us or more",
 		  (unsigned long long)m->over_100us);
 	cr_expect_eq(l->nslow, ALLOCLAB_LAT_SLOWEST);
 	for (unsigned i = 0; i < l->nslow; i++) {
@@ -332,6 +333,8 @@ Test(latency, a_replay_names_its_slowest_event, .timeout = 60)
 
 Test(latency, python_and_exec_are_timed, .timeout = 300)
 {
+	if (getenv("ALLOCLAB_UNDER_SANITIZER") || getenv("ALLOCLAB_UNDER_VALGRIND"))
+		cr_skip_test("the preload library is for uninstrumented programs, outside valgrind");
 	char *dir = scratch_dir();
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w",
 								      "python:bench=richards,value_ms=10", "-w",
@@ -370,9 +373,10 @@ Test(latency, compare_and_plot_use_the_percentiles, .timeout = 120)
 	cr_assert(cmp, "%s", r.out);
 	cr_expect_str_eq(json_string_value(json_object_get(cmp, "metric")), "latency_p999_malloc_ns");
 	json_t *e = json_array_get(json_object_get(json_array_get(json_object_get(cmp, "rows"), 0), "columns"), 1);
-	/* Every 200th malloc spins 100 us: the spin plugin's p99.9 is
-	 * thousands of times system's. */
-	cr_expect_gt(json_number_value(json_object_get(e, "ratio")), 100, "%s", r.out);
+	/* Every 200th malloc spins 100 us: the spin plugin's p99.9 is one
+	 * of them, far above system's. */
+	cr_expect_gt(json_number_value(json_object_get(e, "mean")), 95000, "%s", r.out);
+	cr_expect_gt(json_number_value(json_object_get(e, "ratio")), 2, "%s", r.out);
 	cr_expect(json_is_true(json_object_get(e, "significant")), "%s", r.out);
 	json_decref(cmp);
 	cmd_result_free(&r);
