@@ -298,14 +298,15 @@ static void *thread_main(void *arg)
 			}
 		}
 		pthread_barrier_wait(&w->barrier);
-		/* A failure ends the process after this round: its finish is the
-		 * last, and a workload frees there what it keeps to the end. */
-		if (w->failed)
-			slot->wt.last_value = 1;
 		if (w->cell->callgrind_dir && slot->wt.index == 0)
 			w->instructions[r] = alloclab_measure_stop(w->cell->callgrind_dir, &w->dumps, &w->d1_misses[r], &w->ll_misses[r]);
 		if (w->cell->latency && slot->wt.index == 0)
 			w->latency[r] = alloclab_latency_stop();
+		/* A failure ends the process after this round: its finish is the
+		 * last, and a workload frees there what it keeps to the end
+		 * (after the counted region, which runs what it always ran). */
+		if (w->failed)
+			slot->wt.last_value = 1;
 		if (slot->wt.index == 0) {
 			/* Page faults of the whole process from before the run to
 			 * after it: outside every timed and counted region. */
