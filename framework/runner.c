@@ -109,6 +109,7 @@ static const char *plugin_step(const char *phase)
 		{"load", "while being loaded (dlopen and its constructors)"}, {"create", "in create"},
 		{"thread_attach", "in thread_attach"},               {"thread_detach", "in thread_detach"},
 		{"stats", "in stats"},                               {"destroy", "in destroy"},
+		{"trim", "in trim"},
 	};
 	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
 		if (strcmp(phase, steps[i][0]) == 0)

@@ -238,3 +238,23 @@ Test(memory, standard_statistics_agree_with_what_the_workload_holds, .timeout = 
 	}
 	alloclab_results_free(res);
 }
+
+/* A plugin whose trim crashes: the cell is an error naming the plugin and
+ * the step, and the run goes on. */
+Test(memory, a_crash_in_trim_names_the_plugin_and_the_step, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", test_plugin("bad_trim"),
+								      "-p", "system", "-w", "churn:ops=1000", "-t", "1", "-n",
+								      "1", "-v", "1", "-o", "r.json", "-q", NULL});
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "r.json");
+	cr_assert_eq(res->ncells, 2);
+	cr_expect_eq(res->cells[0].status, ALLOCLAB_CELL_ERROR);
+	cr_expect(res->cells[0].message && strstr(res->cells[0].message, "in trim") &&
+			  strstr(res->cells[0].message, "bad_trim"),
+		  "%s", res->cells[0].message);
+	cr_expect_eq(res->cells[1].status, ALLOCLAB_CELL_OK);
+	alloclab_results_free(res);
+}
