@@ -82,7 +82,8 @@ Test(course, the_reference_solutions_pass_their_levels, .timeout = 300)
 {
 	static const struct {
 		const char *plugin, *level;
-	} solutions[] = {{"course-bump", "1"}, {"course-freelist", "2"}, {"course-segregated", "3"}};
+	} solutions[] = {{"course-bump", "1"},        {"course-freelist", "2"}, {"course-segregated", "3"},
+			 {"course-threadcache", "4"}, {"course-arenas", "5"}};
 	for (size_t i = 0; i < sizeof solutions / sizeof *solutions; i++) {
 		struct cmd_result r = run_alloclab(NULL, (const char *const[]){"check", "--level", solutions[i].level,
 									       test_plugin(solutions[i].plugin), NULL});
