@@ -11,9 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const kind_names[] = {"results file", "trace", "picture", "export"};
-static const char *const kind_described[] = {"an alloclab results file", "an alloclab trace", "a PNG or SVG picture",
-					     "a pyperf JSON file or an alloclab CSV export"};
+static const char *const kind_names[] = {"results file", "trace", "picture", "export", "heap map"};
+static const char *const kind_described[] = {"an alloclab results file", "an alloclab trace", "a PNG, GIF or SVG picture",
+					     "a pyperf JSON file or an alloclab CSV export",
+					     "an alloclab heap map's frames"};
 
 /* Whether the regular file at fd is of this kind, by its first bytes. */
 static int is_kind(int fd, enum alloclab_output_kind kind)
@@ -27,11 +28,13 @@ static int is_kind(int fd, enum alloclab_output_kind kind)
 	case ALLOCLAB_OUTPUT_RESULTS: return head[0] == '{' && strstr(head, "\"alloclab-run\"") != NULL;
 	case ALLOCLAB_OUTPUT_TRACE: return n >= 8 && memcmp(head, "ALCTRACE", 8) == 0;
 	case ALLOCLAB_OUTPUT_PICTURE:
-		return (n >= 8 && memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0) || strstr(head, "<svg") != NULL ||
+		return (n >= 8 && memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0) || (n >= 4 && memcmp(head, "GIF8", 4) == 0) ||
+		       strstr(head, "<svg") != NULL ||
 		       strncmp(head, "<?xml", 5) == 0;
 	case ALLOCLAB_OUTPUT_EXPORT:
 		return (head[0] == '{' && strstr(head, "\"benchmarks\"") != NULL) ||
 		       strncmp(head, ALLOCLAB_EXPORT_CSV_HEADER, strlen(ALLOCLAB_EXPORT_CSV_HEADER)) == 0;
+	case ALLOCLAB_OUTPUT_HEAPMAP: return head[0] == '{' && strstr(head, "\"alloclab-heapmap\"") != NULL;
 	}
 	return 0;
 }

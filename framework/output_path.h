@@ -26,6 +26,7 @@ enum alloclab_output_kind {
 	ALLOCLAB_OUTPUT_TRACE,
 	ALLOCLAB_OUTPUT_PICTURE,
 	ALLOCLAB_OUTPUT_EXPORT, /* `alloclab export`: pyperf's JSON, or CSV with alloclab's header */
+	ALLOCLAB_OUTPUT_HEAPMAP, /* `alloclab heapmap`: its frames (heapmap.h) */
 };
 
 /* How an alloclab CSV export begins (its header's first columns). */

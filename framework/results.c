@@ -2,6 +2,7 @@
  * journal. See results.h; the key names are in results_keys.h. */
 #define _GNU_SOURCE 1
 #include "results.h"
+#include "alloclab/plugin.h"
 #include "lengths.h"
 
 #include "results_keys.h"
@@ -919,6 +920,11 @@ uint64_t alloclab_stat_value(const json_t *v)
 	unsigned long long n = strtoull(digits, NULL, 10);
 	return errno ? 0 : (uint64_t)n;
 }
+
+const char *const alloclab_standard_stats[ALLOCLAB_NSTANDARD_STATS] = {
+	ALLOCLAB_STAT_IN_USE, ALLOCLAB_STAT_FREE, ALLOCLAB_STAT_METADATA,
+	ALLOCLAB_STAT_RESIDENT, ALLOCLAB_STAT_RELEASED, ALLOCLAB_STAT_HUGE,
+};
 
 json_t *alloclab_stat_json(uint64_t value)
 {

@@ -349,4 +349,9 @@ uint64_t alloclab_stat_value(const json_t *v);
 /* The form a statistic is kept in: an integer, or its digits past INT64_MAX. */
 json_t *alloclab_stat_json(uint64_t value);
 
+/* The standard statistic names (plugin.h's ALLOCLAB_STAT_*), in the order
+ * every keeper of them uses. */
+#define ALLOCLAB_NSTANDARD_STATS 6
+extern const char *const alloclab_standard_stats[ALLOCLAB_NSTANDARD_STATS];
+
 #endif

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE 1
 #include "worker.h"
 #include "hash.h"
+#include "heapmap.h"
 #include "latency.h"
 #include "lengths.h"
 #include "measure.h"
@@ -141,10 +142,8 @@ const char *alloclab_cell_spec_metric(const struct alloclab_cell_spec *cell)
 	return cell->callgrind_dir ? ALLOCLAB_METRIC_INSTRUCTIONS : ALLOCLAB_METRIC_TIME;
 }
 
-/* The standard statistic names (plugin.h), in the order they are kept. */
-static const char *const standard_names[] = {ALLOCLAB_STAT_IN_USE,   ALLOCLAB_STAT_FREE,     ALLOCLAB_STAT_METADATA,
-					     ALLOCLAB_STAT_RESIDENT, ALLOCLAB_STAT_RELEASED, ALLOCLAB_STAT_HUGE};
-#define NSTANDARD (sizeof standard_names / sizeof *standard_names)
+#define standard_names alloclab_standard_stats
+#define NSTANDARD ALLOCLAB_NSTANDARD_STATS
 
 struct round_memory {
 	uint64_t minor_faults, major_faults; /* the process's, around run() */
@@ -213,8 +212,11 @@ static uint64_t live_end_sum(const struct worker *w)
  * value's number, or a warm-up's as a negative one. Thread 0 only. */
 static void mark_round(const struct worker *w, const struct thread_slot *slot, unsigned r)
 {
-	if (slot->wt.index == 0)
+	if (slot->wt.index == 0) {
 		alloclab_phase_round(r < w->cell->warmups ? -(int)(r + 1) : (int)(r - w->cell->warmups + 1));
+		if (w->cell->heapmap)
+			alloclab_heapmap_value(r < w->cell->warmups ? 0 : r - w->cell->warmups + 1);
+	}
 }
 
 static void *thread_main(void *arg)
@@ -315,12 +317,22 @@ static void *thread_main(void *arg)
 			w->mem[r].minor_faults = (uint64_t)(after.ru_minflt - before.ru_minflt);
 			w->mem[r].major_faults = (uint64_t)(after.ru_majflt - before.ru_majflt);
 		}
-		if (!w->failed && w->alloc.ops.stats) {
+		if (!w->failed && (w->alloc.ops.stats || w->cell->heapmap)) {
 			/* The allocator's own account with the working sets live,
 			 * while every other thread waits (no op may run beside
 			 * stats): all of it in the last value, its standard names
-			 * in every value. */
-			if (slot->wt.index == 0) {
+			 * in every value; and a heap map's frame. */
+			if (slot->wt.index == 0 && w->cell->heapmap && r >= w->cell->warmups) {
+				const char *late = alloclab_heapmap_error();
+				alloclab_phase("heapmap");
+				if (late)
+					snprintf(slot->error, sizeof slot->error, "%s", late);
+				if (late || alloclab_heapmap_frame(slot->error, sizeof slot->error) != 0)
+					w->failed = 1;
+				/* The value's frames end here; its finish is not drawn. */
+				alloclab_heapmap_value(0);
+			}
+			if (slot->wt.index == 0 && w->alloc.ops.stats) {
 				alloclab_phase("stats");
 				if (r + 1 == w->rounds) {
 					struct both b = {json_object(), &w->mem[r]};
@@ -485,6 +497,8 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		alloclab_allocator_global_lock(&w.alloc);
 	if (cell->cache_align)
 		alloclab_allocator_cache_align(&w.alloc, alloclab_cache_line_size());
+	if (cell->heapmap && alloclab_heapmap_install(&w.alloc, cell->heapmap, cell->heapmap_every, err, err_len) != 0)
+		return w.alloc.ops.regions ? -1 : -2;
 	/* Last: what is timed is what the workload calls, wrappers included. */
 	if (cell->latency)
 		alloclab_latency_install(&w.alloc, cell->latency);
@@ -726,6 +740,8 @@ static const struct spec_field spec_fields[] = {
 	SPEC_FIELD("latency", SPEC_OPTION, latency, 0, ALLOCLAB_LATENCY_MAX_EVERY),
 	SPEC_FIELD("settle_ms", SPEC_OPTION, settle_ms, 0, 600000),
 	SPEC_FIELD("keep_dumps", SPEC_OPTION, keep_dumps, 0, 1),
+	SPEC_FIELD("heapmap", SPEC_TEXT_OR_NULL, heapmap, 0, 0),
+	SPEC_FIELD("heapmap_every", SPEC_OPTION, heapmap_every, 0, ALLOCLAB_HEAPMAP_MAX_EVERY),
 };
 
 json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)

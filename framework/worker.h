@@ -54,6 +54,12 @@ struct alloclab_cell_spec {
 	unsigned settle_ms;
 	/* alloclab explain: the callgrind dumps stay in callgrind_dir. */
 	unsigned keep_dumps;
+	/* alloclab heapmap: the live blocks are tracked and a frame of the
+	 * plugin's regions is written to this file at the end of each value,
+	 * and every heapmap_every calls when that is not 0 (heapmap.h); NULL:
+	 * none. */
+	const char *heapmap;
+	unsigned heapmap_every;
 };
 
 /* The metric the cell's values are in (results.h). */

@@ -68,8 +68,26 @@ Test(abi_layout, the_plugin_descriptor)
 		FIELD(struct alloclab_plugin, entry_points, 160, 8),
 		FIELD(struct alloclab_plugin, program_api, 168, 8),
 		FIELD(struct alloclab_plugin, trim, 176, 8),
+		FIELD(struct alloclab_plugin, regions, 184, 8),
 	};
-	expect_layout("struct alloclab_plugin", f, sizeof f / sizeof *f, sizeof(struct alloclab_plugin), 184);
+	expect_layout("struct alloclab_plugin", f, sizeof f / sizeof *f, sizeof(struct alloclab_plugin), 192);
+}
+
+Test(abi_layout, the_region)
+{
+	if (sizeof(void *) != 8)
+		cr_skip_test("the pinned layout is LP64's");
+	const struct field f[] = {
+		FIELD(struct alloclab_region, size, 0, 4),
+		FIELD(struct alloclab_region, kind, 4, 4),
+		FIELD(struct alloclab_region, address, 8, 8),
+		FIELD(struct alloclab_region, bytes, 16, 8),
+		FIELD(struct alloclab_region, block_size, 24, 8),
+		FIELD(struct alloclab_region, bytes_in_use, 32, 8),
+		FIELD(struct alloclab_region, blocks_in_use, 40, 8),
+		FIELD(struct alloclab_region, blocks, 48, 8),
+	};
+	expect_layout("struct alloclab_region", f, sizeof f / sizeof *f, sizeof(struct alloclab_region), 56);
 }
 
 Test(abi_layout, the_program_api)

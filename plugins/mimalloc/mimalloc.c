@@ -127,6 +127,34 @@ static int mimalloc_stats(void *instance, alloclab_stat_fn emit, void *arg)
 	return 0;
 }
 
+/* mimalloc's own heap walk: each area is a page of one block size; the
+ * calling thread's heap (the main thread's, where the host calls this). */
+struct visit {
+	alloclab_region_fn emit;
+	void *arg;
+};
+
+static bool visit_area(const mi_heap_t *heap, const mi_heap_area_t *area, void *block, size_t block_size, void *arg)
+{
+	struct visit *v = arg;
+	(void)heap;
+	(void)block_size;
+	if (block == NULL) { /* once per area */
+		struct alloclab_region r = {sizeof r, ALLOCLAB_REGION_PAGE, (uintptr_t)area->blocks, area->committed,
+					    area->block_size, (uint64_t)area->used * area->block_size, area->used,
+					    area->block_size ? area->reserved / area->block_size : 0};
+		v->emit(v->arg, &r);
+	}
+	return true;
+}
+
+static int mimalloc_regions(void *instance, alloclab_region_fn emit, void *arg)
+{
+	struct visit v = {emit, arg};
+	(void)instance;
+	return mi_heap_visit_blocks(mi_heap_get_default(), false, visit_area, &v) ? 0 : -EIO;
+}
+
 static char mimalloc_version_text[64];
 
 /* malloc and free only pass requests on: a workload may call the
@@ -183,6 +211,7 @@ static const struct alloclab_plugin mimalloc_plugin = {
 	.entry_points = mimalloc_entry_points,
 	.program_api = mimalloc_program_api,
 	.trim = mimalloc_trim,
+	.regions = mimalloc_regions,
 };
 
 ALLOCLAB_PLUGIN_EXPORT const struct alloclab_plugin *alloclab_plugin_entry(uint32_t host_abi_version);

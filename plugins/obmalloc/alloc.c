@@ -112,6 +112,37 @@ size_t obm_usable_size(const struct obm_state *st, void *p)
 	return malloc_usable_size(p);
 }
 
+/* Every arena, then every pool carved from it, in the walk the
+ * statistics below make (so that the two agree). */
+void obm_state_regions(const struct obm_state *st, alloclab_region_fn emit, void *arg)
+{
+	const struct obm_config *cfg = st->cfg;
+
+	for (uint32_t i = 0; i < st->maxarenas; i++) {
+		const struct obm_arena *a = &st->arenas[i];
+		uintptr_t base = a->address;
+		if (base == 0)
+			continue;
+		struct alloclab_region r = {sizeof r, ALLOCLAB_REGION_ARENA, base, cfg->arena_size, 0, 0, 0, 0};
+		emit(arg, &r);
+		if (base & (cfg->pool_size - 1))
+			base = (base & ~(uintptr_t)(cfg->pool_size - 1)) + cfg->pool_size;
+		/* Pools carved so far; those beyond pool_address were never used. */
+		for (; base < (uintptr_t)a->pool_address; base += cfg->pool_size) {
+			const struct obm_pool *p = (const struct obm_pool *)base;
+			struct alloclab_region pr = {sizeof pr, ALLOCLAB_REGION_POOL, base, cfg->pool_size, 0, 0, 0, 0};
+			if (p->count) {
+				const struct obm_class *k = &st->classes[p->szidx];
+				pr.block_size = k->size;
+				pr.blocks_in_use = p->count;
+				pr.bytes_in_use = (uint64_t)p->count * k->size;
+				pr.blocks = k->blocks;
+			}
+			emit(arg, &pr);
+		}
+	}
+}
+
 /* What sys._debugmallocstats() reports, computed by walking every arena
  * and every pool carved from it. */
 void obm_state_stats(const struct obm_state *st, alloclab_stat_fn emit, void *arg)

@@ -265,6 +265,8 @@ void *obm_realloc(struct obm_state *st, void *p, size_t n);
 size_t obm_usable_size(const struct obm_state *st, void *p);
 /* Walks every arena; emits the sys._debugmallocstats() figures. */
 void obm_state_stats(const struct obm_state *st, alloclab_stat_fn emit, void *arg);
+/* Every arena, then its pools (empty ones without a class), as regions. */
+void obm_state_regions(const struct obm_state *st, alloclab_region_fn emit, void *arg);
 /* Checks every invariant above on the whole state (tests, debugging).
  * 0, or -1 with the first broken one described in why. */
 int obm_state_check(const struct obm_state *st, char *why, size_t why_len);

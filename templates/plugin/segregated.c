@@ -89,6 +89,30 @@ static void seg_free(void *instance, void *block)
 	/* TODO */
 }
 
+/* regions (optional, for `alloclab heapmap`; done for you): every page in
+ * use, with its class and the blocks in use on it: those
+ * not on its class's free list (found by walking the lists once). */
+static int seg_regions(void *instance, alloclab_region_fn emit, void *arg)
+{
+	struct heap *h = instance;
+	size_t pages = h->top / PAGE, len = (pages * sizeof(uint16_t) + PAGE - 1) & ~(size_t)(PAGE - 1);
+	uint16_t *free_on = len ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : NULL;
+	if (free_on == MAP_FAILED)
+		return -ENOMEM;
+	for (unsigned c = 0; c < CLASSES; c++)
+		for (unsigned char *b = h->free[c]; b; b = *(void **)b)
+			free_on[(size_t)(b - h->base) / PAGE]++;
+	for (size_t i = 0; i < pages; i++) {
+		uint64_t size = (uint64_t)h->class_of[i] * ALIGN, blocks = PAGE / size;
+		struct alloclab_region r = {sizeof r, ALLOCLAB_REGION_PAGE, (uintptr_t)(h->base + i * PAGE), PAGE, size,
+					    (blocks - free_on[i]) * size, blocks - free_on[i], blocks};
+		emit(arg, &r);
+	}
+	if (len)
+		munmap(free_on, len);
+	return 0;
+}
+
 static const struct alloclab_plugin desc = {
 	.abi_version = ALLOCLAB_PLUGIN_ABI_VERSION,
 	.struct_size = sizeof(struct alloclab_plugin),
@@ -101,6 +125,7 @@ static const struct alloclab_plugin desc = {
 	.destroy = seg_destroy,
 	.malloc = seg_malloc,
 	.free = seg_free,
+	.regions = seg_regions,
 };
 
 ALLOCLAB_PLUGIN_DEFINE(desc)

@@ -267,6 +267,34 @@ static size_t ar_usable_size(void *instance, void *block)
 	return a ? n : malloc_usable_size(block);
 }
 
+/* Every arena, then its pools: those in use with their class and count. */
+static int ar_regions(void *instance, alloclab_region_fn emit, void *arg)
+{
+	(void)instance;
+	pthread_mutex_lock(&heap.lock);
+	for (unsigned i = 0; i < heap.narenas; i++) {
+		const struct arena *a = &heap.arenas[i];
+		if (a->base == 0)
+			continue;
+		struct alloclab_region r = {sizeof r, ALLOCLAB_REGION_ARENA, a->base, ARENA, 0, 0, 0, 0};
+		emit(arg, &r);
+		for (unsigned k = 0; k < a->untouched; k++) {
+			const struct pool *p = (const struct pool *)(a->base + k * POOL);
+			struct alloclab_region pr = {sizeof pr, ALLOCLAB_REGION_POOL, (uintptr_t)p, POOL, 0, 0, 0, 0};
+			if (p->used) {
+				size_t size = (size_t)(p->cls + 1) * ALIGN;
+				pr.block_size = size;
+				pr.blocks_in_use = p->used;
+				pr.bytes_in_use = (uint64_t)p->used * size;
+				pr.blocks = (POOL - FIRST_BLOCK) / size;
+			}
+			emit(arg, &pr);
+		}
+	}
+	pthread_mutex_unlock(&heap.lock);
+	return 0;
+}
+
 /* realloc: a block of the C library stays one; one of ours moves when it
  * outgrows its class (or could take a smaller one). */
 static void *ar_realloc(void *instance, void *block, size_t size)
@@ -304,6 +332,7 @@ static const struct alloclab_plugin desc = {
 	.free = ar_free,
 	.usable_size = ar_usable_size,
 	.realloc = ar_realloc,
+	.regions = ar_regions,
 };
 
 ALLOCLAB_PLUGIN_DEFINE(desc)

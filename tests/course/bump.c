@@ -70,6 +70,21 @@ static void *bump_malloc(void *instance, size_t size)
 	return block;
 }
 
+/* The region as far as it is used, in pieces of 1 MiB (one region would
+ * be one tile of the picture): a bump allocator counts every byte it has
+ * handed out as in use, since it never takes one back. */
+static int bump_regions(void *instance, alloclab_region_fn emit, void *arg)
+{
+	struct bump *b = instance;
+	const size_t piece = 1 << 20;
+	for (size_t off = 0; off < b->used; off += piece) {
+		uint64_t bytes = b->used - off < piece ? b->used - off : piece;
+		struct alloclab_region r = {sizeof r, ALLOCLAB_REGION_SPAN, (uintptr_t)(b->base + off), bytes, 0, bytes, 0, 0};
+		emit(arg, &r);
+	}
+	return 0;
+}
+
 /* free: a bump allocator gives nothing back. free(NULL) must do nothing. */
 static void bump_free(void *instance, void *block)
 {
@@ -91,6 +106,7 @@ static const struct alloclab_plugin desc = {
 	.destroy = bump_destroy,
 	.malloc = bump_malloc,
 	.free = bump_free,
+	.regions = bump_regions,
 };
 
 ALLOCLAB_PLUGIN_DEFINE(desc)

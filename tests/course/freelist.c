@@ -198,6 +198,48 @@ static size_t fl_usable_size(void *instance, void *block)
 	return (b->size_and_free & ~(size_t)1) - sizeof(struct header);
 }
 
+/* The heap in pieces of PIECE bytes (one region would be one tile of
+ * the picture), each with the bytes of blocks in use that lie in it and
+ * the blocks in use that start in it: every block walked once, by its
+ * headers, from the bottom up. */
+#define PIECE (64 * 1024)
+
+static int fl_regions(void *instance, alloclab_region_fn emit, void *arg)
+{
+	struct heap *h = instance;
+	size_t pieces = (h->top + PIECE - 1) / PIECE, len = (pieces * 2 * sizeof(uint64_t) + 4095) & ~(size_t)4095;
+	uint64_t *used = len ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : NULL;
+	if (used == MAP_FAILED)
+		return -ENOMEM;
+	uint64_t *starts = used + pieces;
+	for (size_t off = 0; off < h->top;) {
+		const struct header *b = (const struct header *)(h->base + off);
+		size_t size = size_of(b);
+		if (size == 0)
+			break; /* a broken heap: stop rather than loop */
+		if (!is_free(b)) {
+			starts[off / PIECE]++;
+			for (size_t at = off; at < off + size;) {
+				size_t end = (at / PIECE + 1) * PIECE;
+				if (end > off + size)
+					end = off + size;
+				used[at / PIECE] += end - at;
+				at = end;
+			}
+		}
+		off += size;
+	}
+	for (size_t i = 0; i < pieces; i++) {
+		uint64_t bytes = i + 1 < pieces ? PIECE : h->top - i * PIECE;
+		struct alloclab_region r = {sizeof r, ALLOCLAB_REGION_SPAN, (uintptr_t)(h->base + i * PIECE), bytes, 0,
+					    used[i] < bytes ? used[i] : bytes, starts[i], 0};
+		emit(arg, &r);
+	}
+	if (len)
+		munmap(used, len);
+	return 0;
+}
+
 static const struct alloclab_plugin desc = {
 	.abi_version = ALLOCLAB_PLUGIN_ABI_VERSION,
 	.struct_size = sizeof(struct alloclab_plugin),
@@ -211,6 +253,7 @@ static const struct alloclab_plugin desc = {
 	.malloc = fl_malloc,
 	.free = fl_free,
 	.usable_size = fl_usable_size,
+	.regions = fl_regions,
 };
 
 ALLOCLAB_PLUGIN_DEFINE(desc)

@@ -125,6 +125,31 @@ typedef void (*alloclab_stat_fn)(void *arg, const char *name, uint64_t value);
 #define ALLOCLAB_STAT_RELEASED "std.released_bytes"
 #define ALLOCLAB_STAT_HUGE "std.huge_bytes"
 
+/*
+ * A region of the allocator's memory, for pictures of the heap (`alloclab
+ * heapmap`; the regions op below). `size` is the struct's size as the
+ * plugin was built, so that fields appended later stay unseen by an older
+ * host; a host reads only the fields that fit.
+ */
+enum alloclab_region_kind {
+	ALLOCLAB_REGION_ARENA = 1, /* a large mapping the allocator cuts up */
+	ALLOCLAB_REGION_POOL,      /* a part of one size class (obmalloc's pools) */
+	ALLOCLAB_REGION_PAGE,      /* a page of one size class (mimalloc's pages, a size-class allocator's) */
+	ALLOCLAB_REGION_SPAN,      /* a run of memory of no single class (a bump region, a free list's heap) */
+};
+
+struct alloclab_region {
+	uint32_t size;          /* sizeof(struct alloclab_region) as built */
+	uint32_t kind;          /* enum alloclab_region_kind */
+	uint64_t address, bytes;   /* where it is and how large */
+	uint64_t block_size;       /* its size class's block size; 0: none (an arena, a span, an empty pool) */
+	uint64_t bytes_in_use;     /* bytes of blocks handed out and not freed */
+	uint64_t blocks_in_use;    /* blocks handed out and not freed */
+	uint64_t blocks;           /* blocks it holds in all, handed out or not; 0: not counted */
+};
+
+typedef void (*alloclab_region_fn)(void *arg, const struct alloclab_region *region);
+
 /* The allocator's own C API (the program_api op below). */
 struct alloclab_program_api {
 	size_t size; /* set by the host: sizeof(struct alloclab_program_api) as it was built */
@@ -312,6 +337,21 @@ struct alloclab_plugin {
 	 * memory as it goes, with nothing more to give, leaves it NULL.
 	 */
 	int (*trim)(void *instance);
+
+	/*
+	 * Optional, no capability bit (appended in ABI version 2, after trim).
+	 * Reports the allocator's regions, one emit each, innermost last
+	 * (an arena before its pools): address, size, kind, size class and
+	 * occupancy. `alloclab heapmap` calls it while no other op runs (it
+	 * serialises every call), with the working sets live: from the main
+	 * thread at the end of each value, and from the thread making the
+	 * k-th call with --every k. Returns 0 or a negative errno. The counts
+	 * must agree with the plugin's statistics (std.in_use_bytes is the sum
+	 * of the innermost regions' bytes_in_use where both are given) and
+	 * with the blocks handed out (a region's blocks_in_use is the number
+	 * of live blocks that start in it).
+	 */
+	int (*regions)(void *instance, alloclab_region_fn emit, void *emit_arg);
 };
 
 /*

@@ -1,0 +1,42 @@
+/* A working allocator whose regions op lies, one way per option:
+ * inuse (more in use than the region holds), kind (no such kind), wrap
+ * (a range past the end of memory), size (a size field too small for a
+ * region), null (a NULL region), fail (the op returns -EIO); none: one
+ * honest, empty span. */
+#include "test_plugin_common.h"
+#include <string.h>
+static char mode[16];
+static int bad_create(const char *options, void **instance, char *err, size_t err_len)
+{
+	(void)err; (void)err_len;
+	snprintf(mode, sizeof mode, "%s", options);
+	*instance = NULL;
+	return 0;
+}
+static int bad_regions(void *instance, alloclab_region_fn emit, void *arg)
+{
+	static char span[4096];
+	struct alloclab_region r = {sizeof r, ALLOCLAB_REGION_SPAN, (uintptr_t)span, sizeof span, 0, 0, 0, 0};
+	(void)instance;
+	if (strcmp(mode, "fail") == 0)
+		return -EIO;
+	if (strcmp(mode, "inuse") == 0)
+		r.bytes_in_use = r.bytes + 1;
+	else if (strcmp(mode, "kind") == 0)
+		r.kind = 9;
+	else if (strcmp(mode, "wrap") == 0)
+		r.address = UINT64_MAX - 100;
+	else if (strcmp(mode, "size") == 0)
+		r.size = 8;
+	if (strcmp(mode, "null") == 0)
+		emit(arg, NULL);
+	else
+		emit(arg, &r);
+	return 0;
+}
+static const struct alloclab_plugin desc = {
+	TEST_PLUGIN_BASE("bad-regions"),
+	.create = bad_create,
+	.regions = bad_regions,
+};
+ALLOCLAB_PLUGIN_DEFINE(desc)
