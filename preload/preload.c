@@ -11,8 +11,9 @@
  *
  * Three sources of blocks, told apart at free:
  *   - the bootstrap area: requests made while the plugin is being loaded
- *     (dlopen itself allocates) come from a static area; their frees do
- *     nothing, and realloc copies them out;
+ *     (dlopen itself allocates) come from an area below 4 MiB (or a
+ *     static one; see boot_take_low); their frees do nothing, and
+ *     realloc copies them out;
  *   - the C library: a plugin that calls malloc itself (the `system`
  *     plugin; obmalloc for large blocks) reaches this library again; such
  *     nested calls, marked by a thread-local flag, go to the C library's
@@ -30,6 +31,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -82,26 +84,141 @@ static void *(*memalign_path)(size_t, size_t) = generic_memalign;
 /* ---- the bootstrap area ---- */
 
 /*
- * Requests made while the plugin loads come from here: an area mapped at
- * an address that is a multiple of its size, BOOT_ALIGNED, so that free
- * tells its blocks from every other with one shift and one comparison.
- * Where it cannot be mapped a static area serves instead, and free then
- * takes the general path, which tests its range.
+ * Requests made while the plugin loads come from here: an area in the
+ * lowest addresses a process may map, below BOOT_LOW_END, so that free
+ * tells its blocks (and NULL) from every other with one comparison against
+ * boot_limit. That holds only if no block the allocator hands out can ever
+ * lie below BOOT_LOW_END, so the library takes, at its first call, every
+ * range there that is free: it reads /proc/self/maps and maps each gap
+ * between the mappings it finds, with the gap's address as a hint. What is
+ * mapped there already cannot hold a block anyone frees (the first call is
+ * the process's first malloc: no heap exists yet); a future mapping finds
+ * no room. What the kernel or valgrind will not give at a free address is
+ * what nobody is given (below mmap_min_addr or a security module's bound,
+ * outside valgrind's client space, which starts at its executable near
+ * 1 MiB). The largest gap taken serves the blocks; the others are kept,
+ * inaccessible. With no gap of BOOT_LOW_MIN, a static area serves instead:
+ * boot_limit then catches NULL alone, and free's path tests the area's
+ * range.
  */
-#define BOOT_SHIFT 22
-#define BOOT_ALIGNED ((size_t)1 << BOOT_SHIFT) /* 4 MiB: the loads measured take under 100 KiB */
+#define BOOT_LOW_END ((uintptr_t)4 << 20) /* where a program that is not position independent starts */
+#define BOOT_LOW_MIN ((size_t)1 << 20)    /* the loads measured take under 100 KiB */
 #define BOOT_SIZE (8u << 20)
 static _Alignas(64) unsigned char boot_static[BOOT_SIZE];
 static unsigned char *boot;      /* the area in use */
 static size_t boot_cap;
-/* The aligned area's address >> BOOT_SHIFT; no pointer's (all ones)
- * until it is mapped, and with the static area instead. */
-#define NO_BOOT_ID UINTPTR_MAX
-static uintptr_t boot_id = NO_BOOT_ID;
+/* Every pointer below it is NULL, a bootstrap block, or in a mapping no
+ * allocator hands out. Invariant: 1, or BOOT_LOW_END with every range below
+ * it the library's, a file's or nobody's. */
+static uintptr_t boot_limit = 1;
 static _Atomic int boot_state;   /* 0 not chosen, 1 choosing, 2 chosen */
 static _Atomic size_t boot_used;
 static _Atomic size_t boot_blocks, boot_frees; /* for ALLOCLAB_PRELOAD_REPORT */
 static _Atomic size_t alive; /* aligned blocks the library made; 0: free never looks them up */
+
+/* A hexadecimal number at *p, moving past it. */
+static uintptr_t hex_at(const char **p, const char *end)
+{
+	uintptr_t v = 0;
+	for (; *p < end; ++*p) {
+		char c = **p;
+		unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0') : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) : 16;
+		if (d == 16)
+			break;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+/* Takes the free ranges below BOOT_LOW_END (above). 1 when they are all
+ * the library's or nobody's and one of them can serve; no malloc. */
+static int boot_take_low(void)
+{
+	static char maps[16384];
+	uintptr_t taken[16][2];
+	unsigned ntaken = 0;
+	size_t n = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	/* The mappings come in address order: the first lines suffice. */
+	for (ssize_t k; n < sizeof maps && (k = read(fd, maps + n, sizeof maps - n)) > 0;)
+		n += (size_t)k;
+	close(fd);
+	const char *p = maps, *end = maps + n;
+	/* Below it: nobody's (a hint of 0 would mean anywhere). */
+	uintptr_t at = 65536;
+	char min[32];
+	ssize_t k = 0;
+	if ((fd = open("/proc/sys/vm/mmap_min_addr", O_RDONLY | O_CLOEXEC)) >= 0) {
+		k = read(fd, min, sizeof min - 1);
+		close(fd);
+	}
+	if (k > 0) {
+		uintptr_t v = 0;
+		for (ssize_t i = 0; i < k && min[i] >= '0' && min[i] <= '9'; i++)
+			v = v * 10 + (uintptr_t)(min[i] - '0');
+		at = (v + 4095) & ~(uintptr_t)4095;
+		if (at == 0)
+			at = 4096;
+	}
+	int ok = 1;
+	for (;;) {
+		uintptr_t lo = BOOT_LOW_END, hi = BOOT_LOW_END;
+		if (p < end) {
+			lo = hex_at(&p, end);
+			p++; /* '-' */
+			hi = hex_at(&p, end);
+			while (p < end && *p != '\n')
+				p++;
+			if (p == end) /* a line cut short: no more to trust */
+				lo = hi = BOOT_LOW_END;
+			p++;
+		}
+		if (lo > BOOT_LOW_END)
+			lo = BOOT_LOW_END;
+		/* The gap [at, lo): ours from the lowest address it is given at;
+		 * below that, nobody's. What is refused at a free address is
+		 * refused by a lower bound (mmap_min_addr, or a security module's
+		 * own, 64 KiB in Debian's kernels; valgrind's client space), so
+		 * the starts tried go up: at, then 64 KiB, doubling. */
+		for (uintptr_t from = at; lo > from;) {
+			if (ntaken == 16) {
+				ok = 0;
+				break;
+			}
+			void *m = mmap((void *)from, lo - from, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (m == (void *)from) {
+				taken[ntaken][0] = from;
+				taken[ntaken++][1] = lo;
+				break;
+			}
+			if (m != MAP_FAILED)
+				munmap(m, lo - from);
+			from = from < 65536 ? 65536 : from * 2;
+		}
+		if (lo >= BOOT_LOW_END)
+			break;
+		if (hi > at)
+			at = hi;
+	}
+	unsigned best = 16;
+	for (unsigned i = 0; i < ntaken; i++)
+		if (taken[i][1] - taken[i][0] >= BOOT_LOW_MIN &&
+		    (best == 16 || taken[i][1] - taken[i][0] > taken[best][1] - taken[best][0]))
+			best = i;
+	if (!ok || best == 16) {
+		for (unsigned i = 0; i < ntaken; i++)
+			munmap((void *)taken[i][0], taken[i][1] - taken[i][0]);
+		return 0;
+	}
+	for (unsigned i = 0; i < ntaken; i++)
+		if (i != best)
+			mprotect((void *)taken[i][0], taken[i][1] - taken[i][0], PROT_NONE);
+	boot = (unsigned char *)taken[best][0];
+	boot_cap = taken[best][1] - taken[best][0];
+	return 1;
+}
 
 static void boot_choose(void)
 {
@@ -111,26 +228,14 @@ static void boot_choose(void)
 			sched_yield();
 		return;
 	}
-	/* Twice the size, then the aligned half kept. */
-	unsigned char *m = mmap(NULL, 2 * BOOT_ALIGNED, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m != MAP_FAILED) {
-		uintptr_t at = ((uintptr_t)m + BOOT_ALIGNED - 1) & ~(uintptr_t)(BOOT_ALIGNED - 1);
-		if (at > (uintptr_t)m)
-			munmap(m, at - (uintptr_t)m);
-		if ((uintptr_t)m + 2 * BOOT_ALIGNED > at + BOOT_ALIGNED)
-			munmap((void *)(at + BOOT_ALIGNED), (uintptr_t)m + 2 * BOOT_ALIGNED - at - BOOT_ALIGNED);
-		boot = (unsigned char *)at;
-		boot_cap = BOOT_ALIGNED;
-		boot_id = at >> BOOT_SHIFT;
+	if (boot_take_low()) {
+		boot_limit = BOOT_LOW_END;
 	} else {
 		boot = boot_static;
 		boot_cap = BOOT_SIZE;
 	}
 	atomic_store(&boot_state, 2);
 }
-
-/* A block of the aligned area: what free asks of every pointer. */
-static inline int in_aligned_boot(const void *p) { return ((uintptr_t)p >> BOOT_SHIFT) == boot_id; }
 
 static int in_boot(const void *p)
 {
@@ -240,7 +345,7 @@ static void report(void)
 			 "alloclab-preload: bootstrap: %zu blocks, %zu bytes, %zu frees ignored, %s area; aligned by the "
 			 "library: %zu live; size headers: %s; paths: %s\n",
 			 atomic_load(&boot_blocks), atomic_load(&boot_used), atomic_load(&boot_frees),
-			 boot_id != NO_BOOT_ID ? "aligned" : "static", atomic_load(&alive), headers ? "yes" : "no",
+			 boot_limit > 1 ? "low" : "static", atomic_load(&alive), headers ? "yes" : "no",
 			 free_path == generic_free ? "general" : "the allocator's own API");
 	if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
 		return;
@@ -502,12 +607,22 @@ static void *plugin_aligned(size_t align, size_t n)
 
 #define SET_PATH(path, fn) __atomic_store_n(&(path), (fn), __ATOMIC_RELEASE)
 
-/* (The direct paths are chosen only with the aligned bootstrap area.) */
+/* The allocator's own free, for the static area: its range tested first. */
+static void (*api_free)(void *);
+static void checked_free(void *p)
+{
+	if (__builtin_expect(in_boot(p), 0)) {
+		atomic_fetch_add_explicit(&boot_frees, 1, memory_order_relaxed);
+		return;
+	}
+	api_free(p);
+}
+
 static void *direct_realloc(void *p, size_t n)
 {
 	if (p == NULL)
 		return malloc_path(n);
-	if (__builtin_expect(in_aligned_boot(p), 0))
+	if (__builtin_expect(in_boot(p), 0))
 		return generic_realloc(p, n);
 	if (n == 0) {
 		free(p);
@@ -520,7 +635,7 @@ static size_t direct_usable(void *p)
 {
 	if (p == NULL)
 		return 0;
-	if (__builtin_expect(in_aligned_boot(p), 0))
+	if (__builtin_expect(in_boot(p), 0))
 		return boot_size(p);
 	return alloc.program.usable_size(p);
 }
@@ -529,10 +644,11 @@ static size_t direct_usable(void *p)
 static void choose_paths(int recording)
 {
 	const struct alloclab_program_api *api = &alloc.program;
-	if (api->malloc == NULL || headers || needs_one_thread || recording || boot_id == NO_BOOT_ID)
+	if (api->malloc == NULL || headers || needs_one_thread || recording)
 		return;
 	SET_PATH(malloc_path, api->malloc);
-	SET_PATH(free_path, api->free);
+	api_free = api->free;
+	SET_PATH(free_path, boot_limit > 1 ? api->free : checked_free);
 	if (api->calloc)
 		SET_PATH(calloc_path, api->calloc);
 	if (api->realloc)
@@ -752,13 +868,13 @@ EXPORT void *pvalloc(size_t n)
 
 EXPORT void *malloc(size_t n) { return malloc_path(n); }
 
-/* The aligned bootstrap area's blocks in one shift and one comparison
- * (NULL is the allocator's to take); with the static area instead,
- * free_path is the general one, which tests its range. */
+/* NULL and the low bootstrap area's blocks in one comparison; with the
+ * static area instead, free_path tests its range. */
 EXPORT void free(void *p)
 {
-	if (__builtin_expect(in_aligned_boot(p), 0)) {
-		atomic_fetch_add_explicit(&boot_frees, 1, memory_order_relaxed);
+	if (__builtin_expect((uintptr_t)p < boot_limit, 0)) {
+		if (p)
+			atomic_fetch_add_explicit(&boot_frees, 1, memory_order_relaxed);
 		return;
 	}
 	free_path(p);
