@@ -460,6 +460,17 @@ static void worker_free(struct worker *w, void *shared, struct alloclab_loaded_p
 	plugin->path = NULL;
 }
 
+/* A cell refused once the instance exists: the instance destroyed, as at
+ * the end of a measurement, so that nothing made for it outlives it. */
+static int refused_after_create(struct worker *w, struct alloclab_loaded_plugin *plugin, int rc)
+{
+	alloclab_phase("destroy");
+	alloclab_allocator_destroy(&w->alloc);
+	free(plugin->path);
+	plugin->path = NULL;
+	return rc;
+}
+
 int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct alloclab_process *out, char *err,
 			    size_t err_len)
 {
@@ -491,14 +502,14 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 					 alloclab_cell_spec_to_json(cell));
 		json_object_del(json_object_get(meta, "recorded"), "record");
 		if (alloclab_recorder_start(&w.alloc, cell->record_path, meta, cell->threads, err, err_len) != 0)
-			return -1;
+			return refused_after_create(&w, &plugin, -1);
 	}
 	if (cell->gil)
 		alloclab_allocator_global_lock(&w.alloc);
 	if (cell->cache_align)
 		alloclab_allocator_cache_align(&w.alloc, alloclab_cache_line_size());
 	if (cell->heapmap && alloclab_heapmap_install(&w.alloc, cell->heapmap, cell->heapmap_every, err, err_len) != 0)
-		return w.alloc.ops.regions ? -1 : -2;
+		return refused_after_create(&w, &plugin, w.alloc.ops.regions ? -1 : -2);
 	/* Last: what is timed is what the workload calls, wrappers included. */
 	if (cell->latency)
 		alloclab_latency_install(&w.alloc, cell->latency);
