@@ -27,7 +27,7 @@ static const char usage[] =
 	"\n"
 	"Puts each plugin through the conformance cases, each in its own process:\n"
 	"alignment, no-overlap, contents, guards, footprint, edge-sizes, usable-size,\n"
-	"threads, thread-lifecycle, honesty. When a step every case shares (load,\n"
+	"threads, thread-lifecycle, honesty, regions. When a step every case shares (load,\n"
 	"create, thread_attach, thread_detach, destroy) crashes or hangs, the rest\n"
 	"are not run. What the plugin prints is captured and shown apart.\n"
 	"\n"

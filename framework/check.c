@@ -9,10 +9,12 @@
 #include "hash.h"
 
 #include "child.h"
+#include "heapmap.h"
 #include "rng.h"
 #include "worker.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -420,6 +422,94 @@ static void check_usable_size(const struct alloclab_allocator *a, struct allocla
 	snprintf(r->why, sizeof r->why, "usable_size >= requested for 1 B..1 MiB, all of it writable");
 }
 
+/* ---- regions ---- */
+
+#define REGION_BLOCKS 2000
+
+/* One look at the regions with the check's blocks live: every region
+ * valid (heapmap.h), regions nested or apart, and where the plugin counts
+ * blocks, each innermost region's blocks in use those of the live blocks
+ * that start in it. Returns NULL, or why not; *counted whether it counts. */
+static const char *regions_agree(const struct alloclab_allocator *a, void *const *live, size_t n, int *counted,
+				 size_t *nregions, char *why, size_t why_len)
+{
+	struct alloclab_region_set set;
+	if (alloclab_region_set_take(a->ops.regions, a->instance, &set, why, why_len) != 0)
+		return why;
+	const char *bad = NULL;
+	uint64_t *ours = calloc(set.ninner + 1, sizeof *ours);
+	*nregions = set.n;
+	for (size_t i = 0; i < set.n && !bad; i++) {
+		uint64_t end = set.r[i].address + set.r[i].bytes;
+		for (size_t j = i + 1; j < set.n && set.r[j].address < end && !bad; j++)
+			if (set.r[j].address + set.r[j].bytes > end) {
+				snprintf(why, why_len, "the regions at 0x%" PRIx64 " and 0x%" PRIx64 " overlap, neither holding the other",
+					 set.r[i].address, set.r[j].address);
+				bad = why;
+			}
+	}
+	for (size_t i = 0; i < n && !bad; i++) {
+		long k = alloclab_region_set_find(&set, (uintptr_t)live[i]);
+		if (k >= 0)
+			ours[k]++;
+	}
+	*counted = 0;
+	for (size_t k = 0; k < set.ninner; k++)
+		if (set.r[set.inner[k]].blocks_in_use)
+			*counted = 1;
+	for (size_t k = 0; k < set.ninner && *counted && !bad; k++) {
+		const struct alloclab_region *g = &set.r[set.inner[k]];
+		if (g->blocks_in_use != ours[k]) {
+			snprintf(why, why_len,
+				 "the region at 0x%" PRIx64 " says %" PRIu64 " blocks in use; %" PRIu64
+				 " of the check's live blocks start in it",
+				 g->address, g->blocks_in_use, ours[k]);
+			bad = why;
+		}
+	}
+	free(ours);
+	alloclab_region_set_clear(&set);
+	return bad;
+}
+
+static void check_regions(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	static void *live[REGION_BLOCKS];
+	struct alloclab_rng rng = {11};
+	char why[400];
+	size_t n = REGION_BLOCKS, nregions[2];
+	int counted = 0;
+
+	if (a->ops.regions == NULL)
+		SKIP("no regions op declared");
+	for (size_t i = 0; i < n; i++) {
+		size_t size = 1 + alloclab_rng_next(&rng) % 600;
+		if ((live[i] = alloclab_malloc(a, size)) == NULL)
+			FAIL("malloc(%zu) returned NULL", size);
+		memset(live[i], 0x5a, size);
+	}
+	/* With all of them live, then with every other one freed. */
+	for (int pass = 0; pass < 2; pass++) {
+		if (regions_agree(a, live, n, &counted, &nregions[pass], why, sizeof why))
+			FAIL("%s (%zu blocks live)", why, n);
+		if (pass == 0) {
+			size_t kept = 0;
+			for (size_t i = 0; i < n; i++) {
+				if (i % 2)
+					alloclab_free(a, live[i]);
+				else
+					live[kept++] = live[i];
+			}
+			n = kept;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		alloclab_free(a, live[i]);
+	snprintf(r->why, sizeof r->why, "%zu then %zu regions, valid and nested, %s", nregions[0], nregions[1],
+		 counted ? "each innermost one's blocks in use those of the live blocks in it"
+			 : "no blocks counted in them (the plugin does not count them)");
+}
+
 /* ---- threads ---- */
 
 #define STRESS_THREADS 4
@@ -755,6 +845,7 @@ const struct alloclab_check_case alloclab_check_cases[] = {
 	{"threads", "random operations in threads with cookies; cross-thread frees if declared", check_threads},
 	{"thread-lifecycle", "threads created and torn down many times", check_thread_lifecycle},
 	{"honesty", "every declared capability works", check_honesty},
+	{"regions", "the regions op's regions valid, nested, and their blocks in use the live blocks in them", check_regions},
 	{NULL, NULL, NULL},
 };
 
@@ -765,7 +856,9 @@ const char *const *alloclab_check_level(unsigned level)
 					  "guards", "footprint", "usable-size", NULL};
 	static const char *const four[] = {"alignment", "no-overlap", "contents", "edge-sizes", "honesty", "guards",
 					   "footprint", "usable-size", "threads", "thread-lifecycle", NULL};
-	static const char *const *const levels[] = {NULL, one, two, two, four, four};
+	static const char *const five[] = {"alignment", "no-overlap", "contents", "edge-sizes", "honesty", "guards",
+					   "footprint", "usable-size", "threads", "thread-lifecycle", "regions", NULL};
+	static const char *const *const levels[] = {NULL, one, two, two, four, five};
 	return level >= 1 && level <= ALLOCLAB_CHECK_LEVELS ? levels[level] : NULL;
 }
 

@@ -345,6 +345,73 @@ static int write_all(int fd, const char *s, size_t n)
 	return 0;
 }
 
+int alloclab_region_set_take(int (*regions)(void *, alloclab_region_fn, void *), void *instance,
+			     struct alloclab_region_set *set, char *err, size_t err_len)
+{
+	struct region_list l = {0};
+
+	memset(set, 0, sizeof *set);
+	int op = regions(instance, collect_region, &l);
+	if (op != 0) {
+		snprintf(err, err_len, "the plugin's regions op failed: %s", strerror(op < 0 ? -op : op));
+		goto bad;
+	}
+	if (l.bad) {
+		snprintf(err, err_len, "the plugin's regions op gave a NULL region, or one whose size field is too small");
+		goto bad;
+	}
+	qsort(l.r, l.n, sizeof *l.r, by_address);
+	if (l.n > ALLOCLAB_HEAPMAP_MAX_REGIONS)
+		l.n = ALLOCLAB_HEAPMAP_MAX_REGIONS;
+	for (size_t i = 0; i < l.n; i++) {
+		const char *why = region_problem(&l.r[i]);
+		if (why) {
+			snprintf(err, err_len, "the plugin's region at 0x%" PRIx64 " (%" PRIu64 " bytes): %s",
+				 l.r[i].address, l.r[i].bytes, why);
+			goto bad;
+		}
+	}
+	/* Inner: no region starts inside it. In address order (outer first
+	 * at one address) that is the next one. */
+	set->inner = calloc(l.n + 1, sizeof *set->inner);
+	if (set->inner == NULL) {
+		snprintf(err, err_len, "out of memory for %zu regions", l.n);
+		goto bad;
+	}
+	for (size_t i = 0; i < l.n; i++)
+		if (i + 1 == l.n || l.r[i + 1].address >= l.r[i].address + l.r[i].bytes)
+			set->inner[set->ninner++] = i;
+	set->r = l.r;
+	set->n = l.n;
+	set->total = l.total;
+	return 0;
+bad:
+	free(l.r);
+	return -1;
+}
+
+long alloclab_region_set_find(const struct alloclab_region_set *set, uintptr_t addr)
+{
+	/* The last inner region starting at or below it. */
+	size_t lo = 0, hi = set->ninner;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (set->r[set->inner[mid]].address <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct alloclab_region *r = lo ? &set->r[set->inner[lo - 1]] : NULL;
+	return r && addr - r->address < r->bytes ? (long)(lo - 1) : -1;
+}
+
+void alloclab_region_set_clear(struct alloclab_region_set *set)
+{
+	free(set->r);
+	free(set->inner);
+	memset(set, 0, sizeof *set);
+}
+
 static int frame_locked(int64_t at_call, char *err, size_t err_len)
 {
 	const uint64_t line = 64, page = 4096;
@@ -355,55 +422,28 @@ static int frame_locked(int64_t at_call, char *err, size_t err_len)
 	uint64_t outside_blocks = 0, outside_bytes = 0, tracked_bytes = 0, split_lines = 0, split_pages = 0;
 	int rc = -1;
 
-	int op = hm.inner.regions(hm.instance, collect_region, &l);
-	if (op != 0) {
-		snprintf(err, err_len, "the plugin's regions op failed: %s", strerror(op < 0 ? -op : op));
+	struct alloclab_region_set set;
+	if (alloclab_region_set_take(hm.inner.regions, hm.instance, &set, err, err_len) != 0)
 		goto out;
-	}
-	if (l.bad) {
-		snprintf(err, err_len, "the plugin's regions op gave a NULL region, or one whose size field is too small");
-		goto out;
-	}
-	qsort(l.r, l.n, sizeof *l.r, by_address);
-	if (l.n > ALLOCLAB_HEAPMAP_MAX_REGIONS)
-		l.n = ALLOCLAB_HEAPMAP_MAX_REGIONS;
-	for (size_t i = 0; i < l.n; i++) {
-		const char *why = region_problem(&l.r[i]);
-		if (why) {
-			snprintf(err, err_len, "the plugin's region at 0x%" PRIx64 " (%" PRIu64 " bytes): %s",
-				 l.r[i].address, l.r[i].bytes, why);
-			goto out;
-		}
-	}
-	/* Inner: no region starts inside it. In address order (outer first
-	 * at one address) that is the next one. */
-	inner = calloc(l.n + 1, sizeof *inner);
+	l.r = set.r;
+	l.n = set.n;
+	l.total = set.total;
+	inner = set.inner;
+	ninner = set.ninner;
 	acc = calloc(l.n + 1, sizeof *acc);
-	if (inner == NULL || acc == NULL) {
+	if (acc == NULL) {
 		snprintf(err, err_len, "out of memory for a frame of %zu regions", l.n);
 		goto out;
 	}
-	for (size_t i = 0; i < l.n; i++)
-		if (i + 1 == l.n || l.r[i + 1].address >= l.r[i].address + l.r[i].bytes)
-			inner[ninner++] = i;
 	for (size_t k = 0; k < hm.cap; k++) {
 		uintptr_t addr = hm.table[k].addr;
 		uint64_t size = hm.table[k].size;
 		if (addr == 0)
 			continue;
 		tracked_bytes += size;
-		/* The last inner region starting at or below it. */
-		size_t lo = 0, hi = ninner;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (l.r[inner[mid]].address <= addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		const struct alloclab_region *r = lo ? &l.r[inner[lo - 1]] : NULL;
-		if (r && addr - r->address < r->bytes) {
-			place_block(r, &acc[lo - 1], addr, size, line, page);
+		long at = alloclab_region_set_find(&set, addr);
+		if (at >= 0) {
+			place_block(&l.r[inner[at]], &acc[at], addr, size, line, page);
 		} else {
 			outside_blocks++;
 			outside_bytes += size;

@@ -79,6 +79,24 @@ int alloclab_heapmap_frame(char *err, size_t err_len);
  * told), or NULL. */
 const char *alloclab_heapmap_error(void);
 
+/* ---- a plugin's regions, taken and checked (heapmap, alloclab check) ---- */
+
+struct alloclab_region_set {
+	struct alloclab_region *r; /* in address order, an outer region before those inside it */
+	size_t n;
+	uint64_t total;            /* as many as the plugin gave (more than n past the limit) */
+	size_t *inner;             /* indices of the innermost regions, in order */
+	size_t ninner;
+};
+
+/* Calls the regions op and checks what it gives (kinds, ranges, counts).
+ * 0, or -1 with one line in err naming the region. */
+int alloclab_region_set_take(int (*regions)(void *, alloclab_region_fn, void *), void *instance,
+			     struct alloclab_region_set *set, char *err, size_t err_len);
+/* The index into set->inner of the innermost region holding addr, or -1. */
+long alloclab_region_set_find(const struct alloclab_region_set *set, uintptr_t addr);
+void alloclab_region_set_clear(struct alloclab_region_set *set);
+
 /* ---- the reader's side ---- */
 
 struct alloclab_heap_region {

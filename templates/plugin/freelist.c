@@ -140,7 +140,7 @@ static int fl_regions(void *instance, alloclab_region_fn emit, void *arg)
 		if (size == 0)
 			break; /* a broken heap: stop rather than loop */
 		if (!(b->size_and_free & 1)) {
-			starts[off / PIECE]++;
+			starts[(off + sizeof(struct header)) / PIECE]++; /* where the block itself starts */
 			for (size_t at = off; at < off + size;) {
 				size_t end = (at / PIECE + 1) * PIECE;
 				if (end > off + size)

@@ -218,7 +218,7 @@ static int fl_regions(void *instance, alloclab_region_fn emit, void *arg)
 		if (size == 0)
 			break; /* a broken heap: stop rather than loop */
 		if (!is_free(b)) {
-			starts[off / PIECE]++;
+			starts[(off + sizeof(struct header)) / PIECE]++; /* where the block itself starts */
 			for (size_t at = off; at < off + size;) {
 				size_t end = (at / PIECE + 1) * PIECE;
 				if (end > off + size)

@@ -1,8 +1,8 @@
 /* A working allocator whose regions op lies, one way per option:
  * inuse (more in use than the region holds), kind (no such kind), wrap
  * (a range past the end of memory), size (a size field too small for a
- * region), null (a NULL region), fail (the op returns -EIO); none: one
- * honest, empty span. */
+ * region), null (a NULL region), fail (the op returns -EIO), miscount
+ * (one block in use where none lies); none: one honest, empty span. */
 #include "test_plugin_common.h"
 #include <string.h>
 static char mode[16];
@@ -28,6 +28,11 @@ static int bad_regions(void *instance, alloclab_region_fn emit, void *arg)
 		r.address = UINT64_MAX - 100;
 	else if (strcmp(mode, "size") == 0)
 		r.size = 8;
+	else if (strcmp(mode, "miscount") == 0) {
+		r.block_size = 16;
+		r.blocks_in_use = 1;
+		r.bytes_in_use = 16;
+	}
 	if (strcmp(mode, "null") == 0)
 		emit(arg, NULL);
 	else
