@@ -476,6 +476,8 @@ static json_t *process_json(const struct alloclab_process *p, unsigned threads, 
 		else
 			json_decref(g);
 	}
+	if (p->layout_pad_pages)
+		json_object_set_new(o, K_LAYOUT_PAD, json_integer(p->layout_pad_pages));
 	if (p->host)
 		json_object_set_new(o, K_HOST, json_pack("{s:o,s:o,s:o}", K_HOST_NAME, alloclab_json_text(p->host),
 							 K_CPU_MODEL, alloclab_json_text(p->host_cpu_model),
@@ -1018,6 +1020,12 @@ static int read_process(const struct reader *rd, const json_t *obj, const char *
 				return -1;
 			*dst[k] = (long)kib;
 		}
+	}
+	if (json_object_get(obj, K_LAYOUT_PAD)) {
+		uint64_t pad;
+		if (get_uint(rd, obj, where, K_LAYOUT_PAD, 0, 0, ALLOCLAB_LAYOUT_PAD_MAX, &pad) != 0)
+			return -1;
+		p->layout_pad_pages = (unsigned)pad;
 	}
 	v = json_object_get(obj, K_MEMORY);
 	if (v) {

@@ -126,7 +126,13 @@ struct alloclab_process {
 	 * after --settle-ms; -1 not measured (no trim op, no settle, older
 	 * file). */
 	long rss_before_plugin_kib, rss_after_finish_kib, rss_after_trim_kib, rss_after_settle_kib;
+	/* With simulated caches: the pages the worker mapped before loading
+	 * the plugin, so that its processes sample address layouts
+	 * (worker.h); 0: none. At most ALLOCLAB_LAYOUT_PAD_MAX. */
+	unsigned layout_pad_pages;
 };
+
+#define ALLOCLAB_LAYOUT_PAD_MAX 4096
 
 struct alloclab_cell {
 	char *plugin;             /* the plugin's label in this run (unique per plugin) */

@@ -707,6 +707,7 @@ int alloclab_run_measure(struct alloclab_run *run)
 				 run->cfg->shard_count ? cell->planned : c->processes);
 			alloclab_progress_show(&progress, label);
 			run->workers_run++;
+			c->spec.layout_pad_pages = c->spec.cache_sim ? alloclab_layout_pad(round) : 0;
 			int measured = alloclab_measure_isolated(&c->spec, run->cfg->timeout_s, &proc, &interrupted, why,
 								 sizeof why);
 			if (measured == -2 && cell->nprocs == 0) {

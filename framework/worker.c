@@ -92,6 +92,11 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+unsigned alloclab_layout_pad(unsigned round)
+{
+	return round ? 1 + (unsigned)(alloclab_thread_seed(0x6c61796f7574ull, round) % 255) : 0;
+}
+
 /* The Weyl step, then SplitMix64's finaliser (its two multipliers and
  * shifts), so that neighbouring thread indices get unrelated seeds. */
 uint64_t alloclab_thread_seed(uint64_t seed, unsigned thread_index)
@@ -490,6 +495,15 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		snprintf(err, err_len, "--measure instructions: the worker is not running under valgrind's callgrind");
 		return -1;
 	}
+	if (cell->layout_pad_pages) {
+		/* Never touched and never freed: it only moves what is mapped after it. */
+		void *pad = mmap(NULL, (size_t)cell->layout_pad_pages << 12, PROT_NONE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (pad == MAP_FAILED) {
+			snprintf(err, err_len, "cannot map the layout's %u pages: %s", cell->layout_pad_pages, strerror(errno));
+			return -1;
+		}
+	}
 	long before_plugin = resident_kib();
 	alloclab_phase("load");
 	if (alloclab_plugin_load(cell->plugin, &plugin, err, err_len) != 0)
@@ -658,6 +672,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	/* What the allocator gives back once the workload has freed all:
 	 * at once, after its own trim where it has one, and after a pause. */
 	out->rss_before_plugin_kib = before_plugin;
+	out->layout_pad_pages = cell->layout_pad_pages;
 	out->rss_after_finish_kib = w.mem[w.rounds - 1].rss_after_finish;
 	out->rss_after_trim_kib = out->rss_after_settle_kib = -1;
 	if (w.alloc.ops.trim) {
@@ -753,6 +768,7 @@ static const struct spec_field spec_fields[] = {
 	SPEC_FIELD("keep_dumps", SPEC_OPTION, keep_dumps, 0, 1),
 	SPEC_FIELD("heapmap", SPEC_TEXT_OR_NULL, heapmap, 0, 0),
 	SPEC_FIELD("heapmap_every", SPEC_OPTION, heapmap_every, 0, ALLOCLAB_HEAPMAP_MAX_EVERY),
+	SPEC_FIELD("layout_pad_pages", SPEC_OPTION, layout_pad_pages, 0, ALLOCLAB_LAYOUT_PAD_MAX),
 };
 
 json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)

@@ -60,7 +60,20 @@ struct alloclab_cell_spec {
 	 * none. */
 	const char *heapmap;
 	unsigned heapmap_every;
+	/* With simulated caches, a simulated cache or TLB maps addresses to
+	 * sets, and where the worker's mappings fall moves its misses (by up
+	 * to 2.7 times on a row of the python benchmarks between builds that
+	 * differ only outside the measured loop): the worker maps this many
+	 * pages before loading the plugin, so that its processes sample
+	 * layouts as address-space randomisation does on real hardware
+	 * (alloclab_layout_pad); 0: none. */
+	unsigned layout_pad_pages;
 };
+
+/* The pages process `round` (0-based) of a cell maps first under simulated
+ * caches: 0 for the first (the layout of a build as it always was), then
+ * 1..255 drawn from the round's number, so the same plan pads alike. */
+unsigned alloclab_layout_pad(unsigned round);
 
 /* The metric the cell's values are in (results.h). */
 const char *alloclab_cell_spec_metric(const struct alloclab_cell_spec *cell);

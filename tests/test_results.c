@@ -162,6 +162,8 @@ Test(results, every_field_is_checked)
 	expect_edit_fails("cells/0/runs", json_pack("[i]", 1), "cells[0].runs[0]: is a whole number, not an object");
 	expect_edit_fails("metadata", json_string("x"), "metadata: is missing or not an object");
 	expect_edit_fails("cells/1/status", json_string("ok"), "cells[1].runs: a cell whose status is ok has no measurement");
+	expect_edit_fails("cells/0/runs/0/layout_pad_pages", json_integer(5000), "layout_pad_pages: 5000 is out of range");
+	expect_edit_fails("cells/0/runs/0/layout_pad_pages", json_string("7"), "layout_pad_pages: is a string");
 }
 
 Test(results, truncated_and_foreign_files_are_refused)

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE 1
 #include "helpers.h"
 #include "results.h"
+#include "worker.h"
 
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -220,7 +221,7 @@ Test(runner, tlb_is_simulated_with_pages_for_lines, .timeout = 300)
 	 * one build, under 1 with another). */
 	setenv("ALLOCLAB_TLB", "64,4,512,8", 1);
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--measure", "tlb", "-p", "system", "-w",
-		"churn:ops=20000,slots=32+8192,max_size=256", "-t", "1", "-n", "1", "-v", "1", "-o", "t.json", NULL});
+		"churn:ops=20000,slots=32+8192,max_size=256", "-t", "1", "-n", "2", "-v", "1", "-o", "t.json", NULL});
 	unsetenv("ALLOCLAB_TLB");
 	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
 	cr_expect(strstr(r.out, "simulated data-TLB misses per operation") != NULL, "%s", r.out);
@@ -236,6 +237,14 @@ Test(runner, tlb_is_simulated_with_pages_for_lines, .timeout = 300)
 	cr_expect(small->cache_simulated && big->cache_simulated);
 	cr_expect_gt(big->d1_misses_per_op, 4 * small->d1_misses_per_op, "8192 slots: %g misses per op, 32 slots: %g",
 		     big->d1_misses_per_op, small->d1_misses_per_op);
+	/* The first process has the build's own layout; the second maps the
+	 * pages its number draws before the plugin, and says how many. */
+	for (unsigned c = 0; c < 2; c++) {
+		cr_assert_eq(doc->cells[c].nprocs, 2);
+		cr_expect_eq(doc->cells[c].procs[0].layout_pad_pages, 0);
+		cr_expect_eq(doc->cells[c].procs[1].layout_pad_pages, alloclab_layout_pad(1));
+		cr_expect(alloclab_layout_pad(1) >= 1 && alloclab_layout_pad(1) <= 255);
+	}
 	alloclab_results_free(doc);
 }
 
