@@ -94,7 +94,11 @@ static uint64_t now_ns(void)
 
 unsigned alloclab_layout_pad(unsigned round)
 {
-	return round ? 1 + (unsigned)(alloclab_thread_seed(0x6c61796f7574ull, round) % 255) : 0;
+	/* 37 is odd: consecutive rounds take distinct residues modulo every
+	 * power of two up to 256, so the first processes land in as many
+	 * different sets of a simulated TLB as they can (a pad that is a
+	 * multiple of the sets would repeat the layout of the first). */
+	return round * 37u % 256u;
 }
 
 /* The Weyl step, then SplitMix64's finaliser (its two multipliers and

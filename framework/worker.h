@@ -72,7 +72,8 @@ struct alloclab_cell_spec {
 
 /* The pages process `round` (0-based) of a cell maps first under simulated
  * caches: 0 for the first (the layout of a build as it always was), then
- * 1..255 drawn from the round's number, so the same plan pads alike. */
+ * round * 37 mod 256, so the same plan pads alike and the first 16
+ * processes fall on 16 different sets of a 16-set TLB. */
 unsigned alloclab_layout_pad(unsigned round);
 
 /* The metric the cell's values are in (results.h). */
