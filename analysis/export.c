@@ -114,10 +114,10 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 		}
 		for (unsigned p = 0; p < c->nprocs; p++) {
 			const struct alloclab_process *proc = &c->procs[p];
-			json_t *values = json_array(), *warmups = json_array(), *meta = json_object();
-			uint64_t loops = proc->nvalues ? value_ops(&proc->values[0], c->threads) : 0;
 			if (proc->nvalues == 0)
 				continue;
+			json_t *values = json_array(), *warmups = json_array(), *meta = json_object();
+			uint64_t loops = value_ops(&proc->values[0], c->threads);
 			for (unsigned v = 0; v < proc->nvalues; v++) {
 				json_array_append_new(values, json_real(proc->values[v].per_op * scale));
 				if (value_ops(&proc->values[v], c->threads) != loops)

@@ -246,12 +246,17 @@ Test(latency, a_known_spin_shows_at_p999_and_max_with_its_size, .timeout = 120)
 	cr_expect(m->over_100us >= 399 && m->over_100us <= 440, "%llu mallocs of 100 us or more",
 		  (unsigned long long)m->over_100us);
 	cr_expect_eq(l->nslow, ALLOCLAB_LAT_SLOWEST);
+	/* The slowest calls are the spins, named with their op, size and
+	 * thread; on a busy machine a preempted call of either op can take a
+	 * place or two among them. */
+	unsigned spins = 0;
 	for (unsigned i = 0; i < l->nslow; i++) {
-		cr_expect_eq(l->slow[i].op, ALLOCLAB_LAT_MALLOC);
-		cr_expect_eq(l->slow[i].size, 64);
 		cr_expect_eq(l->slow[i].thread, 0);
-		cr_expect_geq(l->slow[i].units, 199000ull * ALLOCLAB_LAT_UNITS_PER_NS);
+		cr_expect_geq(l->slow[i].units, 100000ull * ALLOCLAB_LAT_UNITS_PER_NS);
+		spins += l->slow[i].op == ALLOCLAB_LAT_MALLOC && l->slow[i].size == 64 &&
+			 l->slow[i].units >= 199000ull * ALLOCLAB_LAT_UNITS_PER_NS;
 	}
+	cr_expect_geq(spins, ALLOCLAB_LAT_SLOWEST - 2, "%u of the %u slowest calls are the spins", spins, l->nslow);
 	cr_expect_gt(l->overhead_ns, 0);
 	cr_expect_eq(json_integer_value(json_object_get(res->config, "latency_every")), 1);
 	alloclab_results_free(res);

@@ -388,7 +388,10 @@ Test(python, inner_loops_and_a_benchmarks_own_time_are_pyperfs, .timeout = 120)
 	doc = run_python(dir, "system", "python:pyperf=inner.py,loops=2000", "1", 0);
 	double inner = per_op_of(&doc->cells[0]);
 	alloclab_results_free(doc);
-	cr_expect(plain / inner > 25 && plain / inner < 100, "inner_loops=50: %.1f ns against %.1f ns a call", inner, plain);
+	/* 50 when exact; two single timed values on a busy machine stray
+	 * from it, but inner_loops ignored would give 1 and divided twice
+	 * 2500. */
+	cr_expect(plain / inner > 10 && plain / inner < 250, "inner_loops=50: %.1f ns against %.1f ns a call", inner, plain);
 	doc = run_python(dir, "system", "python:pyperf=timed.py,loops=2000", "1", 0);
 	double timed = per_op_of(&doc->cells[0]);
 	alloclab_results_free(doc);
