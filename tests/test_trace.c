@@ -173,7 +173,7 @@ Test(trace, cross_thread_frees_keep_their_order_in_threads, .timeout = 240)
 {
 	/* larson retires and replaces its threads: each is a thread of the
 	 * trace. */
-	static const char *const workloads[] = {"xmalloc", "larson"};
+	static const char *const workloads[] = {"xmalloc:ops=409600", "larson"};
 	char *dir = scratch_dir();
 	for (size_t w = 0; w < 2; w++) {
 		char *a = path_in(dir, "a.trace"), *b = path_in(dir, "b.trace"), spec[4200];
