@@ -8,6 +8,15 @@
  * frees it. An allocator
  * that gives the freed piece back to the thread that freed it keeps the
  * threads writing to one cache line.
+ *
+ * Before the objects, thread 0 allocates what the original's main thread
+ * does, in its order and through the allocator: its thread table, its
+ * workers' arguments and its table of the objects. Where the objects fall
+ * depends on it: in obmalloc, the first two 16-byte blocks of a fresh pool
+ * lie on two lines (the pool's 48-byte header ends 16 bytes short of the
+ * second), the third and fourth on one, and without the tables the
+ * objects were the first two and did not share a line where the
+ * original's do.
  */
 #include "false_sharing.h"
 #include "mt_report.h"
@@ -16,6 +25,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { P_ITERATIONS, P_WRITES, P_SIZE };
 
@@ -29,8 +39,19 @@ static const struct alloclab_param cache_scratch_params[] = {
 	[P_SIZE] = {.name = "size", .help = "object size in bytes", .def = 1, .min = 1, .max = 4096},
 };
 
-/* The objects thread 0 hands out, one per thread, made in prepare. */
+/* The shape of the original's argument to a worker (a pointer and three
+ * ints): only its size matters, as a block of the allocator's. */
+struct scratch_original_arg {
+	char *object;
+	int size, iterations, repetitions;
+};
+
+/* What thread 0 allocates in prepare, one of each per thread: the
+ * original's thread table, worker arguments and object table (handed),
+ * and the objects it hands out. */
 struct scratch_shared {
+	void *thread_table;
+	struct scratch_original_arg *args;
 	void **handed;
 	int failed;
 };
@@ -40,12 +61,17 @@ static int cache_scratch_prepare(struct alloclab_workload_thread *t, char *err, 
 	struct scratch_shared *sh = t->shared;
 
 	if (t->index == 0) {
+		const size_t n = t->nthreads;
 		sh->failed = 0;
-		sh->handed = calloc(t->nthreads, sizeof *sh->handed);
-		for (unsigned i = 0; sh->handed && i < t->nthreads; i++)
+		sh->thread_table = alloclab_calloc(t->alloc, n, sizeof(pthread_t));
+		sh->args = alloclab_malloc(t->alloc, n * sizeof *sh->args);
+		sh->handed = alloclab_malloc(t->alloc, n * sizeof *sh->handed);
+		if (sh->handed)
+			memset(sh->handed, 0, n * sizeof *sh->handed);
+		for (unsigned i = 0; sh->handed && i < n; i++)
 			if ((sh->handed[i] = alloclab_malloc(t->alloc, t->params->v[P_SIZE])) == NULL)
 				sh->failed = 1;
-		if (sh->handed == NULL)
+		if (sh->thread_table == NULL || sh->args == NULL || sh->handed == NULL)
 			sh->failed = 1;
 	}
 	t->sync(t); /* every thread calls it once, here */
@@ -121,10 +147,16 @@ static void cache_scratch_finish(struct alloclab_workload_thread *t)
 	if (t->last_value)
 		t->process_report = fs_placement(t, t->params->v[P_SIZE]);
 	t->sync(t);
-	if (t->index == 0 && sh->handed) {
-		for (unsigned i = 0; i < t->nthreads; i++)
-			alloclab_free(t->alloc, sh->handed[i]); /* only if run never came */
-		free(sh->handed);
+	if (t->index == 0) {
+		/* As the original's main ends: the thread table, the object
+		 * table, the arguments. */
+		alloclab_free(t->alloc, sh->thread_table);
+		if (sh->handed)
+			for (unsigned i = 0; i < t->nthreads; i++)
+				alloclab_free(t->alloc, sh->handed[i]); /* only if run never came */
+		alloclab_free(t->alloc, sh->handed);
+		alloclab_free(t->alloc, sh->args);
+		sh->thread_table = sh->args = NULL;
 		sh->handed = NULL;
 	}
 }
