@@ -480,3 +480,45 @@ Test(python, a_pyperformance_manifest_gives_each_benchmark_with_its_options, .ti
 	cr_expect(strstr(doc->cells[2].message, "no_such_module_anywhere"), "%s", doc->cells[2].message);
 	alloclab_results_free(doc);
 }
+
+/* A pyperformance folder is other people's files: a benchmark folder
+ * without pyproject.toml runs its run_benchmark.py with no options, and a
+ * broken or missing metadata file is that row's error, naming the file,
+ * while the other rows run; a MANIFEST that cannot be parsed is one line
+ * naming it and its line, status 2. */
+Test(python, a_pyperformance_folder_with_broken_metadata_fails_only_those_rows, .timeout = 200)
+{
+	char *dir = scratch_dir(), path[4200];
+	snprintf(path, sizeof path, "%s/suite", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	write_text(path, "MANIFEST",
+		   "[benchmarks]\n\nname\tmetafile\nplain\t<local>\nbroken\t<local>\nghost\t<local:plain>\n\n"
+		   "[group default]\n-ghost\n");
+	snprintf(path, sizeof path, "%s/suite/bm_plain", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	write_text(path, "run_benchmark.py",
+		   "import pyperf\nrunner = pyperf.Runner()\nrunner.bench_func('plain', lambda: [0] * 100)\n");
+	snprintf(path, sizeof path, "%s/suite/bm_broken", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	write_text(path, "pyproject.toml", "[tool.pyperformance\nname = \"broken\"\n");
+	write_text(path, "run_benchmark.py", "import pyperf\n");
+	struct alloclab_results *doc = run_python(dir, "system", "python:pyperf=suite,loops=2", "1", -1);
+	cr_assert_eq(doc->ncells, 3);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_OK, "%s", doc->cells[0].message);
+	cr_expect_str_eq(json_string_value(json_object_get(report_of(&doc->cells[0]), "bench")), "plain");
+	cr_expect_eq(doc->cells[1].status, ALLOCLAB_CELL_ERROR);
+	cr_expect(strstr(doc->cells[1].message, "bm_broken/pyproject.toml") && strstr(doc->cells[1].message, "TOML"),
+		  "%s", doc->cells[1].message);
+	cr_expect_eq(doc->cells[2].status, ALLOCLAB_CELL_ERROR);
+	cr_expect(strstr(doc->cells[2].message, "bm_ghost.toml"), "%s", doc->cells[2].message);
+	alloclab_results_free(doc);
+
+	snprintf(path, sizeof path, "%s/suite", dir);
+	write_text(path, "MANIFEST", "[benchmarks]\n\nname\tmetafile\nplain\t<local>\nno tab here\n");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", "system", "-w",
+		"python:pyperf=suite", "-t", "1", "-n", "1", "-q", "-o", "bad.json", NULL});
+	cr_expect_eq(r.status, 2, "%d: %s", r.status, r.err);
+	cr_expect(strstr(r.err, "MANIFEST: line 5") && !strstr(r.err, "Traceback"), "%s", r.err);
+	cr_expect_eq(strchr(r.err, '\n'), r.err + strlen(r.err) - 1, "one line: %s", r.err);
+	cmd_result_free(&r);
+}

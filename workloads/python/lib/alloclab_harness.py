@@ -137,6 +137,13 @@ def load(kind, path, scale, task=1, args=(), name=None, command_env=None):
     if kind in ("bundled", "script"):
         namespace = _run_file(path, scale, "__alloclab__")
         return base, _bench_of(namespace, path), 1
+    if kind == "pyperf" and os.path.basename(path) == "MANIFEST":
+        # A manifest row whose metadata could not be read: the worker
+        # meets the same problem again and it is the cell's error.
+        for _f, _a, entry, problem in _pyperformance_entries(os.path.dirname(path)):
+            if entry == name and problem is not None:
+                raise ValueError(problem)
+        raise RuntimeError("%s: %r is no longer a benchmark with broken metadata" % (path, name))
     if kind == "pyperf":
         got, fn, inner = _run_to_task(path, scale, args, task)
         if name and got != name:
@@ -150,36 +157,56 @@ def load(kind, path, scale, task=1, args=(), name=None, command_env=None):
 # ---- finding the benchmarks: every one a file registers, and pyperformance's manifest ----
 
 
+class ManifestError(Exception):
+    """A pyperformance MANIFEST that cannot be read: the whole folder's
+    problem, said in one line."""
+
+
 def _pyperformance_entries(folder):
-    """(file, args, name) of each benchmark in a pyperformance MANIFEST:
-    [benchmarks] rows of name and metafile (<local>, <local:BASE>, a file
-    or a folder), each metafile's [tool.pyperformance] runscript and
-    extra_opts (variants inherit their sibling pyproject.toml, and
-    `inherits` names another)."""
+    """(file, args, name, error) of each benchmark in a pyperformance
+    MANIFEST: [benchmarks] rows of name and metafile (<local>,
+    <local:BASE>, a file or a folder), each metafile's [tool.pyperformance]
+    runscript and extra_opts (variants inherit their sibling
+    pyproject.toml, and `inherits` names another). A benchmark whose
+    metadata is missing or wrong has its error (its row's), not the
+    folder's: a <local> folder without a pyproject.toml runs its
+    run_benchmark.py without options."""
     import tomllib
 
     manifest = os.path.join(folder, "MANIFEST")
     rows, section = [], None
-    with open(manifest, encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not line.strip() or line.lstrip().startswith("#"):
+    try:
+        with open(manifest, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ManifestError("%s: cannot be read: %s" % (manifest, e)) from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line.startswith("["):
+            section = line.strip()
+            continue
+        if section == "[benchmarks]":
+            cols = line.split("\t")
+            if cols[0] == "name":
                 continue
-            if line.startswith("["):
-                section = line.strip()
-                continue
-            if section == "[benchmarks]":
-                cols = line.split("\t")
-                if cols[0] == "name":
-                    continue
-                if len(cols) != 2:
-                    raise ValueError("%s: %r is not NAME<tab>METAFILE" % (manifest, line))
-                rows.append((cols[0].strip(), cols[1].strip()))
+            if len(cols) != 2 or not cols[0].strip() or not cols[1].strip():
+                raise ManifestError("%s: line %d: %.80r is not NAME<tab>METAFILE" % (manifest, number, line))
+            rows.append((cols[0].strip(), cols[1].strip()))
 
     def load_meta(path, depth=0):
-        with open(path, "rb") as f:
-            meta = tomllib.load(f).get("tool", {}).get("pyperformance", {})
+        try:
+            with open(path, "rb") as f:
+                meta = tomllib.load(f).get("tool", {}).get("pyperformance", {})
+        except OSError as e:
+            raise ValueError("%s: cannot be read: %s" % (path, e.strerror or e)) from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, AttributeError) as e:
+            raise ValueError("%s: is not TOML with a [tool.pyperformance] table: %s" % (path, e)) from None
+        if not isinstance(meta, dict):
+            raise ValueError("%s: [tool.pyperformance] is not a table" % path)
         parent = meta.get("inherits")
+        if parent is not None and not isinstance(parent, str):
+            raise ValueError("%s: inherits is not a string" % path)
         base = os.path.basename(path)
         if parent is None and base != "pyproject.toml" and base != "base.toml":
             parent = "pyproject.toml" if os.path.exists(os.path.join(os.path.dirname(path), "pyproject.toml")) else None
@@ -202,25 +229,36 @@ def _pyperformance_entries(folder):
             path = os.path.join(folder, metafile)
             if os.path.isdir(path):
                 path = os.path.join(path, "pyproject.toml")
-        meta, where = load_meta(path)
-        script = os.path.join(os.path.dirname(where), meta.get("runscript", "run_benchmark.py"))
-        opts = meta.get("extra_opts", [])
-        if not isinstance(opts, list) or not all(isinstance(o, str) for o in opts):
-            raise ValueError("%s: extra_opts is not a list of strings" % where)
-        entries.append((script, list(opts), name))
+        try:
+            if not os.path.exists(path) and os.path.basename(path) == "pyproject.toml":
+                meta, where = {}, path  # no metadata: the defaults
+            else:
+                meta, where = load_meta(path)
+            runscript = meta.get("runscript", "run_benchmark.py")
+            if not isinstance(runscript, str) or not runscript:
+                raise ValueError("%s: runscript is not a file name" % where)
+            script = os.path.join(os.path.dirname(where), runscript)
+            opts = meta.get("extra_opts", [])
+            if not isinstance(opts, list) or not all(isinstance(o, str) for o in opts):
+                raise ValueError("%s: extra_opts is not a list of strings" % where)
+            if not os.path.isfile(script):
+                raise ValueError("%s: no such file (the MANIFEST's %s)" % (script, name))
+            entries.append((script, list(opts), name, None))
+        except ValueError as e:
+            entries.append((path, [], name, str(e)))
     return entries
 
 
 def _files_of(path, args):
     """(file, args, manifest name or None) to run for pyperf=PATH."""
     if not os.path.isdir(path):
-        return [(path, list(args), None)]
+        return [(path, list(args), None, None)]
     if os.path.isfile(os.path.join(path, "MANIFEST")):
-        return [(f, list(a) + list(args), n) for f, a, n in _pyperformance_entries(path)]
+        return [(f, list(a) + list(args), n, e) for f, a, n, e in _pyperformance_entries(path)]
     import glob
 
     files = sorted(glob.glob(os.path.join(path, "*.py")) + glob.glob(os.path.join(path, "*", "run_benchmark.py")))
-    return [(f, list(args), None) for f in files]
+    return [(f, list(args), None, None) for f in files]
 
 
 def discover(path, scale, args):
@@ -230,7 +268,18 @@ def discover(path, scale, args):
     import json
 
     out = []
-    for f, a, manifest_name in _files_of(path, args):
+    try:
+        files = _files_of(path, args)
+    except ManifestError as e:
+        # The folder's own problem: one line, and no benchmark.
+        print(str(e)[:400], file=sys.stderr)
+        sys.exit(2)
+    for f, a, manifest_name, problem in files:
+        if problem is not None:
+            # The row names the MANIFEST: the worker reads the same entry.
+            out.append({"file": os.path.join(path, "MANIFEST"), "args": [], "name": manifest_name,
+                        "error": problem[:400], "not_applicable": False})
+            continue
         # Each file in a process of its own, as each runs in a worker of
         # its own: no module, path or folder of one is seen by the next.
         r, w = os.pipe()
