@@ -45,6 +45,10 @@ packages=(
 	python3-django python3-mako python3-genshi python3-html5lib python3-docutils python3-sqlalchemy python3-sympy
 	# pyperf files measured within their own run, suspended at the benchmark (docs/python.md)
 	python3-greenlet
+	# The libraries the rest of pyperformance's benchmarks import, so that a
+	# user's pyperformance folder runs whole (docs/pyperformance.md)
+	python3-chameleon python3-coverage python3-dask python3-distributed python3-dulwich python3-pyaes
+	python3-sqlglot python3-tomli python3-tornado
 )
 # The second compiler the tests build with, and its fuzzing runtime.
 if [ "$mode" = test ]; then
