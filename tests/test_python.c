@@ -522,3 +522,28 @@ Test(python, a_pyperformance_folder_with_broken_metadata_fails_only_those_rows, 
 	cr_expect_eq(strchr(r.err, '\n'), r.err + strlen(r.err) - 1, "one line: %s", r.err);
 	cmd_result_free(&r);
 }
+
+/* "Not applicable" is for a module that is not installed, and for nothing
+ * else that raises ModuleNotFoundError: a file that blocks a module (None
+ * in sys.modules, as pyperformance's mako does to markupsafe) and then
+ * needs it, or a submodule an installed package lacks, is the benchmark's
+ * error, saying so. */
+Test(python, only_a_module_not_installed_is_not_applicable, .timeout = 200)
+{
+	char *dir = scratch_dir(), path[4200];
+	snprintf(path, sizeof path, "%s/mods", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	write_text(path, "a_blocked.py", "import sys\nsys.modules['csv'] = None\nimport csv\n");
+	write_text(path, "b_submodule.py", "import json.no_such_part_of_json\n");
+	write_text(path, "c_absent.py", "import no_such_module_anywhere.part\n");
+	struct alloclab_results *doc = run_python(dir, "system", "python:pyperf=mods,loops=2", "1", -1);
+	cr_assert_eq(doc->ncells, 3);
+	cr_expect_eq(doc->cells[0].status, ALLOCLAB_CELL_ERROR, "%s", doc->cells[0].message);
+	cr_expect(strstr(doc->cells[0].message, "halted"), "%s", doc->cells[0].message);
+	cr_expect_eq(doc->cells[1].status, ALLOCLAB_CELL_ERROR, "%s", doc->cells[1].message);
+	cr_expect(strstr(doc->cells[1].message, "json.no_such_part_of_json"), "%s", doc->cells[1].message);
+	cr_expect_eq(doc->cells[2].status, ALLOCLAB_CELL_NOT_APPLICABLE, "%s", doc->cells[2].message);
+	cr_expect(strstr(doc->cells[2].message, "'no_such_module_anywhere', which is not installed"), "%s",
+		  doc->cells[2].message);
+	alloclab_results_free(doc);
+}

@@ -67,6 +67,7 @@ static struct {
 	const struct alloclab_python_config *cfg;
 	PyObject *harness;       /* alloclab_harness, the lib folder's */
 	PyObject *not_applicable; /* alloclab_harness.NotApplicable */
+	PyObject *missing_module; /* alloclab_harness.missing_module */
 	uint64_t loops;          /* per value, per thread */
 	/* Iterations of the benchmark in one loop (pyperf's inner_loops):
 	 * a value is the time of one; 1 unless the file says otherwise. */
@@ -88,22 +89,39 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The module a pending ModuleNotFoundError says is not installed, by the
+ * harness's one rule (alloclab_errors.missing_module), as a new
+ * reference; NULL when it is not that (a blocked import, a submodule an
+ * installed package lacks: the benchmark's error). */
+static PyObject *missing_module_of(PyObject *value)
+{
+	if (py.missing_module == NULL || value == NULL)
+		return NULL;
+	PyObject *name = PyObject_CallOneArg(py.missing_module, value);
+	if (name == NULL || !PyUnicode_Check(name)) {
+		PyErr_Clear();
+		Py_XDECREF(name);
+		return NULL;
+	}
+	return name;
+}
+
 /* The pending exception as "Type: message" in out; clears it. Returns 1
- * when it was the harness's NotApplicable or a missing module. */
+ * when it was the harness's NotApplicable or a module not installed. */
 static int take_exception(char *out, size_t len)
 {
-	PyObject *type, *value, *tb;
+	PyObject *type, *value, *tb, *missing = NULL;
 	int na;
 
 	PyErr_Fetch(&type, &value, &tb);
 	PyErr_NormalizeException(&type, &value, &tb);
-	na = type && ((py.not_applicable && PyErr_GivenExceptionMatches(type, py.not_applicable)) ||
-		      PyErr_GivenExceptionMatches(type, PyExc_ModuleNotFoundError));
-	if (na && PyErr_GivenExceptionMatches(type, PyExc_ModuleNotFoundError)) {
-		PyObject *name = value ? PyObject_GetAttrString(value, "name") : NULL;
-		const char *n = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+	if (type && PyErr_GivenExceptionMatches(type, PyExc_ModuleNotFoundError))
+		missing = missing_module_of(value);
+	na = type && ((py.not_applicable && PyErr_GivenExceptionMatches(type, py.not_applicable)) || missing);
+	if (missing) {
+		const char *n = PyUnicode_AsUTF8(missing);
 		snprintf(out, len, "needs the Python module '%s', which is not installed", n ? n : "?");
-		Py_XDECREF(name);
+		Py_DECREF(missing);
 	} else {
 		PyObject *s = value ? PyObject_Str(value) : NULL;
 		const char *msg = s ? PyUnicode_AsUTF8(s) : NULL;
@@ -179,7 +197,9 @@ static int load_harness(const struct alloclab_python_config *cfg, char *err, siz
 	py.harness = PyImport_ImportModule("alloclab_harness");
 	if (py.harness)
 		py.not_applicable = PyObject_GetAttrString(py.harness, "NotApplicable");
-	if (py.harness == NULL || py.not_applicable == NULL) {
+	if (py.not_applicable)
+		py.missing_module = PyObject_GetAttrString(py.harness, "missing_module");
+	if (py.harness == NULL || py.not_applicable == NULL || py.missing_module == NULL) {
 		char why[400];
 		take_exception(why, sizeof why);
 		snprintf(err, err_len, "python: cannot load alloclab_harness from %s: %s", cfg->lib_dir, why);
@@ -628,6 +648,7 @@ static void embed_finish(struct alloclab_workload_thread *t)
 			Py_CLEAR(pt->bench);
 			Py_CLEAR(py.harness);
 			Py_CLEAR(py.not_applicable);
+			Py_CLEAR(py.missing_module);
 			/* The interpreter's own blocks go back through the plugin
 			 * while it still exists. */
 			Py_FinalizeEx();

@@ -24,7 +24,7 @@ import runpy
 import sys
 import threading
 
-from alloclab_errors import NotApplicable  # noqa: F401 (the worker looks it up here)
+from alloclab_errors import NotApplicable, missing_module  # noqa: F401 (the worker looks them up here)
 
 
 def _run_file(path, scale, run_name):
@@ -320,10 +320,11 @@ def _discover_one(f, a, manifest_name, scale):
             raise NotApplicable("%s asked pyperf to measure nothing" % f)
         return [{"file": f, "args": a, "task": k + 1, "name": name} for k, (name, _kind) in enumerate(regs)]
     except BaseException as e:  # noqa: B902 (every failure is the file's row)
-        na = isinstance(e, (NotApplicable, ModuleNotFoundError))
+        missing = missing_module(e)
+        na = isinstance(e, NotApplicable) or missing is not None
         why = "%s: %s" % (type(e).__name__, e) if not na else str(e)
-        if isinstance(e, ModuleNotFoundError):
-            why = "needs module %s, which is not installed" % e.name
+        if missing is not None:
+            why = "needs the Python module '%s', which is not installed" % missing
         last = [line for line in said.getvalue().splitlines() if line.strip()][-1:]
         if last and not na:
             why = "%s (%s)" % (why, last[0].strip())
