@@ -250,7 +250,8 @@ def _pyperformance_entries(folder):
 
 
 def _files_of(path, args):
-    """(file, args, manifest name or None) to run for pyperf=PATH."""
+    """(file, args, manifest name or None, the row's error or None) to run
+    for pyperf=PATH."""
     if not os.path.isdir(path):
         return [(path, list(args), None, None)]
     if os.path.isfile(os.path.join(path, "MANIFEST")):
