@@ -177,7 +177,10 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 		snprintf(latency_metric, sizeof latency_metric, "latency_%s%s%s_ns", q, o->measure.op >= 0 ? "_" : "",
 			 o->measure.op >= 0 ? alloclab_lat_op_names[o->measure.op] : "");
 		metric = latency_metric;
+	} else if (o->measure.memory) {
+		metric = alloclab_memory_metric_keys[o->measure.memory];
 	}
+	const int other_metric = o->measure.quantile > 0 || o->measure.memory;
 	double *log_sum = calloc(ncols, sizeof *log_sum);
 	size_t *nrows_ratio = calloc(ncols, sizeof *nrows_ratio);
 	const struct alloclab_cell **row_cells = calloc(cols[0].results->ncells + 1, sizeof *row_cells);
@@ -240,8 +243,14 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 			v = alloclab_cell_measure_values(other, &within, &nv);
 			p = alloclab_cell_measure_processes(other, &within, &np);
 			if (nv == 0) {
-				json_array_append_new(entries, json_pack("{s:s,s:s}", "status", "not measured", "message",
-									 "no latency measured (run with --latency)"));
+				json_array_append_new(
+					entries,
+					json_pack("{s:s,s:s}", "status", "not measured", "message",
+						  o->measure.memory == ALLOCLAB_MEMORY_FRAGMENTATION
+							  ? "the workload did not say what it held"
+						  : o->measure.memory ? "no memory figures (a timeline and the worker's own "
+									"readings: not under valgrind)"
+								      : "no latency measured (run with --latency)"));
 				any_other |= c > 0;
 				free(v);
 				free(p);
@@ -252,7 +261,7 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 			alloclab_summarize(v, nv, &s);
 			entry = json_pack("{s:f,s:f,s:f,s:I,s:I,s:o}", "mean", s.mean, "median", s.median, "stdev", s.stdev,
 					  "values", (json_int_t)nv, "processes", (json_int_t)np, "warnings",
-					  alloclab_metric_deterministic(other->metric) ? json_array() : cell_warnings(v, nv));
+					  !other_metric && alloclab_metric_deterministic(other->metric) ? json_array() : cell_warnings(v, nv));
 			if (c > 0 && base_v) {
 				if (hosts_note[0])
 					json_array_append_new(json_object_get(entry, "warnings"), json_string(hosts_note));
@@ -262,7 +271,8 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 				double min_p;
 				alloclab_summarize(bv, bnv, &sb);
 				double ratio = s.mean / sb.mean;
-				if (alloclab_metric_deterministic(cell->metric) || alloclab_metric_deterministic(other->metric)) {
+				if (!other_metric &&
+				    (alloclab_metric_deterministic(cell->metric) || alloclab_metric_deterministic(other->metric))) {
 					/* Counts, not times: the same every time, so a test
 					 * would be meaningless; the ratio is the answer. */
 					t.p = 0;
@@ -286,7 +296,7 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 				int reachable = min_p < ALPHA;
 				int significant = reachable && t.p < ALPHA && fabs(ratio - 1) * 100 >= o->min_speed;
 				json_object_set_new(entry, "ratio", json_real(ratio));
-				json_object_set_new(entry, "p", alloclab_metric_deterministic(cell->metric) ? json_null() : json_real(t.p));
+				json_object_set_new(entry, "p", !other_metric && alloclab_metric_deterministic(cell->metric) ? json_null() : json_real(t.p));
 				json_object_set_new(entry, "statistic", json_real(t.statistic));
 				json_object_set_new(entry, "tested", json_string(unit));
 				json_object_set_new(entry, "significant", json_boolean(significant));
@@ -320,7 +330,7 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 			continue;
 		}
 		row_cells[nrow_cells++] = cell;
-		metric = o->measure.quantile > 0 ? metric : cell->metric;
+		metric = other_metric ? metric : cell->metric;
 		json_array_append_new(rows, json_pack("{s:s,s:s,s:O,s:i,s:o}", "plugin", cell->plugin, "workload",
 						      cell->workload, "params", cell->params, "threads", (int)cell->threads,
 						      "columns", entries));

@@ -17,7 +17,19 @@ static int row_unmeasured(const json_t *row);
 
 /* The text of one table cell: base "18.9 ns"; others "19.3 ns: 1.02x
  * slower (+2%)" or "19.0 ns: not significant". */
-static int counts; /* the comparison is of instruction counts, not times */
+/* What the comparison's numbers are: times (the default), instruction
+ * counts, or one of the memory figures (compare --metric rss, ...). */
+static enum { KIND_TIME, KIND_COUNTS, KIND_KIB, KIND_RATIO, KIND_FAULTS } kind;
+
+static void kib_text(double kib, char *out, size_t len)
+{
+	if (kib >= 1024 * 1024)
+		snprintf(out, len, "%.2f GiB", kib / (1024 * 1024));
+	else if (kib >= 1024)
+		snprintf(out, len, "%.1f MiB", kib / 1024);
+	else
+		snprintf(out, len, "%.0f KiB", kib);
+}
 
 static void cell_text(const json_t *entry, int base, char *out, size_t len)
 {
@@ -32,10 +44,14 @@ static void cell_text(const json_t *entry, int base, char *out, size_t len)
 		snprintf(out, len, "%s", json_string_value(json_object_get(entry, "status")));
 		return;
 	}
-	if (counts)
-		snprintf(t, sizeof t, "%.1f instr", json_number_value(json_object_get(entry, "mean")));
-	else
-		alloclab_format_ns(json_number_value(json_object_get(entry, "mean")), t, sizeof t);
+	double mean = json_number_value(json_object_get(entry, "mean"));
+	switch (kind) {
+	case KIND_COUNTS: snprintf(t, sizeof t, "%.1f instr", mean); break;
+	case KIND_KIB: kib_text(mean, t, sizeof t); break;
+	case KIND_RATIO: snprintf(t, sizeof t, "%.2f", mean); break;
+	case KIND_FAULTS: snprintf(t, sizeof t, "%.0f faults", mean); break;
+	default: alloclab_format_ns(mean, t, sizeof t);
+	}
 	if (base) {
 		snprintf(out, len, "%s", t);
 		return;
@@ -48,7 +64,7 @@ static void cell_text(const json_t *entry, int base, char *out, size_t len)
 		snprintf(out, len, "%s: not significant", t);
 		return;
 	}
-	if (counts) {
+	if (kind != KIND_TIME) {
 		double ratio = json_number_value(json_object_get(entry, "ratio"));
 		snprintf(r, sizeof r, ratio >= 1 ? "%.2fx more (%+.0f%%)" : "%.2fx fewer (%+.0f%%)",
 			 ratio >= 1 ? ratio : 1 / ratio, (ratio - 1) * 100);
@@ -88,16 +104,21 @@ static char *geomean_text(double g)
 {
 	char *s = malloc(48);
 	if (g >= 1)
-		snprintf(s, 48, "%.2fx slower", g);
+		snprintf(s, 48, "%.2fx %s", g, kind == KIND_TIME ? "slower" : "more");
 	else
-		snprintf(s, 48, "%.2fx faster", 1 / g);
+		snprintf(s, 48, "%.2fx %s", 1 / g, kind == KIND_TIME ? "faster" : "fewer");
 	return s;
 }
 
 static void build_table(const json_t *cmp, struct table *t)
 {
-	counts = json_is_string(json_object_get(cmp, "metric")) &&
-		 strcmp(json_string_value(json_object_get(cmp, "metric")), ALLOCLAB_METRIC_INSTRUCTIONS) == 0;
+	const char *metric = json_string_value(json_object_get(cmp, "metric"));
+	kind = metric == NULL ? KIND_TIME
+	       : strcmp(metric, ALLOCLAB_METRIC_INSTRUCTIONS) == 0 ? KIND_COUNTS
+	       : strcmp(metric, "fragmentation_at_peak") == 0 ? KIND_RATIO
+	       : strcmp(metric, "minor_faults_per_value") == 0 ? KIND_FAULTS
+	       : strcmp(metric, "rss_peak_kib") == 0 || strcmp(metric, "kept_after_free_kib") == 0 ? KIND_KIB
+	       : KIND_TIME;
 	json_t *rows = json_object_get(cmp, "rows"), *cols = json_object_get(cmp, "columns"), *row, *name;
 	size_t ncols = json_array_size(cols) + 1, shown = 0, i, c;
 	int geo = json_array_size(rows) >= 2;
@@ -196,6 +217,9 @@ static void print_not_significant(const json_t *cmp, FILE *out)
 	const char *metric = json_string_value(json_object_get(cmp, "metric"));
 	if (metric && strncmp(metric, "latency_", 8) == 0)
 		fprintf(out, "Compared: %s, each process's percentile of its timed calls (--latency)\n", metric);
+	else if (metric && (strcmp(metric, "rss_peak_kib") == 0 || strcmp(metric, "kept_after_free_kib") == 0 ||
+			    strcmp(metric, "fragmentation_at_peak") == 0 || strcmp(metric, "minor_faults_per_value") == 0))
+		fprintf(out, "Compared: %s, one figure per process (docs/memory.md)\n", metric);
 	print_row_list(cmp, out, "Not significant", row_plain_not_significant);
 	print_row_list(cmp, out, "Cannot be significant with the processes measured", row_unreachable);
 	print_row_list(cmp, out, "Not measured in every column (error, not applicable, or no latency)", row_unmeasured);

@@ -4,54 +4,12 @@
 #include "cells.h"
 #include "figure.h"
 #include "memory_timeline.h"
+#include "process_memory.h"
 #include "summary.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Steps before the workload's first round: the harness and the plugin
- * starting. */
-static int before_rounds(const char *phase)
-{
-	return strcmp(phase, "start") == 0 || strcmp(phase, "load") == 0 || strcmp(phase, "create") == 0 ||
-	       strcmp(phase, "thread_attach") == 0;
-}
-
-struct timeline_figures {
-	double baseline, peak, huge_share, end_of_run; /* KiB, share; < 0 unknown */
-	double live_peak;                               /* KiB, the most the workload held; < 0 unknown */
-};
-
-static void read_timeline(const json_t *m, unsigned nvalues, struct timeline_figures *f)
-{
-	json_t *phases = json_object_get(m, "phases"), *s;
-	size_t i;
-	char last_run[32];
-	long peak = -1, peak_with_huge = -1;
-
-	*f = (struct timeline_figures){-1, -1, -1, -1, -1};
-	snprintf(last_run, sizeof last_run, "run %u", nvalues);
-	json_array_foreach(json_object_get(m, "samples"), i, s)
-	{
-		const char *phase = json_string_value(json_array_get(phases, (size_t)json_integer_value(json_array_get(s, 4))));
-		long rss = (long)json_integer_value(json_array_get(s, 1)), huge = (long)json_integer_value(json_array_get(s, 3));
-		if (phase && before_rounds(phase))
-			f->baseline = (double)rss;
-		if (phase && strcmp(phase, last_run) == 0)
-			f->end_of_run = (double)rss;
-		if (rss > peak)
-			peak = rss;
-		long live = (long)json_integer_value(json_array_get(s, 5));
-		if (live > 0 && live > f->live_peak)
-			f->live_peak = (double)live;
-		if (huge >= 0 && rss > peak_with_huge && rss > 0) {
-			peak_with_huge = rss;
-			f->huge_share = (double)huge / (double)rss;
-		}
-	}
-	f->peak = (double)peak;
-}
 
 static double median_of(double *v, size_t n)
 {
@@ -74,14 +32,16 @@ static void kib_text(double kib, char *out, size_t len)
 		snprintf(out, len, "%.2f GiB", kib / (1024 * 1024));
 	else if (kib >= 1024)
 		snprintf(out, len, "%.1f MiB", kib / 1024);
-	else
+	else if (kib >= 1 || kib == 0)
 		snprintf(out, len, "%.0f KiB", kib);
+	else
+		snprintf(out, len, "%.0f B", kib * 1024);
 }
 
-/* Resident over requested-live, the harness's baseline taken off, where
- * the workload said what it held: at the end of the last run and at the
- * peak; beside it the allocator's own account (its standard statistics
- * after the last run: in use, held free). */
+/* Resident over requested-live, the harness's baseline and the workload's
+ * own tables taken off, where the workload said what it held: at the end
+ * of the last run and at the peak; beside it the allocator's own account
+ * (its standard statistics after the last run: in use, held free). */
 static void print_fragmentation(const struct alloclab_results *r, char **names, FILE *out)
 {
 	int header = 0;
@@ -90,56 +50,49 @@ static void print_fragmentation(const struct alloclab_results *r, char **names, 
 		if (!alloclab_cell_measured(c))
 			continue;
 		unsigned n = c->nprocs;
-		double *live = calloc(n + 1, sizeof *live), *end = calloc(n + 1, sizeof *end),
-		       *peak = calloc(n + 1, sizeof *peak), *in_use = calloc(n + 1, sizeof *in_use),
-		       *held = calloc(n + 1, sizeof *held);
+		double *col[6];
+		for (int k = 0; k < 6; k++)
+			col[k] = calloc(n + 1, sizeof **col);
 		int have = 0;
 		for (unsigned p = 0; p < n; p++) {
 			const struct alloclab_process *proc = &c->procs[p];
-			struct timeline_figures f = {-1, -1, -1, -1, -1};
-			live[p] = end[p] = peak[p] = in_use[p] = held[p] = -1;
+			struct alloclab_process_memory m;
+			for (int k = 0; k < 6; k++)
+				col[k][p] = -1;
 			if (proc->nvalues == 0)
 				continue;
+			alloclab_process_memory(proc, &m);
 			/* The allocator's own account of the last value (std.*). */
 			const json_t *st = proc->values[proc->nvalues - 1].stats;
 			if (json_object_get(st, "std.in_use_bytes"))
-				in_use[p] = (double)alloclab_stat_value(json_object_get(st, "std.in_use_bytes")) / 1024;
+				col[4][p] = (double)alloclab_stat_value(json_object_get(st, "std.in_use_bytes")) / 1024;
 			if (json_object_get(st, "std.free_bytes"))
-				held[p] = (double)alloclab_stat_value(json_object_get(st, "std.free_bytes")) / 1024;
-			if (proc->memory)
-				read_timeline(proc->memory, proc->nvalues, &f);
-			double live_kib = (double)proc->values[proc->nvalues - 1].live_end_bytes / 1024;
-			if (live_kib <= 0 && f.live_peak <= 0)
+				col[5][p] = (double)alloclab_stat_value(json_object_get(st, "std.free_bytes")) / 1024;
+			if (m.live_end_kib <= 0 && m.live_peak_kib <= 0)
 				continue; /* the workload says nothing of what it holds */
-			double base = proc->rss_before_plugin_kib > 0 ? (double)proc->rss_before_plugin_kib : f.baseline;
-			if (live_kib > 0) {
-				live[p] = live_kib;
-				if (f.end_of_run >= 0 && base >= 0)
-					end[p] = (f.end_of_run - base) / live_kib;
-			}
-			if (f.peak >= 0 && base >= 0 && f.live_peak > 0)
-				peak[p] = (f.peak - base) / f.live_peak;
+			col[0][p] = m.live_end_kib;
+			col[1][p] = m.live_peak_kib;
+			col[2][p] = m.frag_end;
+			col[3][p] = m.frag_peak;
 			have = 1;
 		}
 		if (have) {
 			if (!header++)
-				fprintf(out, "\nfragmentation: resident over requested-live (the harness's baseline taken off; "
-					     "medians)\n  %-40s %12s %10s %8s %12s %12s\n",
-					"cell", "live at end", "end of run", "at peak", "its in use", "its free");
-			char l[32], e[32], k[32], u[32], h[32];
-			double ml = median_of(live, n), me = median_of(end, n), mk = median_of(peak, n);
-			kib_text(ml, l, sizeof l);
-			kib_text(median_of(in_use, n), u, sizeof u);
-			kib_text(median_of(held, n), h, sizeof h);
-			snprintf(e, sizeof e, me < 0 ? "-" : "%.2f", me);
-			snprintf(k, sizeof k, mk < 0 ? "-" : "%.2f", mk);
-			fprintf(out, "  %-40.40s %12s %10s %8s %12s %12s\n", names[i], l, e, k, u, h);
+				fprintf(out, "\nfragmentation: resident over requested-live (the harness's baseline and the workload's "
+					     "own tables taken off; medians)\n  %-40s %12s %12s %10s %8s %12s %12s\n",
+					"cell", "live at end", "most live", "end of run", "at peak", "its in use", "its free");
+			char t[6][32];
+			for (int k = 0; k < 6; k++) {
+				double med = median_of(col[k], n);
+				if (k == 2 || k == 3)
+					snprintf(t[k], sizeof t[k], med < 0 ? "-" : "%.2f", med);
+				else
+					kib_text(med, t[k], sizeof t[k]);
+			}
+			fprintf(out, "  %-40.40s %12s %12s %10s %8s %12s %12s\n", names[i], t[0], t[1], t[2], t[3], t[4], t[5]);
 		}
-		free(live);
-		free(end);
-		free(peak);
-		free(in_use);
-		free(held);
+		for (int k = 0; k < 6; k++)
+			free(col[k]);
 	}
 }
 
@@ -162,24 +115,18 @@ void alloclab_memory_report(const struct alloclab_results *r, FILE *out)
 			col[k] = calloc(n + 1, sizeof **col);
 		for (unsigned p = 0; p < n; p++) {
 			const struct alloclab_process *proc = &c->procs[p];
-			struct timeline_figures f = {-1, -1, -1, -1, -1};
-			if (proc->memory)
-				read_timeline(proc->memory, proc->nvalues, &f), have = 1;
-			if (proc->rss_after_finish_kib > 0)
+			struct alloclab_process_memory m;
+			alloclab_process_memory(proc, &m);
+			if (proc->memory || proc->rss_after_finish_kib > 0)
 				have = 1;
-			uint64_t minor = 0;
-			for (unsigned v = 0; v < proc->nvalues; v++)
-				minor += proc->values[v].minor_faults;
-			/* The harness alone, as the worker read it before the plugin
-			 * was loaded; else the timeline's last sample before then. */
-			col[0][p] = proc->rss_before_plugin_kib > 0 ? (double)proc->rss_before_plugin_kib : f.baseline;
-			col[1][p] = f.peak;
-			col[2][p] = f.huge_share;
-			col[3][p] = f.end_of_run;
-			col[4][p] = (double)proc->rss_after_finish_kib;
-			col[5][p] = (double)proc->rss_after_trim_kib;
-			col[6][p] = (double)proc->rss_after_settle_kib;
-			col[7][p] = proc->nvalues && proc->values[0].faults_counted ? (double)minor / proc->nvalues : -1;
+			col[0][p] = m.baseline_kib;
+			col[1][p] = m.peak_kib;
+			col[2][p] = m.huge_share;
+			col[3][p] = m.end_of_run_kib;
+			col[4][p] = m.after_finish_kib;
+			col[5][p] = m.after_trim_kib;
+			col[6][p] = m.after_settle_kib;
+			col[7][p] = m.faults_per_value;
 		}
 		if (have) {
 			if (!header++)

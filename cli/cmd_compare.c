@@ -32,6 +32,10 @@ static const char usage[] =
 	"  -M, --metric p50|p90|p99|p999|p9999|max  compare a latency percentile of the calls\n"
 	"                                 (runs made with --latency) instead of the time per op:\n"
 	"                                 each process's, with the same test\n"
+	"  -M, --metric rss|fragmentation|kept|faults  compare a memory figure instead, one per\n"
+	"                                 process: peak resident net of the harness, resident over\n"
+	"                                 requested-live at the peak, resident kept once the workload\n"
+	"                                 freed everything (net of the harness), minor faults per value\n"
 	"      --op all|malloc|calloc|realloc|aligned_alloc|free  the calls --metric takes (default all)\n"
 	"  -h, --help\n"
 	"\n"
@@ -56,7 +60,7 @@ int alloclab_cmd_compare(int argc, char **argv)
 		{"metric", required_argument, NULL, 'M'},  {"op", required_argument, NULL, 'O'},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
-	struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 1.0, {0, -1, NULL}};
+	struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 1.0, {0, -1, NULL, ALLOCLAB_MEMORY_NONE}};
 	int op_given = 0;
 	const struct alloclab_output_format *format = alloclab_output_format_find("rst", 0);
 	struct alloclab_column cols[MAX_FILES];
@@ -90,8 +94,15 @@ int alloclab_cmd_compare(int argc, char **argv)
 							    optarg);
 			break;
 		case 'M':
-			if ((o.measure.quantile = alloclab_lat_quantile_named(optarg)) < 0)
-				return alloclab_usage_error("compare", "--metric takes p50, p90, p99, p999, p9999 or max, not '%s'",
+			o.measure.memory = ALLOCLAB_MEMORY_NONE;
+			for (unsigned k = 1; k < ALLOCLAB_MEMORY_NMETRICS; k++)
+				if (strcmp(optarg, alloclab_memory_metric_names[k]) == 0)
+					o.measure.memory = (enum alloclab_memory_metric)k;
+			o.measure.quantile = 0;
+			if (!o.measure.memory && (o.measure.quantile = alloclab_lat_quantile_named(optarg)) < 0)
+				return alloclab_usage_error("compare",
+							    "--metric takes p50, p90, p99, p999, p9999, max, rss, fragmentation, "
+							    "kept or faults, not '%s'",
 							    optarg);
 			break;
 		case 'O': {

@@ -1,5 +1,6 @@
 /* What a results cell holds, as numbers. See cell_values.h. */
 #include "cell_values.h"
+#include "process_memory.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,39 @@ static double value_quantile(const struct alloclab_latency *l, const struct allo
 	return q;
 }
 
+const char *const alloclab_memory_metric_names[ALLOCLAB_MEMORY_NMETRICS] = {"", "rss", "fragmentation", "kept",
+										  "faults"};
+const char *const alloclab_memory_metric_keys[ALLOCLAB_MEMORY_NMETRICS] = {
+	"", "rss_peak_kib", "fragmentation_at_peak", "kept_after_free_kib", "minor_faults_per_value"};
+
+/* A process's memory figure; < 0 not known. */
+static double process_memory_figure(const struct alloclab_process *p, enum alloclab_memory_metric which)
+{
+	struct alloclab_process_memory m;
+	alloclab_process_memory(p, &m);
+	switch (which) {
+	case ALLOCLAB_MEMORY_RSS: return m.peak_net_kib;
+	case ALLOCLAB_MEMORY_FRAGMENTATION: return m.frag_peak;
+	case ALLOCLAB_MEMORY_KEPT: return m.kept_kib;
+	case ALLOCLAB_MEMORY_FAULTS: return m.faults_per_value;
+	default: return -1;
+	}
+}
+
+/* The memory figure of every process of the cell that m takes. */
+static double *memory_figures(const struct alloclab_cell *cell, const struct alloclab_cell_measure *m, size_t *n)
+{
+	double *out = calloc(cell->nprocs + 1, sizeof *out);
+	size_t count = 0;
+	for (unsigned i = 0; i < cell->nprocs; i++) {
+		double f = alloclab_cell_measure_takes(m, &cell->procs[i]) ? process_memory_figure(&cell->procs[i], m->memory) : -1;
+		if (f >= 0) /* 0 is a figure (nothing kept); < 0 is not known */
+			out[count++] = f;
+	}
+	*n = count;
+	return out;
+}
+
 int alloclab_cell_measure_takes(const struct alloclab_cell_measure *m, const struct alloclab_process *p)
 {
 	if (m == NULL || m->cpu_model == NULL)
@@ -70,6 +104,8 @@ int alloclab_cell_measure_takes(const struct alloclab_cell_measure *m, const str
 double *alloclab_cell_measure_values(const struct alloclab_cell *cell, const struct alloclab_cell_measure *m,
 				     size_t *n)
 {
+	if (m && m->memory)
+		return memory_figures(cell, m, n);
 	double *out = alloclab_cell_values(cell, n);
 	size_t count = 0;
 	for (unsigned i = 0; i < cell->nprocs; i++) {
@@ -108,6 +144,8 @@ struct alloclab_latency *alloclab_cell_latency(const struct alloclab_cell *cell,
 double *alloclab_cell_measure_processes(const struct alloclab_cell *cell, const struct alloclab_cell_measure *m,
 					size_t *n)
 {
+	if (m && m->memory)
+		return memory_figures(cell, m, n);
 	double *out = calloc(cell->nprocs + 1, sizeof *out);
 	size_t count = 0;
 	for (unsigned i = 0; i < cell->nprocs; i++) {

@@ -27,12 +27,32 @@ double *alloclab_cell_process_means(const struct alloclab_cell *cell, size_t *n)
 /* What is taken of each value: its metric per op (quantile 0, the
  * default), or a quantile of its call times (--latency) of one op kind
  * (op: enum alloclab_lat_op) or of all (op -1), in ns. */
+/* Memory figures a comparison can take instead (process_memory.h): the
+ * peak resident set net of the harness's baseline (KiB), fragmentation at
+ * the peak, what the allocator kept once everything was freed (KiB, net
+ * of the baseline), minor page faults per value. */
+enum alloclab_memory_metric {
+	ALLOCLAB_MEMORY_NONE,
+	ALLOCLAB_MEMORY_RSS,
+	ALLOCLAB_MEMORY_FRAGMENTATION,
+	ALLOCLAB_MEMORY_KEPT,
+	ALLOCLAB_MEMORY_FAULTS,
+	ALLOCLAB_MEMORY_NMETRICS
+};
+/* "rss", "fragmentation", "kept", "faults" (index: the enum). */
+extern const char *const alloclab_memory_metric_names[ALLOCLAB_MEMORY_NMETRICS];
+/* The name a comparison's "metric" gives each: "rss_peak_kib", ... */
+extern const char *const alloclab_memory_metric_keys[ALLOCLAB_MEMORY_NMETRICS];
+
 struct alloclab_cell_measure {
 	double quantile;
 	int op;
 	/* Only the processes that ran on this CPU model (a merge of shards
 	 * from several machines: alloclab_process.host_cpu_model); NULL all. */
 	const char *cpu_model;
+	/* A memory figure (not NONE): one per process, tested as per-process
+	 * means are; quantile and op are then unused. */
+	enum alloclab_memory_metric memory;
 };
 
 /* The measure of every value (values without latency figures are left

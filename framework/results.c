@@ -432,8 +432,14 @@ static json_t *value_to_json(const struct alloclab_value *v, unsigned threads, c
 	}
 	if (v->rss_after_finish_kib > 0)
 		json_object_set_new(o, K_RSS_AFTER_FINISH, json_integer(v->rss_after_finish_kib));
+	if (v->rss_end_of_run_kib > 0)
+		json_object_set_new(o, K_RSS_END_OF_RUN, json_integer(v->rss_end_of_run_kib));
 	if (v->live_end_bytes)
 		json_object_set_new(o, K_LIVE_END, json_integer((json_int_t)v->live_end_bytes));
+	if (v->live_peak_bytes)
+		json_object_set_new(o, K_LIVE_PEAK, json_integer((json_int_t)v->live_peak_bytes));
+	if (v->own_bytes)
+		json_object_set_new(o, K_OWN, json_integer((json_int_t)v->own_bytes));
 	if (v->stats)
 		json_object_set(o, K_STATS, v->stats);
 	return o;
@@ -873,8 +879,19 @@ static int read_value(const struct reader *rd, const json_t *obj, const char *wh
 			return -1;
 		v->rss_after_finish_kib = (long)kib;
 	}
+	if (json_object_get(obj, K_RSS_END_OF_RUN)) {
+		uint64_t kib;
+		if (get_uint(rd, obj, where, K_RSS_END_OF_RUN, 1, 1, (uint64_t)1 << 40, &kib) != 0)
+			return -1;
+		v->rss_end_of_run_kib = (long)kib;
+	}
 	if (json_object_get(obj, K_LIVE_END) &&
 	    get_uint(rd, obj, where, K_LIVE_END, 1, 1, (uint64_t)1 << 50, &v->live_end_bytes) != 0)
+		return -1;
+	if (json_object_get(obj, K_LIVE_PEAK) &&
+	    get_uint(rd, obj, where, K_LIVE_PEAK, 1, 1, (uint64_t)1 << 50, &v->live_peak_bytes) != 0)
+		return -1;
+	if (json_object_get(obj, K_OWN) && get_uint(rd, obj, where, K_OWN, 1, 1, (uint64_t)1 << 50, &v->own_bytes) != 0)
 		return -1;
 	if (read_stats(rd, obj, where, K_STATS, &v->stats) != 0)
 		return -1;

@@ -86,9 +86,16 @@ struct alloclab_value {
 	/* The worker's resident set once every thread had finished the value
 	 * (freed its working set), KiB; 0 unknown. */
 	long rss_after_finish_kib;
+	/* ... and once every thread had ended run() (the working sets live);
+	 * 0 unknown. */
+	long rss_end_of_run_kib;
 	/* The requested bytes the workload said it held when run() ended
 	 * (workload.h, alloclab_live_end); 0 not said. */
 	uint64_t live_end_bytes;
+	/* The most it said it held at once in the run (the sum of its
+	 * threads'), and the bytes of its own tables outside the plugin,
+	 * resident in the run; 0 not said. */
+	uint64_t live_peak_bytes, own_bytes;
 	/* NULL, or the plugin's standard statistics (std.*) after the run,
 	 * the working sets live: {name: value}, as process stats. */
 	json_t *stats;

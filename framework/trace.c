@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE 1
 #include "trace.h"
+#include "resident.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -621,6 +622,11 @@ struct alloclab_trace_cursor *alloclab_trace_cursor_new(const struct alloclab_tr
 		return NULL;
 	}
 	return c;
+}
+
+uint64_t alloclab_trace_cursor_resident(const struct alloclab_trace_cursor *c)
+{
+	return alloclab_resident_bytes(c->z, ZSTD_compressBound(CHUNK_RAW_MAX)) + alloclab_resident_bytes(c->raw, CHUNK_RAW_MAX);
 }
 
 void alloclab_trace_cursor_free(struct alloclab_trace_cursor *c)

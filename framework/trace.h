@@ -145,6 +145,8 @@ int alloclab_trace_validate(struct alloclab_trace *t, struct alloclab_trace_summ
 struct alloclab_trace_cursor;
 struct alloclab_trace_cursor *alloclab_trace_cursor_new(const struct alloclab_trace *t, unsigned thread);
 void alloclab_trace_cursor_free(struct alloclab_trace_cursor *c);
+/* The resident bytes of the cursor's buffers (resident.h). */
+uint64_t alloclab_trace_cursor_resident(const struct alloclab_trace_cursor *c);
 void alloclab_trace_cursor_rewind(struct alloclab_trace_cursor *c);
 /* The next chunk's events into out: 1 with *n set, 0 at the thread's
  * end, -1 with err. Room for ALLOCLAB_TRACE_CHUNK_EVENTS always suffices,

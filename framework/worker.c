@@ -156,8 +156,11 @@ const char *alloclab_cell_spec_metric(const struct alloclab_cell_spec *cell)
 
 struct round_memory {
 	uint64_t minor_faults, major_faults; /* the process's, around run() */
+	long rss_end_of_run;                 /* KiB, once every thread has ended run() */
 	long rss_after_finish;               /* KiB, once every thread has finished the round */
 	uint64_t live_end;                   /* the bytes the threads said were live when run() ended */
+	uint64_t live_peak;                  /* the sum of the most each thread said it held; 0 not said */
+	uint64_t own;                        /* the workload's own tables outside the plugin */
 	uint64_t standard[NSTANDARD];        /* the plugin's standard statistics after run() */
 	unsigned standard_given;             /* which of them it gave (bits) */
 };
@@ -206,15 +209,17 @@ static long resident_kib(void)
 	return pages * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-/* What the threads said they held when run() ended, summed and cleared. */
-static uint64_t live_end_sum(const struct worker *w)
+/* What the threads said of the round (workload.h, struct alloclab_live):
+ * held when run() ended, held at most, their own tables; summed into m
+ * and cleared for the next round. */
+static void take_live(const struct worker *w, struct round_memory *m)
 {
-	uint64_t sum = 0;
+	m->live_end = m->live_peak = m->own = 0;
 	for (unsigned i = 0; i < w->cell->threads; i++) {
-		sum += __atomic_load_n((uint64_t *)&w->live[i].end_bytes, __ATOMIC_RELAXED);
-		__atomic_store_n((uint64_t *)&w->live[i].end_bytes, 0, __ATOMIC_RELAXED);
+		m->live_end += __atomic_exchange_n((uint64_t *)&w->live[i].end_bytes, 0, __ATOMIC_RELAXED);
+		m->live_peak += __atomic_exchange_n((uint64_t *)&w->live[i].peak_bytes, 0, __ATOMIC_RELAXED);
+		m->own += __atomic_exchange_n((uint64_t *)&w->live[i].own_bytes, 0, __ATOMIC_RELAXED);
 	}
-	return sum;
 }
 
 /* The round the next steps belong to, for the memory timeline: the
@@ -265,7 +270,7 @@ static void *thread_main(void *arg)
 		 * allocator kept of it. */
 		if (r > 0 && slot->wt.index == 0) {
 			w->mem[r - 1].rss_after_finish = resident_kib();
-			w->mem[r - 1].live_end = live_end_sum(w);
+			take_live(w, &w->mem[r - 1]);
 		}
 		if (w->failed)
 			break;
@@ -325,6 +330,9 @@ static void *thread_main(void *arg)
 			getrusage(RUSAGE_SELF, &after);
 			w->mem[r].minor_faults = (uint64_t)(after.ru_minflt - before.ru_minflt);
 			w->mem[r].major_faults = (uint64_t)(after.ru_majflt - before.ru_majflt);
+			/* The working sets still live, whatever the sampler's
+			 * interval: the end of run for fragmentation. */
+			w->mem[r].rss_end_of_run = resident_kib();
 		}
 		if (!w->failed && (w->alloc.ops.stats || w->cell->heapmap)) {
 			/* The allocator's own account with the working sets live,
@@ -409,7 +417,10 @@ static void round_value(const struct worker *w, unsigned r, struct alloclab_valu
 	v->minor_faults = w->mem[r].minor_faults;
 	v->major_faults = w->mem[r].major_faults;
 	v->rss_after_finish_kib = w->mem[r].rss_after_finish;
+	v->rss_end_of_run_kib = w->mem[r].rss_end_of_run;
 	v->live_end_bytes = w->mem[r].live_end;
+	v->live_peak_bytes = w->mem[r].live_peak;
+	v->own_bytes = w->mem[r].own;
 	if (w->mem[r].standard_given) {
 		v->stats = json_object();
 		for (unsigned i = 0; i < NSTANDARD; i++)
@@ -597,7 +608,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	for (unsigned i = first; i < first + started; i++)
 		pthread_join(w.slots[i].tid, NULL);
 	w.mem[w.rounds - 1].rss_after_finish = resident_kib();
-	w.mem[w.rounds - 1].live_end = live_end_sum(&w);
+	take_live(&w, &w.mem[w.rounds - 1]);
 
 	if (w.failed) {
 		const char *why = "a thread failed without saying why";

@@ -162,8 +162,17 @@ struct alloclab_live {
 	/* The bytes live when run() ended (alloclab_live_end), for the
 	 * value's fragmentation: 0 not said. */
 	_Atomic uint64_t end_bytes;
-	char pad[40];
+	/* The most this thread held at once in the run, where the workload
+	 * tracks it exactly (alloclab_live_peak): samples of `bytes` miss a
+	 * peak shorter than the sampling interval. 0 not said. */
+	_Atomic uint64_t peak_bytes;
+	/* The workload's own memory outside the plugin, resident while it
+	 * runs (a decoded trace, its tables: alloclab_live_own), taken off
+	 * the resident set with the harness's baseline. 0 none. */
+	_Atomic uint64_t own_bytes;
+	char pad[24];
 };
+_Static_assert(sizeof(struct alloclab_live) == 64, "one cache line per thread's counters");
 
 /* The bytes live when run() ended: from run() itself, or from finish()
  * before it frees (where counting them in run would cost the timed loop). */
@@ -176,6 +185,18 @@ static inline void alloclab_live_set(struct alloclab_workload_thread *t, uint64_
 {
 	__atomic_store_n((uint64_t *)&t->live->bytes, bytes, __ATOMIC_RELAXED);
 	__atomic_store_n((uint64_t *)&t->live->blocks, blocks, __ATOMIC_RELAXED);
+}
+
+/* The most this thread held at once during the run (bytes). */
+static inline void alloclab_live_peak(struct alloclab_workload_thread *t, uint64_t bytes)
+{
+	__atomic_store_n((uint64_t *)&t->live->peak_bytes, bytes, __ATOMIC_RELAXED);
+}
+
+/* The bytes of this thread's own tables outside the plugin (resident). */
+static inline void alloclab_live_own(struct alloclab_workload_thread *t, uint64_t bytes)
+{
+	__atomic_store_n((uint64_t *)&t->live->own_bytes, bytes, __ATOMIC_RELAXED);
 }
 
 /* For a workload that updates as it goes: its own thread's counters, so a

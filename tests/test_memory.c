@@ -6,6 +6,7 @@
  */
 #include "helpers.h"
 #include "memory_timeline.h"
+#include "process_memory.h"
 #include "results.h"
 
 #include <criterion/criterion.h>
@@ -237,6 +238,132 @@ Test(memory, standard_statistics_agree_with_what_the_workload_holds, .timeout = 
 		(void)free_b;
 	}
 	alloclab_results_free(res);
+}
+
+static uint64_t value_stat(const struct alloclab_value *v, const char *name)
+{
+	return alloclab_stat_value(json_object_get(v->stats, name));
+}
+
+/* What the replay and the multithreaded workloads say they hold is what
+ * an allocator that counts every request sees: exactly at the end of a run
+ * and, with one thread, at its peak; with two, the sum of the threads'
+ * peaks, at least the true peak. */
+Test(memory, every_workload_says_what_it_holds_as_a_counting_allocator_sees_it, .timeout = 240)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(
+		dir, (const char *const[]){"run", "-p", test_plugin("live_counting"), "-w", "larson:ops=200000", "-w",
+					   "xmalloc:ops=40960", "-w", "threadtest:iterations=5", "-w", "cache-thrash",
+					   "-w", "cache-scratch", "-w", "trace:file=richards.trace", "-t", "1,2", "-n",
+					   "1", "-v", "1", "-o", "h.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "h.json");
+	cr_assert_eq(res->ncells, 12);
+	for (unsigned i = 0; i < res->ncells; i++) {
+		const struct alloclab_cell *c = &res->cells[i];
+		cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s t=%u: %s", c->workload, c->threads, c->message ? c->message : "");
+		const struct alloclab_process *p = &c->procs[0];
+		const struct alloclab_value *v = &p->values[p->nvalues - 1];
+		uint64_t in_use = value_stat(v, "std.in_use_bytes"), peak = alloclab_stat_value(json_object_get(p->stats, "live.peak_bytes"));
+		cr_expect_eq(v->live_end_bytes, in_use, "%s t=%u: says %llu held at the end, the allocator %llu", c->workload,
+			     c->threads, (unsigned long long)v->live_end_bytes, (unsigned long long)in_use);
+		cr_expect_gt(v->live_peak_bytes, 0, "%s t=%u: no most held", c->workload, c->threads);
+		if (c->threads == 1)
+			cr_expect_eq(v->live_peak_bytes, peak, "%s: says %llu held at most, the allocator %llu", c->workload,
+				     (unsigned long long)v->live_peak_bytes, (unsigned long long)peak);
+		else if (strcmp(c->workload, "xmalloc") == 0)
+			/* Counted a batch at a time: within one batch (4,096 objects of
+			 * 64 bytes and its table) of each of the two threads. */
+			cr_expect(v->live_peak_bytes + 2 * 300000 > peak && v->live_peak_bytes < peak + 2 * 300000,
+				  "xmalloc: says %llu held at most, the allocator %llu", (unsigned long long)v->live_peak_bytes,
+				  (unsigned long long)peak);
+		else
+			/* The sum of each thread's most: the true peak where the
+			 * threads peak together, up to twice it where they do not
+			 * (threadtest's passes drift apart). */
+			cr_expect(v->live_peak_bytes >= peak && v->live_peak_bytes <= 2 * peak,
+				  "%s t=2: says %llu held at most, the allocator %llu", c->workload,
+				  (unsigned long long)v->live_peak_bytes, (unsigned long long)peak);
+		struct alloclab_process_memory m;
+		alloclab_process_memory(p, &m);
+		cr_expect_gt(m.frag_peak, 1, "%s t=%u: no fragmentation at the peak", c->workload, c->threads);
+	}
+	alloclab_results_free(res);
+}
+
+/* An allocator that never reuses memory: its resident set is the bytes it
+ * bumped, so fragmentation at the peak is what arithmetic says, and it
+ * keeps its peak after everything is freed. threadtest's 100,000 blocks of
+ * 48 bytes take 64 bytes each (a 16-byte header), five passes a value, a
+ * warm-up and a value: 64,000,000 bytes bumped over 4,800,000 held at
+ * most, 13.33. */
+Test(memory, a_bump_allocators_fragmentation_is_what_arithmetic_says, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", test_plugin("live_counting"), "-w",
+								      "threadtest:objects=100000,iterations=5,size=48", "-t",
+								      "1", "-n", "1", "--warmups", "1", "-v", "1", "-o", "b.json",
+								      "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "b.json");
+	const struct alloclab_process *p = &res->cells[0].procs[0];
+	struct alloclab_process_memory m;
+	alloclab_process_memory(p, &m);
+	cr_expect_eq(p->values[0].live_peak_bytes, 4800000);
+	cr_expect(m.frag_peak > 13.33 * 0.97 && m.frag_peak < 13.33 * 1.03, "fragmentation at the peak %.3f, not 13.33",
+		  m.frag_peak);
+	cr_expect(m.kept_kib > 0.97 * m.peak_net_kib, "kept %.0f KiB of a %.0f KiB peak", m.kept_kib, m.peak_net_kib);
+	alloclab_results_free(res);
+}
+
+/* compare --metric takes the memory figures: an allocator that never
+ * gives memory back keeps more than glibc, which returns the freed top of
+ * its heap, and a workload that says nothing of what it holds has no
+ * fragmentation to compare. */
+Test(memory, compare_takes_the_memory_figures, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-p", test_plugin("live_counting"),
+								      "-w", "threadtest:objects=100000,iterations=2,size=48", "-w",
+								      "unicode:rounds=1", "-t", "1", "-n", "4", "-v", "1", "-o",
+								      "k.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	const char *plugins = "system,live-counting"; /* labels, as the run's table shows them */
+	const char *metrics[] = {"rss", "kept", "fragmentation", "faults"};
+	for (unsigned m = 0; m < 4; m++) {
+		r = run_alloclab(dir, (const char *const[]){"compare", "k.json", "--plugins", plugins, "--metric", metrics[m], "-f",
+							      "json", NULL});
+		cr_assert_eq(r.status, 0, "%s: %s", metrics[m], r.err);
+		json_t *cmp = json_loads(r.out, 0, NULL);
+		cr_assert(cmp, "%s: not JSON: %s", metrics[m], r.out);
+		json_t *row, *tt = NULL, *uni = NULL;
+		size_t i;
+		json_array_foreach(json_object_get(cmp, "rows"), i, row)
+		{
+			if (strcmp(json_string_value(json_object_get(row, "workload")), "threadtest") == 0)
+				tt = json_array_get(json_object_get(row, "columns"), 1);
+			else
+				uni = json_array_get(json_object_get(row, "columns"), 1);
+		}
+		cr_assert(tt && uni, "%s: rows missing: %s", metrics[m], r.out);
+		if (m < 2) {
+			/* 12.8 MB bumped a value, all kept; glibc gives it back. */
+			cr_expect(json_number_value(json_object_get(tt, "ratio")) > 2 &&
+					  json_is_true(json_object_get(tt, "significant")),
+				  "%s: %s", metrics[m], json_dumps(tt, 0));
+		}
+		if (m == 2)
+			cr_expect_str_eq(json_string_value(json_object_get(uni, "status")), "not measured", "%s",
+					 json_dumps(uni, 0));
+		else
+			cr_expect_null(json_object_get(uni, "status"), "%s: %s", metrics[m], json_dumps(uni, 0));
+		json_decref(cmp);
+		cmd_result_free(&r);
+	}
 }
 
 /* A plugin whose trim crashes: the cell is an error naming the plugin and

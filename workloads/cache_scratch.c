@@ -53,6 +53,7 @@ struct scratch_shared {
 	void *thread_table;
 	struct scratch_original_arg *args;
 	void **handed;
+	uint64_t table_bytes; /* the three tables' requests */
 	int failed;
 };
 
@@ -73,6 +74,12 @@ static int cache_scratch_prepare(struct alloclab_workload_thread *t, char *err, 
 				sh->failed = 1;
 		if (sh->thread_table == NULL || sh->args == NULL || sh->handed == NULL)
 			sh->failed = 1;
+		/* Thread 0 holds the tables and the handed objects; a worker
+		 * frees its own, so the sum over threads is what is held. */
+		const uint64_t size = t->params->v[P_SIZE];
+		sh->table_bytes = n * (sizeof(pthread_t) + sizeof *sh->args + sizeof *sh->handed);
+		alloclab_live_set(t, sh->table_bytes + n * size, 3 + n);
+		alloclab_live_peak(t, sh->table_bytes + n * size);
 	}
 	t->sync(t); /* every thread calls it once, here */
 	if (sh->failed) {
@@ -91,6 +98,7 @@ struct scratch_worker {
 	struct alloclab_workload_thread *t;
 	uint64_t done;
 	const char *error;
+	int64_t held; /* what it holds, to its framework thread's counter */
 };
 
 static void *scratch_worker_main(void *arg)
@@ -111,6 +119,7 @@ static void *scratch_worker_main(void *arg)
 	 * not allocate it. */
 	alloclab_free(a, sh->handed[t->index]);
 	sh->handed[t->index] = NULL;
+	w->held = -(int64_t)size;
 	for (i = 0; i < iterations; i++) {
 		unsigned char *obj = alloclab_malloc(a, size);
 		if (obj == NULL) {
@@ -128,7 +137,7 @@ static void *scratch_worker_main(void *arg)
 
 static void cache_scratch_run(struct alloclab_workload_thread *t)
 {
-	struct scratch_worker w = {t, 0, NULL};
+	struct scratch_worker w = {t, 0, NULL, 0};
 	pthread_t tid;
 
 	if (pthread_create(&tid, NULL, scratch_worker_main, &w) != 0) {
@@ -138,6 +147,8 @@ static void cache_scratch_run(struct alloclab_workload_thread *t)
 	pthread_join(tid, NULL);
 	t->error = w.error;
 	t->ops = w.done;
+	alloclab_live_add(t, w.held, w.held < 0 ? -1 : 0);
+	alloclab_live_end(t, __atomic_load_n((uint64_t *)&t->live->bytes, __ATOMIC_RELAXED));
 }
 
 static void cache_scratch_finish(struct alloclab_workload_thread *t)
@@ -159,6 +170,7 @@ static void cache_scratch_finish(struct alloclab_workload_thread *t)
 		sh->thread_table = sh->args = NULL;
 		sh->handed = NULL;
 	}
+	alloclab_live_set(t, 0, 0);
 }
 
 /* The benchmark's own terms: object rounds per second, peak memory. */

@@ -15,6 +15,8 @@
  * thread.
  */
 #include "placement.h"
+#include "resident.h"
+#include "worker.h"
 #include "rng.h"
 #include "mt_report.h"
 #include "workload.h"
@@ -42,7 +44,12 @@ static const struct alloclab_param larson_params[] = {
 
 struct larson_shared {
 	void **slots; /* nthreads x slots: thread i owns [i x slots, (i + 1) x slots) */
+	/* The requested size of each slot's block, as of the end of prepare
+	 * and, once finish has replayed the run's steps untimed, of the end
+	 * of run: what the workload holds (workload.h, alloclab_live). */
+	uint32_t *sizes;
 	size_t nslots;
+	uint64_t done[ALLOCLAB_MAX_THREADS]; /* each thread's replacements in the value */
 	int failed;
 };
 
@@ -62,6 +69,24 @@ static size_t request(const struct alloclab_params *p, uint64_t r)
 	return min + alloclab_rng_below((uint32_t)r, (uint32_t)(p->v[P_MAX_SIZE] - min));
 }
 
+/* One replacement of a generation: which of the thread's `per` blocks
+ * goes, and the size of the one that takes its place. The timed loop and
+ * finish's untimed count of what it left take the very same steps. */
+static inline __attribute__((always_inline)) uint32_t next_replacement(struct alloclab_rng *rng,
+									const struct alloclab_params *p, uint32_t per,
+									size_t *size)
+{
+	uint64_t r = alloclab_rng_next(rng);
+	*size = request(p, r);
+	return alloclab_rng_below((uint32_t)(r >> 32), per);
+}
+
+/* The seed of a thread's generation `gen` (from 0). */
+static uint64_t generation_seed(const struct alloclab_workload_thread *t, uint64_t gen)
+{
+	return t->seed + ALLOCLAB_GOLDEN_GAMMA * (gen + 1);
+}
+
 /* As the original's main thread: every block made, shuffled, and four
  * replacements a block at random over the whole pool. */
 static int warm_up(struct alloclab_workload_thread *t, struct larson_shared *sh, char *err, size_t err_len)
@@ -75,12 +100,16 @@ static int warm_up(struct alloclab_workload_thread *t, struct larson_shared *sh,
 			snprintf(err, err_len, "larson: malloc(%zu) returned NULL filling the pool", size);
 			return -1;
 		}
+		sh->sizes[i] = (uint32_t)size;
 	}
 	for (uint32_t i = n; i > 1; i--) {
 		uint32_t k = alloclab_rng_below((uint32_t)alloclab_rng_next(&rng), i);
 		void *tmp = sh->slots[k];
+		uint32_t tmp_size = sh->sizes[k];
 		sh->slots[k] = sh->slots[i - 1];
+		sh->sizes[k] = sh->sizes[i - 1];
 		sh->slots[i - 1] = tmp;
+		sh->sizes[i - 1] = tmp_size;
 	}
 	for (uint64_t i = 0; i < 4ull * n; i++) {
 		uint64_t r = alloclab_rng_next(&rng);
@@ -91,6 +120,7 @@ static int warm_up(struct alloclab_workload_thread *t, struct larson_shared *sh,
 			snprintf(err, err_len, "larson: malloc(%zu) returned NULL warming up", size);
 			return -1;
 		}
+		sh->sizes[victim] = (uint32_t)size;
 	}
 	return 0;
 }
@@ -103,8 +133,9 @@ static int larson_prepare(struct alloclab_workload_thread *t, char *err, size_t 
 	if (t->index == 0) {
 		sh->nslots = t->params->v[P_SLOTS] * t->nthreads;
 		sh->slots = calloc(sh->nslots, sizeof *sh->slots);
-		sh->failed = sh->slots == NULL;
-		if (sh->slots == NULL)
+		sh->sizes = calloc(sh->nslots, sizeof *sh->sizes);
+		sh->failed = sh->slots == NULL || sh->sizes == NULL;
+		if (sh->failed)
 			snprintf(why, sizeof why, "larson: cannot hold %zu slots", sh->nslots);
 		else if (warm_up(t, sh, why, sizeof why) != 0)
 			sh->failed = 1;
@@ -114,7 +145,41 @@ static int larson_prepare(struct alloclab_workload_thread *t, char *err, size_t 
 		snprintf(err, err_len, "%s", why[0] ? why : "larson: thread 0 could not make the pool");
 		return -1;
 	}
+	const size_t per = t->params->v[P_SLOTS];
+	uint64_t held = 0;
+	for (size_t i = t->index * per; i < (t->index + 1) * per; i++)
+		held += sh->sizes[i];
+	alloclab_live_set(t, held, per);
 	return 0;
+}
+
+/* What this thread's part of the pool holds once its generations have
+ * run `done` replacements: their steps taken again, untimed, on the sizes
+ * alone; the most it held on the way goes with it. */
+static uint64_t held_after_run(struct alloclab_workload_thread *t, struct larson_shared *sh, uint64_t done,
+			       uint64_t *most)
+{
+	const uint32_t per = (uint32_t)t->params->v[P_SLOTS];
+	const uint64_t life = t->params->v[P_ROUNDS] * t->params->v[P_SLOTS];
+	uint32_t *sizes = sh->sizes + (size_t)t->index * per;
+	uint64_t held = 0;
+
+	for (uint32_t i = 0; i < per; i++)
+		held += sizes[i];
+	*most = held;
+	for (uint64_t gen = 0, replayed = 0; replayed < done; gen++) {
+		struct alloclab_rng rng = {generation_seed(t, gen)};
+		uint64_t n = done - replayed < life ? done - replayed : life;
+		for (uint64_t i = 0; i < n; i++) {
+			size_t size;
+			uint32_t victim = next_replacement(&rng, t->params, per, &size);
+			held += size - sizes[victim];
+			sizes[victim] = (uint32_t)size;
+			*most = held > *most ? held : *most;
+		}
+		replayed += n;
+	}
+	return held;
 }
 
 /* One generation: a thread of its own, attached to the plugin as any
@@ -143,11 +208,10 @@ static void *generation_main(void *arg)
 		return NULL;
 	}
 	for (i = 0; i < g->ops; i++) {
-		uint64_t r = alloclab_rng_next(&rng);
-		uint32_t victim = alloclab_rng_below((uint32_t)(r >> 32), per);
+		size_t size;
+		uint32_t victim = next_replacement(&rng, t->params, per, &size);
 		/* Made by thread 0, a predecessor, or this thread. */
 		a->ops.free(a->instance, mine[victim]);
-		size_t size = request(t->params, r);
 		volatile char *b = mine[victim] = a->ops.malloc(a->instance, size);
 		if (b == NULL) {
 			g->error = "larson: malloc returned NULL";
@@ -169,8 +233,7 @@ static void larson_run(struct alloclab_workload_thread *t)
 	uint64_t done = 0;
 
 	for (uint64_t gen = 0; done < ops && t->error == NULL; gen++) {
-		struct generation g = {t, ops - done < life ? ops - done : life, 0,
-				       t->seed + ALLOCLAB_GOLDEN_GAMMA * (gen + 1), NULL};
+		struct generation g = {t, ops - done < life ? ops - done : life, 0, generation_seed(t, gen), NULL};
 		pthread_t tid;
 		if (pthread_create(&tid, NULL, generation_main, &g) != 0) {
 			t->error = "larson: cannot start a new generation's thread";
@@ -183,6 +246,7 @@ static void larson_run(struct alloclab_workload_thread *t)
 			break;
 	}
 	t->ops = done;
+	((struct larson_shared *)t->shared)->done[t->index] = done;
 }
 
 static void larson_finish(struct alloclab_workload_thread *t)
@@ -190,6 +254,11 @@ static void larson_finish(struct alloclab_workload_thread *t)
 	struct larson_shared *sh = t->shared;
 	const size_t per = t->params->v[P_SLOTS];
 
+	if (sh->slots) {
+		uint64_t most;
+		alloclab_live_end(t, held_after_run(t, sh, sh->done[t->index], &most));
+		alloclab_live_peak(t, most);
+	}
 	/* Once per process: where this thread's blocks lie (their sizes are
 	 * not kept: placement is measured on their starts, one byte each). */
 	if (t->last_value) {
@@ -210,10 +279,16 @@ static void larson_finish(struct alloclab_workload_thread *t)
 		alloclab_free(t->alloc, sh->slots[i]);
 		sh->slots[i] = NULL;
 	}
+	alloclab_live_set(t, 0, 0);
 	t->sync(t); /* every thread, once: then the pool goes */
 	if (t->index == 0) {
+		/* The workload's own tables, not the plugin's (resident). */
+		alloclab_live_own(t, alloclab_resident_bytes(sh->slots, sh->nslots * sizeof *sh->slots) +
+					     alloclab_resident_bytes(sh->sizes, sh->nslots * sizeof *sh->sizes));
 		free(sh->slots);
+		free(sh->sizes);
 		sh->slots = NULL;
+		sh->sizes = NULL;
 	}
 }
 

@@ -8,6 +8,7 @@
  */
 #include "false_sharing.h"
 #include "placement.h"
+#include "resident.h"
 #include "rng.h"
 #include "mt_report.h"
 #include "workload.h"
@@ -82,10 +83,14 @@ static void threadtest_run(struct alloclab_workload_thread *t)
 			}
 			*(unsigned char *)blocks[i] = 1;
 		}
+		/* What it holds, once a pass: the memory timeline's samples. */
+		alloclab_live_set(t, n * size, n);
 		for (size_t i = 0; i < n; i++)
 			do_free(instance, blocks[i]);
+		alloclab_live_set(t, 0, 0);
 	}
 	t->ops = iterations * n;
+	alloclab_live_peak(t, n * size);
 }
 
 static void threadtest_finish(struct alloclab_workload_thread *t)
@@ -98,6 +103,9 @@ static void threadtest_finish(struct alloclab_workload_thread *t)
 						    t->params->v[P_SIZE]);
 	if (s == NULL)
 		return;
+	/* Its table of blocks is the workload's own, not the plugin's. */
+	alloclab_live_own(t, alloclab_resident_bytes(s->blocks, s->n * sizeof *s->blocks) +
+				     alloclab_resident_bytes(s->fake, s->fake ? s->n * t->params->v[P_SIZE] : 0));
 	free(s->blocks);
 	free(s->fake);
 	free(s);

@@ -22,6 +22,7 @@
 #define _GNU_SOURCE 1
 #include "trace.h"
 #include "latency.h"
+#include "resident.h"
 #include "lengths.h"
 #include "workload.h"
 #include "worker.h"
@@ -61,11 +62,24 @@ static const struct alloclab_param trace_params[] = {
 };
 
 /* One slot of a replay thread. Invariant: seq is odd exactly when block
- * holds a live object of the slot. */
+ * holds a live object of the slot. Where the replay counts what it holds
+ * as it goes (streaming, or threads releasing each other's objects), the
+ * object's requested bytes are in a table beside the slots (sizes[slot]),
+ * so that the slots stay 16 bytes. */
 struct slot {
 	void *block;
 	_Atomic uint32_t seq;
 	uint32_t unused;
+};
+
+/* What a replay of one recorded thread's events holds, found from the
+ * events alone (untimed, when they are decoded ahead): the requested
+ * bytes held after each PROFILE_EVERY events, the most held and what is
+ * held at the end. */
+#define PROFILE_EVERY 1024u
+struct live_profile {
+	uint64_t peak, end;
+	uint64_t after[]; /* after[k]: once events [0, (k + 1) x PROFILE_EVERY) are done, or all */
 };
 
 struct trace_shared {
@@ -74,12 +88,17 @@ struct trace_shared {
 	char error[ALLOCLAB_ERR_LEN]; /* why the trace was refused, for every thread */
 	int refused, not_applicable;
 	struct slot *slots[ALLOCLAB_MAX_THREADS]; /* each thread's table (multi-thread traces) */
+	uint64_t *sizes[ALLOCLAB_MAX_THREADS];    /* and its sizes */
 	/* Decoding ahead: each recorded thread's events, decoded once per
 	 * process by the replay thread of the same index (thread 0 for a
 	 * trace of one thread, which every thread then reads). */
 	int ahead;
 	struct alloclab_trace_event *decoded[ALLOCLAB_MAX_THREADS];
 	uint64_t ndecoded[ALLOCLAB_MAX_THREADS];
+	/* And, where no thread releases another's objects, what a replay of
+	 * them holds (live_profile below), so that the timed loop need not
+	 * count it. */
+	struct live_profile *profile[ALLOCLAB_MAX_THREADS];
 	/* Set by a thread that stopped early: the others stop waiting. */
 	_Atomic int failed;
 	/* A barrier between loops that a failure opens. */
@@ -90,8 +109,16 @@ struct replay {
 	struct alloclab_trace_cursor *cursor;
 	struct alloclab_trace_event *events;
 	struct slot *mine;
+	uint64_t *sizes; /* of mine's objects */
 	uint32_t nslots;
 	uint64_t waits;
+	/* Requested bytes this thread holds (a remote release counts on the
+	 * thread that makes it, so only the sum over threads is what the
+	 * replay holds), and the most it held in this value. Kept in
+	 * registers by the replay loops, which store the bytes held to the
+	 * thread's live counter (workload.h) once an event, for the memory
+	 * timeline's samples. */
+	uint64_t live, peak;
 	char error[ALLOCLAB_ERR_LEN];
 };
 
@@ -207,6 +234,37 @@ static void open_trace(struct alloclab_workload_thread *t, struct trace_shared *
 	}
 }
 
+/* The bytes a replay of events[0, n) holds as it goes (a trace with no
+ * remote release: every release is of the thread's own slots). NULL when
+ * out of memory. */
+static struct live_profile *live_profile(const struct alloclab_trace_event *events, uint64_t n, uint32_t nslots)
+{
+	struct live_profile *pr = malloc(sizeof *pr + ((n + PROFILE_EVERY - 1) / PROFILE_EVERY + 1) * sizeof(uint64_t));
+	uint64_t *size = calloc(nslots ? nslots : 1, sizeof *size), live = 0, peak = 0;
+
+	if (pr == NULL || size == NULL) {
+		free(pr);
+		free(size);
+		return NULL;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		const struct alloclab_trace_event *e = &events[i];
+		if (alloclab_trace_op_releases(e->op))
+			live -= size[e->old_slot];
+		if (alloclab_trace_op_allocates(e->op)) {
+			size[e->slot] = e->op == ALLOCLAB_TRACE_CALLOC ? e->size * e->arg : e->size;
+			live += size[e->slot];
+			peak = live > peak ? live : peak;
+		}
+		if ((i + 1) % PROFILE_EVERY == 0 || i + 1 == n)
+			pr->after[i / PROFILE_EVERY] = live;
+	}
+	pr->peak = peak;
+	pr->end = live;
+	free(size);
+	return pr;
+}
+
 /* Decodes recorded thread `source` whole into sh->decoded. 0, or -1. */
 static int decode_ahead(struct trace_shared *sh, struct replay *r, unsigned source, char *err, size_t err_len)
 {
@@ -230,6 +288,10 @@ static int decode_ahead(struct trace_shared *sh, struct replay *r, unsigned sour
 	}
 	sh->decoded[source] = all;
 	sh->ndecoded[source] = got;
+	if (!sh->sum.remote && (sh->profile[source] = live_profile(all, got, alloclab_trace_slots(sh->trace, source))) == NULL) {
+		snprintf(err, err_len, "trace: out of memory profiling %" PRIu64 " events", got);
+		return -1;
+	}
 	return 0;
 }
 
@@ -257,9 +319,11 @@ static int trace_prepare(struct alloclab_workload_thread *t, char *err, size_t e
 	r->events = sh->ahead ? NULL : malloc(ALLOCLAB_TRACE_CHUNK_EVENTS * sizeof *r->events);
 	/* Written by this thread first, so its pages are its own. */
 	r->mine = calloc(r->nslots ? r->nslots : 1, sizeof *r->mine);
-	if (!r->cursor || (!sh->ahead && !r->events) || !r->mine)
+	r->sizes = calloc(r->nslots ? r->nslots : 1, sizeof *r->sizes);
+	if (!r->cursor || (!sh->ahead && !r->events) || !r->mine || !r->sizes)
 		goto oom;
 	sh->slots[t->index] = r->mine;
+	sh->sizes[t->index] = r->sizes;
 	atomic_store(&sh->failed, 0);
 	if (sh->ahead && t->index == source && sh->decoded[source] == NULL &&
 	    decode_ahead(sh, r, source, err, err_len) != 0) {
@@ -346,51 +410,86 @@ static int null_block(struct alloclab_workload_thread *t, struct replay *r, cons
 /* Replays n events of a trace in which no thread releases another's
  * objects: no waits and no sequence numbers, the allocator's own entry
  * points where the plugin hands them out (direct, a constant where it is
- * inlined). 0, or -1 with r->error. */
+ * inlined). What the thread holds goes to its live counter once every
+ * PROFILE_EVERY events: from `profile` (count 0; decoded ahead: found
+ * untimed, so the loop does not count), or counted here (count 1;
+ * streaming, where decoding costs far more). 0, or -1 with r->error. */
 static inline __attribute__((always_inline)) int replay_local(struct alloclab_workload_thread *t, struct replay *r,
 							       const struct alloclab_trace_event *events, size_t n,
-							       uint64_t first, int direct, int timed)
+							       uint64_t first, int direct, int timed, int count,
+							       const struct live_profile *profile)
 {
 	const struct alloclab_allocator *a = t->alloc;
 	const unsigned how = (unsigned)t->params->v[P_TOUCH];
 	struct slot *const mine = r->mine;
+	uint64_t *const sizes = r->sizes;
+	uint64_t *const held = (uint64_t *)&t->live->bytes;
+	uint64_t live = r->live, peak = r->peak;
+	int rc = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct alloclab_trace_event *e = &events[i];
-		size_t size = e->size;
-		void *p;
+	for (size_t i = 0; i < n;) {
+		const size_t block_end = n - i > PROFILE_EVERY ? i + PROFILE_EVERY : n;
+		for (; i < block_end; i++) {
+			const struct alloclab_trace_event *e = &events[i];
+			size_t size = e->size;
+			void *p;
 
-		if (timed)
-			alloclab_latency_event((int64_t)(first + i));
-		switch (e->op) {
-		case ALLOCLAB_TRACE_MALLOC: p = direct ? a->direct_malloc(size) : alloclab_malloc(a, size); break;
-		case ALLOCLAB_TRACE_FREE:
-			if (direct)
-				a->direct_free(mine[e->old_slot].block);
-			else
-				alloclab_free(a, mine[e->old_slot].block);
-			mine[e->old_slot].block = NULL;
-			continue;
-		case ALLOCLAB_TRACE_CALLOC:
-			p = alloclab_calloc(a, e->arg, size);
-			size *= e->arg;
-			break;
-		case ALLOCLAB_TRACE_ALIGNED: p = a->ops.aligned_alloc(a->instance, e->arg, size); break;
-		case ALLOCLAB_TRACE_REALLOC:
-			p = a->ops.realloc(a->instance, mine[e->old_slot].block, size);
-			mine[e->old_slot].block = NULL;
-			break;
-		default:
-			alloclab_free_sized(a, mine[e->old_slot].block, size);
-			mine[e->old_slot].block = NULL;
-			continue;
+			if (timed)
+				alloclab_latency_event((int64_t)(first + i));
+			switch (e->op) {
+			case ALLOCLAB_TRACE_MALLOC: p = direct ? a->direct_malloc(size) : alloclab_malloc(a, size); break;
+			case ALLOCLAB_TRACE_FREE:
+				if (direct)
+					a->direct_free(mine[e->old_slot].block);
+				else
+					alloclab_free(a, mine[e->old_slot].block);
+				mine[e->old_slot].block = NULL;
+				if (count)
+					live -= sizes[e->old_slot];
+				continue;
+			case ALLOCLAB_TRACE_CALLOC:
+				p = alloclab_calloc(a, e->arg, size);
+				size *= e->arg;
+				break;
+			case ALLOCLAB_TRACE_ALIGNED: p = a->ops.aligned_alloc(a->instance, e->arg, size); break;
+			case ALLOCLAB_TRACE_REALLOC:
+				p = a->ops.realloc(a->instance, mine[e->old_slot].block, size);
+				mine[e->old_slot].block = NULL;
+				if (count)
+					live -= sizes[e->old_slot];
+				break;
+			default:
+				alloclab_free_sized(a, mine[e->old_slot].block, size);
+				mine[e->old_slot].block = NULL;
+				if (count)
+					live -= sizes[e->old_slot];
+				continue;
+			}
+			if (p == NULL && size != 0) {
+				rc = null_block(t, r, e, first + i, size);
+				goto out;
+			}
+			touch(p, size, how);
+			mine[e->slot].block = p;
+			if (count) {
+				sizes[e->slot] = size;
+				live += size;
+				peak = live > peak ? live : peak;
+			}
 		}
-		if (p == NULL && size != 0)
-			return null_block(t, r, e, first + i, size);
-		touch(p, size, how);
-		mine[e->slot].block = p;
+		if (!count)
+			live = profile->after[(i - 1) / PROFILE_EVERY];
+		__atomic_store_n(held, live, __ATOMIC_RELAXED);
 	}
-	return 0;
+	if (!count && n) {
+		live = profile->end;
+		peak = profile->peak > peak ? profile->peak : peak;
+	}
+out:
+	__atomic_store_n(held, live, __ATOMIC_RELAXED);
+	r->live = live;
+	r->peak = peak;
+	return rc;
 }
 
 /* Replays n events, the first of them the thread's event `first`. 0,
@@ -403,6 +502,9 @@ static inline __attribute__((always_inline)) int replay_shared(struct alloclab_w
 	struct trace_shared *sh = t->shared;
 	const unsigned how = (unsigned)t->params->v[P_TOUCH];
 	struct slot *const mine = r->mine;
+	uint64_t *const held = (uint64_t *)&t->live->bytes;
+	uint64_t live = r->live;
+	int rc = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct alloclab_trace_event *e = &events[i];
@@ -416,8 +518,10 @@ static inline __attribute__((always_inline)) int replay_shared(struct alloclab_w
 			if (e->remote) {
 				os = &sh->slots[e->old_owner][e->old_slot];
 				if (atomic_load_explicit(&os->seq, memory_order_acquire) != 2 * (uint32_t)e->arg + 1 &&
-				    wait_for(t, r, os, 2 * (uint32_t)e->arg + 1, e, first + i) != 0)
-					return -1;
+				    wait_for(t, r, os, 2 * (uint32_t)e->arg + 1, e, first + i) != 0) {
+					rc = -1;
+					break;
+				}
 			} else {
 				os = &mine[e->old_slot];
 			}
@@ -438,40 +542,56 @@ static inline __attribute__((always_inline)) int replay_shared(struct alloclab_w
 			/* Released (realloc's old block too, whatever address the
 			 * new one has): the owner may reuse the slot. */
 			os->block = NULL;
+			live -= sh->sizes[e->remote ? e->old_owner : t->index][e->old_slot];
 			atomic_store_explicit(&os->seq, atomic_load_explicit(&os->seq, memory_order_relaxed) + 1,
 					      memory_order_release);
 		}
 		if (alloclab_trace_op_allocates(e->op)) {
 			struct slot *s = &mine[e->slot];
-			if (p == NULL && size != 0)
-				return null_block(t, r, e, first + i, size);
+			if (p == NULL && size != 0) {
+				rc = null_block(t, r, e, first + i, size);
+				break;
+			}
 			uint32_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
 			/* Odd: its last object is still live, until another
 			 * thread frees it (read once: that may happen now). */
-			if ((seq & 1u) && wait_for(t, r, s, ++seq, e, first + i) != 0)
-				return -1;
+			if ((seq & 1u) && wait_for(t, r, s, ++seq, e, first + i) != 0) {
+				rc = -1;
+				break;
+			}
 			touch(p, size, how);
 			s->block = p;
+			r->sizes[e->slot] = size;
+			live += size;
 			atomic_store_explicit(&s->seq, seq + 1, memory_order_release);
 		}
+		__atomic_store_n(held, live, __ATOMIC_RELAXED);
 	}
-	return 0;
+	/* No most held here: a thread's count is not a part of the whole
+	 * when threads release each other's objects (the samples tell). */
+	r->live = live;
+	return rc;
 }
 
 static int replay(struct alloclab_workload_thread *t, struct replay *r, const struct alloclab_trace_event *events,
-		  size_t n, uint64_t first)
+		  size_t n, uint64_t first, const struct live_profile *profile)
 {
 	const struct trace_shared *sh = t->shared;
+	const struct live_profile *pr = profile;
 	/* With --latency each event's index goes with its call, so that the
 	 * slowest calls name their events; a loop of its own, so that without
 	 * it the replay does not pay for it. */
 	if (alloclab_latency_every())
-		return sh->sum.remote ? replay_shared(t, r, events, n, first, 1) : replay_local(t, r, events, n, first, 0, 1);
+		return sh->sum.remote ? replay_shared(t, r, events, n, first, 1)
+		       : pr	      ? replay_local(t, r, events, n, first, 0, 1, 0, pr)
+				      : replay_local(t, r, events, n, first, 0, 1, 1, NULL);
 	if (sh->sum.remote)
 		return replay_shared(t, r, events, n, first, 0);
-	if (t->alloc->direct_malloc)
-		return replay_local(t, r, events, n, first, 1, 0);
-	return replay_local(t, r, events, n, first, 0, 0);
+	if (pr)
+		return t->alloc->direct_malloc ? replay_local(t, r, events, n, first, 1, 0, 0, pr)
+					       : replay_local(t, r, events, n, first, 0, 0, 0, pr);
+	return t->alloc->direct_malloc ? replay_local(t, r, events, n, first, 1, 0, 1, NULL)
+				       : replay_local(t, r, events, n, first, 0, 0, 1, NULL);
 }
 
 /* Frees this thread's objects still live: after every thread has ended
@@ -491,6 +611,9 @@ static uint64_t free_leftovers(struct alloclab_workload_thread *t, struct replay
 		}
 		atomic_store_explicit(&r->mine[i].seq, 0, memory_order_relaxed);
 	}
+	/* Every thread has ended the loop, so nothing is held by anyone. */
+	r->live = 0;
+	alloclab_live_set(t, 0, 0);
 	return n;
 }
 
@@ -520,19 +643,20 @@ static void trace_run(struct alloclab_workload_thread *t)
 	const uint64_t loops = t->params->v[P_LOOPS];
 	uint64_t ops = 0;
 
+	r->peak = r->live;
 	for (uint64_t l = 0; l < loops; l++) {
 		size_t n;
 		int got = 0;
 		if (sh->ahead) {
 			unsigned source = alloclab_trace_threads(sh->trace) > 1 ? t->index : 0;
-			if (replay(t, r, sh->decoded[source], sh->ndecoded[source], 0) != 0)
+			if (replay(t, r, sh->decoded[source], sh->ndecoded[source], 0, sh->profile[source]) != 0)
 				got = -1;
 			else
 				ops += sh->ndecoded[source];
 		} else {
 			alloclab_trace_cursor_rewind(r->cursor);
 			while ((got = alloclab_trace_next_chunk(r->cursor, r->events, &n, r->error, sizeof r->error)) == 1) {
-				if (replay(t, r, r->events, n, alloclab_trace_cursor_first_event(r->cursor)) != 0) {
+				if (replay(t, r, r->events, n, alloclab_trace_cursor_first_event(r->cursor), NULL) != 0) {
 					got = -1;
 					break;
 				}
@@ -549,6 +673,11 @@ static void trace_run(struct alloclab_workload_thread *t)
 		}
 	}
 	t->ops = ops;
+	alloclab_live_end(t, r->live);
+	/* A thread's own most held is a part of the replay's only where no
+	 * thread releases another's objects; else the samples tell. */
+	if (!sh->sum.remote)
+		alloclab_live_peak(t, r->peak);
 }
 
 static void trace_finish(struct alloclab_workload_thread *t)
@@ -561,23 +690,38 @@ static void trace_finish(struct alloclab_workload_thread *t)
 	 * end. */
 	t->sync(t);
 	if (r) {
+		/* The replay's own tables, resident: taken off the resident set
+		 * for fragmentation. A trace of one thread decoded ahead is
+		 * thread 0's, whatever threads replay it. */
+		uint64_t own = alloclab_resident_bytes(r->mine, (size_t)r->nslots * sizeof *r->mine) +
+			       alloclab_resident_bytes(r->sizes, (size_t)r->nslots * sizeof *r->sizes) +
+			       alloclab_resident_bytes(r->events, ALLOCLAB_TRACE_CHUNK_EVENTS * sizeof *r->events) +
+			       alloclab_trace_cursor_resident(r->cursor);
+		if (sh->ahead && (alloclab_trace_threads(sh->trace) > 1 || t->index == 0))
+			own += alloclab_resident_bytes(sh->decoded[t->index], sh->ndecoded[t->index] * sizeof **sh->decoded) +
+			       alloclab_resident_bytes(sh->profile[t->index],
+						       sh->ndecoded[t->index] / PROFILE_EVERY * sizeof(uint64_t) + 1);
+		alloclab_live_own(t, own);
 		uint64_t left = free_leftovers(t, r);
 		t->report = json_pack("{s:I,s:I,s:s}", "waits", (json_int_t)r->waits, "left_live", (json_int_t)left,
 				      "decode", sh->ahead ? "ahead" : "stream");
 		alloclab_trace_cursor_free(r->cursor);
 		free(r->events);
 		free(r->mine);
+		free(r->sizes);
 		free(r);
 		t->state = NULL;
 	}
 	t->sync(t);
 	if (t->index == 0) {
 		for (unsigned i = 0; i < t->nthreads; i++)
-			sh->slots[i] = NULL;
+			sh->slots[i] = NULL, sh->sizes[i] = NULL;
 		if (t->last_value) {
 			for (unsigned i = 0; i < t->nthreads; i++) {
 				free(sh->decoded[i]);
+				free(sh->profile[i]);
 				sh->decoded[i] = NULL;
+				sh->profile[i] = NULL;
 			}
 			alloclab_trace_close(sh->trace);
 			sh->trace = NULL;

@@ -24,6 +24,7 @@
 #include "workload.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,10 @@ static const size_t mixed_sizes[] = {8,   12,  16,  24,  32,   48,  64,   96,  1
 
 struct batch {
 	struct batch *next;
+	/* The requests it stands for, itself included: what the producer
+	 * counts as held when it makes it and the consumer when it frees it
+	 * (workload.h, alloclab_live). */
+	uint64_t bytes;
 	void *objects[]; /* `batch` of them */
 };
 
@@ -65,6 +70,10 @@ struct xmalloc_shared {
 	uint64_t count;         /* batches on it */
 	unsigned producing;     /* producers not done with this value */
 	int failed, stop;
+	/* What every thread together holds, and the most it held in the value:
+	 * a batch counts from when it is made to when it is freed, once a
+	 * batch (an atomic on a shared line per `batch` objects). */
+	_Atomic int64_t held, most;
 };
 
 static unsigned producers_of(unsigned nthreads) { return nthreads / 2; }
@@ -81,6 +90,7 @@ static int xmalloc_prepare(struct alloclab_workload_thread *t, char *err, size_t
 		sh->count = 0;
 		sh->producing = producers_of(t->nthreads);
 		sh->failed = sh->stop = 0;
+		sh->held = sh->most = 0;
 	}
 	t->sync(t); /* every thread, once: the stack exists from here */
 	(void)err, (void)err_len;
@@ -102,8 +112,10 @@ static struct batch *make_batch(struct alloclab_workload_thread *t, struct alloc
 	struct batch *b = alloclab_malloc(t->alloc, sizeof *b + n * sizeof(void *));
 	if (b == NULL)
 		return NULL;
+	b->bytes = sizeof *b + n * sizeof(void *);
 	for (uint64_t i = 0; i < n; i++) {
 		size_t size = object_size(t->params, rng);
+		b->bytes += size;
 		if ((b->objects[i] = alloclab_malloc(t->alloc, size)) == NULL) {
 			while (i--)
 				alloclab_free(t->alloc, b->objects[i]);
@@ -112,14 +124,17 @@ static struct batch *make_batch(struct alloclab_workload_thread *t, struct alloc
 		}
 		memset(b->objects[i], (int)(i % 256), size > 128 ? 128 : size);
 	}
+	alloclab_live_add(t, (int64_t)b->bytes, (int64_t)n + 1);
 	return b;
 }
 
 static void free_batch(struct alloclab_workload_thread *t, struct batch *b)
 {
+	const int64_t bytes = (int64_t)b->bytes;
 	for (uint64_t i = 0; i < t->params->v[P_BATCH]; i++)
 		alloclab_free(t->alloc, b->objects[i]);
 	alloclab_free(t->alloc, b);
+	alloclab_live_add(t, -bytes, -(int64_t)t->params->v[P_BATCH] - 1);
 }
 
 static void produce(struct alloclab_workload_thread *t, struct xmalloc_shared *sh)
@@ -130,6 +145,15 @@ static void produce(struct alloclab_workload_thread *t, struct xmalloc_shared *s
 
 	for (; made < batches; made++) {
 		struct batch *b = make_batch(t, &rng);
+		if (b) {
+			int64_t held = atomic_fetch_add_explicit(&sh->held, (int64_t)b->bytes, memory_order_relaxed) +
+				       (int64_t)b->bytes;
+			int64_t most = atomic_load_explicit(&sh->most, memory_order_relaxed);
+			while (held > most && !atomic_compare_exchange_weak_explicit(&sh->most, &most, held,
+										      memory_order_relaxed,
+										      memory_order_relaxed))
+				;
+		}
 		pthread_mutex_lock(&sh->lock);
 		if (b == NULL) {
 			sh->failed = 1;
@@ -175,7 +199,9 @@ static void consume(struct alloclab_workload_thread *t, struct xmalloc_shared *s
 		pthread_mutex_unlock(&sh->lock);
 		if (b == NULL)
 			break; /* every producer done and the stack empty */
+		int64_t bytes = (int64_t)b->bytes;
 		free_batch(t, b); /* another thread's objects */
+		atomic_fetch_sub_explicit(&sh->held, bytes, memory_order_relaxed);
 		freed += t->params->v[P_BATCH];
 	}
 	t->ops = freed;
@@ -188,14 +214,17 @@ static void alone(struct alloclab_workload_thread *t)
 	struct alloclab_rng rng = {t->seed};
 	uint64_t done = 0;
 
+	uint64_t most = 0;
 	for (; done < batches; done++) {
 		struct batch *b = make_batch(t, &rng);
 		if (b == NULL) {
 			t->error = "xmalloc: malloc returned NULL";
 			break;
 		}
+		most = b->bytes > most ? b->bytes : most;
 		free_batch(t, b);
 	}
+	alloclab_live_peak(t, most);
 	t->ops = 2 * done * per; /* each object's malloc and free */
 }
 
@@ -216,6 +245,8 @@ static void xmalloc_finish(struct alloclab_workload_thread *t)
 	struct xmalloc_shared *sh = t->shared;
 
 	t->sync(t); /* every thread done with the stack */
+	if (t->index == 0 && t->nthreads > 1)
+		alloclab_live_peak(t, (uint64_t)atomic_load(&sh->most));
 	/* What stopped producers left on the stack (a failed value). */
 	if (t->index == 0) {
 		while (sh->top) {
@@ -232,6 +263,9 @@ static void xmalloc_finish(struct alloclab_workload_thread *t)
 		t->process_report = fs_placement_of(t, 256, lo, hi);
 	}
 	t->sync(t);
+	/* Every batch freed: nothing is held by any thread, whoever made or
+	 * freed what. */
+	alloclab_live_set(t, 0, 0);
 	if (t->index == 0) {
 		pthread_cond_destroy(&sh->not_empty);
 		pthread_cond_destroy(&sh->not_full);

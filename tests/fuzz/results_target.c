@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	alloclab_report_print(r, sink, 1);
 	{
 		struct alloclab_column cols[2] = {{"a", r, NULL}, {"b", r, NULL}};
-		struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 1.0, {0, -1, NULL}};
+		struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 1.0, {0, -1, NULL, ALLOCLAB_MEMORY_NONE}};
 		json_t *cmp = alloclab_compare(cols, 2, &o, err, sizeof err);
 		json_decref(cmp);
 		/* A latency percentile, of every op and of one. */
