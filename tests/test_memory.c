@@ -255,12 +255,15 @@ Test(memory, every_workload_says_what_it_holds_as_a_counting_allocator_sees_it, 
 	struct cmd_result r = run_alloclab(
 		dir, (const char *const[]){"run", "-p", test_plugin("live_counting"), "-w", "larson:ops=200000", "-w",
 					   "xmalloc:ops=40960", "-w", "threadtest:iterations=5", "-w", "cache-thrash",
-					   "-w", "cache-scratch", "-w", "trace:file=richards.trace", "-t", "1,2", "-n",
-					   "1", "-v", "1", "-o", "h.json", "-q", NULL});
+					   "-w", "cache-scratch", "-w", "trace:file=richards.trace", "-w",
+					   "unicode:rounds=3,words=1024", "-w", "unicode:rounds=3,words=1024,layout=2008", "-t",
+					   "1,2", "-n", "1", "-v", "1", "-o", "h.json", "-q", NULL});
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cmd_result_free(&r);
 	struct alloclab_results *res = load_results(dir, "h.json");
-	cr_assert_eq(res->ncells, 12);
+	/* unicode's 2008 layouts are two rows (py26-ucs2, py31-ucs2): their
+	 * free list keeps objects past the run. */
+	cr_assert_eq(res->ncells, 18);
 	for (unsigned i = 0; i < res->ncells; i++) {
 		const struct alloclab_cell *c = &res->cells[i];
 		cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s t=%u: %s", c->workload, c->threads, c->message ? c->message : "");
@@ -319,6 +322,32 @@ Test(memory, a_bump_allocators_fragmentation_is_what_arithmetic_says, .timeout =
 	alloclab_results_free(res);
 }
 
+/* A results file whose workload said nothing of what it held (an older
+ * alloclab's): what each value said is taken out. */
+static void forget_what_was_held(const char *dir, const char *from, const char *to, const char *workload)
+{
+	json_t *doc = json_load_file(path_in(dir, from), 0, NULL), *cell, *run, *v;
+	size_t i, k, j;
+	cr_assert(doc);
+	json_array_foreach(json_object_get(doc, "cells"), i, cell)
+	{
+		if (strcmp(json_string_value(json_object_get(cell, "workload")), workload) != 0)
+			continue;
+		json_array_foreach(json_object_get(cell, "runs"), k, run)
+		{
+			json_array_foreach(json_object_get(run, "values"), j, v)
+				json_object_del(v, "live_end_bytes"), json_object_del(v, "live_peak_bytes");
+			json_array_foreach(json_object_get(run, "warmups"), j, v)
+				json_object_del(v, "live_end_bytes"), json_object_del(v, "live_peak_bytes");
+			json_t *s;
+			json_array_foreach(json_object_get(json_object_get(run, "memory"), "samples"), j, s)
+				json_array_set_new(s, 5, json_integer(-1));
+		}
+	}
+	cr_assert_eq(json_dump_file(doc, path_in(dir, to), 0), 0);
+	json_decref(doc);
+}
+
 /* compare --metric takes the memory figures: an allocator that never
  * gives memory back keeps more than glibc, which returns the freed top of
  * its heap, and a workload that says nothing of what it holds has no
@@ -332,11 +361,12 @@ Test(memory, compare_takes_the_memory_figures, .timeout = 120)
 								      "k.json", "-q", NULL});
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cmd_result_free(&r);
+	forget_what_was_held(dir, "k.json", "k-old.json", "unicode");
 	const char *plugins = "system,live-counting"; /* labels, as the run's table shows them */
 	const char *metrics[] = {"rss", "kept", "fragmentation", "faults"};
 	for (unsigned m = 0; m < 4; m++) {
-		r = run_alloclab(dir, (const char *const[]){"compare", "k.json", "--plugins", plugins, "--metric", metrics[m], "-f",
-							      "json", NULL});
+		r = run_alloclab(dir, (const char *const[]){"compare", "k-old.json", "--plugins", plugins, "--metric",
+							      metrics[m], "-f", "json", NULL});
 		cr_assert_eq(r.status, 0, "%s: %s", metrics[m], r.err);
 		json_t *cmp = json_loads(r.out, 0, NULL);
 		cr_assert(cmp, "%s: not JSON: %s", metrics[m], r.out);
@@ -350,7 +380,7 @@ Test(memory, compare_takes_the_memory_figures, .timeout = 120)
 				uni = json_array_get(json_object_get(row, "columns"), 1);
 		}
 		cr_assert(tt && uni, "%s: rows missing: %s", metrics[m], r.out);
-		if (m < 2) {
+		if (m < 3) {
 			/* 12.8 MB bumped a value, all kept; glibc gives it back. */
 			cr_expect(json_number_value(json_object_get(tt, "ratio")) > 2 &&
 					  json_is_true(json_object_get(tt, "significant")),

@@ -112,6 +112,10 @@ struct line {
 	 * size, and where the characters start (the same for every length). */
 	size_t *narrow_sizes; /* NULL: the general loop */
 	size_t narrow_offset;
+	uint64_t narrow_bytes; /* the narrow loop's blocks, all live at the end of its first half */
+	/* What the run holds (count_held, untimed): at most while this line's
+	 * passes run, and once they are done (free-listed objects). */
+	uint64_t most_held, held_after;
 };
 
 struct unicode_state {
@@ -129,6 +133,9 @@ struct unicode_state {
 	unsigned char **blocks;     /* the specialised loop's live blocks */
 	struct string_obj free_list[FREELIST_MAX];
 	unsigned nfree;
+	/* Requested bytes held (free-listed objects too: the program keeps
+	 * them), counted only by a dry copy of the state (count_held). */
+	uint64_t held;
 	int ran;                    /* run() started: the placement pass follows */
 	uintptr_t *addr;            /* placement pass: every block of a line */
 	size_t *size;
@@ -184,8 +191,16 @@ static struct str_blocks blocks_of(const struct unicode_state *s, unsigned kind,
 	return str_unicode_blocks(s->layout, s->charset, n);
 }
 
-/* Allocates and fills one string. 0, or -1 when the allocator is out. */
-static int string_new(struct unicode_state *s, const struct line *l, const char *word, size_t n, struct string_obj *o)
+/* A block that a dry pass pretends the allocator gave. */
+#define DRY_BLOCK ((unsigned char *)16)
+
+/* Allocates and fills one string. 0, or -1 when the allocator is out.
+ * dry (a constant where inlined): nothing allocated or written, only the
+ * bytes it would hold counted in s->held, in a copy of the state: the
+ * same decisions as the run, so that what it holds is known without
+ * counting in the timed loop. */
+static inline __attribute__((always_inline)) int string_make(struct unicode_state *s, const struct line *l,
+							      const char *word, size_t n, struct string_obj *o, int dry)
 {
 	const struct alloclab_allocator *a = s->a;
 	const unsigned kind = l->kind;
@@ -193,10 +208,15 @@ static int string_new(struct unicode_state *s, const struct line *l, const char 
 
 	if (kind == 1) {
 		unsigned w = b.width;
-		o->object = alloclab_malloc(a, b.object);
+		o->object = dry ? DRY_BLOCK : alloclab_malloc(a, b.object);
 		o->buffer = NULL;
 		if (o->object == NULL)
 			return -1;
+		if (dry) {
+			s->held += b.object;
+			o->length = n;
+			return 0;
+		}
 		record(s, o->object, b.object);
 		write_header(o->object, n * w);
 		/* The Bytes payload is the Unicode payload's bytes. */
@@ -207,10 +227,15 @@ static int string_new(struct unicode_state *s, const struct line *l, const char 
 	}
 
 	if (b.buffer == 0) { /* PEP 393 compact: one block */
-		o->object = alloclab_malloc(a, b.object);
+		o->object = dry ? DRY_BLOCK : alloclab_malloc(a, b.object);
 		o->buffer = NULL;
 		if (o->object == NULL)
 			return -1;
+		if (dry) {
+			s->held += b.object;
+			o->length = n;
+			return 0;
+		}
 		record(s, o->object, b.object);
 		write_header(o->object, n);
 		write_chars(o->object + b.data_offset, word, n, b.width);
@@ -222,28 +247,41 @@ static int string_new(struct unicode_state *s, const struct line *l, const char 
 		if (o->buffer != NULL && o->length < n) {
 			/* A kept buffer is grown when the new string is longer
 			 * than the old one, never shrunk. */
-			unsigned char *grown = a->ops.realloc ? a->ops.realloc(a->instance, o->buffer, b.buffer) : NULL;
+			unsigned char *grown = !a->ops.realloc ? NULL
+					       : dry	       ? o->buffer
+							       : a->ops.realloc(a->instance, o->buffer, b.buffer);
+			if (dry)
+				s->held -= blocks_of(s, 0, o->buffer_chars).buffer;
 			if (grown == NULL) {
-				alloclab_free(a, o->buffer);
+				if (!dry)
+					alloclab_free(a, o->buffer);
 				o->buffer = NULL;
 			} else {
 				o->buffer = grown;
 				o->buffer_chars = n;
+				if (dry)
+					s->held += b.buffer;
 			}
 		}
 	} else {
-		o->object = alloclab_malloc(a, b.object);
+		o->object = dry ? DRY_BLOCK : alloclab_malloc(a, b.object);
 		o->buffer = NULL;
 		if (o->object == NULL)
 			return -1;
+		if (dry)
+			s->held += b.object;
 	}
 	if (o->buffer == NULL) {
-		o->buffer = alloclab_malloc(a, b.buffer);
+		o->buffer = dry ? DRY_BLOCK : alloclab_malloc(a, b.buffer);
 		o->buffer_chars = n;
 		if (o->buffer == NULL)
 			return -1;
+		if (dry)
+			s->held += b.buffer;
 	}
 	o->length = n;
+	if (dry)
+		return 0;
 	record(s, o->object, b.object);
 	record(s, o->buffer, (o->buffer_chars + 1) * b.width);
 	write_header(o->object, n);
@@ -251,21 +289,85 @@ static int string_new(struct unicode_state *s, const struct line *l, const char 
 	return 0;
 }
 
-static void string_free(struct unicode_state *s, struct string_obj *o)
+static inline __attribute__((always_inline)) void string_release(struct unicode_state *s, const struct line *l,
+								  struct string_obj *o, int dry)
 {
 	if (o->buffer != NULL && o->object != NULL && s->freelist && s->nfree < FREELIST_MAX) {
 		/* Keep-alive: short strings' buffers stay with the object. */
 		if (o->length >= KEEPALIVE_LIMIT) {
-			alloclab_free(s->a, o->buffer);
+			if (dry)
+				s->held -= blocks_of(s, 0, o->buffer_chars).buffer;
+			else
+				alloclab_free(s->a, o->buffer);
 			o->buffer = NULL;
 		}
 		s->free_list[s->nfree++] = *o;
+		return;
+	}
+	if (dry) {
+		s->held -= blocks_of(s, l->kind, o->length).object +
+			   (o->buffer != NULL ? blocks_of(s, 0, o->buffer_chars).buffer : 0);
 		return;
 	}
 	/* CPython frees a buffer only where there is one. */
 	if (o->buffer != NULL)
 		alloclab_free(s->a, o->buffer);
 	alloclab_free(s->a, o->object);
+}
+
+static int string_new(struct unicode_state *s, const struct line *l, const char *word, size_t n, struct string_obj *o)
+{
+	return string_make(s, l, word, n, o, 0);
+}
+
+static void string_free(struct unicode_state *s, struct string_obj *o)
+{
+	string_release(s, NULL, o, 0); /* the line only counts in a dry pass */
+}
+
+/* What the run will hold, found before it (untimed): every line's passes
+ * made dry, in the run's order, on a copy of the state from its empty free
+ * list. A pass that leaves the free list as it found it leaves every later
+ * pass of the line the same, so the count stops there. -1 out of memory. */
+static int count_held(struct unicode_state *s, uint64_t passes)
+{
+	struct unicode_state *dry = malloc(sizeof *dry);
+	struct string_obj *before = malloc(sizeof s->free_list), *objs = calloc(s->maxwords + 1, sizeof *objs);
+
+	if (dry == NULL || before == NULL || objs == NULL) {
+		free(dry), free(before), free(objs);
+		return -1;
+	}
+	*dry = *s;
+	dry->nfree = 0;
+	dry->held = 0;
+	dry->addr = NULL;
+	for (unsigned li = 0; li < s->nlines; li++) {
+		struct line *l = &s->lines[li];
+		if (l->narrow_sizes) {
+			l->most_held = dry->held + l->narrow_bytes;
+			l->held_after = dry->held;
+			continue;
+		}
+		l->most_held = dry->held;
+		for (uint64_t p = 0; p < passes; p++) {
+			unsigned nfree = dry->nfree;
+			uint64_t held = dry->held;
+			memcpy(before, dry->free_list, nfree * sizeof *before);
+			for (size_t i = 0; i < l->words; i++)
+				string_make(dry, l, l->set->words[i], l->set->lens[i], &objs[i], 1);
+			l->most_held = dry->held > l->most_held ? dry->held : l->most_held;
+			for (size_t i = 0; i < l->words; i++)
+				string_release(dry, l, &objs[i], 1);
+			if (dry->nfree == nfree && dry->held == held && memcmp(before, dry->free_list, nfree * sizeof *before) == 0)
+				break;
+		}
+		l->held_after = dry->held;
+	}
+	free(dry);
+	free(before);
+	free(objs);
+	return 0;
 }
 
 /* ---- the workload ---- */
@@ -330,6 +432,7 @@ static int narrow_line(struct unicode_state *s, struct line *l)
 		struct str_blocks b = blocks_of(s, l->kind, l->set->lens[i]);
 		assert(b.buffer == 0 && b.width == 1 && b.data_offset == b0.data_offset);
 		l->narrow_sizes[i] = b.object;
+		l->narrow_bytes += b.object;
 	}
 	return 0;
 }
@@ -382,7 +485,7 @@ static int unicode_prepare(struct alloclab_workload_thread *t, char *err, size_t
 	}
 	s->objs = calloc(s->maxwords, sizeof *s->objs);
 	s->blocks = calloc(s->maxwords, sizeof *s->blocks);
-	if (!s->objs || !s->blocks)
+	if (!s->objs || !s->blocks || count_held(s, p->v[P_ROUNDS] * p->v[P_REPS]) != 0)
 		goto oom;
 	return 0;
 oom:
@@ -450,10 +553,16 @@ static void unicode_run(struct alloclab_workload_thread *t)
 	const uint64_t rounds = t->params->v[P_ROUNDS], reps = t->params->v[P_REPS];
 	uint64_t ops = 0;
 
+	uint64_t most = 0;
+
 	s->ran = 1;
 	for (unsigned li = 0; li < s->nlines; li++) {
 		struct line *l = &s->lines[li];
 		const int direct = s->a->direct_malloc != NULL;
+		/* What the line's passes hold at most, said once a line for the
+		 * memory timeline (counted before the run: count_held). */
+		alloclab_live_set(t, l->most_held, l->words);
+		most = l->most_held > most ? l->most_held : most;
 		for (uint64_t r = 0; r < rounds; r++) {
 			uint64_t t0 = now_ns();
 			for (uint64_t rep = 0; rep < reps; rep++) {
@@ -471,6 +580,10 @@ static void unicode_run(struct alloclab_workload_thread *t)
 		}
 	}
 	t->ops = ops;
+	const uint64_t left = s->nlines ? s->lines[s->nlines - 1].held_after : 0;
+	alloclab_live_set(t, left, s->nfree);
+	alloclab_live_end(t, left);
+	alloclab_live_peak(t, most);
 }
 
 /* The placement pass of one line, once per process: allocate its words,
@@ -532,6 +645,7 @@ static void unicode_finish(struct alloclab_workload_thread *t)
 		alloclab_free(s->a, o->buffer);
 		alloclab_free(s->a, o->object);
 	}
+	alloclab_live_set(t, 0, 0);
 	t->report = json_pack("{s:o,s:i}", "lines", lines, "reps", (int)t->params->v[P_REPS]);
 	if (placements)
 		t->process_report = json_pack("{s:o}", "lines", placements);
