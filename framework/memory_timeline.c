@@ -68,14 +68,14 @@ void alloclab_timeline_sample(struct alloclab_timeline *t, pid_t pid, double now
 	t->due = now + t->interval_ms / 1000.0;
 	/* The worker and what it started (a program under exec); a process
 	 * that has exited reads as 0: no sample. */
-	uint64_t rss = alloclab_tree_resident_kib(pid, NULL), anon, huge;
+	uint64_t anon, huge, rollup_anon;
+	uint64_t rss = alloclab_tree_statm_kib(pid, NULL, &anon);
 	if (rss == 0)
 		return;
 	s.rss_kib = (long)rss;
-	if (t->taken++ % 10 == 0 && alloclab_tree_rollup_kib(pid, &anon, &huge) == 0) {
-		s.anon_kib = (long)anon;
+	s.anon_kib = (long)anon;
+	if (t->taken++ % 10 == 0 && alloclab_tree_rollup_kib(pid, &rollup_anon, &huge) == 0)
 		s.huge_kib = (long)huge;
-	}
 	s.phase = phase_index(t, phase);
 	if (t->n == ALLOCLAB_TIMELINE_MAX_SAMPLES) {
 		/* Full: every other sample goes, and the interval doubles, so

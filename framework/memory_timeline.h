@@ -2,7 +2,7 @@
  * A worker's memory over time, sampled from outside it (by the supervisor,
  * framework/child.c), so that the measured threads run not one instruction
  * for it: the resident set of it and what it started (a program under
- * exec) from /proc/PID/statm at every sample, their anonymous and
+ * exec) and its anonymous part from /proc/PID/statm at every sample, their
  * huge-page memory from /proc/PID/smaps_rollup (which costs far more to
  * read) at every tenth, and the step the worker had marked
  * (alloclab_phase: "load", "create", "prepare 2", "run 2", "finish 2",
@@ -12,8 +12,10 @@
  * The JSON form, a process's "memory" in a results file, is owned here:
  *   {"requested_ms": R, "interval_ms": I, "phases": ["load", ...],
  *    "samples": [[t_ms, rss_kib, anon_kib, huge_kib, phase, live_kib], ...]}
- * t_ms from the worker's start, not decreasing; anon_kib and huge_kib -1
- * where not read; phase an index into phases; live_kib the requested
+ * t_ms from the worker's start, not decreasing; anon_kib the anonymous
+ * resident memory (statm's resident less shared: the heap, not the code),
+ * huge_kib AnonHugePages (smaps_rollup, every tenth sample), each -1 where
+ * not read; phase an index into phases; live_kib the requested
  * bytes the workload held (alloclab_live, workload.h), -1 not known.
  */
 #ifndef ALLOCLAB_MEMORY_TIMELINE_H

@@ -12,17 +12,22 @@
 
 enum { MAX_DEPTH = 16, MAX_PROCS = 4096 };
 
-static uint64_t resident_kib(pid_t pid)
+/* Resident KiB of one process, and its anonymous part. */
+static uint64_t resident_kib(pid_t pid, uint64_t *anon_kib)
 {
 	char path[64];
-	unsigned long size, resident;
+	unsigned long size, resident, shared;
 	FILE *f;
 	snprintf(path, sizeof path, "/proc/%ld/statm", (long)pid);
 	if ((f = fopen(path, "re")) == NULL)
 		return 0;
-	int ok = fscanf(f, "%lu %lu", &size, &resident) == 2;
+	int ok = fscanf(f, "%lu %lu %lu", &size, &resident, &shared) == 3;
 	fclose(f);
-	return ok ? (uint64_t)resident * ((uint64_t)sysconf(_SC_PAGESIZE) / 1024) : 0;
+	const uint64_t kib = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+	if (!ok)
+		return 0;
+	*anon_kib += (resident > shared ? resident - shared : 0) * kib;
+	return (uint64_t)resident * kib;
 }
 
 /* pid and its descendants, depth first, each given to visit (which may
@@ -65,16 +70,31 @@ static void walk(struct tree_walk *w, pid_t pid, unsigned depth)
 	closedir(tasks);
 }
 
-static void add_resident(pid_t pid, void *arg) { *(uint64_t *)arg += resident_kib(pid); }
+struct statm_sum {
+	uint64_t resident, anon;
+};
+
+static void add_resident(pid_t pid, void *arg)
+{
+	struct statm_sum *s = arg;
+	s->resident += resident_kib(pid, &s->anon);
+}
+
+uint64_t alloclab_tree_statm_kib(pid_t pid, unsigned *count, uint64_t *anon_kib)
+{
+	struct statm_sum sum = {0, 0};
+	struct tree_walk w = {add_resident, &sum, 0};
+	walk(&w, pid, 0);
+	if (count)
+		*count = sum.resident ? w.seen : 0;
+	if (anon_kib)
+		*anon_kib = sum.anon;
+	return sum.resident;
+}
 
 uint64_t alloclab_tree_resident_kib(pid_t pid, unsigned *count)
 {
-	uint64_t kib = 0;
-	struct tree_walk w = {add_resident, &kib, 0};
-	walk(&w, pid, 0);
-	if (count)
-		*count = kib ? w.seen : 0;
-	return kib;
+	return alloclab_tree_statm_kib(pid, count, NULL);
 }
 
 struct rollup_sum {

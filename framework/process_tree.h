@@ -14,6 +14,10 @@
  * of 16 and 4096 processes); 0 when pid is gone. `count`, if not NULL,
  * gets how many processes were found. */
 uint64_t alloclab_tree_resident_kib(pid_t pid, unsigned *count);
+/* The same, with (if anon_kib is not NULL) their anonymous resident KiB
+ * from the same reading of statm: resident less shared (file-backed and
+ * shared memory), the heap and not the code. */
+uint64_t alloclab_tree_statm_kib(pid_t pid, unsigned *count, uint64_t *anon_kib);
 
 /* Anonymous and AnonHugePages of pid and its descendants, from their
  * smaps_rollup (which costs far more to read than statm). 0, or -1 when

@@ -434,6 +434,8 @@ static json_t *value_to_json(const struct alloclab_value *v, unsigned threads, c
 		json_object_set_new(o, K_RSS_AFTER_FINISH, json_integer(v->rss_after_finish_kib));
 	if (v->rss_end_of_run_kib > 0)
 		json_object_set_new(o, K_RSS_END_OF_RUN, json_integer(v->rss_end_of_run_kib));
+	if (v->anon_end_of_run_kib > 0)
+		json_object_set_new(o, K_ANON_END_OF_RUN, json_integer(v->anon_end_of_run_kib));
 	if (v->live_end_bytes)
 		json_object_set_new(o, K_LIVE_END, json_integer((json_int_t)v->live_end_bytes));
 	if (v->live_peak_bytes)
@@ -470,11 +472,12 @@ static json_t *process_json(const struct alloclab_process *p, unsigned threads, 
 	if (p->memory)
 		json_object_set(o, K_MEMORY, p->memory);
 	{
-		static const char *const keys[] = {"before_plugin", "after_finish", "after_trim", "after_settle"};
+		static const char *const keys[] = {"before_plugin", "after_finish", "after_trim", "after_settle",
+						   "anon_before_plugin"};
 		const long v[] = {p->rss_before_plugin_kib, p->rss_after_finish_kib, p->rss_after_trim_kib,
-				  p->rss_after_settle_kib};
+				  p->rss_after_settle_kib, p->anon_before_plugin_kib};
 		json_t *g = json_object();
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < 5; k++)
 			if (v[k] > 0)
 				json_object_set_new(g, keys[k], json_integer(v[k]));
 		if (json_object_size(g))
@@ -885,6 +888,12 @@ static int read_value(const struct reader *rd, const json_t *obj, const char *wh
 			return -1;
 		v->rss_end_of_run_kib = (long)kib;
 	}
+	if (json_object_get(obj, K_ANON_END_OF_RUN)) {
+		uint64_t kib;
+		if (get_uint(rd, obj, where, K_ANON_END_OF_RUN, 1, 1, (uint64_t)1 << 40, &kib) != 0)
+			return -1;
+		v->anon_end_of_run_kib = (long)kib;
+	}
 	if (json_object_get(obj, K_LIVE_END) &&
 	    get_uint(rd, obj, where, K_LIVE_END, 1, 1, (uint64_t)1 << 50, &v->live_end_bytes) != 0)
 		return -1;
@@ -1020,16 +1029,18 @@ static int read_process(const struct reader *rd, const json_t *obj, const char *
 	    get_string(rd, obj, where, K_PLUGIN_OUTPUT, 0, &p->plugin_output) != 0)
 		return -1;
 	p->rss_before_plugin_kib = p->rss_after_finish_kib = p->rss_after_trim_kib = p->rss_after_settle_kib = -1;
+	p->anon_before_plugin_kib = -1;
 	v = json_object_get(obj, K_GIVEN_BACK);
 	if (v) {
-		static const char *const keys[] = {"before_plugin", "after_finish", "after_trim", "after_settle"};
+		static const char *const keys[] = {"before_plugin", "after_finish", "after_trim", "after_settle",
+						   "anon_before_plugin"};
 		long *dst[] = {&p->rss_before_plugin_kib, &p->rss_after_finish_kib, &p->rss_after_trim_kib,
-			       &p->rss_after_settle_kib};
+			       &p->rss_after_settle_kib, &p->anon_before_plugin_kib};
 		char w[300];
 		snprintf(w, sizeof w, "%s%s" K_GIVEN_BACK, where, where[0] ? "." : "");
 		if (!json_is_object(v))
 			return bad(rd, where, K_GIVEN_BACK, "is %s, not an object", type_name(v));
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < 5; k++) {
 			uint64_t kib;
 			if (json_object_get(v, keys[k]) == NULL)
 				continue;

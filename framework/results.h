@@ -89,6 +89,7 @@ struct alloclab_value {
 	/* ... and once every thread had ended run() (the working sets live);
 	 * 0 unknown. */
 	long rss_end_of_run_kib;
+	long anon_end_of_run_kib; /* its anonymous part (the heap, not the code); 0 unknown */
 	/* The requested bytes the workload said it held when run() ended
 	 * (workload.h, alloclab_live_end); 0 not said. */
 	uint64_t live_end_bytes;
@@ -133,6 +134,9 @@ struct alloclab_process {
 	 * after --settle-ms; -1 not measured (no trim op, no settle, older
 	 * file). */
 	long rss_before_plugin_kib, rss_after_finish_kib, rss_after_trim_kib, rss_after_settle_kib;
+	/* The anonymous part of the resident set before the plugin was loaded
+	 * (statm's resident less shared: the heap, not the code); -1 unknown. */
+	long anon_before_plugin_kib;
 	/* With simulated caches: the pages the worker mapped before loading
 	 * the plugin, so that its processes sample address layouts
 	 * (worker.h); 0: none. At most ALLOCLAB_LAYOUT_PAD_MAX. */

@@ -113,6 +113,7 @@
 #define K_MEMORY "memory"
 #define K_RSS_AFTER_FINISH "rss_after_finish_kib"
 #define K_RSS_END_OF_RUN "rss_end_of_run_kib"
+#define K_ANON_END_OF_RUN "anon_end_of_run_kib"
 #define K_GIVEN_BACK "resident_kib"
 #define K_LAYOUT_PAD "layout_pad_pages"
 #define K_LIVE_END "live_end_bytes"

@@ -156,7 +156,7 @@ const char *alloclab_cell_spec_metric(const struct alloclab_cell_spec *cell)
 
 struct round_memory {
 	uint64_t minor_faults, major_faults; /* the process's, around run() */
-	long rss_end_of_run;                 /* KiB, once every thread has ended run() */
+	long rss_end_of_run, anon_end_of_run; /* KiB, once every thread has ended run(); its anonymous part */
 	long rss_after_finish;               /* KiB, once every thread has finished the round */
 	uint64_t live_end;                   /* the bytes the threads said were live when run() ended */
 	uint64_t live_peak;                  /* the sum of the most each thread said it held; 0 not said */
@@ -190,24 +190,33 @@ static void keep_both(void *arg, const char *name, uint64_t value)
 	keep_standard(b->m, name, value);
 }
 
-/* This process's resident set in KiB from /proc/self/statm, read into the
- * stack: no allocation (stdio would take a buffer from the C library's
- * heap, which the system plugin shares). -1 when unknown. */
-static long resident_kib(void)
+/* This process's resident set in KiB from /proc/self/statm, and (if anon
+ * is not NULL) its anonymous part (resident less shared: the heap, not
+ * the code), read into the stack: no allocation (stdio would take a
+ * buffer from the C library's heap, which the system plugin shares). -1
+ * when unknown. */
+static long statm_kib(long *anon)
 {
 	char buf[128];
-	long size, pages;
+	long size, pages, shared;
 	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
 	if (fd >= 0)
 		close(fd);
+	if (anon)
+		*anon = -1;
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	if (sscanf(buf, "%ld %ld", &size, &pages) != 2)
+	if (sscanf(buf, "%ld %ld %ld", &size, &pages, &shared) != 3)
 		return -1;
-	return pages * (sysconf(_SC_PAGESIZE) / 1024);
+	const long kib = sysconf(_SC_PAGESIZE) / 1024;
+	if (anon)
+		*anon = (pages > shared ? pages - shared : 0) * kib;
+	return pages * kib;
 }
+
+static long resident_kib(void) { return statm_kib(NULL); }
 
 /* What the threads said of the round (workload.h, struct alloclab_live):
  * held when run() ended, held at most, their own tables; summed into m
@@ -275,6 +284,7 @@ static void *thread_main(void *arg)
 		if (w->failed)
 			break;
 		slot->wt.last_value = r + 1 == w->rounds;
+		slot->wt.warmup = r < w->cell->warmups;
 		mark_round(w, slot, r);
 		alloclab_phase("prepare");
 		if (wl->prepare(&slot->wt, slot->error, sizeof slot->error) != 0)
@@ -332,7 +342,7 @@ static void *thread_main(void *arg)
 			w->mem[r].major_faults = (uint64_t)(after.ru_majflt - before.ru_majflt);
 			/* The working sets still live, whatever the sampler's
 			 * interval: the end of run for fragmentation. */
-			w->mem[r].rss_end_of_run = resident_kib();
+			w->mem[r].rss_end_of_run = statm_kib(&w->mem[r].anon_end_of_run);
 		}
 		if (!w->failed && (w->alloc.ops.stats || w->cell->heapmap)) {
 			/* The allocator's own account with the working sets live,
@@ -418,6 +428,7 @@ static void round_value(const struct worker *w, unsigned r, struct alloclab_valu
 	v->major_faults = w->mem[r].major_faults;
 	v->rss_after_finish_kib = w->mem[r].rss_after_finish;
 	v->rss_end_of_run_kib = w->mem[r].rss_end_of_run;
+	v->anon_end_of_run_kib = w->mem[r].anon_end_of_run;
 	v->live_end_bytes = w->mem[r].live_end;
 	v->live_peak_bytes = w->mem[r].live_peak;
 	v->own_bytes = w->mem[r].own;
@@ -519,7 +530,8 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 			return -1;
 		}
 	}
-	long before_plugin = resident_kib();
+	long anon_before_plugin;
+	long before_plugin = statm_kib(&anon_before_plugin);
 	alloclab_phase("load");
 	if (alloclab_plugin_load(cell->plugin, &plugin, err, err_len) != 0)
 		return -1;
@@ -626,15 +638,14 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	out->values = calloc(cell->values + 1, sizeof *out->values);
 	for (unsigned r = 0; r < w.rounds; r++) {
 		if (r < cell->warmups) {
-			/* A warm-up's time is kept; its reports are not: nothing
-			 * reads them, and they are most of a cell's size. */
+			/* A warm-up's time and memory are kept (python counts what
+			 * it holds in its warm-ups only); its reports are not:
+			 * nothing reads them, and they are most of a cell's size. */
 			round_value(&w, r, &out->warmups[out->nwarmups]);
 			json_decref(out->warmups[out->nwarmups].thread_reports);
 			out->warmups[out->nwarmups].thread_reports = NULL;
 			alloclab_latency_free(out->warmups[out->nwarmups].latency);
-			out->warmups[out->nwarmups].latency = NULL;
-			json_decref(out->warmups[out->nwarmups].stats);
-			out->warmups[out->nwarmups++].stats = NULL;
+			out->warmups[out->nwarmups++].latency = NULL;
 		}
 		else
 			round_value(&w, r, &out->values[out->nvalues++]);
@@ -687,6 +698,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	/* What the allocator gives back once the workload has freed all:
 	 * at once, after its own trim where it has one, and after a pause. */
 	out->rss_before_plugin_kib = before_plugin;
+	out->anon_before_plugin_kib = anon_before_plugin;
 	out->layout_pad_pages = cell->layout_pad_pages;
 	out->rss_after_finish_kib = w.mem[w.rounds - 1].rss_after_finish;
 	out->rss_after_trim_kib = out->rss_after_settle_kib = -1;

@@ -134,6 +134,10 @@ struct alloclab_workload_thread {
 	 * once-per-process measurements such as placement, and for freeing
 	 * what a workload keeps from value to value. */
 	int last_value;
+	/* 1 in a warm-up: a round whose value is not measured (set before
+	 * prepare, for a workload that does there what only a warm-up may:
+	 * python's census of what it holds). */
+	int warmup;
 	/* Set by the workload (run or finish, a new reference): recorded with
 	 * the value as thread_reports[index]. */
 	json_t *report;

@@ -6,6 +6,7 @@
  * allocator and threads each give the documented result.
  */
 #include "helpers.h"
+#include "process_memory.h"
 #include "registry.h"
 #include "results.h"
 
@@ -546,4 +547,48 @@ Test(python, only_a_module_not_installed_is_not_applicable, .timeout = 200)
 	cr_expect(strstr(doc->cells[2].message, "'no_such_module_anywhere', which is not installed"), "%s",
 		  doc->cells[2].message);
 	alloclab_results_free(doc);
+}
+
+/* The census: in the warm-ups, what the interpreter holds is counted block
+ * by block, and agrees with an allocator that counts its requests (raw
+ * too, so that every PyMem request goes to it; PyMem's realloc to 0 bytes
+ * asks the plugin for 1, so a few bytes apart). The measured value is not
+ * counted, its loops calibrated again without the census; census=no
+ * leaves the warm-ups uncounted as well. */
+Test(python, the_census_counts_what_the_interpreter_holds_in_the_warm_ups, .timeout = 120)
+{
+	if (checked_setup())
+		cr_skip_test("debug hooks pad what the plugin is asked for");
+	char *dir = scratch_dir();
+	for (int census = 1; census >= 0; census--) {
+		char spec[128];
+		snprintf(spec, sizeof spec, "python:bench=richards,raw=yes,profile=no,census=%s", census ? "yes" : "no");
+		struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", test_plugin("live_counting"),
+									      "-w", spec, "-t", "1", "-n", "1", "-v", "1",
+									      "--warmups", "1", "-q", "-o", "census.json", NULL});
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cmd_result_free(&r);
+		struct alloclab_results *doc = load_results(dir, "census.json");
+		const struct alloclab_process *p = &doc->cells[0].procs[0];
+		cr_assert_eq(p->nwarmups, 1);
+		const struct alloclab_value *w = &p->warmups[0], *v = &p->values[0];
+		uint64_t in_use = alloclab_stat_value(json_object_get(w->stats, "std.in_use_bytes"));
+		if (census) {
+			cr_expect(w->live_end_bytes > 1000000, "the warm-up held %llu", (unsigned long long)w->live_end_bytes);
+			cr_expect(w->live_end_bytes <= in_use && in_use - w->live_end_bytes < 256,
+				  "the census says %llu, the allocator %llu", (unsigned long long)w->live_end_bytes,
+				  (unsigned long long)in_use);
+			cr_expect_geq(w->live_peak_bytes, w->live_end_bytes);
+			cr_expect_gt(w->own_bytes, 0, "the census's own map is not taken off");
+			struct alloclab_process_memory m;
+			alloclab_process_memory(p, &m);
+			/* A bump allocator: everything it ever handed out stays. */
+			cr_expect_gt(m.frag_peak, 2, "fragmentation at the peak %.2f", m.frag_peak);
+		} else {
+			cr_expect_eq(w->live_end_bytes, 0);
+		}
+		cr_expect_eq(v->live_end_bytes, 0, "the measured value is not counted");
+		cr_expect_eq(v->live_peak_bytes, 0);
+		alloclab_results_free(doc);
+	}
 }

@@ -100,6 +100,8 @@ static void fragment_run(struct alloclab_workload_thread *t)
 		s->first_size[i] = size;
 		alloclab_live_add(t, (int64_t)size, 1);
 	}
+	/* The first heap whole: the most held unless the refill outgrows it. */
+	uint64_t most = __atomic_load_n((uint64_t *)&t->live->bytes, __ATOMIC_RELAXED);
 	for (size_t i = 0; i < n; i++) {
 		if (alloclab_rng_next(&s->rng) % 1000 < p->v[P_KEEP])
 			continue;
@@ -132,7 +134,9 @@ static void fragment_run(struct alloclab_workload_thread *t)
 		alloclab_live_add(t, (int64_t)size, 1);
 		ops++;
 	}
-	alloclab_live_end(t, __atomic_load_n((uint64_t *)&t->live->bytes, __ATOMIC_RELAXED));
+	const uint64_t end = __atomic_load_n((uint64_t *)&t->live->bytes, __ATOMIC_RELAXED);
+	alloclab_live_end(t, end);
+	alloclab_live_peak(t, end > most ? end : most);
 	t->ops = ops;
 }
 

@@ -39,7 +39,7 @@
 #define MAX_ARGS 62
 
 enum { P_BENCH, P_SCRIPT, P_PYPERF, P_VALUE_MS, P_LOOPS, P_SCALE, P_RAW, P_DEBUG_HOOKS, P_PROFILE, P_HASH_SEED,
-       P_ARGS, P_TASK, P_NAME };
+       P_ARGS, P_TASK, P_NAME, P_CENSUS };
 
 /* choices[0] "none": the program comes from script= or pyperf= instead. */
 static const char *const bench_choices[] = {"none", ALLOCLAB_PYTHON_BENCHES, NULL};
@@ -82,6 +82,10 @@ static const struct alloclab_param python_params[] = {
 		    .def = 0, .min = 0, .max = MAX_TASKS},
 	[P_NAME] = {.name = "name", .help = "the name the pyperf file gives benchmark task= (checked when it runs)",
 		    .type = ALLOCLAB_PARAM_TEXT, .def_text = ""},
+	[P_CENSUS] = {.name = "census",
+		      .help = "count every block the interpreter holds during the warm-ups, for fragmentation (the "
+			      "values' loops are calibrated again without it)",
+		      .type = ALLOCLAB_PARAM_CHOICE, .choices = no_yes, .def = 1, .max = 1},
 };
 
 /* ---- where things are: the build tree, else the installed tree ---- */
@@ -206,6 +210,7 @@ static void set_config(const struct alloclab_workload_thread *t)
 	config.hook_raw = p->v[P_RAW] != 0;
 	config.debug_hooks = p->v[P_DEBUG_HOOKS] != 0;
 	config.profile = p->v[P_PROFILE] != 0;
+	config.census = p->v[P_CENSUS] != 0;
 	config.loops = p->v[P_LOOPS];
 	config.value_ms = p->v[P_VALUE_MS];
 	config.scale = (double)p->v[P_SCALE] / 100.0;

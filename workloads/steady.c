@@ -111,7 +111,7 @@ static void steady_run(struct alloclab_workload_thread *t)
 	const struct alloclab_params *par = t->params;
 	const uint64_t steps = par->v[P_STEPS], span = par->v[P_MAX] - par->v[P_MIN] + 1;
 	const double mean = (double)par->v[P_LIFETIME];
-	uint64_t live = __atomic_load_n((uint64_t *)&t->live->bytes, __ATOMIC_RELAXED);
+	uint64_t live = __atomic_load_n((uint64_t *)&t->live->bytes, __ATOMIC_RELAXED), most = live;
 	uint64_t i;
 
 	for (i = 0; i < steps; i++) {
@@ -145,9 +145,11 @@ static void steady_run(struct alloclab_workload_thread *t)
 		b[0] = b[size - 1] = 1;
 		push(p, (struct object){p->now + life, b, size});
 		live += size;
+		most = live > most ? live : most;
 		alloclab_live_set(t, live, p->n);
 	}
 	alloclab_live_end(t, live);
+	alloclab_live_peak(t, most);
 	t->ops = i;
 }
 

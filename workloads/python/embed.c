@@ -24,11 +24,13 @@
 
 #include "embed.h"
 #include "hash.h"
+#include "resident.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 /* ---- the hooks: PyMem's contract on top of the plugin's ---- */
@@ -60,6 +62,8 @@ static void install_hooks(const struct alloclab_python_config *cfg)
 	if (cfg->hook_raw)
 		PyMem_SetAllocator(PYMEM_DOMAIN_RAW, &hooks);
 }
+
+static void census_start(struct alloclab_live *live);
 
 /* ---- the process's interpreter ---- */
 
@@ -148,7 +152,9 @@ static int status_error(PyStatus st, const char *what, char *err, size_t err_len
 
 /* Initialises the interpreter with the hooks in place. The GIL is held on
  * return (0). */
-static int start_interpreter(const struct alloclab_python_config *cfg, char *err, size_t err_len)
+/* census: where the census says what the interpreter holds (NULL: none). */
+static int start_interpreter(const struct alloclab_python_config *cfg, struct alloclab_live *census_live, char *err,
+			     size_t err_len)
 {
 	PyPreConfig pre;
 	PyConfig config;
@@ -162,6 +168,8 @@ static int start_interpreter(const struct alloclab_python_config *cfg, char *err
 	install_hooks(cfg);
 	if (cfg->debug_hooks)
 		PyMem_SetupDebugHooks();
+	if (census_live)
+		census_start(census_live);
 
 	/* Isolated: no PYTHON* variables, no user site, no script folder on
 	 * sys.path; the standard library and Debian's dist-packages are found
@@ -289,7 +297,7 @@ static int startup_loops(uint64_t loops, PyObject *fn, double *own_s, char *err,
 	(void)fn;
 	*own_s = 0;
 	for (uint64_t i = 0; i < loops; i++) {
-		if (start_interpreter(py.cfg, err, err_len) != 0)
+		if (start_interpreter(py.cfg, NULL, err, err_len) != 0)
 			return -1;
 		if (Py_FinalizeEx() != 0) {
 			snprintf(err, err_len, "python: Py_FinalizeEx failed");
@@ -324,6 +332,391 @@ static int calibrate(run_loops_fn run, PyObject *fn, char *err, size_t err_len)
 	}
 }
 
+/* ---- the allocation profile ---- */
+
+/* Request sizes: obmalloc's 32 classes of 16 bytes up to 512, then powers
+ * of two up to 1 MiB, then the rest. */
+#define SMALL_CLASSES 32
+#define LARGE_BUCKETS 12 /* <=1K, <=2K, ... <=1M, more */
+enum { OP_MALLOC, OP_CALLOC, OP_REALLOC, OP_FREE, NOPS };
+static const char *const op_names[NOPS] = {"malloc", "calloc", "realloc", "free"};
+static const char *const domain_names[3] = {"raw", "mem", "obj"};
+
+/* Blocks live: address -> size (open addressing, linear probing,
+ * tombstones as size SIZE_MAX), with their bytes and count and the most
+ * of each. Mapped, not from the C library's heap, which the system plugin
+ * shares with CPython. */
+struct block_map {
+	uintptr_t *keys;
+	size_t *sizes, cap, used;
+	uint64_t live_bytes, live_blocks, peak_bytes, peak_blocks, foreign_frees;
+};
+
+struct profile {
+	PyMemAllocatorEx inner[3];
+	uint64_t calls[3][NOPS];
+	uint64_t small[SMALL_CLASSES], large[LARGE_BUCKETS];
+	struct block_map map; /* blocks allocated during the pass */
+	pthread_mutex_t lock; /* raw may be called without the GIL */
+};
+
+static struct profile prof;
+
+/* The slot holding key, or the empty one where it would go. */
+static size_t slot_of(const struct block_map *m, uintptr_t key)
+{
+	uint64_t h = (uint64_t)key * ALLOCLAB_GOLDEN_GAMMA;
+	size_t s = (size_t)(h >> 20) & (m->cap - 1);
+
+	while (m->keys[s] && m->keys[s] != key)
+		s = (s + 1) & (m->cap - 1);
+	return s;
+}
+
+static void *map_pages(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Doubles the table; 0, or -1 out of memory (the map as it was). */
+static int map_grow(struct block_map *m)
+{
+	struct block_map old = *m;
+
+	m->cap = old.cap ? old.cap * 2 : 1u << 16;
+	m->keys = map_pages(m->cap * sizeof *m->keys);
+	m->sizes = map_pages(m->cap * sizeof *m->sizes);
+	if (m->keys == NULL || m->sizes == NULL) {
+		if (m->keys)
+			munmap(m->keys, m->cap * sizeof *m->keys);
+		if (m->sizes)
+			munmap(m->sizes, m->cap * sizeof *m->sizes);
+		*m = old;
+		return -1;
+	}
+	m->used = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.keys[i] && old.sizes[i] != SIZE_MAX) {
+			size_t s = slot_of(m, old.keys[i]);
+			m->keys[s] = old.keys[i];
+			m->sizes[s] = old.sizes[i];
+			m->used++;
+		}
+	if (old.cap) {
+		munmap(old.keys, old.cap * sizeof *old.keys);
+		munmap(old.sizes, old.cap * sizeof *old.sizes);
+	}
+	return 0;
+}
+
+static void map_free(struct block_map *m)
+{
+	if (m->cap) {
+		munmap(m->keys, m->cap * sizeof *m->keys);
+		munmap(m->sizes, m->cap * sizeof *m->sizes);
+	}
+	memset(m, 0, sizeof *m);
+}
+
+/* The resident bytes of the map's tables: the harness's own memory. */
+static uint64_t map_resident(const struct block_map *m)
+{
+	return alloclab_resident_bytes(m->keys, m->cap * sizeof *m->keys) +
+	       alloclab_resident_bytes(m->sizes, m->cap * sizeof *m->sizes);
+}
+
+static void map_alloc(struct block_map *m, void *block, size_t size)
+{
+	size_t s;
+
+	if (block == NULL || ((m->used + 1) * 2 > m->cap && map_grow(m) != 0))
+		return;
+	s = slot_of(m, (uintptr_t)block);
+	if (m->keys[s] == 0) {
+		m->used++;
+	} else if (m->sizes[s] != SIZE_MAX) {
+		/* Handed out again without a free seen (a free by a way that
+		 * is not wrapped): the old block is gone. */
+		m->live_bytes -= m->sizes[s];
+		m->live_blocks--;
+	}
+	m->keys[s] = (uintptr_t)block;
+	m->sizes[s] = size;
+	m->live_bytes += size;
+	m->live_blocks++;
+	if (m->live_bytes > m->peak_bytes)
+		m->peak_bytes = m->live_bytes;
+	if (m->live_blocks > m->peak_blocks)
+		m->peak_blocks = m->live_blocks;
+}
+
+static void map_release(struct block_map *m, void *block)
+{
+	size_t s;
+
+	if (block == NULL || m->cap == 0)
+		return;
+	s = slot_of(m, (uintptr_t)block);
+	if (m->keys[s] == 0 || m->sizes[s] == SIZE_MAX) {
+		m->foreign_frees++; /* allocated before the map began */
+		return;
+	}
+	m->live_bytes -= m->sizes[s];
+	m->live_blocks--;
+	m->sizes[s] = SIZE_MAX;
+}
+
+static void note_alloc(void *block, size_t size)
+{
+	if (block == NULL)
+		return;
+	if (size <= 512) {
+		prof.small[size ? (size - 1) / 16 : 0]++;
+	} else {
+		unsigned b = 0;
+		while (b + 1 < LARGE_BUCKETS && size > (size_t)1024 << b)
+			b++;
+		prof.large[b]++;
+	}
+	map_alloc(&prof.map, block, size);
+}
+
+static void note_free(void *block)
+{
+	map_release(&prof.map, block);
+}
+
+/* CPython's obmalloc serves a large request from the raw domain, through
+ * the allocator table: a counting wrapper around both domains would see
+ * it twice (and count its block twice). Only a thread's outermost call
+ * counts; a call inside it goes straight through. */
+static __thread int nested;
+
+static void *prof_malloc(void *ctx, size_t size)
+{
+	int d = (int)(intptr_t)ctx;
+	if (nested)
+		return prof.inner[d].malloc(prof.inner[d].ctx, size);
+	nested = 1;
+	void *b = prof.inner[d].malloc(prof.inner[d].ctx, size);
+	nested = 0;
+	pthread_mutex_lock(&prof.lock);
+	prof.calls[d][OP_MALLOC]++;
+	note_alloc(b, size);
+	pthread_mutex_unlock(&prof.lock);
+	return b;
+}
+
+static void *prof_calloc(void *ctx, size_t nelem, size_t elsize)
+{
+	int d = (int)(intptr_t)ctx;
+	if (nested)
+		return prof.inner[d].calloc(prof.inner[d].ctx, nelem, elsize);
+	nested = 1;
+	void *b = prof.inner[d].calloc(prof.inner[d].ctx, nelem, elsize);
+	nested = 0;
+	pthread_mutex_lock(&prof.lock);
+	prof.calls[d][OP_CALLOC]++;
+	note_alloc(b, nelem * elsize);
+	pthread_mutex_unlock(&prof.lock);
+	return b;
+}
+
+static void *prof_realloc(void *ctx, void *block, size_t size)
+{
+	int d = (int)(intptr_t)ctx;
+	if (nested)
+		return prof.inner[d].realloc(prof.inner[d].ctx, block, size);
+	nested = 1;
+	void *b = prof.inner[d].realloc(prof.inner[d].ctx, block, size);
+	nested = 0;
+	pthread_mutex_lock(&prof.lock);
+	prof.calls[d][OP_REALLOC]++;
+	if (b) {
+		note_free(block);
+		note_alloc(b, size);
+	}
+	pthread_mutex_unlock(&prof.lock);
+	return b;
+}
+
+static void prof_free(void *ctx, void *block)
+{
+	int d = (int)(intptr_t)ctx;
+	if (nested) {
+		prof.inner[d].free(prof.inner[d].ctx, block);
+		return;
+	}
+	pthread_mutex_lock(&prof.lock);
+	prof.calls[d][OP_FREE]++;
+	note_free(block);
+	pthread_mutex_unlock(&prof.lock);
+	nested = 1;
+	prof.inner[d].free(prof.inner[d].ctx, block);
+	nested = 0;
+}
+
+static json_t *profile_pass(PyObject *fn, uint64_t loops)
+{
+	static const PyMemAllocatorDomain domains[3] = {PYMEM_DOMAIN_RAW, PYMEM_DOMAIN_MEM, PYMEM_DOMAIN_OBJ};
+	json_t *calls = json_object(), *small = json_array(), *large = json_array(), *report;
+	uint64_t allocs = 0;
+	PyObject *r;
+
+	memset(&prof, 0, sizeof prof);
+	pthread_mutex_init(&prof.lock, NULL);
+	map_grow(&prof.map);
+	for (int d = 0; d < 3; d++) {
+		PyMemAllocatorEx wrap = {(void *)(intptr_t)d, prof_malloc, prof_calloc, prof_realloc, prof_free};
+		PyMem_GetAllocator(domains[d], &prof.inner[d]);
+		PyMem_SetAllocator(domains[d], &wrap);
+	}
+	r = PyObject_CallFunction(fn, "K", (unsigned long long)loops);
+	for (int d = 0; d < 3; d++)
+		PyMem_SetAllocator(domains[d], &prof.inner[d]);
+	if (r == NULL)
+		PyErr_Clear();
+	Py_XDECREF(r);
+
+	for (int d = 0; d < 3; d++) {
+		json_t *ops = json_object();
+		for (int o = 0; o < NOPS; o++)
+			json_object_set_new(ops, op_names[o], json_integer((json_int_t)prof.calls[d][o]));
+		json_object_set_new(calls, domain_names[d], ops);
+		allocs += prof.calls[d][OP_MALLOC] + prof.calls[d][OP_CALLOC] + prof.calls[d][OP_REALLOC];
+	}
+	for (int i = 0; i < SMALL_CLASSES; i++)
+		json_array_append_new(small, json_integer((json_int_t)prof.small[i]));
+	for (int i = 0; i < LARGE_BUCKETS; i++)
+		json_array_append_new(large, json_integer((json_int_t)prof.large[i]));
+	report = json_pack("{s:I,s:o,s:o,s:o,s:I,s:I,s:I,s:f}", "loops", (json_int_t)loops, "calls", calls,
+			   "small_classes", small, "large_buckets", large, "peak_live_bytes",
+			   (json_int_t)prof.map.peak_bytes, "peak_live_blocks", (json_int_t)prof.map.peak_blocks,
+			   "frees_of_earlier_blocks", (json_int_t)prof.map.foreign_frees, "allocations_per_iteration",
+			   (double)allocs / (double)loops);
+	map_free(&prof.map);
+	pthread_mutex_destroy(&prof.lock);
+	return report;
+}
+
+/* ---- the census: what the interpreter holds, in the warm-ups ---- */
+
+/* From the interpreter's start to the end of the last warm-up, counting
+ * wrappers go around each domain's allocator (the plugin's hooks, or
+ * CPython's own): every block with its size, so that what the program
+ * holds is known exactly; a warm-up says what it held at its end and at
+ * most (workload.h), for the framework's fragmentation. They come off
+ * before the first measured value, whose loops are calibrated again
+ * without them: the measured values pay nothing. */
+static struct {
+	PyMemAllocatorEx inner[3];
+	struct block_map map;
+	pthread_mutex_t lock; /* raw may be called without the GIL */
+	struct alloclab_live *live; /* thread 0's counter, written under the lock */
+	int on;
+} census = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void census_said(void)
+{
+	__atomic_store_n((uint64_t *)&census.live->bytes, census.map.live_bytes, __ATOMIC_RELAXED);
+	__atomic_store_n((uint64_t *)&census.live->blocks, census.map.live_blocks, __ATOMIC_RELAXED);
+}
+
+static void *census_malloc(void *ctx, size_t size)
+{
+	int d = (int)(intptr_t)ctx;
+	if (nested)
+		return census.inner[d].malloc(census.inner[d].ctx, size);
+	nested = 1;
+	void *b = census.inner[d].malloc(census.inner[d].ctx, size);
+	nested = 0;
+	pthread_mutex_lock(&census.lock);
+	map_alloc(&census.map, b, size);
+	census_said();
+	pthread_mutex_unlock(&census.lock);
+	return b;
+}
+
+static void *census_calloc(void *ctx, size_t nelem, size_t elsize)
+{
+	int d = (int)(intptr_t)ctx;
+	if (nested)
+		return census.inner[d].calloc(census.inner[d].ctx, nelem, elsize);
+	nested = 1;
+	void *b = census.inner[d].calloc(census.inner[d].ctx, nelem, elsize);
+	nested = 0;
+	pthread_mutex_lock(&census.lock);
+	map_alloc(&census.map, b, nelem * elsize);
+	census_said();
+	pthread_mutex_unlock(&census.lock);
+	return b;
+}
+
+static void *census_realloc(void *ctx, void *block, size_t size)
+{
+	int d = (int)(intptr_t)ctx;
+	if (nested)
+		return census.inner[d].realloc(census.inner[d].ctx, block, size);
+	nested = 1;
+	void *b = census.inner[d].realloc(census.inner[d].ctx, block, size);
+	nested = 0;
+	pthread_mutex_lock(&census.lock);
+	if (b) {
+		map_release(&census.map, block);
+		map_alloc(&census.map, b, size);
+	}
+	census_said();
+	pthread_mutex_unlock(&census.lock);
+	return b;
+}
+
+static void census_free(void *ctx, void *block)
+{
+	int d = (int)(intptr_t)ctx;
+	if (nested) {
+		census.inner[d].free(census.inner[d].ctx, block);
+		return;
+	}
+	pthread_mutex_lock(&census.lock);
+	map_release(&census.map, block);
+	census_said();
+	pthread_mutex_unlock(&census.lock);
+	nested = 1;
+	census.inner[d].free(census.inner[d].ctx, block);
+	nested = 0;
+}
+
+static const PyMemAllocatorDomain all_domains[3] = {PYMEM_DOMAIN_RAW, PYMEM_DOMAIN_MEM, PYMEM_DOMAIN_OBJ};
+
+/* Around whatever each domain has now (after the plugin's hooks and any
+ * debug hooks: the sizes counted are the program's requests). */
+static void census_start(struct alloclab_live *live)
+{
+	if (map_grow(&census.map) != 0)
+		return; /* no census: the cell says nothing of what it holds */
+	census.live = live;
+	for (int d = 0; d < 3; d++) {
+		PyMemAllocatorEx wrap = {(void *)(intptr_t)d, census_malloc, census_calloc, census_realloc, census_free};
+		PyMem_GetAllocator(all_domains[d], &census.inner[d]);
+		PyMem_SetAllocator(all_domains[d], &wrap);
+	}
+	census.on = 1;
+}
+
+static void census_stop(void)
+{
+	if (!census.on)
+		return;
+	for (int d = 0; d < 3; d++)
+		PyMem_SetAllocator(all_domains[d], &census.inner[d]);
+	census.on = 0;
+	map_free(&census.map);
+	/* Nothing said from here: the measured values are not counted. */
+	__atomic_store_n((uint64_t *)&census.live->bytes, 0, __ATOMIC_RELAXED);
+	__atomic_store_n((uint64_t *)&census.live->blocks, 0, __ATOMIC_RELAXED);
+}
+
 /* ---- the workload's hooks ---- */
 
 static int embed_prepare(struct alloclab_workload_thread *t, const struct alloclab_python_config *cfg, char *err,
@@ -331,8 +724,21 @@ static int embed_prepare(struct alloclab_workload_thread *t, const struct allocl
 {
 	struct py_thread *pt;
 
-	if (t->state)
-		return 0; /* the interpreter and the benchmark live from value to value */
+	if (t->state) {
+		/* The interpreter and the benchmark live from value to value;
+		 * the census ends with the warm-ups, and the values' loops are
+		 * calibrated without it. */
+		pt = t->state;
+		if (t->index == 0 && census.on && !t->warmup && pt->bench) {
+			PyEval_RestoreThread(pt->ts);
+			census_stop();
+			int rc = calibrate(bench_loops, pt->bench, err, err_len);
+			pt->ts = PyEval_SaveThread();
+			if (rc != 0)
+				return -1;
+		}
+		return 0;
+	}
 	if (t->index == 0) {
 		py.cfg = cfg;
 		plugin = t->alloc;
@@ -346,7 +752,8 @@ static int embed_prepare(struct alloclab_workload_thread *t, const struct allocl
 				/* Calibrated like the others, on the real thing. */
 				py.failed = calibrate(startup_loops, NULL, err, err_len) != 0;
 			}
-		} else if (start_interpreter(cfg, err, err_len) != 0 || load_harness(cfg, err, err_len) != 0) {
+		} else if (start_interpreter(cfg, cfg->census && t->warmup ? t->live : NULL, err, err_len) != 0 ||
+			   load_harness(cfg, err, err_len) != 0) {
 			py.failed = 1;
 		} else {
 			py.started = 1;
@@ -395,6 +802,12 @@ static void embed_run(struct alloclab_workload_thread *t)
 	int rc;
 
 	double own = 0;
+	const int counted = t->index == 0 && census.on;
+	if (counted) {
+		pthread_mutex_lock(&census.lock);
+		census.map.peak_bytes = census.map.live_bytes;
+		pthread_mutex_unlock(&census.lock);
+	}
 	/* A value is the time of one inner loop, as pyperf reports it. */
 	t->ops = py.loops * (py.inner_loops ? py.inner_loops : 1);
 	if (py.cfg->kind == ALLOCLAB_PY_STARTUP) {
@@ -408,195 +821,13 @@ static void embed_run(struct alloclab_workload_thread *t)
 		t->own_ns = (uint64_t)(own * 1e9);
 	if (rc != 0)
 		t->error = pt->error;
-}
-
-/* ---- the allocation profile ---- */
-
-/* Request sizes: obmalloc's 32 classes of 16 bytes up to 512, then powers
- * of two up to 1 MiB, then the rest. */
-#define SMALL_CLASSES 32
-#define LARGE_BUCKETS 12 /* <=1K, <=2K, ... <=1M, more */
-enum { OP_MALLOC, OP_CALLOC, OP_REALLOC, OP_FREE, NOPS };
-static const char *const op_names[NOPS] = {"malloc", "calloc", "realloc", "free"};
-static const char *const domain_names[3] = {"raw", "mem", "obj"};
-
-struct profile {
-	PyMemAllocatorEx inner[3];
-	uint64_t calls[3][NOPS];
-	uint64_t small[SMALL_CLASSES], large[LARGE_BUCKETS];
-	/* Blocks allocated during the pass: address -> size (open addressing,
-	 * linear probing, tombstones as size SIZE_MAX). */
-	uintptr_t *keys;
-	size_t *sizes, cap, used;
-	uint64_t live_bytes, live_blocks, peak_bytes, peak_blocks, foreign_frees;
-	pthread_mutex_t lock; /* raw may be called without the GIL */
-};
-
-static struct profile prof;
-
-/* The slot holding key, or the empty one where it would go. */
-static size_t slot_of(uintptr_t key)
-{
-	uint64_t h = (uint64_t)key * ALLOCLAB_GOLDEN_GAMMA;
-	size_t s = (size_t)(h >> 20) & (prof.cap - 1);
-
-	while (prof.keys[s] && prof.keys[s] != key)
-		s = (s + 1) & (prof.cap - 1);
-	return s;
-}
-
-static void map_grow(void)
-{
-	uintptr_t *old_keys = prof.keys;
-	size_t *old_sizes = prof.sizes, old_cap = prof.cap;
-
-	prof.cap = old_cap ? old_cap * 2 : 1u << 16;
-	prof.keys = calloc(prof.cap, sizeof *prof.keys);
-	prof.sizes = calloc(prof.cap, sizeof *prof.sizes);
-	prof.used = 0;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old_keys[i] && old_sizes[i] != SIZE_MAX) {
-			size_t s = slot_of(old_keys[i]);
-			prof.keys[s] = old_keys[i];
-			prof.sizes[s] = old_sizes[i];
-			prof.used++;
-		}
-	free(old_keys);
-	free(old_sizes);
-}
-
-static void note_alloc(void *block, size_t size)
-{
-	size_t s;
-
-	if (block == NULL)
-		return;
-	if (size <= 512) {
-		prof.small[size ? (size - 1) / 16 : 0]++;
-	} else {
-		unsigned b = 0;
-		while (b + 1 < LARGE_BUCKETS && size > (size_t)1024 << b)
-			b++;
-		prof.large[b]++;
+	if (counted) {
+		pthread_mutex_lock(&census.lock);
+		alloclab_live_end(t, census.map.live_bytes);
+		alloclab_live_peak(t, census.map.peak_bytes);
+		alloclab_live_own(t, map_resident(&census.map));
+		pthread_mutex_unlock(&census.lock);
 	}
-	if ((prof.used + 1) * 2 > prof.cap)
-		map_grow();
-	s = slot_of((uintptr_t)block);
-	if (prof.keys[s] == 0)
-		prof.used++;
-	prof.keys[s] = (uintptr_t)block;
-	prof.sizes[s] = size;
-	prof.live_bytes += size;
-	prof.live_blocks++;
-	if (prof.live_bytes > prof.peak_bytes)
-		prof.peak_bytes = prof.live_bytes;
-	if (prof.live_blocks > prof.peak_blocks)
-		prof.peak_blocks = prof.live_blocks;
-}
-
-static void note_free(void *block)
-{
-	size_t s;
-
-	if (block == NULL)
-		return;
-	s = slot_of((uintptr_t)block);
-	if (prof.keys[s] == 0 || prof.sizes[s] == SIZE_MAX) {
-		prof.foreign_frees++; /* allocated before the pass began */
-		return;
-	}
-	prof.live_bytes -= prof.sizes[s];
-	prof.live_blocks--;
-	prof.sizes[s] = SIZE_MAX;
-}
-
-static void *prof_malloc(void *ctx, size_t size)
-{
-	int d = (int)(intptr_t)ctx;
-	void *b = prof.inner[d].malloc(prof.inner[d].ctx, size);
-	pthread_mutex_lock(&prof.lock);
-	prof.calls[d][OP_MALLOC]++;
-	note_alloc(b, size);
-	pthread_mutex_unlock(&prof.lock);
-	return b;
-}
-
-static void *prof_calloc(void *ctx, size_t nelem, size_t elsize)
-{
-	int d = (int)(intptr_t)ctx;
-	void *b = prof.inner[d].calloc(prof.inner[d].ctx, nelem, elsize);
-	pthread_mutex_lock(&prof.lock);
-	prof.calls[d][OP_CALLOC]++;
-	note_alloc(b, nelem * elsize);
-	pthread_mutex_unlock(&prof.lock);
-	return b;
-}
-
-static void *prof_realloc(void *ctx, void *block, size_t size)
-{
-	int d = (int)(intptr_t)ctx;
-	void *b = prof.inner[d].realloc(prof.inner[d].ctx, block, size);
-	pthread_mutex_lock(&prof.lock);
-	prof.calls[d][OP_REALLOC]++;
-	if (b) {
-		note_free(block);
-		note_alloc(b, size);
-	}
-	pthread_mutex_unlock(&prof.lock);
-	return b;
-}
-
-static void prof_free(void *ctx, void *block)
-{
-	int d = (int)(intptr_t)ctx;
-	pthread_mutex_lock(&prof.lock);
-	prof.calls[d][OP_FREE]++;
-	note_free(block);
-	pthread_mutex_unlock(&prof.lock);
-	prof.inner[d].free(prof.inner[d].ctx, block);
-}
-
-static json_t *profile_pass(PyObject *fn, uint64_t loops)
-{
-	static const PyMemAllocatorDomain domains[3] = {PYMEM_DOMAIN_RAW, PYMEM_DOMAIN_MEM, PYMEM_DOMAIN_OBJ};
-	json_t *calls = json_object(), *small = json_array(), *large = json_array(), *report;
-	uint64_t allocs = 0;
-	PyObject *r;
-
-	memset(&prof, 0, sizeof prof);
-	pthread_mutex_init(&prof.lock, NULL);
-	map_grow();
-	for (int d = 0; d < 3; d++) {
-		PyMemAllocatorEx wrap = {(void *)(intptr_t)d, prof_malloc, prof_calloc, prof_realloc, prof_free};
-		PyMem_GetAllocator(domains[d], &prof.inner[d]);
-		PyMem_SetAllocator(domains[d], &wrap);
-	}
-	r = PyObject_CallFunction(fn, "K", (unsigned long long)loops);
-	for (int d = 0; d < 3; d++)
-		PyMem_SetAllocator(domains[d], &prof.inner[d]);
-	if (r == NULL)
-		PyErr_Clear();
-	Py_XDECREF(r);
-
-	for (int d = 0; d < 3; d++) {
-		json_t *ops = json_object();
-		for (int o = 0; o < NOPS; o++)
-			json_object_set_new(ops, op_names[o], json_integer((json_int_t)prof.calls[d][o]));
-		json_object_set_new(calls, domain_names[d], ops);
-		allocs += prof.calls[d][OP_MALLOC] + prof.calls[d][OP_CALLOC] + prof.calls[d][OP_REALLOC];
-	}
-	for (int i = 0; i < SMALL_CLASSES; i++)
-		json_array_append_new(small, json_integer((json_int_t)prof.small[i]));
-	for (int i = 0; i < LARGE_BUCKETS; i++)
-		json_array_append_new(large, json_integer((json_int_t)prof.large[i]));
-	report = json_pack("{s:I,s:o,s:o,s:o,s:I,s:I,s:I,s:f}", "loops", (json_int_t)loops, "calls", calls,
-			   "small_classes", small, "large_buckets", large, "peak_live_bytes", (json_int_t)prof.peak_bytes,
-			   "peak_live_blocks", (json_int_t)prof.peak_blocks, "frees_of_earlier_blocks",
-			   (json_int_t)prof.foreign_frees, "allocations_per_iteration", (double)allocs / (double)loops);
-	free(prof.keys);
-	free(prof.sizes);
-	pthread_mutex_destroy(&prof.lock);
-	return report;
 }
 
 /* A pyperf file suspended at its benchmark goes on to its end (its

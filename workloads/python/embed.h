@@ -30,6 +30,7 @@ struct alloclab_python_config {
 	int hook_raw;            /* the raw domain to the plugin too */
 	int debug_hooks;         /* PyMem_SetupDebugHooks around the allocator */
 	int profile;             /* the untimed allocation-profile pass */
+	int census;              /* count what the interpreter holds in the warm-ups */
 	uint64_t loops;          /* 0: calibrate to value_ms */
 	uint64_t value_ms;
 	double scale;            /* the benchmark's size, 1.0 as written */
