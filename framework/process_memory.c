@@ -156,6 +156,15 @@ void alloclab_process_memory(const struct alloclab_process *p, struct alloclab_p
 		end = (double)counted->anon_end_of_run_kib;
 		peak = from_warmups ? warmup_anon_peak : anon_peak;
 	}
+	/* The workload's own reading at its peak (a program under exec: its
+	 * processes', not the worker's): nothing of the harness in it, its
+	 * own memory from before the plugin served it taken off. */
+	if (counted->workload_anon_peak_kib) {
+		peak = (double)counted->workload_anon_peak_kib;
+		double own = m->own_kib > 0 ? m->own_kib : 0;
+		m->frag_peak = m->live_peak_kib > 0 ? fmax(0, peak - own) / m->live_peak_kib : -1;
+		peak = -1; /* done */
+	}
 	/* Net figures never go below 0: a resident set under the baseline
 	 * (the harness gave back some of its own) is nothing of the plugin's. */
 	double off = base + (m->own_kib > 0 ? m->own_kib : 0);

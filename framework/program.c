@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -167,8 +168,8 @@ int alloclab_preload_environment(const char *plugin, const char *options, int gi
 int alloclab_program_run(const struct alloclab_program *p, struct alloclab_program_result *r, char *err,
 			 size_t err_len)
 {
-	char *set[7], *tunables = NULL, *preload = NULL, *plugin = NULL, *record = NULL, *handshake = NULL,
-	     *latency = NULL;
+	char *set[8], *tunables = NULL, *preload = NULL, *plugin = NULL, *record = NULL, *handshake = NULL,
+	     *latency = NULL, *census = NULL;
 	const char *old_preload = getenv("LD_PRELOAD");
 	size_t nset = 0;
 	int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, hs[2] = {-1, -1}, rc = -1, status = 0, pidfd = -1;
@@ -217,6 +218,13 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 				goto oom;
 			}
 			set[nset++] = latency;
+		}
+		if (p->census_path) {
+			if (asprintf(&census, "ALLOCLAB_PRELOAD_CENSUS=%s", p->census_path) < 0) {
+				census = NULL;
+				goto oom;
+			}
+			set[nset++] = census;
 		}
 	} else if (p->native_preload) {
 		if (asprintf(&preload, "LD_PRELOAD=%s%s%s", p->native_preload, old_preload ? ":" : "",
@@ -417,6 +425,7 @@ out:
 	free(plugin);
 	free(record);
 	free(latency);
+	free(census);
 	free(handshake);
 	return rc;
 }
@@ -497,6 +506,68 @@ int alloclab_program_latency(const char *path, struct alloclab_latency **out, ch
 	json_decref(j);
 	if (rc != 0)
 		snprintf(why, why_len, "the program's latency record: %s", err);
+	return rc;
+}
+
+int alloclab_program_census(const char *path, uint64_t *live_bytes, uint64_t *peak_bytes, uint64_t *anon_start_kib,
+			    uint64_t *anon_peak_kib, char *why, size_t why_len)
+{
+	char dir[ALLOCLAB_PATH_LEN], prefix[ALLOCLAB_PATH_LEN];
+	const char *slash = strrchr(path, '/');
+	const char *const keys[] = {"live_bytes", "peak_bytes", "anon_start_kib", "anon_peak_kib"};
+	uint64_t *const out[] = {live_bytes, peak_bytes, anon_start_kib, anon_peak_kib};
+	unsigned found = 0;
+	int rc = 0;
+
+	*live_bytes = *peak_bytes = *anon_start_kib = *anon_peak_kib = 0;
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	snprintf(prefix, sizeof prefix, "%s.", slash ? slash + 1 : path);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 ||
+		    strspn(e->d_name + strlen(prefix), "0123456789") != strlen(e->d_name + strlen(prefix)))
+			continue;
+		char file[ALLOCLAB_PATH_LEN * 2], err[300] = "";
+		json_error_t jerr;
+		snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+		FILE *f = alloclab_fopen_regular(file, err, sizeof err);
+		json_t *j = f ? json_loadf(f, 0, &jerr) : NULL;
+		if (f)
+			fclose(f);
+		unlink(file);
+		if (rc != 0)
+			continue; /* the rest removed, the first error kept */
+		if (j == NULL) {
+			snprintf(why, why_len, "the program's census %s: %s", e->d_name, f ? jerr.text : err);
+			rc = -1;
+			continue;
+		}
+		uint64_t v[4];
+		for (int k = 0; k < 4 && rc == 0; k++) {
+			json_t *x = json_object_get(j, keys[k]);
+			if (!json_is_integer(x) || json_integer_value(x) < 0) {
+				snprintf(why, why_len, "the program's census %s: '%s' is not a count", e->d_name, keys[k]);
+				rc = -1;
+			} else {
+				v[k] = (uint64_t)json_integer_value(x);
+			}
+		}
+		json_decref(j);
+		if (rc == 0 && v[0] > v[1]) {
+			snprintf(why, why_len, "the program's census %s: held more at exit than at most", e->d_name);
+			rc = -1;
+		}
+		for (int k = 0; k < 4 && rc == 0; k++)
+			*out[k] += v[k];
+		found += rc == 0;
+	}
+	if (d)
+		closedir(d);
+	if (rc == 0 && found == 0) {
+		snprintf(why, why_len, "the program left no census: it must end by exit or by returning from main");
+		rc = -1;
+	}
 	return rc;
 }
 

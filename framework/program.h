@@ -42,6 +42,11 @@ struct alloclab_program {
 	 * the program exits (returns from main or calls exit). 0: not timed. */
 	unsigned latency_every;
 	const char *latency_path;
+	/* With a plugin: every block the program holds counted by the
+	 * preload library (census.h), and at each of its processes' exit what
+	 * it held then and at most written to census_path.PID; NULL: not
+	 * counted. */
+	const char *census_path;
 };
 
 /* How far the preload library got with the plugin in the program. */
@@ -70,6 +75,16 @@ struct alloclab_program_result {
  * program did not end by exit or by returning from main). */
 struct alloclab_latency;
 int alloclab_program_latency(const char *path, struct alloclab_latency **out, char *why, size_t why_len);
+
+/* The program's census (program.census_path.PID of each of its
+ * processes), read, checked and removed, summed over its processes:
+ * requested bytes held at exit and at most (each process's most: the sum
+ * is the most held at once where they overlap, more where they ran one
+ * after the other), and their anonymous memory (KiB) before the plugin
+ * served them and at their peaks. 0, or -1 with why (no process left
+ * one). */
+int alloclab_program_census(const char *path, uint64_t *live_bytes, uint64_t *peak_bytes, uint64_t *anon_start_kib,
+			    uint64_t *anon_peak_kib, char *why, size_t why_len);
 
 /* Runs argv (argv[0] searched in PATH) with its stdout into a new
  * NUL-terminated buffer (*out, malloc'd; at most max bytes kept, the rest

@@ -442,6 +442,8 @@ static json_t *value_to_json(const struct alloclab_value *v, unsigned threads, c
 		json_object_set_new(o, K_LIVE_PEAK, json_integer((json_int_t)v->live_peak_bytes));
 	if (v->own_bytes)
 		json_object_set_new(o, K_OWN, json_integer((json_int_t)v->own_bytes));
+	if (v->workload_anon_peak_kib)
+		json_object_set_new(o, K_WORKLOAD_ANON_PEAK, json_integer((json_int_t)v->workload_anon_peak_kib));
 	if (v->stats)
 		json_object_set(o, K_STATS, v->stats);
 	return o;
@@ -901,6 +903,9 @@ static int read_value(const struct reader *rd, const json_t *obj, const char *wh
 	    get_uint(rd, obj, where, K_LIVE_PEAK, 1, 1, (uint64_t)1 << 50, &v->live_peak_bytes) != 0)
 		return -1;
 	if (json_object_get(obj, K_OWN) && get_uint(rd, obj, where, K_OWN, 1, 1, (uint64_t)1 << 50, &v->own_bytes) != 0)
+		return -1;
+	if (json_object_get(obj, K_WORKLOAD_ANON_PEAK) &&
+	    get_uint(rd, obj, where, K_WORKLOAD_ANON_PEAK, 1, 1, (uint64_t)1 << 40, &v->workload_anon_peak_kib) != 0)
 		return -1;
 	if (read_stats(rd, obj, where, K_STATS, &v->stats) != 0)
 		return -1;

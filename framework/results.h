@@ -97,6 +97,9 @@ struct alloclab_value {
 	 * threads'), and the bytes of its own tables outside the plugin,
 	 * resident in the run; 0 not said. */
 	uint64_t live_peak_bytes, own_bytes;
+	/* The workload's own reading of its anonymous memory at its peak
+	 * (KiB; a program under exec); 0 not said. */
+	uint64_t workload_anon_peak_kib;
 	/* NULL, or the plugin's standard statistics (std.*) after the run,
 	 * the working sets live: {name: value}, as process stats. */
 	json_t *stats;

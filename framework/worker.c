@@ -161,6 +161,7 @@ struct round_memory {
 	uint64_t live_end;                   /* the bytes the threads said were live when run() ended */
 	uint64_t live_peak;                  /* the sum of the most each thread said it held; 0 not said */
 	uint64_t own;                        /* the workload's own tables outside the plugin */
+	uint64_t anon_peak;                  /* KiB, its own reading at its peak; 0 not said */
 	uint64_t standard[NSTANDARD];        /* the plugin's standard statistics after run() */
 	unsigned standard_given;             /* which of them it gave (bits) */
 };
@@ -223,11 +224,12 @@ static long resident_kib(void) { return statm_kib(NULL); }
  * and cleared for the next round. */
 static void take_live(const struct worker *w, struct round_memory *m)
 {
-	m->live_end = m->live_peak = m->own = 0;
+	m->live_end = m->live_peak = m->own = m->anon_peak = 0;
 	for (unsigned i = 0; i < w->cell->threads; i++) {
 		m->live_end += __atomic_exchange_n((uint64_t *)&w->live[i].end_bytes, 0, __ATOMIC_RELAXED);
 		m->live_peak += __atomic_exchange_n((uint64_t *)&w->live[i].peak_bytes, 0, __ATOMIC_RELAXED);
 		m->own += __atomic_exchange_n((uint64_t *)&w->live[i].own_bytes, 0, __ATOMIC_RELAXED);
+		m->anon_peak += __atomic_exchange_n((uint64_t *)&w->live[i].anon_peak_kib, 0, __ATOMIC_RELAXED);
 	}
 }
 
@@ -432,6 +434,7 @@ static void round_value(const struct worker *w, unsigned r, struct alloclab_valu
 	v->live_end_bytes = w->mem[r].live_end;
 	v->live_peak_bytes = w->mem[r].live_peak;
 	v->own_bytes = w->mem[r].own;
+	v->workload_anon_peak_kib = w->mem[r].anon_peak;
 	if (w->mem[r].standard_given) {
 		v->stats = json_object();
 		for (unsigned i = 0; i < NSTANDARD; i++)

@@ -174,7 +174,12 @@ struct alloclab_live {
 	 * runs (a decoded trace, its tables: alloclab_live_own), taken off
 	 * the resident set with the harness's baseline. 0 none. */
 	_Atomic uint64_t own_bytes;
-	char pad[24];
+	/* The anonymous resident memory at the workload's peak by its own
+	 * reading, in KiB, where the worker's cannot see it (a program under
+	 * exec: its processes', summed): fragmentation at the peak is then
+	 * (this - own) / the most held (alloclab_live_resident). 0 not said. */
+	_Atomic uint64_t anon_peak_kib;
+	char pad[16];
 };
 _Static_assert(sizeof(struct alloclab_live) == 64, "one cache line per thread's counters");
 
@@ -201,6 +206,12 @@ static inline void alloclab_live_peak(struct alloclab_workload_thread *t, uint64
 static inline void alloclab_live_own(struct alloclab_workload_thread *t, uint64_t bytes)
 {
 	__atomic_store_n((uint64_t *)&t->live->own_bytes, bytes, __ATOMIC_RELAXED);
+}
+
+/* Its own reading of its anonymous memory at its peak (KiB). */
+static inline void alloclab_live_resident(struct alloclab_workload_thread *t, uint64_t anon_peak_kib)
+{
+	__atomic_store_n((uint64_t *)&t->live->anon_peak_kib, anon_peak_kib, __ATOMIC_RELAXED);
 }
 
 /* For a workload that updates as it goes: its own thread's counters, so a

@@ -25,6 +25,7 @@
 #define _GNU_SOURCE 1
 #include "addr_map.h"
 #include "allocator.h"
+#include "census.h"
 #include "latency.h"
 #include "loader.h"
 #include "recorder.h"
@@ -337,6 +338,74 @@ static void start_latency(const char *setting)
 	unsetenv("ALLOCLAB_PRELOAD_LATENCY");
 }
 
+/* ALLOCLAB_PRELOAD_CENSUS=PATH: every block the program holds counted
+ * (census.h), and at exit what it held then and at most, and its
+ * anonymous memory before the plugin served anything (what is not the
+ * allocator's), written to PATH.PID by each process that loaded the
+ * library (a program's children are counted too, each on its own):
+ * {"live_bytes": N, "peak_bytes": N, "anon_start_kib": N, "anon_peak_kib": N},
+ * the last the most anonymous memory read as the most held grew (by a
+ * sixteenth at a time) and at exit. */
+static char *census_path;
+static pid_t census_pid;
+static unsigned long census_anon_kib;
+static _Atomic unsigned long census_anon_peak_kib; /* read as the most held grows, and at exit */
+
+static unsigned long anon_kib_now(void)
+{
+	char buf[128];
+	unsigned long size, resident, shared;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lu %lu %lu", &size, &resident, &shared) != 3 || resident < shared)
+		return 0;
+	return (resident - shared) * ((unsigned long)sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static void census_peak(void)
+{
+	unsigned long now = anon_kib_now();
+	if (now > census_anon_peak_kib)
+		census_anon_peak_kib = now;
+}
+
+static void finish_census(void)
+{
+	uint64_t live, peak;
+
+	if (getpid() != census_pid)
+		return;
+	nested++;
+	census_peak();
+	alloclab_census_read(&live, &peak);
+	char path[4096];
+	snprintf(path, sizeof path, "%s.%ld", census_path, (long)census_pid);
+	json_t *j = json_pack("{s:I,s:I,s:I,s:I}", "live_bytes", (json_int_t)live, "peak_bytes", (json_int_t)peak,
+			      "anon_start_kib", (json_int_t)census_anon_kib, "anon_peak_kib",
+			      (json_int_t)census_anon_peak_kib);
+	if ((j == NULL || json_dump_file(j, path, JSON_COMPACT) != 0) &&
+	    write(2, "alloclab-preload: cannot write the census\n", 42) < 0)
+		census_pid = 0;
+	json_decref(j);
+	nested--;
+}
+
+static void start_census(const char *path)
+{
+	census_path = boot_alloc(strlen(path) + 1, 16);
+	strcpy(census_path, path);
+	census_pid = getpid();
+	census_anon_kib = anon_kib_now();
+	if (alloclab_census_install(&alloc, census_peak) != 0)
+		fatal("cannot map the census's table", NULL);
+	atexit(finish_census);
+}
+
 /* ALLOCLAB_PRELOAD_REPORT=1: what the library did, on stderr at exit. */
 static void report(void)
 {
@@ -461,8 +530,12 @@ static void load_plugin(void)
 	}
 	if (!(alloc.caps & ALLOCLAB_CAP_THREAD_SAFE) || (gil && strcmp(gil, "1") == 0))
 		alloclab_allocator_global_lock(&alloc);
-	/* Last: the timer wraps what the program's calls reach. It takes the
-	 * allocator's own API away, so the general paths serve. */
+	/* The census, then the timer, wrap what the program's calls reach.
+	 * Each takes the allocator's own API away, so the general paths
+	 * serve. */
+	const char *census = getenv("ALLOCLAB_PRELOAD_CENSUS");
+	if (census && census[0])
+		start_census(census);
 	const char *latency = getenv("ALLOCLAB_PRELOAD_LATENCY");
 	if (latency && latency[0])
 		start_latency(latency);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char *path_in(const char *dir, const char *name)
@@ -319,6 +320,57 @@ Test(memory, a_bump_allocators_fragmentation_is_what_arithmetic_says, .timeout =
 	cr_expect(m.frag_peak > 13.33 * 0.97 && m.frag_peak < 13.33 * 1.03, "fragmentation at the peak %.3f, not 13.33",
 		  m.frag_peak);
 	cr_expect(m.kept_kib > 0.97 * m.peak_net_kib, "kept %.0f KiB of a %.0f KiB peak", m.kept_kib, m.peak_net_kib);
+	alloclab_results_free(res);
+}
+
+/* A program under exec: in the warm-up the preload library counts every
+ * block each of its processes holds, the same under any allocator (the
+ * program asks for the same), summed over a program's processes; the
+ * measured value is not counted. */
+Test(memory, a_programs_census_counts_its_blocks_in_every_process, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	char one[1024], two[1024], script[1200];
+	snprintf(one, sizeof one, "exec:cmd=%s hold 4000", getenv("ALLOCLAB_TEST_PROGRAM"));
+	/* Two processes, one after the other, under a shell (a third). */
+	snprintf(script, sizeof script, "#!/bin/sh\n%s hold 4000 && %s hold 4000\n", getenv("ALLOCLAB_TEST_PROGRAM"),
+		 getenv("ALLOCLAB_TEST_PROGRAM"));
+	FILE *f = fopen(path_in(dir, "two.sh"), "w");
+	cr_assert(f);
+	fputs(script, f);
+	fclose(f);
+	cr_assert_eq(chmod(path_in(dir, "two.sh"), 0755), 0);
+	snprintf(two, sizeof two, "exec:cmd=%s", path_in(dir, "two.sh"));
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", "system", "-p", "mimalloc",
+								      "-w", one, "-w", two, "-t", "1", "-n", "1", "-v", "1",
+								      "--warmups", "1", "-q", "-o", "e.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "e.json");
+	cr_assert_eq(res->ncells, 4);
+	uint64_t peak[2][2];
+	for (unsigned i = 0; i < 4; i++) {
+		const struct alloclab_cell *c = &res->cells[i];
+		cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message ? c->message : "");
+		const struct alloclab_process *p = &c->procs[0];
+		const struct alloclab_value *w = &p->warmups[0];
+		int forks = strstr(json_string_value(json_object_get(c->params, "cmd")), "two.sh") != NULL;
+		peak[strcmp(c->plugin, "system") != 0][forks] = w->live_peak_bytes;
+		/* 4,000 blocks of 1000 bytes and their table, per process, and
+		 * what the shell asks for besides. */
+		uint64_t least = (forks ? 2 : 1) * 4032000ull;
+		cr_expect(w->live_peak_bytes >= least && w->live_peak_bytes < least + (forks ? 262144 : 0) + 1,
+			  "%s %s: held %llu at most", c->plugin, forks ? "two" : "one", (unsigned long long)w->live_peak_bytes);
+		cr_expect_gt(w->workload_anon_peak_kib, least / 1024, "%s: its memory at the peak, %llu KiB", c->plugin,
+			     (unsigned long long)w->workload_anon_peak_kib);
+		cr_expect_gt(w->own_bytes, 0, "the program's memory before the plugin is not taken off");
+		cr_expect_eq(p->values[0].live_peak_bytes, 0, "the measured value is not counted");
+		struct alloclab_process_memory m;
+		alloclab_process_memory(p, &m);
+		cr_expect_gt(m.frag_peak, 0, "%s: no fragmentation", c->plugin);
+	}
+	cr_expect_eq(peak[0][0], peak[1][0], "system and mimalloc were asked for different amounts");
+	cr_expect_eq(peak[0][1], peak[1][1]);
 	alloclab_results_free(res);
 }
 

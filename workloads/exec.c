@@ -347,7 +347,7 @@ static void exec_run(struct alloclab_workload_thread *t)
 	};
 	struct alloclab_program_result r;
 	static char why[ALLOCLAB_ERR_LEN + 1400];
-	char how[400], latency_path[ALLOCLAB_PATH_LEN];
+	char how[400], latency_path[ALLOCLAB_PATH_LEN], census_path[ALLOCLAB_PATH_LEN];
 
 	if (alloclab_latency_every() && prog.plugin) {
 		/* The preload library times the program's calls and leaves its
@@ -357,6 +357,14 @@ static void exec_run(struct alloclab_workload_thread *t)
 		unlink(latency_path);
 		prog.latency_every = alloclab_latency_every();
 		prog.latency_path = latency_path;
+	}
+	if (t->warmup && prog.plugin) {
+		/* In a warm-up, untimed: the preload library counts every block
+		 * the program holds, for the framework's fragmentation. */
+		const char *tmp = getenv("TMPDIR");
+		snprintf(census_path, sizeof census_path, "%s/census-%u.json", tmp && tmp[0] ? tmp : "/tmp", t->index);
+		unlink(census_path);
+		prog.census_path = census_path;
 	}
 	if (alloclab_program_run(&prog, &r, why, sizeof why) != 0) {
 		t->error = why;
@@ -372,6 +380,21 @@ static void exec_run(struct alloclab_workload_thread *t)
 	if (prog.latency_every && absorb_latency(t, latency_path, why, sizeof why) != 0) {
 		t->error = why;
 		return;
+	}
+	if (prog.census_path) {
+		uint64_t live, peak, anon_kib, anon_peak_kib;
+		if (alloclab_program_census(census_path, &live, &peak, &anon_kib, &anon_peak_kib, why, sizeof why) != 0) {
+			t->error = why;
+			return;
+		}
+		/* The most it held, and its anonymous memory then, by its own
+		 * reading (the sampler misses a short program); what it had
+		 * before the plugin served it is not the allocator's (its own).
+		 * What it held at exit is not said: the worker's reading at the
+		 * end of the run comes after the program has gone. */
+		alloclab_live_peak(t, peak);
+		alloclab_live_own(t, anon_kib * 1024);
+		alloclab_live_resident(t, anon_peak_kib);
 	}
 	t->ops = 1;
 	char hash[24];

@@ -11,6 +11,7 @@
  *   edges    the aligned calls at their edges (alignments 0, 3, 24, past
  *            the largest): prints what each gave (NULL or the alignment
  *            the block has, up to 64) and errno, to compare with glibc
+ *   hold K   holds K blocks of 1000 bytes at once, then frees them
  * Exits 0 when everything checked out, 1 (with a line on stderr) if not.
  */
 #define _GNU_SOURCE 1
@@ -185,8 +186,27 @@ static int edges(void)
 	return 0;
 }
 
+static int hold(long k)
+{
+	char **b = calloc((size_t)k, sizeof *b);
+	if (b == NULL)
+		return fail("hold: calloc");
+	for (long i = 0; i < k; i++)
+		if ((b[i] = malloc(1000)) == NULL)
+			return fail("hold: malloc");
+		else
+			memset(b[i], 1, 1000);
+	for (long i = 0; i < k; i++)
+		free(b[i]);
+	free(b);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "hold") == 0)
+		return hold(atol(argv[2]));
+
 	if (argc == 2 && strcmp(argv[1], "edges") == 0)
 		return edges();
 	if (argc == 2 && strcmp(argv[1], "api") == 0)
@@ -201,5 +221,5 @@ int main(int argc, char **argv)
 		p = NULL;
 		return *p;
 	}
-	return fail("usage: alloc_api api|fork|threads|crash|edges");
+	return fail("usage: alloc_api api|fork|threads|crash|edges|hold K");
 }
