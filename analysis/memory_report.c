@@ -162,6 +162,39 @@ void alloclab_memory_report(const struct alloclab_results *r, FILE *out)
 	free(cells);
 }
 
+/* The stretches of a timeline in the measured runs ("run N"), in seconds. */
+static void shade_runs(struct alloclab_figure *f, const json_t *timeline, const char *whose)
+{
+	json_t *phases = json_object_get(timeline, "phases"), *s;
+	double from = NAN, to = NAN;
+	size_t i;
+	char title[600];
+
+	snprintf(title, sizeof title, "measured runs (%s's process)", whose);
+	json_array_foreach(json_object_get(timeline, "samples"), i, s)
+	{
+		const char *phase = json_string_value(json_array_get(phases, (size_t)json_integer_value(json_array_get(s, 4))));
+		double t = json_number_value(json_array_get(s, 0)) / 1000;
+		int in_run = phase && strncmp(phase, "run ", 4) == 0;
+		if (in_run && isnan(from))
+			from = t;
+		if (in_run)
+			to = t;
+		if (!in_run && !isnan(from)) {
+			alloclab_figure_band(f, from, t, title);
+			from = to = NAN;
+		}
+	}
+	if (!isnan(from))
+		alloclab_figure_band(f, from, to, title);
+}
+
+static double median_or_nan(double *v, size_t n)
+{
+	double m = median_of(v, n);
+	return m < 0 ? NAN : m;
+}
+
 void alloclab_memory_figures(const struct alloclab_results *r, struct alloclab_figure_list *out)
 {
 	const struct alloclab_cell **cells = calloc(r->ncells + 1, sizeof *cells);
@@ -174,30 +207,137 @@ void alloclab_memory_figures(const struct alloclab_results *r, struct alloclab_f
 	int *done = calloc(n + 1, sizeof *done);
 	alloclab_row_names(cells, n, 0, names);
 	for (size_t i = 0; i < n; i++) {
-		char name[300], title[400];
+		char name[300], title[400], label[512];
 		if (done[i])
 			continue;
 		snprintf(name, sizeof name, "memory-%s", names[i]);
 		snprintf(title, sizeof title, "%s: resident set over time (process 1 of each plugin)", names[i]);
-		struct alloclab_figure *f = alloclab_figure_add(out, name, title, "seconds since the worker started", "MiB resident",
-								ALLOCLAB_FIGURE_LINES);
-		f->ymin_zero = 1;
+		/* By index: adding a figure moves the list. */
+		const size_t fi = out->n;
+		alloclab_figure_add(out, name, title, "seconds since the worker started", "MiB resident", ALLOCLAB_FIGURE_LINES);
+		out->items[fi].ymin_zero = 1;
+		/* What each keeps once the workload has freed everything, beside
+		 * its peak: which allocator gives memory back, at a glance. */
+		snprintf(name, sizeof name, "memory-kept-%s", names[i]);
+		snprintf(title, sizeof title,
+			 "%s: resident at the peak and once the workload freed everything (net of the harness; medians)",
+			 names[i]);
+		const size_t ki = out->n;
+		alloclab_figure_add(out, name, title, "plugin", "MiB resident", ALLOCLAB_FIGURE_BARS);
+		static const char *const stages[] = {"at the peak", "freed all", "after trim", "after settling"};
+		size_t nplugins = 0;
+		for (size_t k = i; k < n; k++)
+			if (!done[k] && strcmp(names[k], names[i]) == 0)
+				nplugins++;
+		double *stage_mib[4];
+		for (int st = 0; st < 4; st++)
+			stage_mib[st] = calloc(nplugins + 1, sizeof **stage_mib);
+		size_t at = 0;
 		for (size_t k = i; k < n; k++) {
 			if (done[k] || strcmp(names[k], names[i]) != 0)
 				continue;
 			done[k] = 1;
-			char label[512];
 			json_t *samples = json_object_get(cells[k]->procs[0].memory, "samples"), *s;
 			size_t j;
 			alloclab_cell_label(cells[k], label, sizeof label);
+			struct alloclab_figure *f = &out->items[fi];
+			if (f->nseries == 0)
+				shade_runs(f, cells[k]->procs[0].memory, label);
 			struct alloclab_series *se = alloclab_figure_series(f, label, json_array_size(samples));
 			json_array_foreach(samples, j, s)
 			{
 				se->x[j] = json_number_value(json_array_get(s, 0)) / 1000;
 				se->y[j] = (double)json_integer_value(json_array_get(s, 1)) / 1024;
 			}
+			alloclab_figure_category(&out->items[ki], label);
+			double *col[4];
+			for (int st = 0; st < 4; st++)
+				col[st] = calloc(cells[k]->nprocs + 1, sizeof **col);
+			for (unsigned p = 0; p < cells[k]->nprocs; p++) {
+				struct alloclab_process_memory m;
+				alloclab_process_memory(&cells[k]->procs[p], &m);
+				double base = m.baseline_kib;
+				col[0][p] = m.peak_net_kib;
+				col[1][p] = m.kept_kib;
+				col[2][p] = base >= 0 && m.after_trim_kib >= 0 ? fmax(0, m.after_trim_kib - base) : -1;
+				col[3][p] = base >= 0 && m.after_settle_kib >= 0 ? fmax(0, m.after_settle_kib - base) : -1;
+			}
+			for (int st = 0; st < 4; st++) {
+				stage_mib[st][at] = median_or_nan(col[st], cells[k]->nprocs) / 1024;
+				free(col[st]);
+			}
+			at++;
+		}
+		/* A stage no plugin reached (no trim op, no --settle-ms) has no bars. */
+		for (int st = 0; st < 4; st++) {
+			int any = 0;
+			for (size_t k = 0; k < at; k++)
+				any |= isfinite(stage_mib[st][k]);
+			if (any) {
+				struct alloclab_series *se = alloclab_figure_series(&out->items[ki], stages[st], at);
+				for (size_t k = 0; k < at; k++)
+					se->y[k] = stage_mib[st][k], se->err[k] = 0;
+			}
+			free(stage_mib[st]);
 		}
 	}
+	/* Fragmentation at the peak, every row where the workload said what
+	 * it held: one cluster a row, one bar a plugin. */
+	char **plugins = calloc(n + 1, sizeof *plugins), **rows = calloc(n + 1, sizeof *rows);
+	size_t np = 0, nr = 0;
+	for (size_t i = 0; i < n; i++) {
+		char label[512];
+		alloclab_cell_label(cells[i], label, sizeof label);
+		size_t k = 0;
+		while (k < np && strcmp(plugins[k], label) != 0)
+			k++;
+		if (k == np)
+			plugins[np++] = strdup(label);
+		for (k = 0; k < nr && strcmp(rows[k], names[i]) != 0; k++)
+			;
+		if (k == nr)
+			rows[nr++] = names[i];
+	}
+	struct alloclab_figure *fr = NULL;
+	for (size_t pl = 0; pl < np; pl++) {
+		struct alloclab_series *se = NULL;
+		for (size_t i = 0; i < n; i++) {
+			char label[512];
+			alloclab_cell_label(cells[i], label, sizeof label);
+			if (strcmp(label, plugins[pl]) != 0)
+				continue;
+			double *v = calloc(cells[i]->nprocs + 1, sizeof *v);
+			for (unsigned p = 0; p < cells[i]->nprocs; p++) {
+				struct alloclab_process_memory m;
+				alloclab_process_memory(&cells[i]->procs[p], &m);
+				v[p] = m.frag_peak;
+			}
+			double med = median_or_nan(v, cells[i]->nprocs);
+			free(v);
+			if (isnan(med))
+				continue;
+			if (fr == NULL) {
+				fr = alloclab_figure_add(out, "fragmentation",
+							 "fragmentation at the peak: resident over the most the program held "
+							 "(the harness and the workload's own tables taken off; medians; 1 is none)",
+							 "workload", "resident / requested-live", ALLOCLAB_FIGURE_BARS);
+				fr->hline = 1;
+				for (size_t c = 0; c < nr; c++)
+					alloclab_figure_category(fr, rows[c]);
+			}
+			if (se == NULL)
+				se = alloclab_figure_series(fr, plugins[pl], nr);
+			size_t c = 0;
+			while (strcmp(rows[c], names[i]) != 0)
+				c++;
+			se->y[c] = med;
+			se->err[c] = 0;
+		}
+	}
+	for (size_t i = 0; i < np; i++)
+		free(plugins[i]);
+	free(plugins);
+	free(rows);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

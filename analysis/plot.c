@@ -147,13 +147,27 @@ static void write_script(FILE *p, const struct alloclab_figure *fig, const char 
 		return;
 	}
 	fputs(fig->xlog ? "set grid\n" : "set grid\nset offsets 0.15, 0.15, 0, 0\n", p);
+	double lo = INFINITY, hi = -INFINITY;
+	for (size_t s = 0; s < fig->nseries; s++)
+		for (size_t i = 0; i < fig->series[s].n; i++)
+			if (isfinite(fig->series[s].x[i]) && isfinite(fig->series[s].y[i])) {
+				lo = fmin(lo, fig->series[s].x[i]);
+				hi = fmax(hi, fig->series[s].x[i]);
+			}
 	if (fig->xmin < fig->xmax)
 		fprintf(p, "set xrange [%.6g:%.6g]\n", fig->xmin, fig->xmax);
+	else if (lo == hi && !fig->xlog) /* one x (a single thread count): gnuplot cannot scale it */
+		fprintf(p, "set xrange [%.6g:%.6g]\n", lo - 1, hi + 1);
 	else
 		fputs("set autoscale xfix\n", p);
 	if (fig->vline > 0)
 		fprintf(p, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead dashtype 2 lc rgb 'gray40'\n", fig->vline,
 			fig->vline);
+	for (size_t b = 0; b < fig->nbands; b++)
+		if (isfinite(fig->band_from[b]) && isfinite(fig->band_to[b]) && fig->band_from[b] < fig->band_to[b])
+			fprintf(p, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '#e4e9f2' "
+				   "fillstyle solid 1.0 noborder\n",
+				b + 1, fig->band_from[b], fig->band_to[b]);
 	fputs("plot ", p);
 	for (size_t s = 0; s < fig->nseries; s++) {
 		fputs(s ? ", " : "", p);
@@ -165,6 +179,10 @@ static void write_script(FILE *p, const struct alloclab_figure *fig, const char 
 		/* The marker's legend entry: an empty curve in its style. */
 		fputs(", NaN with lines dashtype 2 lc rgb 'gray40' title ", p);
 		alloclab_gnuplot_quote(p, fig->vline_title);
+	}
+	if (fig->nbands && fig->band_title) {
+		fputs(", NaN with boxes fc rgb '#e4e9f2' fillstyle solid 1.0 noborder title ", p);
+		alloclab_gnuplot_quote(p, fig->band_title);
 	}
 	fputc('\n', p);
 }

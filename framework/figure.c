@@ -44,6 +44,16 @@ void alloclab_figure_category(struct alloclab_figure *f, const char *name)
 	f->categories[f->ncategories++] = strdup(name);
 }
 
+void alloclab_figure_band(struct alloclab_figure *f, double from, double to, const char *title)
+{
+	f->band_from = realloc(f->band_from, (f->nbands + 1) * sizeof *f->band_from);
+	f->band_to = realloc(f->band_to, (f->nbands + 1) * sizeof *f->band_to);
+	f->band_from[f->nbands] = from;
+	f->band_to[f->nbands++] = to;
+	if (f->band_title == NULL)
+		f->band_title = strdup(title);
+}
+
 void alloclab_figure_list_free(struct alloclab_figure_list *list)
 {
 	for (size_t i = 0; i < list->n; i++) {
@@ -63,6 +73,9 @@ void alloclab_figure_list_free(struct alloclab_figure_list *list)
 		free(f->xlabel);
 		free(f->ylabel);
 		free(f->vline_title);
+		free(f->band_from);
+		free(f->band_to);
+		free(f->band_title);
 	}
 	free(list->items);
 	list->items = NULL;

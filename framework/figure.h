@@ -40,6 +40,11 @@ struct alloclab_figure {
 	char *vline_title;        /* ...with this title (the machine's cores) */
 	double hline;             /* > 0: a dashed horizontal line at y = hline (a ratio's 1) */
 	int xlog, ylog;           /* 1: that axis is logarithmic (latencies); values must be > 0 */
+	/* LINES: stretches of x shaded behind the lines (the measured runs
+	 * of a memory timeline), and the legend entry that names them. */
+	double *band_from, *band_to;
+	size_t nbands;
+	char *band_title;
 };
 
 struct alloclab_figure_list {
@@ -52,6 +57,9 @@ struct alloclab_figure *alloclab_figure_add(struct alloclab_figure_list *list, c
 					    const char *xlabel, const char *ylabel, enum alloclab_figure_kind kind);
 struct alloclab_series *alloclab_figure_series(struct alloclab_figure *f, const char *title, size_t n);
 void alloclab_figure_category(struct alloclab_figure *f, const char *name);
+/* A shaded stretch [from, to] of x (LINES); the first call's title names
+ * them all in the legend. */
+void alloclab_figure_band(struct alloclab_figure *f, double from, double to, const char *title);
 void alloclab_figure_list_free(struct alloclab_figure_list *list);
 
 #endif

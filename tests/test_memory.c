@@ -78,6 +78,15 @@ Test(memory, the_timeline_has_the_working_set_and_the_steps, .timeout = 120)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	char *svg = read_file(path_in(dir, "pictures/memory-churn.svg"));
 	cr_expect(svg && strstr(svg, "</svg>") && strstr(svg, "mimalloc"), "no memory picture");
+	cr_expect(svg && strstr(svg, "measured runs"), "the runs are not shaded");
+	free(svg);
+	/* What each keeps beside its peak, and fragmentation at the peak. */
+	svg = read_file(path_in(dir, "pictures/memory-kept-churn.svg"));
+	cr_expect(svg && strstr(svg, "freed all") && strstr(svg, "at the peak") && strstr(svg, "mimalloc"),
+		  "no picture of what is kept");
+	free(svg);
+	svg = read_file(path_in(dir, "pictures/fragmentation.svg"));
+	cr_expect(svg && strstr(svg, "resident / requested-live") && strstr(svg, "mimalloc"), "no fragmentation picture");
 	free(svg);
 	cmd_result_free(&r);
 }
