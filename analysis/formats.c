@@ -325,9 +325,15 @@ static void print_csv(const json_t *cmp, FILE *out)
 	fputs("benchmark", out);
 	json_array_foreach(cols, c, name)
 	{
-		int count = json_is_string(json_object_get(cmp, "metric")) &&
-			    strcmp(json_string_value(json_object_get(cmp, "metric")), ALLOCLAB_METRIC_INSTRUCTIONS) == 0;
-		const char *const suffix[] = {count ? " mean instructions" : " mean ns", " ratio", " p", " significant"};
+		const char *metric = json_string_value(json_object_get(cmp, "metric"));
+		/* The unit: instructions, a memory figure's name, or ns. */
+		char mean[80];
+		snprintf(mean, sizeof mean, " mean %s",
+			 metric && strcmp(metric, ALLOCLAB_METRIC_INSTRUCTIONS) == 0 ? "instructions"
+			 : metric && strncmp(metric, "latency_", 8) != 0 && strcmp(metric, ALLOCLAB_METRIC_TIME) != 0
+				 ? metric
+				 : "ns");
+		const char *const suffix[] = {mean, " ratio", " p", " significant"};
 		for (size_t k = 0; k < (c > 0 ? 4u : 1u); k++) {
 			char head[512];
 			snprintf(head, sizeof head, "%s%s", json_string_value(name), suffix[k]);

@@ -151,8 +151,8 @@ void alloclab_memory_report(const struct alloclab_results *r, FILE *out)
 			free(col[k]);
 	}
 	if (header)
-		fprintf(out, "  (baseline: the worker before the plugin was loaded; end of run: the last sample of\n"
-			     "  the last value's run; freed all: after the workload freed everything; trimmed: after\n"
+		fprintf(out, "  (baseline: the worker before the plugin was loaded; end of run: once the last\n"
+			     "  value's run ended; freed all: after the workload freed everything; trimmed: after\n"
 			     "  the plugin's trim op; settled: after --settle-ms; faults/v: minor page faults per\n"
 			     "  value, in run())\n");
 	print_fragmentation(r, names, out);
