@@ -156,6 +156,28 @@ void alloclab_memory_report(const struct alloclab_results *r, FILE *out)
 			     "  the plugin's trim op; settled: after --settle-ms; faults/v: minor page faults per\n"
 			     "  value, in run())\n");
 	print_fragmentation(r, names, out);
+	/* A worker that failed keeps its samples up to its end. */
+	int failed_header = 0;
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const json_t *tl = r->cells[i].failed_memory, *s;
+		if (tl == NULL)
+			continue;
+		size_t k, n = json_array_size(json_object_get(tl, "samples"));
+		long peak = -1;
+		json_array_foreach(json_object_get(tl, "samples"), k, s)
+			if (json_integer_value(json_array_get(s, 1)) > peak)
+				peak = (long)json_integer_value(json_array_get(s, 1));
+		const json_t *last = json_array_get(json_object_get(tl, "samples"), n - 1);
+		const char *step = json_string_value(
+			json_array_get(json_object_get(tl, "phases"), (size_t)json_integer_value(json_array_get(last, 4))));
+		char p[32], l[32];
+		kib_text((double)peak, p, sizeof p);
+		kib_text((double)json_integer_value(json_array_get(last, 1)), l, sizeof l);
+		if (!failed_header++)
+			fprintf(out, "\nworkers that failed, to their last sample:\n");
+		fprintf(out, "  %-40.40s peak %s, last %s at %.0f ms in '%s' (%zu samples)\n", names[i], p, l,
+			json_number_value(json_array_get(last, 0)), step ? step : "?", n);
+	}
 	for (unsigned i = 0; i < r->ncells; i++)
 		free(names[i]);
 	free(names);

@@ -166,6 +166,7 @@ struct alloclab_results *alloclab_merge(struct alloclab_results *const *shards, 
 		struct alloclab_cell tmpl = *fc;
 		tmpl.params = json_deep_copy(fc->params);
 		tmpl.message = NULL;
+		tmpl.failed_memory = NULL;
 		tmpl.planned = first->facts.cell_processes[c];
 		tmpl.status = ALLOCLAB_CELL_PENDING;
 		struct alloclab_cell *mc = alloclab_results_add_cell(m, &tmpl);
@@ -187,9 +188,12 @@ struct alloclab_results *alloclab_merge(struct alloclab_results *const *shards, 
 			if (sc->status == ALLOCLAB_CELL_ERROR || sc->status == ALLOCLAB_CELL_NOT_APPLICABLE) {
 				snprintf(msg, sizeof msg, "shard %u: %s", shards[i]->facts.shard_index,
 					 sc->message ? sc->message : "");
-				if (mc->status != ALLOCLAB_CELL_ERROR)
+				if (mc->status != ALLOCLAB_CELL_ERROR) {
 					alloclab_cell_set_status(mc, sc->status, sc->status == ALLOCLAB_CELL_NOT_APPLICABLE
 										 ? sc->message : msg);
+					if (sc->failed_memory && mc->failed_memory == NULL)
+						mc->failed_memory = json_incref(sc->failed_memory);
+				}
 			}
 			all_ok &= sc->status == ALLOCLAB_CELL_OK;
 		}

@@ -294,6 +294,7 @@ static void cell_clear(struct alloclab_cell *c)
 	free(c->plugin_options);
 	free(c->workload);
 	json_decref(c->params);
+	json_decref(c->failed_memory);
 	free(c->message);
 	free(c->metric);
 	free(c->unit_op);
@@ -366,6 +367,7 @@ struct alloclab_cell *alloclab_results_add_cell(struct alloclab_results *r, cons
 	c->message = dup_or_null(cell->message);
 	c->metric = dup_or_null(cell->metric ? cell->metric : K_NS_PER_OP);
 	c->unit_op = dup_or_null(cell->unit_op);
+	c->failed_memory = cell->failed_memory ? json_incref(cell->failed_memory) : NULL;
 	c->procs = NULL;
 	c->nprocs = c->procs_cap = 0;
 	return c;
@@ -518,6 +520,8 @@ static json_t *cell_to_json(const struct alloclab_cell *c)
 	if (c->message)
 		json_object_set_new(o, c->status == ALLOCLAB_CELL_NOT_APPLICABLE ? K_REASON : K_ERROR,
 				    alloclab_json_text(c->message));
+	if (c->failed_memory && c->status == ALLOCLAB_CELL_ERROR)
+		json_object_set(o, K_FAILED_MEMORY, c->failed_memory);
 	return o;
 }
 
@@ -1172,6 +1176,19 @@ static int read_cell(const struct reader *rd, const json_t *obj, const char *whe
 		goto fail;
 	if (c->status == ALLOCLAB_CELL_NOT_APPLICABLE && get_string(rd, obj, where, K_REASON, 1, &c->message) != 0)
 		goto fail;
+	json_t *fm = json_object_get(obj, K_FAILED_MEMORY);
+	if (fm) {
+		char why[300];
+		if (c->status != ALLOCLAB_CELL_ERROR) {
+			bad(rd, where, K_FAILED_MEMORY, "is there, but the cell did not fail");
+			goto fail;
+		}
+		if (alloclab_timeline_check(fm, why, sizeof why) != 0) {
+			bad(rd, where, K_FAILED_MEMORY, "%s", why);
+			goto fail;
+		}
+		c->failed_memory = json_incref(fm);
+	}
 	if (get_array(rd, obj, where, K_RUNS, 1, 1000000, &runs) != 0)
 		goto fail;
 	if (c->status == ALLOCLAB_CELL_NOT_APPLICABLE && json_array_size(runs) > 0) {
@@ -1458,7 +1475,8 @@ struct alloclab_journal *alloclab_journal_open(const char *results_path, char *e
 }
 
 int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned threads, const char *metric,
-			    const struct alloclab_process *p, enum alloclab_cell_status status, const char *message, char *err, size_t err_len)
+			    const struct alloclab_process *p, enum alloclab_cell_status status, const char *message,
+			    const json_t *failed_memory, char *err, size_t err_len)
 {
 	json_t *line = json_pack("{s:i,s:s}", K_CELL, (int)cell, K_STATUS, status_name(status));
 	char *text;
@@ -1468,6 +1486,8 @@ int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned 
 		json_object_set_new(line, K_PROCESS, process_json(p, threads, metric));
 	if (message)
 		json_object_set_new(line, K_ERROR, alloclab_json_text(message));
+	if (failed_memory)
+		json_object_set(line, K_FAILED_MEMORY, (json_t *)failed_memory);
 	text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	json_decref(line);
 	len = strlen(text);
@@ -1547,6 +1567,18 @@ static void fold_journal(struct alloclab_results *r, const struct reader *rd)
 				break;
 			}
 			alloclab_cell_add_process(c, &p);
+		}
+		json_t *fm = json_object_get(obj, K_FAILED_MEMORY);
+		if (fm) {
+			char why_fm[300];
+			if (st != ALLOCLAB_CELL_ERROR || alloclab_timeline_check(fm, why_fm, sizeof why_fm) != 0) {
+				free(status);
+				free(message);
+				json_decref(obj);
+				break;
+			}
+			json_decref(c->failed_memory);
+			c->failed_memory = json_incref(fm);
 		}
 		alloclab_cell_set_status(c, st, message);
 		free(status);

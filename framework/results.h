@@ -161,6 +161,10 @@ struct alloclab_cell {
 	char *metric;             /* ALLOCLAB_METRIC_TIME or ALLOCLAB_METRIC_INSTRUCTIONS */
 	char *unit_op;            /* what one operation is, or NULL */
 	unsigned planned;         /* processes the run meant to measure (0: unknown, v1) */
+	/* ERROR: the memory timeline (memory_timeline.h) of the worker whose
+	 * failure ended the cell, up to its end (a crash mid-value keeps its
+	 * samples); NULL none. */
+	json_t *failed_memory;
 	struct alloclab_process *procs;
 	unsigned nprocs, procs_cap;
 };
@@ -356,9 +360,11 @@ struct alloclab_journal;
 
 /* Creates PATH.journal (replacing a stale one). NULL with err set. */
 struct alloclab_journal *alloclab_journal_open(const char *results_path, char *err, size_t err_len);
-/* Appends one finished process, or a cell's status change (p NULL). */
+/* Appends one finished process, or a cell's status change (p NULL), with
+ * a failed worker's memory timeline (failed_memory, or NULL). */
 int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned threads, const char *metric,
-			    const struct alloclab_process *p, enum alloclab_cell_status status, const char *message, char *err, size_t err_len);
+			    const struct alloclab_process *p, enum alloclab_cell_status status, const char *message,
+			    const json_t *failed_memory, char *err, size_t err_len);
 /* Closes it; remove: unlink the file too (the final document holds it all). */
 void alloclab_journal_close(struct alloclab_journal *j, int remove);
 

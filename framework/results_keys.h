@@ -119,6 +119,7 @@
 #define K_LIVE_END "live_end_bytes"
 #define K_LIVE_PEAK "live_peak_bytes"
 #define K_OWN "own_bytes"
+#define K_FAILED_MEMORY "failed_memory"
 #define K_WORKLOAD_ANON_PEAK "workload_anon_peak_kib"
 #define K_THREAD_REPORTS "thread_reports"
 

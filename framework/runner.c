@@ -202,6 +202,11 @@ int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double time
 		rc = -2;
 	} else {
 		add_printed(&res, err, err_len);
+		/* The samples up to the failure: the caller keeps them with the
+		 * cell's error. */
+		alloclab_process_clear(out);
+		out->memory = res.memory;
+		res.memory = NULL;
 	}
 	json_decref(obj);
 	alloclab_child_result_free(&res);
@@ -717,7 +722,7 @@ int alloclab_run_measure(struct alloclab_run *run)
 				alloclab_cell_set_status(cell, ALLOCLAB_CELL_NOT_APPLICABLE, why);
 				c->done = 1;
 				if (alloclab_journal_append(run->journal, k, cell->threads, cell->metric, NULL,
-							    ALLOCLAB_CELL_NOT_APPLICABLE, why, err, sizeof err) != 0)
+							    ALLOCLAB_CELL_NOT_APPLICABLE, why, NULL, err, sizeof err) != 0)
 					goto write_failed;
 			} else if (measured != 0) {
 				if (interrupted)
@@ -725,10 +730,13 @@ int alloclab_run_measure(struct alloclab_run *run)
 				char line[ALLOCLAB_ERR_LEN + 32];
 				snprintf(line, sizeof line, "process %u: %s", round + 1, why);
 				alloclab_cell_set_status(cell, ALLOCLAB_CELL_ERROR, line);
+				json_decref(cell->failed_memory);
+				cell->failed_memory = proc.memory; /* the failed worker's samples */
+				proc.memory = NULL;
 				c->done = 1;
 				run->failed++;
 				if (alloclab_journal_append(run->journal, k, cell->threads, cell->metric, NULL,
-							    ALLOCLAB_CELL_ERROR, line, err, sizeof err) != 0)
+							    ALLOCLAB_CELL_ERROR, line, cell->failed_memory, err, sizeof err) != 0)
 					goto write_failed;
 			} else {
 				proc.index = round;
@@ -744,7 +752,7 @@ int alloclab_run_measure(struct alloclab_run *run)
 				}
 				struct alloclab_process *last = &cell->procs[cell->nprocs - 1];
 				if (alloclab_journal_append(run->journal, k, cell->threads, cell->metric, last, cell->status,
-							    NULL, err, sizeof err) != 0)
+							    NULL, NULL, err, sizeof err) != 0)
 					goto write_failed;
 			}
 			alloclab_progress_step(&progress);

@@ -383,6 +383,48 @@ Test(memory, a_programs_census_counts_its_blocks_in_every_process, .timeout = 12
 	alloclab_results_free(res);
 }
 
+/* A worker that dies mid-value keeps its samples up to its end: in the
+ * results with the cell's error, in the journal of a run that never
+ * finished, and in show. */
+Test(memory, a_worker_that_crashes_mid_value_keeps_its_samples, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	char plugin[1024];
+	/* 20,000 blocks of 4 KiB held, then the crash a few million calls on. */
+	snprintf(plugin, sizeof plugin, "%s:n=3000000", test_plugin("crash_nth"));
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", plugin, "-w",
+								      "churn:slots=20000,min_size=4096,max_size=4096,ops=2000000",
+								      "-t", "1", "-n", "1", "-v", "3", "--sample-ms", "2", "-o",
+								      "crash.json", NULL});
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.out, "workers that failed, to their last sample"), "%s", r.out);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "crash.json");
+	const struct alloclab_cell *c = &res->cells[0];
+	cr_assert_eq(c->status, ALLOCLAB_CELL_ERROR);
+	cr_assert(c->failed_memory, "the failed worker's samples are lost");
+	json_t *samples = json_object_get(c->failed_memory, "samples"), *s;
+	size_t k;
+	long most = 0;
+	json_array_foreach(samples, k, s)
+		if (json_integer_value(json_array_get(s, 1)) > most)
+			most = (long)json_integer_value(json_array_get(s, 1));
+	cr_expect_gt(most, 70 * 1024, "its 80 MB working set is not in its samples (%ld KiB at most)", most);
+	cr_expect(alloclab_timeline_phase(c->failed_memory, "run 1") >= 0 ||
+			  alloclab_timeline_phase(c->failed_memory, "warm-up 1") >= 0,
+		  "no sample in a run");
+	alloclab_results_free(res);
+	/* A document whose cell has them without having failed is refused. */
+	json_t *doc = json_load_file(path_in(dir, "crash.json"), 0, NULL);
+	json_object_set_new(json_array_get(json_object_get(doc, "cells"), 0), "status", json_string("ok"));
+	cr_assert_eq(json_dump_file(doc, path_in(dir, "bad.json"), 0), 0);
+	json_decref(doc);
+	r = run_alloclab(dir, (const char *const[]){"show", "bad.json", NULL});
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "failed_memory"), "%s", r.err);
+	cmd_result_free(&r);
+}
+
 /* A results file whose workload said nothing of what it held (an older
  * alloclab's): what each value said is taken out. */
 static void forget_what_was_held(const char *dir, const char *from, const char *to, const char *workload)
