@@ -292,16 +292,29 @@ static int bench_loops(uint64_t loops, PyObject *fn, double *own_s, char *err, s
 }
 
 /* startup: the interpreter initialised and finalised, timed whole. */
+/* A warm-up of bench=startup counts every interpreter it starts (the
+ * census, each from its start to its end): where to say it, and the most
+ * one held. */
+static struct alloclab_live *startup_census;
+static uint64_t startup_most;
+static void census_stop(void);
+static uint64_t census_peak(void);
+
 static int startup_loops(uint64_t loops, PyObject *fn, double *own_s, char *err, size_t err_len)
 {
 	(void)fn;
 	*own_s = 0;
 	for (uint64_t i = 0; i < loops; i++) {
-		if (start_interpreter(py.cfg, NULL, err, err_len) != 0)
+		if (start_interpreter(py.cfg, startup_census, err, err_len) != 0)
 			return -1;
 		if (Py_FinalizeEx() != 0) {
 			snprintf(err, err_len, "python: Py_FinalizeEx failed");
 			return -1;
+		}
+		if (startup_census) {
+			uint64_t most = census_peak();
+			startup_most = most > startup_most ? most : startup_most;
+			census_stop();
 		}
 	}
 	return 0;
@@ -704,6 +717,14 @@ static void census_start(struct alloclab_live *live)
 	census.on = 1;
 }
 
+static uint64_t census_peak(void)
+{
+	pthread_mutex_lock(&census.lock);
+	uint64_t most = census.map.peak_bytes;
+	pthread_mutex_unlock(&census.lock);
+	return most;
+}
+
 static void census_stop(void)
 {
 	if (!census.on)
@@ -811,7 +832,13 @@ static void embed_run(struct alloclab_workload_thread *t)
 	/* A value is the time of one inner loop, as pyperf reports it. */
 	t->ops = py.loops * (py.inner_loops ? py.inner_loops : 1);
 	if (py.cfg->kind == ALLOCLAB_PY_STARTUP) {
+		/* In a warm-up, each interpreter is counted from its start. */
+		startup_census = py.cfg->census && t->warmup ? t->live : NULL;
+		startup_most = 0;
 		rc = startup_loops(py.loops, NULL, &own, pt->error, sizeof pt->error);
+		if (startup_census && rc == 0)
+			alloclab_live_peak(t, startup_most);
+		startup_census = NULL;
 	} else {
 		PyEval_RestoreThread(pt->ts);
 		rc = bench_loops(py.loops, pt->bench, &own, pt->error, sizeof pt->error);
