@@ -11,6 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A cell with memory figures: measured, and not under valgrind (whose
+ * process's resident set is valgrind's: --measure instructions, cache,
+ * tlb). */
+static int has_memory(const struct alloclab_cell *c)
+{
+	return alloclab_cell_measured(c) && !alloclab_metric_deterministic(c->metric);
+}
+
 static double median_of(double *v, size_t n)
 {
 	size_t k = 0;
@@ -47,7 +55,7 @@ static void print_fragmentation(const struct alloclab_results *r, char **names, 
 	int header = 0;
 	for (unsigned i = 0; i < r->ncells; i++) {
 		const struct alloclab_cell *c = &r->cells[i];
-		if (!alloclab_cell_measured(c))
+		if (!has_memory(c))
 			continue;
 		unsigned n = c->nprocs;
 		double *col[6];
@@ -108,7 +116,7 @@ void alloclab_memory_report(const struct alloclab_results *r, FILE *out)
 	for (unsigned i = 0; i < r->ncells; i++) {
 		const struct alloclab_cell *c = &r->cells[i];
 		unsigned n = c->nprocs, have = 0;
-		if (!alloclab_cell_measured(c))
+		if (!has_memory(c))
 			continue;
 		double *col[8];
 		for (int k = 0; k < 8; k++)
@@ -223,7 +231,7 @@ void alloclab_memory_figures(const struct alloclab_results *r, struct alloclab_f
 	size_t n = 0;
 
 	for (unsigned i = 0; i < r->ncells; i++)
-		if (alloclab_cell_measured(&r->cells[i]) && r->cells[i].procs[0].memory)
+		if (has_memory(&r->cells[i]) && r->cells[i].procs[0].memory)
 			cells[n++] = &r->cells[i];
 	char **names = calloc(n + 1, sizeof *names);
 	int *done = calloc(n + 1, sizeof *done);

@@ -85,7 +85,8 @@ static double *memory_figures(const struct alloclab_cell *cell, const struct all
 {
 	double *out = calloc(cell->nprocs + 1, sizeof *out);
 	size_t count = 0;
-	for (unsigned i = 0; i < cell->nprocs; i++) {
+	/* Under valgrind (counted metrics) the resident set is valgrind's. */
+	for (unsigned i = 0; i < cell->nprocs && !alloclab_metric_deterministic(cell->metric); i++) {
 		double f = alloclab_cell_measure_takes(m, &cell->procs[i]) ? process_memory_figure(&cell->procs[i], m->memory) : -1;
 		if (f >= 0) /* 0 is a figure (nothing kept); < 0 is not known */
 			out[count++] = f;
