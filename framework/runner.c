@@ -96,6 +96,19 @@ static int measure_child(void *arg, int fd)
 		execvp(vg.argv[0], vg.argv);
 		return 3; /* checked at plan: valgrind was there */
 	}
+	const char *program, *preload;
+	if (cell->workload->worker_host && cell->workload->worker_host(&cell->params, &program, &preload)) {
+		/* The worker inside another program (python's executable),
+		 * carried there by a preloaded library that takes its main
+		 * over and puts LD_PRELOAD back as it was. */
+		char *host_argv[] = {(char *)program, spec, NULL};
+		const char *was = getenv("LD_PRELOAD");
+		if (setenv("ALLOCLAB_PYHOST_PRELOAD_WAS", was ? was : "", 1) != 0 || setenv("LD_PRELOAD", preload, 1) != 0 ||
+		    setenv("ALLOCLAB_PYHOST", "1", 1) != 0)
+			return 3;
+		execv(program, host_argv);
+		return 3;
+	}
 	execv(alloclab_self_path(), argv);
 	/* exec failed: measure in this forked process rather than not at all. */
 	return alloclab_worker_send(arg, 3);

@@ -276,6 +276,11 @@ struct alloclab_workload {
 	 * alloclab_params_intern. 0, or -1 with one line in err. */
 	int (*expand)(const struct alloclab_params *params, struct alloclab_params *out, unsigned max, unsigned *n,
 		      char *err, size_t err_len);
+	/* Optional: the program a worker of these parameters runs in instead
+	 * of alloclab (python's: Debian's python3.11 executable), and the
+	 * library preloaded into it that carries the worker and takes its
+	 * main over (workloads/python/host.c). 1 with both set; 0: alloclab. */
+	int (*worker_host)(const struct alloclab_params *p, const char **program, const char **preload);
 };
 
 struct alloclab_workload_spec {

@@ -147,8 +147,9 @@ Test(abi_layout, the_workload_interface)
 		FIELD(struct alloclab_workload, row_name, 120, 8),
 		FIELD(struct alloclab_workload, figures, 128, 8),
 		FIELD(struct alloclab_workload, expand, 136, 8),
+		FIELD(struct alloclab_workload, worker_host, 144, 8),
 	};
-	expect_layout("struct alloclab_workload", w, sizeof w / sizeof *w, sizeof(struct alloclab_workload), 144);
+	expect_layout("struct alloclab_workload", w, sizeof w / sizeof *w, sizeof(struct alloclab_workload), 152);
 	const struct field t[] = {
 		FIELD(struct alloclab_workload_thread, alloc, 0, 8),
 		FIELD(struct alloclab_workload_thread, plugin, 8, 8),
@@ -168,6 +169,7 @@ Test(abi_layout, the_workload_interface)
 		FIELD(struct alloclab_workload_thread, placement, 112, 8),
 		FIELD(struct alloclab_workload_thread, host, 120, 8),
 		FIELD(struct alloclab_workload_thread, last_value, 128, 4),
+		FIELD(struct alloclab_workload_thread, warmup, 132, 4),
 		FIELD(struct alloclab_workload_thread, report, 136, 8),
 		FIELD(struct alloclab_workload_thread, process_report, 144, 8),
 		FIELD(struct alloclab_workload_thread, own_ns, 152, 8),

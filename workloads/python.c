@@ -39,13 +39,15 @@
 #define MAX_ARGS 62
 
 enum { P_BENCH, P_SCRIPT, P_PYPERF, P_VALUE_MS, P_LOOPS, P_SCALE, P_RAW, P_DEBUG_HOOKS, P_PROFILE, P_HASH_SEED,
-       P_ARGS, P_TASK, P_NAME, P_CENSUS };
+       P_ARGS, P_TASK, P_NAME, P_CENSUS, P_HOST };
 
 /* choices[0] "none": the program comes from script= or pyperf= instead. */
 static const char *const bench_choices[] = {"none", ALLOCLAB_PYTHON_BENCHES, NULL};
 static const char *const bench_groups[] = {"all", ALLOCLAB_PYTHON_ALL, "quick", ALLOCLAB_PYTHON_QUICK, NULL};
 static const char *const bench_unless[] = {"script", "pyperf", NULL};
 static const char *const no_yes[] = {"no", "yes", NULL};
+enum { HOST_PYTHON, HOST_EMBEDDED };
+static const char *const host_names[] = {"python3", "embedded", NULL};
 
 static const struct alloclab_param python_params[] = {
 	[P_BENCH] = {.name = "bench",
@@ -86,6 +88,10 @@ static const struct alloclab_param python_params[] = {
 		      .help = "count every block the interpreter holds during the warm-ups, for fragmentation (the "
 			      "values' loops are calibrated again without it)",
 		      .type = ALLOCLAB_PARAM_CHOICE, .choices = no_yes, .def = 1, .max = 1},
+	[P_HOST] = {.name = "host",
+		    .help = "python3: the worker runs inside Debian's python3.11 executable (the interpreter pyperf runs); "
+			    "embedded: it embeds libpython3.11.so, the slower build",
+		    .type = ALLOCLAB_PARAM_CHOICE, .choices = host_names, .max = HOST_EMBEDDED},
 };
 
 /* ---- where things are: the build tree, else the installed tree ---- */
@@ -104,6 +110,21 @@ static const char *module_path(void)
 static const char *data_dir(void)
 {
 	return exists(ALLOCLAB_PYTHON_BUILD_MODULE) ? ALLOCLAB_PYTHON_SOURCE_DIR : ALLOCLAB_PYTHON_INSTALL_DIR;
+}
+
+/* The library that carries a worker into the python executable. */
+static const char *host_path(void)
+{
+	return exists(ALLOCLAB_PYTHON_BUILD_MODULE) ? ALLOCLAB_PYHOST_BUILD_MODULE : ALLOCLAB_PYHOST_INSTALL_MODULE;
+}
+
+static int python_worker_host(const struct alloclab_params *p, const char **program, const char **preload)
+{
+	if (p->v[P_HOST] != HOST_PYTHON)
+		return 0;
+	*program = ALLOCLAB_PYTHON_PROGRAM;
+	*preload = host_path();
+	return 1;
 }
 
 static int check_file(const char *what, const char *path, char *err, size_t err_len)
@@ -149,6 +170,11 @@ static int python_check(const struct alloclab_params *p, char *err, size_t err_l
 		snprintf(err, err_len, "workload 'python': args= has more than %d words", MAX_ARGS);
 		return -1;
 	}
+	if (p->v[P_HOST] == HOST_PYTHON && (!exists(ALLOCLAB_PYTHON_PROGRAM) || !exists(host_path()))) {
+		snprintf(err, err_len, "workload 'python': host=python3 needs %s and %s (host=embedded runs without them)",
+			 ALLOCLAB_PYTHON_PROGRAM, host_path());
+		return -1;
+	}
 	if (script)
 		return check_file("script", p->text[P_SCRIPT], err, err_len);
 	if (pyperf)
@@ -168,6 +194,13 @@ static void open_embed(void)
 	void *h;
 	const struct alloclab_python_embed *(*get)(void);
 
+	/* Inside the python executable (host=python3) the interpreter's side
+	 * came with the worker (workloads/python/host.c). */
+	*(void **)&get = dlsym(RTLD_DEFAULT, "alloclab_python_embed");
+	if (get && get() && get()->version == ALLOCLAB_PYTHON_EMBED_VERSION) {
+		embed = get();
+		return;
+	}
 	/* RTLD_GLOBAL: CPython's extension modules (_json, _pickle...) take
 	 * libpython's symbols from the global scope. */
 	h = dlopen(module_path(), RTLD_NOW | RTLD_GLOBAL);
@@ -605,6 +638,7 @@ const struct alloclab_workload alloclab_workload_python = {
 		 ALLOCLAB_WORKLOAD_KEEP_INSTANCE,
 	.check_params = python_check,
 	.expand = python_expand,
+	.worker_host = python_worker_host,
 	.prepare = python_prepare,
 	.run = python_run,
 	.finish = python_finish,

@@ -1,0 +1,65 @@
+/*
+ * The python workload's worker inside Debian's python3.11 executable:
+ * alloclab-pyhost.so, everything a worker runs (the framework, the
+ * workloads, the embedded interpreter's side) as one library that the
+ * runner preloads into /usr/bin/python3.11, and that takes its main over.
+ *
+ * Why: Debian builds the python3.11 executable apart from
+ * libpython3.11.so, and the executable is the faster build (9 to 34% on
+ * the bundled benchmarks, docs/python.md). Embedding the shared library
+ * measured every plugin on the slower interpreter; inside the executable
+ * alloclab runs the interpreter pyperf runs.
+ *
+ * How: the executable's start calls __libc_start_main, which this library
+ * defines in front of glibc's; when the runner asked for it (ALLOCLAB_PYHOST
+ * in the environment) it hands glibc the worker's main instead of
+ * Python's, so CPython starts only when the worker starts it, with the
+ * plugin hooked first, exactly as when it is embedded. The Py* functions
+ * are the executable's own (it exports them, for extension modules).
+ * Anything else the library is preloaded into runs as it would: the
+ * variables are removed before the worker starts, so a program the
+ * benchmark runs sees the environment the runner had.
+ */
+#define _GNU_SOURCE 1
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+int alloclab_cmd_worker(int argc, char **argv);
+
+typedef int (*main_fn)(int, char **, char **);
+typedef int (*start_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void), void *);
+
+static int worker_main(int argc, char **argv, char **envp)
+{
+	(void)envp;
+	/* argv: the executable, then the cell spec (framework/runner.c). */
+	char *args[] = {"__worker", argc == 2 ? argv[1] : NULL, NULL};
+	return alloclab_cmd_worker(argc == 2 ? 2 : 1, args);
+}
+
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+		      void (*rtld_fini)(void), void *stack_end);
+
+__attribute__((visibility("default"))) int __libc_start_main(main_fn main, int argc, char **argv,
+							    void (*init)(void), void (*fini)(void),
+							    void (*rtld_fini)(void), void *stack_end)
+{
+	start_fn real;
+	*(void **)&real = dlsym(RTLD_NEXT, "__libc_start_main");
+	const char *take = getenv("ALLOCLAB_PYHOST");
+	int ours = take && strcmp(take, "1") == 0;
+
+	if (ours) {
+		/* What the runner had preloaded before, for the worker's own
+		 * children. */
+		const char *was = getenv("ALLOCLAB_PYHOST_PRELOAD_WAS");
+		if (was && was[0])
+			setenv("LD_PRELOAD", was, 1);
+		else
+			unsetenv("LD_PRELOAD");
+		unsetenv("ALLOCLAB_PYHOST_PRELOAD_WAS");
+		unsetenv("ALLOCLAB_PYHOST");
+	}
+	return real(ours ? worker_main : main, argc, argv, init, fini, rtld_fini, stack_end);
+}
