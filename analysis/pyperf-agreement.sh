@@ -7,10 +7,10 @@
 # alloclab runs it under the cpython plugin (nothing hooked: CPython's own
 # obmalloc, as pyperf's Python has), both on this machine, one after the
 # other; the table gives each benchmark's median time per inner loop and
-# alloclab / pyperf (the goal: within 10%). alloclab's interpreter is
-# Debian's shared libpython, 9 to 34% slower than the python3 executable
-# by itself (analysis/python-embed-cost.sh): expect the ratios above 1 by
-# that much.
+# alloclab / pyperf (the goal: within 10%). alloclab's worker runs inside
+# Debian's python3.11 executable (host=python3), the interpreter pyperf
+# runs; with host=embedded it embeds the shared libpython, 9 to 34%
+# slower (analysis/python-embed-cost.sh).
 set -euo pipefail
 build=${1:?usage: pyperf-agreement.sh BUILD_DIR OUTDIR FILE [ARG...]}
 out=${2:?usage: pyperf-agreement.sh BUILD_DIR OUTDIR FILE [ARG...]}

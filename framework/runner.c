@@ -103,8 +103,10 @@ static int measure_child(void *arg, int fd)
 		 * over and puts LD_PRELOAD back as it was. */
 		char *host_argv[] = {(char *)program, spec, NULL};
 		const char *was = getenv("LD_PRELOAD");
-		if (setenv("ALLOCLAB_PYHOST_PRELOAD_WAS", was ? was : "", 1) != 0 || setenv("LD_PRELOAD", preload, 1) != 0 ||
-		    setenv("ALLOCLAB_PYHOST", "1", 1) != 0)
+		char exe[4096];
+		if (realpath(program, exe) == NULL ||
+		    setenv("ALLOCLAB_PYHOST_PRELOAD_WAS", was ? was : "", 1) != 0 || setenv("LD_PRELOAD", preload, 1) != 0 ||
+		    setenv("ALLOCLAB_PYHOST", exe, 1) != 0)
 			return 3;
 		execv(program, host_argv);
 		return 3;

@@ -592,3 +592,41 @@ Test(python, the_census_counts_what_the_interpreter_holds_in_the_warm_ups, .time
 		alloclab_results_free(doc);
 	}
 }
+
+/* The worker runs inside Debian's python3.11 executable by default
+ * (host=python3), embeds libpython with host=embedded and under valgrind,
+ * and says which in its report; what the benchmark runs does not inherit
+ * the preloaded library. */
+Test(python, the_worker_runs_inside_the_python_executable, .timeout = 180)
+{
+	char *dir = scratch_dir();
+	write_text(dir, "env.py",
+		   "import os, subprocess, sys\n"
+		   "def bench(loops):\n"
+		   "    p = subprocess.run(['/usr/bin/env'], capture_output=True, text=True)\n"
+		   "    if p.returncode or 'PATH=' not in p.stdout or 'pyhost' in p.stdout + p.stderr or 'ALLOCLAB_PYHOST' in p.stdout:\n"
+		   "        raise RuntimeError('a child inherited the host: ' + p.stdout + p.stderr)\n"
+		   "    for _ in range(loops):\n"
+		   "        [str(i) for i in range(100)]\n");
+	char spec[4200];
+	snprintf(spec, sizeof spec, "python:script=%s/env.py,loops=1,profile=no", dir);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", "system", "-w", spec, "-w",
+								      "python:bench=richards,loops=1,profile=no,host=embedded",
+								      "-t", "1", "-n", "1", "-v", "1", "-q", "-o", "h.json", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *doc = load_results(dir, "h.json");
+	cr_assert_eq(doc->ncells, 2);
+	cr_expect_str_eq(json_string_value(json_object_get(report_of(&doc->cells[0]), "host")), "python3");
+	cr_expect_str_eq(json_string_value(json_object_get(report_of(&doc->cells[1]), "host")), "embedded");
+	alloclab_results_free(doc);
+	r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "--measure", "instructions", "-p", "system", "-w",
+						    "python:bench=richards,loops=1,profile=no", "-t", "1", "-n", "1", "-v", "1",
+						    "-q", "-o", "v.json", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	doc = load_results(dir, "v.json");
+	cr_expect_str_eq(json_string_value(json_object_get(report_of(&doc->cells[0]), "host")), "embedded",
+			 "valgrind runs alloclab, not the python executable");
+	alloclab_results_free(doc);
+}

@@ -1,5 +1,6 @@
 /*
- * python: Python programs in an embedded CPython 3.11 whose allocator is
+ * python: Python programs in CPython 3.11 (inside Debian's python3.11
+ * executable, or embedding its libpython) whose allocator is
  * the plugin. One cell is one benchmark (a row named by it, as in pyperf's
  * tables); a value is the time of one benchmark iteration, with the loops
  * calibrated so that a value takes value_ms, as pyperf does. With -t N,
@@ -388,6 +389,12 @@ static int python_check_report(int per_process, const json_t *r, char *err, size
 	}
 	if (count_of(r, "loops", &loops, err, err_len) != 0)
 		return -1;
+	/* Where the interpreter ran (absent: an older file, embedded). */
+	const char *host = json_string_value(json_object_get(r, "host"));
+	if (json_object_get(r, "host") && (host == NULL || (strcmp(host, "python3") != 0 && strcmp(host, "embedded") != 0))) {
+		snprintf(err, err_len, "python report: host is neither python3 nor embedded");
+		return -1;
+	}
 	return profile ? check_profile(profile, err, err_len) : 0;
 }
 
@@ -626,7 +633,7 @@ static int python_expand(const struct alloclab_params *p, struct alloclab_params
 
 const struct alloclab_workload alloclab_workload_python = {
 	.name = "python",
-	.description = "Python programs (pyperformance-style) in an embedded CPython 3.11 whose allocator is the plugin",
+	.description = "Python programs (pyperformance-style) in CPython 3.11 whose allocator is the plugin",
 	.unit_op = "benchmark iteration",
 	.params = python_params,
 	.nparams = sizeof python_params / sizeof python_params[0],

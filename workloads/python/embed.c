@@ -893,8 +893,14 @@ static void embed_finish(struct alloclab_workload_thread *t)
 		/* "3.11.2 (main, ...) [GCC ...]": the version is the first word. */
 		char version[32];
 		snprintf(version, sizeof version, "%.*s", (int)strcspn(Py_GetVersion(), " "), Py_GetVersion());
-		json_t *report = json_pack("{s:s,s:I,s:s,s:b}", "bench", py.name, "loops", (json_int_t)py.loops,
-					   "python", version, "hooked", py.cfg->hook);
+		json_t *report = json_pack("{s:s,s:I,s:s,s:b,s:s}", "bench", py.name, "loops", (json_int_t)py.loops,
+					   "python", version, "hooked", py.cfg->hook, "host",
+#ifdef ALLOCLAB_PYHOST
+					   "python3"
+#else
+					   "embedded"
+#endif
+		);
 		if (py.started) {
 			PyEval_RestoreThread(pt->ts);
 			/* The profile runs every thread's work on thread 0's

@@ -12,7 +12,8 @@
  *
  * How: the executable's start calls __libc_start_main, which this library
  * defines in front of glibc's; when the runner asked for it (ALLOCLAB_PYHOST
- * in the environment) it hands glibc the worker's main instead of
+ * in the environment naming this very executable) it hands glibc the
+ * worker's main instead of
  * Python's, so CPython starts only when the worker starts it, with the
  * plugin hooked first, exactly as when it is embedded. The Py* functions
  * are the executable's own (it exports them, for extension modules).
@@ -24,6 +25,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int alloclab_cmd_worker(int argc, char **argv);
 
@@ -47,8 +49,12 @@ __attribute__((visibility("default"))) int __libc_start_main(main_fn main, int a
 {
 	start_fn real;
 	*(void **)&real = dlsym(RTLD_NEXT, "__libc_start_main");
+	/* Only in the executable the runner named: whatever else the library
+	 * finds itself preloaded into runs its own main. */
 	const char *take = getenv("ALLOCLAB_PYHOST");
-	int ours = take && strcmp(take, "1") == 0;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	int ours = take && n > 0 && (exe[n] = '\0', strcmp(take, exe) == 0);
 
 	if (ours) {
 		/* What the runner had preloaded before, for the worker's own
