@@ -599,6 +599,8 @@ Test(python, the_census_counts_what_the_interpreter_holds_in_the_warm_ups, .time
  * the preloaded library. */
 Test(python, the_worker_runs_inside_the_python_executable, .timeout = 180)
 {
+	if (getenv("ALLOCLAB_UNDER_SANITIZER"))
+		cr_skip_test("a sanitized build embeds: its runtime cannot go into the python executable");
 	char *dir = scratch_dir();
 	write_text(dir, "env.py",
 		   "import os, subprocess, sys\n"
