@@ -7,8 +7,10 @@
  * N Python threads run it in one interpreter, interleaved by the GIL.
  *
  * This file is the workload as alloclab sees it: parameters, where the
- * files are, and the reports. The interpreter itself lives in
- * python/embed.c, a module opened only by the workers that run Python.
+ * files are, and the reports. The interpreter's side lives in
+ * python/embed.c: carried into Debian's python3.11 executable with the
+ * worker (python/host.c, host=python3), or a module the worker opens
+ * (host=embedded); either way only in the workers that run Python.
  * The benchmarks are python/bench/NAME.py, one each; docs/python.md says
  * what they measure and how to write one.
  */
