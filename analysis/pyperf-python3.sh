@@ -8,10 +8,11 @@
 # A folder is read as pyperformance's: each bm_*/run_benchmark.py. The
 # stand-in does what pyperf's timing does, in one process: loops doubled
 # until a value takes 100 ms, one warm-up, the median of 15 values, each
-# the time of one inner loop (bench_func, bench_time_func). alloclab runs
-# each file under the cpython plugin (nothing hooked: CPython's own
-# obmalloc, as python3 has), 3 processes; the table is each benchmark's
-# median ns and alloclab / python3.11.
+# the time of one inner loop (bench_func, bench_time_func); three such
+# processes, the median of their medians. alloclab runs each file under
+# the cpython plugin (nothing hooked: CPython's own obmalloc, as python3
+# has), 3 processes; the table is each benchmark's median ns and
+# alloclab / python3.11.
 set -euo pipefail
 build=$(cd "${1:?usage: pyperf-python3.sh BUILD_DIR OUTDIR FILE_OR_FOLDER...}" && pwd)
 out=${2:?usage: pyperf-python3.sh BUILD_DIR OUTDIR FILE_OR_FOLDER...}
@@ -69,8 +70,11 @@ specs=()
 for f in "${files[@]}"; do
 	# Files that need their own command line (pyperformance's manifest
 	# gives it) are left out.
-	if (cd "$(dirname "$f")" && STANDIN_OUT="$here/standin.jsonl" PYTHONPATH="$here/standin" PYTHONHASHSEED=1 \
-		"$PY" "$f" >/dev/null 2>"$here/standin.err"); then
+	# Three processes, as alloclab's: the median of their medians.
+	if (cd "$(dirname "$f")" && for _ in 1 2 3; do
+		STANDIN_OUT="$here/standin.jsonl" PYTHONPATH="$here/standin" PYTHONHASHSEED=1 \
+			"$PY" "$f" >/dev/null 2>"$here/standin.err" || exit 1
+	done); then
 		specs+=(-w "python:pyperf=$f,hash_seed=1,profile=no")
 	else
 		echo "$f: python3.11 with the stand-in failed (left out): $(tail -1 "$here/standin.err")"
@@ -79,10 +83,11 @@ done
 "$A" run -q --no-check -p cpython "${specs[@]}" -t 1 -n 3 -o alloclab.json || true
 "$A" show --format json alloclab.json | "$PY" -c '
 import json, statistics, sys
-ref = {}
+runs = {}
 for line in open("standin.jsonl"):
     r = json.loads(line)
-    ref[r["name"]] = r["ns"]
+    runs.setdefault(r["name"], []).append(r["ns"])
+ref = {name: statistics.median(v) for name, v in runs.items()}
 print("%-32s %14s %14s %9s" % ("benchmark", "python3.11 ns", "alloclab ns", "ratio"))
 ratios = []
 for c in json.load(sys.stdin)["cells"]:
