@@ -24,13 +24,12 @@
 
 #include "embed.h"
 #include "hash.h"
-#include "resident.h"
+#include "block_map.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 /* ---- the hooks: PyMem's contract on top of the plugin's ---- */
@@ -345,7 +344,7 @@ static int calibrate(run_loops_fn run, PyObject *fn, char *err, size_t err_len)
 	}
 }
 
-/* ---- the allocation profile ---- */
+/* ---- counting wrappers: the census and the allocation profile ---- */
 
 /* Request sizes: obmalloc's 32 classes of 16 bytes up to 512, then powers
  * of two up to 1 MiB, then the rest. */
@@ -354,240 +353,174 @@ static int calibrate(run_loops_fn run, PyObject *fn, char *err, size_t err_len)
 enum { OP_MALLOC, OP_CALLOC, OP_REALLOC, OP_FREE, NOPS };
 static const char *const op_names[NOPS] = {"malloc", "calloc", "realloc", "free"};
 static const char *const domain_names[3] = {"raw", "mem", "obj"};
+static const PyMemAllocatorDomain all_domains[3] = {PYMEM_DOMAIN_RAW, PYMEM_DOMAIN_MEM, PYMEM_DOMAIN_OBJ};
 
-/* Blocks live: address -> size (open addressing, linear probing,
- * tombstones as size SIZE_MAX), with their bytes and count and the most
- * of each. Mapped, not from the C library's heap, which the system plugin
- * shares with CPython. */
-struct block_map {
-	uintptr_t *keys;
-	size_t *sizes, cap, used;
-	uint64_t live_bytes, live_blocks, peak_bytes, peak_blocks, foreign_frees;
+/* Wrappers around whatever each domain has (the plugin's hooks, or
+ * CPython's own), delegating to it, so that blocks cross the swap freely:
+ * every block with its size in a map (framework/block_map.h). At most one
+ * set is in place at a time: the census (from the interpreter's start to
+ * the end of the warm-ups: what the interpreter holds, said to `live`) or
+ * the profile pass (after the last value: calls and sizes too). */
+struct counting;
+/* A wrapper's context: its set and its domain (sets can stack: the
+ * profile pass of a process whose census never ended). */
+struct counting_domain {
+	struct counting *c;
+	int d;
 };
 
-struct profile {
+struct counting {
 	PyMemAllocatorEx inner[3];
+	struct counting_domain domain[3];
+	struct alloclab_block_map map;
+	pthread_mutex_t lock;           /* raw may be called without the GIL */
+	struct alloclab_live *live;     /* the census: thread 0's counter, written under the lock */
+	struct counting *outer;         /* the set it went around, or NULL */
+	int profile;                    /* the profile pass: calls and sizes below */
 	uint64_t calls[3][NOPS];
 	uint64_t small[SMALL_CLASSES], large[LARGE_BUCKETS];
-	struct block_map map; /* blocks allocated during the pass */
-	pthread_mutex_t lock; /* raw may be called without the GIL */
 };
 
-static struct profile prof;
+static struct counting *counting; /* the outermost set in place, or NULL */
 
-/* The slot holding key, or the empty one where it would go. */
-static size_t slot_of(const struct block_map *m, uintptr_t key)
+/* CPython's obmalloc serves a large request from the raw domain, through
+ * the allocator table: a wrapper around both domains would see it twice
+ * (and count its block twice). Only a thread's outermost call counts; a
+ * call inside it goes straight through. */
+static __thread int nested;
+
+/* What a call did, under the lock. */
+static void counted(struct counting *c, int d, int op, void *old, void *block, size_t size)
 {
-	uint64_t h = (uint64_t)key * ALLOCLAB_GOLDEN_GAMMA;
-	size_t s = (size_t)(h >> 20) & (m->cap - 1);
-
-	while (m->keys[s] && m->keys[s] != key)
-		s = (s + 1) & (m->cap - 1);
-	return s;
-}
-
-static void *map_pages(size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
-}
-
-/* Doubles the table; 0, or -1 out of memory (the map as it was). */
-static int map_grow(struct block_map *m)
-{
-	struct block_map old = *m;
-
-	m->cap = old.cap ? old.cap * 2 : 1u << 16;
-	m->keys = map_pages(m->cap * sizeof *m->keys);
-	m->sizes = map_pages(m->cap * sizeof *m->sizes);
-	if (m->keys == NULL || m->sizes == NULL) {
-		if (m->keys)
-			munmap(m->keys, m->cap * sizeof *m->keys);
-		if (m->sizes)
-			munmap(m->sizes, m->cap * sizeof *m->sizes);
-		*m = old;
-		return -1;
-	}
-	m->used = 0;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.keys[i] && old.sizes[i] != SIZE_MAX) {
-			size_t s = slot_of(m, old.keys[i]);
-			m->keys[s] = old.keys[i];
-			m->sizes[s] = old.sizes[i];
-			m->used++;
+	pthread_mutex_lock(&c->lock);
+	if (c->profile) {
+		c->calls[d][op]++;
+		if (block && op != OP_FREE) {
+			if (size <= 512) {
+				c->small[size ? (size - 1) / 16 : 0]++;
+			} else {
+				unsigned b = 0;
+				while (b + 1 < LARGE_BUCKETS && size > (size_t)1024 << b)
+					b++;
+				c->large[b]++;
+			}
 		}
-	if (old.cap) {
-		munmap(old.keys, old.cap * sizeof *old.keys);
-		munmap(old.sizes, old.cap * sizeof *old.sizes);
+	}
+	if (op == OP_FREE || (op == OP_REALLOC && block))
+		alloclab_block_map_release(&c->map, old);
+	if (op != OP_FREE)
+		alloclab_block_map_alloc(&c->map, block, size);
+	if (c->live) {
+		__atomic_store_n((uint64_t *)&c->live->bytes, c->map.live_bytes, __ATOMIC_RELAXED);
+		__atomic_store_n((uint64_t *)&c->live->blocks, c->map.live_blocks, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void *count_malloc(void *ctx, size_t size)
+{
+	const struct counting_domain *cd = ctx;
+	struct counting *c = cd->c;
+	const int d = cd->d;
+	if (nested)
+		return c->inner[d].malloc(c->inner[d].ctx, size);
+	nested = 1;
+	void *b = c->inner[d].malloc(c->inner[d].ctx, size);
+	nested = 0;
+	counted(c, d, OP_MALLOC, NULL, b, size);
+	return b;
+}
+
+static void *count_calloc(void *ctx, size_t nelem, size_t elsize)
+{
+	const struct counting_domain *cd = ctx;
+	struct counting *c = cd->c;
+	const int d = cd->d;
+	if (nested)
+		return c->inner[d].calloc(c->inner[d].ctx, nelem, elsize);
+	nested = 1;
+	void *b = c->inner[d].calloc(c->inner[d].ctx, nelem, elsize);
+	nested = 0;
+	counted(c, d, OP_CALLOC, NULL, b, nelem * elsize);
+	return b;
+}
+
+static void *count_realloc(void *ctx, void *block, size_t size)
+{
+	const struct counting_domain *cd = ctx;
+	struct counting *c = cd->c;
+	const int d = cd->d;
+	if (nested)
+		return c->inner[d].realloc(c->inner[d].ctx, block, size);
+	nested = 1;
+	void *b = c->inner[d].realloc(c->inner[d].ctx, block, size);
+	nested = 0;
+	counted(c, d, OP_REALLOC, block, b, size);
+	return b;
+}
+
+static void count_free(void *ctx, void *block)
+{
+	const struct counting_domain *cd = ctx;
+	struct counting *c = cd->c;
+	const int d = cd->d;
+	if (nested) {
+		c->inner[d].free(c->inner[d].ctx, block);
+		return;
+	}
+	/* Counted first: once freed, the address may be handed out again. */
+	counted(c, d, OP_FREE, block, NULL, 0);
+	nested = 1;
+	c->inner[d].free(c->inner[d].ctx, block);
+	nested = 0;
+}
+
+/* Puts c's wrappers around every domain: 0, or -1 (its map cannot be
+ * mapped: nothing counted). */
+static int counting_start(struct counting *c)
+{
+	if (alloclab_block_map_init(&c->map) != 0)
+		return -1;
+	pthread_mutex_init(&c->lock, NULL);
+	c->outer = counting;
+	counting = c;
+	for (int d = 0; d < 3; d++) {
+		c->domain[d] = (struct counting_domain){c, d};
+		PyMemAllocatorEx wrap = {&c->domain[d], count_malloc, count_calloc, count_realloc, count_free};
+		PyMem_GetAllocator(all_domains[d], &c->inner[d]);
+		PyMem_SetAllocator(all_domains[d], &wrap);
 	}
 	return 0;
 }
 
-static void map_free(struct block_map *m)
+/* Takes c's wrappers off: the last set put in place. */
+static void counting_stop(struct counting *c)
 {
-	if (m->cap) {
-		munmap(m->keys, m->cap * sizeof *m->keys);
-		munmap(m->sizes, m->cap * sizeof *m->sizes);
-	}
-	memset(m, 0, sizeof *m);
+	for (int d = 0; d < 3; d++)
+		PyMem_SetAllocator(all_domains[d], &c->inner[d]);
+	counting = c->outer;
+	alloclab_block_map_free(&c->map);
+	pthread_mutex_destroy(&c->lock);
 }
 
-/* The resident bytes of the map's tables: the harness's own memory. */
-static uint64_t map_resident(const struct block_map *m)
-{
-	return alloclab_resident_bytes(m->keys, m->cap * sizeof *m->keys) +
-	       alloclab_resident_bytes(m->sizes, m->cap * sizeof *m->sizes);
-}
+/* ---- the allocation profile ---- */
 
-static void map_alloc(struct block_map *m, void *block, size_t size)
-{
-	size_t s;
-
-	if (block == NULL || ((m->used + 1) * 2 > m->cap && map_grow(m) != 0))
-		return;
-	s = slot_of(m, (uintptr_t)block);
-	if (m->keys[s] == 0) {
-		m->used++;
-	} else if (m->sizes[s] != SIZE_MAX) {
-		/* Handed out again without a free seen (a free by a way that
-		 * is not wrapped): the old block is gone. */
-		m->live_bytes -= m->sizes[s];
-		m->live_blocks--;
-	}
-	m->keys[s] = (uintptr_t)block;
-	m->sizes[s] = size;
-	m->live_bytes += size;
-	m->live_blocks++;
-	if (m->live_bytes > m->peak_bytes)
-		m->peak_bytes = m->live_bytes;
-	if (m->live_blocks > m->peak_blocks)
-		m->peak_blocks = m->live_blocks;
-}
-
-static void map_release(struct block_map *m, void *block)
-{
-	size_t s;
-
-	if (block == NULL || m->cap == 0)
-		return;
-	s = slot_of(m, (uintptr_t)block);
-	if (m->keys[s] == 0 || m->sizes[s] == SIZE_MAX) {
-		m->foreign_frees++; /* allocated before the map began */
-		return;
-	}
-	m->live_bytes -= m->sizes[s];
-	m->live_blocks--;
-	m->sizes[s] = SIZE_MAX;
-}
-
-static void note_alloc(void *block, size_t size)
-{
-	if (block == NULL)
-		return;
-	if (size <= 512) {
-		prof.small[size ? (size - 1) / 16 : 0]++;
-	} else {
-		unsigned b = 0;
-		while (b + 1 < LARGE_BUCKETS && size > (size_t)1024 << b)
-			b++;
-		prof.large[b]++;
-	}
-	map_alloc(&prof.map, block, size);
-}
-
-static void note_free(void *block)
-{
-	map_release(&prof.map, block);
-}
-
-/* CPython's obmalloc serves a large request from the raw domain, through
- * the allocator table: a counting wrapper around both domains would see
- * it twice (and count its block twice). Only a thread's outermost call
- * counts; a call inside it goes straight through. */
-static __thread int nested;
-
-static void *prof_malloc(void *ctx, size_t size)
-{
-	int d = (int)(intptr_t)ctx;
-	if (nested)
-		return prof.inner[d].malloc(prof.inner[d].ctx, size);
-	nested = 1;
-	void *b = prof.inner[d].malloc(prof.inner[d].ctx, size);
-	nested = 0;
-	pthread_mutex_lock(&prof.lock);
-	prof.calls[d][OP_MALLOC]++;
-	note_alloc(b, size);
-	pthread_mutex_unlock(&prof.lock);
-	return b;
-}
-
-static void *prof_calloc(void *ctx, size_t nelem, size_t elsize)
-{
-	int d = (int)(intptr_t)ctx;
-	if (nested)
-		return prof.inner[d].calloc(prof.inner[d].ctx, nelem, elsize);
-	nested = 1;
-	void *b = prof.inner[d].calloc(prof.inner[d].ctx, nelem, elsize);
-	nested = 0;
-	pthread_mutex_lock(&prof.lock);
-	prof.calls[d][OP_CALLOC]++;
-	note_alloc(b, nelem * elsize);
-	pthread_mutex_unlock(&prof.lock);
-	return b;
-}
-
-static void *prof_realloc(void *ctx, void *block, size_t size)
-{
-	int d = (int)(intptr_t)ctx;
-	if (nested)
-		return prof.inner[d].realloc(prof.inner[d].ctx, block, size);
-	nested = 1;
-	void *b = prof.inner[d].realloc(prof.inner[d].ctx, block, size);
-	nested = 0;
-	pthread_mutex_lock(&prof.lock);
-	prof.calls[d][OP_REALLOC]++;
-	if (b) {
-		note_free(block);
-		note_alloc(b, size);
-	}
-	pthread_mutex_unlock(&prof.lock);
-	return b;
-}
-
-static void prof_free(void *ctx, void *block)
-{
-	int d = (int)(intptr_t)ctx;
-	if (nested) {
-		prof.inner[d].free(prof.inner[d].ctx, block);
-		return;
-	}
-	pthread_mutex_lock(&prof.lock);
-	prof.calls[d][OP_FREE]++;
-	note_free(block);
-	pthread_mutex_unlock(&prof.lock);
-	nested = 1;
-	prof.inner[d].free(prof.inner[d].ctx, block);
-	nested = 0;
-}
+static struct counting prof = {.profile = 1};
 
 static json_t *profile_pass(PyObject *fn, uint64_t loops)
 {
-	static const PyMemAllocatorDomain domains[3] = {PYMEM_DOMAIN_RAW, PYMEM_DOMAIN_MEM, PYMEM_DOMAIN_OBJ};
 	json_t *calls = json_object(), *small = json_array(), *large = json_array(), *report;
 	uint64_t allocs = 0;
 	PyObject *r;
 
-	memset(&prof, 0, sizeof prof);
-	pthread_mutex_init(&prof.lock, NULL);
-	map_grow(&prof.map);
-	for (int d = 0; d < 3; d++) {
-		PyMemAllocatorEx wrap = {(void *)(intptr_t)d, prof_malloc, prof_calloc, prof_realloc, prof_free};
-		PyMem_GetAllocator(domains[d], &prof.inner[d]);
-		PyMem_SetAllocator(domains[d], &wrap);
-	}
+	memset(prof.calls, 0, sizeof prof.calls);
+	memset(prof.small, 0, sizeof prof.small);
+	memset(prof.large, 0, sizeof prof.large);
+	int started = counting_start(&prof) == 0;
 	r = PyObject_CallFunction(fn, "K", (unsigned long long)loops);
-	for (int d = 0; d < 3; d++)
-		PyMem_SetAllocator(domains[d], &prof.inner[d]);
+	uint64_t peak_bytes = prof.map.peak_bytes, peak_blocks = prof.map.peak_blocks, foreign = prof.map.foreign_frees;
+	if (started)
+		counting_stop(&prof);
 	if (r == NULL)
 		PyErr_Clear();
 	Py_XDECREF(r);
@@ -604,118 +537,31 @@ static json_t *profile_pass(PyObject *fn, uint64_t loops)
 	for (int i = 0; i < LARGE_BUCKETS; i++)
 		json_array_append_new(large, json_integer((json_int_t)prof.large[i]));
 	report = json_pack("{s:I,s:o,s:o,s:o,s:I,s:I,s:I,s:f}", "loops", (json_int_t)loops, "calls", calls,
-			   "small_classes", small, "large_buckets", large, "peak_live_bytes",
-			   (json_int_t)prof.map.peak_bytes, "peak_live_blocks", (json_int_t)prof.map.peak_blocks,
-			   "frees_of_earlier_blocks", (json_int_t)prof.map.foreign_frees, "allocations_per_iteration",
-			   (double)allocs / (double)loops);
-	map_free(&prof.map);
-	pthread_mutex_destroy(&prof.lock);
+			   "small_classes", small, "large_buckets", large, "peak_live_bytes", (json_int_t)peak_bytes,
+			   "peak_live_blocks", (json_int_t)peak_blocks, "frees_of_earlier_blocks", (json_int_t)foreign,
+			   "allocations_per_iteration", (double)allocs / (double)loops);
 	return report;
 }
 
 /* ---- the census: what the interpreter holds, in the warm-ups ---- */
 
-/* From the interpreter's start to the end of the last warm-up, counting
- * wrappers go around each domain's allocator (the plugin's hooks, or
- * CPython's own): every block with its size, so that what the program
- * holds is known exactly; a warm-up says what it held at its end and at
- * most (workload.h), for the framework's fragmentation. They come off
- * before the first measured value, whose loops are calibrated again
+/* From the interpreter's start to the end of the last warm-up the counting
+ * wrappers are in place: every block with its size, so that what the
+ * program holds is known exactly; a warm-up says what it held at its end
+ * and at most (workload.h), for the framework's fragmentation. They come
+ * off before the first measured value, whose loops are calibrated again
  * without them: the measured values pay nothing. */
-static struct {
-	PyMemAllocatorEx inner[3];
-	struct block_map map;
-	pthread_mutex_t lock; /* raw may be called without the GIL */
-	struct alloclab_live *live; /* thread 0's counter, written under the lock */
-	int on;
-} census = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static void census_said(void)
-{
-	__atomic_store_n((uint64_t *)&census.live->bytes, census.map.live_bytes, __ATOMIC_RELAXED);
-	__atomic_store_n((uint64_t *)&census.live->blocks, census.map.live_blocks, __ATOMIC_RELAXED);
-}
-
-static void *census_malloc(void *ctx, size_t size)
-{
-	int d = (int)(intptr_t)ctx;
-	if (nested)
-		return census.inner[d].malloc(census.inner[d].ctx, size);
-	nested = 1;
-	void *b = census.inner[d].malloc(census.inner[d].ctx, size);
-	nested = 0;
-	pthread_mutex_lock(&census.lock);
-	map_alloc(&census.map, b, size);
-	census_said();
-	pthread_mutex_unlock(&census.lock);
-	return b;
-}
-
-static void *census_calloc(void *ctx, size_t nelem, size_t elsize)
-{
-	int d = (int)(intptr_t)ctx;
-	if (nested)
-		return census.inner[d].calloc(census.inner[d].ctx, nelem, elsize);
-	nested = 1;
-	void *b = census.inner[d].calloc(census.inner[d].ctx, nelem, elsize);
-	nested = 0;
-	pthread_mutex_lock(&census.lock);
-	map_alloc(&census.map, b, nelem * elsize);
-	census_said();
-	pthread_mutex_unlock(&census.lock);
-	return b;
-}
-
-static void *census_realloc(void *ctx, void *block, size_t size)
-{
-	int d = (int)(intptr_t)ctx;
-	if (nested)
-		return census.inner[d].realloc(census.inner[d].ctx, block, size);
-	nested = 1;
-	void *b = census.inner[d].realloc(census.inner[d].ctx, block, size);
-	nested = 0;
-	pthread_mutex_lock(&census.lock);
-	if (b) {
-		map_release(&census.map, block);
-		map_alloc(&census.map, b, size);
-	}
-	census_said();
-	pthread_mutex_unlock(&census.lock);
-	return b;
-}
-
-static void census_free(void *ctx, void *block)
-{
-	int d = (int)(intptr_t)ctx;
-	if (nested) {
-		census.inner[d].free(census.inner[d].ctx, block);
-		return;
-	}
-	pthread_mutex_lock(&census.lock);
-	map_release(&census.map, block);
-	census_said();
-	pthread_mutex_unlock(&census.lock);
-	nested = 1;
-	census.inner[d].free(census.inner[d].ctx, block);
-	nested = 0;
-}
-
-static const PyMemAllocatorDomain all_domains[3] = {PYMEM_DOMAIN_RAW, PYMEM_DOMAIN_MEM, PYMEM_DOMAIN_OBJ};
+static struct counting census;
 
 /* Around whatever each domain has now (after the plugin's hooks and any
  * debug hooks: the sizes counted are the program's requests). */
 static void census_start(struct alloclab_live *live)
 {
-	if (map_grow(&census.map) != 0)
-		return; /* no census: the cell says nothing of what it holds */
 	census.live = live;
-	for (int d = 0; d < 3; d++) {
-		PyMemAllocatorEx wrap = {(void *)(intptr_t)d, census_malloc, census_calloc, census_realloc, census_free};
-		PyMem_GetAllocator(all_domains[d], &census.inner[d]);
-		PyMem_SetAllocator(all_domains[d], &wrap);
-	}
-	census.on = 1;
+	counting_start(&census); /* failing: the cell says nothing of what it holds */
 }
+
+static int census_on(void) { return counting == &census; }
 
 static uint64_t census_peak(void)
 {
@@ -727,12 +573,9 @@ static uint64_t census_peak(void)
 
 static void census_stop(void)
 {
-	if (!census.on)
+	if (!census_on())
 		return;
-	for (int d = 0; d < 3; d++)
-		PyMem_SetAllocator(all_domains[d], &census.inner[d]);
-	census.on = 0;
-	map_free(&census.map);
+	counting_stop(&census);
 	/* Nothing said from here: the measured values are not counted. */
 	__atomic_store_n((uint64_t *)&census.live->bytes, 0, __ATOMIC_RELAXED);
 	__atomic_store_n((uint64_t *)&census.live->blocks, 0, __ATOMIC_RELAXED);
@@ -750,7 +593,7 @@ static int embed_prepare(struct alloclab_workload_thread *t, const struct allocl
 		 * the census ends with the warm-ups, and the values' loops are
 		 * calibrated without it. */
 		pt = t->state;
-		if (t->index == 0 && census.on && !t->warmup && pt->bench) {
+		if (t->index == 0 && census_on() && !t->warmup && pt->bench) {
 			PyEval_RestoreThread(pt->ts);
 			census_stop();
 			int rc = calibrate(bench_loops, pt->bench, err, err_len);
@@ -823,8 +666,8 @@ static void embed_run(struct alloclab_workload_thread *t)
 	int rc;
 
 	double own = 0;
-	const int counted = t->index == 0 && census.on;
-	if (counted) {
+	const int in_census = t->index == 0 && census_on();
+	if (in_census) {
 		pthread_mutex_lock(&census.lock);
 		census.map.peak_bytes = census.map.live_bytes;
 		pthread_mutex_unlock(&census.lock);
@@ -848,11 +691,11 @@ static void embed_run(struct alloclab_workload_thread *t)
 		t->own_ns = (uint64_t)(own * 1e9);
 	if (rc != 0)
 		t->error = pt->error;
-	if (counted) {
+	if (in_census) {
 		pthread_mutex_lock(&census.lock);
 		alloclab_live_end(t, census.map.live_bytes);
 		alloclab_live_peak(t, census.map.peak_bytes);
-		alloclab_live_own(t, map_resident(&census.map));
+		alloclab_live_own(t, alloclab_block_map_resident(&census.map));
 		pthread_mutex_unlock(&census.lock);
 	}
 }
@@ -903,6 +746,9 @@ static void embed_finish(struct alloclab_workload_thread *t)
 		);
 		if (py.started) {
 			PyEval_RestoreThread(pt->ts);
+			/* A process that failed in its warm-ups ends its census
+			 * here. */
+			census_stop();
 			/* The profile runs every thread's work on thread 0's
 			 * callable: what one iteration allocates, not how threads
 			 * interleave. */
