@@ -14,8 +14,8 @@ static int before_rounds(const char *phase)
 }
 
 /* What the timeline says beyond the figures themselves: its baseline, and
- * the largest anonymous sample, over the process and over its warm-ups
- * (< 0 none). */
+ * the largest anonymous sample, in the values' prepare and run steps and
+ * over its warm-ups (< 0 none). */
 struct timeline_extra {
 	double base, anon_base, anon_peak, warmup_peak, warmup_anon_peak;
 };
@@ -43,7 +43,10 @@ static void read_timeline(const json_t *tl, unsigned nvalues, struct alloclab_pr
 			m->end_of_run_kib = (double)rss;
 		if (rss > peak)
 			peak = rss;
-		if (anon > x->anon_peak)
+		/* For fragmentation, only where the workload holds its working
+		 * set (a value's prepare and run): finish is the harness's too
+		 * (churn replays its sizes, a placement pass maps its tables). */
+		if (phase && (strncmp(phase, "run ", 4) == 0 || strncmp(phase, "prepare ", 8) == 0) && anon > x->anon_peak)
 			x->anon_peak = (double)anon;
 		if (warmup && rss > x->warmup_peak)
 			x->warmup_peak = (double)rss;
