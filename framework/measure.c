@@ -42,17 +42,65 @@ int alloclab_measure_available(enum alloclab_measure m, char *err, size_t err_le
 	return -1;
 }
 
+/* One cache of cpu0 as the kernel describes it in sysfs: 0 with size,
+ * ways and line in bytes, -1 when index `k` is missing or not a data or
+ * unified cache. The kernel's view is the one that holds on every x86
+ * vendor: glibc's sysconf reads CPUID leaves that AMD's EPYC answers
+ * with an L3 of associativity 0 (and the size of every slice together). */
+static int sysfs_cache(unsigned k, long *level, long *size, long *ways, long *line)
+{
+	static const char *const fields[] = {"level", "type", "size", "ways_of_associativity", "coherency_line_size"};
+	char text[5][32];
+
+	for (unsigned f = 0; f < 5; f++) {
+		char path[96];
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%u/%s", k, fields[f]);
+		FILE *in = fopen(path, "re");
+		if (in == NULL)
+			return -1;
+		int ok = fgets(text[f], sizeof text[f], in) != NULL;
+		fclose(in);
+		if (!ok)
+			return -1;
+	}
+	if (strncmp(text[1], "Data", 4) != 0 && strncmp(text[1], "Unified", 7) != 0)
+		return -1;
+	char *end;
+	*level = strtol(text[0], NULL, 10);
+	*size = strtol(text[2], &end, 10);
+	if (*end == 'K')
+		*size *= 1024;
+	else if (*end == 'M')
+		*size *= 1024 * 1024;
+	*ways = strtol(text[3], NULL, 10);
+	*line = strtol(text[4], NULL, 10);
+	return *level > 0 && *size > 0 && *ways > 0 && *line > 0 ? 0 : -1;
+}
+
 int alloclab_cache_geometry(char *d1, size_t d1_len, char *ll, size_t ll_len)
 {
-	long d1_size = sysconf(_SC_LEVEL1_DCACHE_SIZE), d1_assoc = sysconf(_SC_LEVEL1_DCACHE_ASSOC),
-	     d1_line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
-	long ll_size = sysconf(_SC_LEVEL3_CACHE_SIZE), ll_assoc = sysconf(_SC_LEVEL3_CACHE_ASSOC),
-	     ll_line = sysconf(_SC_LEVEL3_CACHE_LINESIZE);
+	long d1_size = 0, d1_assoc = 0, d1_line = 0, ll_size = 0, ll_assoc = 0, ll_line = 0, ll_level = 0;
 
-	if (ll_size <= 0) {
-		ll_size = sysconf(_SC_LEVEL2_CACHE_SIZE);
-		ll_assoc = sysconf(_SC_LEVEL2_CACHE_ASSOC);
-		ll_line = sysconf(_SC_LEVEL2_CACHE_LINESIZE);
+	for (unsigned k = 0; k < 16; k++) {
+		long level, size, ways, line;
+		if (sysfs_cache(k, &level, &size, &ways, &line) != 0)
+			continue;
+		if (level == 1) {
+			d1_size = size, d1_assoc = ways, d1_line = line;
+		} else if (level > ll_level) {
+			ll_level = level, ll_size = size, ll_assoc = ways, ll_line = line;
+		}
+	}
+	if (d1_size <= 0 || ll_size <= 0) {
+		d1_size = sysconf(_SC_LEVEL1_DCACHE_SIZE), d1_assoc = sysconf(_SC_LEVEL1_DCACHE_ASSOC),
+		d1_line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+		ll_size = sysconf(_SC_LEVEL3_CACHE_SIZE), ll_assoc = sysconf(_SC_LEVEL3_CACHE_ASSOC),
+		ll_line = sysconf(_SC_LEVEL3_CACHE_LINESIZE);
+		if (ll_size <= 0 || ll_assoc <= 0) {
+			ll_size = sysconf(_SC_LEVEL2_CACHE_SIZE);
+			ll_assoc = sysconf(_SC_LEVEL2_CACHE_ASSOC);
+			ll_line = sysconf(_SC_LEVEL2_CACHE_LINESIZE);
+		}
 	}
 	if (d1_size <= 0 || d1_assoc <= 0 || d1_line <= 0 || ll_size <= 0 || ll_assoc <= 0 || ll_line <= 0)
 		return -1;

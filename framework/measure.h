@@ -42,7 +42,8 @@ const char *alloclab_measure_name(enum alloclab_measure m);
 int alloclab_measure_available(enum alloclab_measure m, char *err, size_t err_len);
 
 /* valgrind's --D1= and --LL= options for this machine's first-level data
- * cache and last-level cache, read with sysconf. -1 when unknown. */
+ * cache and last-level cache: the kernel's description of cpu0's caches
+ * (sysfs), else sysconf. -1 when unknown. */
 int alloclab_cache_geometry(char *d1, size_t d1_len, char *ll, size_t ll_len);
 
 /* The data TLBs to simulate: entries and ways of the first level and of
