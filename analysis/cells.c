@@ -1,6 +1,6 @@
 /* What is said about cells. See cells.h. */
 #include "cells.h"
-#include "lengths.h"
+#include "base/lengths.h"
 
 #include "registry.h"
 

@@ -1,14 +1,14 @@
 /*
  * What the table, the comparisons and the pictures all say about a cell of
- * a results file (framework/results.h, already checked by its reader): how
+ * a results file (framework/results/results.h, already checked by its reader): how
  * its row is named and its parameters shown, beside its label and values
  * (cell_values.h, which workloads' own reports use too).
  */
 #ifndef ALLOCLAB_CELLS_H
 #define ALLOCLAB_CELLS_H
 
-#include "cell_values.h"
-#include "results.h"
+#include "figures/cell_values.h"
+#include "results/results.h"
 
 #include <stddef.h>
 

@@ -3,7 +3,7 @@
 
 #include "cells.h"
 #include "significance.h"
-#include "summary.h"
+#include "figures/summary.h"
 
 #include <math.h>
 #include <stdlib.h>

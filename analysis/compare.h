@@ -17,8 +17,8 @@
 #ifndef ALLOCLAB_COMPARE_H
 #define ALLOCLAB_COMPARE_H
 
-#include "cell_values.h"
-#include "results.h"
+#include "figures/cell_values.h"
+#include "results/results.h"
 
 #include <jansson.h>
 #include <stdio.h>

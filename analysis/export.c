@@ -2,7 +2,7 @@
 #include "export.h"
 
 #include "cells.h"
-#include "output_path.h"
+#include "files/output_path.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
 #ifndef ALLOCLAB_EXPORT_H
 #define ALLOCLAB_EXPORT_H
 
-#include "results.h"
+#include "results/results.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #ifndef ALLOCLAB_FORMATS_H
 #define ALLOCLAB_FORMATS_H
 
-#include "results.h"
+#include "results/results.h"
 
 #include <jansson.h>
 #include <stdio.h>

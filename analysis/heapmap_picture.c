@@ -1,11 +1,11 @@
 /* The pictures of a heap map. See heapmap_picture.h. */
 #define _GNU_SOURCE 1
 #include "heapmap_picture.h"
-#include "lengths.h"
-#include "output_path.h"
+#include "base/lengths.h"
+#include "files/output_path.h"
 #include "plot.h"
-#include "program.h"
-#include "scratch.h"
+#include "process/program.h"
+#include "files/scratch.h"
 
 #include <errno.h>
 #include <inttypes.h>

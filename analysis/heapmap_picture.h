@@ -1,5 +1,5 @@
 /*
- * The pictures of a heap map (framework/heapmap.h's frames), drawn by
+ * The pictures of a heap map (framework/measure/heapmap.h's frames), drawn by
  * gnuplot: one PNG a frame, a contact sheet of them all, and an animated
  * GIF (gnuplot's gif terminal, from libgd) of the heap evolving.
  *
@@ -15,7 +15,7 @@
 #ifndef ALLOCLAB_HEAPMAP_PICTURE_H
 #define ALLOCLAB_HEAPMAP_PICTURE_H
 
-#include "heapmap.h"
+#include "measure/heapmap.h"
 
 #include <stddef.h>
 

@@ -3,7 +3,7 @@
 
 #include "cells.h"
 #include "compare.h"
-#include "figure.h"
+#include "figures/figure.h"
 
 #include <math.h>
 

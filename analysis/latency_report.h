@@ -8,7 +8,7 @@
 #ifndef ALLOCLAB_LATENCY_REPORT_H
 #define ALLOCLAB_LATENCY_REPORT_H
 
-#include "results.h"
+#include "results/results.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
 /* Statistics in sys._debugmallocstats() layout. See mallocstats.h. */
 #include "mallocstats.h"
-#include "results.h"
+#include "results/results.h"
 
 #include <inttypes.h>
 #include <string.h>

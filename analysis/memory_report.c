@@ -2,10 +2,10 @@
 #include "memory_report.h"
 
 #include "cells.h"
-#include "figure.h"
-#include "memory_timeline.h"
-#include "process_memory.h"
-#include "summary.h"
+#include "figures/figure.h"
+#include "process/memory_timeline.h"
+#include "figures/process_memory.h"
+#include "figures/summary.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #ifndef ALLOCLAB_MEMORY_REPORT_H
 #define ALLOCLAB_MEMORY_REPORT_H
 
-#include "results.h"
+#include "results/results.h"
 
 #include <stdio.h>
 

@@ -1,16 +1,16 @@
 /* Pictures of a run through gnuplot. See plot.h. */
 #define _GNU_SOURCE 1
 #include "plot.h"
-#include "output_path.h"
-#include "lengths.h"
+#include "files/output_path.h"
+#include "base/lengths.h"
 
 #include "cells.h"
 #include "latency_report.h"
 #include "memory_report.h"
-#include "program.h"
+#include "process/program.h"
 #include "registry.h"
-#include "scratch.h"
-#include "summary.h"
+#include "files/scratch.h"
+#include "figures/summary.h"
 
 #include <ctype.h>
 #include <errno.h>

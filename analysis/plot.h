@@ -13,8 +13,8 @@
 #ifndef ALLOCLAB_PLOT_H
 #define ALLOCLAB_PLOT_H
 
-#include "figure.h"
-#include "results.h"
+#include "figures/figure.h"
+#include "results/results.h"
 
 #include <stddef.h>
 

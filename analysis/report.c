@@ -2,12 +2,12 @@
 #include "report.h"
 
 #include "cells.h"
-#include "confidence.h"
+#include "figures/confidence.h"
 #include "latency_report.h"
 #include "memory_report.h"
-#include "placement.h"
+#include "measure/placement.h"
 #include "registry.h"
-#include "summary.h"
+#include "figures/summary.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #ifndef ALLOCLAB_REPORT_H
 #define ALLOCLAB_REPORT_H
 
-#include "results.h"
+#include "results/results.h"
 
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* Significance tests. See significance.h. */
 #include "significance.h"
 
-#include "summary.h"
+#include "figures/summary.h"
 
 #include <math.h>
 #include <stdlib.h>

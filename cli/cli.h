@@ -7,7 +7,7 @@
 #ifndef ALLOCLAB_CLI_H
 #define ALLOCLAB_CLI_H
 
-#include "results.h"
+#include "results/results.h"
 
 int alloclab_cmd_run(int argc, char **argv);
 int alloclab_cmd_list(int argc, char **argv);

@@ -5,15 +5,15 @@
  * check. Exit status 0 only when every case passed or was skipped for a
  * stated reason.
  */
-#include "check.h"
-#include "lengths.h"
-#include "child.h"
-#include "loader.h"
-#include "vet.h"
+#include "check/check.h"
+#include "base/lengths.h"
+#include "process/child.h"
+#include "plugin/loader.h"
+#include "check/vet.h"
 #include "cli.h"
-#include "numbers.h"
-#include "results.h"
-#include "runner.h"
+#include "base/numbers.h"
+#include "results/results.h"
+#include "run/runner.h"
 
 #include <getopt.h>
 #include <jansson.h>

@@ -7,8 +7,8 @@
 #include "cli.h"
 #include "compare.h"
 #include "formats.h"
-#include "loader.h"
-#include "numbers.h"
+#include "plugin/loader.h"
+#include "base/numbers.h"
 
 #include <getopt.h>
 #include <libgen.h>

@@ -8,16 +8,16 @@
  * is never taken for one measured under the plugin.
  */
 #include "cli.h"
-#include "program.h"
-#include "runner.h"
-#include "vet.h"
-#include "output_path.h"
-#include "trace.h"
-#include "latency.h"
+#include "process/program.h"
+#include "run/runner.h"
+#include "check/vet.h"
+#include "files/output_path.h"
+#include "trace/trace.h"
+#include "measure/latency.h"
 #include "latency_report.h"
-#include "lengths.h"
-#include "numbers.h"
-#include "scratch.h"
+#include "base/lengths.h"
+#include "base/numbers.h"
+#include "files/scratch.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,15 +8,15 @@
  * total: the sum over its functions, which equals the measured count.
  */
 #include "cli.h"
-#include "loader.h"
-#include "measure.h"
-#include "numbers.h"
+#include "plugin/loader.h"
+#include "measure/measure.h"
+#include "base/numbers.h"
 #include "profile.h"
 #include "registry.h"
-#include "runner.h"
-#include "scratch.h"
-#include "vet.h"
-#include "worker.h"
+#include "run/runner.h"
+#include "files/scratch.h"
+#include "check/vet.h"
+#include "worker/worker.h"
 
 #include <dirent.h>
 #include <errno.h>

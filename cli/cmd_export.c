@@ -1,12 +1,12 @@
 /*
  * `alloclab export --format pyperf|csv RESULTS.json -o FILE`: a results file
  * in a format other tools read (analysis/export.h), written under the one
- * output policy (framework/output_path.h).
+ * output policy (framework/files/output_path.h).
  */
 #include "cli.h"
 #include "export.h"
-#include "loader.h"
-#include "output_path.h"
+#include "plugin/loader.h"
+#include "files/output_path.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,23 +1,23 @@
 /*
  * `alloclab heapmap -p PLUGIN -w WORKLOAD -o DIR`: pictures of a plugin's
  * heap. One worker runs the workload with the live blocks tracked
- * (framework/heapmap.h) and writes a frame of the plugin's regions at the
+ * (framework/measure/heapmap.h) and writes a frame of the plugin's regions at the
  * end of each value (and every --every calls); the frames are read back
  * through their validating reader, summed in a table beside the plugin's
  * own statistics, and drawn (analysis/heapmap_picture.h). DIR gets
  * frames.jsonl, frame-NNN.png, contact-sheet.png and heapmap.gif.
  */
 #include "cli.h"
-#include "heapmap.h"
+#include "measure/heapmap.h"
 #include "heapmap_picture.h"
-#include "output_path.h"
+#include "files/output_path.h"
 #include "plot.h"
 #include "registry.h"
-#include "results.h"
-#include "runner.h"
-#include "scratch.h"
-#include "vet.h"
-#include "worker.h"
+#include "results/results.h"
+#include "run/runner.h"
+#include "files/scratch.h"
+#include "check/vet.h"
+#include "worker/worker.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -4,12 +4,12 @@
  * the built-in workloads with their parameters.
  */
 #define _GNU_SOURCE 1
-#include "child.h"
-#include "lengths.h"
+#include "process/child.h"
+#include "base/lengths.h"
 #include "cli.h"
-#include "loader.h"
+#include "plugin/loader.h"
 #include "registry.h"
-#include "worker.h"
+#include "worker/worker.h"
 
 #include <dirent.h>
 #include <stdio.h>

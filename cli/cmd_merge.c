@@ -1,15 +1,15 @@
 /*
  * `alloclab merge -o OUT SHARD.json...`: the shards of one plan
- * (`alloclab run --shard K/N`) as one results file (framework/merge.h),
+ * (`alloclab run --shard K/N`) as one results file (framework/results/merge.h),
  * which show, compare and plot read as any other. Says which shards are
  * missing or incomplete and how to measure them; exits 0 when the merge is
  * whole, 1 when shards are missing or incomplete (the file is written all
  * the same), 2 on bad input (shards of different plans, a shard twice).
  */
 #include "cli.h"
-#include "merge.h"
-#include "loader.h"
-#include "output_path.h"
+#include "results/merge.h"
+#include "plugin/loader.h"
+#include "files/output_path.h"
 #include "registry.h"
 
 #include <getopt.h>

@@ -6,7 +6,7 @@
  * Nothing is replaced: DIR (default ./NAME) must not exist.
  */
 #include "cli.h"
-#include "loader.h"
+#include "plugin/loader.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,8 +4,8 @@
  * several are given.
  */
 #include "cli.h"
-#include "lengths.h"
-#include "loader.h"
+#include "base/lengths.h"
+#include "plugin/loader.h"
 #include "plot.h"
 
 #include <errno.h>

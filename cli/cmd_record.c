@@ -1,7 +1,7 @@
 /*
  * `alloclab record -p PLUGIN -w WORKLOAD -o FILE`: runs the workload once,
  * in one worker process, with every call reaching the plugin written to an
- * allocation trace (framework/recorder.h, docs/traces.md). FILE is under
+ * allocation trace (framework/trace/recorder.h, docs/traces.md). FILE is under
  * the one output policy (output_path.h): checked before the workload
  * starts, and the trace is written to an unnamed file in its folder, handed
  * to the worker as a descriptor, and named FILE only when it is complete
@@ -9,13 +9,13 @@
  * leaves nothing behind.
  */
 #define _GNU_SOURCE 1
-#include "child.h"
+#include "process/child.h"
 #include "cli.h"
 #include "registry.h"
-#include "runner.h"
-#include "trace.h"
-#include "output_path.h"
-#include "vet.h"
+#include "run/runner.h"
+#include "trace/trace.h"
+#include "files/output_path.h"
+#include "check/vet.h"
 
 #include <fcntl.h>
 

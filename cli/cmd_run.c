@@ -4,12 +4,12 @@
  * is measured or written.
  */
 #include "cli.h"
-#include "numbers.h"
+#include "base/numbers.h"
 #include "registry.h"
 #include "report.h"
-#include "runner.h"
-#include "worker.h"
-#include "latency.h"
+#include "run/runner.h"
+#include "worker/worker.h"
+#include "measure/latency.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -14,11 +14,11 @@
  */
 #define _GNU_SOURCE 1
 #include "cli.h"
-#include "input_file.h"
-#include "loader.h"
-#include "numbers.h"
-#include "program.h"
-#include "self_exe.h"
+#include "files/input_file.h"
+#include "plugin/loader.h"
+#include "base/numbers.h"
+#include "process/program.h"
+#include "files/self_exe.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -5,12 +5,12 @@
  * set still live, in sys._debugmallocstats() layout for obmalloc plugins,
  * with the identities checked.
  */
-#include "child.h"
+#include "process/child.h"
 #include "cli.h"
 #include "mallocstats.h"
-#include "vet.h"
+#include "check/vet.h"
 #include "registry.h"
-#include "runner.h"
+#include "run/runner.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,13 +1,13 @@
 /*
  * `alloclab __worker SPEC-JSON`: what the runner executes for every
- * measured process (framework/runner.c). It reads the cell spec (checked:
+ * measured process (framework/run/runner.c). It reads the cell spec (checked:
  * the runner's own output, but a command line all the same), measures,
  * and writes the result object to file descriptor 3.
  */
-#include "child.h"
+#include "process/child.h"
 #include "cli.h"
 #include "registry.h"
-#include "worker.h"
+#include "worker/worker.h"
 
 #include <stdio.h>
 

@@ -1,8 +1,8 @@
 /* What the subcommands share. See cli.h. */
 #include "cli.h"
 
-#include "numbers.h"
-#include "process_tree.h"
+#include "base/numbers.h"
+#include "process/process_tree.h"
 #include "registry.h"
 
 #include <stdarg.h>

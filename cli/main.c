@@ -3,8 +3,8 @@
  * threads, measure. This file dispatches subcommands.
  */
 #include "cli.h"
-#include "self_exe.h"
-#include "static_tls.h"
+#include "files/self_exe.h"
+#include "plugin/static_tls.h"
 
 #include <alloclab/plugin.h>
 

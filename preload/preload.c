@@ -23,12 +23,12 @@
  *     so that free finds the block under them.
  */
 #define _GNU_SOURCE 1
-#include "addr_map.h"
-#include "allocator.h"
-#include "census.h"
-#include "latency.h"
-#include "loader.h"
-#include "recorder.h"
+#include "trace/addr_map.h"
+#include "plugin/allocator.h"
+#include "memory/census.h"
+#include "measure/latency.h"
+#include "plugin/loader.h"
+#include "trace/recorder.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -3,7 +3,7 @@
 #include "helpers.h"
 
 #include "registry.h"
-#include "results.h"
+#include "results/results.h"
 
 #include <criterion/criterion.h>
 #include <ftw.h>

@@ -8,13 +8,13 @@
  * (plugin.h, "Versioning") and update these numbers in the same change.
  * Appending an op at the end is compatible: add its line here.
  *
- * The workload interface (framework/workload.h) is internal, compiled
+ * The workload interface (framework/workload/workload.h) is internal, compiled
  * with alloclab, but out-of-tree workloads are built against it too; its
  * layout is pinned the same way so that a change to it is deliberate.
  *
  * The numbers are for LP64 (x86-64, AArch64): 8-byte pointers.
  */
-#include "workload.h"
+#include "workload/workload.h"
 
 #include <alloclab/plugin.h>
 #include <criterion/criterion.h>

@@ -3,7 +3,7 @@
  * plugin fails exactly the case it should, with a message that says what
  * went wrong; crashes and hangs are failures of one case, not of the check.
  */
-#include "check.h"
+#include "check/check.h"
 #include "helpers.h"
 
 #include <criterion/criterion.h>

@@ -6,7 +6,7 @@
  */
 #include "compare.h"
 #include "plot.h"
-#include "results.h"
+#include "results/results.h"
 #include "helpers.h"
 #include "significance.h"
 

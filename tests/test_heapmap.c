@@ -7,7 +7,7 @@
  * command lines get one line and exit status 2.
  */
 #include "helpers.h"
-#include "heapmap.h"
+#include "measure/heapmap.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  */
 #define _GNU_SOURCE 1
 #include "helpers.h"
-#include "results.h"
+#include "results/results.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>

@@ -3,11 +3,11 @@
  * figures end to end (a plugin that spins a known time on chosen calls,
  * the replay's event index, python, exec, compare, show, plot).
  */
-#include "cell_values.h"
+#include "figures/cell_values.h"
 #include "helpers.h"
-#include "latency_hist.h"
-#include "results.h"
-#include "trace.h"
+#include "measure/latency_hist.h"
+#include "results/results.h"
+#include "trace/trace.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

@@ -2,9 +2,9 @@
  * The loader: every documented failure gives one line naming the file and
  * the reason; good plugins load with their descriptor copied faithfully.
  */
-#include "allocator.h"
+#include "plugin/allocator.h"
 #include "helpers.h"
-#include "loader.h"
+#include "plugin/loader.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -5,9 +5,9 @@
  * value; the report and the picture.
  */
 #include "helpers.h"
-#include "memory_timeline.h"
-#include "process_memory.h"
-#include "results.h"
+#include "process/memory_timeline.h"
+#include "figures/process_memory.h"
+#include "results/results.h"
 
 #include <criterion/criterion.h>
 #include <jansson.h>

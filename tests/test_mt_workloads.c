@@ -6,9 +6,9 @@
  * to be shared or not.
  */
 #include "helpers.h"
-#include "figure.h"
+#include "figures/figure.h"
 #include "registry.h"
-#include "results.h"
+#include "results/results.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

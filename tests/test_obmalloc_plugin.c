@@ -3,7 +3,7 @@
  * their capabilities, per-thread mode refusing a foreign free without
  * corrupting anything, statistics, and the cpython reference plugin.
  */
-#include "allocator.h"
+#include "plugin/allocator.h"
 #include "helpers.h"
 
 #include <criterion/criterion.h>

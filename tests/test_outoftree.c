@@ -5,7 +5,7 @@
  * using the example plugin and the build's alloclab-plugin.pc.
  */
 #include "helpers.h"
-#include "results.h"
+#include "results/results.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

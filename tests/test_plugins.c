@@ -3,7 +3,7 @@
  * they name; loading them never replaces the process's own malloc.
  */
 #define _GNU_SOURCE 1
-#include "allocator.h"
+#include "plugin/allocator.h"
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>

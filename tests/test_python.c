@@ -6,9 +6,9 @@
  * allocator and threads each give the documented result.
  */
 #include "helpers.h"
-#include "process_memory.h"
+#include "figures/process_memory.h"
 #include "registry.h"
-#include "results.h"
+#include "results/results.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

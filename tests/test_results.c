@@ -6,7 +6,7 @@
  */
 #include "helpers.h"
 #include "registry.h"
-#include "results.h"
+#include "results/results.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>

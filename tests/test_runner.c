@@ -6,8 +6,8 @@
  */
 #define _GNU_SOURCE 1
 #include "helpers.h"
-#include "results.h"
-#include "worker.h"
+#include "results/results.h"
+#include "worker/worker.h"
 
 #include <criterion/criterion.h>
 #include <signal.h>

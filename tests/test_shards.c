@@ -5,7 +5,7 @@
  * several, and the pyperf and CSV exports follow their formats.
  */
 #include "helpers.h"
-#include "results.h"
+#include "results/results.h"
 
 #include <criterion/criterion.h>
 #include <jansson.h>

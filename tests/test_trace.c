@@ -7,8 +7,8 @@
  */
 #define _GNU_SOURCE 1
 #include "helpers.h"
-#include "results.h"
-#include "trace.h"
+#include "results/results.h"
+#include "trace/trace.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>

@@ -4,10 +4,10 @@
  * synthetic addresses, deterministic word lists, bad text files, and a run
  * through the command that prints the benchmark's lines and keeps every round.
  */
-#include "placement.h"
+#include "measure/placement.h"
 #include "helpers.h"
 #include "registry.h"
-#include "results.h"
+#include "results/results.h"
 #include "string_layouts.h"
 #include "words.h"
 

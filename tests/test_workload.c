@@ -3,10 +3,10 @@
  * defaults and limits; churn is deterministic for a seed, stays within its
  * size range, keeps `slots` blocks live and frees everything it allocated.
  */
-#include "allocator.h"
+#include "plugin/allocator.h"
 #include "registry.h"
-#include "workload.h"
-#include "worker.h"
+#include "workload/workload.h"
+#include "worker/worker.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
  * framework's placement service reports for it.
  */
 #include "helpers.h"
-#include "results.h"
-#include "runner.h"
+#include "results/results.h"
+#include "run/runner.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

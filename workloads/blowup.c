@@ -10,8 +10,8 @@
  * allocated and freed. Needs an even thread count and frees across
  * threads.
  */
-#include "workload.h"
-#include "worker.h"
+#include "workload/workload.h"
+#include "worker/worker.h"
 
 #include <sched.h>
 #include <stdatomic.h>

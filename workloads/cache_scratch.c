@@ -20,7 +20,7 @@
  */
 #include "false_sharing.h"
 #include "mt_report.h"
-#include "placement.h"
+#include "measure/placement.h"
 
 #include <pthread.h>
 #include <stdio.h>

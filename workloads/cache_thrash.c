@@ -14,7 +14,7 @@
  */
 #include "false_sharing.h"
 #include "mt_report.h"
-#include "placement.h"
+#include "measure/placement.h"
 
 #include <stdio.h>
 

@@ -11,9 +11,9 @@
  * placement service; the sizes are recovered untimed by replaying the
  * run's random numbers, so the timed loop stores nothing extra.
  */
-#include "workload.h"
-#include "placement.h"
-#include "rng.h"
+#include "workload/workload.h"
+#include "measure/placement.h"
+#include "base/rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>

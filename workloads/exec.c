@@ -1,6 +1,6 @@
 /*
  * exec: a whole program as a workload, with the cell's plugin as its
- * malloc (liballoclab-preload.so, framework/program.h). One value is one
+ * malloc (liballoclab-preload.so, framework/process/program.h). One value is one
  * run of the program, timed from outside; the worker's own allocator
  * instance is not used.
  *
@@ -28,16 +28,16 @@
  * one the plugin ended while loading) is an error, never a measurement.
  */
 #define _GNU_SOURCE 1
-#include "program.h"
-#include "latency.h"
-#include "hash.h"
-#include "lengths.h"
-#include "results.h"
-#include "rng.h"
-#include "scratch.h"
-#include "self_exe.h"
-#include "workload.h"
-#include "worker.h"
+#include "process/program.h"
+#include "measure/latency.h"
+#include "base/hash.h"
+#include "base/lengths.h"
+#include "results/results.h"
+#include "base/rng.h"
+#include "files/scratch.h"
+#include "files/self_exe.h"
+#include "workload/workload.h"
+#include "worker/worker.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,9 +1,9 @@
 /* Shared by the false-sharing workloads. See false_sharing.h. */
 #include "false_sharing.h"
 
-#include "placement.h"
+#include "measure/placement.h"
 
-#include "rng.h"
+#include "base/rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #ifndef ALLOCLAB_FALSE_SHARING_H
 #define ALLOCLAB_FALSE_SHARING_H
 
-#include "workload.h"
+#include "workload/workload.h"
 
 #include <stddef.h>
 #include <stdint.h>

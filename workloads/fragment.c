@@ -15,8 +15,8 @@
  * timeline has what it holds at every sample. One op is one malloc or one
  * free.
  */
-#include "workload.h"
-#include "rng.h"
+#include "workload/workload.h"
+#include "base/rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>

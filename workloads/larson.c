@@ -14,12 +14,12 @@
  * The original runs for a time; a value here is `ops` replacements a
  * thread.
  */
-#include "placement.h"
-#include "resident.h"
-#include "worker.h"
-#include "rng.h"
+#include "measure/placement.h"
+#include "memory/resident.h"
+#include "worker/worker.h"
+#include "base/rng.h"
 #include "mt_report.h"
-#include "workload.h"
+#include "workload/workload.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

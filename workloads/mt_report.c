@@ -1,9 +1,9 @@
 /* The multithreaded workloads' reports. See mt_report.h. */
 #include "mt_report.h"
 
-#include "cell_values.h"
-#include "placement.h"
-#include "summary.h"
+#include "figures/cell_values.h"
+#include "measure/placement.h"
+#include "figures/summary.h"
 
 #include <math.h>
 #include <stdlib.h>

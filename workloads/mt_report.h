@@ -8,8 +8,8 @@
 #ifndef ALLOCLAB_MT_REPORT_H
 #define ALLOCLAB_MT_REPORT_H
 
-#include "figure.h"
-#include "results.h"
+#include "figures/figure.h"
+#include "results/results.h"
 
 #include <stdio.h>
 

@@ -15,11 +15,11 @@
  * what they measure and how to write one.
  */
 #define _GNU_SOURCE 1
-#include "workload.h"
-#include "lengths.h"
+#include "workload/workload.h"
+#include "base/lengths.h"
 
 #include "python/embed.h"
-#include "results.h"
+#include "results/results.h"
 #include "python/python_benchmarks.h"
 
 #include <dlfcn.h>
@@ -34,8 +34,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "program.h"
+#include "process/child.h"
+#include "process/program.h"
 
 /* Benchmarks one pyperf file may register, and words of its args=. */
 #define MAX_TASKS 4096

@@ -6,7 +6,7 @@
 #ifndef ALLOCLAB_REGISTRY_H
 #define ALLOCLAB_REGISTRY_H
 
-#include "workload.h"
+#include "workload/workload.h"
 
 /* NULL-terminated. */
 extern const struct alloclab_workload *const alloclab_workloads[];

@@ -11,9 +11,9 @@
  * on from value to value, as a server's does; finish frees it after the
  * last value.
  */
-#include "workload.h"
-#include "rng.h"
-#include "worker.h"
+#include "workload/workload.h"
+#include "base/rng.h"
+#include "worker/worker.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,11 +7,11 @@
  * array without allocating: the harness's own floor.
  */
 #include "false_sharing.h"
-#include "placement.h"
-#include "resident.h"
-#include "rng.h"
+#include "measure/placement.h"
+#include "memory/resident.h"
+#include "base/rng.h"
 #include "mt_report.h"
-#include "workload.h"
+#include "workload/workload.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -20,12 +20,12 @@
  * its cost is measured with the noop plugin (docs/measurements/replays.md).
  */
 #define _GNU_SOURCE 1
-#include "trace.h"
-#include "latency.h"
-#include "resident.h"
-#include "lengths.h"
-#include "workload.h"
-#include "worker.h"
+#include "trace/trace.h"
+#include "measure/latency.h"
+#include "memory/resident.h"
+#include "base/lengths.h"
+#include "workload/workload.h"
+#include "worker/worker.h"
 
 #include <inttypes.h>
 #include <sched.h>

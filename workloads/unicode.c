@@ -22,12 +22,12 @@
  * are kept, and buffers of fewer than 9 characters stay attached and are
  * reused, grown with realloc, never shrunk.
  */
-#include "placement.h"
-#include "rng.h"
+#include "measure/placement.h"
+#include "base/rng.h"
 #include "string_layouts.h"
 #include "words.h"
-#include "workload.h"
-#include "worker.h"
+#include "workload/workload.h"
+#include "worker/worker.h"
 
 #include <assert.h>
 #include <ctype.h>

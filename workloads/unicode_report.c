@@ -8,10 +8,10 @@
  * several threads each thread's best and the aggregate follow the
  * benchmark's two lines.
  */
-#include "figure.h"
-#include "placement.h"
-#include "results.h"
-#include "workload.h"
+#include "figures/figure.h"
+#include "measure/placement.h"
+#include "results/results.h"
+#include "workload/workload.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* The unicode workload's words. See words.h. */
 #include "words.h"
 
-#include "input_file.h"
-#include "rng.h"
+#include "files/input_file.h"
+#include "base/rng.h"
 
 #include <ctype.h>
 #include <errno.h>

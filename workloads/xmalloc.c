@@ -18,10 +18,10 @@
  * batches); the original runs for a time instead.
  */
 #include "false_sharing.h"
-#include "placement.h"
-#include "rng.h"
+#include "measure/placement.h"
+#include "base/rng.h"
 #include "mt_report.h"
-#include "workload.h"
+#include "workload/workload.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

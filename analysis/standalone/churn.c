@@ -10,8 +10,8 @@
  *   churn-standalone-ALLOCATOR OPS [SLOTS [MIN_SIZE [MAX_SIZE [SEED]]]]
  */
 #include "entry.h"
-#include "rng.h"
-#include "worker.h"
+#include "base/rng.h"
+#include "worker/worker.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
  * jemalloc and are linked directly.
  *
  * Loading. libjemalloc uses initial-exec TLS; alloclab raises glibc's
- * optional static TLS before it starts (framework/static_tls.c), otherwise
+ * optional static TLS before it starts (framework/plugin/static_tls.c), otherwise
  * dlopen fails with "cannot allocate memory in static TLS block".
  */
 #define _GNU_SOURCE 1 /* dladdr, RTLD_NOLOAD */

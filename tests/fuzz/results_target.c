@@ -8,11 +8,11 @@
  */
 #include "compare.h"
 #include "export.h"
-#include "figure.h"
+#include "figures/figure.h"
 #include "plot.h"
 #include "registry.h"
 #include "report.h"
-#include "results.h"
+#include "results/results.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * and of every crash ever found (replay.c).
  */
 #define _GNU_SOURCE 1
-#include "trace.h"
+#include "trace/trace.h"
 
 #include <stdint.h>
 #include <stdlib.h>

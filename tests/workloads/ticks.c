@@ -6,9 +6,9 @@
  * it asked for. It has a report of its own, a row name and a picture, so
  * the test can see that every part of the interface reaches the commands.
  */
-#include "figure.h"
-#include "results.h"
-#include "workload.h"
+#include "figures/figure.h"
+#include "results/results.h"
+#include "workload/workload.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,8 +23,8 @@
 #include <Python.h>
 
 #include "embed.h"
-#include "hash.h"
-#include "block_map.h"
+#include "base/hash.h"
+#include "memory/block_map.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -357,7 +357,7 @@ static const PyMemAllocatorDomain all_domains[3] = {PYMEM_DOMAIN_RAW, PYMEM_DOMA
 
 /* Wrappers around whatever each domain has (the plugin's hooks, or
  * CPython's own), delegating to it, so that blocks cross the swap freely:
- * every block with its size in a map (framework/block_map.h). At most one
+ * every block with its size in a map (framework/memory/block_map.h). At most one
  * set is in place at a time: the census (from the interpreter's start to
  * the end of the warm-ups: what the interpreter holds, said to `live`) or
  * the profile pass (after the last value: calls and sizes too). */

@@ -8,7 +8,7 @@
 #ifndef ALLOCLAB_PYTHON_EMBED_H
 #define ALLOCLAB_PYTHON_EMBED_H
 
-#include "workload.h"
+#include "workload/workload.h"
 
 #define ALLOCLAB_PYTHON_EMBED_VERSION 2
 

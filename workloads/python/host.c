@@ -35,7 +35,7 @@ typedef int (*start_fn)(main_fn, int, char **, void (*)(void), void (*)(void), v
 static int worker_main(int argc, char **argv, char **envp)
 {
 	(void)envp;
-	/* argv: the executable, then the cell spec (framework/runner.c). */
+	/* argv: the executable, then the cell spec (framework/run/runner.c). */
 	char *args[] = {"__worker", argc == 2 ? argv[1] : NULL, NULL};
 	return alloclab_cmd_worker(argc == 2 ? 2 : 1, args);
 }

@@ -1,0 +1,66 @@
+/*
+ * Conformance cases for allocator plugins (`alloclab check`): what a plugin
+ * must do before its numbers mean anything. Each case is run in a child
+ * process of its own by cli_check.c, so that a crash or a hang is a failure
+ * of that case only.
+ */
+#ifndef ALLOCLAB_CHECK_H
+#define ALLOCLAB_CHECK_H
+
+#include "plugin/allocator.h"
+
+#include <jansson.h>
+
+enum alloclab_check_status { ALLOCLAB_CHECK_PASS, ALLOCLAB_CHECK_FAIL, ALLOCLAB_CHECK_SKIP };
+
+struct alloclab_check_result {
+	enum alloclab_check_status status;
+	char why[512]; /* what was checked, or what went wrong, or why skipped */
+};
+
+struct alloclab_check_case {
+	const char *name;
+	const char *what;
+	void (*run)(const struct alloclab_allocator *a, struct alloclab_check_result *r);
+};
+
+/* NULL-terminated. */
+extern const struct alloclab_check_case alloclab_check_cases[];
+
+/*
+ * The course's levels (docs/course/): the cases an allocator at each step
+ * of the course must pass, NULL-terminated; NULL for a level outside
+ * 1..ALLOCLAB_CHECK_LEVELS.
+ *   1  a bump allocator: blocks aligned, apart, holding what is written,
+ *      the edge sizes, the declared capabilities
+ *   2  a free list: and freed memory reused (footprint), no write outside
+ *      a block (guards), usable_size
+ *   3  segregated size classes: the same cases as level 2 (what it
+ *      changes is speed, which the course measures)
+ *   4  per-thread caches with cross-thread frees: and threads, their
+ *      lifecycle
+ *   5  pools in arenas, as obmalloc: every case
+ */
+#define ALLOCLAB_CHECK_LEVELS 5
+const char *const *alloclab_check_level(unsigned level);
+
+/* A case's process marks its steps with alloclab_phase (child.h): the
+ * shared ones (load, create, thread_attach, thread_detach, destroy) and
+ * "case" itself, so a crash or a hang is named by its step. */
+
+/* Runs one case on a fresh thread attached to the plugin. */
+void alloclab_check_run_case(const struct alloclab_check_case *c, const struct alloclab_allocator *a,
+			     struct alloclab_check_result *r);
+
+/*
+ * Runs the cases of one plugin (all, or the nonly named in only), each in
+ * a child process with a deadline of timeout seconds; after a step every
+ * case shares (load, create, thread_attach, thread_detach, destroy)
+ * crashes or hangs, the rest are "not run". Returns an array of records
+ * {case, status: pass|fail|skip|not run, why, plugin_output?}, calling
+ * progress on each as it is made; *failed counts the failures.
+ */
+json_t *alloclab_check_plugin(const char *spec, const char *options, char *const *only, int nonly, double timeout,
+			      void (*progress)(const json_t *record, void *arg), void *arg, int *failed);
+
+#endif

@@ -1,0 +1,138 @@
+/*
+ * Running the conformance cases of one plugin (check.h), each in a child
+ * process of its own with a deadline: what `alloclab check` prints and what
+ * `alloclab run`'s pre-flight records. See check.h.
+ */
+#define _GNU_SOURCE 1
+#include "check/check.h"
+
+#include "process/child.h"
+#include "plugin/loader.h"
+#include "results/results.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct case_arg {
+	const char *spec, *options;
+	const struct alloclab_check_case *c;
+};
+
+static int case_child(void *arg, int fd)
+{
+	const struct case_arg *ca = arg;
+	struct alloclab_loaded_plugin p;
+	struct alloclab_allocator a;
+	struct alloclab_check_result r;
+	char err[ALLOCLAB_ERR_LEN];
+	const char *step = "load";
+	json_t *out;
+
+	alloclab_phase("load");
+	if (alloclab_plugin_load(ca->spec, &p, err, sizeof err) != 0 ||
+	    (alloclab_phase(step = "create"), alloclab_allocator_create(&a, &p, ca->options, err, sizeof err)) != 0) {
+		r.status = ALLOCLAB_CHECK_FAIL;
+		snprintf(r.why, sizeof r.why, "%s", err);
+		out = json_pack("{s:s,s:o,s:s}", "status", "fail", "why", alloclab_json_text(r.why), "step", step);
+		return alloclab_child_send_json(fd, out);
+	}
+	alloclab_check_run_case(ca->c, &a, &r);
+	alloclab_phase("destroy");
+	alloclab_allocator_destroy(&a);
+	alloclab_phase("exit");
+	out = json_pack("{s:s,s:o}", "status",
+			r.status == ALLOCLAB_CHECK_PASS ? "pass" : r.status == ALLOCLAB_CHECK_SKIP ? "skip" : "fail", "why",
+			alloclab_json_text(r.why));
+	return alloclab_child_send_json(fd, out);
+}
+
+/* The steps every case goes through: when one crashes or hangs there, the
+ * other cases would only do the same. */
+static int shared_step(const char *step)
+{
+	return strcmp(step, "load") == 0 || strcmp(step, "create") == 0 || strcmp(step, "thread_attach") == 0 ||
+	       strcmp(step, "thread_detach") == 0 || strcmp(step, "destroy") == 0;
+}
+
+static int wanted(const char *name, char *const *only, int nonly)
+{
+	if (nonly == 0)
+		return 1;
+	for (int i = 0; i < nonly; i++)
+		if (strcmp(only[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+json_t *alloclab_check_plugin(const char *spec, const char *options, char *const *only, int nonly, double timeout,
+			      void (*progress)(const json_t *record, void *arg), void *arg, int *failed)
+{
+	json_t *cases = json_array();
+	char stopped[700] = "";
+
+	*failed = 0;
+	for (size_t i = 0; alloclab_check_cases[i].name && !alloclab_interrupted(); i++) {
+		const struct alloclab_check_case *c = &alloclab_check_cases[i];
+		struct case_arg ca = {spec, options, c};
+		struct alloclab_child_result res;
+		char why[900], step[64], err[ALLOCLAB_ERR_LEN];
+		const char *status;
+		json_t *out = NULL, *entry;
+
+		if (!wanted(c->name, only, nonly))
+			continue;
+		if (stopped[0]) {
+			/* A shared step failed: every other case would too. */
+			entry = json_pack("{s:s,s:s,s:o}", "case", c->name, "status", "not run", "why",
+					  alloclab_json_text(stopped));
+			if (progress)
+				progress(entry, arg);
+			json_array_append_new(cases, entry);
+			continue;
+		}
+		if (alloclab_child_run(case_child, &ca, timeout, &res, err, sizeof err) != 0) {
+			entry = json_pack("{s:s,s:s,s:o}", "case", c->name, "status", "fail", "why", alloclab_json_text(err));
+			(*failed)++;
+			if (progress)
+				progress(entry, arg);
+			json_array_append_new(cases, entry);
+			break;
+		}
+		snprintf(step, sizeof step, "%s", res.phase);
+		if (res.exited && res.exit_code <= 1 && !res.flooded)
+			out = json_loads(res.output, 0, NULL);
+		if (json_is_string(json_object_get(out, "status")) && json_is_string(json_object_get(out, "why"))) {
+			status = json_string_value(json_object_get(out, "status"));
+			snprintf(why, sizeof why, "%s", json_string_value(json_object_get(out, "why")));
+			if (json_is_string(json_object_get(out, "step"))) {
+				/* The plugin cannot be loaded or created. */
+				snprintf(step, sizeof step, "%s", json_string_value(json_object_get(out, "step")));
+				snprintf(stopped, sizeof stopped, "not run: %s failed in case %s", step, c->name);
+			}
+		} else {
+			char how[256];
+			alloclab_child_describe(&res, timeout, how, sizeof how);
+			status = "fail";
+			snprintf(why, sizeof why, "plugin %s: the case's process %s", spec, how);
+			if (shared_step(step))
+				snprintf(stopped, sizeof stopped, "not run: %s %s in case %s", step,
+					 res.timed_out ? "hung" : "failed", c->name);
+		}
+		*failed += strcmp(status, "fail") == 0;
+		entry = json_pack("{s:s,s:s,s:o}", "case", c->name, "status", status, "why", alloclab_json_text(why));
+		if (res.printed_len) {
+			/* The plugin's own chatter: kept and flagged, never mixed
+			 * into alloclab's output. */
+			char *printed = alloclab_child_printed(&res);
+			json_object_set_new(entry, "plugin_output", alloclab_json_text(printed));
+			free(printed);
+		}
+		if (progress)
+			progress(entry, arg);
+		json_array_append_new(cases, entry);
+		json_decref(out);
+		alloclab_child_result_free(&res);
+	}
+	return cases;
+}

@@ -1,0 +1,59 @@
+/*
+ * Every file alloclab writes for the user (a run's results, a recorded
+ * trace, pictures, exports), under one policy, so that no command is looser than
+ * another:
+ *   - checked before any work starts: a missing folder is made then, and
+ *     one that cannot be written to is refused then, not after a run;
+ *   - what is there may be replaced only when it is a regular file of the
+ *     same kind (a results file by results, a trace by a trace, a picture
+ *     by a picture) or empty; never a symbolic link, a folder or a device
+ *     (as root, a rename over /dev/null would replace the device), never
+ *     a file of another kind;
+ *   - written whole to an unnamed file in the same folder (O_TMPFILE) and
+ *     only then given its name, by a rename that replaces the old file at
+ *     once; a writer killed half-way, even with SIGKILL, leaves nothing
+ *     (a named temporary file only where the filesystem has no O_TMPFILE).
+ */
+#ifndef ALLOCLAB_OUTPUT_PATH_H
+#define ALLOCLAB_OUTPUT_PATH_H
+
+#include "base/lengths.h"
+
+#include <stddef.h>
+
+enum alloclab_output_kind {
+	ALLOCLAB_OUTPUT_RESULTS,
+	ALLOCLAB_OUTPUT_TRACE,
+	ALLOCLAB_OUTPUT_PICTURE,
+	ALLOCLAB_OUTPUT_EXPORT, /* `alloclab export`: pyperf's JSON, or CSV with alloclab's header */
+	ALLOCLAB_OUTPUT_HEAPMAP, /* `alloclab heapmap`: its frames (heapmap.h) */
+};
+
+/* How an alloclab CSV export begins (its header's first columns). */
+#define ALLOCLAB_EXPORT_CSV_HEADER "plugin,workload,params,threads,"
+
+/* Whether path may be written as a file of this kind (see above); makes
+ * its folder. 0, or -1 with one line in err naming the path. */
+int alloclab_output_usable(const char *path, enum alloclab_output_kind kind, char *err, size_t err_len);
+
+/* A file being written: fd open for writing (and reading); name "" while
+ * unnamed, else the temporary name it has. */
+struct alloclab_output_file {
+	int fd;
+	char name[ALLOCLAB_PATH_PLUS_LEN];
+};
+
+/* Starts writing path: checks it, then opens the file in its folder. */
+int alloclab_output_begin(const char *path, enum alloclab_output_kind kind, struct alloclab_output_file *f, char *err,
+			  size_t err_len);
+/* Gives the written file its name (checked again, just before). Closes fd. */
+int alloclab_output_commit(struct alloclab_output_file *f, const char *path, enum alloclab_output_kind kind, char *err,
+			   size_t err_len);
+/* Drops it: nothing of it remains. */
+void alloclab_output_discard(struct alloclab_output_file *f);
+
+/* Copies the file at `from` (anywhere) to path under this policy. */
+int alloclab_output_copy(const char *from, const char *path, enum alloclab_output_kind kind, char *err,
+			 size_t err_len);
+
+#endif

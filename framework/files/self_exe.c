@@ -1,0 +1,55 @@
+/* See self_exe.h. */
+#define _GNU_SOURCE 1
+#include "files/self_exe.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char self[PATH_MAX] = "/proc/self/exe";
+
+void alloclab_self_init(const char *argv0)
+{
+	const char *inherited = getenv("ALLOCLAB_SELF");
+	char resolved[PATH_MAX];
+
+	if (inherited && *inherited && access(inherited, X_OK) == 0) {
+		snprintf(self, sizeof self, "%s", inherited);
+		return;
+	}
+	/* A name with a slash is a path; a bare name was found on PATH, which
+	 * /proc/self/exe resolves well enough outside valgrind. */
+	if (argv0 && strchr(argv0, '/') && realpath(argv0, resolved) != NULL)
+		snprintf(self, sizeof self, "%s", resolved);
+	else if (realpath("/proc/self/exe", resolved) != NULL)
+		snprintf(self, sizeof self, "%s", resolved);
+	setenv("ALLOCLAB_SELF", self, 1);
+}
+
+const char *alloclab_self_path(void) { return self; }
+
+int alloclab_running_from_build_tree(void)
+{
+	static int answer = -1;
+	char exe[PATH_MAX], root[PATH_MAX];
+	const char *where = self;
+	Dl_info info;
+	size_t n;
+
+	if (answer >= 0)
+		return answer;
+	answer = 0;
+	/* The file this code was loaded from: the alloclab executable, a test,
+	 * or the preload library inside some other program (whose own
+	 * executable says nothing about where alloclab lives). */
+	if (dladdr(self, &info) != 0 && info.dli_fname && info.dli_fname[0] == '/')
+		where = info.dli_fname;
+	if (realpath(where, exe) != NULL && realpath(ALLOCLAB_BUILD_ROOT, root) != NULL) {
+		n = strlen(root);
+		answer = strncmp(exe, root, n) == 0 && exe[n] == '/';
+	}
+	return answer;
+}

@@ -1,0 +1,606 @@
+/* See program.h. */
+#define _GNU_SOURCE 1
+#include "process/program.h"
+#include "files/self_exe.h"
+#include "base/lengths.h"
+
+#include "plugin/static_tls.h"
+#include "base/hash.h"
+#include "process/process_tree.h"
+#include "files/input_file.h"
+#include "measure/latency_hist.h"
+
+#include <jansson.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/prctl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+const char *alloclab_preload_path(void)
+{
+	return alloclab_running_from_build_tree() ? ALLOCLAB_PRELOAD_BUILD_PATH : ALLOCLAB_PRELOAD_INSTALL_PATH;
+}
+
+int alloclab_program_on_path(const char *program)
+{
+	/* As execvp searches: PATH unset is glibc's default, an empty entry
+	 * the current folder. */
+	const char *path = getenv("PATH");
+	char *copy, *cursor, *dir;
+	int found = 0;
+
+	copy = cursor = strdup(path ? path : "/bin:/usr/bin");
+	while (!found && (dir = strsep(&cursor, ":")) != NULL) {
+		char candidate[ALLOCLAB_PATH_PLUS_LEN];
+		snprintf(candidate, sizeof candidate, "%s/%s", *dir ? dir : ".", program);
+		found = access(candidate, X_OK) == 0;
+	}
+	free(copy);
+	return found;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* environ with each of `set` ("NAME=value") put in place of its name's
+ * entry, or added. NULL out of memory. */
+static char **environment(char *const *set, size_t nset)
+{
+	size_t n = 0, k = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + nset + 1, sizeof *env);
+	if (env == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		int replaced = 0;
+		for (size_t j = 0; j < nset; j++) {
+			size_t len = strcspn(set[j], "=") + 1;
+			replaced |= strncmp(environ[i], set[j], len) == 0;
+		}
+		if (!replaced)
+			env[k++] = environ[i];
+	}
+	for (size_t j = 0; j < nset; j++)
+		env[k++] = set[j];
+	return env;
+}
+
+/* The last of what a program wrote on stderr, kept as it streams. */
+struct tail {
+	char buf[1024];
+	size_t len; /* bytes in buf, the most recent last */
+};
+
+static void tail_add(struct tail *t, const char *data, size_t n)
+{
+	if (n >= sizeof t->buf) {
+		memcpy(t->buf, data + n - sizeof t->buf, sizeof t->buf);
+		t->len = sizeof t->buf;
+		return;
+	}
+	if (t->len + n > sizeof t->buf) {
+		size_t drop = t->len + n - sizeof t->buf;
+		memmove(t->buf, t->buf + drop, t->len - drop);
+		t->len -= drop;
+	}
+	memcpy(t->buf + t->len, data, n);
+	t->len += n;
+}
+
+/* The last three lines, as one, printable. */
+static void tail_line(const struct tail *t, char *out, size_t len)
+{
+	size_t got = t->len, o = 0;
+	const char *buf = t->buf;
+
+	out[0] = '\0';
+	while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == ' '))
+		got--;
+	size_t start = got;
+	for (int lines = 0; start > 0 && lines < 3; lines += buf[--start] == '\n')
+		;
+	if (buf[start] == '\n')
+		start++;
+	for (size_t i = start; i < got && o + 4 < len; i++) {
+		if (buf[i] == '\n') {
+			memcpy(out + o, " | ", 3);
+			o += 3;
+		} else {
+			out[o++] = (buf[i] >= ' ' && buf[i] < 127) ? buf[i] : '?';
+		}
+	}
+	out[o] = '\0';
+}
+
+static int pidfd_of(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+/* Kills the program and everything it started (it may not be a group of
+ * its own: passed through, it shares the terminal's). */
+static void kill_tree(pid_t pid)
+{
+	kill(pid, SIGSTOP); /* it may not start more meanwhile */
+	alloclab_tree_kill(pid);
+}
+
+int alloclab_preload_environment(const char *plugin, const char *options, int gil, char *out[4])
+{
+	const char *old_tunables = getenv("GLIBC_TUNABLES"), *old_preload = getenv("LD_PRELOAD");
+	out[0] = out[1] = out[2] = NULL;
+	out[3] = gil ? "ALLOCLAB_PRELOAD_GIL=1" : "ALLOCLAB_PRELOAD_GIL=0";
+	/* The preload library first, before whatever else is preloaded; the
+	 * static TLS reserve that jemalloc's dlopen needs. */
+	if (asprintf(&out[0], "LD_PRELOAD=%s%s%s", alloclab_preload_path(), old_preload ? ":" : "",
+		     old_preload ? old_preload : "") < 0 ||
+	    asprintf(&out[1], "ALLOCLAB_PRELOAD_PLUGIN=%s%s%s", plugin, options && options[0] ? ":" : "",
+		     options ? options : "") < 0 ||
+	    ((!old_tunables || !strstr(old_tunables, "glibc.rtld.optional_static_tls")) &&
+	     asprintf(&out[2], "GLIBC_TUNABLES=%s%sglibc.rtld.optional_static_tls=%d", old_tunables ? old_tunables : "",
+		      old_tunables ? ":" : "", ALLOCLAB_STATIC_TLS_BYTES) < 0)) {
+		free(out[0]);
+		free(out[1]);
+		out[0] = out[1] = out[2] = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int alloclab_program_run(const struct alloclab_program *p, struct alloclab_program_result *r, char *err,
+			 size_t err_len)
+{
+	char *set[8], *tunables = NULL, *preload = NULL, *plugin = NULL, *record = NULL, *handshake = NULL,
+	     *latency = NULL, *census = NULL;
+	const char *old_preload = getenv("LD_PRELOAD");
+	size_t nset = 0;
+	int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, hs[2] = {-1, -1}, rc = -1, status = 0, pidfd = -1;
+	struct rusage ru;
+	struct tail tail = {.len = 0};
+	struct stat hs_st;
+	pid_t pid;
+	double t0;
+
+	memset(r, 0, sizeof *r);
+	r->stdout_hash = ALLOCLAB_FNV_OFFSET;
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (pipe2(hs, O_CLOEXEC) != 0 || fstat(hs[0], &hs_st) != 0 ||
+	    (!p->pass_through && (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0))) {
+		snprintf(err, err_len, "cannot make the program's pipes: %s", strerror(errno));
+		goto out;
+	}
+	if (p->plugin) {
+		char *common[4];
+		if (alloclab_preload_environment(p->plugin, p->plugin_options, p->gil, common) != 0 ||
+		    /* The pipe's identity with its number, so that a program
+		     * that reuses the number for something else is never
+		     * written to by the library in a child of it. */
+		    asprintf(&handshake, "ALLOCLAB_PRELOAD_HANDSHAKE=%d:%lu", ALLOCLAB_HANDSHAKE_FD,
+			     (unsigned long)hs_st.st_ino) < 0) {
+			handshake = NULL;
+			goto oom;
+		}
+		preload = common[0], plugin = common[1], tunables = common[2];
+		set[nset++] = preload;
+		set[nset++] = plugin;
+		set[nset++] = handshake;
+		if (tunables)
+			set[nset++] = tunables;
+		set[nset++] = common[3];
+		if (p->record_path) {
+			if (asprintf(&record, "ALLOCLAB_PRELOAD_RECORD=%s", p->record_path) < 0) {
+				record = NULL;
+				goto oom;
+			}
+			set[nset++] = record;
+		}
+		if (p->latency_every) {
+			if (asprintf(&latency, "ALLOCLAB_PRELOAD_LATENCY=%u:%s", p->latency_every, p->latency_path) < 0) {
+				latency = NULL;
+				goto oom;
+			}
+			set[nset++] = latency;
+		}
+		if (p->census_path) {
+			if (asprintf(&census, "ALLOCLAB_PRELOAD_CENSUS=%s", p->census_path) < 0) {
+				census = NULL;
+				goto oom;
+			}
+			set[nset++] = census;
+		}
+	} else if (p->native_preload) {
+		if (asprintf(&preload, "LD_PRELOAD=%s%s%s", p->native_preload, old_preload ? ":" : "",
+			     old_preload ? old_preload : "") < 0) {
+			preload = NULL;
+			goto oom;
+		}
+		set[nset++] = preload;
+	}
+	char **env = environment(set, nset);
+	if (env == NULL)
+		goto oom;
+	t0 = now_s();
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, err_len, "cannot start '%s': %s", p->argv[0], strerror(errno));
+		free(env);
+		goto out;
+	}
+	if (pid == 0) {
+		/* Only async-signal-safe calls from here to exec. */
+		int errfd = p->pass_through ? 2 : err_pipe[1];
+		if (p->cwd && chdir(p->cwd) != 0) {
+			static const char msg[] = "alloclab: cannot enter the program's folder\n";
+			if (write(errfd, msg, sizeof msg - 1) < 0)
+				_exit(126);
+			_exit(126);
+		}
+		if (!p->pass_through) {
+			int in = open(p->stdin_path ? p->stdin_path : "/dev/null", O_RDONLY);
+			if (in < 0 || dup2(in, 0) < 0 || dup2(out_pipe[1], 1) < 0 || dup2(err_pipe[1], 2) < 0)
+				_exit(126);
+		}
+		/* The handshake's end at its number, kept across exec (dup2
+		 * clears close-on-exec, but does nothing when it is already
+		 * there). */
+		if (p->plugin && (hs[1] == ALLOCLAB_HANDSHAKE_FD ? fcntl(hs[1], F_SETFD, 0)
+								: dup2(hs[1], ALLOCLAB_HANDSHAKE_FD)) < 0)
+			_exit(126);
+		signal(SIGPIPE, SIG_DFL);
+		execvpe(p->argv[0], (char *const *)p->argv, env);
+		static const char msg[] = "alloclab: cannot run the program: ";
+		if (write(2, msg, sizeof msg - 1) < 0 || write(2, p->argv[0], strlen(p->argv[0])) < 0 ||
+		    write(2, "\n", 1) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	free(env);
+	close(hs[1]);
+	hs[1] = -1;
+	if (!p->pass_through) {
+		close(out_pipe[1]);
+		close(err_pipe[1]);
+		out_pipe[1] = err_pipe[1] = -1;
+	}
+	pidfd = pidfd_of(pid);
+
+	/* Everything at once: its output as it streams, the handshake, its
+	 * end, its deadline and its memory. */
+	uint64_t limit_kib = alloclab_memory_limit() / 1024, peak_kib = 0;
+	double next_look = t0, deadline = p->timeout_s > 0 ? t0 + p->timeout_s : 0;
+	int ended = 0;
+	for (;;) {
+		struct pollfd pfd[4] = {
+			{.fd = out_pipe[0], .events = POLLIN},
+			{.fd = err_pipe[0], .events = POLLIN},
+			{.fd = hs[0], .events = POLLIN},
+			{.fd = pidfd, .events = POLLIN},
+		};
+		char buf[65536];
+		double now = now_s();
+		if (ended && out_pipe[0] < 0 && err_pipe[0] < 0)
+			break;
+		if (deadline && now > deadline && !ended) {
+			r->timed_out = 1;
+			kill_tree(pid);
+		}
+		if (limit_kib && now >= next_look && !ended) {
+			uint64_t kib = alloclab_tree_resident_kib(pid, NULL);
+			next_look = now + 0.1;
+			peak_kib = kib > peak_kib ? kib : peak_kib;
+			if (kib > limit_kib) {
+				r->over_memory = 1;
+				kill_tree(pid);
+			}
+		}
+		int wait_ms = ended ? 0 : pidfd < 0 ? 10 : 100;
+		if (poll(pfd, 4, wait_ms) < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < 3; i++) {
+			int *fd = i == 0 ? &out_pipe[0] : i == 1 ? &err_pipe[0] : &hs[0];
+			if (*fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			ssize_t n = read(*fd, buf, sizeof buf);
+			if (n <= 0) {
+				if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+					close(*fd);
+					*fd = -1;
+				}
+				continue;
+			}
+			if (i == 0) {
+				r->stdout_hash = alloclab_fnv1a(r->stdout_hash, buf, (size_t)n);
+				r->stdout_bytes += (uint64_t)n;
+				if (r->stdout_bytes > ALLOCLAB_PROGRAM_MAX_STDOUT && !r->flooded) {
+					r->flooded = 1;
+					kill_tree(pid);
+				}
+			} else if (i == 1) {
+				tail_add(&tail, buf, (size_t)n);
+			} else {
+				for (ssize_t k = 0; k < n; k++)
+					if (buf[k] == 'L' && r->served < ALLOCLAB_SERVED_LOADING)
+						r->served = ALLOCLAB_SERVED_LOADING;
+					else if (buf[k] == 'S')
+						r->served = ALLOCLAB_SERVED_YES;
+			}
+		}
+		if (!ended && (pidfd < 0 || (pfd[3].revents & POLLIN))) {
+			siginfo_t si = {0};
+			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
+				ended = 1;
+				/* What it left running holds the pipes: what is in them is
+				 * read without waiting for more. */
+				if (out_pipe[0] >= 0)
+					fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+				if (err_pipe[0] >= 0)
+					fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
+				if (hs[0] >= 0)
+					fcntl(hs[0], F_SETFL, O_NONBLOCK);
+			}
+		}
+		if (ended && (out_pipe[0] >= 0 || err_pipe[0] >= 0 || hs[0] >= 0)) {
+			/* Drain without blocking, then stop. */
+			int more = 0;
+			for (int i = 0; i < 3; i++) {
+				int *fd = i == 0 ? &out_pipe[0] : i == 1 ? &err_pipe[0] : &hs[0];
+				ssize_t n;
+				while (*fd >= 0 && (n = read(*fd, buf, sizeof buf)) > 0) {
+					more = 1;
+					if (i == 0) {
+						r->stdout_hash = alloclab_fnv1a(r->stdout_hash, buf, (size_t)n);
+						r->stdout_bytes += (uint64_t)n;
+					} else if (i == 1) {
+						tail_add(&tail, buf, (size_t)n);
+					} else {
+						for (ssize_t k = 0; k < n; k++)
+							r->served = buf[k] == 'S' ? ALLOCLAB_SERVED_YES
+								    : buf[k] == 'L' && r->served < ALLOCLAB_SERVED_LOADING
+									    ? ALLOCLAB_SERVED_LOADING
+									    : r->served;
+					}
+				}
+			}
+			if (!more) {
+				for (int i = 0; i < 3; i++) {
+					int *fd = i == 0 ? &out_pipe[0] : i == 1 ? &err_pipe[0] : &hs[0];
+					if (*fd >= 0)
+						close(*fd);
+					*fd = -1;
+				}
+			}
+		}
+	}
+	while (wait4(pid, &status, 0, &ru) < 0)
+		if (errno != EINTR) {
+			snprintf(err, err_len, "cannot wait for '%s': %s", p->argv[0], strerror(errno));
+			goto out;
+		}
+	/* What it started and left behind goes with it (ours, as the
+	 * subreaper). */
+	alloclab_kill_children();
+	r->wall_s = now_s() - t0;
+	r->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	r->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	r->peak_rss_kib = ru.ru_maxrss;
+	r->exited = WIFEXITED(status);
+	r->status = r->exited ? WEXITSTATUS(status) : 0;
+	r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	tail_line(&tail, r->stderr_tail, sizeof r->stderr_tail);
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, err_len, "out of memory");
+out:
+	for (int i = 0; i < 2; i++) {
+		if (out_pipe[i] >= 0)
+			close(out_pipe[i]);
+		if (err_pipe[i] >= 0)
+			close(err_pipe[i]);
+		if (hs[i] >= 0)
+			close(hs[i]);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	free(tunables);
+	free(preload);
+	free(plugin);
+	free(record);
+	free(latency);
+	free(census);
+	free(handshake);
+	return rc;
+}
+
+int alloclab_capture(char *const *argv, size_t max, char **out)
+{
+	extern char **environ;
+	int fds[2], status, rc;
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	size_t used = 0, cap = 4096;
+	char *buf = malloc(cap);
+
+	*out = NULL;
+	if (buf == NULL || pipe2(fds, O_CLOEXEC) != 0) {
+		free(buf);
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc != 0) {
+		close(fds[0]);
+		free(buf);
+		errno = rc;
+		return -1;
+	}
+	for (;;) {
+		char chunk[8192];
+		ssize_t n = read(fds[0], chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		size_t keep = used + (size_t)n <= max ? (size_t)n : max - used;
+		if (used + keep + 1 > cap) {
+			while (used + keep + 1 > cap)
+				cap *= 2;
+			char *grown = realloc(buf, cap);
+			if (grown == NULL)
+				keep = 0;
+			else
+				buf = grown;
+		}
+		memcpy(buf + used, chunk, keep);
+		used += keep;
+	}
+	buf[used] = '\0';
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			free(buf);
+			return -1;
+		}
+	*out = buf;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int alloclab_program_latency(const char *path, struct alloclab_latency **out, char *why, size_t why_len)
+{
+	char err[300] = "";
+	json_error_t jerr;
+	FILE *f = alloclab_fopen_regular(path, err, sizeof err);
+	json_t *j = f ? json_loadf(f, 0, &jerr) : NULL;
+
+	*out = NULL;
+	if (f)
+		fclose(f);
+	unlink(path);
+	if (j == NULL) {
+		snprintf(why, why_len, "the program left no latency record (%s): it must end by exit or by returning from main",
+			 f ? jerr.text : err);
+		return -1;
+	}
+	int rc = alloclab_latency_from_json(j, 0, out, err, sizeof err);
+	json_decref(j);
+	if (rc != 0)
+		snprintf(why, why_len, "the program's latency record: %s", err);
+	return rc;
+}
+
+int alloclab_program_census(const char *path, uint64_t *live_bytes, uint64_t *peak_bytes, uint64_t *anon_start_kib,
+			    uint64_t *anon_peak_kib, char *why, size_t why_len)
+{
+	char dir[ALLOCLAB_PATH_LEN], prefix[ALLOCLAB_PATH_LEN];
+	const char *slash = strrchr(path, '/');
+	const char *const keys[] = {"live_bytes", "peak_bytes", "anon_start_kib", "anon_peak_kib"};
+	uint64_t *const out[] = {live_bytes, peak_bytes, anon_start_kib, anon_peak_kib};
+	unsigned found = 0;
+	int rc = 0;
+
+	*live_bytes = *peak_bytes = *anon_start_kib = *anon_peak_kib = 0;
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	snprintf(prefix, sizeof prefix, "%s.", slash ? slash + 1 : path);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 ||
+		    strspn(e->d_name + strlen(prefix), "0123456789") != strlen(e->d_name + strlen(prefix)))
+			continue;
+		char file[ALLOCLAB_PATH_LEN * 2], err[300] = "";
+		json_error_t jerr;
+		snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+		FILE *f = alloclab_fopen_regular(file, err, sizeof err);
+		json_t *j = f ? json_loadf(f, 0, &jerr) : NULL;
+		if (f)
+			fclose(f);
+		unlink(file);
+		if (rc != 0)
+			continue; /* the rest removed, the first error kept */
+		if (j == NULL) {
+			snprintf(why, why_len, "the program's census %s: %s", e->d_name, f ? jerr.text : err);
+			rc = -1;
+			continue;
+		}
+		uint64_t v[4];
+		for (int k = 0; k < 4 && rc == 0; k++) {
+			json_t *x = json_object_get(j, keys[k]);
+			if (!json_is_integer(x) || json_integer_value(x) < 0) {
+				snprintf(why, why_len, "the program's census %s: '%s' is not a count", e->d_name, keys[k]);
+				rc = -1;
+			} else {
+				v[k] = (uint64_t)json_integer_value(x);
+			}
+		}
+		json_decref(j);
+		if (rc == 0 && v[0] > v[1]) {
+			snprintf(why, why_len, "the program's census %s: held more at exit than at most", e->d_name);
+			rc = -1;
+		}
+		for (int k = 0; k < 4 && rc == 0; k++)
+			*out[k] += v[k];
+		found += rc == 0;
+	}
+	if (d)
+		closedir(d);
+	if (rc == 0 && found == 0) {
+		snprintf(why, why_len, "the program left no census: it must end by exit or by returning from main");
+		rc = -1;
+	}
+	return rc;
+}
+
+int alloclab_program_ok(const struct alloclab_program *p, const struct alloclab_program_result *r)
+{
+	return r->exited && r->status == 0 && !r->timed_out && !r->flooded && !r->over_memory &&
+	       (p->plugin == NULL || r->served == ALLOCLAB_SERVED_YES);
+}
+
+void alloclab_program_describe(const struct alloclab_program *p, const struct alloclab_program_result *r, char *out,
+			       size_t len)
+{
+	char how[160];
+	if (r->timed_out)
+		snprintf(how, sizeof how, "timed out after %g s", p->timeout_s);
+	else if (r->flooded)
+		snprintf(how, sizeof how, "stopped: wrote more than %llu MiB on its standard output",
+			 ALLOCLAB_PROGRAM_MAX_STDOUT >> 20);
+	else if (r->over_memory)
+		snprintf(how, sizeof how, "killed over the memory limit of %.0f MiB (--memory-limit)",
+			 (double)alloclab_memory_limit() / (1 << 20));
+	else if (r->exited)
+		snprintf(how, sizeof how, "exit status %d", r->status);
+	else
+		snprintf(how, sizeof how, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
+	if (p->plugin && r->served == ALLOCLAB_SERVED_NEVER)
+		snprintf(out, len,
+			 "%s; the plugin never served it: no preload library ran in it (a statically linked or setuid "
+			 "program, or one that cleared LD_PRELOAD), so it ran on its own malloc",
+			 how);
+	else if (p->plugin && r->served == ALLOCLAB_SERVED_LOADING)
+		snprintf(out, len, "%s while the preload library was loading plugin '%s': the program never ran", how,
+			 p->plugin);
+	else
+		snprintf(out, len, "%s", how);
+}

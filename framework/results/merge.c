@@ -1,0 +1,312 @@
+/* Merging the shards of a plan. See merge.h. */
+#include "results/merge.h"
+
+#include "base/lengths.h"
+#include "plugin/loader.h"
+#include "files/self_exe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *meta_text(const struct alloclab_results *r, const char *key)
+{
+	const char *s = json_string_value(json_object_get(r->metadata, key));
+	return s ? s : "unknown";
+}
+
+/* The cells of b lay out as a's: the same plugins, workloads,
+ * parameters, threads and alignment, in the same order. */
+static int same_cells(const struct alloclab_results *a, const struct alloclab_results *b, char *why, size_t len)
+{
+	if (a->ncells != b->ncells) {
+		snprintf(why, len, "%u cells, not %u", b->ncells, a->ncells);
+		return 0;
+	}
+	for (unsigned i = 0; i < a->ncells; i++) {
+		const struct alloclab_cell *x = &a->cells[i], *y = &b->cells[i];
+		if (strcmp(x->plugin, y->plugin) != 0 || strcmp(x->workload, y->workload) != 0 ||
+		    !json_equal(x->params, y->params) || x->threads != y->threads || x->cache_aligned != y->cache_aligned ||
+		    strcmp(x->metric, y->metric) != 0) {
+			snprintf(why, len, "cell %u is %.48s %.48s threads=%u, not %.48s %.48s threads=%u", i, y->plugin,
+				 y->workload, y->threads, x->plugin, x->workload, x->threads);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int check_shard(const struct alloclab_results *first, const char *first_file, const struct alloclab_results *s,
+		       const char *file, char *err, size_t err_len)
+{
+	char why[600];
+	const struct alloclab_run_facts *f = &first->facts, *g = &s->facts;
+
+	if (g->shard_count == 0) {
+		snprintf(err, err_len, "%s: not a shard (made without --shard K/N)", file);
+		return -1;
+	}
+	if (strcmp(meta_text(first, "alloclab_version"), meta_text(s, "alloclab_version")) != 0) {
+		snprintf(err, err_len, "%s: made by alloclab %.64s, and %s by %.64s: merge shards of one build", file,
+			 meta_text(s, "alloclab_version"), first_file, meta_text(first, "alloclab_version"));
+		return -1;
+	}
+	if (strcmp(f->shard_plan, g->shard_plan) != 0) {
+		snprintf(err, err_len, "%s: a shard of plan %s, and %s of plan %s: another command line or other cells",
+			 file, g->shard_plan, first_file, f->shard_plan);
+		return -1;
+	}
+	if (f->shard_count != g->shard_count) {
+		snprintf(err, err_len, "%s: shard %u of %u, and %s of %u", file, g->shard_index, g->shard_count, first_file,
+			 f->shard_count);
+		return -1;
+	}
+	if (!same_cells(first, s, why, sizeof why)) {
+		snprintf(err, err_len, "%s: its cells are not %s's: %s", file, first_file, why);
+		return -1;
+	}
+	for (unsigned i = 0; i < s->ncells; i++)
+		if (g->cell_processes[i] != f->cell_processes[i]) {
+			snprintf(err, err_len, "%s: cell %u plans %u processes, and %s's %u", file, i, g->cell_processes[i],
+				 first_file, f->cell_processes[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* A copy of process p of a cell of `threads`, carrying its host. */
+static int copy_process(const struct alloclab_process *p, const struct alloclab_cell *c,
+			const struct alloclab_results *from, struct alloclab_process *out, char *err, size_t err_len)
+{
+	json_t *j = alloclab_process_to_json(p, c->threads, c->metric);
+	int rc = alloclab_process_from_json(j, c->threads, c->metric, "merge", out, err, err_len);
+	json_decref(j);
+	if (rc != 0)
+		return -1;
+	if (out->host == NULL) {
+		out->host = strdup(meta_text(from, "host"));
+		out->host_cpu_model = strdup(meta_text(from, "cpu_model"));
+		out->host_kernel = strdup(meta_text(from, "kernel"));
+	}
+	return 0;
+}
+
+static int cmp_process(const void *a, const void *b)
+{
+	const struct alloclab_process *x = a, *y = b;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+void alloclab_merge_report_clear(struct alloclab_merge_report *rep)
+{
+	free(rep->missing);
+	free(rep->incomplete);
+	memset(rep, 0, sizeof *rep);
+}
+
+static int distinct(const char **seen, unsigned *n, const char *s)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (strcmp(seen[i], s) == 0)
+			return 0;
+	seen[(*n)++] = s;
+	return 1;
+}
+
+struct alloclab_results *alloclab_merge(struct alloclab_results *const *shards, const char *const *files, unsigned n,
+					struct alloclab_merge_report *rep, char *err, size_t err_len)
+{
+	const struct alloclab_results *first = shards[0];
+	unsigned count, *given;
+	struct alloclab_results *m;
+	json_t *meta, *list;
+	const char **hosts, **cpus, **kernels;
+	unsigned nhosts = 0, ncpus = 0, nkernels = 0;
+
+	memset(rep, 0, sizeof *rep);
+	for (unsigned i = 0; i < n; i++)
+		if (check_shard(first, files[0], shards[i], files[i], err, err_len) != 0)
+			return NULL;
+	count = first->facts.shard_count;
+	given = calloc(count + 1, sizeof *given); /* given[k]: 1 + the position of shard k, or 0 */
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = shards[i]->facts.shard_index;
+		if (given[k]) {
+			snprintf(err, err_len, "%s: shard %u of %u again (%s is shard %u too)", files[i], k, count,
+				 files[given[k] - 1], k);
+			free(given);
+			return NULL;
+		}
+		given[k] = i + 1;
+	}
+
+	meta = json_deep_copy(first->metadata);
+	json_object_del(meta, "shard");
+	m = alloclab_results_new_from(meta, json_deep_copy(first->config), err, err_len);
+	if (m == NULL) {
+		free(given);
+		return NULL;
+	}
+	json_object_del(m->config, "order_seed");
+	rep->count = count;
+	rep->missing = calloc(count + 1, sizeof *rep->missing);
+	rep->incomplete = calloc(count + 1, sizeof *rep->incomplete);
+	for (unsigned k = 1; k <= count; k++)
+		if (!given[k])
+			rep->missing[rep->nmissing++] = k;
+
+	for (unsigned i = 0; i < first->nplugins; i++) {
+		struct alloclab_plugin_info info = first->plugins[i];
+		info.caps = json_deep_copy(first->plugins[i].caps);
+		info.check = first->plugins[i].check ? json_deep_copy(first->plugins[i].check) : NULL;
+		alloclab_results_add_plugin(m, &info);
+	}
+	for (unsigned c = 0; c < first->ncells; c++) {
+		const struct alloclab_cell *fc = &first->cells[c];
+		struct alloclab_cell tmpl = *fc;
+		tmpl.params = json_deep_copy(fc->params);
+		tmpl.message = NULL;
+		tmpl.failed_memory = NULL;
+		tmpl.planned = first->facts.cell_processes[c];
+		tmpl.status = ALLOCLAB_CELL_PENDING;
+		struct alloclab_cell *mc = alloclab_results_add_cell(m, &tmpl);
+		int all_ok = rep->nmissing == 0;
+
+		for (unsigned i = 0; i < n; i++) {
+			const struct alloclab_cell *sc = &shards[i]->cells[c];
+			char msg[ALLOCLAB_ERR_LEN + 64];
+			for (unsigned p = 0; p < sc->nprocs; p++) {
+				struct alloclab_process copy;
+				if (copy_process(&sc->procs[p], sc, shards[i], &copy, err, err_len) != 0) {
+					alloclab_results_free(m);
+					free(given);
+					alloclab_merge_report_clear(rep);
+					return NULL;
+				}
+				alloclab_cell_add_process(mc, &copy);
+			}
+			if (sc->status == ALLOCLAB_CELL_ERROR || sc->status == ALLOCLAB_CELL_NOT_APPLICABLE) {
+				snprintf(msg, sizeof msg, "shard %u: %s", shards[i]->facts.shard_index,
+					 sc->message ? sc->message : "");
+				if (mc->status != ALLOCLAB_CELL_ERROR) {
+					alloclab_cell_set_status(mc, sc->status, sc->status == ALLOCLAB_CELL_NOT_APPLICABLE
+										 ? sc->message : msg);
+					if (sc->failed_memory && mc->failed_memory == NULL)
+						mc->failed_memory = json_incref(sc->failed_memory);
+				}
+			}
+			all_ok &= sc->status == ALLOCLAB_CELL_OK;
+		}
+		qsort(mc->procs, mc->nprocs, sizeof *mc->procs, cmp_process);
+		for (unsigned p = 1; p < mc->nprocs; p++)
+			if (mc->procs[p].index == mc->procs[p - 1].index) {
+				snprintf(err, err_len, "cell %u has process %u twice: shards that overlap", c,
+					 mc->procs[p].index + 1);
+				alloclab_results_free(m);
+				free(given);
+				alloclab_merge_report_clear(rep);
+				return NULL;
+			}
+		if (mc->status == ALLOCLAB_CELL_PENDING && all_ok)
+			alloclab_cell_set_status(mc, ALLOCLAB_CELL_OK, NULL);
+	}
+
+	/* Which shards did not measure all of their part (interrupted). */
+	for (unsigned i = 0; i < n; i++) {
+		int part_done = 1;
+		for (unsigned c = 0; c < shards[i]->ncells; c++)
+			part_done &= shards[i]->cells[c].status != ALLOCLAB_CELL_PENDING;
+		if (!part_done)
+			rep->incomplete[rep->nincomplete++] = shards[i]->facts.shard_index;
+	}
+
+	list = json_array();
+	hosts = calloc(n + 1, sizeof *hosts);
+	cpus = calloc(n + 1, sizeof *cpus);
+	kernels = calloc(n + 1, sizeof *kernels);
+	for (unsigned k = 1; k <= count; k++) {
+		if (!given[k])
+			continue;
+		const struct alloclab_results *s = shards[given[k] - 1];
+		distinct(hosts, &nhosts, meta_text(s, "host"));
+		distinct(cpus, &ncpus, meta_text(s, "cpu_model"));
+		distinct(kernels, &nkernels, meta_text(s, "kernel"));
+		json_array_append_new(list, json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:O?,s:b}", "index", (int)k, "file",
+						      alloclab_json_text(files[given[k] - 1]), "host",
+						      alloclab_json_text(meta_text(s, "host")), "cpu_model",
+						      alloclab_json_text(meta_text(s, "cpu_model")), "kernel",
+						      alloclab_json_text(meta_text(s, "kernel")), "date",
+						      alloclab_json_text(meta_text(s, "date")), "order_seed",
+						      json_object_get(s->config, "order_seed"), "complete",
+						      s->complete && !s->interrupted));
+	}
+	rep->hosts = nhosts;
+	rep->mixed_cpu_models = ncpus > 1;
+	rep->mixed_kernels = nkernels > 1;
+	json_t *missing = json_array(), *incomplete = json_array();
+	for (unsigned i = 0; i < rep->nmissing; i++)
+		json_array_append_new(missing, json_integer(rep->missing[i]));
+	for (unsigned i = 0; i < rep->nincomplete; i++)
+		json_array_append_new(incomplete, json_integer(rep->incomplete[i]));
+	json_object_set_new(m->metadata, "shards", list);
+	json_object_set_new(m->metadata, "merged",
+			    json_pack("{s:i,s:o,s:o,s:i,s:b,s:b}", "count", (int)count, "missing", missing, "incomplete",
+				      incomplete, "hosts", (int)nhosts, "mixed_cpu_models", rep->mixed_cpu_models,
+				      "mixed_kernels", rep->mixed_kernels));
+	m->complete = 1;
+	m->interrupted = rep->nmissing > 0 || rep->nincomplete > 0;
+	free(hosts);
+	free(cpus);
+	free(kernels);
+	free(given);
+	return m;
+}
+
+/* s in single quotes where it needs them. */
+static size_t shell_word(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+	int plain = s[0] != '\0' && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+					 strlen(s);
+	if (plain)
+		return (size_t)snprintf(out, len, "%s", s);
+	n += (size_t)snprintf(out + n, n < len ? len - n : 0, "'");
+	for (const char *c = s; *c; c++)
+		n += (size_t)snprintf(out + n, n < len ? len - n : 0, *c == '\'' ? "'\\''" : "%c", *c);
+	n += (size_t)snprintf(out + n, n < len ? len - n : 0, "'");
+	return n;
+}
+
+void alloclab_shard_command(const struct alloclab_results *shard, unsigned k, const char *output, char *out,
+			    size_t len)
+{
+	json_t *cmd = json_object_get(shard->metadata, "command"), *w;
+	size_t n = 0, i;
+	char value[64];
+
+	out[0] = '\0';
+	json_array_foreach(cmd, i, w)
+	{
+		/* The alloclab running now, by its path: "alloclab" may not be
+		 * on PATH where the command is pasted. */
+		const char *word = i == 0 ? alloclab_self_path() : json_string_value(w);
+		if (word == NULL)
+			continue;
+		if (strcmp(word, "--shard") == 0 || strcmp(word, "-o") == 0 || strcmp(word, "--output") == 0) {
+			i++; /* and its value */
+			continue;
+		}
+		if (strncmp(word, "--shard=", 8) == 0 || strncmp(word, "--output=", 9) == 0 ||
+		    (strncmp(word, "-o", 2) == 0 && word[2]))
+			continue;
+		if (n < len)
+			n += shell_word(word, out + n, len - n);
+		if (n < len)
+			n += (size_t)snprintf(out + n, len - n, " ");
+	}
+	snprintf(value, sizeof value, "%u/%u", k, shard->facts.shard_count);
+	if (n < len)
+		n += (size_t)snprintf(out + n, len - n, "--shard %s -o ", value);
+	if (n < len)
+		shell_word(output, out + n, len - n);
+}

@@ -1,0 +1,842 @@
+/* The run matrix and its worker processes. See runner.h. */
+#define _GNU_SOURCE 1
+#include "run/runner.h"
+#include "measure/measure.h"
+#include "base/hash.h"
+#include "base/rng.h"
+#include "base/lengths.h"
+
+#include "figures/cell_values.h"
+#include "process/child.h"
+#include "figures/confidence.h"
+#include "run/progress.h"
+#include "results/results.h"
+#include "files/scratch.h"
+#include "process/process_tree.h"
+#include "files/self_exe.h"
+#include "worker/worker.h"
+
+#include <alloclab/plugin_options.h>
+#include <errno.h>
+#include <sys/random.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out)
+{
+	const char *colon = strchr(text, ':'), *slash = strchr(text, '/');
+	const char *cursor;
+
+	/* A path ends at ".so:" (its options may hold paths themselves); a
+	 * name at the first ':'. */
+	if (slash && (colon == NULL || slash < colon)) {
+		const char *so = strstr(text, ".so:");
+		colon = so ? so + 3 : NULL;
+	}
+	cursor = colon ? colon + 1 : "";
+	struct alloclab_option opt;
+	size_t len = strlen(cursor), used = 0;
+
+	out->spec = colon ? strndup(text, (size_t)(colon - text)) : strdup(text);
+	out->as = NULL;
+	out->gil = 0;
+	out->options = calloc(1, len + 1);
+	/* Copies every option but as=, which names the plugin in this run. */
+	while (alloclab_option_next(&cursor, &opt) > 0) {
+		if (alloclab_option_is(&opt, "as")) {
+			free(out->as);
+			out->as = strndup(opt.value, opt.value_len);
+			continue;
+		}
+		if (alloclab_option_is(&opt, "gil") && (alloclab_option_value_is(&opt, "1") || alloclab_option_value_is(&opt, "0"))) {
+			out->gil = alloclab_option_value_is(&opt, "1");
+			continue;
+		}
+		used += (size_t)snprintf(out->options + used, len + 1 - used, "%s%.*s=%.*s", used ? "," : "",
+					 (int)opt.key_len, opt.key, (int)opt.value_len, opt.value);
+	}
+	if (*cursor) /* malformed: left for the plugin to refuse */
+		snprintf(out->options + used, len + 1 - used, "%s%s", used ? "," : "", cursor);
+}
+
+struct probe_arg {
+	const struct alloclab_plugin_arg *plugin;
+};
+
+static int probe_child(void *arg, int fd)
+{
+	const struct probe_arg *p = arg;
+	return alloclab_child_send_json(fd, alloclab_worker_probe(p->plugin->spec, p->plugin->options, p->plugin->gil));
+}
+
+/*
+ * A measuring worker is a freshly executed alloclab, not a bare fork of
+ * this process: a fork would start with the parent's heap (for the system
+ * plugin, the very allocator under test, already fragmented by the parent's
+ * results) and would count the parent's pages in its resident set.
+ */
+static int measure_child(void *arg, int fd)
+{
+	const struct alloclab_cell_spec *cell = arg;
+	char *spec = json_dumps(alloclab_cell_spec_to_json(cell), JSON_COMPACT);
+	char *argv[] = {"alloclab", "__worker", spec, NULL};
+
+	if (fd != 3) {
+		if (dup2(fd, 3) < 0)
+			return 3;
+		close(fd);
+	}
+	if (cell->callgrind_dir) {
+		struct alloclab_measure_argv vg;
+		alloclab_measure_worker_argv(&vg, cell->callgrind_dir, cell->cache_sim, alloclab_self_path(), spec);
+		execvp(vg.argv[0], vg.argv);
+		return 3; /* checked at plan: valgrind was there */
+	}
+	const char *program, *preload;
+	if (cell->workload->worker_host && cell->workload->worker_host(&cell->params, &program, &preload)) {
+		/* The worker inside another program (python's executable),
+		 * carried there by a preloaded library that takes its main
+		 * over and puts LD_PRELOAD back as it was. */
+		char *host_argv[] = {(char *)program, spec, NULL};
+		const char *was = getenv("LD_PRELOAD");
+		char exe[4096];
+		if (realpath(program, exe) == NULL ||
+		    setenv("ALLOCLAB_PYHOST_PRELOAD_WAS", was ? was : "", 1) != 0 || setenv("LD_PRELOAD", preload, 1) != 0 ||
+		    setenv("ALLOCLAB_PYHOST", exe, 1) != 0)
+			return 3;
+		execv(program, host_argv);
+		return 3;
+	}
+	execv(alloclab_self_path(), argv);
+	/* exec failed: measure in this forked process rather than not at all. */
+	return alloclab_worker_send(arg, 3);
+}
+
+/* The steps a worker marks in which the plugin's own code runs, with what
+ * each is in words: a crash or hang there is the plugin's, named as such. */
+static const char *plugin_step(const char *phase)
+{
+	static const char *const steps[][2] = {
+		{"load", "while being loaded (dlopen and its constructors)"}, {"create", "in create"},
+		{"thread_attach", "in thread_attach"},               {"thread_detach", "in thread_detach"},
+		{"stats", "in stats"},                               {"destroy", "in destroy"},
+		{"trim", "in trim"},
+	};
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+		if (strcmp(phase, steps[i][0]) == 0)
+			return steps[i][1];
+	return NULL;
+}
+
+/* A child's answer: the object it wrote when it exited 0 or 1; otherwise a
+ * description of how it ended, in err (naming the plugin when it ended in
+ * one of the plugin's steps). */
+static json_t *child_answer(const struct alloclab_child_result *res, const char *plugin, double timeout_s,
+			    int *not_applicable, char *err, size_t err_len)
+{
+	json_t *obj;
+
+	if (res->strays) {
+		snprintf(err, err_len,
+			 "the worker left %u process%s of its own running when it ended (a plugin that forks, or a "
+			 "program's daemon?): killed, and the measurement not kept, for it ran beside it",
+			 res->strays, res->strays == 1 ? "" : "es");
+		return NULL;
+	}
+	if (res->exited && !res->flooded && (res->exit_code == 0 || res->exit_code == 1)) {
+		obj = json_loads(res->output, JSON_REJECT_DUPLICATES, NULL);
+		if (json_is_object(obj)) {
+			json_t *e = json_object_get(obj, "error");
+			if (e == NULL)
+				return obj;
+			snprintf(err, err_len, "%s", json_is_string(e) ? json_string_value(e) : "failed without saying why");
+			*not_applicable = json_is_true(json_object_get(obj, "not_applicable"));
+		} else {
+			snprintf(err, err_len,
+				 "worker exited with status %d but wrote no result (something in it ended the process%s%s)",
+				 res->exit_code, res->phase[0] ? " in " : "", res->phase);
+		}
+		json_decref(obj);
+		return NULL;
+	}
+	const char *step = plugin && !res->interrupted ? plugin_step(res->phase) : NULL;
+	if (step && !res->over_memory) {
+		struct alloclab_child_result unmarked = *res;
+		char how[256];
+		unmarked.phase[0] = '\0';
+		alloclab_child_describe(&unmarked, timeout_s, how, sizeof how);
+		snprintf(err, err_len, "plugin '%s' %s %s", plugin, how, step);
+	} else {
+		alloclab_child_describe(res, timeout_s, err, err_len);
+	}
+	return NULL;
+}
+
+/* Appends " (it printed: ...)" to err when the child printed something. */
+static void add_printed(const struct alloclab_child_result *res, char *err, size_t err_len)
+{
+	char *printed = alloclab_child_printed(res);
+	if (printed) {
+		size_t used = strlen(err);
+		snprintf(err + used, err_len - used, " (it printed: %.200s)", printed);
+		free(printed);
+	}
+}
+
+int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, struct alloclab_process *out,
+			      int *interrupted, char *err, size_t err_len)
+{
+	struct alloclab_child_result res;
+	json_t *obj;
+	int rc = -1, not_applicable = 0;
+
+	*interrupted = 0;
+	memset(out, 0, sizeof *out);
+	if (alloclab_child_run_sampled(measure_child, (void *)spec, timeout_s, spec->sample_ms, &res, err, err_len) != 0)
+		return -1;
+	if (res.interrupted) {
+		*interrupted = 1;
+		snprintf(err, err_len, "interrupted");
+		alloclab_child_result_free(&res);
+		return -1;
+	}
+	obj = child_answer(&res, spec->plugin, timeout_s, &not_applicable, err, err_len);
+	/* The worker is a plugin's process: its answer is checked like a file. */
+	if (obj && alloclab_process_from_json(obj, spec->threads, alloclab_cell_spec_metric(spec), "the worker's result",
+					      out, err, err_len) == 0) {
+		out->elapsed_s = res.elapsed_s;
+		out->plugin_output = alloclab_child_printed(&res);
+		out->memory = res.memory;
+		res.memory = NULL;
+		rc = 0;
+	} else if (not_applicable) {
+		rc = -2;
+	} else {
+		add_printed(&res, err, err_len);
+		/* The samples up to the failure: the caller keeps them with the
+		 * cell's error. */
+		alloclab_process_clear(out);
+		out->memory = res.memory;
+		res.memory = NULL;
+	}
+	json_decref(obj);
+	alloclab_child_result_free(&res);
+	return rc;
+}
+
+/* -n auto's stopping rule (confidence.h) on a cell's per-process means. */
+static double ci_half_width_percent(const struct alloclab_cell *c)
+{
+	size_t n;
+	double *m = alloclab_cell_process_means(c, &n), half;
+
+	half = alloclab_ci_half_width_percent(m, n);
+	free(m);
+	return half;
+}
+
+/* NULL when the plugin can run the workload at this thread count; else
+ * why not, in why (or a constant). */
+static const char *applicability(uint64_t caps, const struct alloclab_workload *w, unsigned threads, char *why,
+				 size_t why_len)
+{
+	if (threads > 1 && !(caps & ALLOCLAB_CAP_THREAD_SAFE))
+		return "plugin is not thread-safe: runs with 1 thread only";
+	if (w->max_threads && threads > w->max_threads) {
+		snprintf(why, why_len, "workload '%s' runs with at most %u threads", w->name, w->max_threads);
+		return why;
+	}
+	if ((w->flags & ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE) && !(caps & ALLOCLAB_CAP_CROSS_THREAD_FREE))
+		return "workload frees across threads; plugin does not declare cross-thread-free";
+	if ((w->flags & ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE_IN_THREADS) && threads > 1 &&
+	    !(caps & ALLOCLAB_CAP_CROSS_THREAD_FREE))
+		return "workload frees across threads when threaded; plugin does not declare cross-thread-free";
+	if ((w->flags & ALLOCLAB_WORKLOAD_NEEDS_REALLOC) && !(caps & ALLOCLAB_CAP_REALLOC))
+		return "workload needs realloc; plugin does not offer it";
+	return NULL;
+}
+
+/* One cell's plan: what a worker gets, and how many workers. */
+struct planned_cell {
+	struct alloclab_cell_spec spec;
+	unsigned processes;       /* at most (-n auto: max_processes) */
+	unsigned min_processes;   /* -n auto: at least this many */
+	int done;          /* failed, not applicable, or every process measured */
+};
+
+struct alloclab_run {
+	const struct alloclab_run_config *cfg;
+	struct alloclab_results *results;
+	struct planned_cell *cells;   /* parallel to results->cells */
+	char callgrind_dir[ALLOCLAB_PATH_LEN];     /* --measure instructions: the dumps' folder, or "" */
+	uint64_t order_seed;          /* the cells' order in each round (alloclab_run_order) */
+	uint64_t *caps;               /* per plugin */
+	struct alloclab_journal *journal;
+	char output[ALLOCLAB_PATH_LEN];
+	unsigned max_processes, total_workers, failed, workers_run;
+};
+
+int alloclab_probe_isolated(const struct alloclab_plugin_arg *plugin, double timeout_s, struct alloclab_probe *out,
+			    char *err, size_t err_len)
+{
+	struct probe_arg arg = {plugin};
+	struct alloclab_child_result res;
+	char why[ALLOCLAB_ERR_LEN];
+	json_t *obj;
+	int na; /* a probe never says so */
+
+	if (alloclab_child_run(probe_child, &arg, timeout_s, &res, err, err_len) != 0)
+		return -1;
+	obj = child_answer(&res, plugin->spec, timeout_s, &na, why, sizeof why);
+	if (obj == NULL || alloclab_probe_from_json(obj, out, why, sizeof why) != 0) {
+		add_printed(&res, why, sizeof why);
+		if (strchr(plugin->spec, '/') || strstr(why, plugin->spec))
+			snprintf(err, err_len, "%s", why);
+		else
+			snprintf(err, err_len, "plugin '%s': %s", plugin->spec, why);
+		json_decref(obj);
+		alloclab_child_result_free(&res);
+		return -1;
+	}
+	json_decref(obj);
+	alloclab_child_result_free(&res);
+	return 0;
+}
+
+static int probe_plugins(struct alloclab_run *run)
+{
+	const struct alloclab_run_config *cfg = run->cfg;
+
+	run->caps = calloc(cfg->nplugins + 1, sizeof *run->caps);
+	for (unsigned i = 0; i < cfg->nplugins; i++) {
+		struct alloclab_probe probe;
+		char err[ALLOCLAB_ERR_LEN];
+
+		if (alloclab_vet_probe(&cfg->plugins[i], cfg->timeout_s, &probe, err, sizeof err) != 0) {
+			fprintf(stderr, "alloclab: %s\n", err);
+			return -1;
+		}
+
+		char caps[512];
+		json_t *caps_list = json_array();
+		alloclab_caps_format(probe.caps, caps, sizeof caps);
+		for (char *save = NULL, *c = strtok_r(caps, ",", &save); c; c = strtok_r(NULL, ",", &save))
+			json_array_append_new(caps_list, json_string(c));
+		struct alloclab_plugin_info info = {
+			.spec = cfg->plugins[i].spec, .options = cfg->plugins[i].options, .name = probe.name,
+			.version = probe.version, .description = probe.description, .path = probe.path,
+			.caps = caps_list, .min_align = probe.min_align,
+		};
+		run->caps[i] = probe.caps;
+		alloclab_results_add_plugin(run->results, &info);
+		alloclab_probe_clear(&probe);
+	}
+	return 0;
+}
+
+static int label_taken(const struct alloclab_results *r, unsigned upto, const char *label)
+{
+	for (unsigned k = 0; k < upto; k++)
+		if (r->plugins[k].label && strcmp(r->plugins[k].label, label) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Labels that tell every plugin of the run apart: as=NAME when given
+ * (refused if two plugins ask for the same), else name[:options]; two
+ * plugins that would share one (two builds of one allocator given by path)
+ * are labelled by their paths instead, and numbered as a last resort.
+ */
+static int label_plugins(struct alloclab_run *run)
+{
+	struct alloclab_results *r = run->results;
+	const struct alloclab_run_config *cfg = run->cfg;
+
+	for (unsigned i = 0; i < r->nplugins; i++) {
+		struct alloclab_plugin_info *p = &r->plugins[i];
+		char label[ALLOCLAB_PATH_PLUS_LEN];
+		if (cfg->plugins[i].as) {
+			if (label_taken(r, i, cfg->plugins[i].as)) {
+				fprintf(stderr, "alloclab: two plugins are labelled '%s' (as=): give each its own\n",
+					cfg->plugins[i].as);
+				return -1;
+			}
+			p->label = strdup(cfg->plugins[i].as);
+			continue;
+		}
+		snprintf(label, sizeof label, "%s%s%s%s", p->name, p->options[0] || cfg->plugins[i].gil ? ":" : "", p->options,
+			 cfg->plugins[i].gil ? (p->options[0] ? ",gil=1" : "gil=1") : "");
+		int clash = 0;
+		for (unsigned k = 0; k < r->nplugins; k++) {
+			char other[ALLOCLAB_PATH_PLUS_LEN];
+			if (k == i)
+				continue;
+			snprintf(other, sizeof other, "%s%s%s%s", r->plugins[k].name,
+				 r->plugins[k].options[0] || cfg->plugins[k].gil ? ":" : "", r->plugins[k].options,
+				 cfg->plugins[k].gil ? (r->plugins[k].options[0] ? ",gil=1" : "gil=1") : "");
+			clash |= strcmp(other, label) == 0 && strcmp(r->plugins[k].path, p->path) != 0;
+		}
+		if (clash)
+			snprintf(label, sizeof label, "%s%s%s%s", p->path, p->options[0] || cfg->plugins[i].gil ? ":" : "",
+				 p->options, cfg->plugins[i].gil ? (p->options[0] ? ",gil=1" : "gil=1") : "");
+		for (unsigned n = 2; label_taken(r, i, label); n++) {
+			size_t used = strcspn(label, "#");
+			snprintf(label + used, sizeof label - used, "#%u", n);
+		}
+		p->label = strdup(label);
+	}
+	return 0;
+}
+
+/* The check before the run (vet.h), with progress: it can take a while. */
+static int preflight(struct alloclab_run *run)
+{
+	const struct alloclab_run_config *cfg = run->cfg;
+	struct alloclab_progress progress;
+
+	if (cfg->check == ALLOCLAB_CHECK_NONE)
+		return 0;
+	alloclab_progress_start(&progress, run->results->nplugins);
+	for (unsigned i = 0; i < run->results->nplugins && !alloclab_interrupted(); i++) {
+		struct alloclab_plugin_info *p = &run->results->plugins[i];
+		char label[ALLOCLAB_PATH_PLUS_LEN];
+		if (!alloclab_vet_checks(cfg->check, cfg->plugins[i].spec))
+			continue;
+		snprintf(label, sizeof label, "alloclab check %s (once per build of it)", p->label);
+		alloclab_progress_show(&progress, label);
+		p->check = alloclab_vet_check(&cfg->plugins[i], p->path, cfg->check, cfg->timeout_s);
+		alloclab_progress_step(&progress);
+	}
+	alloclab_progress_end(&progress);
+	return alloclab_interrupted() ? -1 : 0;
+}
+
+static void default_output(char *out, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+	snprintf(out, len, "alloclab-results/run-%s.json", stamp);
+}
+
+unsigned alloclab_shard_share(unsigned processes, unsigned k, unsigned n)
+{
+	if (n == 0)
+		return processes;
+	return processes >= k ? (processes - k) / n + 1 : 0;
+}
+
+/* Skip the command line's words that do not change what is measured:
+ * where the results go, the shard, the order's seed, quiet. */
+static int plan_neutral(char *const *argv, int i, int *words)
+{
+	static const char *const with_value[] = {"-o", "--output", "--shard", "--order-seed"};
+	*words = 1;
+	for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) {
+		size_t n = strlen(with_value[k]);
+		if (strcmp(argv[i], with_value[k]) == 0) {
+			*words = 2;
+			return 1;
+		}
+		if (strncmp(argv[i], with_value[k], n) == 0 && argv[i][n] == '=')
+			return 1;
+	}
+	return strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0;
+}
+
+/* The plan's identity, for shards: FNV-1a of the command line without
+ * its plan-neutral words and of every cell as planned (plugin, options,
+ * workload and parameters, threads, alignment, processes), as 16 hex
+ * digits. */
+static void plan_hash(const struct alloclab_run *run, char *out, size_t len)
+{
+	const struct alloclab_run_config *cfg = run->cfg;
+	const struct alloclab_results *r = run->results;
+	uint64_t h = ALLOCLAB_FNV_OFFSET;
+
+	for (int i = 1; i < cfg->argc;) {
+		int words;
+		if (!plan_neutral(cfg->argv, i, &words))
+			h = alloclab_fnv1a(h, cfg->argv[i], strlen(cfg->argv[i]) + 1);
+		i += words;
+	}
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *c = &r->cells[i];
+		char *params = json_dumps(c->params, JSON_SORT_KEYS | JSON_COMPACT);
+		char line[1024];
+		int n = snprintf(line, sizeof line, "%s|%s|%s|%u|%d|%u|%u|%u|%s", run->cells[i].spec.plugin,
+				 run->cells[i].spec.plugin_options, c->workload, c->threads, c->cache_aligned,
+				 run->cells[i].processes, run->cells[i].spec.values, run->cells[i].spec.warmups, c->metric);
+		h = alloclab_fnv1a(h, line, n > 0 && (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+		if (params)
+			h = alloclab_fnv1a(h, params, strlen(params));
+		free(params);
+	}
+	snprintf(out, len, "%016llx", (unsigned long long)h);
+}
+
+static void lay_out_cells(struct alloclab_run *run)
+{
+	const struct alloclab_run_config *cfg = run->cfg;
+	struct alloclab_results *r = run->results;
+	unsigned aligns = cfg->cache_align == ALLOCLAB_ALIGN_BOTH ? 2 : 1;
+
+	run->cells = calloc((size_t)cfg->nplugins * aligns * cfg->nworkloads * cfg->nthreads + 1, sizeof *run->cells);
+	for (unsigned p = 0; p < cfg->nplugins; p++)
+		for (unsigned al = 0; al < 2; al++)
+			for (unsigned w = 0; w < cfg->nworkloads; w++)
+				for (unsigned t = 0; t < cfg->nthreads; t++) {
+					if (!alloclab_cache_align_measures(cfg->cache_align, (int)al) ||
+					    (cfg->workload_max_threads[w] && cfg->threads[t] > cfg->workload_max_threads[w]))
+						continue;
+					const struct alloclab_workload *wl = cfg->workloads[w].workload;
+					char why[ALLOCLAB_ERR_LEN];
+					const char *na = applicability(run->caps[p], wl, cfg->threads[t], why, sizeof why);
+					struct planned_cell *c = &run->cells[r->ncells];
+
+					c->spec.plugin = cfg->plugins[p].spec;
+					c->spec.plugin_options = cfg->plugins[p].options;
+					c->spec.gil = cfg->plugins[p].gil;
+					c->spec.callgrind_dir = run->callgrind_dir[0] ? run->callgrind_dir : NULL;
+					c->spec.cache_sim = cfg->measure == ALLOCLAB_MEASURE_CACHE ? 1
+							    : cfg->measure == ALLOCLAB_MEASURE_TLB ? 2 : 0;
+					c->spec.cache_align = al;
+					c->spec.workload = wl;
+					c->spec.params = cfg->workloads[w].params;
+					c->spec.threads = cfg->threads[t];
+					c->spec.warmups = cfg->warmups_set || !wl->default_warmups ? cfg->warmups
+												  : wl->default_warmups;
+					c->spec.values = cfg->values_set || !wl->default_values ? cfg->values : wl->default_values;
+					c->spec.pin = cfg->pin;
+					c->spec.latency = cfg->latency;
+					/* Under valgrind the resident set is valgrind's. */
+					c->spec.sample_ms = cfg->measure == ALLOCLAB_MEASURE_TIME ? cfg->sample_ms : 0;
+					c->spec.settle_ms = cfg->settle_ms;
+					c->processes = cfg->processes_set || !wl->default_processes ? cfg->processes
+												     : wl->default_processes;
+					c->min_processes = c->processes;
+					if (cfg->processes_auto && cfg->max_processes > c->processes)
+						c->processes = cfg->max_processes;
+					c->done = na != NULL;
+					if (c->processes > run->max_processes)
+						run->max_processes = c->processes;
+					unsigned share = alloclab_shard_share(c->processes, cfg->shard_index, cfg->shard_count);
+					if (!na)
+						run->total_workers += share;
+					struct alloclab_cell cell = {
+						.plugin = r->plugins[p].label, .plugin_index = p,
+						.plugin_options = cfg->plugins[p].options, .workload = (char *)wl->name,
+						.params = alloclab_params_json(wl, &c->spec.params), .threads = cfg->threads[t],
+						.cache_aligned = (int)al,
+						.status = na ? ALLOCLAB_CELL_NOT_APPLICABLE : ALLOCLAB_CELL_PENDING,
+						.message = (char *)na, .unit_op = (char *)wl->unit_op, .planned = share,
+						.metric = (char *)alloclab_cell_spec_metric(&c->spec),
+					};
+					alloclab_results_add_cell(r, &cell);
+				}
+}
+
+static void free_run(struct alloclab_run *run)
+{
+	if (run->callgrind_dir[0]) {
+		/* The worker removes each dump it reads; what is left is
+		 * valgrind's logs (and the dumps of workers that died). */
+		alloclab_scratch_remove(run->callgrind_dir);
+	}
+	alloclab_results_free(run->results);
+	alloclab_journal_close(run->journal, 0);
+	free(run->cells);
+	free(run->caps);
+	free(run);
+}
+
+/* A seed for the order of cells when none was given: from the kernel's
+ * random numbers, else the clock; below 2^63, as JSON keeps it. */
+static uint64_t draw_order_seed(void)
+{
+	uint64_t seed = 0;
+	if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (uint64_t)ts.tv_nsec * ALLOCLAB_GOLDEN_GAMMA ^ (uint64_t)ts.tv_sec ^ (uint64_t)getpid();
+	}
+	seed &= ~(1ull << 63);
+	return seed ? seed : 1;
+}
+
+void alloclab_run_order(uint64_t seed, int fixed, unsigned round, unsigned *order, unsigned n)
+{
+	struct alloclab_rng rng = {alloclab_thread_seed(seed, round)};
+
+	for (unsigned i = 0; i < n; i++)
+		order[i] = i;
+	if (fixed)
+		return;
+	for (unsigned i = n; i > 1; i--) {
+		unsigned j = (unsigned)(alloclab_rng_next(&rng) % i), t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
+int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run **out)
+{
+	static const char *const align_names[] = ALLOCLAB_CACHE_ALIGN_NAMES;
+	struct alloclab_run *run = calloc(1, sizeof *run);
+	char err[ALLOCLAB_ERR_LEN];
+	run->order_seed = cfg->order_seed ? cfg->order_seed : draw_order_seed();
+	struct alloclab_run_settings settings = {
+		.processes = cfg->processes, .values = cfg->values, .warmups = cfg->warmups,
+		.timeout_s = cfg->timeout_s, .memory_limit = alloclab_memory_limit(), .pin = cfg->pin, .cache_align = align_names[cfg->cache_align],
+		.measure = alloclab_measure_name(cfg->measure), .processes_auto = cfg->processes_auto,
+		.max_processes = cfg->max_processes, .ci_percent = cfg->ci_percent,
+		.order = cfg->order_fixed ? "fixed" : "random", .order_seed = run->order_seed,
+		.latency_every = cfg->latency,
+		.sample_ms = cfg->measure == ALLOCLAB_MEASURE_TIME ? cfg->sample_ms : 0,
+	};
+
+	*out = NULL;
+	run->cfg = cfg;
+	run->results = alloclab_results_new(cfg->argc, cfg->argv, &settings);
+	if (cfg->output)
+		snprintf(run->output, sizeof run->output, "%s", cfg->output);
+	else
+		default_output(run->output, sizeof run->output);
+	alloclab_catch_interrupts();
+	if (cfg->measure != ALLOCLAB_MEASURE_TIME) {
+		if (alloclab_measure_available(cfg->measure, err, sizeof err) != 0) {
+			fprintf(stderr, "alloclab: %s\n", err);
+			free_run(run);
+			return ALLOCLAB_EXIT_USAGE;
+		}
+		if (alloclab_scratch_make("callgrind", run->callgrind_dir, sizeof run->callgrind_dir) != 0) {
+			fprintf(stderr, "alloclab: cannot create a folder for callgrind's dumps: %s\n", strerror(errno));
+			run->callgrind_dir[0] = '\0';
+			free_run(run);
+			return ALLOCLAB_EXIT_USAGE;
+		}
+	}
+	if (cfg->measure == ALLOCLAB_MEASURE_CACHE) {
+		char d1[96], ll[96];
+		if (alloclab_cache_geometry(d1, sizeof d1, ll, sizeof ll) == 0) {
+			char both[200];
+			snprintf(both, sizeof both, "%s %s", d1, ll);
+			alloclab_results_set_cache_simulated(run->results, both);
+		}
+	} else if (cfg->measure == ALLOCLAB_MEASURE_TLB) {
+		struct alloclab_tlb_geometry g;
+		char d1[96], ll[96], what[400];
+		alloclab_tlb_geometry(&g);
+		alloclab_tlb_options(&g, d1, sizeof d1, ll, sizeof ll);
+		snprintf(what, sizeof what,
+			 "data TLBs as caches of 4 KiB lines: first level %u entries %u-way, second level %u entries "
+			 "%u-way (%s; %s %s)",
+			 g.l1_entries, g.l1_ways, g.l2_entries, g.l2_ways, g.source, d1, ll);
+		alloclab_results_set_cache_simulated(run->results, what);
+	}
+	if (probe_plugins(run) != 0 || label_plugins(run) != 0 || preflight(run) != 0) {
+		int interrupted = alloclab_interrupted();
+		free_run(run);
+		return interrupted ? ALLOCLAB_EXIT_INTERRUPTED : ALLOCLAB_EXIT_USAGE;
+	}
+	lay_out_cells(run);
+	if (cfg->shard_count) {
+		json_t *processes = json_array();
+		char hash[32];
+		for (unsigned i = 0; i < run->results->ncells; i++) {
+			if (alloclab_shard_share(run->cells[i].processes, cfg->shard_index, cfg->shard_count) == 0) {
+				fprintf(stderr, "alloclab: --shard %u/%u: cells of %u processes have nothing for shard %u "
+					"(shards split the process rounds: at most %u shards)\n",
+					cfg->shard_index, cfg->shard_count, run->cells[i].processes, cfg->shard_index,
+					run->cells[i].processes);
+				json_decref(processes);
+				free_run(run);
+				return ALLOCLAB_EXIT_USAGE;
+			}
+			json_array_append_new(processes, json_integer(run->cells[i].processes));
+		}
+		plan_hash(run, hash, sizeof hash);
+		alloclab_results_set_shard(run->results, cfg->shard_index, cfg->shard_count, hash, processes);
+	}
+	if (cfg->dry_run) {
+		unsigned na = 0;
+		for (unsigned i = 0; i < run->results->ncells; i++)
+			na += run->results->cells[i].status == ALLOCLAB_CELL_NOT_APPLICABLE;
+		printf("plan: %u cells (%u not applicable), %u worker processes", run->results->ncells, na,
+		       run->total_workers);
+		if (cfg->shard_count)
+			printf(" in shard %u of %u", cfg->shard_index, cfg->shard_count);
+		printf("; results would go to %s\n", run->output);
+		free_run(run);
+		return ALLOCLAB_EXIT_OK;
+	}
+	/* The output before any measurement: a run that cannot keep its
+	 * results (unwritable, not a regular file, written by another run)
+	 * measures nothing. */
+	run->journal = alloclab_journal_open(run->output, err, sizeof err);
+	if (run->journal == NULL) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		free_run(run);
+		return ALLOCLAB_EXIT_USAGE;
+	}
+	if (alloclab_results_write(run->results, run->output, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_journal_close(run->journal, 1);
+		run->journal = NULL;
+		free_run(run);
+		return ALLOCLAB_EXIT_USAGE;
+	}
+	*out = run;
+	return ALLOCLAB_EXIT_OK;
+}
+
+int alloclab_run_measure(struct alloclab_run *run)
+{
+	struct alloclab_results *r = run->results;
+	struct alloclab_progress progress;
+	char err[ALLOCLAB_ERR_LEN];
+	int status = ALLOCLAB_EXIT_OK;
+
+	unsigned *order = calloc(r->ncells + 1, sizeof *order);
+
+	alloclab_progress_start(&progress, run->total_workers);
+	for (unsigned round = 0; round < run->max_processes && !alloclab_interrupted(); round++) {
+		alloclab_run_order(run->order_seed, run->cfg->order_fixed, round, order, r->ncells);
+		for (unsigned i = 0; i < r->ncells && !alloclab_interrupted(); i++) {
+			unsigned k = order[i];
+			struct planned_cell *c = &run->cells[k];
+			struct alloclab_cell *cell = &r->cells[k];
+			struct alloclab_process proc;
+			char label[512], why[ALLOCLAB_ERR_LEN];
+			int interrupted;
+
+			if (c->done || round >= c->processes ||
+			    (run->cfg->shard_count && round % run->cfg->shard_count != run->cfg->shard_index - 1))
+				continue;
+			snprintf(label, sizeof label, "%s%s %s threads=%u process %u/%u", cell->plugin,
+				 c->spec.cache_align ? " +align" : "", c->spec.workload->name, c->spec.threads,
+				 run->cfg->shard_count ? cell->nprocs + 1 : round + 1,
+				 run->cfg->shard_count ? cell->planned : c->processes);
+			alloclab_progress_show(&progress, label);
+			run->workers_run++;
+			c->spec.layout_pad_pages = c->spec.cache_sim ? alloclab_layout_pad(round) : 0;
+			int measured = alloclab_measure_isolated(&c->spec, run->cfg->timeout_s, &proc, &interrupted, why,
+								 sizeof why);
+			if (measured == -2 && cell->nprocs == 0) {
+				/* The workload found it cannot run here (a library
+				 * missing): said by the first process, so no
+				 * measurement is lost. */
+				alloclab_cell_set_status(cell, ALLOCLAB_CELL_NOT_APPLICABLE, why);
+				c->done = 1;
+				if (alloclab_journal_append(run->journal, k, cell->threads, cell->metric, NULL,
+							    ALLOCLAB_CELL_NOT_APPLICABLE, why, NULL, err, sizeof err) != 0)
+					goto write_failed;
+			} else if (measured != 0) {
+				if (interrupted)
+					break;
+				char line[ALLOCLAB_ERR_LEN + 32];
+				snprintf(line, sizeof line, "process %u: %s", round + 1, why);
+				alloclab_cell_set_status(cell, ALLOCLAB_CELL_ERROR, line);
+				json_decref(cell->failed_memory);
+				cell->failed_memory = proc.memory; /* the failed worker's samples */
+				proc.memory = NULL;
+				c->done = 1;
+				run->failed++;
+				if (alloclab_journal_append(run->journal, k, cell->threads, cell->metric, NULL,
+							    ALLOCLAB_CELL_ERROR, line, cell->failed_memory, err, sizeof err) != 0)
+					goto write_failed;
+			} else {
+				proc.index = round;
+				alloclab_cell_add_process(cell, &proc);
+				/* A shard's part of the cell is its rounds (planned). */
+				if ((run->cfg->shard_count ? cell->nprocs == cell->planned : round + 1 == c->processes) ||
+				    (run->cfg->processes_auto && cell->nprocs >= c->min_processes &&
+				     ci_half_width_percent(cell) <= run->cfg->ci_percent)) {
+					alloclab_cell_set_status(cell, ALLOCLAB_CELL_OK, NULL);
+					c->done = 1;
+					if (run->cfg->processes_auto)
+						cell->planned = cell->nprocs;
+				}
+				struct alloclab_process *last = &cell->procs[cell->nprocs - 1];
+				if (alloclab_journal_append(run->journal, k, cell->threads, cell->metric, last, cell->status,
+							    NULL, NULL, err, sizeof err) != 0)
+					goto write_failed;
+			}
+			alloclab_progress_step(&progress);
+		}
+	}
+	alloclab_progress_end(&progress);
+	free(order);
+	if (alloclab_interrupted())
+		status = ALLOCLAB_EXIT_INTERRUPTED;
+	else if (run->failed)
+		status = ALLOCLAB_EXIT_CELL_FAILED;
+	return status;
+write_failed:
+	alloclab_progress_end(&progress);
+	free(order);
+	fprintf(stderr, "alloclab: %s\n", err);
+	return ALLOCLAB_EXIT_USAGE;
+}
+
+int alloclab_run_finish(struct alloclab_run *run, int status)
+{
+	const struct alloclab_run_config *cfg = run->cfg;
+	char err[ALLOCLAB_ERR_LEN];
+	double load[1] = {-1};
+
+	struct rusage self;
+
+	run->results->interrupted = status == ALLOCLAB_EXIT_INTERRUPTED;
+	run->results->complete = 1;
+	double cpu_s = -1;
+	if (getloadavg(load, 1) != 1)
+		load[0] = -1;
+	/* The runner's own cost, its workers excluded: what the journal keeps
+	 * flat per worker however long the run. */
+	if (getrusage(RUSAGE_SELF, &self) == 0)
+		cpu_s = (double)self.ru_utime.tv_sec + self.ru_utime.tv_usec * 1e-6 + (double)self.ru_stime.tv_sec +
+			self.ru_stime.tv_usec * 1e-6;
+	alloclab_results_set_end(run->results, load[0], cpu_s, run->workers_run);
+	if (alloclab_results_write(run->results, run->output, err, sizeof err) != 0) {
+		/* The journal stays: with the first document it holds the run. */
+		fprintf(stderr, "alloclab: %s (the finished measurements are in %s.journal)\n", err, run->output);
+		free_run(run);
+		return ALLOCLAB_EXIT_USAGE;
+	}
+	alloclab_journal_close(run->journal, 1);
+	run->journal = NULL;
+	if (status == ALLOCLAB_EXIT_USAGE) {
+		free_run(run);
+		return status;
+	}
+	if (!cfg->quiet && cfg->print)
+		cfg->print(run->results, stdout, !cfg->brief);
+	if (status == ALLOCLAB_EXIT_INTERRUPTED)
+		fprintf(stderr, "alloclab: interrupted; the cells finished so far are in %s\n", run->output);
+	else if (cfg->brief && !cfg->quiet)
+		printf("\nresults: %s (all reports, with the unicode workload's Unicode/Bytes lines: alloclab show %s)\n",
+		       run->output, run->output);
+	else
+		printf("\nresults: %s\n", run->output);
+	free_run(run);
+	return status;
+}
+
+int alloclab_run(const struct alloclab_run_config *cfg)
+{
+	struct alloclab_run *run;
+	int status = alloclab_run_plan(cfg, &run);
+
+	if (status != ALLOCLAB_EXIT_OK || run == NULL) /* run NULL: --dry-run */
+		return status;
+	return alloclab_run_finish(run, alloclab_run_measure(run));
+}

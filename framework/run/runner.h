@@ -1,0 +1,171 @@
+/*
+ * The runner: `alloclab run`'s engine. It measures a matrix of plugins x
+ * workloads x thread counts. Like pyperf, every cell is measured by several
+ * worker processes, each doing warm-ups then values, so one cell's heap never
+ * carries into the next; a worker that crashes, aborts or outlives the
+ * timeout becomes that cell's error and the run goes on. Processes are
+ * interleaved across cells (round r runs process r of every cell) so that
+ * drift of a shared machine spreads over all cells instead of biasing the
+ * ones measured last. Every finished worker is appended to the results
+ * file's journal (results.h), so an interrupted or killed run keeps
+ * everything finished at a constant cost per worker.
+ */
+#ifndef ALLOCLAB_RUNNER_H
+#define ALLOCLAB_RUNNER_H
+
+#include "check/vet.h"
+#include "worker/worker.h"
+#include "results/results.h"
+#include "workload/workload.h"
+#include "measure/measure.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+#define ALLOCLAB_MAX_MATRIX 256
+
+struct alloclab_process;
+
+enum alloclab_exit {
+	ALLOCLAB_EXIT_OK = 0,
+	ALLOCLAB_EXIT_CELL_FAILED = 1, /* the run finished, some cells have errors */
+	ALLOCLAB_EXIT_USAGE = 2,       /* bad input; nothing was measured */
+	ALLOCLAB_EXIT_INTERRUPTED = 130,
+};
+
+/* --cache-align: which forms of each plugin a run measures. */
+enum alloclab_cache_align { ALLOCLAB_ALIGN_OFF, ALLOCLAB_ALIGN_ON, ALLOCLAB_ALIGN_BOTH };
+#define ALLOCLAB_CACHE_ALIGN_NAMES {"off", "on", "both"}
+
+/* Whether a run in mode m measures the plugin unwrapped (aligned 0) or
+ * through the alignment wrapper (aligned 1). */
+static inline int alloclab_cache_align_measures(enum alloclab_cache_align m, int aligned)
+{
+	return m == ALLOCLAB_ALIGN_BOTH || (m == ALLOCLAB_ALIGN_ON) == (aligned != 0);
+}
+
+struct alloclab_plugin_arg {
+	char *spec;     /* name or path */
+	char *options;  /* "" when none; what the plugin gets */
+	char *as;       /* the label asked for with as=NAME, or NULL */
+	int gil;        /* gil=1: the framework's global lock around every call */
+};
+
+struct alloclab_run_config {
+	struct alloclab_plugin_arg plugins[ALLOCLAB_MAX_MATRIX];
+	unsigned nplugins;
+	struct alloclab_workload_spec workloads[ALLOCLAB_MAX_MATRIX];
+	unsigned nworkloads;
+	/* 0: workload i is measured at every thread count of the run; else
+	 * only at those up to this (the default suite measures its Python
+	 * benchmarks at one thread: more interleave under the GIL, they do not
+	 * run in parallel). No cell is planned above it. */
+	unsigned workload_max_threads[ALLOCLAB_MAX_MATRIX];
+	unsigned threads[ALLOCLAB_MAX_MATRIX];
+	unsigned nthreads;
+	unsigned processes, values, warmups;
+	/* -n auto: each cell gets processes until the 95% confidence interval
+	 * of its mean (over per-process means) is within ci_percent of the
+	 * mean, at least `processes` and at most max_processes of them. */
+	int processes_auto;
+	double ci_percent;
+	unsigned max_processes;
+	/* Whether the user gave them; otherwise a workload's own defaults
+	 * (alloclab_workload.default_*) take precedence. */
+	int processes_set, values_set, warmups_set;
+	double timeout_s;
+	/* `alloclab check` before measuring: ALLOCLAB_CHECK_PATHS (plugins
+	 * given by path, the default), _ALL, or _NONE. Results are cached by
+	 * the plugin file's contents (alloclab_check_cache_dir). */
+	enum alloclab_check_mode check; /* vet.h */
+	int pin;
+	/* The order cells are visited in within each round of processes:
+	 * shuffled per round (the default), from order_seed, so that no cell
+	 * always follows the same neighbour; or the order of the plan. */
+	int order_fixed;
+	uint64_t order_seed;       /* < 2^63; 0: one is drawn (and recorded) */
+	/* What a value is (measure.h): time, or instructions counted by
+	 * callgrind in the timed region only, with or without its cache
+	 * simulation. */
+	enum alloclab_measure measure;
+	/* --latency: every `latency`-th call of each thread timed; 0 off. */
+	unsigned latency;
+	/* --shard K/N: only the process rounds r with r % N == K - 1 (K from
+	 * 1), so that every shard measures every cell; 0 of 0: the whole plan.
+	 * The results carry the plan's identity (alloclab_plan_hash) and K. */
+	unsigned shard_index, shard_count;
+	/* --sample-ms: each worker's memory sampled from outside it every
+	 * this many ms (memory_timeline.h); 0 not. */
+	unsigned sample_ms;
+	unsigned settle_ms; /* --settle-ms (worker.h) */
+	/* --dry-run: plan (plugins probed, parameters and shards checked),
+	 * print what would be measured, measure and write nothing. */
+	int dry_run;
+	/* Whether plugins are measured unwrapped (off, the default), through
+	 * the cache-line alignment wrapper (on: alloclab_allocator_cache_align)
+	 * or both ways, every plugin twice, for the aligned-against-unaligned
+	 * comparison. */
+	enum alloclab_cache_align cache_align;
+	/* The default suite: the table only; workloads' own reports are left
+	 * for `alloclab show FILE`. */
+	int brief;
+	/* Prints the run's table and workload reports (analysis/report.h);
+	 * NULL: none. The runner itself does not present. */
+	void (*print)(const struct alloclab_results *results, FILE *out, int workload_reports);
+	const char *output;
+	int quiet;          /* no table on stdout */
+	int argc;
+	char **argv;
+};
+
+/* The process rounds of a cell of `processes` processes that shard K of N
+ * measures (all of them with N = 0). */
+unsigned alloclab_shard_share(unsigned processes, unsigned k, unsigned n);
+
+/* The order cells are visited in, in round `round` of processes: the
+ * plan's (fixed), or a shuffle (Fisher-Yates) drawn from the run's seed and
+ * the round, so that a run can be repeated in the same order. */
+void alloclab_run_order(uint64_t seed, int fixed, unsigned round, unsigned *order, unsigned n);
+
+/* Loads the plugin and creates an instance in a child process (a crash or
+ * hang there is reported, never suffered): 0 with *out filled, or -1 with
+ * one line in err. */
+int alloclab_probe_isolated(const struct alloclab_plugin_arg *plugin, double timeout_s, struct alloclab_probe *out,
+			    char *err, size_t err_len);
+
+/* Splits "name[:options]" or "path.so[:options]" (a path's options start
+ * after ".so:", so options may hold paths) and takes the framework's own
+ * options out of them: as=LABEL (its name in tables) and gil=1 (a global
+ * lock the framework puts around every call, so a plugin that is not
+ * thread-safe runs in threads, as CPython's allocator does under its GIL).
+ * Strings are malloc'd. */
+void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out);
+
+/*
+ * Measures one cell in one freshly executed worker process with a deadline.
+ * 0 with *out filled (elapsed_s and plugin_output set here), or -1 with
+ * err saying how the worker failed (crash, timeout, flood, the plugin's
+ * own message). *interrupted is set when SIGINT/SIGTERM/SIGHUP arrived.
+ * -2: the workload said the cell is not applicable, err the reason.
+ */
+int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, struct alloclab_process *out,
+			      int *interrupted, char *err, size_t err_len);
+
+/*
+ * `alloclab run` in three steps:
+ *   plan     probes every plugin (in a child), checks the output can be
+ *            written and locked, lays out the cells and which are not
+ *            applicable, writes the document (every cell pending)
+ *   measure  runs the worker processes round by round, each finished one
+ *            appended to the journal
+ *   finish   writes the final document, removes the journal, prints
+ * alloclab_run does all three. Each returns an enum alloclab_exit value;
+ * bad input gets one line on stderr.
+ */
+struct alloclab_run;
+int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run **out);
+int alloclab_run_measure(struct alloclab_run *run);
+int alloclab_run_finish(struct alloclab_run *run, int status);
+int alloclab_run(const struct alloclab_run_config *cfg);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * The measuring side of a run: what one worker process does for one cell
+ * (plugin x workload x thread count). It loads the plugin, creates an
+ * instance, starts the threads, runs warm-ups and then values, each value
+ * timed per thread between a barrier and the end of run(), and reports
+ * everything as one JSON object. Only ever called in a child process.
+ */
+#ifndef ALLOCLAB_WORKER_H
+#define ALLOCLAB_WORKER_H
+
+#include "workload/workload.h"
+
+#include <jansson.h>
+
+/* The ceiling on --threads; documented in `alloclab run --help`. */
+#define ALLOCLAB_MAX_THREADS 1024
+/* A timed value under this many nanoseconds an operation is refused where
+ * it is made: a fraction of a cycle, no real operation. */
+#define ALLOCLAB_MIN_NS_PER_OP 0.1
+
+struct alloclab_results;
+struct alloclab_process;
+
+struct alloclab_cell_spec {
+	const char *plugin;          /* name or path, as given */
+	const char *plugin_options;  /* "" when none */
+	const struct alloclab_workload *workload;
+	struct alloclab_params params;
+	unsigned threads;            /* 1 .. ALLOCLAB_MAX_THREADS */
+	unsigned warmups;
+	unsigned values;             /* >= 1 */
+	int pin;                     /* pin thread i to the i-th allowed CPU */
+	int cache_align;             /* wrap the plugin: every block on a cache line */
+	int gil;                     /* wrap the plugin: one global lock around every call */
+	/* --measure instructions: the worker runs under callgrind with
+	 * collection off; it is switched on around the timed region of every
+	 * value, and each value's count is read back from the dump written to
+	 * callgrind_dir (cg.PID.N). NULL: time. */
+	const char *callgrind_dir;
+	/* --measure cache: callgrind also simulates the caches (the machine's
+	 * geometry), and values carry data misses per operation. */
+	unsigned cache_sim;           /* 0; 1 the data caches; 2 the data TLBs */
+	/* `alloclab record`: every call reaching the plugin is written to a
+	 * new trace at this path (recorder.h); NULL: not recording. */
+	const char *record_path;
+	/* --latency: every `latency`-th call of each thread is timed
+	 * (latency.h); 0: none. */
+	unsigned latency;
+	/* The runner's, not handed to the worker: the worker's memory is
+	 * sampled from outside every sample_ms (memory_timeline.h); 0 not. */
+	unsigned sample_ms;
+	/* --settle-ms: after the last value (and the plugin's trim), the
+	 * worker waits this long and reads its resident set again; 0 not. */
+	unsigned settle_ms;
+	/* alloclab explain: the callgrind dumps stay in callgrind_dir. */
+	unsigned keep_dumps;
+	/* alloclab heapmap: the live blocks are tracked and a frame of the
+	 * plugin's regions is written to this file at the end of each value,
+	 * and every heapmap_every calls when that is not 0 (heapmap.h); NULL:
+	 * none. */
+	const char *heapmap;
+	unsigned heapmap_every;
+	/* With simulated caches, a simulated cache or TLB maps addresses to
+	 * sets, and where the worker's mappings fall moves its misses (by up
+	 * to 2.7 times on a row of the python benchmarks between builds that
+	 * differ only outside the measured loop): the worker maps this many
+	 * pages before loading the plugin, so that its processes sample
+	 * layouts as address-space randomisation does on real hardware
+	 * (alloclab_layout_pad); 0: none. */
+	unsigned layout_pad_pages;
+};
+
+/* The pages process `round` (0-based) of a cell maps first under simulated
+ * caches: 0 for the first (the layout of a build as it always was), then
+ * round * 37 mod 256, so the same plan pads alike and the first 16
+ * processes fall on 16 different sets of a 16-set TLB. */
+unsigned alloclab_layout_pad(unsigned round);
+
+/* The metric the cell's values are in (results.h). */
+const char *alloclab_cell_spec_metric(const struct alloclab_cell_spec *cell);
+
+/*
+ * Measures the cell in this process. On success fills *out (warm-ups,
+ * values with ns per op, the plugin's statistics at the end of the last
+ * value with the working sets live and after finish, the workload's
+ * reports, the worker's own peak RSS) and returns 0; otherwise -1 with one
+ * line in err (the plugin or the workload failed), or -2 when the workload
+ * said the cell is not applicable (err: why).
+ */
+int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct alloclab_process *out, char *err,
+			    size_t err_len);
+
+/*
+ * The hand-off to a freshly executed worker: the spec as JSON, parameters
+ * and flags as numbers (text parameters as strings), and back. from_json
+ * checks every field (ranges, the workload's parameters) and finds the
+ * workload with `find`; strings point into `obj`. 0, or -1 with err.
+ */
+json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell);
+int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_workload *(*find)(const char *name),
+				 struct alloclab_cell_spec *cell, char *err, size_t err_len);
+
+/* A worker's answer on its result pipe: the process object, or
+ * {"error": "..."}. Sends it on fd 3 and returns the exit status. */
+int alloclab_worker_send(const struct alloclab_cell_spec *cell, int fd);
+
+/* Peak resident set of this process image (VmHWM), in KiB; -1 if unknown. */
+long alloclab_peak_rss_kib(void);
+
+/* A "Name:  N kB" field of /proc/self/status (VmRSS, VmHWM...); -1. */
+long alloclab_status_kib(const char *field);
+
+/* What a probe learns of a plugin: loads it, creates an instance, destroys
+ * it. Strings are malloc'd (alloclab_probe_clear frees them). */
+struct alloclab_probe {
+	char *name, *version, *description, *options_help, *path;
+	uint64_t caps;      /* the instance's capability bits */
+	uint64_t min_align;
+};
+/* As JSON for the pipe (caps as a number) and back, checked. */
+json_t *alloclab_worker_probe(const char *plugin, const char *options, int gil);
+int alloclab_probe_from_json(const json_t *obj, struct alloclab_probe *out, char *err, size_t err_len);
+void alloclab_probe_clear(struct alloclab_probe *p);
+
+/* Per-thread seed for a workload run: a pure function of the workload's
+ * seed parameter (0 if it has none) and the thread index, so every value
+ * and every process repeats exactly the same operations. */
+uint64_t alloclab_thread_seed(uint64_t seed, unsigned thread_index);
+
+#endif
