@@ -7,7 +7,7 @@
 #include "cells.h"
 #include "latency_report.h"
 #include "memory_report.h"
-#include "process/program.h"
+#include "files/self_exe.h"
 #include "registry.h"
 #include "files/scratch.h"
 #include "figures/summary.h"

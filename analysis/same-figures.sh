@@ -46,11 +46,36 @@ if [ -z "$b" ]; then
 	exit 0
 fi
 figures "$b" b
-values=$(wc -l <"$out/a.csv")
-if cmp -s "$out/a.csv" "$out/b.csv"; then
-	echo "same: all $values lines (values, and cells not measured) alike in both builds"
-else
-	echo "different: the lines that differ (a then b):"
-	diff "$out/a.csv" "$out/b.csv" | head -40
-	exit 1
-fi
+# A again: some cells are not exactly repeatable even in one build (the
+# replay's background decoding, mimalloc's clock-driven page retirement
+# move a few instructions per value); such a line may differ between the
+# builds by as much as it differs between two runs of A.
+figures "$a" a2
+/usr/bin/python3.11 - "$out/a.csv" "$out/a2.csv" "$out/b.csv" <<'PY'
+import sys
+a, a2, b = ([line.rstrip("\n").split("|") for line in open(f)] for f in sys.argv[1:4])
+if not (len(a) == len(a2) == len(b)) or any(x[:5] != y[:5] or x[:5] != z[:5] for x, y, z in zip(a, a2, b)):
+    print("different: the builds measured different cells or values")
+    sys.exit(1)
+exact = noisy = 0
+bad = []
+for x, y, z in zip(a, a2, b):
+    if x == y:
+        exact += 1
+        if z != x:
+            bad.append(("exact in A, not in B", x, z))
+        continue
+    noisy += 1
+    if x[6] != z[6]:
+        bad.append(("operations differ", x, z))
+    lo, hi = sorted((float(x[5]), float(y[5])))
+    spread = max(hi - lo, 1e-9)
+    if not (lo - spread <= float(z[5]) <= hi + spread):
+        bad.append((f"outside A's own spread {lo}..{hi}", x, z))
+for why, x, z in bad[:20]:
+    print(f"different ({why}):\n  a: {'|'.join(x)}\n  b: {'|'.join(z)}")
+if bad:
+    sys.exit(1)
+print(f"same: {exact} lines identical in both builds (and in two runs of A); "
+      f"{noisy} lines that vary from run to run of A itself within A's own spread")
+PY

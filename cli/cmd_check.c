@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "base/numbers.h"
 #include "results/results.h"
-#include "run/runner.h"
+#include "plugin/plugin_arg.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -135,7 +135,7 @@ int alloclab_cmd_check(int argc, char **argv)
 		 * not a plugin, or one that cannot load or take its options, is
 		 * refused with one line naming it and the step, not checked. */
 		if (alloclab_plugin_find(plugin.spec, path, sizeof path, err, sizeof err) != 0 ||
-		    alloclab_vet_probe(&plugin, timeout, &probe, err, sizeof err) != 0) {
+		    alloclab_probe_isolated(&plugin, timeout, &probe, err, sizeof err) != 0) {
 			fprintf(stderr, "alloclab: %s\n", err);
 			free(plugin.spec);
 			free(plugin.options);

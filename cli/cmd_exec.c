@@ -9,7 +9,7 @@
  */
 #include "cli.h"
 #include "process/program.h"
-#include "run/runner.h"
+#include "plugin/plugin_arg.h"
 #include "check/vet.h"
 #include "files/output_path.h"
 #include "trace/trace.h"

@@ -13,7 +13,7 @@
 #include "base/numbers.h"
 #include "profile.h"
 #include "registry.h"
-#include "run/runner.h"
+#include "plugin/plugin_arg.h"
 #include "files/scratch.h"
 #include "check/vet.h"
 #include "worker/worker.h"

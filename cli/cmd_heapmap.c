@@ -14,7 +14,7 @@
 #include "plot.h"
 #include "registry.h"
 #include "results/results.h"
-#include "run/runner.h"
+#include "plugin/plugin_arg.h"
 #include "files/scratch.h"
 #include "check/vet.h"
 #include "worker/worker.h"

@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "plugin/loader.h"
 #include "registry.h"
-#include "worker/worker.h"
+#include "check/probe.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -24,19 +24,15 @@ struct listing {
 	unsigned count;
 };
 
-static int probe_child(void *arg, int fd)
-{
-	return alloclab_child_send_json(fd, alloclab_worker_probe(arg, "", 0));
-}
-
 static void print_plugin(const char *name, const char *path)
 {
 	struct alloclab_child_result res;
 	struct alloclab_probe probe;
 	char err[ALLOCLAB_ERR_LEN], caps[512];
 	json_t *info = NULL;
+	struct alloclab_plugin_arg arg = {.spec = (char *)path, .options = ""};
 
-	if (alloclab_child_run(probe_child, (void *)path, LIST_TIMEOUT_S, &res, err, sizeof err) != 0) {
+	if (alloclab_child_run(alloclab_probe_child, &arg, LIST_TIMEOUT_S, &res, err, sizeof err) != 0) {
 		printf("  %s: %s\n", path, err);
 		return;
 	}

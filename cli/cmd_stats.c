@@ -10,7 +10,8 @@
 #include "mallocstats.h"
 #include "check/vet.h"
 #include "registry.h"
-#include "run/runner.h"
+#include "plugin/plugin_arg.h"
+#include "worker/worker.h"
 
 #include <getopt.h>
 #include <stdio.h>

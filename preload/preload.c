@@ -25,6 +25,7 @@
 #define _GNU_SOURCE 1
 #include "trace/addr_map.h"
 #include "plugin/allocator.h"
+#include "plugin/interpose.h"
 #include "memory/census.h"
 #include "measure/latency.h"
 #include "plugin/loader.h"

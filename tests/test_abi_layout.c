@@ -147,7 +147,7 @@ Test(abi_layout, the_workload_interface)
 		FIELD(struct alloclab_workload, row_name, 120, 8),
 		FIELD(struct alloclab_workload, figures, 128, 8),
 		FIELD(struct alloclab_workload, expand, 136, 8),
-		FIELD(struct alloclab_workload, worker_host, 144, 8),
+		FIELD(struct alloclab_workload, exec_worker, 144, 8),
 	};
 	expect_layout("struct alloclab_workload", w, sizeof w / sizeof *w, sizeof(struct alloclab_workload), 152);
 	const struct field t[] = {

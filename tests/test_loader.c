@@ -3,6 +3,7 @@
  * the reason; good plugins load with their descriptor copied faithfully.
  */
 #include "plugin/allocator.h"
+#include "plugin/interpose.h"
 #include "helpers.h"
 #include "plugin/loader.h"
 

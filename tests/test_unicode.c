@@ -13,12 +13,10 @@
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include "unicode_report.h"
 #include <stdlib.h>
 #include <string.h>
 
-void alloclab_unicode_seed_line(FILE *out, const char *variant, unsigned words, int bytes, double seconds,
-				unsigned reps, unsigned rounds);
-void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out);
 
 Test(unicode, layout_sizes_follow_the_documented_layouts)
 {

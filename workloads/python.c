@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,17 +132,26 @@ static const char *host_path(void)
 #endif
 #endif
 
-static int python_worker_host(const struct alloclab_params *p, const char **program, const char **preload)
+/* host=python3: the worker inside Debian's python3.11 executable, carried
+ * there by a preloaded library (workloads/python/host.c) that takes its
+ * main over when ALLOCLAB_PYHOST names that very executable, and puts
+ * LD_PRELOAD back as it was for the worker's own children. */
+static int python_exec_worker(const struct alloclab_params *p, const char *spec)
 {
 #ifdef SANITIZED
-	(void)p, (void)program, (void)preload;
+	(void)p, (void)spec;
 	return 0;
 #endif
 	if (p->v[P_HOST] != HOST_PYTHON)
 		return 0;
-	*program = ALLOCLAB_PYTHON_PROGRAM;
-	*preload = host_path();
-	return 1;
+	char *argv[] = {ALLOCLAB_PYTHON_PROGRAM, (char *)spec, NULL};
+	const char *was = getenv("LD_PRELOAD");
+	char exe[PATH_MAX];
+	if (realpath(ALLOCLAB_PYTHON_PROGRAM, exe) == NULL || setenv("ALLOCLAB_PYHOST_PRELOAD_WAS", was ? was : "", 1) != 0 ||
+	    setenv("LD_PRELOAD", host_path(), 1) != 0 || setenv("ALLOCLAB_PYHOST", exe, 1) != 0)
+		return -1;
+	execv(ALLOCLAB_PYTHON_PROGRAM, argv);
+	return -1;
 }
 
 static int check_file(const char *what, const char *path, char *err, size_t err_len)
@@ -661,7 +671,7 @@ const struct alloclab_workload alloclab_workload_python = {
 		 ALLOCLAB_WORKLOAD_KEEP_INSTANCE,
 	.check_params = python_check,
 	.expand = python_expand,
-	.worker_host = python_worker_host,
+	.exec_worker = python_exec_worker,
 	.prepare = python_prepare,
 	.run = python_run,
 	.finish = python_finish,

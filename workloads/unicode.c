@@ -25,6 +25,7 @@
 #include "measure/placement.h"
 #include "base/rng.h"
 #include "string_layouts.h"
+#include "unicode_report.h"
 #include "words.h"
 #include "workload/workload.h"
 #include "worker/worker.h"
@@ -667,9 +668,6 @@ static void unicode_finish(struct alloclab_workload_thread *t)
  * table and picture, and the check of what a results file says of them. */
 struct alloclab_cell;
 struct alloclab_figure_list;
-int alloclab_unicode_check_report(int per_process, const json_t *report, char *err, size_t err_len);
-void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out);
-void alloclab_unicode_figures(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out);
 
 const struct alloclab_workload alloclab_workload_unicode = {
 	.name = "unicode",

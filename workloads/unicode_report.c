@@ -8,6 +8,7 @@
  * several threads each thread's best and the aggregate follow the
  * benchmark's two lines.
  */
+#include "unicode_report.h"
 #include "figures/figure.h"
 #include "measure/placement.h"
 #include "results/results.h"
@@ -17,11 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One line as the benchmark printed it: "Variant 2chars, 1024 words,
- * Unicode: 0.005503 seconds = 0.054 us per object" and "(best of 50
- * rounds)". `seconds` is one round; a round allocates words x reps objects. */
-void alloclab_unicode_seed_line(FILE *out, const char *variant, unsigned words, int bytes, double seconds,
-				unsigned reps, unsigned rounds);
 void alloclab_unicode_seed_line(FILE *out, const char *variant, unsigned words, int bytes, double seconds,
 				unsigned reps, unsigned rounds)
 {
@@ -57,7 +53,6 @@ static int check_line_head(const json_t *line, size_t i, char *err, size_t err_l
 	return 0;
 }
 
-int alloclab_unicode_check_report(int per_process, const json_t *report, char *err, size_t err_len);
 int alloclab_unicode_check_report(int per_process, const json_t *report, char *err, size_t err_len)
 {
 	json_t *lines = json_object_get(report, "lines"), *line, *reps = json_object_get(report, "reps");
@@ -149,7 +144,6 @@ static const json_t *line_placement(const struct alloclab_cell *cell, size_t l)
 	return NULL;
 }
 
-void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out);
 void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out)
 {
 	const json_t *params = cell->params;
@@ -269,7 +263,6 @@ void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out)
  * placement passes of a plugin's cells (every thread count; one bar group
  * per layout when several were run): a bar per plugin at each offset that
  * holds any block, so the few offsets an allocator uses are what is seen. */
-void alloclab_unicode_figures(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out);
 void alloclab_unicode_figures(const struct alloclab_cell *const *cells, size_t n, struct alloclab_figure_list *out)
 {
 	struct alloclab_placement_sum *sums = calloc(n + 1, sizeof *sums);

@@ -11,7 +11,7 @@
 #include "process/child.h"
 #include "measure/heapmap.h"
 #include "base/rng.h"
-#include "worker/worker.h"
+#include "memory/self_memory.h"
 
 #include <errno.h>
 #include <inttypes.h>

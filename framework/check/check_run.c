@@ -8,7 +8,7 @@
 
 #include "process/child.h"
 #include "plugin/loader.h"
-#include "results/results.h"
+#include "base/json_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

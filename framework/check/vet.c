@@ -2,8 +2,8 @@
 #define _GNU_SOURCE 1
 #include "check/vet.h"
 #include "plugin/loader.h"
+#include "base/lengths.h"
 #include "check/preflight.h"
-#include "run/runner.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -11,12 +11,6 @@
 int alloclab_vet_checks(enum alloclab_check_mode mode, const char *spec)
 {
 	return mode == ALLOCLAB_CHECK_ALL || (mode == ALLOCLAB_CHECK_PATHS && strchr(spec, '/') != NULL);
-}
-
-int alloclab_vet_probe(const struct alloclab_plugin_arg *plugin, double timeout_s, struct alloclab_probe *out,
-		       char *err, size_t err_len)
-{
-	return alloclab_probe_isolated(plugin, timeout_s, out, err, err_len);
 }
 
 json_t *alloclab_vet_check(const struct alloclab_plugin_arg *plugin, const char *path, enum alloclab_check_mode mode,
@@ -32,7 +26,7 @@ int alloclab_vet(const char *command, const struct alloclab_plugin_arg *plugin, 
 		 double timeout_s, struct alloclab_probe *out)
 {
 	char err[ALLOCLAB_ERR_LEN];
-	if (alloclab_vet_probe(plugin, timeout_s, out, err, sizeof err) != 0) {
+	if (alloclab_probe_isolated(plugin, timeout_s, out, err, sizeof err) != 0) {
 		fprintf(stderr, "alloclab: %s\n", err);
 		return -1;
 	}

@@ -13,21 +13,14 @@
 #ifndef ALLOCLAB_VET_H
 #define ALLOCLAB_VET_H
 
-#include "worker/worker.h"
+#include "check/probe.h"
 
 #include <jansson.h>
 
 enum alloclab_check_mode { ALLOCLAB_CHECK_PATHS, ALLOCLAB_CHECK_ALL, ALLOCLAB_CHECK_NONE };
 
-struct alloclab_plugin_arg;
-
 /* Whether the mode puts the plugin given as spec through the check. */
 int alloclab_vet_checks(enum alloclab_check_mode mode, const char *spec);
-
-/* The probe: 0 with *out filled, or -1 with one line in err naming the
- * plugin. */
-int alloclab_vet_probe(const struct alloclab_plugin_arg *plugin, double timeout_s, struct alloclab_probe *out,
-		       char *err, size_t err_len);
 
 /* The check: the cases it fails, [{case, why}] (empty: none), or NULL when
  * the mode does not check it. Per case a deadline of timeout_s (at most

@@ -1,6 +1,7 @@
 /* See self_exe.h. */
 #define _GNU_SOURCE 1
 #include "files/self_exe.h"
+#include "base/lengths.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -52,4 +53,22 @@ int alloclab_running_from_build_tree(void)
 		answer = strncmp(exe, root, n) == 0 && exe[n] == '/';
 	}
 	return answer;
+}
+
+int alloclab_program_on_path(const char *program)
+{
+	/* As execvp searches: PATH unset is glibc's default, an empty entry
+	 * the current folder. */
+	const char *path = getenv("PATH");
+	char *copy, *cursor, *dir;
+	int found = 0;
+
+	copy = cursor = strdup(path ? path : "/bin:/usr/bin");
+	while (!found && (dir = strsep(&cursor, ":")) != NULL) {
+		char candidate[ALLOCLAB_PATH_PLUS_LEN];
+		snprintf(candidate, sizeof candidate, "%s/%s", *dir ? dir : ".", program);
+		found = access(candidate, X_OK) == 0;
+	}
+	free(copy);
+	return found;
 }

@@ -1,5 +1,6 @@
 /*
- * The path of the running alloclab executable, for running itself again
+ * Executables: where another program is (PATH), and the path of the
+ * running alloclab executable, for running itself again
  * (the static-TLS re-exec, the measuring workers). /proc/self/exe is not
  * it under valgrind, which runs programs inside its own executable, so the
  * path is worked out once from argv[0] and handed down in ALLOCLAB_SELF.
@@ -18,5 +19,9 @@ const char *alloclab_self_path(void);
  * its plugins and preload library are the build's), not installed (then
  * they are the installed ones, whatever build tree is still there). */
 int alloclab_running_from_build_tree(void);
+
+/* Whether an executable of this name is in one of PATH's folders: what the
+ * shell's `command -v` answers, without a shell. */
+int alloclab_program_on_path(const char *program);
 
 #endif

@@ -3,7 +3,7 @@
 #define _GNU_SOURCE 1
 #include "measure/heapmap.h"
 #include "files/input_file.h"
-#include "results/results.h"
+#include "plugin/stats.h"
 
 #include <errno.h>
 #include <fcntl.h>

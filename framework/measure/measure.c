@@ -2,7 +2,7 @@
  * The measurement back-ends. See measure.h.
  */
 #include "measure/measure.h"
-#include "process/program.h"
+#include "files/self_exe.h"
 
 #include <stdio.h>
 #include <stdlib.h>

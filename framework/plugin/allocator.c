@@ -4,7 +4,6 @@
  * through per-process pointers: the ABI promises one instance per process.
  */
 #include "plugin/allocator.h"
-#include "plugin/interpose.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -189,13 +188,4 @@ void alloclab_allocator_cache_align(struct alloclab_allocator *a, size_t line)
 	a->caps |= ALLOCLAB_CAP_REALLOC | ALLOCLAB_CAP_USABLE_SIZE;
 	a->caps &= ~(uint64_t)ALLOCLAB_CAP_ALIGNED_ALLOC;
 	a->min_align = line;
-}
-
-/* ---- the global lock wrapper ---- */
-
-void alloclab_allocator_global_lock(struct alloclab_allocator *a)
-{
-	alloclab_interpose_lock(a);
-	if (!(a->caps & ALLOCLAB_CAP_THREAD_SAFE))
-		a->caps |= ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE;
 }

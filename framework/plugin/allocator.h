@@ -56,15 +56,6 @@ void alloclab_allocator_destroy(struct alloclab_allocator *a);
  */
 void alloclab_allocator_cache_align(struct alloclab_allocator *a, size_t line);
 
-/*
- * Wraps the instance in one process-wide lock taken around every call (the
- * framework's "gil=1"): a plugin that is not thread-safe can then run in
- * threads, its blocks freed by any of them, as CPython's allocator runs
- * under its GIL. A plugin that is thread-safe keeps its own capabilities
- * (a lock does not make per-thread state shareable). Call after create,
- * before cache_align.
- */
-void alloclab_allocator_global_lock(struct alloclab_allocator *a);
 
 static inline void *alloclab_malloc(const struct alloclab_allocator *a, size_t size)
 {

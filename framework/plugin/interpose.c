@@ -156,3 +156,10 @@ void alloclab_interpose_after_fork(void)
 {
 	pthread_mutex_init(&lock, NULL);
 }
+
+void alloclab_allocator_global_lock(struct alloclab_allocator *a)
+{
+	alloclab_interpose_lock(a);
+	if (!(a->caps & ALLOCLAB_CAP_THREAD_SAFE))
+		a->caps |= ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE;
+}

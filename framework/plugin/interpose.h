@@ -60,4 +60,14 @@ void alloclab_interpose_release(void);
  * may have held it at the fork). */
 void alloclab_interpose_after_fork(void);
 
+/*
+ * Wraps the instance in one process-wide lock taken around every call (the
+ * framework's "gil=1"): a plugin that is not thread-safe can then run in
+ * threads, its blocks freed by any of them, as CPython's allocator runs
+ * under its GIL. A plugin that is thread-safe keeps its own capabilities
+ * (a lock does not make per-thread state shareable). Call after create,
+ * before cache_align.
+ */
+void alloclab_allocator_global_lock(struct alloclab_allocator *a);
+
 #endif

@@ -8,7 +8,7 @@
 #define _GNU_SOURCE 1
 #include "process/child.h"
 #include "process/memory_timeline.h"
-#include "workload/workload.h"
+#include "memory/live.h"
 #include "process/process_tree.h"
 #include "files/scratch.h"
 

@@ -76,7 +76,7 @@ void alloclab_phase_round(int round);
 void alloclab_phase_attach(void);
 
 /*
- * The workload threads' live counters (struct alloclab_live, workload.h),
+ * The workload threads' live counters (struct alloclab_live, memory/live.h),
  * on pages shared with the supervisor when it samples the child's memory,
  * passed as ALLOCLAB_LIVE_FD: the sampler reads what the workload holds
  * beside what is resident. ALLOCLAB_LIVE_SLOTS counters, one a thread.
@@ -123,5 +123,20 @@ char *alloclab_child_printed(const struct alloclab_child_result *res);
  * alloclab_interrupted(), so a run can stop cleanly and keep its results. */
 void alloclab_catch_interrupts(void);
 int alloclab_interrupted(void);
+
+/*
+ * A worker child's answer (run, probe): the object it wrote when it
+ * exited 0 or 1, or NULL with how it ended in err: the error it wrote
+ * (*not_applicable set when it said the cell is not applicable), a crash,
+ * a timeout, a flood, processes it left running. When it ended in one of
+ * the plugin's own steps (load, create, thread_attach, stats, destroy,
+ * trim: alloclab_phase), err names the plugin and the step. A new
+ * reference.
+ */
+json_t *alloclab_child_answer(const struct alloclab_child_result *res, const char *plugin, double timeout_s,
+			      int *not_applicable, char *err, size_t err_len);
+
+/* Appends " (it printed: ...)" to err when the child printed something. */
+void alloclab_child_add_printed(const struct alloclab_child_result *res, char *err, size_t err_len);
 
 #endif

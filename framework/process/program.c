@@ -37,23 +37,6 @@ const char *alloclab_preload_path(void)
 	return alloclab_running_from_build_tree() ? ALLOCLAB_PRELOAD_BUILD_PATH : ALLOCLAB_PRELOAD_INSTALL_PATH;
 }
 
-int alloclab_program_on_path(const char *program)
-{
-	/* As execvp searches: PATH unset is glibc's default, an empty entry
-	 * the current folder. */
-	const char *path = getenv("PATH");
-	char *copy, *cursor, *dir;
-	int found = 0;
-
-	copy = cursor = strdup(path ? path : "/bin:/usr/bin");
-	while (!found && (dir = strsep(&cursor, ":")) != NULL) {
-		char candidate[ALLOCLAB_PATH_PLUS_LEN];
-		snprintf(candidate, sizeof candidate, "%s/%s", *dir ? dir : ".", program);
-		found = access(candidate, X_OK) == 0;
-	}
-	free(copy);
-	return found;
-}
 
 static double now_s(void)
 {

@@ -92,9 +92,6 @@ int alloclab_program_census(const char *path, uint64_t *live_bytes, uint64_t *pe
  * the signal when killed), or -1 with errno when it could not start. */
 int alloclab_capture(char *const *argv, size_t max, char **out);
 
-/* Whether an executable of this name is in one of PATH's folders: what the
- * shell's `command -v` answers, without a shell. */
-int alloclab_program_on_path(const char *program);
 
 /* The preload library: the build tree's when running from it, else the
  * installed one. */

@@ -4,6 +4,8 @@
 #include "results/results.h"
 #include "alloclab/plugin.h"
 #include "base/lengths.h"
+#include "base/json_text.h"
+#include "plugin/stats.h"
 
 #include "results/results_keys.h"
 #include "process/memory_timeline.h"
@@ -144,25 +146,6 @@ json_t *alloclab_metadata(int argc, char **argv)
 	return meta;
 }
 
-json_t *alloclab_json_text(const char *s)
-{
-	json_t *j;
-	size_t n;
-	char *copy;
-
-	if (s == NULL)
-		s = "";
-	if ((j = json_string(s)) != NULL)
-		return j;
-	n = strlen(s);
-	copy = malloc(n + 1);
-	for (size_t i = 0; i < n; i++)
-		copy[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
-	copy[n] = '\0';
-	j = json_string(copy);
-	free(copy);
-	return j;
-}
 
 /* ---- the model ---- */
 
@@ -946,41 +929,9 @@ static int read_values(const struct reader *rd, const json_t *obj, const char *w
 	return 0;
 }
 
-uint64_t alloclab_stat_value(const json_t *v)
-{
-	const char *digits = json_string_value(v);
-	if (json_is_integer(v))
-		return json_integer_value(v) < 0 ? 0 : (uint64_t)json_integer_value(v);
-	if (digits == NULL)
-		return 0;
-	errno = 0;
-	unsigned long long n = strtoull(digits, NULL, 10);
-	return errno ? 0 : (uint64_t)n;
-}
 
-const char *const alloclab_standard_stats[ALLOCLAB_NSTANDARD_STATS] = {
-	ALLOCLAB_STAT_IN_USE, ALLOCLAB_STAT_FREE, ALLOCLAB_STAT_METADATA,
-	ALLOCLAB_STAT_RESIDENT, ALLOCLAB_STAT_RELEASED, ALLOCLAB_STAT_HUGE,
-};
 
-json_t *alloclab_stat_json(uint64_t value)
-{
-	char digits[24];
-	if (value <= (uint64_t)INT64_MAX)
-		return json_integer((json_int_t)value);
-	snprintf(digits, sizeof digits, "%" PRIu64, value);
-	return json_string(digits);
-}
 
-/* A statistic kept as digits is one past INT64_MAX written canonically. */
-static int stat_digits_exact(const char *digits)
-{
-	char again[24];
-	errno = 0;
-	unsigned long long n = strtoull(digits, NULL, 10);
-	snprintf(again, sizeof again, "%llu", n);
-	return errno == 0 && n > (unsigned long long)INT64_MAX && strcmp(again, digits) == 0;
-}
 
 static int read_stats(const struct reader *rd, const json_t *obj, const char *where, const char *key, json_t **out)
 {
@@ -996,7 +947,7 @@ static int read_stats(const struct reader *rd, const json_t *obj, const char *wh
 		const char *digits = json_string_value(x);
 		if (json_is_integer(x) ? json_integer_value(x) >= 0
 				       : digits && strlen(digits) <= 20 && strspn(digits, "0123456789") == strlen(digits) &&
-						 digits[0] && stat_digits_exact(digits))
+						 digits[0] && alloclab_stat_digits_exact(digits))
 			continue;
 		return bad(rd, where, key, "'%.64s' is %s, not a whole number from 0 to 2^64-1", name,
 			   json_is_integer(x) ? "negative" : digits ? "a string that is not such a number" : type_name(x));

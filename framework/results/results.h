@@ -25,7 +25,9 @@
 #ifndef ALLOCLAB_RESULTS_H
 #define ALLOCLAB_RESULTS_H
 
+#include "base/json_text.h"
 #include "measure/latency_hist.h"
+#include "plugin/stats.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -238,11 +240,6 @@ struct alloclab_results {
 
 /* ---- building ---- */
 
-/* A JSON string of s (NULL: ""), whatever bytes it holds: text that is not
- * valid UTF-8 (a plugin's message, a file name) has each bad byte replaced
- * by '?', so nothing from outside can make a document unwritable. */
-json_t *alloclab_json_text(const char *s);
-
 /* An empty run with this machine's metadata (argv recorded as the
  * command) and its settings as config (NULL: none recorded). */
 struct alloclab_results *alloclab_results_new(int argc, char **argv, const struct alloclab_run_settings *settings);
@@ -368,16 +365,5 @@ int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned 
 /* Closes it; remove: unlink the file too (the final document holds it all). */
 void alloclab_journal_close(struct alloclab_journal *j, int remove);
 
-
-/* A statistic's value as the plugin gave it (see stats above); 0 for
- * anything else. */
-uint64_t alloclab_stat_value(const json_t *v);
-/* The form a statistic is kept in: an integer, or its digits past INT64_MAX. */
-json_t *alloclab_stat_json(uint64_t value);
-
-/* The standard statistic names (plugin.h's ALLOCLAB_STAT_*), in the order
- * every keeper of them uses. */
-#define ALLOCLAB_NSTANDARD_STATS 6
-extern const char *const alloclab_standard_stats[ALLOCLAB_NSTANDARD_STATS];
 
 #endif

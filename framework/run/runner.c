@@ -26,207 +26,13 @@
 #include <time.h>
 #include <unistd.h>
 
-void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out)
-{
-	const char *colon = strchr(text, ':'), *slash = strchr(text, '/');
-	const char *cursor;
 
-	/* A path ends at ".so:" (its options may hold paths themselves); a
-	 * name at the first ':'. */
-	if (slash && (colon == NULL || slash < colon)) {
-		const char *so = strstr(text, ".so:");
-		colon = so ? so + 3 : NULL;
-	}
-	cursor = colon ? colon + 1 : "";
-	struct alloclab_option opt;
-	size_t len = strlen(cursor), used = 0;
 
-	out->spec = colon ? strndup(text, (size_t)(colon - text)) : strdup(text);
-	out->as = NULL;
-	out->gil = 0;
-	out->options = calloc(1, len + 1);
-	/* Copies every option but as=, which names the plugin in this run. */
-	while (alloclab_option_next(&cursor, &opt) > 0) {
-		if (alloclab_option_is(&opt, "as")) {
-			free(out->as);
-			out->as = strndup(opt.value, opt.value_len);
-			continue;
-		}
-		if (alloclab_option_is(&opt, "gil") && (alloclab_option_value_is(&opt, "1") || alloclab_option_value_is(&opt, "0"))) {
-			out->gil = alloclab_option_value_is(&opt, "1");
-			continue;
-		}
-		used += (size_t)snprintf(out->options + used, len + 1 - used, "%s%.*s=%.*s", used ? "," : "",
-					 (int)opt.key_len, opt.key, (int)opt.value_len, opt.value);
-	}
-	if (*cursor) /* malformed: left for the plugin to refuse */
-		snprintf(out->options + used, len + 1 - used, "%s%s", used ? "," : "", cursor);
-}
 
-struct probe_arg {
-	const struct alloclab_plugin_arg *plugin;
-};
 
-static int probe_child(void *arg, int fd)
-{
-	const struct probe_arg *p = arg;
-	return alloclab_child_send_json(fd, alloclab_worker_probe(p->plugin->spec, p->plugin->options, p->plugin->gil));
-}
 
-/*
- * A measuring worker is a freshly executed alloclab, not a bare fork of
- * this process: a fork would start with the parent's heap (for the system
- * plugin, the very allocator under test, already fragmented by the parent's
- * results) and would count the parent's pages in its resident set.
- */
-static int measure_child(void *arg, int fd)
-{
-	const struct alloclab_cell_spec *cell = arg;
-	char *spec = json_dumps(alloclab_cell_spec_to_json(cell), JSON_COMPACT);
-	char *argv[] = {"alloclab", "__worker", spec, NULL};
 
-	if (fd != 3) {
-		if (dup2(fd, 3) < 0)
-			return 3;
-		close(fd);
-	}
-	if (cell->callgrind_dir) {
-		struct alloclab_measure_argv vg;
-		alloclab_measure_worker_argv(&vg, cell->callgrind_dir, cell->cache_sim, alloclab_self_path(), spec);
-		execvp(vg.argv[0], vg.argv);
-		return 3; /* checked at plan: valgrind was there */
-	}
-	const char *program, *preload;
-	if (cell->workload->worker_host && cell->workload->worker_host(&cell->params, &program, &preload)) {
-		/* The worker inside another program (python's executable),
-		 * carried there by a preloaded library that takes its main
-		 * over and puts LD_PRELOAD back as it was. */
-		char *host_argv[] = {(char *)program, spec, NULL};
-		const char *was = getenv("LD_PRELOAD");
-		char exe[4096];
-		if (realpath(program, exe) == NULL ||
-		    setenv("ALLOCLAB_PYHOST_PRELOAD_WAS", was ? was : "", 1) != 0 || setenv("LD_PRELOAD", preload, 1) != 0 ||
-		    setenv("ALLOCLAB_PYHOST", exe, 1) != 0)
-			return 3;
-		execv(program, host_argv);
-		return 3;
-	}
-	execv(alloclab_self_path(), argv);
-	/* exec failed: measure in this forked process rather than not at all. */
-	return alloclab_worker_send(arg, 3);
-}
 
-/* The steps a worker marks in which the plugin's own code runs, with what
- * each is in words: a crash or hang there is the plugin's, named as such. */
-static const char *plugin_step(const char *phase)
-{
-	static const char *const steps[][2] = {
-		{"load", "while being loaded (dlopen and its constructors)"}, {"create", "in create"},
-		{"thread_attach", "in thread_attach"},               {"thread_detach", "in thread_detach"},
-		{"stats", "in stats"},                               {"destroy", "in destroy"},
-		{"trim", "in trim"},
-	};
-	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
-		if (strcmp(phase, steps[i][0]) == 0)
-			return steps[i][1];
-	return NULL;
-}
-
-/* A child's answer: the object it wrote when it exited 0 or 1; otherwise a
- * description of how it ended, in err (naming the plugin when it ended in
- * one of the plugin's steps). */
-static json_t *child_answer(const struct alloclab_child_result *res, const char *plugin, double timeout_s,
-			    int *not_applicable, char *err, size_t err_len)
-{
-	json_t *obj;
-
-	if (res->strays) {
-		snprintf(err, err_len,
-			 "the worker left %u process%s of its own running when it ended (a plugin that forks, or a "
-			 "program's daemon?): killed, and the measurement not kept, for it ran beside it",
-			 res->strays, res->strays == 1 ? "" : "es");
-		return NULL;
-	}
-	if (res->exited && !res->flooded && (res->exit_code == 0 || res->exit_code == 1)) {
-		obj = json_loads(res->output, JSON_REJECT_DUPLICATES, NULL);
-		if (json_is_object(obj)) {
-			json_t *e = json_object_get(obj, "error");
-			if (e == NULL)
-				return obj;
-			snprintf(err, err_len, "%s", json_is_string(e) ? json_string_value(e) : "failed without saying why");
-			*not_applicable = json_is_true(json_object_get(obj, "not_applicable"));
-		} else {
-			snprintf(err, err_len,
-				 "worker exited with status %d but wrote no result (something in it ended the process%s%s)",
-				 res->exit_code, res->phase[0] ? " in " : "", res->phase);
-		}
-		json_decref(obj);
-		return NULL;
-	}
-	const char *step = plugin && !res->interrupted ? plugin_step(res->phase) : NULL;
-	if (step && !res->over_memory) {
-		struct alloclab_child_result unmarked = *res;
-		char how[256];
-		unmarked.phase[0] = '\0';
-		alloclab_child_describe(&unmarked, timeout_s, how, sizeof how);
-		snprintf(err, err_len, "plugin '%s' %s %s", plugin, how, step);
-	} else {
-		alloclab_child_describe(res, timeout_s, err, err_len);
-	}
-	return NULL;
-}
-
-/* Appends " (it printed: ...)" to err when the child printed something. */
-static void add_printed(const struct alloclab_child_result *res, char *err, size_t err_len)
-{
-	char *printed = alloclab_child_printed(res);
-	if (printed) {
-		size_t used = strlen(err);
-		snprintf(err + used, err_len - used, " (it printed: %.200s)", printed);
-		free(printed);
-	}
-}
-
-int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, struct alloclab_process *out,
-			      int *interrupted, char *err, size_t err_len)
-{
-	struct alloclab_child_result res;
-	json_t *obj;
-	int rc = -1, not_applicable = 0;
-
-	*interrupted = 0;
-	memset(out, 0, sizeof *out);
-	if (alloclab_child_run_sampled(measure_child, (void *)spec, timeout_s, spec->sample_ms, &res, err, err_len) != 0)
-		return -1;
-	if (res.interrupted) {
-		*interrupted = 1;
-		snprintf(err, err_len, "interrupted");
-		alloclab_child_result_free(&res);
-		return -1;
-	}
-	obj = child_answer(&res, spec->plugin, timeout_s, &not_applicable, err, err_len);
-	/* The worker is a plugin's process: its answer is checked like a file. */
-	if (obj && alloclab_process_from_json(obj, spec->threads, alloclab_cell_spec_metric(spec), "the worker's result",
-					      out, err, err_len) == 0) {
-		out->elapsed_s = res.elapsed_s;
-		out->plugin_output = alloclab_child_printed(&res);
-		out->memory = res.memory;
-		res.memory = NULL;
-		rc = 0;
-	} else if (not_applicable) {
-		rc = -2;
-	} else {
-		add_printed(&res, err, err_len);
-		/* The samples up to the failure: the caller keeps them with the
-		 * cell's error. */
-		alloclab_process_clear(out);
-		out->memory = res.memory;
-		res.memory = NULL;
-	}
-	json_decref(obj);
-	alloclab_child_result_free(&res);
-	return rc;
-}
 
 /* -n auto's stopping rule (confidence.h) on a cell's per-process means. */
 static double ci_half_width_percent(const struct alloclab_cell *c)
@@ -280,32 +86,6 @@ struct alloclab_run {
 	unsigned max_processes, total_workers, failed, workers_run;
 };
 
-int alloclab_probe_isolated(const struct alloclab_plugin_arg *plugin, double timeout_s, struct alloclab_probe *out,
-			    char *err, size_t err_len)
-{
-	struct probe_arg arg = {plugin};
-	struct alloclab_child_result res;
-	char why[ALLOCLAB_ERR_LEN];
-	json_t *obj;
-	int na; /* a probe never says so */
-
-	if (alloclab_child_run(probe_child, &arg, timeout_s, &res, err, err_len) != 0)
-		return -1;
-	obj = child_answer(&res, plugin->spec, timeout_s, &na, why, sizeof why);
-	if (obj == NULL || alloclab_probe_from_json(obj, out, why, sizeof why) != 0) {
-		add_printed(&res, why, sizeof why);
-		if (strchr(plugin->spec, '/') || strstr(why, plugin->spec))
-			snprintf(err, err_len, "%s", why);
-		else
-			snprintf(err, err_len, "plugin '%s': %s", plugin->spec, why);
-		json_decref(obj);
-		alloclab_child_result_free(&res);
-		return -1;
-	}
-	json_decref(obj);
-	alloclab_child_result_free(&res);
-	return 0;
-}
 
 static int probe_plugins(struct alloclab_run *run)
 {
@@ -316,7 +96,7 @@ static int probe_plugins(struct alloclab_run *run)
 		struct alloclab_probe probe;
 		char err[ALLOCLAB_ERR_LEN];
 
-		if (alloclab_vet_probe(&cfg->plugins[i], cfg->timeout_s, &probe, err, sizeof err) != 0) {
+		if (alloclab_probe_isolated(&cfg->plugins[i], cfg->timeout_s, &probe, err, sizeof err) != 0) {
 			fprintf(stderr, "alloclab: %s\n", err);
 			return -1;
 		}

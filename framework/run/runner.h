@@ -14,6 +14,8 @@
 #define ALLOCLAB_RUNNER_H
 
 #include "check/vet.h"
+#include "check/probe.h"
+#include "plugin/plugin_arg.h"
 #include "worker/worker.h"
 #include "results/results.h"
 #include "workload/workload.h"
@@ -44,12 +46,6 @@ static inline int alloclab_cache_align_measures(enum alloclab_cache_align m, int
 	return m == ALLOCLAB_ALIGN_BOTH || (m == ALLOCLAB_ALIGN_ON) == (aligned != 0);
 }
 
-struct alloclab_plugin_arg {
-	char *spec;     /* name or path */
-	char *options;  /* "" when none; what the plugin gets */
-	char *as;       /* the label asked for with as=NAME, or NULL */
-	int gil;        /* gil=1: the framework's global lock around every call */
-};
 
 struct alloclab_run_config {
 	struct alloclab_plugin_arg plugins[ALLOCLAB_MAX_MATRIX];
@@ -127,29 +123,8 @@ unsigned alloclab_shard_share(unsigned processes, unsigned k, unsigned n);
  * the round, so that a run can be repeated in the same order. */
 void alloclab_run_order(uint64_t seed, int fixed, unsigned round, unsigned *order, unsigned n);
 
-/* Loads the plugin and creates an instance in a child process (a crash or
- * hang there is reported, never suffered): 0 with *out filled, or -1 with
- * one line in err. */
-int alloclab_probe_isolated(const struct alloclab_plugin_arg *plugin, double timeout_s, struct alloclab_probe *out,
-			    char *err, size_t err_len);
 
-/* Splits "name[:options]" or "path.so[:options]" (a path's options start
- * after ".so:", so options may hold paths) and takes the framework's own
- * options out of them: as=LABEL (its name in tables) and gil=1 (a global
- * lock the framework puts around every call, so a plugin that is not
- * thread-safe runs in threads, as CPython's allocator does under its GIL).
- * Strings are malloc'd. */
-void alloclab_plugin_arg_parse(const char *text, struct alloclab_plugin_arg *out);
 
-/*
- * Measures one cell in one freshly executed worker process with a deadline.
- * 0 with *out filled (elapsed_s and plugin_output set here), or -1 with
- * err saying how the worker failed (crash, timeout, flood, the plugin's
- * own message). *interrupted is set when SIGINT/SIGTERM/SIGHUP arrived.
- * -2: the workload said the cell is not applicable, err the reason.
- */
-int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, struct alloclab_process *out,
-			      int *interrupted, char *err, size_t err_len);
 
 /*
  * `alloclab run` in three steps:

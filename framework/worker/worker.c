@@ -9,6 +9,8 @@
  */
 #define _GNU_SOURCE 1
 #include "worker/worker.h"
+#include "memory/self_memory.h"
+#include "plugin/interpose.h"
 #include "base/hash.h"
 #include "measure/heapmap.h"
 #include "measure/latency.h"
@@ -196,28 +198,7 @@ static void keep_both(void *arg, const char *name, uint64_t value)
  * the code), read into the stack: no allocation (stdio would take a
  * buffer from the C library's heap, which the system plugin shares). -1
  * when unknown. */
-static long statm_kib(long *anon)
-{
-	char buf[128];
-	long size, pages, shared;
-	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (anon)
-		*anon = -1;
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if (sscanf(buf, "%ld %ld %ld", &size, &pages, &shared) != 3)
-		return -1;
-	const long kib = sysconf(_SC_PAGESIZE) / 1024;
-	if (anon)
-		*anon = (pages > shared ? pages - shared : 0) * kib;
-	return pages * kib;
-}
 
-static long resident_kib(void) { return statm_kib(NULL); }
 
 /* What the threads said of the round (workload.h, struct alloclab_live):
  * held when run() ended, held at most, their own tables; summed into m
@@ -280,7 +261,7 @@ static void *thread_main(void *arg)
 		/* Every thread has finished the round before: what the
 		 * allocator kept of it. */
 		if (r > 0 && slot->wt.index == 0) {
-			w->mem[r - 1].rss_after_finish = resident_kib();
+			w->mem[r - 1].rss_after_finish = alloclab_self_statm_kib(NULL);
 			take_live(w, &w->mem[r - 1]);
 		}
 		if (w->failed)
@@ -344,7 +325,7 @@ static void *thread_main(void *arg)
 			w->mem[r].major_faults = (uint64_t)(after.ru_majflt - before.ru_majflt);
 			/* The working sets still live, whatever the sampler's
 			 * interval: the end of run for fragmentation. */
-			w->mem[r].rss_end_of_run = statm_kib(&w->mem[r].anon_end_of_run);
+			w->mem[r].rss_end_of_run = alloclab_self_statm_kib(&w->mem[r].anon_end_of_run);
 		}
 		if (!w->failed && (w->alloc.ops.stats || w->cell->heapmap)) {
 			/* The allocator's own account with the working sets live,
@@ -534,7 +515,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		}
 	}
 	long anon_before_plugin;
-	long before_plugin = statm_kib(&anon_before_plugin);
+	long before_plugin = alloclab_self_statm_kib(&anon_before_plugin);
 	alloclab_phase("load");
 	if (alloclab_plugin_load(cell->plugin, &plugin, err, err_len) != 0)
 		return -1;
@@ -622,7 +603,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 		thread_main(&w.slots[0]);
 	for (unsigned i = first; i < first + started; i++)
 		pthread_join(w.slots[i].tid, NULL);
-	w.mem[w.rounds - 1].rss_after_finish = resident_kib();
+	w.mem[w.rounds - 1].rss_after_finish = alloclab_self_statm_kib(NULL);
 	take_live(&w, &w.mem[w.rounds - 1]);
 
 	if (w.failed) {
@@ -708,14 +689,14 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	if (w.alloc.ops.trim) {
 		alloclab_phase("trim");
 		if (w.alloc.ops.trim(w.alloc.instance) == 0)
-			out->rss_after_trim_kib = resident_kib();
+			out->rss_after_trim_kib = alloclab_self_statm_kib(NULL);
 	}
 	if (cell->settle_ms) {
 		alloclab_phase("settle");
 		struct timespec ts = {cell->settle_ms / 1000, (long)(cell->settle_ms % 1000) * 1000000};
 		while (nanosleep(&ts, &ts) != 0)
 			;
-		out->rss_after_settle_kib = resident_kib();
+		out->rss_after_settle_kib = alloclab_self_statm_kib(NULL);
 	}
 	if (cell->record_path && !(cell->workload->flags & ALLOCLAB_WORKLOAD_RECORDS_ITSELF)) {
 		/* The allocator's state at the trace's end, for a replay to
@@ -740,26 +721,7 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 	return 0;
 }
 
-long alloclab_status_kib(const char *field)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	size_t n = strlen(field);
-	long kib = -1;
 
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof line, f))
-		if (strncmp(line, field, n) == 0 && line[n] == ':' && sscanf(line + n + 1, " %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
-
-long alloclab_peak_rss_kib(void)
-{
-	return alloclab_status_kib("VmHWM");
-}
 
 /* The hand-off's fields, one table for both directions: a field added to
  * the spec is added here once. The workload (by name) and its parameters
@@ -905,68 +867,6 @@ int alloclab_worker_send(const struct alloclab_cell_spec *cell, int fd)
 	return alloclab_child_send_json(fd, obj);
 }
 
-static json_t *error_object(const char *text)
-{
-	return json_pack("{s:o}", "error", alloclab_json_text(text));
-}
 
-json_t *alloclab_worker_probe(const char *spec, const char *options, int gil)
-{
-	struct alloclab_loaded_plugin plugin;
-	struct alloclab_allocator alloc;
-	char err[ALLOCLAB_ERR_LEN];
-	const struct alloclab_plugin *d;
 
-	alloclab_phase("load");
-	if (alloclab_plugin_load(spec, &plugin, err, sizeof err) != 0)
-		return error_object(err);
-	alloclab_phase("create");
-	if (alloclab_allocator_create(&alloc, &plugin, options, err, sizeof err) != 0)
-		return error_object(err);
-	if (gil)
-		alloclab_allocator_global_lock(&alloc);
-	d = &plugin.desc;
-	json_t *info = json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "name", alloclab_json_text(d->name), "version",
-				 alloclab_json_text(d->version), "description", alloclab_json_text(d->description),
-				 "options_help", d->options_help ? alloclab_json_text(d->options_help) : json_null(), "path",
-				 alloclab_json_text(plugin.path), "caps", (json_int_t)alloc.caps, "min_align",
-				 (json_int_t)alloc.min_align);
-	alloclab_phase("destroy");
-	alloclab_allocator_destroy(&alloc);
-	alloclab_phase("exit");
-	return info;
-}
 
-int alloclab_probe_from_json(const json_t *obj, struct alloclab_probe *out, char *err, size_t err_len)
-{
-	const char *name = NULL, *version = NULL, *description = NULL, *path = NULL;
-	json_t *help = NULL;
-	json_int_t caps = 0, align = 0;
-
-	memset(out, 0, sizeof *out);
-	if (json_unpack((json_t *)obj, "{s:s,s:s,s:s,s?o,s:s,s:I,s:I}", "name", &name, "version", &version,
-			"description", &description, "options_help", &help, "path", &path, "caps", &caps, "min_align",
-			&align) != 0 ||
-	    caps < 0 || align < 0 || (help && !json_is_null(help) && !json_is_string(help))) {
-		snprintf(err, err_len, "the probe's answer is malformed");
-		return -1;
-	}
-	out->name = strdup(name);
-	out->version = strdup(version);
-	out->description = strdup(description);
-	out->options_help = json_is_string(help) ? strdup(json_string_value(help)) : NULL;
-	out->path = strdup(path);
-	out->caps = (uint64_t)caps;
-	out->min_align = (uint64_t)align;
-	return 0;
-}
-
-void alloclab_probe_clear(struct alloclab_probe *p)
-{
-	free(p->name);
-	free(p->version);
-	free(p->description);
-	free(p->options_help);
-	free(p->path);
-	memset(p, 0, sizeof *p);
-}

@@ -104,27 +104,32 @@ int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_worklo
  * {"error": "..."}. Sends it on fd 3 and returns the exit status. */
 int alloclab_worker_send(const struct alloclab_cell_spec *cell, int fd);
 
-/* Peak resident set of this process image (VmHWM), in KiB; -1 if unknown. */
-long alloclab_peak_rss_kib(void);
-
-/* A "Name:  N kB" field of /proc/self/status (VmRSS, VmHWM...); -1. */
-long alloclab_status_kib(const char *field);
-
-/* What a probe learns of a plugin: loads it, creates an instance, destroys
- * it. Strings are malloc'd (alloclab_probe_clear frees them). */
-struct alloclab_probe {
-	char *name, *version, *description, *options_help, *path;
-	uint64_t caps;      /* the instance's capability bits */
-	uint64_t min_align;
-};
-/* As JSON for the pipe (caps as a number) and back, checked. */
-json_t *alloclab_worker_probe(const char *plugin, const char *options, int gil);
-int alloclab_probe_from_json(const json_t *obj, struct alloclab_probe *out, char *err, size_t err_len);
-void alloclab_probe_clear(struct alloclab_probe *p);
 
 /* Per-thread seed for a workload run: a pure function of the workload's
  * seed parameter (0 if it has none) and the thread index, so every value
  * and every process repeats exactly the same operations. */
 uint64_t alloclab_thread_seed(uint64_t seed, unsigned thread_index);
+
+/*
+ * Measures one cell in one freshly executed worker process with a deadline.
+ * 0 with *out filled (elapsed_s and plugin_output set here), or -1 with
+ * err saying how the worker failed (crash, timeout, flood, the plugin's
+ * own message). *interrupted is set when SIGINT/SIGTERM/SIGHUP arrived.
+ * -2: the workload said the cell is not applicable, err the reason.
+ */
+int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, struct alloclab_process *out,
+			      int *interrupted, char *err, size_t err_len);
+
+/* The file descriptor a worker writes its answer on (alloclab_worker_send). */
+#define ALLOCLAB_WORKER_RESULT_FD 3
+
+/*
+ * A worker process's entry, whatever program it runs in (alloclab's
+ * `__worker`, or the python workload's host inside the python
+ * executable): checks the cell spec (JSON; the runner's own output, but a
+ * command line all the same), finds its workload with `find`, measures,
+ * and writes the answer on ALLOCLAB_WORKER_RESULT_FD. The exit status.
+ */
+int alloclab_worker_main(const char *spec_json, const struct alloclab_workload *(*find)(const char *name));
 
 #endif

@@ -6,7 +6,7 @@
 #include "base/lengths.h"
 
 #include "base/numbers.h"
-#include "results/results.h"
+#include "base/json_text.h"
 
 #include <alloclab/plugin_options.h>
 #include <glob.h>

@@ -15,6 +15,7 @@
 #define ALLOCLAB_WORKLOAD_H
 
 #include "plugin/allocator.h"
+#include "memory/live.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -159,30 +160,6 @@ struct alloclab_workload_thread {
 	struct alloclab_live *live;
 };
 
-/* One thread's live counters, a cache line each so that no two threads
- * share one. */
-struct alloclab_live {
-	_Atomic uint64_t bytes, blocks;
-	/* The bytes live when run() ended (alloclab_live_end), for the
-	 * value's fragmentation: 0 not said. */
-	_Atomic uint64_t end_bytes;
-	/* The most this thread held at once in the run, where the workload
-	 * tracks it exactly (alloclab_live_peak): samples of `bytes` miss a
-	 * peak shorter than the sampling interval. 0 not said. */
-	_Atomic uint64_t peak_bytes;
-	/* The workload's own memory outside the plugin, resident while it
-	 * runs (a decoded trace, its tables: alloclab_live_own), taken off
-	 * the resident set with the harness's baseline. 0 none. */
-	_Atomic uint64_t own_bytes;
-	/* The anonymous resident memory at the workload's peak by its own
-	 * reading, in KiB, where the worker's cannot see it (a program under
-	 * exec: its processes', summed): fragmentation at the peak is then
-	 * (this - own) / the most held (alloclab_live_resident). 0 not said. */
-	_Atomic uint64_t anon_peak_kib;
-	char pad[16];
-};
-_Static_assert(sizeof(struct alloclab_live) == 64, "one cache line per thread's counters");
-
 /* The bytes live when run() ended: from run() itself, or from finish()
  * before it frees (where counting them in run would cost the timed loop). */
 static inline void alloclab_live_end(struct alloclab_workload_thread *t, uint64_t bytes)
@@ -276,11 +253,15 @@ struct alloclab_workload {
 	 * alloclab_params_intern. 0, or -1 with one line in err. */
 	int (*expand)(const struct alloclab_params *params, struct alloclab_params *out, unsigned max, unsigned *n,
 		      char *err, size_t err_len);
-	/* Optional: the program a worker of these parameters runs in instead
-	 * of alloclab (python's: Debian's python3.11 executable), and the
-	 * library preloaded into it that carries the worker and takes its
-	 * main over (workloads/python/host.c). 1 with both set; 0: alloclab. */
-	int (*worker_host)(const struct alloclab_params *p, const char **program, const char **preload);
+	/* Optional: starts the worker of these parameters in another program
+	 * instead of alloclab (python's: Debian's python3.11 executable), in
+	 * the freshly forked child that would execute alloclab's worker:
+	 * sets up what that program needs and executes it with the cell spec
+	 * (JSON) as its one argument. 0 without doing anything when these
+	 * parameters run in alloclab; -1 when the program could not be
+	 * started (the cell fails). The workload's own knowledge, so that the
+	 * runner knows no workload. */
+	int (*exec_worker)(const struct alloclab_params *params, const char *spec);
 };
 
 struct alloclab_workload_spec {

@@ -22,12 +22,13 @@
  * benchmark runs sees the environment the runner had.
  */
 #define _GNU_SOURCE 1
+#include "registry.h"
+#include "worker/worker.h"
+
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-int alloclab_cmd_worker(int argc, char **argv);
 
 typedef int (*main_fn)(int, char **, char **);
 typedef int (*start_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void), void *);
@@ -35,9 +36,9 @@ typedef int (*start_fn)(main_fn, int, char **, void (*)(void), void (*)(void), v
 static int worker_main(int argc, char **argv, char **envp)
 {
 	(void)envp;
-	/* argv: the executable, then the cell spec (framework/run/runner.c). */
-	char *args[] = {"__worker", argc == 2 ? argv[1] : NULL, NULL};
-	return alloclab_cmd_worker(argc == 2 ? 2 : 1, args);
+	/* argv: the executable, then the cell spec (the python workload's
+	 * exec_worker). */
+	return alloclab_worker_main(argc == 2 ? argv[1] : NULL, alloclab_workload_find);
 }
 
 int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),

@@ -1,0 +1,83 @@
+/* One cell measured in a worker process of its own. See worker.h. */
+#define _GNU_SOURCE 1
+#include "worker/worker.h"
+#include "measure/measure.h"
+#include "files/self_exe.h"
+#include "process/child.h"
+#include "results/results.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/*
+ * A measuring worker is a freshly executed alloclab, not a bare fork of
+ * this process: a fork would start with the parent's heap (for the system
+ * plugin, the very allocator under test, already fragmented by the parent's
+ * results) and would count the parent's pages in its resident set.
+ */
+static int measure_child(void *arg, int fd)
+{
+	const struct alloclab_cell_spec *cell = arg;
+	char *spec = json_dumps(alloclab_cell_spec_to_json(cell), JSON_COMPACT);
+	char *argv[] = {"alloclab", "__worker", spec, NULL};
+
+	if (fd != 3) {
+		if (dup2(fd, 3) < 0)
+			return 3;
+		close(fd);
+	}
+	if (cell->callgrind_dir) {
+		struct alloclab_measure_argv vg;
+		alloclab_measure_worker_argv(&vg, cell->callgrind_dir, cell->cache_sim, alloclab_self_path(), spec);
+		execvp(vg.argv[0], vg.argv);
+		return 3; /* checked at plan: valgrind was there */
+	}
+	if (cell->workload->exec_worker && cell->workload->exec_worker(&cell->params, spec) != 0)
+		return 3;
+	execv(alloclab_self_path(), argv);
+	/* exec failed: measure in this forked process rather than not at all. */
+	return alloclab_worker_send(arg, 3);
+}
+
+int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, struct alloclab_process *out,
+			      int *interrupted, char *err, size_t err_len)
+{
+	struct alloclab_child_result res;
+	json_t *obj;
+	int rc = -1, not_applicable = 0;
+
+	*interrupted = 0;
+	memset(out, 0, sizeof *out);
+	if (alloclab_child_run_sampled(measure_child, (void *)spec, timeout_s, spec->sample_ms, &res, err, err_len) != 0)
+		return -1;
+	if (res.interrupted) {
+		*interrupted = 1;
+		snprintf(err, err_len, "interrupted");
+		alloclab_child_result_free(&res);
+		return -1;
+	}
+	obj = alloclab_child_answer(&res, spec->plugin, timeout_s, &not_applicable, err, err_len);
+	/* The worker is a plugin's process: its answer is checked like a file. */
+	if (obj && alloclab_process_from_json(obj, spec->threads, alloclab_cell_spec_metric(spec), "the worker's result",
+					      out, err, err_len) == 0) {
+		out->elapsed_s = res.elapsed_s;
+		out->plugin_output = alloclab_child_printed(&res);
+		out->memory = res.memory;
+		res.memory = NULL;
+		rc = 0;
+	} else if (not_applicable) {
+		rc = -2;
+	} else {
+		alloclab_child_add_printed(&res, err, err_len);
+		/* The samples up to the failure: the caller keeps them with the
+		 * cell's error. */
+		alloclab_process_clear(out);
+		out->memory = res.memory;
+		res.memory = NULL;
+	}
+	json_decref(obj);
+	alloclab_child_result_free(&res);
+	return rc;
+}
