@@ -7,6 +7,7 @@
  * the same), 2 on bad input (shards of different plans, a shard twice).
  */
 #include "cli.h"
+#include "run_options.h"
 #include "results/merge.h"
 #include "plugin/loader.h"
 #include "files/output_path.h"
@@ -94,22 +95,23 @@ int alloclab_cmd_merge(int argc, char **argv)
 			"alloclab merge: warning: the shards ran on %s (%u hosts): compare compares processes within "
 			"one CPU model where it can, and says when it pooled them\n",
 			rep.mixed_cpu_models ? "different CPU models" : "different kernels", rep.hosts);
+	const json_t *command = json_object_get(shards[0]->metadata, "command");
 	for (unsigned i = 0; i < rep.nmissing; i++) {
-		char cmd[4096], path[64];
+		char path[64];
 		snprintf(path, sizeof path, "shard-%u.json", rep.missing[i]);
-		alloclab_shard_command(shards[0], rep.missing[i], path, cmd, sizeof cmd);
-		fprintf(stderr, "alloclab merge: shard %u of %u is missing; measure it with:\n  %s\n", rep.missing[i],
-			rep.count, cmd);
+		fprintf(stderr, "alloclab merge: shard %u of %u is missing; measure it with:\n  ", rep.missing[i], rep.count);
+		alloclab_shard_command(stderr, command, rep.missing[i], rep.count, path);
+		fputc('\n', stderr);
 	}
 	for (unsigned i = 0; i < rep.nincomplete; i++) {
 		const char *file = NULL;
 		for (int k = 0; k < n; k++)
 			if (shards[k]->facts.shard_index == rep.incomplete[i])
 				file = files[k];
-		char cmd[4096];
-		alloclab_shard_command(shards[0], rep.incomplete[i], file, cmd, sizeof cmd);
-		fprintf(stderr, "alloclab merge: shard %u of %u (%s) did not finish; measure it again with:\n  %s\n",
-			rep.incomplete[i], rep.count, file, cmd);
+		fprintf(stderr, "alloclab merge: shard %u of %u (%s) did not finish; measure it again with:\n  ",
+			rep.incomplete[i], rep.count, file);
+		alloclab_shard_command(stderr, command, rep.incomplete[i], rep.count, file);
+		fputc('\n', stderr);
 	}
 	rc = rep.nmissing || rep.nincomplete ? 1 : 0;
 out:

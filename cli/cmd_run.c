@@ -4,6 +4,7 @@
  * is measured or written.
  */
 #include "cli.h"
+#include "run_options.h"
 #include "base/numbers.h"
 #include "registry.h"
 #include "report.h"
@@ -43,7 +44,7 @@ static const struct {
 };
 static const unsigned default_threads[] = {1, 2};
 
-static const char usage[] =
+static const char usage_head[] =
 	"usage: alloclab run [options]\n"
 	"\n"
 	"Measures every combination of the plugins, workloads and thread counts\n"
@@ -52,55 +53,8 @@ static const char usage[] =
 	"With no options: the default suite (every bundled allocator x churn, unicode and the\n"
 	"replay of a recorded Python benchmark at 1,2 threads, and three Python benchmarks at 1).\n"
 	"\n"
-	"options:\n"
-	"  -p, --plugin NAME[:k=v,...]    plugin by name or path (./x.so), with options; repeatable;\n"
-	"                                 the option as=LABEL names it in tables (two builds of one plugin)\n"
-	"  -w, --workload NAME[:k=v,...]  workload with parameters; repeatable (see 'alloclab list')\n"
-	"  -t, --threads LIST             thread counts, e.g. 1,2,4 (1..1024; default 1,2)\n"
-	"  -n, --processes N|auto         worker processes per cell (default 5); auto: at least 5, more\n"
-	"                                 until the 95% confidence interval of the cell's mean is\n"
-	"                                 within --ci PERCENT of it (default 2), at most\n"
-	"                                 --max-processes (default 40)\n"
-	"  -v, --values N                 measured values per process (default 3)\n"
-	"      --warmups N                unmeasured values per process first (default 1)\n"
-	"      --timeout SECONDS          kill a worker process after this long (default 120; fractions allowed)\n"
-	"      --pin                      pin thread i to the i-th CPU allowed\n"
-	"      --order random|fixed       the order cells are visited in within each round of\n"
-	"                                 processes: shuffled anew each round (default; the seed is\n"
-	"                                 recorded), or the order of the plan\n"
-	"      --order-seed N             the shuffles' seed, to repeat a run's order (1..2^63-1)\n"
-	"      --cache-align off|on|both  measure through a wrapper that puts every block on a\n"
-	"                                 cache line (by over-allocation); both: each plugin twice\n"
-	"      --words FILE               the text the unicode workload takes its words from\n"
-	"      --measure time|instructions|cache|tlb  what a value is: time (default), or instructions\n"
-	"                                 per op counted by valgrind's callgrind in the timed region\n"
-	"                                 only (deterministic; about 50x slower to run); cache adds\n"
-	"                                 simulated L1/LL data misses per op (this machine's geometry);\n"
-	"                                 tlb adds simulated first- and second-level data-TLB misses\n"
-	"                                 per op (4 KiB pages; ALLOCLAB_TLB=E1,W1,E2,W2 to override)\n"
-	;
-/* Split: C99 promises string literals of 4095 bytes only. */
-static const char usage_more[] =
-	"      --latency                  also time every allocator call: per-op percentiles (p50 to p99.99,\n"
-	"                                 max) and the slowest calls (docs/latency.md)\n"
-	"      --latency-every K          time every K-th call of each thread only (implies --latency)\n"
-	"      --sample-ms MS             sample each worker's memory from outside it every MS ms\n"
-	"                                 (default 10; 0: not), with its steps (docs/memory.md)\n"
-	"      --settle-ms MS             after the last value (and the plugin's trim), wait MS ms and\n"
-	"                                 read what the worker holds again (default 0: not)\n"
-	"      --shard K/N                measure only shard K of N of the plan: the process rounds r with\n"
-	"                                 r mod N = K-1, so every shard measures every cell; put the shards\n"
-	"                                 together with 'alloclab merge' (docs/cluster.md)\n"
-	"      --dry-run                  plan only: probe the plugins, check every argument, print what\n"
-	"                                 would be measured; measure and write nothing\n"
-	"      --check / --no-check       put every plugin through 'alloclab check' first / none; by\n"
-	"                                 default the plugins given by path are checked (cached per build)\n"
-	"  -o, --output FILE              results JSON (default alloclab-results/run-DATE.json); a results\n"
-	"                                 file there is replaced, any other file is not\n"
-	"      --memory-limit SIZE|none   kill a worker (with what it started) whose resident memory passes\n"
-	"                                 SIZE (K, M, G, T); default three quarters of the memory available\n"
-	"  -q, --quiet                    do not print the table\n"
-	"  -h, --help                     this text\n"
+	"options:\n";
+static const char usage_tail[] =
 	"\n"
 	"Numbers take K, M, G suffixes in workload parameters (64K = 65536).\n"
 	"exit status: 0 success, 1 some cells failed (see the table), 2 bad input,\n"
@@ -196,23 +150,8 @@ static void free_plugin_args(struct alloclab_run_config *cfg)
 
 int alloclab_cmd_run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"plugin", required_argument, NULL, 'p'},  {"workload", required_argument, NULL, 'w'},
-		{"threads", required_argument, NULL, 't'}, {"processes", required_argument, NULL, 'n'},
-		{"values", required_argument, NULL, 'v'},  {"warmups", required_argument, NULL, 'W'},
-		{"timeout", required_argument, NULL, 'T'}, {"pin", no_argument, NULL, 'P'},
-		{"memory-limit", required_argument, NULL, 'L'},
-		{"output", required_argument, NULL, 'o'},  {"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},          {"cache-align", required_argument, NULL, 'A'},
-		{"words", required_argument, NULL, 'X'},   {"check", no_argument, NULL, 'C'},
-		{"no-check", no_argument, NULL, 'N'},      {"measure", required_argument, NULL, 'M'},
-		{"ci", required_argument, NULL, 'I'},      {"max-processes", required_argument, NULL, 'x'},
-		{"order", required_argument, NULL, 'O'},   {"order-seed", required_argument, NULL, 'S'},
-		{"latency", no_argument, NULL, 'y'},       {"latency-every", required_argument, NULL, 'Y'},
-		{"shard", required_argument, NULL, 'H'},   {"dry-run", no_argument, NULL, 'D'},
-		{"sample-ms", required_argument, NULL, 'm'}, {"settle-ms", required_argument, NULL, 'E'},
-		{NULL, 0, NULL, 0},
-	};
+	struct option longopts[ALLOCLAB_RUN_OPTIONS_MAX];
+	char shortopts[2 * ALLOCLAB_RUN_OPTIONS_MAX];
 	static struct alloclab_run_config cfg;
 	char **full_argv;
 	double timeout = 120;
@@ -225,8 +164,9 @@ int alloclab_cmd_run(int argc, char **argv)
 	cfg.values = 3;
 	cfg.warmups = 1;
 	cfg.sample_ms = 10;
+	alloclab_run_options_getopt(longopts, shortopts, sizeof shortopts);
 	opterr = 0;
-	while (rc == 0 && (opt = getopt_long(argc, argv, ":p:w:t:n:v:o:qh", longopts, NULL)) != -1) {
+	while (rc == 0 && (opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p': rc = add_plugin(optarg, &cfg); break;
 		case 'w': rc = add_workload(optarg, &cfg); break;
@@ -295,7 +235,12 @@ int alloclab_cmd_run(int argc, char **argv)
 			if (alloclab_measure_parse(optarg, &cfg.measure) != 0)
 				rc = alloclab_usage_error("run", "--measure takes time, instructions, cache or tlb, not '%s'", optarg);
 			break;
-		case 'h': fputs(usage, stdout); fputs(usage_more, stdout); free_plugin_args(&cfg); return 0;
+		case 'h':
+			fputs(usage_head, stdout);
+			alloclab_run_options_help(stdout);
+			fputs(usage_tail, stdout);
+			free_plugin_args(&cfg);
+			return 0;
 		case ':': rc = alloclab_usage_error("run", "option '%s' needs a value", argv[optind - 1]); break;
 		default: rc = alloclab_usage_error("run", "unknown option '%s'", argv[optind - 1]); break;
 		}

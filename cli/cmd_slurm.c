@@ -14,6 +14,8 @@
  */
 #define _GNU_SOURCE 1
 #include "cli.h"
+#include "run_options.h"
+#include "base/shell_word.h"
 #include "files/input_file.h"
 #include "plugin/loader.h"
 #include "base/numbers.h"
@@ -59,21 +61,6 @@ static const char usage[] =
 
 #define MAX_EXTRA 32
 
-/* s as one shell word. */
-static void shell_word(FILE *f, const char *s)
-{
-	if (s[0] && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == strlen(s)) {
-		fputs(s, f);
-		return;
-	}
-	fputc('\'', f);
-	for (; *s; s++)
-		if (*s == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*s, f);
-	fputc('\'', f);
-}
 
 /* A value that goes into an #SBATCH line: one word (sbatch splits those
  * lines at spaces and quotes nothing). */
@@ -135,19 +122,6 @@ static int write_script(const char *path, const char *text, char *err, size_t er
 	return 0;
 }
 
-/* The words of run-arguments a shard task sets itself. */
-static const char *owned_option(const char *word)
-{
-	static const char *const owned[] = {"-o", "--output", "--shard", "--dry-run"};
-	for (size_t i = 0; i < sizeof owned / sizeof *owned; i++) {
-		size_t n = strlen(owned[i]);
-		if (strcmp(word, owned[i]) == 0 || (strncmp(word, owned[i], n) == 0 && word[n] == '=' && n > 2))
-			return owned[i];
-	}
-	if (strncmp(word, "-o", 2) == 0 && word[2])
-		return "-o";
-	return NULL;
-}
 
 static int cmd_status(int argc, char **argv);
 
@@ -212,11 +186,14 @@ int alloclab_cmd_slurm(int argc, char **argv)
 	char **run_args = argv + optind;
 	int nrun = argc - optind, seed_given = 0;
 	for (int i = 0; i < nrun; i++) {
-		const char *o = owned_option(run_args[i]);
-		if (o)
-			return alloclab_usage_error("slurm", "the run's arguments must not set %s: each shard's is its own", o);
-		if (strcmp(run_args[i], "--order-seed") == 0 || strncmp(run_args[i], "--order-seed=", 13) == 0)
+		int value_follows;
+		const struct alloclab_run_option *o = alloclab_run_option_of(run_args[i], &value_follows);
+		if (o && (o->flags & ALLOCLAB_RUN_OPTION_SHARD_OWNS))
+			return alloclab_usage_error("slurm", "the run's arguments must not set --%s: each shard's is its own",
+						    o->name);
+		if (o && o->key == 'S')
 			seed_given = 1;
+		i += value_follows;
 	}
 
 	/* The folder: made, and holding no sweep. */
@@ -295,16 +272,16 @@ int alloclab_cmd_slurm(int argc, char **argv)
 		fprintf(f, "#SBATCH %s\n", extra[i]);
 	fputs("# Exit status 1 is a cell that failed in a shard that finished: the merge shows it.\n", f);
 	fprintf(f, "srun --cpu-bind=%s ", cpu_bind);
-	shell_word(f, self);
+	alloclab_shell_word(f, self);
 	fputs(" run", f);
 	for (int i = 0; i < nrun; i++) {
 		fputc(' ', f);
-		shell_word(f, run_args[i]);
+		alloclab_shell_word(f, run_args[i]);
 	}
 	if (!seed_given)
 		fprintf(f, " --order-seed %llu", (unsigned long long)seed);
 	fprintf(f, " --shard \"$SLURM_ARRAY_TASK_ID/%u\" -o ", shards);
-	shell_word(f, dir);
+	alloclab_shell_word(f, dir);
 	fputs("/shard-\"$SLURM_ARRAY_TASK_ID\".json\nrc=$?\n[ \"$rc\" -eq 1 ] && rc=0\nexit \"$rc\"\n", f);
 	fclose(f);
 	snprintf(path, sizeof path, "%s/shards.sh", dir);
@@ -325,13 +302,13 @@ int alloclab_cmd_slurm(int argc, char **argv)
 	for (unsigned i = 0; i < nextra; i++)
 		fprintf(f, "#SBATCH %s\n", extra[i]);
 	fputs("exec ", f);
-	shell_word(f, self);
+	alloclab_shell_word(f, self);
 	fputs(" merge -o ", f);
-	shell_word(f, dir);
+	alloclab_shell_word(f, dir);
 	fputs("/merged.json", f);
 	for (unsigned k = 1; k <= shards; k++) {
 		fputc(' ', f);
-		shell_word(f, dir);
+		alloclab_shell_word(f, dir);
 		fprintf(f, "/shard-%u.json", k);
 	}
 	fputc('\n', f);
@@ -456,17 +433,17 @@ static int cmd_status(int argc, char **argv)
 		       dir);
 	if (done < shards) {
 		printf("a shard that does not finish can be measured again, anywhere, with:\n  ");
-		shell_word(stdout, self);
+		alloclab_shell_word(stdout, self);
 		fputs(" run", stdout);
 		size_t i;
 		json_t *a;
 		json_array_foreach(args, i, a)
 			if (json_is_string(a)) {
 				fputc(' ', stdout);
-				shell_word(stdout, json_string_value(a));
+				alloclab_shell_word(stdout, json_string_value(a));
 			}
 		printf(" --shard K/%lld -o ", (long long)shards);
-		shell_word(stdout, dir);
+		alloclab_shell_word(stdout, dir);
 		printf("/shard-K.json\nthen merge: %s merge -o %s/merged.json %s/shard-*.json\n", self, dir, dir);
 	}
 	json_decref(sweep);

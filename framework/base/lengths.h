@@ -22,4 +22,7 @@
  * that already carries a suffix). */
 #define ALLOCLAB_PATH_PLUS2_LEN (ALLOCLAB_PATH_PLUS_LEN + ALLOCLAB_PATH_EXTRA)
 
+/* One line of error: what went wrong and where, for a person. */
+#define ALLOCLAB_ERR_LEN 512
+
 #endif

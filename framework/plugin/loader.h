@@ -10,7 +10,7 @@
 #include <alloclab/plugin.h>
 #include <stddef.h>
 
-#define ALLOCLAB_ERR_LEN 512
+#include "base/lengths.h"
 
 struct alloclab_loaded_plugin {
 	void *handle;  /* from dlopen; NULL once unloaded */

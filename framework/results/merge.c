@@ -2,8 +2,6 @@
 #include "results/merge.h"
 
 #include "base/lengths.h"
-#include "plugin/loader.h"
-#include "files/self_exe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,53 +258,4 @@ struct alloclab_results *alloclab_merge(struct alloclab_results *const *shards, 
 	free(kernels);
 	free(given);
 	return m;
-}
-
-/* s in single quotes where it needs them. */
-static size_t shell_word(const char *s, char *out, size_t len)
-{
-	size_t n = 0;
-	int plain = s[0] != '\0' && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
-					 strlen(s);
-	if (plain)
-		return (size_t)snprintf(out, len, "%s", s);
-	n += (size_t)snprintf(out + n, n < len ? len - n : 0, "'");
-	for (const char *c = s; *c; c++)
-		n += (size_t)snprintf(out + n, n < len ? len - n : 0, *c == '\'' ? "'\\''" : "%c", *c);
-	n += (size_t)snprintf(out + n, n < len ? len - n : 0, "'");
-	return n;
-}
-
-void alloclab_shard_command(const struct alloclab_results *shard, unsigned k, const char *output, char *out,
-			    size_t len)
-{
-	json_t *cmd = json_object_get(shard->metadata, "command"), *w;
-	size_t n = 0, i;
-	char value[64];
-
-	out[0] = '\0';
-	json_array_foreach(cmd, i, w)
-	{
-		/* The alloclab running now, by its path: "alloclab" may not be
-		 * on PATH where the command is pasted. */
-		const char *word = i == 0 ? alloclab_self_path() : json_string_value(w);
-		if (word == NULL)
-			continue;
-		if (strcmp(word, "--shard") == 0 || strcmp(word, "-o") == 0 || strcmp(word, "--output") == 0) {
-			i++; /* and its value */
-			continue;
-		}
-		if (strncmp(word, "--shard=", 8) == 0 || strncmp(word, "--output=", 9) == 0 ||
-		    (strncmp(word, "-o", 2) == 0 && word[2]))
-			continue;
-		if (n < len)
-			n += shell_word(word, out + n, len - n);
-		if (n < len)
-			n += (size_t)snprintf(out + n, len - n, " ");
-	}
-	snprintf(value, sizeof value, "%u/%u", k, shard->facts.shard_count);
-	if (n < len)
-		n += (size_t)snprintf(out + n, len - n, "--shard %s -o ", value);
-	if (n < len)
-		shell_word(output, out + n, len - n);
 }

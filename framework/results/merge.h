@@ -44,9 +44,4 @@ void alloclab_merge_report_clear(struct alloclab_merge_report *rep);
 
 
 
-/* The command that measures shard k of the plan `shard` was cut from
- * (its recorded command line, with --shard k/N and -o output), shell
- * quoted, into out. */
-void alloclab_shard_command(const struct alloclab_results *shard, unsigned k, const char *output, char *out,
-			    size_t len);
 #endif
