@@ -167,24 +167,21 @@ void alloclab_memory_report(const struct alloclab_results *r, FILE *out)
 	/* A worker that failed keeps its samples up to its end. */
 	int failed_header = 0;
 	for (unsigned i = 0; i < r->ncells; i++) {
-		const json_t *tl = r->cells[i].failed_memory, *s;
+		const struct alloclab_memory_timeline *tl = r->cells[i].failed_memory;
 		if (tl == NULL)
 			continue;
-		size_t k, n = json_array_size(json_object_get(tl, "samples"));
 		long peak = -1;
-		json_array_foreach(json_object_get(tl, "samples"), k, s)
-			if (json_integer_value(json_array_get(s, 1)) > peak)
-				peak = (long)json_integer_value(json_array_get(s, 1));
-		const json_t *last = json_array_get(json_object_get(tl, "samples"), n - 1);
-		const char *step = json_string_value(
-			json_array_get(json_object_get(tl, "phases"), (size_t)json_integer_value(json_array_get(last, 4))));
+		for (unsigned k = 0; k < tl->nsamples; k++)
+			if (tl->samples[k].rss_kib > peak)
+				peak = tl->samples[k].rss_kib;
+		const struct alloclab_memory_sample *last = &tl->samples[tl->nsamples - 1];
 		char p[32], l[32];
 		kib_text((double)peak, p, sizeof p);
-		kib_text((double)json_integer_value(json_array_get(last, 1)), l, sizeof l);
+		kib_text((double)last->rss_kib, l, sizeof l);
 		if (!failed_header++)
 			fprintf(out, "\nworkers that failed, to their last sample:\n");
-		fprintf(out, "  %-40.40s peak %s, last %s at %.0f ms in '%s' (%zu samples)\n", names[i], p, l,
-			json_number_value(json_array_get(last, 0)), step ? step : "?", n);
+		fprintf(out, "  %-40.40s peak %s, last %s at %.0f ms in '%s' (%u samples)\n", names[i], p, l, last->t_ms,
+			alloclab_memory_sample_phase(tl, tl->nsamples - 1), tl->nsamples);
 	}
 	for (unsigned i = 0; i < r->ncells; i++)
 		free(names[i]);
@@ -193,19 +190,16 @@ void alloclab_memory_report(const struct alloclab_results *r, FILE *out)
 }
 
 /* The stretches of a timeline in the measured runs ("run N"), in seconds. */
-static void shade_runs(struct alloclab_figure *f, const json_t *timeline, const char *whose)
+static void shade_runs(struct alloclab_figure *f, const struct alloclab_memory_timeline *timeline, const char *whose)
 {
-	json_t *phases = json_object_get(timeline, "phases"), *s;
 	double from = NAN, to = NAN;
-	size_t i;
 	char title[600];
 
 	snprintf(title, sizeof title, "measured runs (%s's process)", whose);
-	json_array_foreach(json_object_get(timeline, "samples"), i, s)
-	{
-		const char *phase = json_string_value(json_array_get(phases, (size_t)json_integer_value(json_array_get(s, 4))));
-		double t = json_number_value(json_array_get(s, 0)) / 1000;
-		int in_run = phase && strncmp(phase, "run ", 4) == 0;
+	for (unsigned i = 0; i < timeline->nsamples; i++) {
+		const char *phase = alloclab_memory_sample_phase(timeline, i);
+		double t = timeline->samples[i].t_ms / 1000;
+		int in_run = strncmp(phase, "run ", 4) == 0;
 		if (in_run && isnan(from))
 			from = t;
 		if (in_run)
@@ -267,17 +261,15 @@ void alloclab_memory_figures(const struct alloclab_results *r, struct alloclab_f
 			if (done[k] || strcmp(names[k], names[i]) != 0)
 				continue;
 			done[k] = 1;
-			json_t *samples = json_object_get(cells[k]->procs[0].memory, "samples"), *s;
-			size_t j;
+			const struct alloclab_memory_timeline *tl = cells[k]->procs[0].memory;
 			alloclab_cell_label(cells[k], label, sizeof label);
 			struct alloclab_figure *f = &out->items[fi];
 			if (f->nseries == 0)
-				shade_runs(f, cells[k]->procs[0].memory, label);
-			struct alloclab_series *se = alloclab_figure_series(f, label, json_array_size(samples));
-			json_array_foreach(samples, j, s)
-			{
-				se->x[j] = json_number_value(json_array_get(s, 0)) / 1000;
-				se->y[j] = (double)json_integer_value(json_array_get(s, 1)) / 1024;
+				shade_runs(f, tl, label);
+			struct alloclab_series *se = alloclab_figure_series(f, label, tl->nsamples);
+			for (unsigned j = 0; j < tl->nsamples; j++) {
+				se->x[j] = tl->samples[j].t_ms / 1000;
+				se->y[j] = (double)tl->samples[j].rss_kib / 1024;
 			}
 			alloclab_figure_category(&out->items[ki], label);
 			double *col[4];

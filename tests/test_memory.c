@@ -40,16 +40,15 @@ Test(memory, the_timeline_has_the_working_set_and_the_steps, .timeout = 120)
 	for (unsigned c = 0; c < res->ncells; c++) {
 		const struct alloclab_process *p = &res->cells[c].procs[0];
 		cr_assert(p->memory, "%s: no timeline", res->cells[c].plugin);
-		json_t *samples = json_object_get(p->memory, "samples"), *s;
-		size_t i;
 		long peak = 0;
-		json_array_foreach(samples, i, s)
-			if (json_integer_value(json_array_get(s, 1)) > peak)
-				peak = (long)json_integer_value(json_array_get(s, 1));
+		for (unsigned i = 0; i < p->memory->nsamples; i++)
+			if (p->memory->samples[i].rss_kib > peak)
+				peak = p->memory->samples[i].rss_kib;
 		cr_expect_geq(peak, 78 * 1024, "%s: peak %ld KiB", res->cells[c].plugin, peak);
-		cr_expect_geq(json_array_size(samples), 5);
-		cr_expect_eq(json_integer_value(json_object_get(p->memory, "requested_ms")), 10);
-		cr_expect(alloclab_timeline_phase(p->memory, "warm-up 1") >= 0 || alloclab_timeline_phase(p->memory, "run 1") >= 0,
+		cr_expect_geq(p->memory->nsamples, 5);
+		cr_expect_eq(p->memory->requested_ms, 10);
+		cr_expect(alloclab_memory_timeline_phase(p->memory, "warm-up 1") >= 0 ||
+				  alloclab_memory_timeline_phase(p->memory, "run 1") >= 0,
 			  "the steps are marked");
 		/* The harness alone, then the working set, then given back. */
 		cr_expect(p->rss_before_plugin_kib > 0 && p->rss_before_plugin_kib < 20 * 1024, "%ld", p->rss_before_plugin_kib);
@@ -116,18 +115,25 @@ Test(memory, a_long_worker_is_thinned_to_at_most_the_cap)
 	struct alloclab_timeline *t = alloclab_timeline_new(10, 0);
 	for (unsigned i = 0; i < 5000; i++)
 		alloclab_timeline_sample(t, getpid(), i * 0.01, i < 2500 ? "run 1" : "run 2", i * 1024);
-	json_t *j = alloclab_timeline_json(t);
+	struct alloclab_memory_timeline *j = alloclab_timeline_take(t);
 	char why[256];
-	cr_assert_eq(alloclab_timeline_check(j, why, sizeof why), 0, "%s", why);
-	size_t n = json_array_size(json_object_get(j, "samples"));
-	cr_expect(n <= ALLOCLAB_TIMELINE_MAX_SAMPLES && n >= ALLOCLAB_TIMELINE_MAX_SAMPLES / 2, "%zu samples", n);
+	cr_assert_not_null(j);
+	cr_assert_eq(alloclab_memory_timeline_valid(j, why, sizeof why), 0, "%s", why);
+	unsigned n = j->nsamples;
+	cr_expect(n <= ALLOCLAB_TIMELINE_MAX_SAMPLES && n >= ALLOCLAB_TIMELINE_MAX_SAMPLES / 2, "%u samples", n);
 	/* Halved at the 2001st, 3001st and 4001st sample: 10 ms became 80. */
-	cr_expect_eq(json_integer_value(json_object_get(j, "interval_ms")), 80);
+	cr_expect_eq(j->interval_ms, 80);
 	/* Both ends are still there. */
-	json_t *last = json_array_get(json_object_get(j, "samples"), n - 1);
-	cr_expect_geq(json_number_value(json_array_get(last, 0)), 49000);
-	cr_expect_eq(json_array_size(json_object_get(j, "phases")), 2);
-	json_decref(j);
+	cr_expect_geq(j->samples[n - 1].t_ms, 49000);
+	cr_expect_eq(j->nphases, 2);
+	/* A copy is separate and alike. */
+	struct alloclab_memory_timeline *c = alloclab_memory_timeline_copy(j);
+	cr_assert(c != j && c->samples != j->samples && c->phases != j->phases);
+	cr_expect_eq(c->nsamples, n);
+	cr_expect_eq(memcmp(c->samples, j->samples, n * sizeof *c->samples), 0);
+	cr_expect_str_eq(c->phases[1], j->phases[1]);
+	alloclab_memory_timeline_free(c);
+	alloclab_memory_timeline_free(j);
 	alloclab_timeline_free(t);
 }
 
@@ -204,12 +210,10 @@ Test(memory, fragment_steady_and_blowup_report_what_they_hold, .timeout = 180)
 				  (unsigned long long)end);
 		}
 		/* The timeline has what the workload held beside what was resident. */
-		json_t *s;
-		size_t k;
 		long most = 0;
-		json_array_foreach(json_object_get(p->memory, "samples"), k, s)
-			if (json_integer_value(json_array_get(s, 5)) > most)
-				most = (long)json_integer_value(json_array_get(s, 5));
+		for (unsigned k = 0; k < p->memory->nsamples; k++)
+			if (p->memory->samples[k].live_kib > most)
+				most = p->memory->samples[k].live_kib;
 		cr_expect_gt(most, 1000, "%s %s t=%u: no live bytes in the timeline", c->plugin, c->workload, c->threads);
 		checked++;
 	}
@@ -412,15 +416,13 @@ Test(memory, a_worker_that_crashes_mid_value_keeps_its_samples, .timeout = 120)
 	const struct alloclab_cell *c = &res->cells[0];
 	cr_assert_eq(c->status, ALLOCLAB_CELL_ERROR);
 	cr_assert(c->failed_memory, "the failed worker's samples are lost");
-	json_t *samples = json_object_get(c->failed_memory, "samples"), *s;
-	size_t k;
 	long most = 0;
-	json_array_foreach(samples, k, s)
-		if (json_integer_value(json_array_get(s, 1)) > most)
-			most = (long)json_integer_value(json_array_get(s, 1));
+	for (unsigned k = 0; k < c->failed_memory->nsamples; k++)
+		if (c->failed_memory->samples[k].rss_kib > most)
+			most = c->failed_memory->samples[k].rss_kib;
 	cr_expect_gt(most, 70 * 1024, "its 80 MB working set is not in its samples (%ld KiB at most)", most);
-	cr_expect(alloclab_timeline_phase(c->failed_memory, "run 1") >= 0 ||
-			  alloclab_timeline_phase(c->failed_memory, "warm-up 1") >= 0,
+	cr_expect(alloclab_memory_timeline_phase(c->failed_memory, "run 1") >= 0 ||
+			  alloclab_memory_timeline_phase(c->failed_memory, "warm-up 1") >= 0,
 		  "no sample in a run");
 	alloclab_results_free(res);
 	/* A document whose cell has them without having failed is refused. */

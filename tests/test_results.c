@@ -210,10 +210,10 @@ Test(results, journal_is_folded_after_a_kill)
 	struct alloclab_process p = r->cells[0].procs[0];
 	cr_assert_eq(alloclab_journal_append(j, 0, 1, ALLOCLAB_METRIC_TIME, &p, ALLOCLAB_CELL_OK, NULL, NULL, err, sizeof err), 0, "%s", err);
 	/* The failed worker's samples go with the error. */
-	json_t *tl = json_pack("{s:i,s:i,s:[s],s:[[f,i,i,i,i,i]]}", "requested_ms", 10, "interval_ms", 10, "phases",
-			       "run 1", "samples", 5.0, 81234, 80000, -1, 0, -1);
-	cr_assert_eq(alloclab_journal_append(j, 1, 2, ALLOCLAB_METRIC_TIME, NULL, ALLOCLAB_CELL_ERROR, "process 2: boom", tl, err, sizeof err), 0);
-	json_decref(tl);
+	char *phases[] = {"run 1"};
+	struct alloclab_memory_sample sample = {5.0, 81234, 80000, -1, -1, 0};
+	struct alloclab_memory_timeline tl = {10, 10, phases, 1, &sample, 1};
+	cr_assert_eq(alloclab_journal_append(j, 1, 2, ALLOCLAB_METRIC_TIME, NULL, ALLOCLAB_CELL_ERROR, "process 2: boom", &tl, err, sizeof err), 0);
 	char jpath[4300];
 	snprintf(jpath, sizeof jpath, "%s.journal", path);
 	FILE *f = fopen(jpath, "a");
@@ -227,8 +227,8 @@ Test(results, journal_is_folded_after_a_kill)
 	cr_expect_eq(back->cells[0].procs[1].values[1].per_op, 123457.7);
 	cr_expect_eq(back->cells[1].status, ALLOCLAB_CELL_ERROR);
 	cr_expect_str_eq(back->cells[1].message, "process 2: boom");
-	cr_expect_eq(json_integer_value(json_array_get(json_array_get(json_object_get(back->cells[1].failed_memory, "samples"), 0), 1)),
-		     81234, "the failed worker's samples are not folded in");
+	cr_assert(back->cells[1].failed_memory, "the failed worker's samples are not folded in");
+	cr_expect_eq(back->cells[1].failed_memory->samples[0].rss_kib, 81234, "the failed worker's samples are not folded in");
 	alloclab_journal_close(j, 0);
 	alloclab_results_free(back);
 	/* A complete document ignores a stale journal. */

@@ -20,33 +20,30 @@ struct timeline_extra {
 	double base, anon_base, anon_peak, warmup_peak, warmup_anon_peak;
 };
 
-static void read_timeline(const json_t *tl, unsigned nvalues, struct alloclab_process_memory *m,
-			  struct timeline_extra *x)
+static void read_timeline(const struct alloclab_memory_timeline *tl, unsigned nvalues,
+			  struct alloclab_process_memory *m, struct timeline_extra *x)
 {
-	json_t *phases = json_object_get(tl, "phases"), *s;
 	char last_run[32];
 	long peak = -1, peak_with_huge = -1;
-	size_t i;
 
 	snprintf(last_run, sizeof last_run, "run %u", nvalues);
-	json_array_foreach(json_object_get(tl, "samples"), i, s)
-	{
-		const char *phase = json_string_value(json_array_get(phases, (size_t)json_integer_value(json_array_get(s, 4))));
-		long rss = (long)json_integer_value(json_array_get(s, 1)), anon = (long)json_integer_value(json_array_get(s, 2)),
-		     huge = (long)json_integer_value(json_array_get(s, 3)), live = (long)json_integer_value(json_array_get(s, 5));
-		int warmup = phase && strncmp(phase, "warm-up", 7) == 0;
-		if (phase && before_rounds(phase)) {
+	for (unsigned i = 0; i < tl->nsamples; i++) {
+		const char *phase = alloclab_memory_sample_phase(tl, i);
+		long rss = tl->samples[i].rss_kib, anon = tl->samples[i].anon_kib, huge = tl->samples[i].huge_kib,
+		     live = tl->samples[i].live_kib;
+		int warmup = strncmp(phase, "warm-up", 7) == 0;
+		if (before_rounds(phase)) {
 			x->base = (double)rss;
 			x->anon_base = (double)anon;
 		}
-		if (phase && strcmp(phase, last_run) == 0)
+		if (strcmp(phase, last_run) == 0)
 			m->end_of_run_kib = (double)rss;
 		if (rss > peak)
 			peak = rss;
 		/* For fragmentation, only where the workload holds its working
 		 * set (a value's prepare and run): finish is the harness's too
 		 * (churn replays its sizes, a placement pass maps its tables). */
-		if (phase && (strncmp(phase, "run ", 4) == 0 || strncmp(phase, "prepare ", 8) == 0) && anon > x->anon_peak)
+		if ((strncmp(phase, "run ", 4) == 0 || strncmp(phase, "prepare ", 8) == 0) && anon > x->anon_peak)
 			x->anon_peak = (double)anon;
 		if (warmup && rss > x->warmup_peak)
 			x->warmup_peak = (double)rss;

@@ -428,7 +428,7 @@ stop:
 	if (live_fd >= 0)
 		close(live_fd);
 	res->elapsed_s = now_s() - start;
-	res->memory = alloclab_timeline_json(timeline);
+	res->memory = alloclab_timeline_take(timeline);
 	alloclab_timeline_free(timeline);
 	if (WIFEXITED(status)) {
 		res->exited = 1;
@@ -488,7 +488,7 @@ int alloclab_child_send_json(int fd, json_t *obj)
 void alloclab_child_result_free(struct alloclab_child_result *res)
 {
 	free(res->output);
-	json_decref(res->memory);
+	alloclab_memory_timeline_free(res->memory);
 	memset(res, 0, sizeof *res);
 }
 

@@ -22,6 +22,8 @@
 #define ALLOCLAB_CHILD_H
 
 #include <jansson.h>
+
+struct alloclab_memory_timeline;
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,8 +58,8 @@ struct alloclab_child_result {
 	 * it was when it crashed or hung. */
 	char phase[64];
 	/* alloclab_child_run_sampled: its memory over time
-	 * (memory_timeline.h), a new reference; NULL otherwise. */
-	json_t *memory;
+	 * (memory_timeline.h), the result's own; NULL otherwise. */
+	struct alloclab_memory_timeline *memory;
 };
 
 /*

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE 1
 #include "process/memory_timeline.h"
 #include "process/process_tree.h"
+#include "base/invariant.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -89,73 +90,90 @@ void alloclab_timeline_sample(struct alloclab_timeline *t, pid_t pid, double now
 	t->s[t->n++] = s;
 }
 
-json_t *alloclab_timeline_json(const struct alloclab_timeline *t)
+struct alloclab_memory_timeline *alloclab_timeline_take(const struct alloclab_timeline *t)
 {
-	json_t *samples = json_array(), *phases = json_array();
-	if (t == NULL || t->n == 0) {
-		json_decref(samples);
-		json_decref(phases);
+	if (t == NULL || t->n == 0)
 		return NULL;
-	}
+	struct alloclab_memory_timeline *m = calloc(1, sizeof *m);
+	m->requested_ms = t->requested_ms;
+	m->interval_ms = t->interval_ms;
+	m->phases = calloc(t->nphases + 1, sizeof *m->phases);
 	for (unsigned i = 0; i < t->nphases; i++)
-		json_array_append_new(phases, json_string(t->phases[i]));
-	for (unsigned i = 0; i < t->n; i++)
-		json_array_append_new(samples, json_pack("[f,I,I,I,i,I]", round(t->s[i].t_ms * 10) / 10,
-							 (json_int_t)t->s[i].rss_kib, (json_int_t)t->s[i].anon_kib,
-							 (json_int_t)t->s[i].huge_kib, (int)t->s[i].phase,
-							 (json_int_t)t->s[i].live_kib));
-	return json_pack("{s:i,s:i,s:o,s:o}", "requested_ms", (int)t->requested_ms, "interval_ms", (int)t->interval_ms,
-			 "phases", phases, "samples", samples);
+		m->phases[i] = strdup(t->phases[i]);
+	m->nphases = t->nphases;
+	m->samples = calloc(t->n, sizeof *m->samples);
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct sample *s = &t->s[i];
+		/* A tenth of a millisecond, as written: the model is what a
+		 * results file holds. */
+		m->samples[i] = (struct alloclab_memory_sample){round(s->t_ms * 10) / 10, s->rss_kib, s->anon_kib,
+								s->huge_kib, s->live_kib, s->phase};
+	}
+	m->nsamples = t->n;
+	ALLOCLAB_CHECK_INVARIANT(alloclab_memory_timeline_valid(m, NULL, 0) == 0);
+	return m;
 }
 
-#define WHY(...) (snprintf(why, why_len, __VA_ARGS__), -1)
-
-int alloclab_timeline_check(const json_t *obj, char *why, size_t why_len)
+struct alloclab_memory_timeline *alloclab_memory_timeline_copy(const struct alloclab_memory_timeline *t)
 {
-	json_t *phases = json_object_get(obj, "phases"), *samples = json_object_get(obj, "samples"), *x;
-	json_t *req = json_object_get(obj, "requested_ms"), *iv = json_object_get(obj, "interval_ms");
-	size_t i;
-	double last = 0;
+	if (t == NULL)
+		return NULL;
+	struct alloclab_memory_timeline *m = calloc(1, sizeof *m);
+	*m = *t;
+	m->phases = calloc(t->nphases + 1, sizeof *m->phases);
+	for (unsigned i = 0; i < t->nphases; i++)
+		m->phases[i] = strdup(t->phases[i]);
+	m->samples = malloc((t->nsamples ? t->nsamples : 1) * sizeof *m->samples);
+	memcpy(m->samples, t->samples, t->nsamples * sizeof *m->samples);
+	return m;
+}
 
-	if (!json_is_object(obj))
-		return WHY("memory: not an object");
-	if (!json_is_integer(req) || json_integer_value(req) < 1 || json_integer_value(req) > 3600000 ||
-	    !json_is_integer(iv) || json_integer_value(iv) < json_integer_value(req) ||
-	    json_integer_value(iv) > (json_int_t)3600000 << 20)
-		return WHY("memory.requested_ms, interval_ms: not whole numbers of milliseconds, the interval at least the request");
-	if (!json_is_array(phases) || json_array_size(phases) > ALLOCLAB_TIMELINE_MAX_PHASES)
-		return WHY("memory.phases: not an array of at most %d names", ALLOCLAB_TIMELINE_MAX_PHASES);
-	json_array_foreach(phases, i, x)
-		if (!json_is_string(x) || json_string_length(x) == 0 || json_string_length(x) > 63)
-			return WHY("memory.phases[%zu]: not a name of 1 to 63 bytes", i);
-	if (!json_is_array(samples) || json_array_size(samples) == 0 || json_array_size(samples) > ALLOCLAB_TIMELINE_MAX_SAMPLES)
-		return WHY("memory.samples: not an array of 1 to %d samples", ALLOCLAB_TIMELINE_MAX_SAMPLES);
-	json_array_foreach(samples, i, x)
-	{
-		json_t *t = json_array_get(x, 0), *p = json_array_get(x, 4);
-		if (!json_is_array(x) || json_array_size(x) != 6 || !json_is_number(t) || !isfinite(json_number_value(t)) ||
-		    json_number_value(t) < last || !json_is_integer(p) || json_integer_value(p) < 0 ||
-		    (size_t)json_integer_value(p) >= json_array_size(phases))
-			return WHY("memory.samples[%zu]: not [t_ms (not decreasing), rss_kib, anon_kib, huge_kib, a phase index, "
+void alloclab_memory_timeline_free(struct alloclab_memory_timeline *t)
+{
+	if (t == NULL)
+		return;
+	for (unsigned i = 0; i < t->nphases; i++)
+		free(t->phases[i]);
+	free(t->phases);
+	free(t->samples);
+	free(t);
+}
+
+#define WHY(...) (why ? snprintf(why, why_len, __VA_ARGS__) : 0, -1)
+
+static int kib_ok(long v, long least)
+{
+	return v >= least && v <= (1L << 40);
+}
+
+int alloclab_memory_timeline_valid(const struct alloclab_memory_timeline *t, char *why, size_t why_len)
+{
+	if (t->requested_ms < 1 || t->requested_ms > 3600000 || t->interval_ms < t->requested_ms)
+		return WHY("requested_ms, interval_ms: not whole numbers of milliseconds, the interval at least the request");
+	if (t->nphases > ALLOCLAB_TIMELINE_MAX_PHASES)
+		return WHY("phases: more than %d names", ALLOCLAB_TIMELINE_MAX_PHASES);
+	for (unsigned i = 0; i < t->nphases; i++)
+		if (t->phases[i] == NULL || t->phases[i][0] == '\0' || strlen(t->phases[i]) > 63)
+			return WHY("phases[%u]: not a name of 1 to 63 bytes", i);
+	if (t->nsamples < 1 || t->nsamples > ALLOCLAB_TIMELINE_MAX_SAMPLES)
+		return WHY("samples: not 1 to %d samples", ALLOCLAB_TIMELINE_MAX_SAMPLES);
+	double last = 0;
+	for (unsigned i = 0; i < t->nsamples; i++) {
+		const struct alloclab_memory_sample *s = &t->samples[i];
+		if (!isfinite(s->t_ms) || s->t_ms < last || s->phase >= t->nphases)
+			return WHY("samples[%u]: not [t_ms (not decreasing), rss_kib, anon_kib, huge_kib, a phase index, "
 				   "live_kib]", i);
-		for (int k = 1; k <= 5; k++) {
-			if (k == 4)
-				continue;
-			json_t *v = json_array_get(x, (size_t)k);
-			if (!json_is_integer(v) || json_integer_value(v) < (k == 1 ? 0 : -1) || json_integer_value(v) > ((json_int_t)1 << 40))
-				return WHY("memory.samples[%zu][%d]: not a size in KiB", i, k);
-		}
-		last = json_number_value(t);
+		if (!kib_ok(s->rss_kib, 0) || !kib_ok(s->anon_kib, -1) || !kib_ok(s->huge_kib, -1) || !kib_ok(s->live_kib, -1))
+			return WHY("samples[%u]: a size that is not a number of KiB", i);
+		last = s->t_ms;
 	}
 	return 0;
 }
 
-int alloclab_timeline_phase(const json_t *timeline, const char *name)
+int alloclab_memory_timeline_phase(const struct alloclab_memory_timeline *t, const char *name)
 {
-	json_t *x;
-	size_t i;
-	json_array_foreach(json_object_get(timeline, "phases"), i, x)
-		if (strcmp(json_string_value(x), name) == 0)
+	for (unsigned i = 0; i < t->nphases; i++)
+		if (strcmp(t->phases[i], name) == 0)
 			return (int)i;
 	return -1;
 }

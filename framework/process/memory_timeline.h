@@ -9,19 +9,13 @@
  * ...). A long worker keeps at most `max` samples: when full, every other
  * sample is dropped and the interval doubles.
  *
- * The JSON form, a process's "memory" in a results file, is owned here:
- *   {"requested_ms": R, "interval_ms": I, "phases": ["load", ...],
- *    "samples": [[t_ms, rss_kib, anon_kib, huge_kib, phase, live_kib], ...]}
- * t_ms from the worker's start, not decreasing; anon_kib the anonymous
- * resident memory (statm's resident less shared: the heap, not the code),
- * huge_kib AnonHugePages (smaps_rollup, every tenth sample), each -1 where
- * not read; phase an index into phases; live_kib the requested
- * bytes the workload held (alloclab_live, workload.h), -1 not known.
+ * The samples become the typed model below, part of the results model
+ * (a process's memory, a failed cell's failed_memory); the results room
+ * owns its JSON form and is its one reader and writer.
  */
 #ifndef ALLOCLAB_MEMORY_TIMELINE_H
 #define ALLOCLAB_MEMORY_TIMELINE_H
 
-#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -43,13 +37,55 @@ double alloclab_timeline_due(const struct alloclab_timeline *t);
 void alloclab_timeline_sample(struct alloclab_timeline *t, pid_t pid, double now, const char *phase,
 			      int64_t live_bytes);
 
-/* The samples as JSON (a new reference); NULL when there are none. */
-json_t *alloclab_timeline_json(const struct alloclab_timeline *t);
+/* ---- the model ---- */
 
-/* Checks a timeline read from outside: 0, or -1 with one line in why. */
-int alloclab_timeline_check(const json_t *obj, char *why, size_t why_len);
+/* One sample. */
+struct alloclab_memory_sample {
+	double t_ms;      /* from the worker's start */
+	long rss_kib;     /* the resident set of the worker and what it started */
+	long anon_kib;    /* its anonymous part (statm's resident less shared: the heap, not the code); -1 not read */
+	long huge_kib;    /* AnonHugePages (smaps_rollup, every tenth sample); -1 not read */
+	long live_kib;    /* the requested bytes the workload held (memory/live.h), rounded up; -1 not known */
+	unsigned phase;   /* the step the worker had marked: an index into phases */
+};
 
-/* The index of phase `name` in a checked timeline, or -1. */
-int alloclab_timeline_phase(const json_t *timeline, const char *name);
+/*
+ * A worker's memory over time. Invariants (alloclab_memory_timeline_valid,
+ * which the results reader applies to every timeline from outside, and
+ * debug builds to every one they make):
+ *   1 <= requested_ms <= 3600000, requested_ms <= interval_ms
+ *   nphases <= ALLOCLAB_TIMELINE_MAX_PHASES, each a name of 1 to 63 bytes
+ *   1 <= nsamples <= ALLOCLAB_TIMELINE_MAX_SAMPLES
+ *   samples[i].t_ms finite, not decreasing; phase < nphases
+ *   0 <= rss_kib <= 2^40; anon, huge and live -1 or in [0, 2^40]
+ */
+struct alloclab_memory_timeline {
+	unsigned requested_ms, interval_ms;
+	char **phases;
+	unsigned nphases;
+	struct alloclab_memory_sample *samples;
+	unsigned nsamples;
+};
+
+/* The sampler's samples as the model (a new timeline); NULL when there
+ * are none. */
+struct alloclab_memory_timeline *alloclab_timeline_take(const struct alloclab_timeline *t);
+
+/* A new, separate copy (NULL: NULL). */
+struct alloclab_memory_timeline *alloclab_memory_timeline_copy(const struct alloclab_memory_timeline *t);
+void alloclab_memory_timeline_free(struct alloclab_memory_timeline *t);
+
+/* 0 when the invariants above hold, else -1 with one line in why naming
+ * the field ("samples[3]: ..."). */
+int alloclab_memory_timeline_valid(const struct alloclab_memory_timeline *t, char *why, size_t why_len);
+
+/* The index of phase `name`, or -1. */
+int alloclab_memory_timeline_phase(const struct alloclab_memory_timeline *t, const char *name);
+
+/* The name of sample i's phase. */
+static inline const char *alloclab_memory_sample_phase(const struct alloclab_memory_timeline *t, unsigned i)
+{
+	return t->phases[t->samples[i].phase];
+}
 
 #endif

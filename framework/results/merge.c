@@ -76,11 +76,7 @@ static int check_shard(const struct alloclab_results *first, const char *first_f
 static int copy_process(const struct alloclab_process *p, const struct alloclab_cell *c,
 			const struct alloclab_results *from, struct alloclab_process *out, char *err, size_t err_len)
 {
-	json_t *j = alloclab_process_to_json(p, c->threads, c->metric);
-	int rc = alloclab_process_from_json(j, c->threads, c->metric, "merge", out, err, err_len);
-	json_decref(j);
-	if (rc != 0)
-		return -1;
+	alloclab_process_copy(p, c->threads, out);
 	if (out->host == NULL) {
 		out->host = strdup(meta_text(from, "host"));
 		out->host_cpu_model = strdup(meta_text(from, "cpu_model"));
@@ -190,7 +186,7 @@ struct alloclab_results *alloclab_merge(struct alloclab_results *const *shards, 
 					alloclab_cell_set_status(mc, sc->status, sc->status == ALLOCLAB_CELL_NOT_APPLICABLE
 										 ? sc->message : msg);
 					if (sc->failed_memory && mc->failed_memory == NULL)
-						mc->failed_memory = json_incref(sc->failed_memory);
+						mc->failed_memory = alloclab_memory_timeline_copy(sc->failed_memory);
 				}
 			}
 			all_ok &= sc->status == ALLOCLAB_CELL_OK;

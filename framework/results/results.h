@@ -28,6 +28,7 @@
 #include "base/json_text.h"
 #include "measure/latency_hist.h"
 #include "plugin/stats.h"
+#include "process/memory_timeline.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -131,8 +132,8 @@ struct alloclab_process {
 	 * run's host. */
 	char *host, *host_cpu_model, *host_kernel;
 	/* NULL, or its memory over time, sampled from outside it
-	 * (memory_timeline.h: checked by the reader). */
-	json_t *memory;
+	 * (process/memory_timeline.h; checked by the reader). */
+	struct alloclab_memory_timeline *memory;
 	/* The worker's resident set in KiB, read by itself: before the plugin
 	 * was loaded (the harness alone), and after the last value (the
 	 * workload freed everything) at once, after the plugin's trim op,
@@ -166,7 +167,7 @@ struct alloclab_cell {
 	/* ERROR: the memory timeline (memory_timeline.h) of the worker whose
 	 * failure ended the cell, up to its end (a crash mid-value keeps its
 	 * samples); NULL none. */
-	json_t *failed_memory;
+	struct alloclab_memory_timeline *failed_memory;
 	struct alloclab_process *procs;
 	unsigned nprocs, procs_cap;
 };
@@ -285,6 +286,10 @@ void alloclab_cell_set_status(struct alloclab_cell *c, enum alloclab_cell_status
 
 void alloclab_process_clear(struct alloclab_process *p);
 
+/* A separate copy of p (every value, report, statistic and the memory
+ * timeline), for a merge: *out owns its own memory. */
+void alloclab_process_copy(const struct alloclab_process *p, unsigned threads, struct alloclab_process *out);
+
 /* ---- walking a cell's reports ---- */
 
 /* Every report a workload made for a cell, in order of process, value and
@@ -361,7 +366,7 @@ struct alloclab_journal *alloclab_journal_open(const char *results_path, char *e
  * a failed worker's memory timeline (failed_memory, or NULL). */
 int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned threads, const char *metric,
 			    const struct alloclab_process *p, enum alloclab_cell_status status, const char *message,
-			    const json_t *failed_memory, char *err, size_t err_len);
+			    const struct alloclab_memory_timeline *failed_memory, char *err, size_t err_len);
 /* Closes it; remove: unlink the file too (the final document holds it all). */
 void alloclab_journal_close(struct alloclab_journal *j, int remove);
 

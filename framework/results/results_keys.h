@@ -120,6 +120,11 @@
 #define K_LIVE_PEAK "live_peak_bytes"
 #define K_OWN "own_bytes"
 #define K_FAILED_MEMORY "failed_memory"
+/* A memory timeline. */
+#define K_REQUESTED_MS "requested_ms"
+#define K_INTERVAL_MS "interval_ms"
+#define K_PHASES "phases"
+#define K_SAMPLES "samples"
 #define K_WORKLOAD_ANON_PEAK "workload_anon_peak_kib"
 #define K_THREAD_REPORTS "thread_reports"
 

@@ -525,7 +525,7 @@ int alloclab_run_measure(struct alloclab_run *run)
 				char line[ALLOCLAB_ERR_LEN + 32];
 				snprintf(line, sizeof line, "process %u: %s", round + 1, why);
 				alloclab_cell_set_status(cell, ALLOCLAB_CELL_ERROR, line);
-				json_decref(cell->failed_memory);
+				alloclab_memory_timeline_free(cell->failed_memory);
 				cell->failed_memory = proc.memory; /* the failed worker's samples */
 				proc.memory = NULL;
 				c->done = 1;

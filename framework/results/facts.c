@@ -1,0 +1,250 @@
+/* A run's metadata and config: this machine's facts, the run's settings,
+ * and the typed facts read back from them. See results.h. */
+#define _GNU_SOURCE 1
+#include "results/results.h"
+#include "results/internal.h"
+#include "results/results_keys.h"
+#include "base/json_text.h"
+
+#include <gnu/libc-version.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- metadata ---- */
+
+static void cpu_model(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(out, len, "unknown");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		char *colon = strchr(line, ':');
+		if (strncmp(line, "model name", 10) == 0 && colon) {
+			colon += 2;
+			colon[strcspn(colon, "\n")] = '\0';
+			snprintf(out, len, "%s", colon);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* The bracketed choice of a /sys setting ("always [madvise] never"). */
+static json_t *sys_choice(const char *path)
+{
+	char buf[256];
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	char *open = strchr(buf, '['), *close = open ? strchr(open, ']') : NULL;
+	if (open == NULL || close == NULL)
+		return json_string("unknown");
+	*close = '\0';
+	return alloclab_json_text(open + 1);
+}
+
+json_t *alloclab_metadata(int argc, char **argv)
+{
+	struct utsname u;
+	char cpu[256], date[64], kernel[512];
+	time_t t = time(NULL);
+	struct tm tm;
+	json_t *cmd = json_array();
+	long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+	cpu_set_t allowed;
+	int nallowed = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
+	double load[3] = {0, 0, 0};
+
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(cmd, json_string(argv[i]));
+	cpu_model(cpu, sizeof cpu);
+	gmtime_r(&t, &tm);
+	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (uname(&u) == 0)
+		snprintf(kernel, sizeof kernel, "%s %s %s", u.sysname, u.release, u.machine);
+	else
+		snprintf(kernel, sizeof kernel, "unknown");
+	if (getloadavg(load, 3) < 1)
+		load[0] = -1;
+	json_t *meta = json_pack("{s:s,s:s,s:i,s:i,s:i,s:f,s:s,s:s,s:s,s:s,s:s,s:o,s:o}", K_ALLOCLAB_VERSION, ALLOCLAB_VERSION,
+			 K_CPU_MODEL, cpu, K_CPU_COUNT, (int)sysconf(_SC_NPROCESSORS_ONLN), K_CPUS_ALLOWED, nallowed,
+			 K_CACHE_LINE_SIZE, line > 0 ? (int)line : 64, K_LOAD_AVERAGE_START, load[0], K_KERNEL, kernel,
+			 K_LIBC, gnu_get_libc_version(), K_COMPILER, ALLOCLAB_COMPILER, K_BUILD_FLAGS,
+			 ALLOCLAB_BUILD_FLAGS, K_DATE, date, K_COMMAND, cmd, K_HOST,
+			 alloclab_json_text(uname(&u) == 0 ? u.nodename : "unknown"));
+	/* Transparent huge pages: what the allocators' memory may be backed by. */
+	json_object_set_new(meta, K_THP, json_pack("{s:o,s:o}", "enabled",
+						   sys_choice("/sys/kernel/mm/transparent_hugepage/enabled"), "defrag",
+						   sys_choice("/sys/kernel/mm/transparent_hugepage/defrag")));
+	return meta;
+}
+
+static json_t *settings_json(const struct alloclab_run_settings *s)
+{
+	json_t *config = json_pack("{s:i,s:i,s:i,s:f,s:b,s:s,s:s}", K_PROCESSES, s->processes_auto ? 0 : (int)s->processes,
+				   K_VALUES, (int)s->values, K_WARMUPS, (int)s->warmups, K_TIMEOUT_S, s->timeout_s, K_PIN,
+				   s->pin, K_CACHE_ALIGN, s->cache_align, K_MEASURE, s->measure);
+	json_object_set_new(config, K_MEMORY_LIMIT, json_integer((json_int_t)s->memory_limit));
+	if (s->latency_every)
+		json_object_set_new(config, K_LATENCY_EVERY, json_integer(s->latency_every));
+	json_object_set_new(config, K_SAMPLE_MS, json_integer(s->sample_ms));
+	if (s->order) {
+		json_object_set_new(config, K_ORDER, json_string(s->order));
+		if (strcmp(s->order, "random") == 0)
+			json_object_set_new(config, K_ORDER_SEED, json_integer((json_int_t)s->order_seed));
+	}
+	if (s->processes_auto)
+		json_object_set_new(config, K_PROCESSES_AUTO,
+				    json_pack("{s:i,s:i,s:f}", K_MIN, (int)s->processes, K_MAX, (int)s->max_processes,
+					      K_CI_PERCENT, s->ci_percent));
+	return config;
+}
+
+/* The typed facts of metadata and config (alloclab_run_facts): a field
+ * missing or of another type in an older file is unknown; one present
+ * with an impossible value refuses the file. */
+static int read_facts(struct alloclab_results *r, char *err, size_t err_len)
+{
+	struct alloclab_results_reader rd = {.name = r->path ? r->path : "results", .err = err, .err_len = err_len};
+	return alloclab_results_read_facts(&rd, r);
+}
+
+struct alloclab_results *alloclab_results_new(int argc, char **argv, const struct alloclab_run_settings *settings)
+{
+	struct alloclab_results *r = calloc(1, sizeof *r);
+	char err[256];
+	r->version = ALLOCLAB_RESULTS_VERSION;
+	r->metadata = alloclab_metadata(argc, argv);
+	r->config = settings ? settings_json(settings) : json_object();
+	read_facts(r, err, sizeof err); /* what this machine says is in range */
+	return r;
+}
+
+struct alloclab_results *alloclab_results_new_from(json_t *metadata, json_t *config, char *err, size_t err_len)
+{
+	struct alloclab_results *r = calloc(1, sizeof *r);
+	r->version = ALLOCLAB_RESULTS_VERSION;
+	r->metadata = metadata;
+	r->config = config;
+	if (read_facts(r, err, err_len) != 0) {
+		alloclab_results_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void alloclab_results_set_shard(struct alloclab_results *r, unsigned index, unsigned count, const char *plan,
+				json_t *cell_processes)
+{
+	json_object_set_new(r->metadata, K_SHARD,
+			    json_pack("{s:i,s:i,s:s,s:o}", K_SHARD_INDEX, (int)index, K_SHARD_COUNT, (int)count,
+				      K_SHARD_PLAN, plan, K_SHARD_CELL_PROCESSES, cell_processes));
+	r->facts.shard_index = index;
+	r->facts.shard_count = count;
+	free(r->facts.shard_plan);
+	r->facts.shard_plan = strdup(plan);
+}
+
+void alloclab_results_set_cache_simulated(struct alloclab_results *r, const char *geometry)
+{
+	json_object_set_new(r->metadata, K_CACHE_SIMULATED, alloclab_json_text(geometry));
+	free(r->facts.cache_simulated);
+	r->facts.cache_simulated = strdup(geometry);
+}
+
+void alloclab_results_set_end(struct alloclab_results *r, double load_end, double runner_cpu_s, unsigned workers)
+{
+	if (load_end >= 0) {
+		json_object_set_new(r->metadata, K_LOAD_AVERAGE_END, json_real(load_end));
+		r->facts.load_end = load_end;
+	}
+	if (runner_cpu_s >= 0)
+		json_object_set_new(r->metadata, K_RUNNER_CPU_S, json_real(runner_cpu_s));
+	json_object_set_new(r->metadata, K_WORKERS, json_integer(workers));
+}
+
+/* metadata.shard, once the cells are read (it has an entry per cell). */
+int alloclab_results_read_shard(const struct alloclab_results_reader *rd, struct alloclab_results *r)
+{
+	struct alloclab_run_facts *f = &r->facts;
+	json_t *shard = json_object_get(r->metadata, K_SHARD);
+
+	if (shard) {
+		uint64_t index = 0, count = 0;
+		json_t *cp = json_object_get(shard, K_SHARD_CELL_PROCESSES), *x;
+		size_t i;
+		if (!json_is_object(shard))
+			return alloclab_results_bad(rd, K_METADATA, K_SHARD, "is %s, not an object", alloclab_json_type_name(shard));
+		if (alloclab_results_get_uint(rd, shard, K_METADATA "." K_SHARD, K_SHARD_COUNT, 1, 1, 1000000, &count) != 0 ||
+		    alloclab_results_get_uint(rd, shard, K_METADATA "." K_SHARD, K_SHARD_INDEX, 1, 1, count, &index) != 0 ||
+		    alloclab_results_get_string(rd, shard, K_METADATA "." K_SHARD, K_SHARD_PLAN, 1, &f->shard_plan) != 0)
+			return -1;
+		if (strlen(f->shard_plan) != 16 || strspn(f->shard_plan, "0123456789abcdef") != 16)
+			return alloclab_results_bad(rd, K_METADATA "." K_SHARD, K_SHARD_PLAN, "is not 16 hexadecimal digits");
+		if (!json_is_array(cp) || json_array_size(cp) != r->ncells)
+			return alloclab_results_bad(rd, K_METADATA "." K_SHARD, K_SHARD_CELL_PROCESSES, "is not an array of %u process counts (one a cell)",
+				   r->ncells);
+		f->cell_processes = calloc(r->ncells + 1, sizeof *f->cell_processes);
+		json_array_foreach(cp, i, x)
+		{
+			if (!json_is_integer(x) || json_integer_value(x) < 1 || json_integer_value(x) > 1000000)
+				return alloclab_results_bad(rd, K_METADATA "." K_SHARD, K_SHARD_CELL_PROCESSES, "entry %zu is not a count of 1 to 1000000", i);
+			f->cell_processes[i] = (unsigned)json_integer_value(x);
+		}
+		f->ncell_processes = r->ncells;
+		f->shard_index = (unsigned)index;
+		f->shard_count = (unsigned)count;
+	}
+	return 0;
+}
+
+int alloclab_results_read_facts(const struct alloclab_results_reader *rd, struct alloclab_results *r)
+{
+	struct alloclab_run_facts *f = &r->facts;
+	json_t *a = json_object_get(r->config, K_PROCESSES_AUTO);
+	uint64_t cpus = 0, max = 0;
+	char *geometry = NULL;
+
+	free(f->cache_simulated);
+	free(f->cpu_model);
+	free(f->shard_plan);
+	free(f->cell_processes);
+	memset(f, 0, sizeof *f);
+	f->load_start = f->load_end = -1;
+	if (alloclab_results_get_string(rd, r->metadata, K_METADATA, K_CPU_MODEL, 0, &f->cpu_model) != 0)
+		return -1;
+	if (alloclab_results_get_uint(rd, r->metadata, K_METADATA, K_CPUS_ALLOWED, 0, 0, 1u << 20, &cpus) != 0 ||
+	    alloclab_results_get_number(rd, r->metadata, K_METADATA, K_LOAD_AVERAGE_START, -1, 1e9, &f->load_start) != 0 ||
+	    alloclab_results_get_number(rd, r->metadata, K_METADATA, K_LOAD_AVERAGE_END, -1, 1e9, &f->load_end) != 0 ||
+	    alloclab_results_get_string(rd, r->metadata, K_METADATA, K_CACHE_SIMULATED, 0, &geometry) != 0)
+		return -1;
+	f->cpus_allowed = (int)cpus;
+	f->cache_simulated = geometry;
+	{
+		json_t *m = json_object_get(r->config, K_MEASURE);
+		f->tlb_simulated = json_is_string(m) && strcmp(json_string_value(m), "tlb") == 0;
+	}
+	if (a == NULL)
+		return 0;
+	if (!json_is_object(a))
+		return alloclab_results_bad(rd, K_CONFIG, K_PROCESSES_AUTO, "is %s, not an object", alloclab_json_type_name(a));
+	f->ci_percent = 0;
+	if (alloclab_results_get_uint(rd, a, K_CONFIG "." K_PROCESSES_AUTO, K_MAX, 1, 2, 1000000, &max) != 0 ||
+	    alloclab_results_get_number(rd, a, K_CONFIG "." K_PROCESSES_AUTO, K_CI_PERCENT, 1e-9, 100, &f->ci_percent) != 0)
+		return -1;
+	if (f->ci_percent == 0)
+		return alloclab_results_bad(rd, K_CONFIG "." K_PROCESSES_AUTO, K_CI_PERCENT, "missing");
+	f->processes_auto = 1;
+	f->max_processes = (unsigned)max;
+	return 0;
+}

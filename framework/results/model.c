@@ -1,0 +1,257 @@
+/* The results model: building, walking and freeing it. See results.h. */
+#define _GNU_SOURCE 1
+#include "results/results.h"
+#include "results/internal.h"
+#include "results/results_keys.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- walking a cell's reports ---- */
+
+struct alloclab_report_iter alloclab_reports(const struct alloclab_cell *cell, enum alloclab_reports_kind kind)
+{
+	return (struct alloclab_report_iter){.cell = cell, .kind = kind};
+}
+
+/* The array the iterator is in, or NULL past the end of the process. */
+static const json_t *reports_array(const struct alloclab_report_iter *it)
+{
+	const struct alloclab_process *p = &it->cell->procs[it->process];
+	if (it->kind == ALLOCLAB_REPORTS_PER_PROCESS)
+		return it->value == 0 ? p->report : NULL;
+	return it->value < p->nvalues ? p->values[it->value].thread_reports : NULL;
+}
+
+int alloclab_reports_next(struct alloclab_report_iter *it)
+{
+	while (it->process < it->cell->nprocs) {
+		const struct alloclab_process *p = &it->cell->procs[it->process];
+		unsigned arrays = it->kind == ALLOCLAB_REPORTS_PER_PROCESS ? 1 : p->nvalues;
+		if (it->value < arrays) {
+			const json_t *a = reports_array(it);
+			while (a && it->next < json_array_size(a)) {
+				const json_t *r = json_array_get(a, it->next);
+				it->thread = (unsigned)it->next++;
+				if (json_is_object(r)) {
+					it->report = r;
+					return 1;
+				}
+			}
+			it->value++;
+			it->next = 0;
+			continue;
+		}
+		it->process++;
+		it->value = 0;
+		it->next = 0;
+	}
+	it->report = NULL;
+	return 0;
+}
+
+/* ---- the model ---- */
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+const char *alloclab_process_cpu_model(const struct alloclab_results *r, const struct alloclab_process *p)
+{
+	return p->host_cpu_model ? p->host_cpu_model : r->facts.cpu_model;
+}
+
+static void value_clear(struct alloclab_value *v)
+{
+	free(v->thread_ns);
+	free(v->thread_ops);
+	json_decref(v->thread_reports);
+	json_decref(v->stats);
+	alloclab_latency_free(v->latency);
+	memset(v, 0, sizeof *v);
+}
+
+void alloclab_process_clear(struct alloclab_process *p)
+{
+	for (unsigned i = 0; i < p->nwarmups; i++)
+		value_clear(&p->warmups[i]);
+	for (unsigned i = 0; i < p->nvalues; i++)
+		value_clear(&p->values[i]);
+	free(p->warmups);
+	free(p->values);
+	json_decref(p->stats);
+	json_decref(p->stats_after_finish);
+	json_decref(p->report);
+	free(p->plugin_output);
+	free(p->host);
+	alloclab_memory_timeline_free(p->memory);
+	free(p->host_cpu_model);
+	free(p->host_kernel);
+	memset(p, 0, sizeof *p);
+}
+
+static void cell_clear(struct alloclab_cell *c)
+{
+	for (unsigned i = 0; i < c->nprocs; i++)
+		alloclab_process_clear(&c->procs[i]);
+	free(c->procs);
+	free(c->plugin);
+	free(c->plugin_options);
+	free(c->workload);
+	json_decref(c->params);
+	alloclab_memory_timeline_free(c->failed_memory);
+	free(c->message);
+	free(c->metric);
+	free(c->unit_op);
+}
+
+static void plugin_clear(struct alloclab_plugin_info *p)
+{
+	free(p->label);
+	free(p->spec);
+	free(p->options);
+	free(p->name);
+	free(p->version);
+	free(p->description);
+	free(p->path);
+	json_decref(p->caps);
+	json_decref(p->check);
+}
+
+void alloclab_results_free(struct alloclab_results *r)
+{
+	if (r == NULL)
+		return;
+	for (unsigned i = 0; i < r->ncells; i++)
+		cell_clear(&r->cells[i]);
+	for (unsigned i = 0; i < r->nplugins; i++)
+		plugin_clear(&r->plugins[i]);
+	free(r->cells);
+	free(r->plugins);
+	json_decref(r->metadata);
+	json_decref(r->config);
+	free(r->facts.cache_simulated);
+	free(r->facts.cpu_model);
+	free(r->facts.shard_plan);
+	free(r->facts.cell_processes);
+	free(r->path);
+	free(r);
+}
+
+unsigned alloclab_results_add_plugin(struct alloclab_results *r, const struct alloclab_plugin_info *info)
+{
+	struct alloclab_plugin_info *p;
+
+	r->plugins = realloc(r->plugins, (r->nplugins + 1) * sizeof *r->plugins);
+	p = &r->plugins[r->nplugins];
+	memset(p, 0, sizeof *p);
+	p->label = dup_or_null(info->label);
+	p->spec = dup_or_null(info->spec);
+	p->options = dup_or_null(info->options ? info->options : "");
+	p->name = dup_or_null(info->name);
+	p->version = dup_or_null(info->version);
+	p->description = dup_or_null(info->description);
+	p->path = dup_or_null(info->path);
+	p->caps = info->caps ? info->caps : json_array();
+	p->min_align = info->min_align;
+	p->check = info->check;
+	return r->nplugins++;
+}
+
+struct alloclab_cell *alloclab_results_add_cell(struct alloclab_results *r, const struct alloclab_cell *cell)
+{
+	struct alloclab_cell *c;
+
+	r->cells = realloc(r->cells, (r->ncells + 1) * sizeof *r->cells);
+	c = &r->cells[r->ncells++];
+	*c = *cell;
+	c->plugin = dup_or_null(cell->plugin);
+	c->plugin_options = dup_or_null(cell->plugin_options ? cell->plugin_options : "");
+	c->workload = dup_or_null(cell->workload);
+	c->params = cell->params ? cell->params : json_object();
+	c->message = dup_or_null(cell->message);
+	c->metric = dup_or_null(cell->metric ? cell->metric : K_NS_PER_OP);
+	c->unit_op = dup_or_null(cell->unit_op);
+	c->failed_memory = alloclab_memory_timeline_copy(cell->failed_memory);
+	c->procs = NULL;
+	c->nprocs = c->procs_cap = 0;
+	return c;
+}
+
+void alloclab_cell_add_process(struct alloclab_cell *c, struct alloclab_process *p)
+{
+	if (c->nprocs == c->procs_cap) {
+		c->procs_cap = c->procs_cap ? c->procs_cap * 2 : 4;
+		c->procs = realloc(c->procs, c->procs_cap * sizeof *c->procs);
+	}
+	c->procs[c->nprocs++] = *p;
+	memset(p, 0, sizeof *p);
+}
+
+void alloclab_cell_set_status(struct alloclab_cell *c, enum alloclab_cell_status status, const char *message)
+{
+	c->status = status;
+	free(c->message);
+	c->message = dup_or_null(message);
+}
+
+int alloclab_metric_deterministic(const char *metric)
+{
+	return metric && strcmp(metric, ALLOCLAB_METRIC_INSTRUCTIONS) == 0;
+}
+
+static uint64_t *copy_u64(const uint64_t *v, unsigned n)
+{
+	uint64_t *c = malloc((n ? n : 1) * sizeof *c);
+	memcpy(c, v, n * sizeof *c);
+	return c;
+}
+
+static json_t *copy_json(const json_t *j)
+{
+	return j ? json_deep_copy(j) : NULL;
+}
+
+static void copy_value(const struct alloclab_value *v, unsigned threads, struct alloclab_value *out)
+{
+	*out = *v;
+	out->thread_ns = copy_u64(v->thread_ns, threads);
+	out->thread_ops = copy_u64(v->thread_ops, threads);
+	out->thread_reports = copy_json(v->thread_reports);
+	out->stats = copy_json(v->stats);
+	out->latency = NULL;
+	if (v->latency) {
+		out->latency = alloclab_latency_new(v->latency->every, v->latency->overhead_ns);
+		out->latency->empty_mean_ns = v->latency->empty_mean_ns;
+		alloclab_latency_merge(out->latency, v->latency);
+	}
+}
+
+static struct alloclab_value *copy_values(const struct alloclab_value *v, unsigned n, unsigned threads)
+{
+	struct alloclab_value *c = calloc(n + 1, sizeof *c);
+	for (unsigned i = 0; i < n; i++)
+		copy_value(&v[i], threads, &c[i]);
+	return c;
+}
+
+static char *copy_text(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+void alloclab_process_copy(const struct alloclab_process *p, unsigned threads, struct alloclab_process *out)
+{
+	*out = *p;
+	out->warmups = copy_values(p->warmups, p->nwarmups, threads);
+	out->values = copy_values(p->values, p->nvalues, threads);
+	out->stats = copy_json(p->stats);
+	out->stats_after_finish = copy_json(p->stats_after_finish);
+	out->report = copy_json(p->report);
+	out->plugin_output = copy_text(p->plugin_output);
+	out->host = copy_text(p->host);
+	out->host_cpu_model = copy_text(p->host_cpu_model);
+	out->host_kernel = copy_text(p->host_kernel);
+	out->memory = alloclab_memory_timeline_copy(p->memory);
+}

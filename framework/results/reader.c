@@ -1,0 +1,317 @@
+/* The one validating reader of results files. See results.h. */
+#define _GNU_SOURCE 1
+#include "results/results.h"
+#include "results/internal.h"
+#include "results/results_keys.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int read_params(const struct alloclab_results_reader *rd, const json_t *obj, const char *where, json_t **out)
+{
+	json_t *v = json_object_get(obj, K_PARAMS), *x;
+	const char *key;
+
+	if (v == NULL)
+		return alloclab_results_bad(rd, where, K_PARAMS, "missing");
+	if (!json_is_object(v))
+		return alloclab_results_bad(rd, where, K_PARAMS, "is %s, not an object", alloclab_json_type_name(v));
+	if (json_object_size(v) > 64)
+		return alloclab_results_bad(rd, where, K_PARAMS, "has more than 64 parameters");
+	json_object_foreach(v, key, x)
+	{
+		if (strlen(key) > 64)
+			return alloclab_results_bad(rd, where, K_PARAMS, "has a parameter name longer than 64 bytes");
+		if (!(json_is_integer(x) && json_integer_value(x) >= 0) &&
+		    !(json_is_string(x) && json_string_length(x) <= 4096 && strlen(json_string_value(x)) == json_string_length(x)))
+			return alloclab_results_bad(rd, where, K_PARAMS, "'%s' is %s, not a non-negative whole number or a string", key,
+				   alloclab_json_type_name(x));
+	}
+	*out = json_incref(v);
+	return 0;
+}
+
+static int read_cell(const struct alloclab_results_reader *rd, const json_t *obj, const char *where, unsigned nplugins,
+		     struct alloclab_cell *c)
+{
+	char *status = NULL;
+	uint64_t threads = 0, index = 0, planned = 0;
+	json_t *runs, *x;
+	size_t i;
+
+	if (!json_is_object(obj))
+		return alloclab_results_bad(rd, where, "", "is %s, not an object", alloclab_json_type_name(obj));
+	if (alloclab_results_get_string(rd, obj, where, K_PLUGIN, 1, &c->plugin) != 0 ||
+	    alloclab_results_get_string(rd, obj, where, K_PLUGIN_OPTIONS, 0, &c->plugin_options) != 0 ||
+	    alloclab_results_get_string(rd, obj, where, K_WORKLOAD, 1, &c->workload) != 0 ||
+	    alloclab_results_get_uint(rd, obj, where, K_THREADS, 1, 1, ALLOCLAB_RESULTS_MAX_THREADS, &threads) != 0 ||
+	    alloclab_results_get_uint(rd, obj, where, K_PLUGIN_INDEX, 0, 0, nplugins ? nplugins - 1 : ALLOCLAB_RESULTS_MAX_PLUGINS,
+		     &index) != 0 ||
+	    alloclab_results_get_uint(rd, obj, where, K_PROCESSES, 0, 0, 1000000, &planned) != 0 ||
+	    alloclab_results_get_bool(rd, obj, where, K_CACHE_ALIGNED, &c->cache_aligned) != 0 ||
+	    alloclab_results_get_string(rd, obj, where, K_METRIC, 0, &c->metric) != 0 ||
+	    alloclab_results_get_string(rd, obj, where, K_UNIT_OP, 0, &c->unit_op) != 0 || read_params(rd, obj, where, &c->params) != 0 ||
+	    alloclab_results_get_string(rd, obj, where, K_STATUS, 1, &status) != 0)
+		goto fail;
+	if (c->plugin_options == NULL)
+		c->plugin_options = strdup("");
+	if (c->metric == NULL)
+		c->metric = strdup(K_NS_PER_OP);
+	if (strcmp(c->metric, ALLOCLAB_METRIC_TIME) != 0 && strcmp(c->metric, ALLOCLAB_METRIC_INSTRUCTIONS) != 0) {
+		alloclab_results_bad(rd, where, K_METRIC, "'%s' is not a metric this alloclab knows", c->metric);
+		goto fail;
+	}
+	if (c->workload[0] == '\0' || c->plugin[0] == '\0') {
+		alloclab_results_bad(rd, where, c->plugin[0] ? K_WORKLOAD : K_PLUGIN, "is empty");
+		goto fail;
+	}
+	c->threads = (unsigned)threads;
+	c->plugin_index = (unsigned)index;
+	c->planned = (unsigned)planned;
+	if (alloclab_results_parse_status(status, &c->status) != 0) {
+		alloclab_results_bad(rd, where, K_STATUS, "'%.64s' is not ok, error, not applicable or pending", status);
+		goto fail;
+	}
+	if (c->status == ALLOCLAB_CELL_ERROR && alloclab_results_get_string(rd, obj, where, K_ERROR, 1, &c->message) != 0)
+		goto fail;
+	if (c->status == ALLOCLAB_CELL_NOT_APPLICABLE && alloclab_results_get_string(rd, obj, where, K_REASON, 1, &c->message) != 0)
+		goto fail;
+	if (json_object_get(obj, K_FAILED_MEMORY) && c->status != ALLOCLAB_CELL_ERROR) {
+		alloclab_results_bad(rd, where, K_FAILED_MEMORY, "is there, but the cell did not fail");
+		goto fail;
+	}
+	if (alloclab_results_read_timeline(rd, obj, where, K_FAILED_MEMORY, &c->failed_memory) != 0)
+		goto fail;
+	if (alloclab_results_get_array(rd, obj, where, K_RUNS, 1, 1000000, &runs) != 0)
+		goto fail;
+	if (c->status == ALLOCLAB_CELL_NOT_APPLICABLE && json_array_size(runs) > 0) {
+		alloclab_results_bad(rd, where, K_RUNS, "a cell that is not applicable has measurements");
+		goto fail;
+	}
+	c->procs = calloc(json_array_size(runs) + 1, sizeof *c->procs);
+	c->procs_cap = (unsigned)json_array_size(runs) + 1;
+	json_array_foreach(runs, i, x)
+	{
+		char w[256];
+		snprintf(w, sizeof w, "%s.%s[%zu]", where, K_RUNS, i);
+		c->nprocs++;
+		if (alloclab_results_read_process(rd, x, w, c->workload, c->threads, c->metric, &c->procs[i]) != 0)
+			goto fail;
+	}
+	if (c->status == ALLOCLAB_CELL_OK && c->nprocs == 0) {
+		alloclab_results_bad(rd, where, K_RUNS, "a cell whose status is ok has no measurement");
+		goto fail;
+	}
+	free(status);
+	return 0;
+fail:
+	free(status);
+	return -1;
+}
+
+static int read_plugin(const struct alloclab_results_reader *rd, const json_t *obj, const char *where, struct alloclab_plugin_info *p)
+{
+	json_t *caps, *x;
+	size_t i;
+
+	if (!json_is_object(obj))
+		return alloclab_results_bad(rd, where, "", "is %s, not an object", alloclab_json_type_name(obj));
+	if (alloclab_results_get_string(rd, obj, where, K_NAME, 1, &p->name) != 0 || alloclab_results_get_string(rd, obj, where, K_LABEL, 0, &p->label) != 0 ||
+	    alloclab_results_get_string(rd, obj, where, K_SPEC, 0, &p->spec) != 0 || alloclab_results_get_string(rd, obj, where, K_OPTIONS, 0, &p->options) != 0 ||
+	    alloclab_results_get_string(rd, obj, where, K_VERSION, 0, &p->version) != 0 ||
+	    alloclab_results_get_string(rd, obj, where, K_DESCRIPTION, 0, &p->description) != 0 ||
+	    alloclab_results_get_string(rd, obj, where, K_PATH, 0, &p->path) != 0 ||
+	    alloclab_results_get_uint(rd, obj, where, K_MIN_ALIGN, 0, 0, UINT32_MAX, &p->min_align) != 0 ||
+	    alloclab_results_get_array(rd, obj, where, K_CAPS, 0, 64, &caps) != 0)
+		return -1;
+	json_array_foreach(caps, i, x)
+		if (!json_is_string(x))
+			return alloclab_results_bad(rd, where, K_CAPS, "entry %zu is %s, not a string", i, alloclab_json_type_name(x));
+	p->caps = caps ? json_incref(caps) : json_array();
+	json_t *check;
+	if (alloclab_results_get_array(rd, obj, where, K_CHECK, 0, 64, &check) != 0)
+		return -1;
+	json_array_foreach(check, i, x)
+	{
+		char *s1 = NULL, *s2 = NULL;
+		char w[128];
+		snprintf(w, sizeof w, "%s.%s[%zu]", where, K_CHECK, i);
+		if (!json_is_object(x))
+			return alloclab_results_bad(rd, w, "", "is %s, not an object", alloclab_json_type_name(x));
+		if (alloclab_results_get_string(rd, x, w, K_CASE, 1, &s1) != 0 || alloclab_results_get_string(rd, x, w, K_WHY, 1, &s2) != 0) {
+			free(s1);
+			return -1;
+		}
+		free(s1);
+		free(s2);
+	}
+	p->check = check ? json_incref(check) : NULL;
+	if (p->options == NULL)
+		p->options = strdup("");
+	if (p->label == NULL && rd->version >= 2)
+		return alloclab_results_bad(rd, where, K_LABEL, "is missing (format_version %d files label every plugin)", rd->version);
+	if (p->label == NULL) {
+		/* Version 1: the label is the name with the options. */
+		size_t len = strlen(p->name) + strlen(p->options) + 2;
+		p->label = malloc(len);
+		snprintf(p->label, len, "%s%s%s", p->name, p->options[0] ? ":" : "", p->options);
+	}
+	return 0;
+}
+
+struct alloclab_results *alloclab_results_from_json(const json_t *doc, const char *name,
+						    alloclab_report_checker check, char *err, size_t err_len)
+{
+	struct alloclab_results_reader rd = {name, check, err, err_len, 0};
+	struct alloclab_results *r = calloc(1, sizeof *r);
+	json_t *format = json_object_get(doc, K_FORMAT), *version = json_object_get(doc, K_FORMAT_VERSION), *a, *x;
+	size_t i;
+
+	if (!json_is_object(doc)) {
+		snprintf(err, err_len, "%s: not an alloclab results file (it is %s, not an object)", name, alloclab_json_type_name(doc));
+		goto fail;
+	}
+	if (!json_is_string(format) || strcmp(json_string_value(format), ALLOCLAB_RESULTS_FORMAT) != 0) {
+		snprintf(err, err_len, "%s: not an alloclab results file (no \"format\": \"%s\")", name,
+			 ALLOCLAB_RESULTS_FORMAT);
+		goto fail;
+	}
+	if (version == NULL || !json_is_integer(version)) {
+		alloclab_results_bad(&rd, "", K_FORMAT_VERSION, "is %s, not a whole number", version ? alloclab_json_type_name(version) : "missing");
+		goto fail;
+	}
+	if (json_integer_value(version) < ALLOCLAB_RESULTS_OLDEST_VERSION ||
+	    json_integer_value(version) > ALLOCLAB_RESULTS_VERSION) {
+		snprintf(err, err_len, "%s: results format version %lld; this alloclab reads versions %d to %d", name,
+			 (long long)json_integer_value(version), ALLOCLAB_RESULTS_OLDEST_VERSION, ALLOCLAB_RESULTS_VERSION);
+		goto fail;
+	}
+	r->version = rd.version = (int)json_integer_value(version);
+	/* The version a file claims must be the layout it has: a version 2
+	 * file always says whether it is complete; version 1 never did. */
+	if ((json_object_get(doc, K_COMPLETE) != NULL) != (r->version >= 2)) {
+		alloclab_results_bad(&rd, "", K_FORMAT_VERSION, "is %d, but the file %s '%s' (which version 2 added)", r->version,
+		    r->version >= 2 ? "lacks" : "has", K_COMPLETE);
+		goto fail;
+	}
+	r->metadata = json_object_get(doc, K_METADATA);
+	r->config = json_object_get(doc, K_CONFIG);
+	if (!json_is_object(r->metadata)) {
+		r->metadata = NULL;
+		alloclab_results_bad(&rd, "", K_METADATA, "is missing or not an object");
+		goto fail;
+	}
+	json_incref(r->metadata);
+	r->config = json_is_object(r->config) ? json_incref(r->config) : json_object();
+	if (alloclab_results_read_facts(&rd, r) != 0)
+		goto fail;
+	if (alloclab_results_get_bool(&rd, doc, "", K_INTERRUPTED, &r->interrupted) != 0)
+		goto fail;
+	if (r->version < 2)
+		r->complete = 1; /* version 1: always written whole */
+	else if (alloclab_results_get_bool(&rd, doc, "", K_COMPLETE, &r->complete) != 0)
+		goto fail;
+	if (alloclab_results_get_array(&rd, doc, "", K_PLUGINS, 0, ALLOCLAB_RESULTS_MAX_PLUGINS, &a) != 0)
+		goto fail;
+	r->plugins = calloc(json_array_size(a) + 1, sizeof *r->plugins);
+	json_array_foreach(a, i, x)
+	{
+		char w[64];
+		snprintf(w, sizeof w, "%s[%zu]", K_PLUGINS, i);
+		r->nplugins++;
+		if (read_plugin(&rd, x, w, &r->plugins[i]) != 0)
+			goto fail;
+	}
+	if (alloclab_results_get_array(&rd, doc, "", K_CELLS, 1, ALLOCLAB_RESULTS_MAX_CELLS, &a) != 0)
+		goto fail;
+	r->cells = calloc(json_array_size(a) + 1, sizeof *r->cells);
+	json_array_foreach(a, i, x)
+	{
+		char w[64];
+		snprintf(w, sizeof w, "%s[%zu]", K_CELLS, i);
+		r->ncells++;
+		if (read_cell(&rd, x, w, r->nplugins, &r->cells[i]) != 0)
+			goto fail;
+		struct alloclab_cell *c = &r->cells[i];
+		if (r->version < 2 && c->plugin_options[0]) {
+			/* Version 1 named the plugin and its options apart. */
+			size_t len = strlen(c->plugin) + strlen(c->plugin_options) + 2;
+			char *label = malloc(len);
+			snprintf(label, len, "%s:%s", c->plugin, c->plugin_options);
+			free(c->plugin);
+			c->plugin = label;
+		}
+		/* A cell names its plugin by label; version 2 keeps them equal. */
+		if (r->nplugins && r->version >= 2 && strcmp(c->plugin, r->plugins[c->plugin_index].label) != 0) {
+			alloclab_results_bad(&rd, w, K_PLUGIN, "'%.64s' is not the label of plugins[%u]", c->plugin, c->plugin_index);
+			goto fail;
+		}
+	}
+	if (alloclab_results_read_shard(&rd, r) != 0)
+		goto fail;
+	/* Every cell's plugin_index names a plugin, whatever the file held:
+	 * version 1 files may list none, or index them loosely. */
+	for (unsigned ci = 0; ci < r->ncells; ci++) {
+		struct alloclab_cell *c = &r->cells[ci];
+		unsigned k;
+		if (c->plugin_index < r->nplugins && strcmp(r->plugins[c->plugin_index].label, c->plugin) == 0)
+			continue;
+		for (k = 0; k < r->nplugins && strcmp(r->plugins[k].label, c->plugin) != 0; k++)
+			;
+		if (k == r->nplugins) {
+			struct alloclab_plugin_info info = {.label = c->plugin, .spec = c->plugin, .name = c->plugin};
+			k = alloclab_results_add_plugin(r, &info);
+		}
+		c->plugin_index = k;
+	}
+	if (!r->complete)
+		alloclab_results_fold_journal(r, &rd);
+	return r;
+fail:
+	alloclab_results_free(r);
+	return NULL;
+}
+
+struct alloclab_results *alloclab_results_load(const char *path, alloclab_report_checker check, char *err,
+					       size_t err_len)
+{
+	struct stat st;
+	json_error_t jerr;
+	json_t *doc;
+	struct alloclab_results *r;
+	FILE *f;
+
+	if (stat(path, &st) != 0) {
+		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(err, err_len, "%s: is a folder, not a results file", path);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		/* A FIFO or a device would block or never end. */
+		snprintf(err, err_len, "%s: not a regular file, not a results file", path);
+		return NULL;
+	}
+	f = fopen(path, "rb");
+	if (f == NULL) {
+		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	doc = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+	fclose(f);
+	if (doc == NULL) {
+		snprintf(err, err_len, "%s: not valid JSON (line %d: %s); truncated or not a results file", path,
+			 jerr.line, jerr.text);
+		return NULL;
+	}
+	r = alloclab_results_from_json(doc, path, check, err, err_len);
+	json_decref(doc);
+	if (r)
+		r->path = strdup(path);
+	return r;
+}
