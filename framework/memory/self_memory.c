@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Read into the stack: no allocation (stdio would take a buffer from the
+ * C library's heap, which the system plugin shares with the harness). */
 long alloclab_self_statm_kib(long *anon)
 {
 	char buf[128];
