@@ -2,8 +2,9 @@
 # alloclab quick start. On Debian 12, as root (or a user with sudo):
 #   ./quickstart.sh run [alloclab run options]   install what is missing, build, run the default suite
 #   ./quickstart.sh test [meson test options]    install what is missing, build with gcc and with
-#                                                clang (warnings as errors), run the whole test suite
-#                                                under both, then fuzz the results reader for a minute
+#                                                clang (warnings as errors; clang's checking every
+#                                                invariant), run the whole test suite under both,
+#                                                then fuzz the results and trace readers a minute each
 # Both are idempotent: packages already installed are not touched and an
 # existing build folder is rebuilt incrementally. The set-up (apt, meson,
 # ninja) writes to quickstart.log, one line per step on the terminal, and
@@ -88,11 +89,15 @@ fi
 step "building with gcc, every warning an error"
 quiet meson configure build -Dwarning_level=3 -Dwerror=true
 quiet ninja -C build
+# The clang build checks every invariant the headers state
+# (framework/base/invariant.h): the suite runs once as released (gcc) and
+# once with the checks (clang).
 if [ ! -f build-clang/build.ninja ]; then
 	step "configuring the clang build"
-	quiet env CC=clang meson setup build-clang --buildtype=release -Dwarning_level=3 -Dwerror=true
+	quiet env CC=clang meson setup build-clang --buildtype=release -Dwarning_level=3 -Dwerror=true -Dinvariants=true
 fi
-step "building with clang, every warning an error"
+quiet meson configure build-clang -Dinvariants=true
+step "building with clang, every warning an error, every invariant checked"
 quiet ninja -C build-clang
 status=0
 echo "== tests, gcc build" >&2

@@ -9,6 +9,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -598,4 +599,44 @@ Test(obmalloc, presets_match_the_comparison_table_and_cpython)
 		cr_expect_eq(cfg.arena_size, want[i].arena);
 		cr_expect_eq(cfg.pool_size, want[i].pool);
 	}
+}
+
+/* --- the invariants are checked as the state changes --- */
+
+/* A pool whose count was broken behind obmalloc's back is caught at the
+ * next free of one of its blocks, in a build that checks invariants. */
+Test(obmalloc, a_broken_pool_is_caught_where_it_is_used, .signal = SIGABRT)
+{
+	if (!OBM_INVARIANTS_CHECKED)
+		cr_skip_test("a release build does not check invariants (-Dinvariants=true does)");
+	struct fixture *f = fixture_new("preset=py310");
+	void *a = obm_malloc(&f->st, 32), *b = obm_malloc(&f->st, 32);
+	struct obm_pool *pool = (struct obm_pool *)((uintptr_t)a & ~(uintptr_t)(f->cfg.pool_size - 1));
+	cr_assert(obm_pool_valid(&f->st, pool));
+	pool->count = f->classes[pool->szidx].blocks + 1; /* more blocks in use than the pool has */
+	cr_expect_not(obm_pool_valid(&f->st, pool));
+	obm_free(&f->st, b); /* aborts here */
+	fixture_free(f);
+}
+
+/* The pool check knows a healthy pool through its life: carved, full,
+ * drained. */
+Test(obmalloc, every_pool_in_use_keeps_its_invariants)
+{
+	struct fixture *f = fixture_new("preset=py310");
+	void *blocks[600];
+	for (int i = 0; i < 600; i++) {
+		blocks[i] = obm_malloc(&f->st, 128);
+		struct obm_pool *pool = (struct obm_pool *)((uintptr_t)blocks[i] & ~(uintptr_t)(f->cfg.pool_size - 1));
+		cr_assert(obm_pool_valid(&f->st, pool), "block %d", i);
+	}
+	expect_valid(&f->st);
+	for (int i = 0; i < 600; i += 2)
+		obm_free(&f->st, blocks[i]);
+	for (int i = 1; i < 600; i += 2) {
+		struct obm_pool *pool = (struct obm_pool *)((uintptr_t)blocks[i] & ~(uintptr_t)(f->cfg.pool_size - 1));
+		cr_assert(obm_pool_valid(&f->st, pool), "block %d", i);
+	}
+	expect_valid(&f->st);
+	fixture_free(f);
 }

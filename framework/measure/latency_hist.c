@@ -1,5 +1,6 @@
 /* Latency histograms and their JSON form. See latency_hist.h. */
 #include "measure/latency_hist.h"
+#include "base/invariant.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -82,8 +83,41 @@ static void hist_add(struct alloclab_lat_hist *dst, const unsigned *idx, const u
 	dst->index = ni, dst->counts = nc, dst->n = k;
 }
 
+int alloclab_lat_hist_valid(const struct alloclab_lat_hist *h)
+{
+	uint64_t total = 0;
+	if (h->n > ALLOCLAB_LAT_BUCKETS || h->over_100us > h->over_1us || h->over_1us > h->count)
+		return 0;
+	for (unsigned i = 0; i < h->n; i++) {
+		if (h->index[i] >= ALLOCLAB_LAT_BUCKETS || (i > 0 && h->index[i] <= h->index[i - 1]) || h->counts[i] == 0)
+			return 0;
+		total += h->counts[i];
+	}
+	if (total != h->count)
+		return 0;
+	if (h->n == 0)
+		return 1;
+	unsigned last = h->index[h->n - 1];
+	uint64_t lo = alloclab_lat_bucket_low(last);
+	return h->max_units >= lo && (last == ALLOCLAB_LAT_BUCKETS - 1 || h->max_units < lo + alloclab_lat_bucket_width(last));
+}
+
+int alloclab_latency_valid(const struct alloclab_latency *l)
+{
+	for (unsigned i = 0; i < ALLOCLAB_LAT_OPS; i++)
+		if (!alloclab_lat_hist_valid(&l->op[i]))
+			return 0;
+	if (l->nslow > ALLOCLAB_LAT_SLOWEST)
+		return 0;
+	for (unsigned i = 1; i < l->nslow; i++)
+		if (l->slow[i].units > l->slow[i - 1].units)
+			return 0;
+	return 1;
+}
+
 static void hist_merge(struct alloclab_lat_hist *dst, const struct alloclab_lat_hist *src)
 {
+	ALLOCLAB_CHECK_INVARIANT(alloclab_lat_hist_valid(src));
 	if (src->count == 0)
 		return;
 	hist_add(dst, src->index, src->counts, src->n);
@@ -93,6 +127,7 @@ static void hist_merge(struct alloclab_lat_hist *dst, const struct alloclab_lat_
 	dst->sum_ns += src->sum_ns;
 	if (src->max_units > dst->max_units)
 		dst->max_units = src->max_units;
+	ALLOCLAB_CHECK_INVARIANT(alloclab_lat_hist_valid(dst));
 }
 
 void alloclab_latency_add_dense(struct alloclab_latency *l, unsigned op, const struct alloclab_lat_dense *d)
@@ -139,6 +174,7 @@ void alloclab_latency_offer_slow(struct alloclab_latency *l, const struct allocl
 	l->slow[at] = *s;
 	if (l->nslow < ALLOCLAB_LAT_SLOWEST)
 		l->nslow++;
+	ALLOCLAB_CHECK_INVARIANT(alloclab_latency_valid(l));
 }
 
 void alloclab_latency_merge(struct alloclab_latency *dst, const struct alloclab_latency *src)
@@ -367,6 +403,7 @@ int alloclab_latency_from_json(const json_t *obj, unsigned threads, struct alloc
 		s.event = json_is_null(ev) ? -1 : json_integer_value(ev);
 		l->slow[l->nslow++] = s;
 	}
+	ALLOCLAB_CHECK_INVARIANT(alloclab_latency_valid(l));
 	*out = l;
 	return 0;
 }

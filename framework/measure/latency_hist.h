@@ -77,7 +77,8 @@ struct alloclab_lat_slow {
 };
 
 /* The counts of one op kind, sparse: the non-empty buckets in increasing
- * order. Invariants (the reader checks them): index[] strictly
+ * order. Invariants (alloclab_lat_hist_valid: the reader checks them, and
+ * debug builds wherever a histogram is made or merged): index[] strictly
  * increasing and < ALLOCLAB_LAT_BUCKETS, counts[] > 0 and summing to
  * count; max_units within the last bucket; over_100us <= over_1us <= count. */
 struct alloclab_lat_hist {
@@ -100,6 +101,14 @@ struct alloclab_latency {
 	struct alloclab_lat_slow slow[ALLOCLAB_LAT_SLOWEST];
 	unsigned nslow;
 };
+
+/* 1 when the invariants stated on struct alloclab_lat_hist hold (the
+ * reader's checks of a file, and debug builds' of every histogram made or
+ * merged), else 0. */
+int alloclab_lat_hist_valid(const struct alloclab_lat_hist *h);
+/* ... and of every op's, with the slowest calls slowest first and at most
+ * ALLOCLAB_LAT_SLOWEST of them. */
+int alloclab_latency_valid(const struct alloclab_latency *l);
 
 struct alloclab_latency *alloclab_latency_new(unsigned every, double overhead_ns);
 void alloclab_latency_free(struct alloclab_latency *l);

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE 1
 #include "memory/block_map.h"
 #include "base/hash.h"
+#include "base/invariant.h"
 #include "memory/resident.h"
 
 #include <string.h>
@@ -50,7 +51,30 @@ static int grow(struct alloclab_block_map *m)
 		munmap(keys, cap * sizeof *keys);
 		munmap(sizes, cap * sizeof *sizes);
 	}
+	ALLOCLAB_CHECK_INVARIANT(alloclab_block_map_valid(m));
 	return 0;
+}
+
+int alloclab_block_map_valid(const struct alloclab_block_map *m)
+{
+	size_t used = 0;
+	uint64_t blocks = 0, bytes = 0;
+
+	if (m->cap == 0)
+		return m->used == 0 && m->live_blocks == 0 && m->live_bytes == 0;
+	if ((m->cap & (m->cap - 1)) != 0 || m->cap < (1u << 16) || m->used > m->cap / 2)
+		return 0;
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->keys[i] == 0)
+			continue;
+		used++;
+		if (m->sizes[i] != TOMB) {
+			blocks++;
+			bytes += m->sizes[i];
+		}
+	}
+	return used == m->used && blocks == m->live_blocks && bytes == m->live_bytes && m->live_bytes <= m->peak_bytes &&
+	       m->live_blocks <= m->peak_blocks;
 }
 
 int alloclab_block_map_init(struct alloclab_block_map *m)
@@ -87,6 +111,7 @@ void alloclab_block_map_alloc(struct alloclab_block_map *m, void *block, uint64_
 		m->peak_bytes = m->live_bytes;
 	if (m->live_blocks > m->peak_blocks)
 		m->peak_blocks = m->live_blocks;
+	ALLOCLAB_CHECK_INVARIANT(m->live_blocks <= m->used && m->used <= m->cap / 2);
 }
 
 void alloclab_block_map_release(struct alloclab_block_map *m, void *block)
@@ -98,6 +123,7 @@ void alloclab_block_map_release(struct alloclab_block_map *m, void *block)
 		m->foreign_frees++;
 		return;
 	}
+	ALLOCLAB_CHECK_INVARIANT(m->live_blocks > 0 && m->live_bytes >= m->sizes[s]);
 	m->live_bytes -= m->sizes[s];
 	m->live_blocks--;
 	m->sizes[s] = TOMB;

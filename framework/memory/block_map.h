@@ -14,6 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Invariants (alloclab_block_map_valid; debug builds check them whenever
+ * the table is rebuilt, and cheap ones on every call):
+ *   cap is 0 (not begun) or a power of two of at least 2^16 slots
+ *   used counts the slots whose key is not 0 (live entries and
+ *   tombstones), and used <= cap / 2: probing always finds an empty slot
+ *   live_blocks counts the live entries (key not 0, size not a tombstone)
+ *   and live_bytes sums their sizes
+ *   live_bytes <= peak_bytes, live_blocks <= peak_blocks
+ */
 struct alloclab_block_map {
 	uintptr_t *keys;
 	uint64_t *sizes; /* UINT64_MAX: a tombstone */
@@ -33,6 +43,9 @@ void alloclab_block_map_free(struct alloclab_block_map *m);
 void alloclab_block_map_alloc(struct alloclab_block_map *m, void *block, uint64_t size);
 /* A block freed (NULL, or one the map never saw: counted as foreign). */
 void alloclab_block_map_release(struct alloclab_block_map *m, void *block);
+
+/* 1 when the invariants above hold (it walks the whole table), else 0. */
+int alloclab_block_map_valid(const struct alloclab_block_map *m);
 
 /* The resident bytes of its tables: the counter's own memory. */
 uint64_t alloclab_block_map_resident(const struct alloclab_block_map *m);

@@ -150,6 +150,22 @@ void alloclab_results_fold_journal(struct alloclab_results *r, const struct allo
 		}
 		struct alloclab_cell *c = &r->cells[cell];
 		proc = json_object_get(obj, K_PROCESS);
+		/* A line the runner cannot have written ends the fold as a cut
+		 * one does: a failure or "not applicable" says why, a cell that
+		 * is not applicable has no measurement and one that is ok has
+		 * one; the others carry no message. */
+		int says_why = st == ALLOCLAB_CELL_ERROR || st == ALLOCLAB_CELL_NOT_APPLICABLE;
+		if ((says_why && message == NULL) || (st == ALLOCLAB_CELL_NOT_APPLICABLE && (proc || c->nprocs)) ||
+		    (st == ALLOCLAB_CELL_OK && proc == NULL && c->nprocs == 0)) {
+			free(status);
+			free(message);
+			json_decref(obj);
+			break;
+		}
+		if (!says_why) {
+			free(message);
+			message = NULL;
+		}
 		if (proc) {
 			struct alloclab_process p;
 			if (alloclab_results_read_process(&jr, proc, where, c->workload, c->threads, c->metric, &p) != 0) {

@@ -4,6 +4,8 @@
 #include "results/internal.h"
 #include "results/results_keys.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,4 +256,61 @@ void alloclab_process_copy(const struct alloclab_process *p, unsigned threads, s
 	out->host_cpu_model = copy_text(p->host_cpu_model);
 	out->host_kernel = copy_text(p->host_kernel);
 	out->memory = alloclab_memory_timeline_copy(p->memory);
+}
+
+/* ---- invariants ---- */
+
+#define WHY(...) (why ? snprintf(why, why_len, __VA_ARGS__) : 0, 0)
+
+static int value_consistent(const struct alloclab_value *v, char *why, size_t why_len)
+{
+	if (!(v->per_op > 0) || !isfinite(v->per_op))
+		return WHY("a value's per_op is %g, not finite and positive", v->per_op);
+	if (v->thread_ns == NULL || v->thread_ops == NULL)
+		return WHY("a value has no thread times or operations");
+	if (v->latency && !alloclab_latency_valid(v->latency))
+		return WHY("a value's latency histograms break their invariants");
+	return 1;
+}
+
+static int process_consistent(const struct alloclab_process *p, char *why, size_t why_len)
+{
+	for (unsigned i = 0; i < p->nvalues; i++)
+		if (!value_consistent(&p->values[i], why, why_len))
+			return 0;
+	for (unsigned i = 0; i < p->nwarmups; i++)
+		if (!value_consistent(&p->warmups[i], why, why_len))
+			return 0;
+	if (p->memory && alloclab_memory_timeline_valid(p->memory, why, why_len) != 0)
+		return 0;
+	return 1;
+}
+
+int alloclab_results_consistent(const struct alloclab_results *r, char *why, size_t why_len)
+{
+	for (unsigned c = 0; c < r->ncells; c++) {
+		const struct alloclab_cell *cell = &r->cells[c];
+		int says_why = cell->status == ALLOCLAB_CELL_ERROR || cell->status == ALLOCLAB_CELL_NOT_APPLICABLE;
+		if (cell->plugin == NULL || cell->workload == NULL || cell->params == NULL || cell->metric == NULL)
+			return WHY("cell %u lacks its plugin, workload, parameters or metric", c);
+		if (r->nplugins && (cell->plugin_index >= r->nplugins || strcmp(r->plugins[cell->plugin_index].label, cell->plugin) != 0))
+			return WHY("cell %u's plugin_index does not name its plugin", c);
+		if (cell->threads < 1 || cell->threads > ALLOCLAB_RESULTS_MAX_THREADS)
+			return WHY("cell %u has %u threads", c, cell->threads);
+		if ((cell->message != NULL) != says_why)
+			return WHY("cell %u: a message goes with an error or not applicable, and only there", c);
+		if (cell->status == ALLOCLAB_CELL_NOT_APPLICABLE && cell->nprocs)
+			return WHY("cell %u is not applicable but has measurements", c);
+		if (cell->status == ALLOCLAB_CELL_OK && cell->nprocs == 0)
+			return WHY("cell %u is ok with no measurement", c);
+		if (cell->nprocs > cell->procs_cap && cell->procs_cap)
+			return WHY("cell %u holds more processes than room for them", c);
+		if (cell->failed_memory && (cell->status != ALLOCLAB_CELL_ERROR ||
+					    alloclab_memory_timeline_valid(cell->failed_memory, why, why_len) != 0))
+			return WHY("cell %u's failed_memory is not a failed cell's valid timeline", c);
+		for (unsigned p = 0; p < cell->nprocs; p++)
+			if (!process_consistent(&cell->procs[p], why, why_len))
+				return 0;
+	}
+	return 1;
 }

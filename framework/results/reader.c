@@ -3,6 +3,7 @@
 #include "results/results.h"
 #include "results/internal.h"
 #include "results/results_keys.h"
+#include "base/invariant.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -269,6 +270,7 @@ struct alloclab_results *alloclab_results_from_json(const json_t *doc, const cha
 	}
 	if (!r->complete)
 		alloclab_results_fold_journal(r, &rd);
+	ALLOCLAB_CHECK_INVARIANT(alloclab_results_consistent(r, NULL, 0));
 	return r;
 fail:
 	alloclab_results_free(r);

@@ -290,6 +290,17 @@ void alloclab_process_clear(struct alloclab_process *p);
  * timeline), for a merge: *out owns its own memory. */
 void alloclab_process_copy(const struct alloclab_process *p, unsigned threads, struct alloclab_process *out);
 
+/* 1 when the model's invariants hold (the ones stated on the structs
+ * above, and these: a cell's message is there exactly when it failed or
+ * is not applicable; one that is ok has processes and one that is not
+ * applicable none; a cell's plugin_index names its plugin's label; every
+ * process has values, every value a finite positive per_op, its thread
+ * arrays and valid latency histograms; timelines are valid and a
+ * failed_memory belongs to a failed cell). Else 0 with why (may be NULL).
+ * The reader establishes them for every file it accepts; the writer and
+ * the reader check them in debug builds. */
+int alloclab_results_consistent(const struct alloclab_results *r, char *why, size_t why_len);
+
 /* ---- walking a cell's reports ---- */
 
 /* Every report a workload made for a cell, in order of process, value and

@@ -3,6 +3,7 @@
 #include "results/results.h"
 #include "results/internal.h"
 #include "results/results_keys.h"
+#include "base/invariant.h"
 #include "files/output_path.h"
 
 #include <errno.h>
@@ -153,6 +154,7 @@ json_t *alloclab_results_to_json(const struct alloclab_results *r)
 {
 	json_t *plugins = json_array(), *cells = json_array();
 
+	ALLOCLAB_CHECK_INVARIANT(alloclab_results_consistent(r, NULL, 0));
 	for (unsigned i = 0; i < r->nplugins; i++)
 		json_array_append_new(plugins, plugin_to_json(&r->plugins[i]));
 	for (unsigned i = 0; i < r->ncells; i++)

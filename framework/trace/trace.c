@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE 1
 #include "trace/trace.h"
+#include "base/invariant.h"
 #include "memory/resident.h"
 
 #include <errno.h>
@@ -379,6 +380,10 @@ struct alloclab_trace {
 	struct rthread *threads;
 };
 
+/* Invariants (cursor_valid, checked in debug builds at every chunk):
+ * thread < the trace's threads; next <= its chunks; after a chunk, first
+ * is that chunk's first event and first + its events <= the thread's
+ * events (the index's counts add up, checked at open). */
 struct alloclab_trace_cursor {
 	const struct alloclab_trace *t;
 	unsigned thread;
@@ -387,6 +392,39 @@ struct alloclab_trace_cursor {
 	ZSTD_DCtx *dctx;
 	unsigned char *z, *raw;
 };
+
+#if ALLOCLAB_INVARIANTS_CHECKED
+static int cursor_valid(const struct alloclab_trace_cursor *c)
+{
+	if (c->thread >= c->t->nthreads)
+		return 0;
+	const struct rthread *rt = &c->t->threads[c->thread];
+	if (c->next > rt->nchunks)
+		return 0;
+	if (c->next == 0)
+		return 1;
+	const struct chunk_ix *last = &rt->chunks[c->next - 1];
+	return c->first == last->first && last->first + last->events <= rt->events;
+}
+
+/* The invariants a decoded event keeps (trace.h, struct
+ * alloclab_trace_event), for thread `thread` of t. */
+static int event_valid(const struct alloclab_trace *t, unsigned thread, const struct alloclab_trace_event *e)
+{
+	if (e->op >= ALLOCLAB_TRACE_NOPS || e->size > ALLOCLAB_TRACE_MAX_SIZE)
+		return 0;
+	if (alloclab_trace_op_allocates(e->op) && e->slot >= t->threads[thread].slots)
+		return 0;
+	if (alloclab_trace_op_releases(e->op) &&
+	    (e->old_owner >= t->nthreads || e->old_slot >= t->threads[e->old_owner].slots ||
+	     e->remote != (e->old_owner != thread)))
+		return 0;
+	if (e->op == ALLOCLAB_TRACE_CALLOC && e->size && e->arg > ALLOCLAB_TRACE_MAX_SIZE / e->size)
+		return 0;
+	return e->op != ALLOCLAB_TRACE_ALIGNED ||
+	       (e->arg >= sizeof(void *) && e->arg <= ALLOCLAB_TRACE_MAX_ALIGN && (e->arg & (e->arg - 1)) == 0);
+}
+#endif
 
 static int tfail(const char *name, char *err, size_t err_len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -782,6 +820,7 @@ int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_t
 			bad = "alignment not a power of two from 8 to 1 GiB";
 			goto bad_event;
 		}
+		ALLOCLAB_CHECK_INVARIANT(event_valid(t, c->thread, e));
 		continue;
 	bad_event:
 		return tfail(t->name, err, err_len, "thread %u, event %" PRIu64 " (chunk at byte %" PRIu64 "): %s",
@@ -790,6 +829,7 @@ int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_t
 	if (p != end)
 		return tfail(t->name, err, err_len, "byte %" PRIu64 ": corrupt chunk (bytes after its last event)",
 			     ci->offset);
+	ALLOCLAB_CHECK_INVARIANT(cursor_valid(c));
 	*n = ci->events;
 	return 1;
 truncated:

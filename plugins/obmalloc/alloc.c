@@ -267,3 +267,41 @@ int obm_state_check(const struct obm_state *st, char *why, size_t why_len)
 	}
 	return 0;
 }
+
+int obm_pool_valid(const struct obm_state *st, const struct obm_pool *pool)
+{
+	if (pool->szidx >= OBM_NCLASSES || pool->arenaindex >= st->maxarenas)
+		return 0;
+	const struct obm_arena *a = &st->arenas[pool->arenaindex];
+	const struct obm_class *k = &st->classes[pool->szidx];
+	uintptr_t at = (uintptr_t)pool;
+	if (a->address == 0 || at < a->address || at >= a->address + st->cfg->arena_size)
+		return 0;
+	if (pool->count == 0 || pool->count > k->blocks || pool->maxnextoffset != k->maxnextoffset)
+		return 0;
+	/* Lazy carving stops one block past the last that fits. */
+	if (pool->nextoffset > obm_next_offset(k->maxnextoffset, k->size))
+		return 0;
+	/* A full pool has no free block; any other has one, in the pool. */
+	if (pool->freeblock == NULL)
+		return pool->count == k->blocks;
+	uintptr_t fb = (uintptr_t)pool->freeblock;
+	return fb >= at + k->first_offset && fb < at + st->cfg->pool_size;
+}
+
+#if OBM_INVARIANTS_CHECKED
+void obm_invariant_failed(const char *what, const char *file, int line)
+{
+	fprintf(stderr, "obmalloc: invariant broken: %s (%s:%d)\n", what, file, line);
+	abort();
+}
+#endif
+
+void obm_state_assert(const struct obm_state *st)
+{
+	char why[256];
+	if (obm_state_check(st, why, sizeof why) != 0) {
+		fprintf(stderr, "obmalloc: invariant broken: %s\n", why);
+		abort();
+	}
+}

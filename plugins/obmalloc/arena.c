@@ -138,7 +138,7 @@ static struct obm_pool *take_pool(struct obm_state *st)
 
 	if (a == NULL && (a = new_arena(st)) == NULL)
 		return NULL;
-	assert(a->nfreepools > 0 && a->prevarena == NULL);
+	OBM_CHECK(a->nfreepools > 0 && a->prevarena == NULL);
 	nf = a->nfreepools;
 	/* a is first in its run of arenas with nf free pools; if it is also
 	 * the last, the run becomes empty. */
@@ -171,6 +171,9 @@ static struct obm_pool *take_pool(struct obm_state *st)
 
 void *obm_pool_allocate(struct obm_state *st, unsigned c)
 {
+#if OBM_INVARIANTS_CHECKED
+	uint64_t arenas_before = st->arenas_allocated_total;
+#endif
 	struct obm_pool *pool = take_pool(st), *head = obm_usedpool(st, c);
 	const struct obm_class *k = &st->classes[c];
 	void *bp;
@@ -182,7 +185,7 @@ void *obm_pool_allocate(struct obm_state *st, unsigned c)
 		/* Reused for its old class: every block it ever carved is on its
 		 * free list, and nextoffset still marks the virgin part. */
 		bp = pool->freeblock;
-		assert(bp != NULL);
+		OBM_CHECK(bp != NULL);
 		pool->freeblock = *(void **)bp;
 		if (pool->freeblock == NULL && pool->nextoffset <= pool->maxnextoffset) {
 			pool->freeblock = (uint8_t *)pool + pool->nextoffset;
@@ -211,6 +214,11 @@ void *obm_pool_allocate(struct obm_state *st, unsigned c)
 		head->nextpool->prevpool = pool;
 		head->nextpool = pool;
 	}
+	OBM_CHECK(obm_pool_valid(st, pool));
+#if OBM_INVARIANTS_CHECKED
+	if (st->arenas_allocated_total != arenas_before)
+		obm_state_assert(st); /* a new arena: the whole state, once */
+#endif
 	return bp;
 }
 
@@ -239,7 +247,7 @@ void obm_pool_release(struct obm_state *st, struct obm_pool *pool)
 	/* a leaves the run of arenas with nf-1 free pools: if it was that
 	 * run's last, the one before it (if of the same run) is now. */
 	last_of_old = st->nfp2lasta[nf - 1];
-	assert(last_of_old != NULL);
+	OBM_CHECK(last_of_old != NULL);
 	if (last_of_old == a)
 		st->nfp2lasta[nf - 1] =
 			a->prevarena && a->prevarena->nfreepools == nf - 1 ? a->prevarena : NULL;
@@ -255,6 +263,9 @@ void obm_pool_release(struct obm_state *st, struct obm_pool *pool)
 			st->usable_arenas = a->nextarena;
 		a->nextarena->prevarena = a->prevarena;
 		release_arena(st, a);
+#if OBM_INVARIANTS_CHECKED
+		obm_state_assert(st); /* an arena gone: the whole state, once */
+#endif
 		return;
 	}
 

@@ -94,6 +94,7 @@ HOT_INLINE void *HOT(pymalloc_alloc)(struct obm_state *st, size_t n)
 
 	if (__builtin_expect(pool != pool->nextpool, 1)) {
 		/* A used pool: its free list is never empty. */
+		OBM_CHECK(obm_pool_valid(st, pool) && pool->freeblock != NULL);
 		++pool->count;
 		bp = pool->freeblock;
 		if (__builtin_expect((pool->freeblock = *(void **)bp) == NULL, 0)) {
@@ -135,7 +136,7 @@ HOT_INLINE int HOT(free_owned)(struct obm_state *st, void *p)
 
 	if (__builtin_expect(!HOT(in_range)(st, p), 0))
 		return 0;
-	assert(pool->count > 0);
+	OBM_CHECK(obm_pool_valid(st, pool));
 	lastfree = pool->freeblock;
 	*(void **)p = lastfree;
 	pool->freeblock = p;

@@ -55,6 +55,21 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The pool and arena invariants below are checked as the state changes,
+ * as CPython's debug build and mimalloc's mi_page_is_valid do: in debug
+ * builds (NDEBUG not defined) and in builds configured with
+ * -Dinvariants=true (ALLOCLAB_INVARIANTS); a release build compiles them
+ * out, so the measured paths are CPython's instruction for instruction.
+ * A broken one is a bug of the plugin's: it says which and aborts. */
+#if !defined(NDEBUG) || defined(ALLOCLAB_INVARIANTS)
+#define OBM_INVARIANTS_CHECKED 1
+void obm_invariant_failed(const char *what, const char *file, int line) __attribute__((noreturn));
+#define OBM_CHECK(cond) ((cond) ? (void)0 : obm_invariant_failed(#cond, __FILE__, __LINE__))
+#else
+#define OBM_INVARIANTS_CHECKED 0
+#define OBM_CHECK(cond) ((void)0)
+#endif
+
 /* ---- Tunable settings ---------------------------------------------------
  * Alignment, threshold and class count are fixed (they are the same in
  * every CPython since 3.8 on 64-bit). Arena and pool sizes are chosen per
@@ -267,9 +282,19 @@ size_t obm_usable_size(const struct obm_state *st, void *p);
 void obm_state_stats(const struct obm_state *st, alloclab_stat_fn emit, void *arg);
 /* Every arena, then its pools (empty ones without a class), as regions. */
 void obm_state_regions(const struct obm_state *st, alloclab_region_fn emit, void *arg);
-/* Checks every invariant above on the whole state (tests, debugging).
- * 0, or -1 with the first broken one described in why. */
+/* Checks every invariant above on the whole state (tests, and debug
+ * builds whenever an arena is mapped or released). 0, or -1 with the first
+ * broken one described in why. */
 int obm_state_check(const struct obm_state *st, char *why, size_t why_len);
+/* A pool in use's own invariants, cheap enough for every call in a debug
+ * build: its class and arena exist and hold it; 1 to a pool's worth of
+ * blocks are in use; lazy carving has gone at most one block past the
+ * last that fits; freeblock is NULL exactly when every block is in use,
+ * and otherwise points into the pool. 1 when they hold. */
+int obm_pool_valid(const struct obm_state *st, const struct obm_pool *pool);
+/* The whole state, as obm_state_check, aborting with why when broken
+ * (debug builds only). */
+void obm_state_assert(const struct obm_state *st);
 
 /* Big pools: the arena index at the start of p's page. For a foreign
  * pointer that is memory obmalloc never wrote, read by design; under the
