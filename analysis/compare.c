@@ -159,30 +159,218 @@ static json_t *unmeasured_entry(const struct alloclab_cell *c)
 	return json_pack("{s:s,s:s?}", "status", s, "message", c->message);
 }
 
-json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const struct alloclab_compare_opts *o,
-			 char *err, size_t err_len)
+/* What one comparison holds across its rows. */
+struct comparison {
+	const struct alloclab_column *cols;
+	size_t ncols;
+	const struct alloclab_compare_opts *o;
+	int with_plugin;  /* rows carry the plugin (whole runs compared) */
+	int other_metric; /* a latency percentile or a memory figure, not the cells' own metric */
+	double *log_sum;  /* per column: the sum of the logs of its ratios, for the geometric mean */
+	size_t *nrows_ratio;
+};
+
+/* A cell's values of what is compared, and its per-process ones. */
+struct cell_values {
+	double *v, *p;
+	size_t nv, np;
+};
+
+/* The name of what is compared: the cells' own metric (time, or a count
+ * under --measure), a latency percentile, or a memory figure. */
+static const char *compared_metric(const struct alloclab_compare_opts *o, char *latency_metric, size_t len)
 {
-	/* Rows carry the plugin when whole runs are compared; with --plugins
-	 * the plugin is the column. */
-	int with_plugin = cols[0].plugin == NULL;
-	json_t *rows = json_array(), *columns = json_array();
-	char latency_metric[64];
-	const char *metric = ALLOCLAB_METRIC_TIME;
 	if (o->measure.quantile > 0) {
 		/* "latency_p99_ns" (every op) or "latency_p99_malloc_ns". */
 		const char *q = "p?";
 		for (unsigned k = 0; k < ALLOCLAB_LAT_NQUANTILES; k++)
 			if (alloclab_lat_quantiles[k] == o->measure.quantile)
 				q = alloclab_lat_quantile_names[k];
-		snprintf(latency_metric, sizeof latency_metric, "latency_%s%s%s_ns", q, o->measure.op >= 0 ? "_" : "",
+		snprintf(latency_metric, len, "latency_%s%s%s_ns", q, o->measure.op >= 0 ? "_" : "",
 			 o->measure.op >= 0 ? alloclab_lat_op_names[o->measure.op] : "");
-		metric = latency_metric;
-	} else if (o->measure.memory) {
-		metric = alloclab_memory_metric_keys[o->measure.memory];
+		return latency_metric;
 	}
-	const int other_metric = o->measure.quantile > 0 || o->measure.memory;
-	double *log_sum = calloc(ncols, sizeof *log_sum);
-	size_t *nrows_ratio = calloc(ncols, sizeof *nrows_ratio);
+	if (o->measure.memory)
+		return alloclab_memory_metric_keys[o->measure.memory];
+	return ALLOCLAB_METRIC_TIME;
+}
+
+/* The ratio of column c's cell to the base cell of its row, and the test
+ * of whether they differ, added to its entry (and to the column's
+ * geometric mean). s summarises the other cell's values. */
+static void test_against_base(struct comparison *k, size_t c, json_t *entry, const struct alloclab_cell *cell,
+			      const struct alloclab_cell *other, const struct cell_values *b,
+			      const struct cell_values *x, const struct alloclab_summary *s)
+{
+	const struct alloclab_compare_opts *o = k->o;
+	struct alloclab_summary sb;
+	struct alloclab_test_result t;
+	const char *unit = "processes";
+	double min_p;
+	alloclab_summarize(b->v, b->nv, &sb);
+	double ratio = s->mean / sb.mean;
+	if (!k->other_metric &&
+	    (alloclab_metric_deterministic(cell->metric) || alloclab_metric_deterministic(other->metric))) {
+		/* Counts, not times: the same every time, so a test
+		 * would be meaningless; the ratio is the answer. */
+		t.p = 0;
+		t.statistic = 0;
+		t.df = 0;
+		unit = "nothing (a deterministic count: compared by its ratio)";
+		min_p = 0;
+	} else if (o->test == ALLOCLAB_TEST_PYPERF) {
+		alloclab_t_test(b->v, b->nv, x->v, x->nv, &t);
+		unit = "values";
+		min_p = b->nv >= 2 && x->nv >= 2 ? 0 : 1;
+	} else if (b->np >= 2 && x->np >= 2) {
+		alloclab_mann_whitney(b->p, b->np, x->p, x->np, &t);
+		min_p = alloclab_mann_whitney_min_p(b->np, x->np);
+	} else {
+		/* One process: the values are all there is. */
+		alloclab_mann_whitney(b->v, b->nv, x->v, x->nv, &t);
+		unit = "values (one process: not independent)";
+		min_p = alloclab_mann_whitney_min_p(b->nv, x->nv);
+	}
+	int reachable = min_p < ALPHA;
+	int significant = reachable && t.p < ALPHA && fabs(ratio - 1) * 100 >= o->min_speed;
+	json_object_set_new(entry, "ratio", json_real(ratio));
+	int base_counts = !k->other_metric && alloclab_metric_deterministic(cell->metric);
+	json_object_set_new(entry, "p", base_counts ? json_null() : json_real(t.p));
+	json_object_set_new(entry, "statistic", json_real(t.statistic));
+	json_object_set_new(entry, "tested", json_string(unit));
+	json_object_set_new(entry, "significant", json_boolean(significant));
+	json_object_set_new(entry, "reachable", json_boolean(reachable));
+	if (!reachable) {
+		char text[200];
+		snprintf(text, sizeof text,
+			 "the rank test cannot reach p < %.2f with %zu and %zu %s (smallest p %.3f): "
+			 "measure at least %zu processes per side (-n)",
+			 ALPHA, unit[0] == 'p' ? b->np : b->nv, unit[0] == 'p' ? x->np : x->nv,
+			 unit[0] == 'p' ? "processes" : "values", min_p, alloclab_mann_whitney_needed(ALPHA));
+		json_array_append_new(json_object_get(entry, "warnings"), json_string(text));
+	}
+	if (ratio > 0) {
+		k->log_sum[c] += log(ratio);
+		k->nrows_ratio[c]++;
+	}
+}
+
+/* Column c's entry for the row of `cell`, where its cell `other` is
+ * measured: a summary of its values, with (past the first column, when the
+ * base has values) the comparison with the base. */
+static json_t *measured_entry(struct comparison *k, size_t c, const struct alloclab_cell *cell,
+			      const struct alloclab_cell *other, const struct cell_values *base)
+{
+	const struct alloclab_compare_opts *o = k->o;
+	struct cell_values x;
+	struct alloclab_summary s;
+	json_t *entry;
+
+	/* Shards merged from machines of several CPU models: compare
+	 * within one model where both cells have processes enough. */
+	struct alloclab_cell_measure within = o->measure;
+	char hosts_note[400] = "";
+	struct cell_values b = *base;
+	if (c > 0 && base->v)
+		within.cpu_model = common_cpu_model(cell, other, hosts_note, sizeof hosts_note);
+	if (within.cpu_model) {
+		b.v = alloclab_cell_measure_values(cell, &within, &b.nv);
+		b.p = alloclab_cell_measure_processes(cell, &within, &b.np);
+	}
+	x.v = alloclab_cell_measure_values(other, &within, &x.nv);
+	x.p = alloclab_cell_measure_processes(other, &within, &x.np);
+	if (x.nv == 0) {
+		const char *why = "no latency measured (run with --latency)";
+		if (o->measure.memory == ALLOCLAB_MEMORY_FRAGMENTATION)
+			why = "the workload did not say what it held";
+		else if (o->measure.memory)
+			why = "no memory figures (a timeline and the worker's own readings: not under valgrind)";
+		entry = json_pack("{s:s,s:s}", "status", "not measured", "message", why);
+	} else {
+		int counts = !k->other_metric && alloclab_metric_deterministic(other->metric);
+		alloclab_summarize(x.v, x.nv, &s);
+		entry = json_pack("{s:f,s:f,s:f,s:I,s:I,s:o}", "mean", s.mean, "median", s.median, "stdev", s.stdev,
+				  "values", (json_int_t)x.nv, "processes", (json_int_t)x.np, "warnings",
+				  counts ? json_array() : cell_warnings(x.v, x.nv));
+		if (c > 0 && base->v) {
+			if (hosts_note[0])
+				json_array_append_new(json_object_get(entry, "warnings"), json_string(hosts_note));
+			test_against_base(k, c, entry, cell, other, &b, &x, &s);
+		}
+	}
+	free(x.v);
+	free(x.p);
+	if (b.v != base->v)
+		free(b.v), free(b.p);
+	return entry;
+}
+
+/* The entries of the row of `cell` (a cell of the first column), one per
+ * column; NULL when no other column has anything to say of it. */
+static json_t *row_entries(struct comparison *k, const struct alloclab_cell *cell)
+{
+	const struct alloclab_compare_opts *o = k->o;
+	struct cell_values base = {NULL, NULL, 0, 0};
+	json_t *entries;
+	int any_other = 0;
+
+	if (alloclab_cell_measured(cell)) {
+		base.v = alloclab_cell_measure_values(cell, &o->measure, &base.nv);
+		base.p = alloclab_cell_measure_processes(cell, &o->measure, &base.np);
+		if (base.nv == 0) { /* measured, but not what is compared */
+			free(base.v);
+			free(base.p);
+			base.v = base.p = NULL;
+		}
+	}
+	entries = json_array();
+	for (size_t c = 0; c < k->ncols; c++) {
+		const struct alloclab_cell *other = c == 0 ? cell : find_cell(&k->cols[c], cell, k->with_plugin);
+
+		if (other == NULL) {
+			json_array_append_new(entries, json_null());
+			continue;
+		}
+		json_array_append_new(entries, alloclab_cell_measured(other) ? measured_entry(k, c, cell, other, &base)
+									      : unmeasured_entry(other));
+		any_other |= c > 0;
+	}
+	free(base.v);
+	free(base.p);
+	if (!any_other) {
+		json_decref(entries);
+		return NULL;
+	}
+	return entries;
+}
+
+/* Each row's name: what tells its cell apart from the others'. */
+static void name_rows(json_t *rows, const struct alloclab_cell **row_cells, size_t nrow_cells, int with_plugin)
+{
+	char **names = calloc(nrow_cells, sizeof *names);
+	json_t *row;
+	size_t i;
+	alloclab_row_names(row_cells, nrow_cells, with_plugin, names);
+	json_array_foreach(rows, i, row)
+	{
+		json_object_set_new(row, "name", json_string(names[i]));
+		free(names[i]);
+	}
+	free(names);
+}
+
+json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const struct alloclab_compare_opts *o,
+			 char *err, size_t err_len)
+{
+	/* Rows carry the plugin when whole runs are compared; with --plugins
+	 * the plugin is the column. */
+	struct comparison k = {.cols = cols, .ncols = ncols, .o = o, .with_plugin = cols[0].plugin == NULL};
+	json_t *rows = json_array(), *columns = json_array();
+	char latency_metric[64];
+	const char *metric = compared_metric(o, latency_metric, sizeof latency_metric);
+	k.other_metric = o->measure.quantile > 0 || o->measure.memory;
+	k.log_sum = calloc(ncols, sizeof *k.log_sum);
+	k.nrows_ratio = calloc(ncols, sizeof *k.nrows_ratio);
 	const struct alloclab_cell **row_cells = calloc(cols[0].results->ncells + 1, sizeof *row_cells);
 	size_t nrow_cells = 0;
 
@@ -191,146 +379,19 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 	for (unsigned i = 0; i < cols[0].results->ncells; i++) {
 		const struct alloclab_cell *cell = &cols[0].results->cells[i];
 		json_t *entries;
-		double *base_v = NULL, *base_p = NULL;
-		size_t base_nv = 0, base_np = 0;
-		int any_other = 0, dup = 0;
+		int dup = 0;
 
 		if (!column_has(&cols[0], cell))
 			continue;
 		/* One row per identity (a run with a cell twice keeps the first). */
-		for (size_t k = 0; k < nrow_cells && !dup; k++)
-			dup = same_row(row_cells[k], cell, with_plugin);
+		for (size_t r = 0; r < nrow_cells && !dup; r++)
+			dup = same_row(row_cells[r], cell, k.with_plugin);
 		if (dup || cell->status == ALLOCLAB_CELL_NOT_APPLICABLE)
 			continue;
-		if (alloclab_cell_measured(cell)) {
-			base_v = alloclab_cell_measure_values(cell, &o->measure, &base_nv);
-			base_p = alloclab_cell_measure_processes(cell, &o->measure, &base_np);
-			if (base_nv == 0) { /* measured, but not what is compared */
-				free(base_v);
-				free(base_p);
-				base_v = base_p = NULL;
-			}
-		}
-		entries = json_array();
-		for (size_t c = 0; c < ncols; c++) {
-			const struct alloclab_cell *other = c == 0 ? cell : find_cell(&cols[c], cell, with_plugin);
-			double *v, *p;
-			size_t nv, np;
-			struct alloclab_summary s;
-			json_t *entry;
-
-			if (other == NULL) {
-				json_array_append_new(entries, json_null());
-				continue;
-			}
-			if (!alloclab_cell_measured(other)) {
-				json_array_append_new(entries, unmeasured_entry(other));
-				any_other |= c > 0;
-				continue;
-			}
-			/* Shards merged from machines of several CPU models: compare
-			 * within one model where both cells have processes enough. */
-			struct alloclab_cell_measure within = o->measure;
-			char hosts_note[400] = "";
-			double *bv = base_v, *bp = base_p;
-			size_t bnv = base_nv, bnp = base_np;
-			if (c > 0 && base_v)
-				within.cpu_model = common_cpu_model(cell, other, hosts_note, sizeof hosts_note);
-			if (within.cpu_model) {
-				bv = alloclab_cell_measure_values(cell, &within, &bnv);
-				bp = alloclab_cell_measure_processes(cell, &within, &bnp);
-			}
-			v = alloclab_cell_measure_values(other, &within, &nv);
-			p = alloclab_cell_measure_processes(other, &within, &np);
-			if (nv == 0) {
-				json_array_append_new(
-					entries,
-					json_pack("{s:s,s:s}", "status", "not measured", "message",
-						  o->measure.memory == ALLOCLAB_MEMORY_FRAGMENTATION
-							  ? "the workload did not say what it held"
-						  : o->measure.memory ? "no memory figures (a timeline and the worker's own "
-									"readings: not under valgrind)"
-								      : "no latency measured (run with --latency)"));
-				any_other |= c > 0;
-				free(v);
-				free(p);
-				if (bv != base_v)
-					free(bv), free(bp);
-				continue;
-			}
-			alloclab_summarize(v, nv, &s);
-			entry = json_pack("{s:f,s:f,s:f,s:I,s:I,s:o}", "mean", s.mean, "median", s.median, "stdev", s.stdev,
-					  "values", (json_int_t)nv, "processes", (json_int_t)np, "warnings",
-					  !other_metric && alloclab_metric_deterministic(other->metric) ? json_array() : cell_warnings(v, nv));
-			if (c > 0 && base_v) {
-				if (hosts_note[0])
-					json_array_append_new(json_object_get(entry, "warnings"), json_string(hosts_note));
-				struct alloclab_summary sb;
-				struct alloclab_test_result t;
-				const char *unit = "processes";
-				double min_p;
-				alloclab_summarize(bv, bnv, &sb);
-				double ratio = s.mean / sb.mean;
-				if (!other_metric &&
-				    (alloclab_metric_deterministic(cell->metric) || alloclab_metric_deterministic(other->metric))) {
-					/* Counts, not times: the same every time, so a test
-					 * would be meaningless; the ratio is the answer. */
-					t.p = 0;
-					t.statistic = 0;
-					t.df = 0;
-					unit = "nothing (a deterministic count: compared by its ratio)";
-					min_p = 0;
-				} else if (o->test == ALLOCLAB_TEST_PYPERF) {
-					alloclab_t_test(bv, bnv, v, nv, &t);
-					unit = "values";
-					min_p = bnv >= 2 && nv >= 2 ? 0 : 1;
-				} else if (bnp >= 2 && np >= 2) {
-					alloclab_mann_whitney(bp, bnp, p, np, &t);
-					min_p = alloclab_mann_whitney_min_p(bnp, np);
-				} else {
-					/* One process: the values are all there is. */
-					alloclab_mann_whitney(bv, bnv, v, nv, &t);
-					unit = "values (one process: not independent)";
-					min_p = alloclab_mann_whitney_min_p(bnv, nv);
-				}
-				int reachable = min_p < ALPHA;
-				int significant = reachable && t.p < ALPHA && fabs(ratio - 1) * 100 >= o->min_speed;
-				json_object_set_new(entry, "ratio", json_real(ratio));
-				json_object_set_new(entry, "p", !other_metric && alloclab_metric_deterministic(cell->metric) ? json_null() : json_real(t.p));
-				json_object_set_new(entry, "statistic", json_real(t.statistic));
-				json_object_set_new(entry, "tested", json_string(unit));
-				json_object_set_new(entry, "significant", json_boolean(significant));
-				json_object_set_new(entry, "reachable", json_boolean(reachable));
-				if (!reachable) {
-					char text[200];
-					snprintf(text, sizeof text,
-						 "the rank test cannot reach p < %.2f with %zu and %zu %s (smallest p %.3f): "
-						 "measure at least %zu processes per side (-n)",
-						 ALPHA, unit[0] == 'p' ? bnp : bnv, unit[0] == 'p' ? np : nv,
-						 unit[0] == 'p' ? "processes" : "values", min_p,
-						 alloclab_mann_whitney_needed(ALPHA));
-					json_array_append_new(json_object_get(entry, "warnings"), json_string(text));
-				}
-				if (ratio > 0) {
-					log_sum[c] += log(ratio);
-					nrows_ratio[c]++;
-				}
-			}
-			any_other |= c > 0;
-			json_array_append_new(entries, entry);
-			free(v);
-			free(p);
-			if (bv != base_v)
-				free(bv), free(bp);
-		}
-		free(base_v);
-		free(base_p);
-		if (!any_other) {
-			json_decref(entries);
+		if ((entries = row_entries(&k, cell)) == NULL)
 			continue;
-		}
 		row_cells[nrow_cells++] = cell;
-		metric = other_metric ? metric : cell->metric;
+		metric = k.other_metric ? metric : cell->metric;
 		json_array_append_new(rows, json_pack("{s:s,s:s,s:O,s:i,s:o}", "plugin", cell->plugin, "workload",
 						      cell->workload, "params", cell->params, "threads", (int)cell->threads,
 						      "columns", entries));
@@ -341,29 +402,19 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 			 cols[0].name, cols[1].name);
 		json_decref(rows);
 		json_decref(columns);
-		free(log_sum);
-		free(nrows_ratio);
+		free(k.log_sum);
+		free(k.nrows_ratio);
 		free(row_cells);
 		return NULL;
 	}
-	{
-		char **names = calloc(nrow_cells, sizeof *names);
-		json_t *row;
-		size_t i;
-		alloclab_row_names(row_cells, nrow_cells, with_plugin, names);
-		json_array_foreach(rows, i, row)
-		{
-			json_object_set_new(row, "name", json_string(names[i]));
-			free(names[i]);
-		}
-		free(names);
-	}
+	name_rows(rows, row_cells, nrow_cells, k.with_plugin);
 	json_t *geomean = json_array();
 	for (size_t c = 0; c < ncols; c++)
-		json_array_append_new(geomean, c == 0 || nrows_ratio[c] == 0 ? json_null()
-									  : json_real(exp(log_sum[c] / (double)nrows_ratio[c])));
-	free(log_sum);
-	free(nrows_ratio);
+		json_array_append_new(geomean, c == 0 || k.nrows_ratio[c] == 0
+						       ? json_null()
+						       : json_real(exp(k.log_sum[c] / (double)k.nrows_ratio[c])));
+	free(k.log_sum);
+	free(k.nrows_ratio);
 	free(row_cells);
 	return json_pack("{s:o,s:s,s:s,s:f,s:f,s:o,s:o}", "columns", columns, "metric", metric, "test",
 			 alloclab_metric_deterministic(metric) ? "none: deterministic counts, compared by their ratio"

@@ -219,92 +219,109 @@ static double median_or_nan(double *v, size_t n)
 	return m < 0 ? NAN : m;
 }
 
-void alloclab_memory_figures(const struct alloclab_results *r, struct alloclab_figure_list *out)
-{
-	const struct alloclab_cell **cells = calloc(r->ncells + 1, sizeof *cells);
-	size_t n = 0;
+/* The memory figures' cells (those with a timeline) and their rows'
+ * names. */
+struct memory_cells {
+	const struct alloclab_cell **cells;
+	char **names;
+	size_t n;
+};
 
-	for (unsigned i = 0; i < r->ncells; i++)
-		if (has_memory(&r->cells[i]) && r->cells[i].procs[0].memory)
-			cells[n++] = &r->cells[i];
-	char **names = calloc(n + 1, sizeof *names);
-	int *done = calloc(n + 1, sizeof *done);
-	alloclab_row_names(cells, n, 0, names);
-	for (size_t i = 0; i < n; i++) {
-		char name[300], title[400], label[512];
-		if (done[i])
-			continue;
-		snprintf(name, sizeof name, "memory-%s", names[i]);
-		snprintf(title, sizeof title, "%s: resident set over time (process 1 of each plugin)", names[i]);
-		/* By index: adding a figure moves the list. */
-		const size_t fi = out->n;
-		alloclab_figure_add(out, name, title, "seconds since the worker started", "MiB resident", ALLOCLAB_FIGURE_LINES);
-		out->items[fi].ymin_zero = 1;
-		/* What each keeps once the workload has freed everything, beside
-		 * its peak: which allocator gives memory back, at a glance. */
-		snprintf(name, sizeof name, "memory-kept-%s", names[i]);
-		snprintf(title, sizeof title,
-			 "%s: resident at the peak and once the workload freed everything (net of the harness; medians)",
-			 names[i]);
-		const size_t ki = out->n;
-		alloclab_figure_add(out, name, title, "plugin", "MiB resident", ALLOCLAB_FIGURE_BARS);
-		static const char *const stages[] = {"at the peak", "freed all", "after trim", "after settling"};
-		size_t nplugins = 0;
-		for (size_t k = i; k < n; k++)
-			if (!done[k] && strcmp(names[k], names[i]) == 0)
-				nplugins++;
-		double *stage_mib[4];
-		for (int st = 0; st < 4; st++)
-			stage_mib[st] = calloc(nplugins + 1, sizeof **stage_mib);
-		size_t at = 0;
-		for (size_t k = i; k < n; k++) {
-			if (done[k] || strcmp(names[k], names[i]) != 0)
-				continue;
-			done[k] = 1;
-			const struct alloclab_memory_timeline *tl = cells[k]->procs[0].memory;
-			alloclab_cell_label(cells[k], label, sizeof label);
-			struct alloclab_figure *f = &out->items[fi];
-			if (f->nseries == 0)
-				shade_runs(f, tl, label);
-			struct alloclab_series *se = alloclab_figure_series(f, label, tl->nsamples);
-			for (unsigned j = 0; j < tl->nsamples; j++) {
-				se->x[j] = tl->samples[j].t_ms / 1000;
-				se->y[j] = (double)tl->samples[j].rss_kib / 1024;
-			}
-			alloclab_figure_category(&out->items[ki], label);
-			double *col[4];
-			for (int st = 0; st < 4; st++)
-				col[st] = calloc(cells[k]->nprocs + 1, sizeof **col);
-			for (unsigned p = 0; p < cells[k]->nprocs; p++) {
-				struct alloclab_process_memory m;
-				alloclab_process_memory(&cells[k]->procs[p], &m);
-				double base = m.baseline_kib;
-				col[0][p] = m.peak_net_kib;
-				col[1][p] = m.kept_kib;
-				col[2][p] = base >= 0 && m.after_trim_kib >= 0 ? fmax(0, m.after_trim_kib - base) : -1;
-				col[3][p] = base >= 0 && m.after_settle_kib >= 0 ? fmax(0, m.after_settle_kib - base) : -1;
-			}
-			for (int st = 0; st < 4; st++) {
-				stage_mib[st][at] = median_or_nan(col[st], cells[k]->nprocs) / 1024;
-				free(col[st]);
-			}
-			at++;
-		}
-		/* A stage no plugin reached (no trim op, no --settle-ms) has no bars. */
-		for (int st = 0; st < 4; st++) {
-			int any = 0;
-			for (size_t k = 0; k < at; k++)
-				any |= isfinite(stage_mib[st][k]);
-			if (any) {
-				struct alloclab_series *se = alloclab_figure_series(&out->items[ki], stages[st], at);
-				for (size_t k = 0; k < at; k++)
-					se->y[k] = stage_mib[st][k], se->err[k] = 0;
-			}
-			free(stage_mib[st]);
-		}
+/* One plugin's cell in a row's "memory-kept" figure: the medians over its
+ * processes of what it held at each stage, net of the harness, in MiB (NaN
+ * where no process reached the stage), at stage_mib[stage][at]. */
+static void kept_medians(const struct alloclab_cell *cell, double *stage_mib[4], size_t at)
+{
+	double *col[4];
+	for (int st = 0; st < 4; st++)
+		col[st] = calloc(cell->nprocs + 1, sizeof **col);
+	for (unsigned p = 0; p < cell->nprocs; p++) {
+		struct alloclab_process_memory m;
+		alloclab_process_memory(&cell->procs[p], &m);
+		double base = m.baseline_kib;
+		col[0][p] = m.peak_net_kib;
+		col[1][p] = m.kept_kib;
+		col[2][p] = base >= 0 && m.after_trim_kib >= 0 ? fmax(0, m.after_trim_kib - base) : -1;
+		col[3][p] = base >= 0 && m.after_settle_kib >= 0 ? fmax(0, m.after_settle_kib - base) : -1;
 	}
-	/* Fragmentation at the peak, every row where the workload said what
-	 * it held: one cluster a row, one bar a plugin. */
+	for (int st = 0; st < 4; st++) {
+		stage_mib[st][at] = median_or_nan(col[st], cell->nprocs) / 1024;
+		free(col[st]);
+	}
+}
+
+/* The two figures of row i (named names[i]) and of every cell of that row
+ * not yet done: its plugins' resident sets over time, and what each keeps
+ * at the peak and after freeing, trimming and settling. */
+static void row_figures(const struct memory_cells *mc, size_t i, int *done, struct alloclab_figure_list *out)
+{
+	static const char *const stages[] = {"at the peak", "freed all", "after trim", "after settling"};
+	const struct alloclab_cell **cells = mc->cells;
+	char **names = mc->names;
+	size_t n = mc->n;
+	char name[300], title[400], label[512];
+
+	snprintf(name, sizeof name, "memory-%s", names[i]);
+	snprintf(title, sizeof title, "%s: resident set over time (process 1 of each plugin)", names[i]);
+	/* By index: adding a figure moves the list. */
+	const size_t fi = out->n;
+	alloclab_figure_add(out, name, title, "seconds since the worker started", "MiB resident", ALLOCLAB_FIGURE_LINES);
+	out->items[fi].ymin_zero = 1;
+	/* What each keeps once the workload has freed everything, beside
+	 * its peak: which allocator gives memory back, at a glance. */
+	snprintf(name, sizeof name, "memory-kept-%s", names[i]);
+	snprintf(title, sizeof title,
+		 "%s: resident at the peak and once the workload freed everything (net of the harness; medians)",
+		 names[i]);
+	const size_t ki = out->n;
+	alloclab_figure_add(out, name, title, "plugin", "MiB resident", ALLOCLAB_FIGURE_BARS);
+	size_t nplugins = 0;
+	for (size_t k = i; k < n; k++)
+		if (!done[k] && strcmp(names[k], names[i]) == 0)
+			nplugins++;
+	double *stage_mib[4];
+	for (int st = 0; st < 4; st++)
+		stage_mib[st] = calloc(nplugins + 1, sizeof **stage_mib);
+	size_t at = 0;
+	for (size_t k = i; k < n; k++) {
+		if (done[k] || strcmp(names[k], names[i]) != 0)
+			continue;
+		done[k] = 1;
+		const struct alloclab_memory_timeline *tl = cells[k]->procs[0].memory;
+		alloclab_cell_label(cells[k], label, sizeof label);
+		struct alloclab_figure *f = &out->items[fi];
+		if (f->nseries == 0)
+			shade_runs(f, tl, label);
+		struct alloclab_series *se = alloclab_figure_series(f, label, tl->nsamples);
+		for (unsigned j = 0; j < tl->nsamples; j++) {
+			se->x[j] = tl->samples[j].t_ms / 1000;
+			se->y[j] = (double)tl->samples[j].rss_kib / 1024;
+		}
+		alloclab_figure_category(&out->items[ki], label);
+		kept_medians(cells[k], stage_mib, at);
+		at++;
+	}
+	/* A stage no plugin reached (no trim op, no --settle-ms) has no bars. */
+	for (int st = 0; st < 4; st++) {
+		int any = 0;
+		for (size_t k = 0; k < at; k++)
+			any |= isfinite(stage_mib[st][k]);
+		if (any) {
+			struct alloclab_series *se = alloclab_figure_series(&out->items[ki], stages[st], at);
+			for (size_t k = 0; k < at; k++)
+				se->y[k] = stage_mib[st][k], se->err[k] = 0;
+		}
+		free(stage_mib[st]);
+	}
+}
+
+/* Fragmentation at the peak, every row where the workload said what it
+ * held: one cluster a row, one bar a plugin. */
+static void fragmentation_figure(const struct memory_cells *mc, struct alloclab_figure_list *out)
+{
+	const struct alloclab_cell **cells = mc->cells;
+	char **names = mc->names;
+	size_t n = mc->n;
 	char **plugins = calloc(n + 1, sizeof *plugins), **rows = calloc(n + 1, sizeof *rows);
 	size_t np = 0, nr = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -360,9 +377,25 @@ void alloclab_memory_figures(const struct alloclab_results *r, struct alloclab_f
 		free(plugins[i]);
 	free(plugins);
 	free(rows);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+}
+
+void alloclab_memory_figures(const struct alloclab_results *r, struct alloclab_figure_list *out)
+{
+	struct memory_cells mc = {.cells = calloc(r->ncells + 1, sizeof *mc.cells), .n = 0};
+
+	for (unsigned i = 0; i < r->ncells; i++)
+		if (has_memory(&r->cells[i]) && r->cells[i].procs[0].memory)
+			mc.cells[mc.n++] = &r->cells[i];
+	mc.names = calloc(mc.n + 1, sizeof *mc.names);
+	int *done = calloc(mc.n + 1, sizeof *done);
+	alloclab_row_names(mc.cells, mc.n, 0, mc.names);
+	for (size_t i = 0; i < mc.n; i++)
+		if (!done[i])
+			row_figures(&mc, i, done, out);
+	fragmentation_figure(&mc, out);
+	for (size_t i = 0; i < mc.n; i++)
+		free(mc.names[i]);
+	free(mc.names);
 	free(done);
-	free(cells);
+	free(mc.cells);
 }

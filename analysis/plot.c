@@ -280,6 +280,173 @@ static size_t find(char **items, size_t n, const char *v)
 	return n;
 }
 
+/* A workload's cells laid out as plugin x group x threads (see
+ * workload_figures), with the mean and deviation of each. */
+struct layout {
+	const char *workload;
+	const struct alloclab_cell **cells;
+	size_t n;
+	char **groups_of; /* cell i's group */
+	char **plugins, **groups;
+	unsigned *threads;
+	size_t np, ng, nt;
+	double *mean, *sd; /* at(): 0 where no cell */
+	size_t base;       /* the baseline plugin's index */
+	char (*legend)[700]; /* each plugin's, saying when it is partial */
+};
+
+static size_t at(const struct layout *l, size_t p, size_t g, size_t t) { return (p * l->ng + g) * l->nt + t; }
+
+/* The plugins, groups and thread counts of the workload's cells, in order
+ * of first appearance. */
+static void lay_out(struct layout *l)
+{
+	alloclab_row_names(l->cells, l->n, 0, l->groups_of);
+	for (size_t i = 0; i < l->n; i++) {
+		char label[512];
+		size_t t;
+		char *tt = strstr(l->groups_of[i], " t=");
+		if (tt && strspn(tt + 3, "0123456789") == strlen(tt + 3))
+			*tt = '\0';
+		if (strcmp(l->groups_of[i], l->workload) == 0)
+			l->groups_of[i][0] = '\0'; /* nothing tells the rows apart but the plugin */
+		alloclab_cell_label(l->cells[i], label, sizeof label);
+		index_of(l->plugins, &l->np, label);
+		index_of(l->groups, &l->ng, l->groups_of[i]);
+		for (t = 0; t < l->nt && l->threads[t] != l->cells[i]->threads; t++)
+			;
+		if (t == l->nt)
+			l->threads[l->nt++] = l->cells[i]->threads;
+	}
+}
+
+/* Each cell's mean and standard deviation, in its place. */
+static void summarize_cells(struct layout *l)
+{
+	l->mean = calloc(l->np * l->ng * l->nt + 1, sizeof *l->mean);
+	l->sd = calloc(l->np * l->ng * l->nt + 1, sizeof *l->sd);
+	for (size_t i = 0; i < l->n; i++) {
+		char label[512];
+		size_t t, nv;
+		alloclab_cell_label(l->cells[i], label, sizeof label);
+		double *v = alloclab_cell_values(l->cells[i], &nv);
+		struct alloclab_summary s;
+		for (t = 0; l->threads[t] != l->cells[i]->threads; t++)
+			;
+		alloclab_summarize(v, nv, &s);
+		free(v);
+		l->mean[at(l, find(l->plugins, l->np, label), find(l->groups, l->ng, l->groups_of[i]), t)] = s.mean;
+		l->sd[at(l, find(l->plugins, l->np, label), find(l->groups, l->ng, l->groups_of[i]), t)] = s.stdev;
+	}
+}
+
+/* Partial or uncertain results are never shown plainly: a plugin with a
+ * cell measured by fewer processes than planned (an interrupted run) says
+ * so in its legend. */
+static void write_legends(struct layout *l)
+{
+	l->legend = calloc(l->np + 1, sizeof *l->legend);
+	for (size_t p = 0; p < l->np; p++) {
+		unsigned partial = 0;
+		for (size_t i = 0; i < l->n; i++) {
+			char label[512];
+			alloclab_cell_label(l->cells[i], label, sizeof label);
+			const struct alloclab_cell *c = l->cells[i];
+			partial += strcmp(label, l->plugins[p]) == 0 &&
+				   (c->status == ALLOCLAB_CELL_PENDING || c->nprocs < c->planned);
+		}
+		snprintf(l->legend[p], sizeof l->legend[p], "%s%s", l->plugins[p],
+			 partial ? " (PARTIAL: fewer processes than planned)" : "");
+	}
+}
+
+/* The bars: each plugin's time (or instructions) per operation over the
+ * baseline's, per group and thread count; cells that failed are not drawn
+ * but counted in the title. */
+static void ratio_figure(const struct layout *l, int counts, unsigned failed, struct alloclab_figure_list *out)
+{
+	char name[200], title[1200], ylabel[1200];
+	snprintf(name, sizeof name, "%s-plugins", l->workload);
+	snprintf(ylabel, sizeof ylabel, "%s per operation / %s's (ratio)", counts ? "instructions" : "time",
+		 l->plugins[l->base]);
+	/* The x axis: what the groups are (a workload that names its rows
+	 * names benchmarks), and the thread count beside each when it varies. */
+	const struct alloclab_workload *wl = alloclab_workload_find(l->workload);
+	const char *group_kind = wl && wl->row_name ? "benchmark" : "parameters";
+	char xlabel[64];
+	snprintf(xlabel, sizeof xlabel, "%s%s", l->ng > 1 ? group_kind : "threads",
+		 l->ng > 1 && l->nt > 1 ? " (threads)" : "");
+	snprintf(title, sizeof title, "%s: %s per operation relative to %s's at the same %s%s (lower is better)",
+		 l->workload, counts ? "instructions" : "time", l->plugins[l->base], l->ng > 1 ? group_kind : "threads",
+		 l->ng > 1 ? " and threads" : "");
+	struct alloclab_figure *f = alloclab_figure_add(out, name, title, xlabel, ylabel, ALLOCLAB_FIGURE_BARS);
+	f->ymin_zero = 1;
+	f->hline = 1;
+	/* Categories: group x threads, grouped by group. */
+	for (size_t g = 0; g < l->ng; g++)
+		for (size_t t = 0; t < l->nt; t++) {
+			char cat[600];
+			if (l->groups[g][0] && l->nt > 1)
+				snprintf(cat, sizeof cat, "%s (%u)", l->groups[g], l->threads[t]);
+			else if (l->groups[g][0])
+				snprintf(cat, sizeof cat, "%s", l->groups[g]);
+			else
+				snprintf(cat, sizeof cat, "%u thread%s", l->threads[t], l->threads[t] == 1 ? "" : "s");
+			alloclab_figure_category(f, cat);
+		}
+	if (failed) {
+		size_t used = strlen(f->title);
+		char *t = realloc(f->title, used + 80);
+		if (t) {
+			snprintf(t + used, 80, "; %u failed cell%s not drawn", failed, failed == 1 ? "" : "s");
+			f->title = t;
+		}
+	}
+	for (size_t p = 0; p < l->np; p++) {
+		struct alloclab_series *se = alloclab_figure_series(f, l->legend[p], l->ng * l->nt);
+		for (size_t g = 0; g < l->ng; g++)
+			for (size_t t = 0; t < l->nt; t++)
+				if (l->mean[at(l, p, g, t)] > 0 && l->mean[at(l, l->base, g, t)] > 0) {
+					se->y[g * l->nt + t] = l->mean[at(l, p, g, t)] / l->mean[at(l, l->base, g, t)];
+					se->err[g * l->nt + t] = l->sd[at(l, p, g, t)] / l->mean[at(l, l->base, g, t)];
+				}
+	}
+}
+
+/* The lines: throughput against the thread count, a line per plugin and
+ * group, with the CPUs the run was allowed marked. */
+static void scaling_figure(const struct layout *l, int cpus, struct alloclab_figure_list *out)
+{
+	char name[200], title[1200];
+	unsigned tmax = 0;
+	snprintf(name, sizeof name, "%s-scaling", l->workload);
+	snprintf(title, sizeof title, "%s: thread scaling (higher is better)", l->workload);
+	struct alloclab_figure *f = alloclab_figure_add(out, name, title, "threads",
+							"throughput (million operations per second, all threads)",
+							ALLOCLAB_FIGURE_LINES);
+	for (size_t p = 0; p < l->np; p++)
+		for (size_t g = 0; g < l->ng; g++) {
+			char line[1200];
+			snprintf(line, sizeof line, "%s%s%s", l->legend[p], l->groups[g][0] ? " " : "", l->groups[g]);
+			struct alloclab_series *se = alloclab_figure_series(f, line, l->nt);
+			for (size_t t = 0; t < l->nt; t++)
+				if (l->mean[at(l, p, g, t)] > 0) {
+					se->x[t] = l->threads[t];
+					se->y[t] = 1000.0 * l->threads[t] / l->mean[at(l, p, g, t)];
+				}
+		}
+	for (size_t t = 0; t < l->nt; t++)
+		tmax = l->threads[t] > tmax ? l->threads[t] : tmax;
+	if (cpus > 0) {
+		char vt[96];
+		f->vline = (double)cpus;
+		snprintf(vt, sizeof vt, "%d CPUs allowed", cpus);
+		f->vline_title = strdup(vt);
+		f->xmin = 0.5;
+		f->xmax = (f->vline > tmax ? f->vline : tmax) + 0.5;
+	}
+}
+
 /*
  * A workload's time (or instruction) pictures. Its cells are laid out as
  * plugin x group x threads, a group being what tells the workload's rows
@@ -290,171 +457,53 @@ static size_t find(char **items, size_t n, const char *v)
 static void workload_figures(const struct alloclab_results *r, const char *workload, const char *baseline,
 			     struct alloclab_figure_list *out)
 {
-	const struct alloclab_cell **cells = calloc(r->ncells + 1, sizeof *cells);
-	char **groups_of = calloc(r->ncells + 1, sizeof *groups_of);
-	char **plugins = calloc(r->ncells + 1, sizeof *plugins), **groups = calloc(r->ncells + 1, sizeof *groups);
-	unsigned *threads = calloc(r->ncells + 1, sizeof *threads);
-	size_t n = 0, np = 0, ng = 0, nt = 0;
+	struct layout l = {.workload = workload};
 
+	l.cells = calloc(r->ncells + 1, sizeof *l.cells);
+	l.groups_of = calloc(r->ncells + 1, sizeof *l.groups_of);
+	l.plugins = calloc(r->ncells + 1, sizeof *l.plugins);
+	l.groups = calloc(r->ncells + 1, sizeof *l.groups);
+	l.threads = calloc(r->ncells + 1, sizeof *l.threads);
 	unsigned failed = 0;
 	for (unsigned i = 0; i < r->ncells; i++)
 		if (strcmp(r->cells[i].workload, workload) == 0 && alloclab_cell_measured(&r->cells[i]))
-			cells[n++] = &r->cells[i];
+			l.cells[l.n++] = &r->cells[i];
 		else if (strcmp(r->cells[i].workload, workload) == 0 && r->cells[i].status == ALLOCLAB_CELL_ERROR)
 			failed++;
-	if (n == 0)
+	if (l.n == 0)
 		goto out;
-	alloclab_row_names(cells, n, 0, groups_of);
-	for (size_t i = 0; i < n; i++) {
-		char label[512];
-		size_t t;
-		char *tt = strstr(groups_of[i], " t=");
-		if (tt && strspn(tt + 3, "0123456789") == strlen(tt + 3))
-			*tt = '\0';
-		if (strcmp(groups_of[i], workload) == 0)
-			groups_of[i][0] = '\0'; /* nothing tells the rows apart but the plugin */
-		alloclab_cell_label(cells[i], label, sizeof label);
-		index_of(plugins, &np, label);
-		index_of(groups, &ng, groups_of[i]);
-		for (t = 0; t < nt && threads[t] != cells[i]->threads; t++)
-			;
-		if (t == nt)
-			threads[nt++] = cells[i]->threads;
-	}
-	double *mean = calloc(np * ng * nt + 1, sizeof *mean), *sd = calloc(np * ng * nt + 1, sizeof *sd);
-#define AT(p, g, t) (((p) * ng + (g)) * nt + (t))
-	for (size_t i = 0; i < n; i++) {
-		char label[512];
-		size_t t, nv;
-		alloclab_cell_label(cells[i], label, sizeof label);
-		double *v = alloclab_cell_values(cells[i], &nv);
-		struct alloclab_summary s;
-		for (t = 0; threads[t] != cells[i]->threads; t++)
-			;
-		alloclab_summarize(v, nv, &s);
-		free(v);
-		mean[AT(find(plugins, np, label), find(groups, ng, groups_of[i]), t)] = s.mean;
-		sd[AT(find(plugins, np, label), find(groups, ng, groups_of[i]), t)] = s.stdev;
-	}
-	size_t base = 0;
-	for (size_t k = 0; baseline && k < np; k++)
-		if (strncmp(plugins[k], baseline, strlen(baseline)) == 0 &&
-		    (plugins[k][strlen(baseline)] == '\0' || plugins[k][strlen(baseline)] == ' ')) {
-			base = k;
+	lay_out(&l);
+	summarize_cells(&l);
+	for (size_t k = 0; baseline && k < l.np; k++)
+		if (strncmp(l.plugins[k], baseline, strlen(baseline)) == 0 &&
+		    (l.plugins[k][strlen(baseline)] == '\0' || l.plugins[k][strlen(baseline)] == ' ')) {
+			l.base = k;
 			break;
 		}
-
-	char name[200], title[1200], ylabel[1200];
-	snprintf(name, sizeof name, "%s-plugins", workload);
-	int counts = alloclab_metric_deterministic(cells[0]->metric);
-
-	snprintf(ylabel, sizeof ylabel, "%s per operation / %s's (ratio)", counts ? "instructions" : "time", plugins[base]);
-	/* The x axis: what the groups are (a workload that names its rows
-	 * names benchmarks), and the thread count beside each when it varies. */
-	const struct alloclab_workload *wl = alloclab_workload_find(workload);
-	const char *group_kind = wl && wl->row_name ? "benchmark" : "parameters";
-	char xlabel[64];
-	snprintf(xlabel, sizeof xlabel, "%s%s", ng > 1 ? group_kind : "threads", ng > 1 && nt > 1 ? " (threads)" : "");
-	snprintf(title, sizeof title, "%s: %s per operation relative to %s's at the same %s%s (lower is better)", workload,
-		 counts ? "instructions" : "time", plugins[base], ng > 1 ? group_kind : "threads",
-		 ng > 1 ? " and threads" : "");
-	struct alloclab_figure *f = alloclab_figure_add(out, name, title, xlabel, ylabel, ALLOCLAB_FIGURE_BARS);
-	f->ymin_zero = 1;
-	f->hline = 1;
-	/* Categories: group x threads, grouped by group. */
-	for (size_t g = 0; g < ng; g++)
-		for (size_t t = 0; t < nt; t++) {
-			char cat[600];
-			if (groups[g][0] && nt > 1)
-				snprintf(cat, sizeof cat, "%s (%u)", groups[g], threads[t]);
-			else if (groups[g][0])
-				snprintf(cat, sizeof cat, "%s", groups[g]);
-			else
-				snprintf(cat, sizeof cat, "%u thread%s", threads[t], threads[t] == 1 ? "" : "s");
-			alloclab_figure_category(f, cat);
-		}
-	/* Partial or uncertain results are never shown plainly: a plugin with
-	 * a cell measured by fewer processes than planned (an interrupted
-	 * run) says so in its legend, and cells that failed are not drawn but
-	 * counted in the title. */
-	char (*legend)[700] = calloc(np + 1, sizeof *legend);
-	for (size_t p = 0; p < np; p++) {
-		unsigned partial = 0;
-		for (size_t i = 0; i < n; i++) {
-			char label[512];
-			alloclab_cell_label(cells[i], label, sizeof label);
-			partial += strcmp(label, plugins[p]) == 0 &&
-				   (cells[i]->status == ALLOCLAB_CELL_PENDING || cells[i]->nprocs < cells[i]->planned);
-		}
-		snprintf(legend[p], sizeof legend[p], "%s%s", plugins[p],
-			 partial ? " (PARTIAL: fewer processes than planned)" : "");
-	}
-	if (failed) {
-		size_t used = strlen(f->title);
-		char *t = realloc(f->title, used + 80);
-		if (t) {
-			snprintf(t + used, 80, "; %u failed cell%s not drawn", failed, failed == 1 ? "" : "s");
-			f->title = t;
-		}
-	}
-	for (size_t p = 0; p < np; p++) {
-		struct alloclab_series *se = alloclab_figure_series(f, legend[p], ng * nt);
-		for (size_t g = 0; g < ng; g++)
-			for (size_t t = 0; t < nt; t++)
-				if (mean[AT(p, g, t)] > 0 && mean[AT(base, g, t)] > 0) {
-					se->y[g * nt + t] = mean[AT(p, g, t)] / mean[AT(base, g, t)];
-					se->err[g * nt + t] = sd[AT(p, g, t)] / mean[AT(base, g, t)];
-				}
-	}
-	if (nt >= 2 && !counts) {
-		int cpus = r->facts.cpus_allowed;
-		unsigned tmax = 0;
-		snprintf(name, sizeof name, "%s-scaling", workload);
-		snprintf(title, sizeof title, "%s: thread scaling (higher is better)", workload);
-		f = alloclab_figure_add(out, name, title, "threads", "throughput (million operations per second, all threads)",
-					ALLOCLAB_FIGURE_LINES);
-		for (size_t p = 0; p < np; p++)
-			for (size_t g = 0; g < ng; g++) {
-				char line[1200];
-				snprintf(line, sizeof line, "%s%s%s", legend[p], groups[g][0] ? " " : "", groups[g]);
-				struct alloclab_series *se = alloclab_figure_series(f, line, nt);
-				for (size_t t = 0; t < nt; t++)
-					if (mean[AT(p, g, t)] > 0) {
-						se->x[t] = threads[t];
-						se->y[t] = 1000.0 * threads[t] / mean[AT(p, g, t)];
-					}
-			}
-		for (size_t t = 0; t < nt; t++)
-			tmax = threads[t] > tmax ? threads[t] : tmax;
-		if (cpus > 0) {
-			char vt[96];
-			f->vline = (double)cpus;
-			snprintf(vt, sizeof vt, "%d CPUs allowed", cpus);
-			f->vline_title = strdup(vt);
-			f->xmin = 0.5;
-			f->xmax = (f->vline > tmax ? f->vline : tmax) + 0.5;
-		}
-	}
-#undef AT
-	free(legend);
-	free(mean);
-	free(sd);
+	int counts = alloclab_metric_deterministic(l.cells[0]->metric);
+	write_legends(&l);
+	ratio_figure(&l, counts, failed, out);
+	if (l.nt >= 2 && !counts)
+		scaling_figure(&l, r->facts.cpus_allowed, out);
+	free(l.legend);
+	free(l.mean);
+	free(l.sd);
 	/* The workload's own pictures. */
 	const struct alloclab_workload *w = alloclab_workload_find(workload);
 	if (w && w->figures)
-		w->figures(cells, n, out);
+		w->figures(l.cells, l.n, out);
 out:
-	for (size_t i = 0; i < n; i++)
-		free(groups_of[i]);
-	for (size_t i = 0; i < np; i++)
-		free(plugins[i]);
-	for (size_t i = 0; i < ng; i++)
-		free(groups[i]);
-	free(groups_of);
-	free(plugins);
-	free(groups);
-	free(threads);
-	free(cells);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.groups_of[i]);
+	for (size_t i = 0; i < l.np; i++)
+		free(l.plugins[i]);
+	for (size_t i = 0; i < l.ng; i++)
+		free(l.groups[i]);
+	free(l.groups_of);
+	free(l.plugins);
+	free(l.groups);
+	free(l.threads);
+	free(l.cells);
 }
 
 void alloclab_plot_figures(const struct alloclab_results *r, const char *baseline, struct alloclab_figure_list *out)

@@ -54,7 +54,17 @@ static const char usage[] =
 	"                                    default a plugin given by path is checked (cached per build)\n" ALLOCLAB_MEMORY_LIMIT_HELP
 	"  -h, --help\n";
 
-int alloclab_cmd_exec(int argc, char **argv)
+/* What the command line asks for. */
+struct exec_args {
+	const char *plugin_text, *record;
+	double timeout;
+	unsigned latency; /* 0: calls not timed; else every latency-th */
+	enum alloclab_check_mode check;
+};
+
+/* The options into a. -1 to go on (the program at argv[optind]), or the
+ * exit status. */
+static int parse_options(int argc, char **argv, struct exec_args *a)
 {
 	static const struct option longopts[] = {
 		{"plugin", required_argument, NULL, 'p'},       {"record", required_argument, NULL, 'R'},
@@ -63,41 +73,30 @@ int alloclab_cmd_exec(int argc, char **argv)
 		{"latency", no_argument, NULL, 'y'},            {"latency-every", required_argument, NULL, 'Y'},
 		{"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0},
 	};
-	unsigned latency = 0;
-	char latency_dir[ALLOCLAB_PATH_LEN] = "", latency_path[ALLOCLAB_PATH_LEN + 16];
-	struct alloclab_plugin_arg plugin = {0};
-	struct alloclab_program prog = {0};
-	struct alloclab_program_result res;
-	struct alloclab_probe probe;
-	enum alloclab_check_mode check = ALLOCLAB_CHECK_PATHS;
-	const char *plugin_text = NULL, *record = NULL;
-	char err[ALLOCLAB_ERR_LEN], how[600];
-	double timeout = 0;
-	struct alloclab_output_file trace = {.fd = -1};
-	char trace_path[64];
-	int opt, rc = 2, handed = -1;
+	int opt;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:p:h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'p': plugin_text = optarg; break;
-		case 'R': record = optarg; break;
+		case 'p': a->plugin_text = optarg; break;
+		case 'R': a->record = optarg; break;
 		case 'T':
-			if (alloclab_parse_timeout("exec", optarg, 86400 * 365, &timeout) != 0)
+			if (alloclab_parse_timeout("exec", optarg, 86400 * 365, &a->timeout) != 0)
 				return 2;
 			break;
-		case 'C': check = ALLOCLAB_CHECK_ALL; break;
-		case 'N': check = ALLOCLAB_CHECK_NONE; break;
+		case 'C': a->check = ALLOCLAB_CHECK_ALL; break;
+		case 'N': a->check = ALLOCLAB_CHECK_NONE; break;
 		case 'L':
 			if (alloclab_parse_memory_limit("exec", optarg) != 0)
 				return 2;
 			break;
 		case 'y':
-			if (latency == 0)
-				latency = 1;
+			if (a->latency == 0)
+				a->latency = 1;
 			break;
 		case 'Y':
-			if (alloclab_parse_count("exec", "--latency-every", optarg, 1, ALLOCLAB_LATENCY_MAX_EVERY, &latency) != 0)
+			if (alloclab_parse_count("exec", "--latency-every", optarg, 1, ALLOCLAB_LATENCY_MAX_EVERY,
+						 &a->latency) != 0)
 				return 2;
 			break;
 		case 'h': fputs(usage, stdout); return 0;
@@ -105,31 +104,80 @@ int alloclab_cmd_exec(int argc, char **argv)
 		default: return alloclab_usage_error("exec", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (plugin_text == NULL)
+	if (a->plugin_text == NULL)
 		return alloclab_usage_error("exec", "which plugin? give -p PLUGIN[:options]");
 	if (optind >= argc)
 		return alloclab_usage_error("exec", "which program? give it after --");
+	return -1;
+}
+
+/* The recorded trace named `record` once it reads back valid; else said
+ * why it is not kept. */
+static void keep_trace(const char *trace_path, struct alloclab_output_file *trace, const char *record)
+{
+	char err[ALLOCLAB_ERR_LEN];
+	struct alloclab_trace *t = alloclab_trace_open(trace_path, err, sizeof err);
+	if (t == NULL || alloclab_trace_validate(t, NULL, err, sizeof err) != 0 ||
+	    alloclab_output_commit(trace, record, ALLOCLAB_OUTPUT_TRACE, err, sizeof err) != 0)
+		fprintf(stderr, "alloclab: the program's trace is not kept: %s\n", err);
+	if (t)
+		alloclab_trace_close(t);
+}
+
+/* The times of the program's calls, from the record it left, on stderr. */
+static void print_latency(const char *latency_path, unsigned latency)
+{
+	char err[ALLOCLAB_ERR_LEN];
+	struct alloclab_latency *l;
+	if (alloclab_program_latency(latency_path, &l, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab exec: %s\n", err);
+	} else {
+		char every[48] = "every call";
+		if (latency > 1)
+			snprintf(every, sizeof every, "1 call in %u of each thread", latency);
+		fprintf(stderr, "alloclab exec: the calls' times (%s; %.1f ns of measuring subtracted from each):\n", every,
+			l->overhead_ns);
+		alloclab_latency_table(l, 2, stderr);
+		alloclab_latency_free(l);
+	}
+}
+
+int alloclab_cmd_exec(int argc, char **argv)
+{
+	struct exec_args a = {.check = ALLOCLAB_CHECK_PATHS};
+	char latency_dir[ALLOCLAB_PATH_LEN] = "", latency_path[ALLOCLAB_PATH_LEN + 16];
+	struct alloclab_plugin_arg plugin = {0};
+	struct alloclab_program prog = {0};
+	struct alloclab_program_result res;
+	struct alloclab_probe probe;
+	char err[ALLOCLAB_ERR_LEN], how[600];
+	struct alloclab_output_file trace = {.fd = -1};
+	char trace_path[64];
+	int parsed, rc = 2, handed = -1;
+
+	if ((parsed = parse_options(argc, argv, &a)) >= 0)
+		return parsed;
 	/* The trace under the one output policy (output_path.h), as record's:
 	 * written by the program's preload library into an unnamed file it
 	 * inherits, named only once it reads back valid. */
-	if (record && alloclab_output_usable(record, ALLOCLAB_OUTPUT_TRACE, err, sizeof err) != 0)
+	if (a.record && alloclab_output_usable(a.record, ALLOCLAB_OUTPUT_TRACE, err, sizeof err) != 0)
 		return alloclab_usage_error("exec", "%s", err);
-	alloclab_plugin_arg_parse(plugin_text, &plugin);
+	alloclab_plugin_arg_parse(a.plugin_text, &plugin);
 	/* A plugin that cannot load or take its options is a usage error,
 	 * found in a child before the program starts; one that fails the
 	 * check is said so. A hang in loading has the --timeout given, or a
 	 * minute. */
-	if (alloclab_vet("exec", &plugin, check, timeout > 0 ? timeout : 60, &probe) != 0)
+	if (alloclab_vet("exec", &plugin, a.check, a.timeout > 0 ? a.timeout : 60, &probe) != 0)
 		goto done;
 	alloclab_probe_clear(&probe);
 	prog.argv = (const char *const *)argv + optind;
 	prog.pass_through = 1;
-	prog.timeout_s = timeout;
+	prog.timeout_s = a.timeout;
 	prog.plugin = plugin.spec;
 	prog.plugin_options = plugin.options;
 	prog.gil = plugin.gil;
-	if (record) {
-		if (alloclab_output_begin(record, ALLOCLAB_OUTPUT_TRACE, &trace, err, sizeof err) != 0 ||
+	if (a.record) {
+		if (alloclab_output_begin(a.record, ALLOCLAB_OUTPUT_TRACE, &trace, err, sizeof err) != 0 ||
 		    (handed = fcntl(trace.fd, F_DUPFD, 10)) < 0) {
 			fprintf(stderr, "alloclab: %s\n", handed < 0 && trace.fd >= 0 ? strerror(errno) : err);
 			goto done;
@@ -137,47 +185,29 @@ int alloclab_cmd_exec(int argc, char **argv)
 		snprintf(trace_path, sizeof trace_path, "/proc/self/fd/%d", handed);
 		prog.record_path = trace_path;
 	}
-	if (latency) {
+	if (a.latency) {
 		if (alloclab_scratch_make("exec-latency", latency_dir, sizeof latency_dir) != 0) {
 			fprintf(stderr, "alloclab: cannot create a temporary folder: %s\n", strerror(errno));
 			latency_dir[0] = '\0';
 			goto done;
 		}
 		snprintf(latency_path, sizeof latency_path, "%s/latency.json", latency_dir);
-		prog.latency_every = latency;
+		prog.latency_every = a.latency;
 		prog.latency_path = latency_path;
 	}
 	if (alloclab_program_run(&prog, &res, err, sizeof err) != 0) {
 		fprintf(stderr, "alloclab: %s\n", err);
 		goto done;
 	}
-	if (record) {
-		struct alloclab_trace *t = alloclab_trace_open(trace_path, err, sizeof err);
-		if (t == NULL || alloclab_trace_validate(t, NULL, err, sizeof err) != 0 ||
-		    alloclab_output_commit(&trace, record, ALLOCLAB_OUTPUT_TRACE, err, sizeof err) != 0)
-			fprintf(stderr, "alloclab: the program's trace is not kept: %s\n", err);
-		if (t)
-			alloclab_trace_close(t);
-	}
+	if (a.record)
+		keep_trace(trace_path, &trace, a.record);
 	alloclab_program_describe(&prog, &res, how, sizeof how);
 	fprintf(stderr, "alloclab exec: %s under %s: %s, wall %.3f s, CPU %.3f s (user %.3f, sys %.3f), peak RSS %.1f MiB\n",
-		argv[optind], plugin_text, how, res.wall_s, res.user_s + res.sys_s, res.user_s, res.sys_s,
+		argv[optind], a.plugin_text, how, res.wall_s, res.user_s + res.sys_s, res.user_s, res.sys_s,
 		(double)res.peak_rss_kib / 1024);
 	rc = res.served != ALLOCLAB_SERVED_YES ? 2 : res.exited ? res.status : 128 + res.signal;
-	if (latency && res.served == ALLOCLAB_SERVED_YES) {
-		struct alloclab_latency *l;
-		if (alloclab_program_latency(latency_path, &l, err, sizeof err) != 0) {
-			fprintf(stderr, "alloclab exec: %s\n", err);
-		} else {
-			char every[48] = "every call";
-			if (latency > 1)
-				snprintf(every, sizeof every, "1 call in %u of each thread", latency);
-			fprintf(stderr, "alloclab exec: the calls' times (%s; %.1f ns of measuring subtracted from each):\n",
-				every, l->overhead_ns);
-			alloclab_latency_table(l, 2, stderr);
-			alloclab_latency_free(l);
-		}
-	}
+	if (a.latency && res.served == ALLOCLAB_SERVED_YES)
+		print_latency(latency_path, a.latency);
 done:
 	if (latency_dir[0])
 		alloclab_scratch_remove(latency_dir);

@@ -86,7 +86,17 @@ static void print_table(const struct alloclab_heapmap *h)
 	       s.blocks_in_use == s.tracked_blocks ? "" : " (a plugin may not count every region's blocks)");
 }
 
-int alloclab_cmd_heapmap(int argc, char **argv)
+/* What the command line asks for. */
+struct heapmap_args {
+	const char *plugin_text, *workload, *dir;
+	unsigned threads, values, warmups, every;
+	double timeout;
+	struct alloclab_workload_spec ws;
+};
+
+/* The options into a, the workload parsed. -1 to go on, or the exit
+ * status. */
+static int parse_options(int argc, char **argv, struct heapmap_args *a)
 {
 	static const struct option longopts[] = {
 		{"plugin", required_argument, NULL, 'p'}, {"workload", required_argument, NULL, 'w'},
@@ -95,40 +105,35 @@ int alloclab_cmd_heapmap(int argc, char **argv)
 		{"every", required_argument, NULL, 'E'},  {"timeout", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
-	const char *plugin_text = NULL, *workload = NULL, *dir = NULL;
-	unsigned threads = 1, values = 3, warmups = 0, every = 0;
-	double timeout = 600;
-	struct alloclab_workload_spec ws;
-	struct alloclab_plugin_arg plugin = {0};
-	struct alloclab_heapmap h = {0};
-	char err[ALLOCLAB_ERR_LEN + 600], tmp[ALLOCLAB_PATH_LEN] = "", frames[ALLOCLAB_PATH_PLUS_LEN],
-		out[ALLOCLAB_PATH_PLUS_LEN];
-	int opt, rc = 2;
+	char err[ALLOCLAB_ERR_LEN + 600];
+	int opt;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":p:w:o:t:n:h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'p': plugin_text = optarg; break;
-		case 'w': workload = optarg; break;
-		case 'o': dir = optarg; break;
+		case 'p': a->plugin_text = optarg; break;
+		case 'w': a->workload = optarg; break;
+		case 'o': a->dir = optarg; break;
 		case 't':
-			if (alloclab_parse_count("heapmap", "--threads", optarg, 1, ALLOCLAB_MAX_THREADS, &threads) != 0)
+			if (alloclab_parse_count("heapmap", "--threads", optarg, 1, ALLOCLAB_MAX_THREADS,
+						 &a->threads) != 0)
 				return 2;
 			break;
 		case 'n':
-			if (alloclab_parse_count("heapmap", "--values", optarg, 1, 1000, &values) != 0)
+			if (alloclab_parse_count("heapmap", "--values", optarg, 1, 1000, &a->values) != 0)
 				return 2;
 			break;
 		case 'W':
-			if (alloclab_parse_count("heapmap", "--warmups", optarg, 0, 1000, &warmups) != 0)
+			if (alloclab_parse_count("heapmap", "--warmups", optarg, 0, 1000, &a->warmups) != 0)
 				return 2;
 			break;
 		case 'E':
-			if (alloclab_parse_count("heapmap", "--every", optarg, 1, ALLOCLAB_HEAPMAP_MAX_EVERY, &every) != 0)
+			if (alloclab_parse_count("heapmap", "--every", optarg, 1, ALLOCLAB_HEAPMAP_MAX_EVERY,
+						 &a->every) != 0)
 				return 2;
 			break;
 		case 'T':
-			if (alloclab_parse_timeout("heapmap", optarg, 86400, &timeout) != 0)
+			if (alloclab_parse_timeout("heapmap", optarg, 86400, &a->timeout) != 0)
 				return 2;
 			break;
 		case 'h': fputs(usage, stdout); return 0;
@@ -138,29 +143,52 @@ int alloclab_cmd_heapmap(int argc, char **argv)
 	}
 	if (optind != argc)
 		return alloclab_usage_error("heapmap", "unexpected argument '%s'", argv[optind]);
-	if (plugin_text == NULL)
+	if (a->plugin_text == NULL)
 		return alloclab_usage_error("heapmap", "which plugin? give -p PLUGIN");
-	if (workload == NULL)
+	if (a->workload == NULL)
 		return alloclab_usage_error("heapmap", "which workload? give -w WORKLOAD[:k=v,...]");
-	if (dir == NULL || dir[0] == '\0')
+	if (a->dir == NULL || a->dir[0] == '\0')
 		return alloclab_usage_error("heapmap", "where do the pictures go? give -o DIR");
-	if (alloclab_workload_parse(workload, &ws, err, sizeof err) != 0)
+	if (alloclab_workload_parse(a->workload, &a->ws, err, sizeof err) != 0)
 		return alloclab_usage_error("heapmap", "%s", err);
-	if (!alloclab_plot_available()) {
-		fprintf(stderr, "alloclab: heapmap: gnuplot is not installed (Debian's gnuplot-nox): nothing to draw with\n");
-		return 2;
-	}
-	/* Every file it will write, checked before the run. */
+	return -1;
+}
+
+/* Every file it will write, checked before the run. 0, or said why not. */
+static int outputs_usable(const char *dir)
+{
 	static const char *const names[] = {"frames.jsonl", "frame-001.png", "contact-sheet.png", "heapmap.gif"};
+	char err[ALLOCLAB_ERR_LEN + 600], out[ALLOCLAB_PATH_PLUS_LEN];
+
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		snprintf(out, sizeof out, "%s/%s", dir, names[i]);
 		if (alloclab_output_usable(out, i ? ALLOCLAB_OUTPUT_PICTURE : ALLOCLAB_OUTPUT_HEAPMAP, err, sizeof err) !=
 		    0) {
 			fprintf(stderr, "alloclab: heapmap: %s\n", err);
-			return 2;
+			return -1;
 		}
 	}
-	alloclab_plugin_arg_parse(plugin_text, &plugin);
+	return 0;
+}
+
+int alloclab_cmd_heapmap(int argc, char **argv)
+{
+	struct heapmap_args a = {.threads = 1, .values = 3, .warmups = 0, .every = 0, .timeout = 600};
+	struct alloclab_plugin_arg plugin = {0};
+	struct alloclab_heapmap h = {0};
+	char err[ALLOCLAB_ERR_LEN + 600], tmp[ALLOCLAB_PATH_LEN] = "", frames[ALLOCLAB_PATH_PLUS_LEN],
+		out[ALLOCLAB_PATH_PLUS_LEN];
+	int parsed, rc = 2;
+
+	if ((parsed = parse_options(argc, argv, &a)) >= 0)
+		return parsed;
+	if (!alloclab_plot_available()) {
+		fprintf(stderr, "alloclab: heapmap: gnuplot is not installed (Debian's gnuplot-nox): nothing to draw with\n");
+		return 2;
+	}
+	if (outputs_usable(a.dir) != 0)
+		return 2;
+	alloclab_plugin_arg_parse(a.plugin_text, &plugin);
 	struct alloclab_probe probe;
 	if (alloclab_vet("heapmap", &plugin, ALLOCLAB_CHECK_PATHS, 60, &probe) != 0)
 		goto out;
@@ -172,16 +200,16 @@ int alloclab_cmd_heapmap(int argc, char **argv)
 	}
 	snprintf(frames, sizeof frames, "%s/frames.jsonl", tmp);
 	struct alloclab_cell_spec spec = {
-		.plugin = plugin.spec, .plugin_options = plugin.options, .workload = ws.workload, .params = ws.params,
-		.threads = threads, .warmups = warmups, .values = values, .gil = plugin.gil, .heapmap = frames,
-		.heapmap_every = every,
+		.plugin = plugin.spec, .plugin_options = plugin.options, .workload = a.ws.workload,
+		.params = a.ws.params, .threads = a.threads, .warmups = a.warmups, .values = a.values, .gil = plugin.gil,
+		.heapmap = frames, .heapmap_every = a.every,
 	};
 	struct alloclab_process proc;
 	int interrupted = 0;
 	if (isatty(2))
-		fprintf(stderr, "alloclab heapmap: running %s with %s, its live blocks tracked...\n", ws.workload->name,
-			plugin.spec);
-	int m = alloclab_measure_isolated(&spec, timeout, &proc, &interrupted, err, sizeof err);
+		fprintf(stderr, "alloclab heapmap: running %s with %s, its live blocks tracked...\n",
+			a.ws.workload->name, plugin.spec);
+	int m = alloclab_measure_isolated(&spec, a.timeout, &proc, &interrupted, err, sizeof err);
 	if (m != 0) {
 		/* A plugin without the op, or a workload it cannot run, is the
 		 * caller's choice (2); a failure while running is the plugin's (1). */
@@ -197,17 +225,17 @@ int alloclab_cmd_heapmap(int argc, char **argv)
 	}
 	print_table(&h);
 	char title[512];
-	snprintf(title, sizeof title, "%s, %s%s%s, %u thread%s", plugin.spec, workload, plugin.options[0] ? " " : "",
-		 plugin.options, threads, threads == 1 ? "" : "s");
-	snprintf(out, sizeof out, "%s/frames.jsonl", dir);
+	snprintf(title, sizeof title, "%s, %s%s%s, %u thread%s", plugin.spec, a.workload, plugin.options[0] ? " " : "",
+		 plugin.options, a.threads, a.threads == 1 ? "" : "s");
+	snprintf(out, sizeof out, "%s/frames.jsonl", a.dir);
 	if (alloclab_output_copy(frames, out, ALLOCLAB_OUTPUT_HEAPMAP, err, sizeof err) != 0 ||
-	    alloclab_heapmap_draw(&h, title, dir, err, sizeof err) != 0) {
+	    alloclab_heapmap_draw(&h, title, a.dir, err, sizeof err) != 0) {
 		fprintf(stderr, "alloclab: heapmap: %s\n", err);
 		rc = 1;
 		goto out;
 	}
 	printf("%zu frame%s drawn in %s (frame-NNN.png, contact-sheet.png, heapmap.gif)\n", h.n, h.n == 1 ? "" : "s",
-	       dir);
+	       a.dir);
 	rc = 0;
 out:
 	alloclab_heapmap_clear(&h);

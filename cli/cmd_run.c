@@ -148,14 +148,136 @@ static void free_plugin_args(struct alloclab_run_config *cfg)
 	cfg->nplugins = 0;
 }
 
+/* What the command line asks for beside the configuration itself. */
+struct run_args {
+	double timeout;
+	const char *words_file;
+};
+
+/* One option into cfg (or a). 0, or the exit status of a bad one. */
+static int take_option(int opt, char **argv, struct alloclab_run_config *cfg, struct run_args *a)
+{
+	int rc = 0;
+
+	switch (opt) {
+	case 'p': rc = add_plugin(optarg, cfg); break;
+	case 'w': rc = add_workload(optarg, cfg); break;
+	case 't': rc = parse_threads(optarg, cfg); break;
+	case 'n':
+		if (strcmp(optarg, "auto") == 0)
+			cfg->processes_auto = 1;
+		else
+			rc = alloclab_parse_count("run", "--processes", optarg, 1, 1000, &cfg->processes), cfg->processes_set = 1;
+		break;
+	case 'I':
+		if (alloclab_parse_seconds(optarg, &cfg->ci_percent) != 0 || cfg->ci_percent <= 0 || cfg->ci_percent > 100)
+			rc = alloclab_usage_error("run", "--ci '%s' is not a percentage in (0, 100]", optarg);
+		break;
+	case 'x': rc = alloclab_parse_count("run", "--max-processes", optarg, 2, 1000, &cfg->max_processes); break;
+	case 'v': rc = alloclab_parse_count("run", "--values", optarg, 1, 100000, &cfg->values), cfg->values_set = 1; break;
+	case 'W': rc = alloclab_parse_count("run", "--warmups", optarg, 0, 100000, &cfg->warmups), cfg->warmups_set = 1; break;
+	case 'T': rc = alloclab_parse_timeout("run", optarg, 86400, &a->timeout); break;
+	case 'L': rc = alloclab_parse_memory_limit("run", optarg); break;
+	case 'P': cfg->pin = 1; break;
+	case 'o': cfg->output = optarg; break;
+	case 'q': cfg->quiet = 1; break;
+	case 'A': {
+		static const char *const names[] = ALLOCLAB_CACHE_ALIGN_NAMES;
+		unsigned k = 0;
+		while (k < sizeof names / sizeof *names && strcmp(optarg, names[k]) != 0)
+			k++;
+		if (k == sizeof names / sizeof *names)
+			rc = alloclab_usage_error("run", "--cache-align takes off, on or both, not '%s'", optarg);
+		else
+			cfg->cache_align = (enum alloclab_cache_align)k;
+		break;
+	}
+	case 'X': a->words_file = optarg; break;
+	case 'O':
+		if (strcmp(optarg, "random") == 0)
+			cfg->order_fixed = 0;
+		else if (strcmp(optarg, "fixed") == 0)
+			cfg->order_fixed = 1;
+		else
+			rc = alloclab_usage_error("run", "--order takes random or fixed, not '%s'", optarg);
+		break;
+	case 'S': rc = alloclab_parse_whole("run", "--order-seed", optarg, 1, (1ull << 63) - 1, &cfg->order_seed); break;
+	case 'y':
+		if (cfg->latency == 0)
+			cfg->latency = 1;
+		break;
+	case 'Y':
+		rc = alloclab_parse_count("run", "--latency-every", optarg, 1, ALLOCLAB_LATENCY_MAX_EVERY, &cfg->latency);
+		break;
+	case 'H': {
+		unsigned k, n;
+		char extra;
+		if (sscanf(optarg, "%u/%u%c", &k, &n, &extra) != 2 || k < 1 || n < 1 || k > n || n > 1000 ||
+		    strspn(optarg, "0123456789/") != strlen(optarg))
+			rc = alloclab_usage_error("run", "--shard takes K/N with 1 <= K <= N <= 1000, not '%s'", optarg);
+		cfg->shard_index = k, cfg->shard_count = n;
+		break;
+	}
+	case 'D': cfg->dry_run = 1; break;
+	case 'm': rc = alloclab_parse_count("run", "--sample-ms", optarg, 0, 60000, &cfg->sample_ms); break;
+	case 'E': rc = alloclab_parse_count("run", "--settle-ms", optarg, 0, 600000, &cfg->settle_ms); break;
+	case 'C': cfg->check = ALLOCLAB_CHECK_ALL; break;
+	case 'N': cfg->check = ALLOCLAB_CHECK_NONE; break;
+	case 'M':
+		if (alloclab_measure_parse(optarg, &cfg->measure) != 0)
+			rc = alloclab_usage_error("run", "--measure takes time, instructions, cache or tlb, not '%s'", optarg);
+		break;
+	case ':': rc = alloclab_usage_error("run", "option '%s' needs a value", argv[optind - 1]); break;
+	default: rc = alloclab_usage_error("run", "unknown option '%s'", argv[optind - 1]); break;
+	}
+	return rc;
+}
+
+/* What the options ask for together, and the arguments left over. 0, or
+ * the exit status. */
+static int check_options(int argc, char **argv, const struct alloclab_run_config *cfg)
+{
+	if (optind < argc)
+		return alloclab_usage_error("run", "unexpected argument '%s'", argv[optind]);
+	if (cfg->shard_count && cfg->processes_auto)
+		return alloclab_usage_error("run", "--shard splits the process rounds of a plan; -n auto decides them as it "
+						   "goes: give -n N");
+	if (cfg->latency && cfg->measure != ALLOCLAB_MEASURE_TIME)
+		return alloclab_usage_error("run", "--latency times each call: it goes with --measure time only");
+	if (cfg->output && cfg->output[0] == '\0')
+		return alloclab_usage_error("run", "--output needs a file name");
+	return 0;
+}
+
+/* The default suite's plugins and workloads where none are given. 0, or
+ * the exit status. */
+static int add_defaults(struct alloclab_run_config *cfg)
+{
+	int rc;
+
+	if (cfg->nplugins == 0)
+		for (size_t i = 0; i < sizeof default_plugins / sizeof *default_plugins; i++)
+			add_plugin(default_plugins[i], cfg);
+	if (cfg->nworkloads == 0) {
+		cfg->brief = 1;
+		for (size_t i = 0; i < sizeof default_workloads / sizeof *default_workloads; i++) {
+			unsigned first = cfg->nworkloads;
+			if ((rc = add_workload(default_workloads[i].spec, cfg)) != 0)
+				return rc;
+			for (unsigned k = first; k < cfg->nworkloads; k++)
+				cfg->workload_max_threads[k] = default_workloads[i].max_threads;
+		}
+	}
+	return 0;
+}
+
 int alloclab_cmd_run(int argc, char **argv)
 {
 	struct option longopts[ALLOCLAB_RUN_OPTIONS_MAX];
 	char shortopts[2 * ALLOCLAB_RUN_OPTIONS_MAX];
 	static struct alloclab_run_config cfg;
+	struct run_args a = {.timeout = 120, .words_file = NULL};
 	char **full_argv;
-	double timeout = 120;
-	const char *words_file = NULL;
 	int opt, rc = 0;
 
 	cfg.processes = 5;
@@ -167,113 +289,22 @@ int alloclab_cmd_run(int argc, char **argv)
 	alloclab_run_options_getopt(longopts, shortopts, sizeof shortopts);
 	opterr = 0;
 	while (rc == 0 && (opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'p': rc = add_plugin(optarg, &cfg); break;
-		case 'w': rc = add_workload(optarg, &cfg); break;
-		case 't': rc = parse_threads(optarg, &cfg); break;
-		case 'n':
-			if (strcmp(optarg, "auto") == 0)
-				cfg.processes_auto = 1;
-			else
-				rc = alloclab_parse_count("run", "--processes", optarg, 1, 1000, &cfg.processes), cfg.processes_set = 1;
-			break;
-		case 'I':
-			if (alloclab_parse_seconds(optarg, &cfg.ci_percent) != 0 || cfg.ci_percent <= 0 || cfg.ci_percent > 100)
-				rc = alloclab_usage_error("run", "--ci '%s' is not a percentage in (0, 100]", optarg);
-			break;
-		case 'x': rc = alloclab_parse_count("run", "--max-processes", optarg, 2, 1000, &cfg.max_processes); break;
-		case 'v': rc = alloclab_parse_count("run", "--values", optarg, 1, 100000, &cfg.values), cfg.values_set = 1; break;
-		case 'W': rc = alloclab_parse_count("run", "--warmups", optarg, 0, 100000, &cfg.warmups), cfg.warmups_set = 1; break;
-		case 'T': rc = alloclab_parse_timeout("run", optarg, 86400, &timeout); break;
-		case 'L': rc = alloclab_parse_memory_limit("run", optarg); break;
-		case 'P': cfg.pin = 1; break;
-		case 'o': cfg.output = optarg; break;
-		case 'q': cfg.quiet = 1; break;
-		case 'A': {
-			static const char *const names[] = ALLOCLAB_CACHE_ALIGN_NAMES;
-			unsigned k = 0;
-			while (k < sizeof names / sizeof *names && strcmp(optarg, names[k]) != 0)
-				k++;
-			if (k == sizeof names / sizeof *names)
-				rc = alloclab_usage_error("run", "--cache-align takes off, on or both, not '%s'", optarg);
-			else
-				cfg.cache_align = (enum alloclab_cache_align)k;
-			break;
-		}
-		case 'X': words_file = optarg; break;
-		case 'O':
-			if (strcmp(optarg, "random") == 0)
-				cfg.order_fixed = 0;
-			else if (strcmp(optarg, "fixed") == 0)
-				cfg.order_fixed = 1;
-			else
-				rc = alloclab_usage_error("run", "--order takes random or fixed, not '%s'", optarg);
-			break;
-		case 'S': rc = alloclab_parse_whole("run", "--order-seed", optarg, 1, (1ull << 63) - 1, &cfg.order_seed); break;
-		case 'y':
-			if (cfg.latency == 0)
-				cfg.latency = 1;
-			break;
-		case 'Y':
-			rc = alloclab_parse_count("run", "--latency-every", optarg, 1, ALLOCLAB_LATENCY_MAX_EVERY, &cfg.latency);
-			break;
-		case 'H': {
-			unsigned k, n;
-			char extra;
-			if (sscanf(optarg, "%u/%u%c", &k, &n, &extra) != 2 || k < 1 || n < 1 || k > n || n > 1000 ||
-			    strspn(optarg, "0123456789/") != strlen(optarg))
-				rc = alloclab_usage_error("run", "--shard takes K/N with 1 <= K <= N <= 1000, not '%s'", optarg);
-			cfg.shard_index = k, cfg.shard_count = n;
-			break;
-		}
-		case 'D': cfg.dry_run = 1; break;
-		case 'm': rc = alloclab_parse_count("run", "--sample-ms", optarg, 0, 60000, &cfg.sample_ms); break;
-		case 'E': rc = alloclab_parse_count("run", "--settle-ms", optarg, 0, 600000, &cfg.settle_ms); break;
-		case 'C': cfg.check = ALLOCLAB_CHECK_ALL; break;
-		case 'N': cfg.check = ALLOCLAB_CHECK_NONE; break;
-		case 'M':
-			if (alloclab_measure_parse(optarg, &cfg.measure) != 0)
-				rc = alloclab_usage_error("run", "--measure takes time, instructions, cache or tlb, not '%s'", optarg);
-			break;
-		case 'h':
+		if (opt == 'h') {
 			fputs(usage_head, stdout);
 			alloclab_run_options_help(stdout);
 			fputs(usage_tail, stdout);
 			free_plugin_args(&cfg);
 			return 0;
-		case ':': rc = alloclab_usage_error("run", "option '%s' needs a value", argv[optind - 1]); break;
-		default: rc = alloclab_usage_error("run", "unknown option '%s'", argv[optind - 1]); break;
 		}
+		rc = take_option(opt, argv, &cfg, &a);
 	}
-	if (rc == 0 && optind < argc)
-		rc = alloclab_usage_error("run", "unexpected argument '%s'", argv[optind]);
-	if (rc == 0 && cfg.shard_count && cfg.processes_auto)
-		rc = alloclab_usage_error("run", "--shard splits the process rounds of a plan; -n auto decides them as it "
-					  "goes: give -n N");
-	if (rc == 0 && cfg.latency && cfg.measure != ALLOCLAB_MEASURE_TIME)
-		rc = alloclab_usage_error("run", "--latency times each call: it goes with --measure time only");
-	if (rc == 0 && cfg.output && cfg.output[0] == '\0')
-		rc = alloclab_usage_error("run", "--output needs a file name");
+	if (rc == 0)
+		rc = check_options(argc, argv, &cfg);
+	if (rc == 0)
+		rc = add_defaults(&cfg);
+	if (rc == 0 && a.words_file)
+		rc = apply_words_file(a.words_file, &cfg);
 	if (rc != 0) {
-		free_plugin_args(&cfg);
-		return rc;
-	}
-	if (cfg.nplugins == 0)
-		for (size_t i = 0; i < sizeof default_plugins / sizeof *default_plugins; i++)
-			add_plugin(default_plugins[i], &cfg);
-	if (cfg.nworkloads == 0) {
-		cfg.brief = 1;
-		for (size_t i = 0; i < sizeof default_workloads / sizeof *default_workloads; i++) {
-			unsigned first = cfg.nworkloads;
-			if ((rc = add_workload(default_workloads[i].spec, &cfg)) != 0) {
-				free_plugin_args(&cfg);
-				return rc;
-			}
-			for (unsigned k = first; k < cfg.nworkloads; k++)
-				cfg.workload_max_threads[k] = default_workloads[i].max_threads;
-		}
-	}
-	if (words_file && (rc = apply_words_file(words_file, &cfg)) != 0) {
 		free_plugin_args(&cfg);
 		return rc;
 	}
@@ -284,7 +315,7 @@ int alloclab_cmd_run(int argc, char **argv)
 		free_plugin_args(&cfg);
 		return alloclab_usage_error("run", "the matrix has more than 8192 cells; split the run");
 	}
-	cfg.timeout_s = timeout;
+	cfg.timeout_s = a.timeout;
 	cfg.print = alloclab_report_print;
 	full_argv = calloc((size_t)argc + 2, sizeof *full_argv);
 	full_argv[0] = "alloclab";

@@ -123,9 +123,23 @@ static int write_script(const char *path, const char *text, char *err, size_t er
 }
 
 
-static int cmd_status(int argc, char **argv);
+/* A sweep: what the command line asks for, and what is worked out for the
+ * scripts (the folder, the run's arguments, its order seed). */
+struct sweep {
+	unsigned shards, at_once;
+	const char *dir_arg, *partition, *time_limit, *cpu_bind, *extra[MAX_EXTRA];
+	unsigned nextra;
+	int shared, dry;
+	char **run_args; /* the run's arguments, after -- */
+	int nrun;
+	int seed_given; /* the run's arguments set --order-seed */
+	uint64_t seed;  /* else the one every shard gets */
+	char dir[PATH_MAX], logs[PATH_MAX + 16], self[PATH_MAX], cwd[PATH_MAX];
+};
 
-int alloclab_cmd_slurm(int argc, char **argv)
+/* The options into s. -1 to go on (the run's arguments at argv[optind]),
+ * or the exit status. */
+static int parse_options(int argc, char **argv, struct sweep *s)
 {
 	static const struct option longopts[] = {
 		{"shards", required_argument, NULL, 'n'},    {"output", required_argument, NULL, 'o'},
@@ -135,234 +149,299 @@ int alloclab_cmd_slurm(int argc, char **argv)
 		{"dry-run", no_argument, NULL, 'D'},         {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	unsigned shards = 0, at_once = 0;
-	const char *dir_arg = NULL, *partition = NULL, *time_limit = NULL, *cpu_bind = "cores", *extra[MAX_EXTRA];
-	unsigned nextra = 0;
-	int shared = 0, dry = 0, opt;
-	char err[ALLOCLAB_ERR_LEN + 600];
+	int opt;
 
-	if (argc >= 2 && strcmp(argv[1], "status") == 0)
-		return cmd_status(argc - 1, argv + 1);
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:n:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			if (alloclab_parse_count("slurm", "--shards", optarg, 1, 1000, &shards) != 0)
+			if (alloclab_parse_count("slurm", "--shards", optarg, 1, 1000, &s->shards) != 0)
 				return 2;
 			break;
-		case 'o': dir_arg = optarg; break;
-		case 'P': partition = optarg; break;
+		case 'o': s->dir_arg = optarg; break;
+		case 'P': s->partition = optarg; break;
 		case 'K':
-			if (alloclab_parse_count("slurm", "--nodes-at-once", optarg, 1, 100000, &at_once) != 0)
+			if (alloclab_parse_count("slurm", "--nodes-at-once", optarg, 1, 100000, &s->at_once) != 0)
 				return 2;
 			break;
-		case 'T': time_limit = optarg; break;
-		case 'B': cpu_bind = optarg; break;
-		case 'S': shared = 1; break;
+		case 'T': s->time_limit = optarg; break;
+		case 'B': s->cpu_bind = optarg; break;
+		case 'S': s->shared = 1; break;
 		case 'X':
-			if (nextra == MAX_EXTRA)
+			if (s->nextra == MAX_EXTRA)
 				return alloclab_usage_error("slurm", "at most %d --sbatch options", MAX_EXTRA);
-			extra[nextra++] = optarg;
+			s->extra[s->nextra++] = optarg;
 			break;
-		case 'D': dry = 1; break;
+		case 'D': s->dry = 1; break;
 		case 'h': fputs(usage, stdout); return 0;
 		case ':': return alloclab_usage_error("slurm", "option '%s' needs a value", argv[optind - 1]);
 		default: return alloclab_usage_error("slurm", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (shards == 0)
+	return -1;
+}
+
+/* What goes into the scripts, checked: one word per #SBATCH value, and
+ * run arguments (taken into s) that leave each shard its own. 0, or the
+ * exit status. */
+static int check_options(int argc, char **argv, struct sweep *s)
+{
+	if (s->shards == 0)
 		return alloclab_usage_error("slurm", "how many shards? give --shards N");
-	if (dir_arg == NULL || dir_arg[0] == '\0')
+	if (s->dir_arg == NULL || s->dir_arg[0] == '\0')
 		return alloclab_usage_error("slurm", "which folder? give -o DIR (on a filesystem every node sees)");
 	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0)
 		return alloclab_usage_error("slurm", "give the run's arguments after --");
-	if ((partition && !sbatch_value_ok(partition)) || (time_limit && !sbatch_value_ok(time_limit)) ||
-	    strspn(cpu_bind, "abcdefghijklmnopqrstuvwxyz0123456789_,:=") != strlen(cpu_bind) || cpu_bind[0] == '\0')
+	if ((s->partition && !sbatch_value_ok(s->partition)) || (s->time_limit && !sbatch_value_ok(s->time_limit)) ||
+	    strspn(s->cpu_bind, "abcdefghijklmnopqrstuvwxyz0123456789_,:=") != strlen(s->cpu_bind) ||
+	    s->cpu_bind[0] == '\0')
 		return alloclab_usage_error("slurm", "--partition, --time and --cpu-bind take one word each");
-	for (unsigned i = 0; i < nextra; i++)
-		if (!sbatch_value_ok(extra[i]) || extra[i][0] != '-')
+	for (unsigned i = 0; i < s->nextra; i++)
+		if (!sbatch_value_ok(s->extra[i]) || s->extra[i][0] != '-')
 			return alloclab_usage_error("slurm", "--sbatch takes one sbatch option, such as --account=lab, not '%s'",
-						    extra[i]);
-	char **run_args = argv + optind;
-	int nrun = argc - optind, seed_given = 0;
-	for (int i = 0; i < nrun; i++) {
+						    s->extra[i]);
+	s->run_args = argv + optind;
+	s->nrun = argc - optind;
+	for (int i = 0; i < s->nrun; i++) {
 		int value_follows;
-		const struct alloclab_run_option *o = alloclab_run_option_of(run_args[i], &value_follows);
+		const struct alloclab_run_option *o = alloclab_run_option_of(s->run_args[i], &value_follows);
 		if (o && (o->flags & ALLOCLAB_RUN_OPTION_SHARD_OWNS))
 			return alloclab_usage_error("slurm", "the run's arguments must not set --%s: each shard's is its own",
 						    o->name);
 		if (o && o->key == 'S')
-			seed_given = 1;
+			s->seed_given = 1;
 		i += value_follows;
 	}
+	return 0;
+}
 
-	/* The folder: made, and holding no sweep. */
-	char dir[PATH_MAX], path[PATH_MAX + 64], logs[PATH_MAX + 16];
-	if (mkdir(dir_arg, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "alloclab: cannot make %s: %s\n", dir_arg, strerror(errno));
+/* The folder: made, and holding no sweep; its logs folder made. 0, or the
+ * exit status. */
+static int make_folder(struct sweep *s)
+{
+	char path[PATH_MAX + 64];
+
+	if (mkdir(s->dir_arg, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "alloclab: cannot make %s: %s\n", s->dir_arg, strerror(errno));
 		return 2;
 	}
-	if (realpath(dir_arg, dir) == NULL) {
-		fprintf(stderr, "alloclab: %s: %s\n", dir_arg, strerror(errno));
+	if (realpath(s->dir_arg, s->dir) == NULL) {
+		fprintf(stderr, "alloclab: %s: %s\n", s->dir_arg, strerror(errno));
 		return 2;
 	}
-	snprintf(path, sizeof path, "%s/sweep.json", dir);
+	snprintf(path, sizeof path, "%s/sweep.json", s->dir);
 	if (access(path, F_OK) == 0)
-		return alloclab_usage_error("slurm", "%s already holds a sweep (%s): give another folder", dir, path);
-	snprintf(logs, sizeof logs, "%s/logs", dir);
-	mkdir(logs, 0777);
+		return alloclab_usage_error("slurm", "%s already holds a sweep (%s): give another folder", s->dir, path);
+	snprintf(s->logs, sizeof s->logs, "%s/logs", s->dir);
+	mkdir(s->logs, 0777);
+	return 0;
+}
 
-	/* One order for every shard, so that a round visits the cells in the
-	 * same order wherever it runs. */
-	uint64_t seed = 0;
-	if (!seed_given) {
-		if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
-			seed = (uint64_t)time(NULL) * 2654435761u;
-		seed &= (1ull << 62) - 1;
-		if (seed == 0)
-			seed = 1;
+/* The plan checked here first, as the shards would see it: a bad argument
+ * is refused now, not in N jobs later. The plan printed; 0, or the exit
+ * status. */
+static int check_plan(const struct sweep *s)
+{
+	char **check = calloc((size_t)s->nrun + 8, sizeof *check), shard_arg[32];
+	int k = 0;
+	check[k++] = (char *)s->self;
+	check[k++] = "run";
+	for (int i = 0; i < s->nrun; i++)
+		check[k++] = s->run_args[i];
+	/* The last shard has the fewest rounds: if it has one, all do. */
+	snprintf(shard_arg, sizeof shard_arg, "%u/%u", s->shards, s->shards);
+	check[k++] = "--shard";
+	check[k++] = shard_arg;
+	check[k++] = "--dry-run";
+	check[k] = NULL;
+	char out[1024];
+	int rc = capture(check, out, sizeof out);
+	free(check);
+	if (rc != 0) {
+		fprintf(stderr, "alloclab slurm: the run's arguments do not make a plan of %u shards (see above)\n",
+			s->shards);
+		return 2;
 	}
-	char self[PATH_MAX], cwd[PATH_MAX];
-	snprintf(self, sizeof self, "%s", alloclab_self_path());
-	if (getcwd(cwd, sizeof cwd) == NULL)
-		snprintf(cwd, sizeof cwd, "/");
+	fputs(out, stdout);
+	return 0;
+}
 
-	/* The plan checked here first, as the shards would see it: a bad
-	 * argument is refused now, not in N jobs later. */
-	{
-		char **check = calloc((size_t)nrun + 8, sizeof *check), shard_arg[32];
-		int k = 0;
-		check[k++] = self;
-		check[k++] = "run";
-		for (int i = 0; i < nrun; i++)
-			check[k++] = run_args[i];
-		/* The last shard has the fewest rounds: if it has one, all do. */
-		snprintf(shard_arg, sizeof shard_arg, "%u/%u", shards, shards);
-		check[k++] = "--shard";
-		check[k++] = shard_arg;
-		check[k++] = "--dry-run";
-		check[k] = NULL;
-		char out[1024];
-		int rc = capture(check, out, sizeof out);
-		free(check);
-		if (rc != 0) {
-			fprintf(stderr, "alloclab slurm: the run's arguments do not make a plan of %u shards (see above)\n", shards);
-			return 2;
-		}
-		fputs(out, stdout);
-	}
+/* A script's text (freed here) into path. 0, or the exit status. */
+static int save_script(const char *path, char *text)
+{
+	char err[ALLOCLAB_ERR_LEN + 600];
 
-	char *text = NULL;
-	size_t text_len = 0;
-	FILE *f = open_memstream(&text, &text_len);
-	fprintf(f, "#!/bin/sh\n# %u shards of one alloclab run, a Slurm array task each (written by alloclab slurm).\n",
-		shards);
-	fprintf(f, "#SBATCH --job-name=alloclab-shards\n#SBATCH --array=1-%u", shards);
-	if (at_once)
-		fprintf(f, "%%%u", at_once);
-	fprintf(f, "\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --chdir=%s\n#SBATCH --output=%s/shard-%%a.out\n", cwd,
-		logs);
-	if (!shared)
-		fputs("#SBATCH --exclusive\n", f);
-	if (partition)
-		fprintf(f, "#SBATCH --partition=%s\n", partition);
-	if (time_limit)
-		fprintf(f, "#SBATCH --time=%s\n", time_limit);
-	for (unsigned i = 0; i < nextra; i++)
-		fprintf(f, "#SBATCH %s\n", extra[i]);
-	fputs("# Exit status 1 is a cell that failed in a shard that finished: the merge shows it.\n", f);
-	fprintf(f, "srun --cpu-bind=%s ", cpu_bind);
-	alloclab_shell_word(f, self);
-	fputs(" run", f);
-	for (int i = 0; i < nrun; i++) {
-		fputc(' ', f);
-		alloclab_shell_word(f, run_args[i]);
-	}
-	if (!seed_given)
-		fprintf(f, " --order-seed %llu", (unsigned long long)seed);
-	fprintf(f, " --shard \"$SLURM_ARRAY_TASK_ID/%u\" -o ", shards);
-	alloclab_shell_word(f, dir);
-	fputs("/shard-\"$SLURM_ARRAY_TASK_ID\".json\nrc=$?\n[ \"$rc\" -eq 1 ] && rc=0\nexit \"$rc\"\n", f);
-	fclose(f);
-	snprintf(path, sizeof path, "%s/shards.sh", dir);
 	if (write_script(path, text, err, sizeof err) != 0) {
 		fprintf(stderr, "alloclab: %s\n", err);
 		free(text);
 		return 2;
 	}
 	free(text);
+	return 0;
+}
 
-	f = open_memstream(&text, &text_len);
+/* DIR/shards.sh: the array's batch script, a task per shard. 0, or the
+ * exit status. */
+static int write_shards_script(const struct sweep *s)
+{
+	char path[PATH_MAX + 64];
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *f = open_memstream(&text, &text_len);
+
+	fprintf(f, "#!/bin/sh\n# %u shards of one alloclab run, a Slurm array task each (written by alloclab slurm).\n",
+		s->shards);
+	fprintf(f, "#SBATCH --job-name=alloclab-shards\n#SBATCH --array=1-%u", s->shards);
+	if (s->at_once)
+		fprintf(f, "%%%u", s->at_once);
+	fprintf(f, "\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --chdir=%s\n#SBATCH --output=%s/shard-%%a.out\n",
+		s->cwd, s->logs);
+	if (!s->shared)
+		fputs("#SBATCH --exclusive\n", f);
+	if (s->partition)
+		fprintf(f, "#SBATCH --partition=%s\n", s->partition);
+	if (s->time_limit)
+		fprintf(f, "#SBATCH --time=%s\n", s->time_limit);
+	for (unsigned i = 0; i < s->nextra; i++)
+		fprintf(f, "#SBATCH %s\n", s->extra[i]);
+	fputs("# Exit status 1 is a cell that failed in a shard that finished: the merge shows it.\n", f);
+	fprintf(f, "srun --cpu-bind=%s ", s->cpu_bind);
+	alloclab_shell_word(f, s->self);
+	fputs(" run", f);
+	for (int i = 0; i < s->nrun; i++) {
+		fputc(' ', f);
+		alloclab_shell_word(f, s->run_args[i]);
+	}
+	if (!s->seed_given)
+		fprintf(f, " --order-seed %llu", (unsigned long long)s->seed);
+	fprintf(f, " --shard \"$SLURM_ARRAY_TASK_ID/%u\" -o ", s->shards);
+	alloclab_shell_word(f, s->dir);
+	fputs("/shard-\"$SLURM_ARRAY_TASK_ID\".json\nrc=$?\n[ \"$rc\" -eq 1 ] && rc=0\nexit \"$rc\"\n", f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/shards.sh", s->dir);
+	return save_script(path, text);
+}
+
+/* DIR/merge.sh: the merge's batch script. 0, or the exit status. */
+static int write_merge_script(const struct sweep *s)
+{
+	char path[PATH_MAX + 64];
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *f = open_memstream(&text, &text_len);
+
 	fprintf(f, "#!/bin/sh\n# The merge of the shards (written by alloclab slurm): runs once every task succeeded.\n"
 		   "#SBATCH --job-name=alloclab-merge\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --chdir=%s\n"
 		   "#SBATCH --output=%s/merge.out\n",
-		cwd, logs);
-	if (partition)
-		fprintf(f, "#SBATCH --partition=%s\n", partition);
-	for (unsigned i = 0; i < nextra; i++)
-		fprintf(f, "#SBATCH %s\n", extra[i]);
+		s->cwd, s->logs);
+	if (s->partition)
+		fprintf(f, "#SBATCH --partition=%s\n", s->partition);
+	for (unsigned i = 0; i < s->nextra; i++)
+		fprintf(f, "#SBATCH %s\n", s->extra[i]);
 	fputs("exec ", f);
-	alloclab_shell_word(f, self);
+	alloclab_shell_word(f, s->self);
 	fputs(" merge -o ", f);
-	alloclab_shell_word(f, dir);
+	alloclab_shell_word(f, s->dir);
 	fputs("/merged.json", f);
-	for (unsigned k = 1; k <= shards; k++) {
+	for (unsigned k = 1; k <= s->shards; k++) {
 		fputc(' ', f);
-		alloclab_shell_word(f, dir);
+		alloclab_shell_word(f, s->dir);
 		fprintf(f, "/shard-%u.json", k);
 	}
 	fputc('\n', f);
 	fclose(f);
-	snprintf(path, sizeof path, "%s/merge.sh", dir);
-	if (write_script(path, text, err, sizeof err) != 0) {
+	snprintf(path, sizeof path, "%s/merge.sh", s->dir);
+	return save_script(path, text);
+}
+
+/* The array, then the merge to run once it has succeeded: their job ids
+ * (each id_len long). 0, or the exit status. */
+static int submit_jobs(const struct sweep *s, char *shards_id, char *merge_id, size_t id_len)
+{
+	char script[PATH_MAX + 16], err[ALLOCLAB_ERR_LEN + 600];
+
+	snprintf(script, sizeof script, "%s/shards.sh", s->dir);
+	if (submit(script, NULL, shards_id, id_len, err, sizeof err) != 0) {
 		fprintf(stderr, "alloclab: %s\n", err);
-		free(text);
 		return 2;
 	}
-	free(text);
+	snprintf(script, sizeof script, "%s/merge.sh", s->dir);
+	if (submit(script, shards_id, merge_id, id_len, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s (the shards are submitted as job %s)\n", err, shards_id);
+		return 2;
+	}
+	return 0;
+}
 
-	char shards_id[64] = "", merge_id[64] = "", script[PATH_MAX + 16];
-	if (!dry) {
-		snprintf(script, sizeof script, "%s/shards.sh", dir);
-		if (submit(script, NULL, shards_id, sizeof shards_id, err, sizeof err) != 0) {
-			fprintf(stderr, "alloclab: %s\n", err);
-			return 2;
-		}
-		snprintf(script, sizeof script, "%s/merge.sh", dir);
-		if (submit(script, shards_id, merge_id, sizeof merge_id, err, sizeof err) != 0) {
-			fprintf(stderr, "alloclab: %s (the shards are submitted as job %s)\n", err, shards_id);
-			return 2;
-		}
-	}
+/* sweep.json: what was submitted, the one record `status` reads. 0, or
+ * the exit status. */
+static int write_record(const struct sweep *s, const char *shards_id, const char *merge_id)
+{
+	char path[PATH_MAX + 64];
 	json_t *args = json_array();
-	for (int i = 0; i < nrun; i++)
-		json_array_append_new(args, json_string(run_args[i]));
-	if (!seed_given) {
-		char s[32];
-		snprintf(s, sizeof s, "%llu", (unsigned long long)seed);
+	for (int i = 0; i < s->nrun; i++)
+		json_array_append_new(args, json_string(s->run_args[i]));
+	if (!s->seed_given) {
+		char seed[32];
+		snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->seed);
 		json_array_append_new(args, json_string("--order-seed"));
-		json_array_append_new(args, json_string(s));
+		json_array_append_new(args, json_string(seed));
 	}
-	json_t *sweep = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s,s:o,s:s?,s:s?,s:b}", "format", "alloclab-sweep", "format_version",
-				  1, "shards", (int)shards, "alloclab", self, "folder", dir, "chdir", cwd, "run_arguments",
-				  args, "shards_job", dry ? NULL : shards_id, "merge_job", dry ? NULL : merge_id,
-				  "submitted", !dry);
-	snprintf(path, sizeof path, "%s/sweep.json", dir);
+	json_t *sweep = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s,s:o,s:s?,s:s?,s:b}", "format", "alloclab-sweep",
+				  "format_version", 1, "shards", (int)s->shards, "alloclab", s->self, "folder", s->dir,
+				  "chdir", s->cwd, "run_arguments", args, "shards_job", s->dry ? NULL : shards_id,
+				  "merge_job", s->dry ? NULL : merge_id, "submitted", !s->dry);
+	snprintf(path, sizeof path, "%s/sweep.json", s->dir);
 	if (json_dump_file(sweep, path, JSON_INDENT(1)) != 0) {
 		fprintf(stderr, "alloclab: cannot write %s\n", path);
 		json_decref(sweep);
 		return 2;
 	}
 	json_decref(sweep);
-	if (dry) {
+	return 0;
+}
+
+static int cmd_status(int argc, char **argv);
+
+int alloclab_cmd_slurm(int argc, char **argv)
+{
+	struct sweep s = {.cpu_bind = "cores"};
+	int rc;
+
+	if (argc >= 2 && strcmp(argv[1], "status") == 0)
+		return cmd_status(argc - 1, argv + 1);
+	if ((rc = parse_options(argc, argv, &s)) >= 0)
+		return rc;
+	if ((rc = check_options(argc, argv, &s)) != 0 || (rc = make_folder(&s)) != 0)
+		return rc;
+	/* One order for every shard, so that a round visits the cells in the
+	 * same order wherever it runs. */
+	if (!s.seed_given) {
+		if (getrandom(&s.seed, sizeof s.seed, 0) != (ssize_t)sizeof s.seed)
+			s.seed = (uint64_t)time(NULL) * 2654435761u;
+		s.seed &= (1ull << 62) - 1;
+		if (s.seed == 0)
+			s.seed = 1;
+	}
+	snprintf(s.self, sizeof s.self, "%s", alloclab_self_path());
+	if (getcwd(s.cwd, sizeof s.cwd) == NULL)
+		snprintf(s.cwd, sizeof s.cwd, "/");
+	if ((rc = check_plan(&s)) != 0 || (rc = write_shards_script(&s)) != 0 || (rc = write_merge_script(&s)) != 0)
+		return rc;
+	char shards_id[64] = "", merge_id[64] = "";
+	if (!s.dry && (rc = submit_jobs(&s, shards_id, merge_id, sizeof shards_id)) != 0)
+		return rc;
+	if ((rc = write_record(&s, shards_id, merge_id)) != 0)
+		return rc;
+	if (s.dry) {
 		printf("wrote %s/shards.sh and %s/merge.sh; submit them with:\n  sbatch --parsable %s/shards.sh\n"
 		       "  sbatch --dependency=afterok:JOBID %s/merge.sh\n",
-		       dir, dir, dir, dir);
+		       s.dir, s.dir, s.dir, s.dir);
 		return 0;
 	}
 	printf("submitted %u shards as job %s (array 1-%u) and their merge as job %s, which writes %s/merged.json\n"
 	       "follow: alloclab slurm status %s   (or squeue -j %s,%s)\n",
-	       shards, shards_id, shards, merge_id, dir, dir, shards_id, merge_id);
+	       s.shards, shards_id, s.shards, merge_id, s.dir, s.dir, shards_id, merge_id);
 	return 0;
 }
 

@@ -193,251 +193,333 @@ static void read_phase(const char *page, char *out, size_t len)
 		snprintf(out, len, "%s", step);
 }
 
-int alloclab_child_run_sampled(alloclab_child_fn fn, void *arg, double timeout_s, unsigned sample_ms,
-			       struct alloclab_child_result *res, char *err, size_t err_len)
-{
-	int fds[2], outs[2], status = 0, result_open = 1, printed_open = 1, reaped = 0;
-	size_t cap = 0;
-	double start = now_s(), deadline = start + timeout_s;
-	pid_t pid, parent = getpid();
-
-	uint64_t limit_kib = alloclab_memory_limit() / 1024;
-	double next_look = start;
+/* One supervised child: what the parent keeps of it from fork to reaping. */
+struct supervised {
+	struct alloclab_child_result *res;
+	double timeout_s, start, deadline;
+	pid_t pid;
+	int status, reaped;
+	int fds[2];  /* the result pipe */
+	int outs[2]; /* what the child prints, stdout and stderr */
+	int result_open, printed_open;
+	size_t cap; /* of res->output */
 	char scratch[ALLOCLAB_SCRATCH_LEN];
+	int phase_fd;
+	char *phase; /* MAP_FAILED: none */
+	int live_fd;
+	struct alloclab_live *live; /* NULL: none */
+	uint64_t limit_kib;
+	double next_look;
+	struct alloclab_timeline *timeline;
+};
 
-	memset(res, 0, sizeof *res);
-	/* Whatever the child leaves behind is reparented to us, to be found. */
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
+#define LIVE_SIZE (ALLOCLAB_LIVE_SLOTS * sizeof(struct alloclab_live))
+
+/* The child's scratch folder, its pipes, its phase page and (sampled) its
+ * live counters. 0, or -1 with err and nothing left made. */
+static int prepare(struct supervised *s, unsigned sample_ms, char *err, size_t err_len)
+{
 	/* The child's scratch folder, its TMPDIR: made and removed here, so
 	 * that whatever the child or the programs it runs leave in it goes
 	 * when the child does, however it ends. */
-	if (alloclab_scratch_make("worker", scratch, sizeof scratch) != 0) {
+	if (alloclab_scratch_make("worker", s->scratch, sizeof s->scratch) != 0) {
 		snprintf(err, err_len, "cannot make a scratch folder in %s: %s", alloclab_scratch_root(), strerror(errno));
 		return -1;
 	}
-	if (pipe2(fds, O_CLOEXEC) != 0 || pipe2(outs, O_CLOEXEC) != 0) {
+	if (pipe2(s->fds, O_CLOEXEC) != 0 || pipe2(s->outs, O_CLOEXEC) != 0) {
 		snprintf(err, err_len, "cannot create a pipe: %s", strerror(errno));
-		alloclab_scratch_remove(scratch);
+		alloclab_scratch_remove(s->scratch);
 		return -1;
 	}
 	/* The child's phase page: a shared file, so that an exec'd program
 	 * can map it again from its descriptor. */
-	int phase_fd = memfd_create("alloclab-phase", MFD_CLOEXEC);
-	char *phase = MAP_FAILED;
-	if (phase_fd >= 0 && ftruncate(phase_fd, PHASE_SIZE) == 0)
-		phase = mmap(NULL, PHASE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, phase_fd, 0);
+	s->phase_fd = memfd_create("alloclab-phase", MFD_CLOEXEC);
+	s->phase = MAP_FAILED;
+	if (s->phase_fd >= 0 && ftruncate(s->phase_fd, PHASE_SIZE) == 0)
+		s->phase = mmap(NULL, PHASE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, s->phase_fd, 0);
 	/* The live counters, when the memory is sampled. */
-	const size_t live_size = ALLOCLAB_LIVE_SLOTS * sizeof(struct alloclab_live);
-	int live_fd = sample_ms ? memfd_create("alloclab-live", MFD_CLOEXEC) : -1;
-	struct alloclab_live *live = NULL;
-	if (live_fd >= 0 && ftruncate(live_fd, (off_t)live_size) == 0) {
-		void *p = mmap(NULL, live_size, PROT_READ, MAP_SHARED, live_fd, 0);
-		live = p == MAP_FAILED ? NULL : p;
+	s->live_fd = sample_ms ? memfd_create("alloclab-live", MFD_CLOEXEC) : -1;
+	s->live = NULL;
+	if (s->live_fd >= 0 && ftruncate(s->live_fd, (off_t)LIVE_SIZE) == 0) {
+		void *p = mmap(NULL, LIVE_SIZE, PROT_READ, MAP_SHARED, s->live_fd, 0);
+		s->live = p == MAP_FAILED ? NULL : p;
 	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		snprintf(err, err_len, "cannot fork a worker: %s", strerror(errno));
-		alloclab_scratch_remove(scratch);
-		close(fds[0]);
-		close(fds[1]);
-		close(outs[0]);
-		close(outs[1]);
-		if (phase != MAP_FAILED)
-			munmap(phase, PHASE_SIZE);
-		if (phase_fd >= 0)
-			close(phase_fd);
-		if (live)
-			munmap(live, live_size);
-		if (live_fd >= 0)
-			close(live_fd);
-		return -1;
-	}
-	if (pid == 0) {
-		/* Dies with the parent; if the parent is already gone, now. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(3);
-		setpgid(0, 0);
-		setenv("TMPDIR", scratch, 1);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		/* Printing after the parent stopped reading must not kill it. */
-		signal(SIGPIPE, SIG_IGN);
-		close(fds[0]);
-		close(outs[0]);
-		/* Nothing a child runs ever reads the terminal (a benchmark's
-		 * input(), a program waiting on stdin): its stdin is empty. */
-		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			close(devnull);
-		}
-		dup2(outs[1], 1);
-		dup2(outs[1], 2);
-		close(outs[1]);
-		/* The descriptors the child finds at known numbers (its phase
-		 * page, its live counters) are moved there last: first every
-		 * descriptor involved goes above them, so that none is
-		 * overwritten by another's dup2 (dup2 clears close-on-exec). */
-		int result_fd = fcntl(fds[1], F_DUPFD_CLOEXEC, 10);
-		int high_phase = phase != MAP_FAILED ? fcntl(phase_fd, F_DUPFD_CLOEXEC, 10) : -1;
-		int high_live = live != NULL ? fcntl(live_fd, F_DUPFD_CLOEXEC, 10) : -1;
-		if (result_fd < 0)
-			result_fd = fds[1];
-		if (phase != MAP_FAILED) {
-			phase_page = phase;
-			if (high_phase >= 0)
-				dup2(high_phase, ALLOCLAB_PHASE_FD);
-		}
-		if (high_live >= 0)
-			dup2(high_live, ALLOCLAB_LIVE_FD);
-		_exit(fn(arg, result_fd));
-	}
-	setpgid(pid, pid); /* also here, so the group exists before any kill */
-	struct alloclab_timeline *timeline = sample_ms ? alloclab_timeline_new(sample_ms, start) : NULL;
-	close(fds[1]);
-	close(outs[1]);
+	return 0;
+}
 
+/* What prepare made, undone when there is no child to give it to. */
+static void unprepare(struct supervised *s)
+{
+	alloclab_scratch_remove(s->scratch);
+	close(s->fds[0]);
+	close(s->fds[1]);
+	close(s->outs[0]);
+	close(s->outs[1]);
+	if (s->phase != MAP_FAILED)
+		munmap(s->phase, PHASE_SIZE);
+	if (s->phase_fd >= 0)
+		close(s->phase_fd);
+	if (s->live)
+		munmap(s->live, LIVE_SIZE);
+	if (s->live_fd >= 0)
+		close(s->live_fd);
+}
+
+/* In the child, from fork: its process group, signals, descriptors and
+ * TMPDIR set up, then fn, whose status it exits with. */
+static _Noreturn void become_child(struct supervised *s, pid_t parent, alloclab_child_fn fn, void *arg)
+{
+	/* Dies with the parent; if the parent is already gone, now. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(3);
+	setpgid(0, 0);
+	setenv("TMPDIR", s->scratch, 1);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	/* Printing after the parent stopped reading must not kill it. */
+	signal(SIGPIPE, SIG_IGN);
+	close(s->fds[0]);
+	close(s->outs[0]);
+	/* Nothing a child runs ever reads the terminal (a benchmark's
+	 * input(), a program waiting on stdin): its stdin is empty. */
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull >= 0) {
+		dup2(devnull, 0);
+		close(devnull);
+	}
+	dup2(s->outs[1], 1);
+	dup2(s->outs[1], 2);
+	close(s->outs[1]);
+	/* The descriptors the child finds at known numbers (its phase
+	 * page, its live counters) are moved there last: first every
+	 * descriptor involved goes above them, so that none is
+	 * overwritten by another's dup2 (dup2 clears close-on-exec). */
+	int result_fd = fcntl(s->fds[1], F_DUPFD_CLOEXEC, 10);
+	int high_phase = s->phase != MAP_FAILED ? fcntl(s->phase_fd, F_DUPFD_CLOEXEC, 10) : -1;
+	int high_live = s->live != NULL ? fcntl(s->live_fd, F_DUPFD_CLOEXEC, 10) : -1;
+	if (result_fd < 0)
+		result_fd = s->fds[1];
+	if (s->phase != MAP_FAILED) {
+		phase_page = s->phase;
+		if (high_phase >= 0)
+			dup2(high_phase, ALLOCLAB_PHASE_FD);
+	}
+	if (high_live >= 0)
+		dup2(high_live, ALLOCLAB_LIVE_FD);
+	_exit(fn(arg, result_fd));
+}
+
+/* The memory limit, looked at ten times a second from here, so that the
+ * measured process pays nothing for it. 1: over it. */
+static int over_memory_limit(struct supervised *s)
+{
+	if (s->limit_kib && now_s() >= s->next_look) {
+		uint64_t kib = alloclab_tree_resident_kib(s->pid, NULL);
+		s->next_look = now_s() + 0.1;
+		if (kib > s->res->peak_kib)
+			s->res->peak_kib = kib;
+		if (kib > s->limit_kib) {
+			s->res->over_memory = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The memory timeline, from here too: statm at every sample, with the
+ * step the worker is in. wait_ms shortened to the next sample. */
+static void sample_timeline(struct supervised *s, int *wait_ms)
+{
+	double now = now_s();
+	if (now >= alloclab_timeline_due(s->timeline)) {
+		char step[PHASE_SIZE] = "";
+		if (s->phase != MAP_FAILED)
+			read_phase(s->phase, step, sizeof step);
+		alloclab_timeline_sample(s->timeline, s->pid, now, step, live_bytes(s->live));
+	}
+	double until = alloclab_timeline_due(s->timeline) - now_s();
+	int ms = until > 0 ? (int)(until * 1000) + 1 : 0;
+	if (ms < *wait_ms)
+		*wait_ms = ms;
+}
+
+/* Reads what is in the pipes: once, or, when the child has exited, until
+ * they are empty. -1 when reading must stop (a flood, out of memory). */
+static int read_pipes(struct supervised *s, int exited)
+{
+	char buf[8192];
+
+	for (int drained = 0; !drained;) {
+		drained = 1;
+		if (s->printed_open) {
+			ssize_t n = read(s->outs[0], buf, sizeof buf);
+			if (n > 0) {
+				keep_printed(s->res, buf, (size_t)n);
+				drained = !exited;
+			} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+				s->printed_open = 0;
+			}
+		}
+		if (s->result_open) {
+			ssize_t n = read(s->fds[0], buf, sizeof buf);
+			if (n > 0) {
+				if (s->res->output_len + (size_t)n > ALLOCLAB_CHILD_MAX_RESULT) {
+					s->res->flooded = 1;
+					return -1;
+				}
+				if (append(s->res, &s->cap, buf, (size_t)n) != 0)
+					return -1; /* out of memory: what we have is reported as is */
+				drained = !exited;
+			} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+				s->result_open = 0; /* EOF: the child closed its end, normally by exiting */
+			}
+		}
+	}
+	return 0;
+}
+
+/* Follows the child until it exits, closes both pipes, or has to be
+ * stopped (interrupted, timed out, over the memory limit, flooding). */
+static void watch(struct supervised *s)
+{
 	/* Non-blocking, so that once the child has exited what is left in the
 	 * pipes can be drained without waiting on a grandchild that holds them
 	 * open (a plugin's daemon inherits them). */
-	fcntl(fds[0], F_SETFL, O_NONBLOCK);
-	fcntl(outs[0], F_SETFL, O_NONBLOCK);
-	while (result_open || printed_open) {
-		char buf[8192];
-		struct pollfd pfd[2] = {{.fd = result_open ? fds[0] : -1, .events = POLLIN},
-					{.fd = printed_open ? outs[0] : -1, .events = POLLIN}};
-		double left = deadline - now_s();
+	fcntl(s->fds[0], F_SETFL, O_NONBLOCK);
+	fcntl(s->outs[0], F_SETFL, O_NONBLOCK);
+	while (s->result_open || s->printed_open) {
+		struct pollfd pfd[2] = {{.fd = s->result_open ? s->fds[0] : -1, .events = POLLIN},
+					{.fd = s->printed_open ? s->outs[0] : -1, .events = POLLIN}};
+		double left = s->deadline - now_s();
 		int exited = 0;
 
 		if (interrupt_flag) {
-			res->interrupted = 1;
+			s->res->interrupted = 1;
 			break;
 		}
 		if (left <= 0) {
-			res->timed_out = 1;
+			s->res->timed_out = 1;
 			break;
 		}
-		/* The memory limit, looked at ten times a second from here, so
-		 * that the measured process pays nothing for it. */
-		if (limit_kib && now_s() >= next_look) {
-			uint64_t kib = alloclab_tree_resident_kib(pid, NULL);
-			next_look = now_s() + 0.1;
-			if (kib > res->peak_kib)
-				res->peak_kib = kib;
-			if (kib > limit_kib) {
-				res->over_memory = 1;
-				break;
-			}
-		}
-		/* The memory timeline, from here too: statm at every sample,
-		 * with the step the worker is in. */
+		if (over_memory_limit(s))
+			break;
 		int wait_ms = left > 0.05 ? 50 : (int)(left * 1000) + 1;
-		if (timeline) {
-			double now = now_s();
-			if (now >= alloclab_timeline_due(timeline)) {
-				char step[PHASE_SIZE] = "";
-				if (phase != MAP_FAILED)
-					read_phase(phase, step, sizeof step);
-				alloclab_timeline_sample(timeline, pid, now, step, live_bytes(live));
-			}
-			double until = alloclab_timeline_due(timeline) - now_s();
-			int ms = until > 0 ? (int)(until * 1000) + 1 : 0;
-			if (ms < wait_ms)
-				wait_ms = ms;
-		}
+		if (s->timeline)
+			sample_timeline(s, &wait_ms);
 		if (poll(pfd, 2, wait_ms) < 0 && errno != EINTR)
 			break;
 		/* Has the child itself gone? Then its pipes hold all it wrote. */
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			reaped = 1;
+		if (waitpid(s->pid, &s->status, WNOHANG) == s->pid) {
+			s->reaped = 1;
 			exited = 1;
 		}
 		/* Read what is there (all of it once the child has exited). */
-		for (int drained = 0; !drained;) {
-			drained = 1;
-			if (printed_open) {
-				ssize_t n = read(outs[0], buf, sizeof buf);
-				if (n > 0) {
-					keep_printed(res, buf, (size_t)n);
-					drained = !exited;
-				} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-					printed_open = 0;
-				}
-			}
-			if (result_open) {
-				ssize_t n = read(fds[0], buf, sizeof buf);
-				if (n > 0) {
-					if (res->output_len + (size_t)n > ALLOCLAB_CHILD_MAX_RESULT) {
-						res->flooded = 1;
-						goto stop;
-					}
-					if (append(res, &cap, buf, (size_t)n) != 0)
-						goto stop; /* out of memory: what we have is reported as is */
-					drained = !exited;
-				} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-					result_open = 0; /* EOF: the child closed its end, normally by exiting */
-				}
-			}
-		}
+		if (read_pipes(s, exited) != 0)
+			break;
 		if (exited)
 			break;
 	}
-stop:
-	close(fds[0]);
-	close(outs[0]);
-	if (res->timed_out || res->interrupted || res->flooded || res->over_memory)
-		kill(-pid, SIGKILL);
+}
+
+/* Waits for the child, killing it at the deadline or on an interrupt. */
+static void reap(struct supervised *s)
+{
 	/* After EOF the child may still be running (a plugin could close the fd
 	 * and hang in destroy); keep the deadline while reaping. */
-	deadline = start + timeout_s;
-	while (!reaped) {
-		pid_t got = waitpid(pid, &status, WNOHANG);
-		if (got == pid)
+	s->deadline = s->start + s->timeout_s;
+	while (!s->reaped) {
+		pid_t got = waitpid(s->pid, &s->status, WNOHANG);
+		if (got == s->pid)
 			break;
 		if (got < 0 && errno != EINTR)
 			break;
-		if (interrupt_flag && !res->interrupted) {
-			res->interrupted = 1;
-			kill(-pid, SIGKILL);
-		} else if (now_s() > deadline && !res->timed_out && !res->interrupted) {
-			res->timed_out = 1;
-			kill(-pid, SIGKILL);
+		if (interrupt_flag && !s->res->interrupted) {
+			s->res->interrupted = 1;
+			kill(-s->pid, SIGKILL);
+		} else if (now_s() > s->deadline && !s->res->timed_out && !s->res->interrupted) {
+			s->res->timed_out = 1;
+			kill(-s->pid, SIGKILL);
 		}
 		usleep(1000);
 	}
+}
+
+/* Once the child is gone: what it left killed, what prepare made undone,
+ * and the result filled in from its phase page, timeline and status. */
+static void finish(struct supervised *s)
+{
+	struct alloclab_child_result *res = s->res;
+
 	/* What it left running is killed and counted, for whatever ran beside
 	 * it may have disturbed the measurement (orphans reparent to us, the
 	 * subreaper). */
-	kill(-pid, SIGSTOP);
+	kill(-s->pid, SIGSTOP);
 	res->strays = alloclab_kill_children();
-	kill(-pid, SIGKILL);
+	kill(-s->pid, SIGKILL);
 	alloclab_kill_children();
-	alloclab_scratch_remove(scratch);
-	if (phase != MAP_FAILED) {
-		memcpy(res->phase, phase, STEP_SIZE - 1);
+	alloclab_scratch_remove(s->scratch);
+	if (s->phase != MAP_FAILED) {
+		memcpy(res->phase, s->phase, STEP_SIZE - 1);
 		res->phase[STEP_SIZE - 1] = '\0';
-		munmap(phase, PHASE_SIZE);
+		munmap(s->phase, PHASE_SIZE);
 	}
-	if (phase_fd >= 0)
-		close(phase_fd);
-	if (live)
-		munmap(live, live_size);
-	if (live_fd >= 0)
-		close(live_fd);
-	res->elapsed_s = now_s() - start;
-	res->memory = alloclab_timeline_take(timeline);
-	alloclab_timeline_free(timeline);
-	if (WIFEXITED(status)) {
+	if (s->phase_fd >= 0)
+		close(s->phase_fd);
+	if (s->live)
+		munmap(s->live, LIVE_SIZE);
+	if (s->live_fd >= 0)
+		close(s->live_fd);
+	res->elapsed_s = now_s() - s->start;
+	res->memory = alloclab_timeline_take(s->timeline);
+	alloclab_timeline_free(s->timeline);
+	if (WIFEXITED(s->status)) {
 		res->exited = 1;
-		res->exit_code = WEXITSTATUS(status);
-	} else if (WIFSIGNALED(status)) {
-		res->term_signal = WTERMSIG(status);
+		res->exit_code = WEXITSTATUS(s->status);
+	} else if (WIFSIGNALED(s->status)) {
+		res->term_signal = WTERMSIG(s->status);
 	}
 	if (res->output == NULL)
-		append(res, &cap, "", 0);
+		append(res, &s->cap, "", 0);
+}
+
+int alloclab_child_run_sampled(alloclab_child_fn fn, void *arg, double timeout_s, unsigned sample_ms,
+			       struct alloclab_child_result *res, char *err, size_t err_len)
+{
+	struct supervised s = {.res = res, .timeout_s = timeout_s, .result_open = 1, .printed_open = 1};
+	pid_t parent;
+
+	s.start = now_s();
+	s.deadline = s.start + timeout_s;
+	parent = getpid();
+	s.limit_kib = alloclab_memory_limit() / 1024;
+	s.next_look = s.start;
+	memset(res, 0, sizeof *res);
+	/* Whatever the child leaves behind is reparented to us, to be found. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (prepare(&s, sample_ms, err, err_len) != 0)
+		return -1;
+	fflush(NULL);
+	s.pid = fork();
+	if (s.pid < 0) {
+		snprintf(err, err_len, "cannot fork a worker: %s", strerror(errno));
+		unprepare(&s);
+		return -1;
+	}
+	if (s.pid == 0)
+		become_child(&s, parent, fn, arg);
+	setpgid(s.pid, s.pid); /* also here, so the group exists before any kill */
+	s.timeline = sample_ms ? alloclab_timeline_new(sample_ms, s.start) : NULL;
+	close(s.fds[1]);
+	close(s.outs[1]);
+	watch(&s);
+	close(s.fds[0]);
+	close(s.outs[0]);
+	if (res->timed_out || res->interrupted || res->flooded || res->over_memory)
+		kill(-s.pid, SIGKILL);
+	reap(&s);
+	finish(&s);
 	return 0;
 }
 

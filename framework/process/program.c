@@ -148,231 +148,320 @@ int alloclab_preload_environment(const char *plugin, const char *options, int gi
 	return 0;
 }
 
+/* The variables a program gets from the runner ("NAME=value"), made for
+ * it and freed once it has started. */
+struct program_env {
+	char *set[8];
+	size_t nset;
+	char *tunables, *preload, *plugin, *record, *handshake, *latency, *census;
+};
+
+/* The preload library's variables, for a program run with a plugin; the
+ * handshake pipe's identity is its inode. -1 out of memory. */
+static int plugin_environment(const struct alloclab_program *p, unsigned long hs_ino, struct program_env *e)
+{
+	char *common[4];
+	if (alloclab_preload_environment(p->plugin, p->plugin_options, p->gil, common) != 0 ||
+	    /* The pipe's identity with its number, so that a program
+	     * that reuses the number for something else is never
+	     * written to by the library in a child of it. */
+	    asprintf(&e->handshake, "ALLOCLAB_PRELOAD_HANDSHAKE=%d:%lu", ALLOCLAB_HANDSHAKE_FD, hs_ino) < 0) {
+		e->handshake = NULL;
+		return -1;
+	}
+	e->preload = common[0], e->plugin = common[1], e->tunables = common[2];
+	e->set[e->nset++] = e->preload;
+	e->set[e->nset++] = e->plugin;
+	e->set[e->nset++] = e->handshake;
+	if (e->tunables)
+		e->set[e->nset++] = e->tunables;
+	e->set[e->nset++] = common[3];
+	if (p->record_path) {
+		if (asprintf(&e->record, "ALLOCLAB_PRELOAD_RECORD=%s", p->record_path) < 0) {
+			e->record = NULL;
+			return -1;
+		}
+		e->set[e->nset++] = e->record;
+	}
+	if (p->latency_every) {
+		if (asprintf(&e->latency, "ALLOCLAB_PRELOAD_LATENCY=%u:%s", p->latency_every, p->latency_path) < 0) {
+			e->latency = NULL;
+			return -1;
+		}
+		e->set[e->nset++] = e->latency;
+	}
+	if (p->census_path) {
+		if (asprintf(&e->census, "ALLOCLAB_PRELOAD_CENSUS=%s", p->census_path) < 0) {
+			e->census = NULL;
+			return -1;
+		}
+		e->set[e->nset++] = e->census;
+	}
+	return 0;
+}
+
+/* The variables the program gets: the preload library's with a plugin,
+ * the native allocator's LD_PRELOAD with one, none otherwise. -1 out of
+ * memory. */
+static int program_environment(const struct alloclab_program *p, unsigned long hs_ino, struct program_env *e)
+{
+	const char *old_preload = getenv("LD_PRELOAD");
+
+	if (p->plugin)
+		return plugin_environment(p, hs_ino, e);
+	if (p->native_preload) {
+		if (asprintf(&e->preload, "LD_PRELOAD=%s%s%s", p->native_preload, old_preload ? ":" : "",
+			     old_preload ? old_preload : "") < 0) {
+			e->preload = NULL;
+			return -1;
+		}
+		e->set[e->nset++] = e->preload;
+	}
+	return 0;
+}
+
+static void program_env_free(struct program_env *e)
+{
+	free(e->tunables);
+	free(e->preload);
+	free(e->plugin);
+	free(e->record);
+	free(e->latency);
+	free(e->census);
+	free(e->handshake);
+}
+
+/* One program run: its descriptors, as the runner holds them (-1: closed
+ * or never opened), and what is kept of its stderr. */
+struct program_run {
+	const struct alloclab_program *p;
+	struct alloclab_program_result *r;
+	int out_pipe[2], err_pipe[2], hs[2], pidfd;
+	pid_t pid;
+	struct tail tail;
+};
+
+/* In the child, from fork: its descriptors put in place, then the
+ * program. Only async-signal-safe calls from here to exec. */
+static _Noreturn void exec_program(const struct program_run *run, char **env)
+{
+	const struct alloclab_program *p = run->p;
+	int errfd = p->pass_through ? 2 : run->err_pipe[1];
+	if (p->cwd && chdir(p->cwd) != 0) {
+		static const char msg[] = "alloclab: cannot enter the program's folder\n";
+		if (write(errfd, msg, sizeof msg - 1) < 0)
+			_exit(126);
+		_exit(126);
+	}
+	if (!p->pass_through) {
+		int in = open(p->stdin_path ? p->stdin_path : "/dev/null", O_RDONLY);
+		if (in < 0 || dup2(in, 0) < 0 || dup2(run->out_pipe[1], 1) < 0 || dup2(run->err_pipe[1], 2) < 0)
+			_exit(126);
+	}
+	/* The handshake's end at its number, kept across exec (dup2
+	 * clears close-on-exec, but does nothing when it is already
+	 * there). */
+	if (p->plugin && (run->hs[1] == ALLOCLAB_HANDSHAKE_FD ? fcntl(run->hs[1], F_SETFD, 0)
+							      : dup2(run->hs[1], ALLOCLAB_HANDSHAKE_FD)) < 0)
+		_exit(126);
+	signal(SIGPIPE, SIG_DFL);
+	execvpe(p->argv[0], (char *const *)p->argv, env);
+	static const char msg[] = "alloclab: cannot run the program: ";
+	if (write(2, msg, sizeof msg - 1) < 0 || write(2, p->argv[0], strlen(p->argv[0])) < 0 ||
+	    write(2, "\n", 1) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* The runner's end of pipe i: 0 stdout, 1 stderr, 2 the handshake. */
+static int *read_end(struct program_run *run, int i)
+{
+	return i == 0 ? &run->out_pipe[0] : i == 1 ? &run->err_pipe[0] : &run->hs[0];
+}
+
+/* The handshake's bytes: 'L' loading (unless it has already served),
+ * 'S' served. */
+static void note_handshake(struct alloclab_program_result *r, const char *buf, ssize_t n)
+{
+	for (ssize_t k = 0; k < n; k++)
+		if (buf[k] == 'L' && r->served < ALLOCLAB_SERVED_LOADING)
+			r->served = ALLOCLAB_SERVED_LOADING;
+		else if (buf[k] == 'S')
+			r->served = ALLOCLAB_SERVED_YES;
+}
+
+/* Reads each pipe poll found ready, once. The program and what it started
+ * are killed when its stdout floods. */
+static void read_ready(struct program_run *run, const struct pollfd *pfd, char *buf, size_t len)
+{
+	struct alloclab_program_result *r = run->r;
+
+	for (int i = 0; i < 3; i++) {
+		int *fd = read_end(run, i);
+		if (*fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		ssize_t n = read(*fd, buf, len);
+		if (n <= 0) {
+			if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+				close(*fd);
+				*fd = -1;
+			}
+			continue;
+		}
+		if (i == 0) {
+			r->stdout_hash = alloclab_fnv1a(r->stdout_hash, buf, (size_t)n);
+			r->stdout_bytes += (uint64_t)n;
+			if (r->stdout_bytes > ALLOCLAB_PROGRAM_MAX_STDOUT && !r->flooded) {
+				r->flooded = 1;
+				kill_tree(run->pid);
+			}
+		} else if (i == 1) {
+			tail_add(&run->tail, buf, (size_t)n);
+		} else {
+			note_handshake(r, buf, n);
+		}
+	}
+}
+
+/* Once the program has ended: what is in the pipes, read without waiting
+ * for more (what it left running may hold them open); the pipes closed
+ * once a round finds nothing. */
+static void drain(struct program_run *run, char *buf, size_t len)
+{
+	struct alloclab_program_result *r = run->r;
+	int more = 0;
+
+	for (int i = 0; i < 3; i++) {
+		int *fd = read_end(run, i);
+		ssize_t n;
+		while (*fd >= 0 && (n = read(*fd, buf, len)) > 0) {
+			more = 1;
+			if (i == 0) {
+				r->stdout_hash = alloclab_fnv1a(r->stdout_hash, buf, (size_t)n);
+				r->stdout_bytes += (uint64_t)n;
+			} else if (i == 1) {
+				tail_add(&run->tail, buf, (size_t)n);
+			} else {
+				note_handshake(r, buf, n);
+			}
+		}
+	}
+	if (!more) {
+		for (int i = 0; i < 3; i++) {
+			int *fd = read_end(run, i);
+			if (*fd >= 0)
+				close(*fd);
+			*fd = -1;
+		}
+	}
+}
+
+/* Whether the program has ended (not reaped: waited for later, with its
+ * resource usage); if so, its pipes made non-blocking. */
+static int has_ended(struct program_run *run)
+{
+	siginfo_t si = {0};
+	if (waitid(P_PID, (id_t)run->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == run->pid) {
+		/* What it left running holds the pipes: what is in them is
+		 * read without waiting for more. */
+		for (int i = 0; i < 3; i++)
+			if (*read_end(run, i) >= 0)
+				fcntl(*read_end(run, i), F_SETFL, O_NONBLOCK);
+		return 1;
+	}
+	return 0;
+}
+
+/* Everything at once until the program has ended and its output is read:
+ * its output as it streams, the handshake, its end, its deadline and its
+ * memory. */
+static void follow(struct program_run *run, double t0)
+{
+	const struct alloclab_program *p = run->p;
+	struct alloclab_program_result *r = run->r;
+	uint64_t limit_kib = alloclab_memory_limit() / 1024, peak_kib = 0;
+	double next_look = t0, deadline = p->timeout_s > 0 ? t0 + p->timeout_s : 0;
+	int ended = 0;
+
+	for (;;) {
+		struct pollfd pfd[4] = {
+			{.fd = run->out_pipe[0], .events = POLLIN},
+			{.fd = run->err_pipe[0], .events = POLLIN},
+			{.fd = run->hs[0], .events = POLLIN},
+			{.fd = run->pidfd, .events = POLLIN},
+		};
+		char buf[65536];
+		double now = now_s();
+		if (ended && run->out_pipe[0] < 0 && run->err_pipe[0] < 0)
+			break;
+		if (deadline && now > deadline && !ended) {
+			r->timed_out = 1;
+			kill_tree(run->pid);
+		}
+		if (limit_kib && now >= next_look && !ended) {
+			uint64_t kib = alloclab_tree_resident_kib(run->pid, NULL);
+			next_look = now + 0.1;
+			peak_kib = kib > peak_kib ? kib : peak_kib;
+			if (kib > limit_kib) {
+				r->over_memory = 1;
+				kill_tree(run->pid);
+			}
+		}
+		int wait_ms = ended ? 0 : run->pidfd < 0 ? 10 : 100;
+		if (poll(pfd, 4, wait_ms) < 0 && errno != EINTR)
+			break;
+		read_ready(run, pfd, buf, sizeof buf);
+		if (!ended && (run->pidfd < 0 || (pfd[3].revents & POLLIN)))
+			ended = has_ended(run);
+		if (ended && (run->out_pipe[0] >= 0 || run->err_pipe[0] >= 0 || run->hs[0] >= 0))
+			drain(run, buf, sizeof buf);
+	}
+}
+
 int alloclab_program_run(const struct alloclab_program *p, struct alloclab_program_result *r, char *err,
 			 size_t err_len)
 {
-	char *set[8], *tunables = NULL, *preload = NULL, *plugin = NULL, *record = NULL, *handshake = NULL,
-	     *latency = NULL, *census = NULL;
-	const char *old_preload = getenv("LD_PRELOAD");
-	size_t nset = 0;
-	int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, hs[2] = {-1, -1}, rc = -1, status = 0, pidfd = -1;
+	struct program_env e = {.nset = 0};
+	struct program_run run = {.p = p, .r = r, .out_pipe = {-1, -1}, .err_pipe = {-1, -1}, .hs = {-1, -1},
+				  .pidfd = -1, .tail = {.len = 0}};
+	int rc = -1, status = 0;
 	struct rusage ru;
-	struct tail tail = {.len = 0};
 	struct stat hs_st;
-	pid_t pid;
 	double t0;
 
 	memset(r, 0, sizeof *r);
 	r->stdout_hash = ALLOCLAB_FNV_OFFSET;
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	if (pipe2(hs, O_CLOEXEC) != 0 || fstat(hs[0], &hs_st) != 0 ||
-	    (!p->pass_through && (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0))) {
+	if (pipe2(run.hs, O_CLOEXEC) != 0 || fstat(run.hs[0], &hs_st) != 0 ||
+	    (!p->pass_through && (pipe2(run.out_pipe, O_CLOEXEC) != 0 || pipe2(run.err_pipe, O_CLOEXEC) != 0))) {
 		snprintf(err, err_len, "cannot make the program's pipes: %s", strerror(errno));
 		goto out;
 	}
-	if (p->plugin) {
-		char *common[4];
-		if (alloclab_preload_environment(p->plugin, p->plugin_options, p->gil, common) != 0 ||
-		    /* The pipe's identity with its number, so that a program
-		     * that reuses the number for something else is never
-		     * written to by the library in a child of it. */
-		    asprintf(&handshake, "ALLOCLAB_PRELOAD_HANDSHAKE=%d:%lu", ALLOCLAB_HANDSHAKE_FD,
-			     (unsigned long)hs_st.st_ino) < 0) {
-			handshake = NULL;
-			goto oom;
-		}
-		preload = common[0], plugin = common[1], tunables = common[2];
-		set[nset++] = preload;
-		set[nset++] = plugin;
-		set[nset++] = handshake;
-		if (tunables)
-			set[nset++] = tunables;
-		set[nset++] = common[3];
-		if (p->record_path) {
-			if (asprintf(&record, "ALLOCLAB_PRELOAD_RECORD=%s", p->record_path) < 0) {
-				record = NULL;
-				goto oom;
-			}
-			set[nset++] = record;
-		}
-		if (p->latency_every) {
-			if (asprintf(&latency, "ALLOCLAB_PRELOAD_LATENCY=%u:%s", p->latency_every, p->latency_path) < 0) {
-				latency = NULL;
-				goto oom;
-			}
-			set[nset++] = latency;
-		}
-		if (p->census_path) {
-			if (asprintf(&census, "ALLOCLAB_PRELOAD_CENSUS=%s", p->census_path) < 0) {
-				census = NULL;
-				goto oom;
-			}
-			set[nset++] = census;
-		}
-	} else if (p->native_preload) {
-		if (asprintf(&preload, "LD_PRELOAD=%s%s%s", p->native_preload, old_preload ? ":" : "",
-			     old_preload ? old_preload : "") < 0) {
-			preload = NULL;
-			goto oom;
-		}
-		set[nset++] = preload;
-	}
-	char **env = environment(set, nset);
+	if (program_environment(p, (unsigned long)hs_st.st_ino, &e) != 0)
+		goto oom;
+	char **env = environment(e.set, e.nset);
 	if (env == NULL)
 		goto oom;
 	t0 = now_s();
-	pid = fork();
-	if (pid < 0) {
+	run.pid = fork();
+	if (run.pid < 0) {
 		snprintf(err, err_len, "cannot start '%s': %s", p->argv[0], strerror(errno));
 		free(env);
 		goto out;
 	}
-	if (pid == 0) {
-		/* Only async-signal-safe calls from here to exec. */
-		int errfd = p->pass_through ? 2 : err_pipe[1];
-		if (p->cwd && chdir(p->cwd) != 0) {
-			static const char msg[] = "alloclab: cannot enter the program's folder\n";
-			if (write(errfd, msg, sizeof msg - 1) < 0)
-				_exit(126);
-			_exit(126);
-		}
-		if (!p->pass_through) {
-			int in = open(p->stdin_path ? p->stdin_path : "/dev/null", O_RDONLY);
-			if (in < 0 || dup2(in, 0) < 0 || dup2(out_pipe[1], 1) < 0 || dup2(err_pipe[1], 2) < 0)
-				_exit(126);
-		}
-		/* The handshake's end at its number, kept across exec (dup2
-		 * clears close-on-exec, but does nothing when it is already
-		 * there). */
-		if (p->plugin && (hs[1] == ALLOCLAB_HANDSHAKE_FD ? fcntl(hs[1], F_SETFD, 0)
-								: dup2(hs[1], ALLOCLAB_HANDSHAKE_FD)) < 0)
-			_exit(126);
-		signal(SIGPIPE, SIG_DFL);
-		execvpe(p->argv[0], (char *const *)p->argv, env);
-		static const char msg[] = "alloclab: cannot run the program: ";
-		if (write(2, msg, sizeof msg - 1) < 0 || write(2, p->argv[0], strlen(p->argv[0])) < 0 ||
-		    write(2, "\n", 1) < 0)
-			_exit(127);
-		_exit(127);
-	}
+	if (run.pid == 0)
+		exec_program(&run, env);
 	free(env);
-	close(hs[1]);
-	hs[1] = -1;
+	close(run.hs[1]);
+	run.hs[1] = -1;
 	if (!p->pass_through) {
-		close(out_pipe[1]);
-		close(err_pipe[1]);
-		out_pipe[1] = err_pipe[1] = -1;
+		close(run.out_pipe[1]);
+		close(run.err_pipe[1]);
+		run.out_pipe[1] = run.err_pipe[1] = -1;
 	}
-	pidfd = pidfd_of(pid);
-
-	/* Everything at once: its output as it streams, the handshake, its
-	 * end, its deadline and its memory. */
-	uint64_t limit_kib = alloclab_memory_limit() / 1024, peak_kib = 0;
-	double next_look = t0, deadline = p->timeout_s > 0 ? t0 + p->timeout_s : 0;
-	int ended = 0;
-	for (;;) {
-		struct pollfd pfd[4] = {
-			{.fd = out_pipe[0], .events = POLLIN},
-			{.fd = err_pipe[0], .events = POLLIN},
-			{.fd = hs[0], .events = POLLIN},
-			{.fd = pidfd, .events = POLLIN},
-		};
-		char buf[65536];
-		double now = now_s();
-		if (ended && out_pipe[0] < 0 && err_pipe[0] < 0)
-			break;
-		if (deadline && now > deadline && !ended) {
-			r->timed_out = 1;
-			kill_tree(pid);
-		}
-		if (limit_kib && now >= next_look && !ended) {
-			uint64_t kib = alloclab_tree_resident_kib(pid, NULL);
-			next_look = now + 0.1;
-			peak_kib = kib > peak_kib ? kib : peak_kib;
-			if (kib > limit_kib) {
-				r->over_memory = 1;
-				kill_tree(pid);
-			}
-		}
-		int wait_ms = ended ? 0 : pidfd < 0 ? 10 : 100;
-		if (poll(pfd, 4, wait_ms) < 0 && errno != EINTR)
-			break;
-		for (int i = 0; i < 3; i++) {
-			int *fd = i == 0 ? &out_pipe[0] : i == 1 ? &err_pipe[0] : &hs[0];
-			if (*fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			ssize_t n = read(*fd, buf, sizeof buf);
-			if (n <= 0) {
-				if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-					close(*fd);
-					*fd = -1;
-				}
-				continue;
-			}
-			if (i == 0) {
-				r->stdout_hash = alloclab_fnv1a(r->stdout_hash, buf, (size_t)n);
-				r->stdout_bytes += (uint64_t)n;
-				if (r->stdout_bytes > ALLOCLAB_PROGRAM_MAX_STDOUT && !r->flooded) {
-					r->flooded = 1;
-					kill_tree(pid);
-				}
-			} else if (i == 1) {
-				tail_add(&tail, buf, (size_t)n);
-			} else {
-				for (ssize_t k = 0; k < n; k++)
-					if (buf[k] == 'L' && r->served < ALLOCLAB_SERVED_LOADING)
-						r->served = ALLOCLAB_SERVED_LOADING;
-					else if (buf[k] == 'S')
-						r->served = ALLOCLAB_SERVED_YES;
-			}
-		}
-		if (!ended && (pidfd < 0 || (pfd[3].revents & POLLIN))) {
-			siginfo_t si = {0};
-			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
-				ended = 1;
-				/* What it left running holds the pipes: what is in them is
-				 * read without waiting for more. */
-				if (out_pipe[0] >= 0)
-					fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
-				if (err_pipe[0] >= 0)
-					fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
-				if (hs[0] >= 0)
-					fcntl(hs[0], F_SETFL, O_NONBLOCK);
-			}
-		}
-		if (ended && (out_pipe[0] >= 0 || err_pipe[0] >= 0 || hs[0] >= 0)) {
-			/* Drain without blocking, then stop. */
-			int more = 0;
-			for (int i = 0; i < 3; i++) {
-				int *fd = i == 0 ? &out_pipe[0] : i == 1 ? &err_pipe[0] : &hs[0];
-				ssize_t n;
-				while (*fd >= 0 && (n = read(*fd, buf, sizeof buf)) > 0) {
-					more = 1;
-					if (i == 0) {
-						r->stdout_hash = alloclab_fnv1a(r->stdout_hash, buf, (size_t)n);
-						r->stdout_bytes += (uint64_t)n;
-					} else if (i == 1) {
-						tail_add(&tail, buf, (size_t)n);
-					} else {
-						for (ssize_t k = 0; k < n; k++)
-							r->served = buf[k] == 'S' ? ALLOCLAB_SERVED_YES
-								    : buf[k] == 'L' && r->served < ALLOCLAB_SERVED_LOADING
-									    ? ALLOCLAB_SERVED_LOADING
-									    : r->served;
-					}
-				}
-			}
-			if (!more) {
-				for (int i = 0; i < 3; i++) {
-					int *fd = i == 0 ? &out_pipe[0] : i == 1 ? &err_pipe[0] : &hs[0];
-					if (*fd >= 0)
-						close(*fd);
-					*fd = -1;
-				}
-			}
-		}
-	}
-	while (wait4(pid, &status, 0, &ru) < 0)
+	run.pidfd = pidfd_of(run.pid);
+	follow(&run, t0);
+	while (wait4(run.pid, &status, 0, &ru) < 0)
 		if (errno != EINTR) {
 			snprintf(err, err_len, "cannot wait for '%s': %s", p->argv[0], strerror(errno));
 			goto out;
@@ -387,29 +476,23 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 	r->exited = WIFEXITED(status);
 	r->status = r->exited ? WEXITSTATUS(status) : 0;
 	r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-	tail_line(&tail, r->stderr_tail, sizeof r->stderr_tail);
+	tail_line(&run.tail, r->stderr_tail, sizeof r->stderr_tail);
 	rc = 0;
 	goto out;
 oom:
 	snprintf(err, err_len, "out of memory");
 out:
 	for (int i = 0; i < 2; i++) {
-		if (out_pipe[i] >= 0)
-			close(out_pipe[i]);
-		if (err_pipe[i] >= 0)
-			close(err_pipe[i]);
-		if (hs[i] >= 0)
-			close(hs[i]);
+		if (run.out_pipe[i] >= 0)
+			close(run.out_pipe[i]);
+		if (run.err_pipe[i] >= 0)
+			close(run.err_pipe[i]);
+		if (run.hs[i] >= 0)
+			close(run.hs[i]);
 	}
-	if (pidfd >= 0)
-		close(pidfd);
-	free(tunables);
-	free(preload);
-	free(plugin);
-	free(record);
-	free(latency);
-	free(census);
-	free(handshake);
+	if (run.pidfd >= 0)
+		close(run.pidfd);
+	program_env_free(&e);
 	return rc;
 }
 

@@ -107,22 +107,13 @@ static int distinct(const char **seen, unsigned *n, const char *s)
 	return 1;
 }
 
-struct alloclab_results *alloclab_merge(struct alloclab_results *const *shards, const char *const *files, unsigned n,
-					struct alloclab_merge_report *rep, char *err, size_t err_len)
+/* Where each shard is among those given: given[k] is 1 + the position of
+ * shard k, or 0. NULL, with err, when a shard is given twice. */
+static unsigned *shard_positions(struct alloclab_results *const *shards, const char *const *files, unsigned n,
+				 unsigned count, char *err, size_t err_len)
 {
-	const struct alloclab_results *first = shards[0];
-	unsigned count, *given;
-	struct alloclab_results *m;
-	json_t *meta, *list;
-	const char **hosts, **cpus, **kernels;
-	unsigned nhosts = 0, ncpus = 0, nkernels = 0;
+	unsigned *given = calloc(count + 1, sizeof *given);
 
-	memset(rep, 0, sizeof *rep);
-	for (unsigned i = 0; i < n; i++)
-		if (check_shard(first, files[0], shards[i], files[i], err, err_len) != 0)
-			return NULL;
-	count = first->facts.shard_count;
-	given = calloc(count + 1, sizeof *given); /* given[k]: 1 + the position of shard k, or 0 */
 	for (unsigned i = 0; i < n; i++) {
 		unsigned k = shards[i]->facts.shard_index;
 		if (given[k]) {
@@ -133,91 +124,70 @@ struct alloclab_results *alloclab_merge(struct alloclab_results *const *shards, 
 		}
 		given[k] = i + 1;
 	}
+	return given;
+}
 
-	meta = json_deep_copy(first->metadata);
-	json_object_del(meta, "shard");
-	m = alloclab_results_new_from(meta, json_deep_copy(first->config), err, err_len);
-	if (m == NULL) {
-		free(given);
-		return NULL;
-	}
-	json_object_del(m->config, "order_seed");
-	rep->count = count;
-	rep->missing = calloc(count + 1, sizeof *rep->missing);
-	rep->incomplete = calloc(count + 1, sizeof *rep->incomplete);
-	for (unsigned k = 1; k <= count; k++)
-		if (!given[k])
-			rep->missing[rep->nmissing++] = k;
+/* Cell c of the merge: the first shard's cell with every shard's
+ * processes, in their order, failed when a shard's failed. 0, or -1 with
+ * err. */
+static int merge_cell(struct alloclab_results *m, struct alloclab_results *const *shards, unsigned n, unsigned c,
+		      const struct alloclab_merge_report *rep, char *err, size_t err_len)
+{
+	const struct alloclab_results *first = shards[0];
+	const struct alloclab_cell *fc = &first->cells[c];
+	struct alloclab_cell tmpl = *fc;
+	tmpl.params = json_deep_copy(fc->params);
+	tmpl.message = NULL;
+	tmpl.failed_memory = NULL;
+	tmpl.planned = first->facts.cell_processes[c];
+	tmpl.status = ALLOCLAB_CELL_PENDING;
+	struct alloclab_cell *mc = alloclab_results_add_cell(m, &tmpl);
+	int all_ok = rep->nmissing == 0;
 
-	for (unsigned i = 0; i < first->nplugins; i++) {
-		struct alloclab_plugin_info info = first->plugins[i];
-		info.caps = json_deep_copy(first->plugins[i].caps);
-		info.check = first->plugins[i].check ? json_deep_copy(first->plugins[i].check) : NULL;
-		alloclab_results_add_plugin(m, &info);
-	}
-	for (unsigned c = 0; c < first->ncells; c++) {
-		const struct alloclab_cell *fc = &first->cells[c];
-		struct alloclab_cell tmpl = *fc;
-		tmpl.params = json_deep_copy(fc->params);
-		tmpl.message = NULL;
-		tmpl.failed_memory = NULL;
-		tmpl.planned = first->facts.cell_processes[c];
-		tmpl.status = ALLOCLAB_CELL_PENDING;
-		struct alloclab_cell *mc = alloclab_results_add_cell(m, &tmpl);
-		int all_ok = rep->nmissing == 0;
-
-		for (unsigned i = 0; i < n; i++) {
-			const struct alloclab_cell *sc = &shards[i]->cells[c];
-			char msg[ALLOCLAB_ERR_LEN + 64];
-			for (unsigned p = 0; p < sc->nprocs; p++) {
-				struct alloclab_process copy;
-				if (copy_process(&sc->procs[p], sc, shards[i], &copy, err, err_len) != 0) {
-					alloclab_results_free(m);
-					free(given);
-					alloclab_merge_report_clear(rep);
-					return NULL;
-				}
-				alloclab_cell_add_process(mc, &copy);
-			}
-			if (sc->status == ALLOCLAB_CELL_ERROR || sc->status == ALLOCLAB_CELL_NOT_APPLICABLE) {
-				snprintf(msg, sizeof msg, "shard %u: %s", shards[i]->facts.shard_index,
-					 sc->message ? sc->message : "");
-				if (mc->status != ALLOCLAB_CELL_ERROR) {
-					alloclab_cell_set_status(mc, sc->status, sc->status == ALLOCLAB_CELL_NOT_APPLICABLE
-										 ? sc->message : msg);
-					if (sc->failed_memory && mc->failed_memory == NULL)
-						mc->failed_memory = alloclab_memory_timeline_copy(sc->failed_memory);
-				}
-			}
-			all_ok &= sc->status == ALLOCLAB_CELL_OK;
-		}
-		qsort(mc->procs, mc->nprocs, sizeof *mc->procs, cmp_process);
-		for (unsigned p = 1; p < mc->nprocs; p++)
-			if (mc->procs[p].index == mc->procs[p - 1].index) {
-				snprintf(err, err_len, "cell %u has process %u twice: shards that overlap", c,
-					 mc->procs[p].index + 1);
-				alloclab_results_free(m);
-				free(given);
-				alloclab_merge_report_clear(rep);
-				return NULL;
-			}
-		if (mc->status == ALLOCLAB_CELL_PENDING && all_ok)
-			alloclab_cell_set_status(mc, ALLOCLAB_CELL_OK, NULL);
-	}
-
-	/* Which shards did not measure all of their part (interrupted). */
 	for (unsigned i = 0; i < n; i++) {
-		int part_done = 1;
-		for (unsigned c = 0; c < shards[i]->ncells; c++)
-			part_done &= shards[i]->cells[c].status != ALLOCLAB_CELL_PENDING;
-		if (!part_done)
-			rep->incomplete[rep->nincomplete++] = shards[i]->facts.shard_index;
+		const struct alloclab_cell *sc = &shards[i]->cells[c];
+		char msg[ALLOCLAB_ERR_LEN + 64];
+		for (unsigned p = 0; p < sc->nprocs; p++) {
+			struct alloclab_process copy;
+			if (copy_process(&sc->procs[p], sc, shards[i], &copy, err, err_len) != 0)
+				return -1;
+			alloclab_cell_add_process(mc, &copy);
+		}
+		if (sc->status == ALLOCLAB_CELL_ERROR || sc->status == ALLOCLAB_CELL_NOT_APPLICABLE) {
+			snprintf(msg, sizeof msg, "shard %u: %s", shards[i]->facts.shard_index,
+				 sc->message ? sc->message : "");
+			if (mc->status != ALLOCLAB_CELL_ERROR) {
+				alloclab_cell_set_status(mc, sc->status,
+							 sc->status == ALLOCLAB_CELL_NOT_APPLICABLE ? sc->message : msg);
+				if (sc->failed_memory && mc->failed_memory == NULL)
+					mc->failed_memory = alloclab_memory_timeline_copy(sc->failed_memory);
+			}
+		}
+		all_ok &= sc->status == ALLOCLAB_CELL_OK;
 	}
+	qsort(mc->procs, mc->nprocs, sizeof *mc->procs, cmp_process);
+	for (unsigned p = 1; p < mc->nprocs; p++)
+		if (mc->procs[p].index == mc->procs[p - 1].index) {
+			snprintf(err, err_len, "cell %u has process %u twice: shards that overlap", c,
+				 mc->procs[p].index + 1);
+			return -1;
+		}
+	if (mc->status == ALLOCLAB_CELL_PENDING && all_ok)
+		alloclab_cell_set_status(mc, ALLOCLAB_CELL_OK, NULL);
+	return 0;
+}
 
-	list = json_array();
-	hosts = calloc(n + 1, sizeof *hosts);
-	cpus = calloc(n + 1, sizeof *cpus);
-	kernels = calloc(n + 1, sizeof *kernels);
+/* The merge's metadata on its shards: each shard given, where it ran,
+ * and the report's counts of what is missing, incomplete or mixed. */
+static void describe_shards(struct alloclab_results *m, struct alloclab_results *const *shards,
+			    const char *const *files, unsigned n, unsigned count, const unsigned *given,
+			    struct alloclab_merge_report *rep)
+{
+	json_t *list = json_array();
+	const char **hosts = calloc(n + 1, sizeof *hosts), **cpus = calloc(n + 1, sizeof *cpus),
+		   **kernels = calloc(n + 1, sizeof *kernels);
+	unsigned nhosts = 0, ncpus = 0, nkernels = 0;
+
 	for (unsigned k = 1; k <= count; k++) {
 		if (!given[k])
 			continue;
@@ -247,11 +217,69 @@ struct alloclab_results *alloclab_merge(struct alloclab_results *const *shards, 
 			    json_pack("{s:i,s:o,s:o,s:i,s:b,s:b}", "count", (int)count, "missing", missing, "incomplete",
 				      incomplete, "hosts", (int)nhosts, "mixed_cpu_models", rep->mixed_cpu_models,
 				      "mixed_kernels", rep->mixed_kernels));
-	m->complete = 1;
-	m->interrupted = rep->nmissing > 0 || rep->nincomplete > 0;
 	free(hosts);
 	free(cpus);
 	free(kernels);
+}
+
+struct alloclab_results *alloclab_merge(struct alloclab_results *const *shards, const char *const *files, unsigned n,
+					struct alloclab_merge_report *rep, char *err, size_t err_len)
+{
+	const struct alloclab_results *first = shards[0];
+	unsigned count, *given;
+	struct alloclab_results *m;
+	json_t *meta;
+
+	memset(rep, 0, sizeof *rep);
+	for (unsigned i = 0; i < n; i++)
+		if (check_shard(first, files[0], shards[i], files[i], err, err_len) != 0)
+			return NULL;
+	count = first->facts.shard_count;
+	given = shard_positions(shards, files, n, count, err, err_len);
+	if (given == NULL)
+		return NULL;
+
+	meta = json_deep_copy(first->metadata);
+	json_object_del(meta, "shard");
+	m = alloclab_results_new_from(meta, json_deep_copy(first->config), err, err_len);
+	if (m == NULL) {
+		free(given);
+		return NULL;
+	}
+	json_object_del(m->config, "order_seed");
+	rep->count = count;
+	rep->missing = calloc(count + 1, sizeof *rep->missing);
+	rep->incomplete = calloc(count + 1, sizeof *rep->incomplete);
+	for (unsigned k = 1; k <= count; k++)
+		if (!given[k])
+			rep->missing[rep->nmissing++] = k;
+
+	for (unsigned i = 0; i < first->nplugins; i++) {
+		struct alloclab_plugin_info info = first->plugins[i];
+		info.caps = json_deep_copy(first->plugins[i].caps);
+		info.check = first->plugins[i].check ? json_deep_copy(first->plugins[i].check) : NULL;
+		alloclab_results_add_plugin(m, &info);
+	}
+	for (unsigned c = 0; c < first->ncells; c++)
+		if (merge_cell(m, shards, n, c, rep, err, err_len) != 0) {
+			alloclab_results_free(m);
+			free(given);
+			alloclab_merge_report_clear(rep);
+			return NULL;
+		}
+
+	/* Which shards did not measure all of their part (interrupted). */
+	for (unsigned i = 0; i < n; i++) {
+		int part_done = 1;
+		for (unsigned c = 0; c < shards[i]->ncells; c++)
+			part_done &= shards[i]->cells[c].status != ALLOCLAB_CELL_PENDING;
+		if (!part_done)
+			rep->incomplete[rep->nincomplete++] = shards[i]->facts.shard_index;
+	}
+
+	describe_shards(m, shards, files, n, count, given, rep);
+	m->complete = 1;
+	m->interrupted = rep->nmissing > 0 || rep->nincomplete > 0;
 	free(given);
 	return m;
 }

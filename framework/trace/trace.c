@@ -874,6 +874,111 @@ static int check_declared_slots(struct alloclab_trace *t, struct alloclab_trace_
 	return 0;
 }
 
+/* What validation follows of each thread's object slots, a table per
+ * thread indexed by slot. */
+struct slot_tables {
+	uint32_t **state;  /* LIVE | allocations so far */
+	uint32_t **remote; /* remote releases not yet matched */
+	uint64_t **maxgen; /* highest generation referenced + 1 */
+	struct alloclab_trace_summary counted;
+};
+
+/* Pass 0 on one event: a release by another thread of thread
+ * e->old_owner's slot, counted against that slot. NULL, or what is wrong. */
+static const char *count_remote_release(struct slot_tables *v, const struct alloclab_trace_event *e)
+{
+	const char *bad = NULL;
+
+	if (e->remote) {
+		if (v->remote[e->old_owner][e->old_slot] == UINT32_MAX)
+			bad = "too many releases of one slot";
+		else
+			v->remote[e->old_owner][e->old_slot]++;
+		if (e->arg + 1 > v->maxgen[e->old_owner][e->old_slot])
+			v->maxgen[e->old_owner][e->old_slot] = e->arg + 1;
+	}
+	return bad;
+}
+
+/* Pass 1 on one event of thread th: counted, and its own slots followed
+ * through their releases and allocations. NULL, or what is wrong. */
+static const char *follow_own_slots(struct slot_tables *v, unsigned th, const struct alloclab_trace_event *e)
+{
+	const char *bad = NULL;
+
+	v->counted.ops[e->op]++;
+	v->counted.remote += e->remote;
+	if (alloclab_trace_op_releases(e->op) && !e->remote) {
+		uint32_t *s = &v->state[th][e->old_slot];
+		if (!(*s & LIVE))
+			bad = (*s & ~LIVE) == 0 ? "free of an object never allocated"
+						: "double free (the object was freed before)";
+		*s &= ~LIVE;
+	}
+	if (!bad && alloclab_trace_op_allocates(e->op)) {
+		uint32_t *s = &v->state[th][e->slot];
+		if (*s & LIVE) {
+			/* Released by another thread meanwhile, or reused while live. */
+			if (v->remote[th][e->slot] == 0)
+				bad = "allocation into a slot whose object is live and that no other thread frees";
+			else
+				v->remote[th][e->slot]--;
+		}
+		if (!bad && (*s & ~LIVE) == LIVE - 1)
+			bad = "too many allocations in one slot";
+		*s = LIVE | ((*s & ~LIVE) + 1);
+	}
+	return bad;
+}
+
+/* One pass (see alloclab_trace_validate) over one thread's events. */
+static int validate_thread(struct alloclab_trace *t, struct slot_tables *v, int pass, unsigned th,
+			   struct alloclab_trace_event *ev, char *err, size_t err_len)
+{
+	struct alloclab_trace_cursor *c = alloclab_trace_cursor_new(t, th);
+	const struct rthread *tt = &t->threads[th];
+	size_t n;
+	int got;
+
+	if (c == NULL)
+		return tfail(t->name, err, err_len, "out of memory validating");
+	for (;;) {
+		if (pass == 0)
+			while (c->next < tt->nchunks && !(tt->chunks[c->next].flags & CHUNK_REMOTE))
+				c->next++;
+		if ((got = alloclab_trace_next_chunk(c, ev, &n, err, err_len)) != 1)
+			break;
+		for (size_t k = 0; k < n; k++) {
+			const char *bad = pass == 0 ? count_remote_release(v, &ev[k]) : follow_own_slots(v, th, &ev[k]);
+			if (bad) {
+				tfail(t->name, err, err_len,
+				      "thread %u, event %" PRIu64 " (chunk at byte %" PRIu64 "): %s", th,
+				      alloclab_trace_cursor_first_event(c) + k, alloclab_trace_cursor_chunk_offset(c), bad);
+				alloclab_trace_cursor_free(c);
+				return -1;
+			}
+		}
+	}
+	alloclab_trace_cursor_free(c);
+	return got < 0 ? -1 : 0;
+}
+
+/* Every remote reference names a generation its owner allocated, and the
+ * slots live at the end account for the remote releases left. */
+static int check_remote_references(struct alloclab_trace *t, const struct slot_tables *v, char *err, size_t err_len)
+{
+	for (unsigned th = 0; th < t->nthreads; th++)
+		for (uint32_t s = 0; s < t->threads[th].slots; s++) {
+			uint32_t allocated = v->state[th][s] & ~LIVE;
+			if (v->maxgen[th][s] > allocated || v->remote[th][s] > ((v->state[th][s] & LIVE) ? 1u : 0u))
+				return tfail(t->name, err, err_len,
+					     "thread %u's object in slot %" PRIu32 " is freed by another thread %s", th, s,
+					     v->maxgen[th][s] > allocated ? "before (or without) its allocation"
+									  : "more often than it is allocated (a double free)");
+		}
+	return 0;
+}
+
 /* Walks every thread's events: pass 0 counts the remote releases of each
  * object slot, decoding only the chunks flagged as having some (the
  * decoder refuses a remote release anywhere else); pass 1 decodes
@@ -883,14 +988,15 @@ static int check_declared_slots(struct alloclab_trace *t, struct alloclab_trace_
 int alloclab_trace_validate(struct alloclab_trace *t, struct alloclab_trace_summary *sum, char *err,
 			    size_t err_len)
 {
-	struct alloclab_trace_summary counted = {{0}, 0};
-	uint32_t **state = calloc(t->nthreads, sizeof *state);   /* LIVE | allocations so far */
-	uint32_t **remote = calloc(t->nthreads, sizeof *remote); /* remote releases not yet matched */
-	uint64_t **maxgen = calloc(t->nthreads, sizeof *maxgen); /* highest generation referenced + 1 */
-	struct alloclab_trace_event *ev = malloc(ALLOCLAB_TRACE_CHUNK_EVENTS * sizeof *ev);
+	struct slot_tables v = {.counted = {{0}, 0}};
+	struct alloclab_trace_event *ev;
 	int rc = -1;
 
-	if (!state || !remote || !maxgen || !ev) {
+	v.state = calloc(t->nthreads, sizeof *v.state);
+	v.remote = calloc(t->nthreads, sizeof *v.remote);
+	v.maxgen = calloc(t->nthreads, sizeof *v.maxgen);
+	ev = malloc(ALLOCLAB_TRACE_CHUNK_EVENTS * sizeof *ev);
+	if (!v.state || !v.remote || !v.maxgen || !ev) {
 		tfail(t->name, err, err_len, "out of memory validating");
 		goto out;
 	}
@@ -900,106 +1006,32 @@ int alloclab_trace_validate(struct alloclab_trace *t, struct alloclab_trace_summ
 		goto out;
 	for (unsigned i = 0; i < t->nthreads; i++) {
 		size_t n = t->threads[i].slots ? t->threads[i].slots : 1;
-		state[i] = calloc(n, sizeof **state);
-		remote[i] = calloc(n, sizeof **remote);
-		maxgen[i] = calloc(n, sizeof **maxgen);
-		if (!state[i] || !remote[i] || !maxgen[i]) {
+		v.state[i] = calloc(n, sizeof **v.state);
+		v.remote[i] = calloc(n, sizeof **v.remote);
+		v.maxgen[i] = calloc(n, sizeof **v.maxgen);
+		if (!v.state[i] || !v.remote[i] || !v.maxgen[i]) {
 			tfail(t->name, err, err_len, "out of memory validating");
 			goto out;
 		}
 	}
 	for (int pass = 0; pass < 2; pass++)
-		for (unsigned th = 0; th < t->nthreads; th++) {
-			struct alloclab_trace_cursor *c = alloclab_trace_cursor_new(t, th);
-			size_t n;
-			int got;
-
-			if (c == NULL) {
-				tfail(t->name, err, err_len, "out of memory validating");
+		for (unsigned th = 0; th < t->nthreads; th++)
+			if (validate_thread(t, &v, pass, th, ev, err, err_len) != 0)
 				goto out;
-			}
-			for (;;) {
-				if (pass == 0)
-					while (c->next < t->threads[th].nchunks &&
-					       !(t->threads[th].chunks[c->next].flags & CHUNK_REMOTE))
-						c->next++;
-				if ((got = alloclab_trace_next_chunk(c, ev, &n, err, err_len)) != 1)
-					break;
-				for (size_t k = 0; k < n; k++) {
-					const struct alloclab_trace_event *e = &ev[k];
-					const char *bad = NULL;
-					if (pass == 0) {
-						if (e->remote) {
-							if (remote[e->old_owner][e->old_slot] == UINT32_MAX)
-								bad = "too many releases of one slot";
-							else
-								remote[e->old_owner][e->old_slot]++;
-							if (e->arg + 1 > maxgen[e->old_owner][e->old_slot])
-								maxgen[e->old_owner][e->old_slot] = e->arg + 1;
-						}
-					} else {
-						counted.ops[e->op]++;
-						counted.remote += e->remote;
-						if (alloclab_trace_op_releases(e->op) && !e->remote) {
-							uint32_t *s = &state[th][e->old_slot];
-							if (!(*s & LIVE))
-								bad = (*s & ~LIVE) == 0 ? "free of an object never allocated"
-											: "double free (the object was freed before)";
-							*s &= ~LIVE;
-						}
-						if (!bad && alloclab_trace_op_allocates(e->op)) {
-							uint32_t *s = &state[th][e->slot];
-							if (*s & LIVE) {
-								/* Released by another thread meanwhile, or reused while live. */
-								if (remote[th][e->slot] == 0)
-									bad = "allocation into a slot whose object is live and that no other thread frees";
-								else
-									remote[th][e->slot]--;
-							}
-							if (!bad && (*s & ~LIVE) == LIVE - 1)
-								bad = "too many allocations in one slot";
-							*s = LIVE | ((*s & ~LIVE) + 1);
-						}
-					}
-					if (bad) {
-						tfail(t->name, err, err_len,
-						      "thread %u, event %" PRIu64 " (chunk at byte %" PRIu64 "): %s", th,
-						      alloclab_trace_cursor_first_event(c) + k,
-						      alloclab_trace_cursor_chunk_offset(c), bad);
-						alloclab_trace_cursor_free(c);
-						goto out;
-					}
-				}
-			}
-			alloclab_trace_cursor_free(c);
-			if (got < 0)
-				goto out;
-		}
-	/* Every remote reference names a generation its owner allocated, and
-	 * the slots live at the end account for the remote releases left. */
-	for (unsigned th = 0; th < t->nthreads; th++)
-		for (uint32_t s = 0; s < t->threads[th].slots; s++) {
-			uint32_t allocated = state[th][s] & ~LIVE;
-			if (maxgen[th][s] > allocated || remote[th][s] > ((state[th][s] & LIVE) ? 1u : 0u)) {
-				tfail(t->name, err, err_len,
-				      "thread %u's object in slot %" PRIu32 " is freed by another thread %s", th, s,
-				      maxgen[th][s] > allocated ? "before (or without) its allocation"
-								: "more often than it is allocated (a double free)");
-				goto out;
-			}
-		}
+	if (check_remote_references(t, &v, err, err_len) != 0)
+		goto out;
 	if (sum)
-		*sum = counted;
+		*sum = v.counted;
 	rc = 0;
 out:
-	for (unsigned i = 0; state && remote && maxgen && i < t->nthreads; i++) {
-		free(state[i]);
-		free(remote[i]);
-		free(maxgen[i]);
+	for (unsigned i = 0; v.state && v.remote && v.maxgen && i < t->nthreads; i++) {
+		free(v.state[i]);
+		free(v.remote[i]);
+		free(v.maxgen[i]);
 	}
-	free(state);
-	free(remote);
-	free(maxgen);
+	free(v.state);
+	free(v.remote);
+	free(v.maxgen);
 	free(ev);
 	return rc;
 }

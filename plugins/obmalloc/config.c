@@ -47,77 +47,65 @@ static int shift_of(uint64_t v)
 	return s;
 }
 
-int obm_config_parse(const char *options, struct obm_config *cfg, char *err, size_t err_len)
+/* One option into cfg; arena= and pool= only noted, to be checked once
+ * every option is read. 0, or the error of a bad one. */
+static int take_option(const struct alloclab_option *opt, struct obm_config *cfg, uint64_t *arena, uint64_t *pool,
+		       char *err, size_t err_len)
 {
-	const char *cursor = options;
-	struct alloclab_option opt;
-	uint64_t arena = 0, pool = 0;
-	int rc;
-
-	memset(cfg, 0, sizeof *cfg);
-#if OBM_ALIGNMENT_SHIFT == 3
-	cfg->preset = "classic"; /* 3.7: 256 KiB arenas, 4 KiB pools */
-	cfg->arena_shift = 18;
-	cfg->pool_shift = 12;
-#else
-	cfg->preset = "py310";
-	cfg->arena_shift = 20;
-	cfg->pool_shift = 14;
-#endif
-	cfg->mode = OBM_MODE_GIL;
-	cfg->first_offset = OBM_POOL_HEADER;
-	while ((rc = alloclab_option_next(&cursor, &opt)) > 0) {
-		if (alloclab_option_is(&opt, "preset")) {
-			size_t i;
-			for (i = 0; i < sizeof presets / sizeof presets[0]; i++)
-				if (alloclab_option_value_is(&opt, presets[i].name))
-					break;
-			if (i == sizeof presets / sizeof presets[0])
-				return alloclab_option_bad_value(&opt, "classic, py310, table-16m-4k or table-64m-16k",
-								 err, err_len);
-			cfg->preset = presets[i].name;
-			cfg->arena_shift = presets[i].arena_shift;
-			cfg->pool_shift = presets[i].pool_shift;
-		} else if (alloclab_option_is(&opt, "arena")) {
-			if (alloclab_option_u64(&opt, &arena) != 0)
-				return alloclab_option_bad_value(&opt, "a size such as 1M", err, err_len);
-		} else if (alloclab_option_is(&opt, "pool")) {
-			if (alloclab_option_u64(&opt, &pool) != 0)
-				return alloclab_option_bad_value(&opt, "a size such as 16K", err, err_len);
-		} else if (alloclab_option_is(&opt, "mode")) {
-			if (alloclab_option_value_is(&opt, "none"))
-				cfg->mode = OBM_MODE_NONE;
-			else if (alloclab_option_value_is(&opt, "gil"))
-				cfg->mode = OBM_MODE_GIL;
-			else if (alloclab_option_value_is(&opt, "per-thread"))
-				cfg->mode = OBM_MODE_PER_THREAD;
-			else
-				return alloclab_option_bad_value(&opt, "none, gil or per-thread", err, err_len);
-		} else if (alloclab_option_is(&opt, "check")) {
-			if (alloclab_option_value_is(&opt, "cpython"))
-				cfg->branchless_check = 0;
-			else if (alloclab_option_value_is(&opt, "branchless"))
-				cfg->branchless_check = 1;
-			else
-				return alloclab_option_bad_value(&opt, "cpython or branchless", err, err_len);
-		} else if (alloclab_option_is(&opt, "header")) {
-			if (alloclab_option_value_is(&opt, "cpython"))
-				cfg->first_offset = OBM_POOL_HEADER;
-			else if (alloclab_option_value_is(&opt, "line"))
-				cfg->first_offset = OBM_LINE_HEADER;
-			else
-				return alloclab_option_bad_value(&opt, "cpython or line", err, err_len);
-		} else if (alloclab_option_is(&opt, "test_misalign")) {
-			/* Undocumented: the tests' way to get arenas that are not
-			 * pool-aligned, whatever mmap happens to return. */
-			cfg->misalign_arenas = alloclab_option_value_is(&opt, "1") ? 1 : alloclab_option_value_is(&opt, "2") ? 2 : 0;
-		} else {
-			return alloclab_option_unknown(&opt, err, err_len);
-		}
+	if (alloclab_option_is(opt, "preset")) {
+		size_t i;
+		for (i = 0; i < sizeof presets / sizeof presets[0]; i++)
+			if (alloclab_option_value_is(opt, presets[i].name))
+				break;
+		if (i == sizeof presets / sizeof presets[0])
+			return alloclab_option_bad_value(opt, "classic, py310, table-16m-4k or table-64m-16k", err, err_len);
+		cfg->preset = presets[i].name;
+		cfg->arena_shift = presets[i].arena_shift;
+		cfg->pool_shift = presets[i].pool_shift;
+	} else if (alloclab_option_is(opt, "arena")) {
+		if (alloclab_option_u64(opt, arena) != 0)
+			return alloclab_option_bad_value(opt, "a size such as 1M", err, err_len);
+	} else if (alloclab_option_is(opt, "pool")) {
+		if (alloclab_option_u64(opt, pool) != 0)
+			return alloclab_option_bad_value(opt, "a size such as 16K", err, err_len);
+	} else if (alloclab_option_is(opt, "mode")) {
+		if (alloclab_option_value_is(opt, "none"))
+			cfg->mode = OBM_MODE_NONE;
+		else if (alloclab_option_value_is(opt, "gil"))
+			cfg->mode = OBM_MODE_GIL;
+		else if (alloclab_option_value_is(opt, "per-thread"))
+			cfg->mode = OBM_MODE_PER_THREAD;
+		else
+			return alloclab_option_bad_value(opt, "none, gil or per-thread", err, err_len);
+	} else if (alloclab_option_is(opt, "check")) {
+		if (alloclab_option_value_is(opt, "cpython"))
+			cfg->branchless_check = 0;
+		else if (alloclab_option_value_is(opt, "branchless"))
+			cfg->branchless_check = 1;
+		else
+			return alloclab_option_bad_value(opt, "cpython or branchless", err, err_len);
+	} else if (alloclab_option_is(opt, "header")) {
+		if (alloclab_option_value_is(opt, "cpython"))
+			cfg->first_offset = OBM_POOL_HEADER;
+		else if (alloclab_option_value_is(opt, "line"))
+			cfg->first_offset = OBM_LINE_HEADER;
+		else
+			return alloclab_option_bad_value(opt, "cpython or line", err, err_len);
+	} else if (alloclab_option_is(opt, "test_misalign")) {
+		/* Undocumented: the tests' way to get arenas that are not
+		 * pool-aligned, whatever mmap happens to return. */
+		cfg->misalign_arenas = alloclab_option_value_is(opt, "1") ? 1 : alloclab_option_value_is(opt, "2") ? 2 : 0;
+	} else {
+		return alloclab_option_unknown(opt, err, err_len);
 	}
-	if (rc < 0)
-		return alloclab_option_malformed(cursor, err, err_len);
+	return 0;
+}
 
+/* The arena and pool sizes, given or from the preset, checked against
+ * each other, the layout's limits and this build's; the sizes derived
+ * from them set. 0, or -EINVAL with err. */
+static int settle_sizes(struct obm_config *cfg, uint64_t arena, uint64_t pool, char *err, size_t err_len)
+{
 	if (arena) {
 		int s = shift_of(arena);
 		if (s < 0) {
@@ -180,4 +168,33 @@ int obm_config_parse(const char *options, struct obm_config *cfg, char *err, siz
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int obm_config_parse(const char *options, struct obm_config *cfg, char *err, size_t err_len)
+{
+	const char *cursor = options;
+	struct alloclab_option opt;
+	uint64_t arena = 0, pool = 0;
+	int rc;
+
+	memset(cfg, 0, sizeof *cfg);
+#if OBM_ALIGNMENT_SHIFT == 3
+	cfg->preset = "classic"; /* 3.7: 256 KiB arenas, 4 KiB pools */
+	cfg->arena_shift = 18;
+	cfg->pool_shift = 12;
+#else
+	cfg->preset = "py310";
+	cfg->arena_shift = 20;
+	cfg->pool_shift = 14;
+#endif
+	cfg->mode = OBM_MODE_GIL;
+	cfg->first_offset = OBM_POOL_HEADER;
+	while ((rc = alloclab_option_next(&cursor, &opt)) > 0) {
+		int bad = take_option(&opt, cfg, &arena, &pool, err, err_len);
+		if (bad)
+			return bad;
+	}
+	if (rc < 0)
+		return alloclab_option_malformed(cursor, err, err_len);
+	return settle_sizes(cfg, arena, pool, err, err_len);
 }
