@@ -35,19 +35,19 @@ run | test) shift ;;
 	;;
 esac
 
-# Everything alloclab builds with, from Debian (docs/platform.md).
+# Everything alloclab builds with, from Debian (docs/background/platform.md).
 packages=(
 	build-essential git meson ninja-build pkg-config
 	libjansson-dev libzstd-dev libjemalloc-dev libmimalloc-dev libcriterion-dev python3-dev gnuplot-nox valgrind
 	libtcmalloc-minimal4 libtbbmalloc2
-	# The exec workload's programs (docs/preload.md)
+	# The exec workload's programs (docs/guides/preload.md)
 	sqlite3 xz-utils perl
-	# The python workload's benchmarks that exercise libraries (docs/python.md)
+	# The python workload's benchmarks that exercise libraries (docs/guides/python.md)
 	python3-django python3-mako python3-genshi python3-html5lib python3-docutils python3-sqlalchemy python3-sympy
-	# pyperf files measured within their own run, suspended at the benchmark (docs/python.md)
+	# pyperf files measured within their own run, suspended at the benchmark (docs/guides/python.md)
 	python3-greenlet
 	# The libraries the rest of pyperformance's benchmarks import, so that a
-	# user's pyperformance folder runs whole (docs/pyperformance.md)
+	# user's pyperformance folder runs whole (docs/guides/pyperformance.md)
 	python3-chameleon python3-coverage python3-dask python3-distributed python3-dulwich python3-pyaes
 	python3-sqlglot python3-tomli python3-tornado
 )

@@ -219,7 +219,7 @@ static void print_not_significant(const json_t *cmp, FILE *out)
 		fprintf(out, "Compared: %s, each process's percentile of its timed calls (--latency)\n", metric);
 	else if (metric && (strcmp(metric, "rss_peak_kib") == 0 || strcmp(metric, "kept_after_free_kib") == 0 ||
 			    strcmp(metric, "fragmentation_at_peak") == 0 || strcmp(metric, "minor_faults_per_value") == 0))
-		fprintf(out, "Compared: %s, one figure per process (docs/memory.md)\n", metric);
+		fprintf(out, "Compared: %s, one figure per process (docs/guides/memory.md)\n", metric);
 	print_row_list(cmp, out, "Not significant", row_plain_not_significant);
 	print_row_list(cmp, out, "Cannot be significant with the processes measured", row_unreachable);
 	print_row_list(cmp, out, "Not measured in every column (error, not applicable, or no latency)", row_unmeasured);

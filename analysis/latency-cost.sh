@@ -1,4 +1,4 @@
-# What --latency costs (docs/latency.md). A benchmark that prints figures, not a test:
+# What --latency costs (docs/guides/latency.md). A benchmark that prints figures, not a test:
 #   1. with --latency off, instructions per op of churn (callgrind, timed region only)
 #      by this build and by a build of REF, a commit from before --latency existed,
 #      and their difference in instructions per value: a difference of a few

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the memory timeline costs the measured threads (docs/memory.md). A
+# What the memory timeline costs the measured threads (docs/guides/memory.md). A
 # benchmark that prints figures, not a test: time per op of churn with the
 # timeline sampled every 10 ms and every 1 ms from outside the worker,
 # against runs with it off (--sample-ms 0) before and after, at 1 and 2

@@ -5,7 +5,7 @@
  * resident set at the end of the last run; from the worker's own reads,
  * what the allocator gave back after the workload freed everything (at
  * once, after the plugin's trim, after --settle-ms); and the page faults
- * per value. Medians over a cell's processes. docs/memory.md.
+ * per value. Medians over a cell's processes. docs/guides/memory.md.
  */
 #ifndef ALLOCLAB_MEMORY_REPORT_H
 #define ALLOCLAB_MEMORY_REPORT_H

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Do alloclab's times of a pyperf benchmark file agree with pyperf's own?
-# (docs/python.md). A benchmark that prints figures, not a test, for a
+# (docs/guides/python.md). A benchmark that prints figures, not a test, for a
 # machine where pyperf is installed (Debian 12 does not package it):
 #   PYTHON=python3 analysis/pyperf-agreement.sh BUILD_DIR OUTDIR FILE [ARG...]
 # pyperf runs FILE with its own processes (`FILE ARG... -o OUT/pyperf.json`),

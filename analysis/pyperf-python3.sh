@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # alloclab's times of pyperf benchmark files against the same files run by
-# Debian's python3.11 with a stand-in for pyperf's Runner (docs/python.md,
-# docs/pyperformance.md). A benchmark that prints figures, not a test, for
+# Debian's python3.11 with a stand-in for pyperf's Runner (docs/guides/python.md,
+# docs/guides/pyperformance.md). A benchmark that prints figures, not a test, for
 # a machine without pyperf (Debian 12 does not package it; with pyperf,
 # analysis/pyperf-agreement.sh compares with pyperf itself):
 #   analysis/pyperf-python3.sh BUILD_DIR OUTDIR FILE_OR_FOLDER...

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the python workload's embedded interpreter costs against CPython run
-# as `python3` (docs/python.md). A benchmark that prints figures, not a test:
+# as `python3` (docs/guides/python.md). A benchmark that prints figures, not a test:
 # each bundled benchmark's bench(loops) is timed four ways on this machine,
 # one after the other:
 #   python3.11   Debian's /usr/bin/python3.11 (libpython linked in statically)

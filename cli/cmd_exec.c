@@ -48,7 +48,7 @@ static const char usage[] =
 	"      --timeout SECONDS             kill the program (and what it started) after this long\n"
 	"                                    (default: none)\n"
 	"      --latency                     also time every allocator call of the program (its\n"
-	"                                    percentiles per op, on stderr; docs/latency.md)\n"
+	"                                    percentiles per op, on stderr; docs/guides/latency.md)\n"
 	"      --latency-every K             time every K-th call of each thread only\n"
 	"      --check / --no-check          put the plugin through 'alloclab check' first / not; by\n"
 	"                                    default a plugin given by path is checked (cached per build)\n" ALLOCLAB_MEMORY_LIMIT_HELP

@@ -24,7 +24,7 @@ static const char usage[] =
 	"Puts the shards of one plan (alloclab run --shard K/N) together into one results\n"
 	"file. Shards of another plan, another alloclab or given twice are refused; missing\n"
 	"or interrupted shards are named, with the command that measures them, and their\n"
-	"cells stay pending until a merge has every shard. docs/cluster.md.\n"
+	"cells stay pending until a merge has every shard. docs/guides/cluster.md.\n"
 	"\n"
 	"options:\n"
 	"  -o, --output FILE   the merged results (a results file there is replaced, any other file is not)\n"

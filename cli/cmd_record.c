@@ -1,7 +1,7 @@
 /*
  * `alloclab record -p PLUGIN -w WORKLOAD -o FILE`: runs the workload once,
  * in one worker process, with every call reaching the plugin written to an
- * allocation trace (framework/trace/recorder.h, docs/traces.md). FILE is under
+ * allocation trace (framework/trace/recorder.h, docs/guides/traces.md). FILE is under
  * the one output policy (output_path.h): checked before the workload
  * starts, and the trace is written to an unnamed file in its folder, handed
  * to the worker as a descriptor, and named FILE only when it is complete

@@ -29,10 +29,10 @@ static const char *const default_plugins[] = {
 	 * the plugins' default, gil, serialises every call. */
 	"obmalloc-radix:mode=per-thread", "obmalloc-bigpool:mode=per-thread",
 };
-/* Python: three benchmarks, values of 20 ms (docs/python.md), at one
+/* Python: three benchmarks, values of 20 ms (docs/guides/python.md), at one
  * thread (more interleave under the GIL: they do not scale, and they are
  * most of the suite's time); and the replay of one recorded at build time
- * (docs/traces.md), whose threads do run in parallel. */
+ * (docs/guides/traces.md), whose threads do run in parallel. */
 static const struct {
 	const char *spec;
 	unsigned max_threads; /* 0: every thread count */

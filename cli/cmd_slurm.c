@@ -3,7 +3,7 @@
  * Slurm job array, one task per shard (`alloclab run --shard K/N`), and a
  * merge (`alloclab merge`) submitted as a job that runs once every task
  * has succeeded; `alloclab slurm status DIR` follows it from the files the
- * tasks write (Slurm's accounting is often off). docs/cluster.md.
+ * tasks write (Slurm's accounting is often off). docs/guides/cluster.md.
  *
  * DIR, on a filesystem every node sees, gets:
  *   sweep.json        what was submitted (the one record `status` reads)

@@ -40,18 +40,18 @@ const struct alloclab_run_option alloclab_run_options[] = {
 	 "per op (4 KiB pages; ALLOCLAB_TLB=E1,W1,E2,W2 to override)", 0},
 	{'y', 0, "latency", NULL, NULL,
 	 "also time every allocator call: per-op percentiles (p50 to p99.99,\n"
-	 "max) and the slowest calls (docs/latency.md)", 0},
+	 "max) and the slowest calls (docs/guides/latency.md)", 0},
 	{'Y', 0, "latency-every", "K", NULL, "time every K-th call of each thread only (implies --latency)", 0},
 	{'m', 0, "sample-ms", "MS", NULL,
 	 "sample each worker's memory from outside it every MS ms\n"
-	 "(default 10; 0: not), with its steps (docs/memory.md)", 0},
+	 "(default 10; 0: not), with its steps (docs/guides/memory.md)", 0},
 	{'E', 0, "settle-ms", "MS", NULL,
 	 "after the last value (and the plugin's trim), wait MS ms and\n"
 	 "read what the worker holds again (default 0: not)", 0},
 	{'H', 0, "shard", "K/N", NULL,
 	 "measure only shard K of N of the plan: the process rounds r with\n"
 	 "r mod N = K-1, so every shard measures every cell; put the shards\n"
-	 "together with 'alloclab merge' (docs/cluster.md)", ALLOCLAB_RUN_OPTION_SHARD_OWNS},
+	 "together with 'alloclab merge' (docs/guides/cluster.md)", ALLOCLAB_RUN_OPTION_SHARD_OWNS},
 	{'D', 0, "dry-run", NULL, NULL,
 	 "plan only: probe the plugins, check every argument, print what\n"
 	 "would be measured; measure and write nothing", ALLOCLAB_RUN_OPTION_SHARD_OWNS},

@@ -6,7 +6,7 @@
  * (`alloclab exec` sets all of it up.) The library serves the C allocation
  * API from the plugin: malloc, free, calloc, realloc, reallocarray,
  * posix_memalign, aligned_alloc, memalign, valloc, pvalloc and
- * malloc_usable_size (docs/preload.md says what each does when the plugin
+ * malloc_usable_size (docs/guides/preload.md says what each does when the plugin
  * lacks the op it needs).
  *
  * Three sources of blocks, told apart at free:

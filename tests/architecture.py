@@ -1,5 +1,5 @@
 #!/usr/bin/python3.11
-"""The architecture as a test: the rules docs/architecture.md states,
+"""The architecture as a test: the rules docs/reference/architecture.md states,
 checked on the source tree.
 
   layers     a file includes only its own layer and the layers before it:

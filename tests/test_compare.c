@@ -219,7 +219,7 @@ Test(plot, writes_png_and_svg, .timeout = 60)
 	cmd_result_free(&r);
 }
 
-/* docs/comparing.md's A/B recipe: two builds of one plugin (the same descriptor
+/* docs/guides/comparing.md's A/B recipe: two builds of one plugin (the same descriptor
  * name) in one run, by path, then --plugins with their labels. */
 Test(compare, two_builds_of_one_plugin_in_one_run, .timeout = 120)
 {

@@ -1,5 +1,5 @@
 /*
- * The unicode workload: string sizes per layout against docs/string-layouts.md,
+ * The unicode workload: string sizes per layout against docs/background/string-layouts.md,
  * the benchmark's line format byte for byte, the cache-line arithmetic on
  * synthetic addresses, deterministic word lists, bad text files, and a run
  * through the command that prints the benchmark's lines and keeps every round.

@@ -6,7 +6,7 @@
  * is depth x batch x size; an allocator that cannot reuse, in the
  * producer, what the consumer freed grows past it ("blowup", Berger et
  * al., ASPLOS 2000). The figures are the memory section's: the resident
- * set's peak over what was live (docs/memory.md). One op is one block
+ * set's peak over what was live (docs/guides/memory.md). One op is one block
  * allocated and freed. Needs an even thread count and frees across
  * threads.
  */

@@ -10,7 +10,7 @@
  * What the allocator does with the holes decides the resident set: reused
  * for the new sizes, it stays near the first heap's; kept per size class,
  * it grows by what was freed. The figures are the memory section's
- * (docs/memory.md): resident over requested-live at the end of the run and
+ * (docs/guides/memory.md): resident over requested-live at the end of the run and
  * at the peak. The workload keeps its live counters as it goes, so the
  * timeline has what it holds at every sample. One op is one malloc or one
  * free.

@@ -11,7 +11,7 @@
  * python/embed.c: carried into Debian's python3.11 executable with the
  * worker (python/host.c, host=python3), or a module the worker opens
  * (host=embedded); either way only in the workers that run Python.
- * The benchmarks are python/bench/NAME.py, one each; docs/python.md says
+ * The benchmarks are python/bench/NAME.py, one each; docs/guides/python.md says
  * what they measure and how to write one.
  */
 #define _GNU_SOURCE 1

@@ -6,7 +6,7 @@
  * ordered by death). After about `lifetime` steps the population is
  * stable around `lifetime` objects; what the resident set does from then
  * on (stays, creeps, grows) is the figure: the memory timeline's
- * (docs/memory.md), with the live bytes beside it at every sample. One op
+ * (docs/guides/memory.md), with the live bytes beside it at every sample. One op
  * is one step (a malloc and, on average, one free). The population lives
  * on from value to value, as a server's does; finish frees it after the
  * last value.

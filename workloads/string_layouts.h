@@ -1,6 +1,6 @@
 /*
  * What a CPython string object allocates, per version and build, for n
- * characters (docs/string-layouts.md, LP64). The unicode workload
+ * characters (docs/background/string-layouts.md, LP64). The unicode workload
  * allocates exactly these blocks; the tests pin the formulas.
  *
  *   layout     bytes (one block)   unicode / str

@@ -1,5 +1,5 @@
 /*
- * trace: replays an allocation trace (`alloclab record`, docs/traces.md)
+ * trace: replays an allocation trace (`alloclab record`, docs/guides/traces.md)
  * against the plugin, each recorded thread on a thread of its own, in
  * parallel.
  *

@@ -1,6 +1,6 @@
 /*
  * unicode: the 2008 Unicode/Bytes allocation benchmark posted to python-dev
- * (docs/string-layouts.md), for any plugin, across CPython's string
+ * (docs/background/string-layouts.md), for any plugin, across CPython's string
  * layouts, in threads.
  *
  * A round allocates N words as string objects of the chosen layout, writes

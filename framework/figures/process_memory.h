@@ -2,7 +2,7 @@
  * A worker process's memory as figures: what `show` prints, `compare
  * --metric` tests and `plot` draws, computed in one place from what the
  * results file holds (its timeline, the resident sets the worker read
- * itself, and what the workload said it held). docs/memory.md gives the
+ * itself, and what the workload said it held). docs/guides/memory.md gives the
  * method.
  */
 #ifndef ALLOCLAB_PROCESS_MEMORY_H

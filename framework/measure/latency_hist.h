@@ -8,7 +8,7 @@
  * octave, so that a bucket is at most 1/64 of its lower bound wide and a
  * percentile read as the bucket's midpoint is within 0.8% of the true
  * time, from 8 ns to about 2 minutes (2^41 units; longer calls are counted
- * in the last bucket and their exact maximum kept). docs/latency.md.
+ * in the last bucket and their exact maximum kept). docs/guides/latency.md.
  *
  * A histogram counts the calls of one op kind; a `struct alloclab_latency`
  * is one value's (or one process's, merged) set of them with the slowest

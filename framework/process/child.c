@@ -226,8 +226,15 @@ static int prepare(struct supervised *s, unsigned sample_ms, char *err, size_t e
 		snprintf(err, err_len, "cannot make a scratch folder in %s: %s", alloclab_scratch_root(), strerror(errno));
 		return -1;
 	}
-	if (pipe2(s->fds, O_CLOEXEC) != 0 || pipe2(s->outs, O_CLOEXEC) != 0) {
+	if (pipe2(s->fds, O_CLOEXEC) != 0) {
 		snprintf(err, err_len, "cannot create a pipe: %s", strerror(errno));
+		alloclab_scratch_remove(s->scratch);
+		return -1;
+	}
+	if (pipe2(s->outs, O_CLOEXEC) != 0) {
+		snprintf(err, err_len, "cannot create a pipe: %s", strerror(errno));
+		close(s->fds[0]);
+		close(s->fds[1]);
 		alloclab_scratch_remove(s->scratch);
 		return -1;
 	}

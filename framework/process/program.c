@@ -161,15 +161,18 @@ struct program_env {
 static int plugin_environment(const struct alloclab_program *p, unsigned long hs_ino, struct program_env *e)
 {
 	char *common[4];
-	if (alloclab_preload_environment(p->plugin, p->plugin_options, p->gil, common) != 0 ||
-	    /* The pipe's identity with its number, so that a program
-	     * that reuses the number for something else is never
-	     * written to by the library in a child of it. */
-	    asprintf(&e->handshake, "ALLOCLAB_PRELOAD_HANDSHAKE=%d:%lu", ALLOCLAB_HANDSHAKE_FD, hs_ino) < 0) {
+	if (alloclab_preload_environment(p->plugin, p->plugin_options, p->gil, common) != 0)
+		return -1;
+	/* Taken over at once, so that whatever fails next frees them with
+	 * the rest (free_environment). */
+	e->preload = common[0], e->plugin = common[1], e->tunables = common[2];
+	/* The pipe's identity with its number, so that a program that reuses
+	 * the number for something else is never written to by the library
+	 * in a child of it. */
+	if (asprintf(&e->handshake, "ALLOCLAB_PRELOAD_HANDSHAKE=%d:%lu", ALLOCLAB_HANDSHAKE_FD, hs_ino) < 0) {
 		e->handshake = NULL;
 		return -1;
 	}
-	e->preload = common[0], e->plugin = common[1], e->tunables = common[2];
 	e->set[e->nset++] = e->preload;
 	e->set[e->nset++] = e->plugin;
 	e->set[e->nset++] = e->handshake;
@@ -254,7 +257,8 @@ static _Noreturn void exec_program(const struct program_run *run, char **env)
 		_exit(126);
 	}
 	if (!p->pass_through) {
-		int in = open(p->stdin_path ? p->stdin_path : "/dev/null", O_RDONLY);
+		/* Close-on-exec: the program gets it as its stdin only. */
+		int in = open(p->stdin_path ? p->stdin_path : "/dev/null", O_RDONLY | O_CLOEXEC);
 		if (in < 0 || dup2(in, 0) < 0 || dup2(run->out_pipe[1], 1) < 0 || dup2(run->err_pipe[1], 2) < 0)
 			_exit(126);
 	}

@@ -73,8 +73,8 @@ static int check_shard(const struct alloclab_results *first, const char *first_f
 }
 
 /* A copy of process p of a cell of `threads`, carrying its host. */
-static int copy_process(const struct alloclab_process *p, const struct alloclab_cell *c,
-			const struct alloclab_results *from, struct alloclab_process *out, char *err, size_t err_len)
+static void copy_process(const struct alloclab_process *p, const struct alloclab_cell *c,
+			 const struct alloclab_results *from, struct alloclab_process *out)
 {
 	alloclab_process_copy(p, c->threads, out);
 	if (out->host == NULL) {
@@ -82,7 +82,6 @@ static int copy_process(const struct alloclab_process *p, const struct alloclab_
 		out->host_cpu_model = strdup(meta_text(from, "cpu_model"));
 		out->host_kernel = strdup(meta_text(from, "kernel"));
 	}
-	return 0;
 }
 
 static int cmp_process(const void *a, const void *b)
@@ -149,8 +148,7 @@ static int merge_cell(struct alloclab_results *m, struct alloclab_results *const
 		char msg[ALLOCLAB_ERR_LEN + 64];
 		for (unsigned p = 0; p < sc->nprocs; p++) {
 			struct alloclab_process copy;
-			if (copy_process(&sc->procs[p], sc, shards[i], &copy, err, err_len) != 0)
-				return -1;
+			copy_process(&sc->procs[p], sc, shards[i], &copy);
 			alloclab_cell_add_process(mc, &copy);
 		}
 		if (sc->status == ALLOCLAB_CELL_ERROR || sc->status == ALLOCLAB_CELL_NOT_APPLICABLE) {

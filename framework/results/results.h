@@ -2,7 +2,7 @@
  * The results of a run: the in-memory model, and the one module that turns
  * it into a results file and a results file back into it.
  *
- * Glossary (docs/results-format.md has the file's fields):
+ * Glossary (docs/reference/results-format.md has the file's fields):
  *   run       one `alloclab run`: metadata, config, plugins, cells
  *   cell      plugin x workload (with parameters) x threads (x cache-aligned)
  *   process   one worker process's measurement of a cell (a "run" in JSON)

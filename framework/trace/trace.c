@@ -1,5 +1,5 @@
 /*
- * The trace format's writer and reader. See trace.h, and docs/traces.md
+ * The trace format's writer and reader. See trace.h, and docs/guides/traces.md
  * for the layout this file is the one owner of.
  */
 #define _GNU_SOURCE 1

@@ -1,6 +1,6 @@
 /*
  * Allocation traces: the file format's one owner, writer and reader
- * (docs/traces.md describes the format byte by byte).
+ * (docs/guides/traces.md describes the format byte by byte).
  *
  * A trace is the stream of allocator calls each thread of a recorded run
  * made: per thread, in its order. Objects are named by identities, never

@@ -3,7 +3,7 @@
  * builds it (radix tree, 1 MiB arenas, 16 KiB pools): the reference the
  * obmalloc-* plugins are measured against. It calls PyObject_Malloc,
  * PyObject_Calloc, PyObject_Realloc and PyObject_Free, which work without
- * initialising the interpreter (docs/obmalloc.md).
+ * initialising the interpreter (docs/background/obmalloc.md).
  *
  * obmalloc keeps its state in libpython's globals and is not thread-safe,
  * so the plugin declares no thread-safety and the host runs it with one

@@ -2,7 +2,7 @@
  * jemalloc: Debian's libjemalloc2 (5.3).
  *
  * Which API. Measured here in a churn loop: malloc/free about 13 ns per pair,
- * mallocx/dallocx about 19 ns (docs/platform.md), because the
+ * mallocx/dallocx about 19 ns (docs/background/platform.md), because the
  * standard entry points have a dedicated fast path and the extended ones
  * decode flags first. So the default, api=std, calls jemalloc's own
  * malloc/free; api=ext selects mallocx/dallocx for comparison.

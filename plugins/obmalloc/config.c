@@ -28,7 +28,7 @@ static const struct preset presets[] = {
 };
 
 const char obm_options_help[] =
-	"preset=classic|py310|table-16m-4k|table-64m-16k: arena/pool sizes (default py310; docs/obmalloc.md)\n"
+	"preset=classic|py310|table-16m-4k|table-64m-16k: arena/pool sizes (default py310; docs/background/obmalloc.md)\n"
 	"arena=SIZE: arena size, a power of two, 64K..1G (overrides the preset)\n"
 	"pool=SIZE: pool size, a power of two, 4K..arena (overrides the preset)\n"
 	"mode=none|gil|per-thread: no locking (1 thread), one global lock, or a state per thread (default gil)\n"

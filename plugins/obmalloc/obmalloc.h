@@ -1,6 +1,6 @@
 /*
  * obmalloc: CPython's small-object allocator, rebuilt from its description
- * in docs/obmalloc.md as two alloclab plugins that share this core:
+ * in docs/background/obmalloc.md as two alloclab plugins that share this core:
  *
  *   obmalloc-radix    ownership decided by a radix tree over arena addresses
  *                     (CPython 3.10+, 64-bit key layout of 3.11+): radix.c

@@ -1,7 +1,7 @@
 /*
  * The python workload's interpreter: Debian's libpython3.11 embedded in the
  * worker, with the plugin as CPython's allocator. See embed.h and
- * docs/python.md.
+ * docs/guides/python.md.
  *
  * One interpreter per worker process, started by thread 0's first prepare
  * (on the process's main thread for ABI 2 plugins) and finalized by thread

@@ -6,7 +6,7 @@
  *
  * Why: Debian builds the python3.11 executable apart from
  * libpython3.11.so, and the executable is the faster build (9 to 34% on
- * the bundled benchmarks, docs/python.md). Embedding the shared library
+ * the bundled benchmarks, docs/guides/python.md). Embedding the shared library
  * measured every plugin on the slower interpreter; inside the executable
  * alloclab runs the interpreter pyperf runs.
  *

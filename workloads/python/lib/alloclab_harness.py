@@ -10,7 +10,7 @@ inside the timed call except what the benchmark's own function does.
 
 kind:
   bundled  a file of workloads/python/bench: defines bench(loops)
-  script   a user's file: defines bench(loops) (see docs/python.md)
+  script   a user's file: defines bench(loops) (see docs/guides/python.md)
   pyperf   a file written for pyperf: run as __main__ with its own command
            line (args) and this folder's pyperf module, which records what
            it asks Runner to measure; `task` picks the one measured
