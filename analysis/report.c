@@ -5,6 +5,7 @@
 #include "figures/confidence.h"
 #include "latency_report.h"
 #include "memory_report.h"
+#include "pair_report.h"
 #include "measure/placement.h"
 #include "registry.h"
 #include "figures/summary.h"
@@ -342,9 +343,35 @@ static void print_machine_note(const struct alloclab_results *r, FILE *out)
 	}
 }
 
+/* The 95% interval's half-width of a cell's level, in percent of it: over
+ * its processes' means (a process is the unit that varies on a shared
+ * machine; values within one vary far less). "-" below two processes. */
+static const char *precision_text(const struct alloclab_cell *c, char *out, size_t len)
+{
+	size_t n;
+	double *m = alloclab_cell_process_means(c, &n);
+	if (n >= 2)
+		snprintf(out, len, "%.1f%%", alloclab_ci_half_width_percent(m, n));
+	else
+		snprintf(out, len, "-");
+	free(m);
+	return out;
+}
+
 void alloclab_report_print(const struct alloclab_results *r, FILE *out, int workload_reports)
 {
 	int pw = label_width(r), ww = 8;
+
+	if (r->facts.npair) {
+		alloclab_pair_report(r, out);
+		if (!workload_reports) {
+			/* The default suite: the ratios lead; the raw times are
+			 * show's. */
+			print_machine_note(r, out);
+			return;
+		}
+		fputc('\n', out);
+	}
 
 	for (unsigned i = 0; i < r->ncells; i++) {
 		if ((int)strlen(r->cells[i].workload) > ww)
@@ -369,7 +396,7 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 		print_wrapped(out, ww + 3, ww + 3, 100, ",", common);
 	}
 	fprintf(out, "%s%-*s  %-*s %7s %10s %7s %9s %10s  %s\n", r->ncells ? "\n" : "", pw, "plugin", ww, "workload",
-		"threads", instructions ? "instr/op" : "ns/op", "±%", instructions ? "-" : "Mops/s", "peak RSS",
+		"threads", instructions ? "instr/op" : "ns/op", "±95%", instructions ? "-" : "Mops/s", "peak RSS",
 		"parameters / status");
 	for (unsigned i = 0; i < r->ncells; i++) {
 		const struct alloclab_cell *c = &r->cells[i];
@@ -404,9 +431,8 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 			fprintf(out, "%10s %7s %9s %10s  not measured (interrupted)\n", "-", "-", "-", "-");
 		else {
 			const char *partial = c->status == ALLOCLAB_CELL_OK ? "" : " (partial: interrupted)";
-			char spread[16] = "-"; /* one value has no spread: "-", not a reassuring 0% */
-			if (n >= 2)
-				snprintf(spread, sizeof spread, "%.1f%%", 100.0 * s.stdev / s.mean);
+			char spread[16];
+			precision_text(c, spread, sizeof spread);
 			fprintf(out, "%10s %7s %9s %6.1f MiB%s%s%s\n", value_text(c, s.median, value, sizeof value), spread,
 				mops_text(c, s.median, mops, sizeof mops), (double)alloclab_cell_peak_rss_kib(c) / 1024.0,
 				params[0] || partial[0] ? "  " : "", params, partial);

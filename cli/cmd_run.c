@@ -140,6 +140,9 @@ static int apply_words_file(const char *path, struct alloclab_run_config *cfg)
 
 static void free_plugin_args(struct alloclab_run_config *cfg)
 {
+	for (unsigned i = 0; i < cfg->npair; i++)
+		free((char *)cfg->pair[i]);
+	cfg->npair = 0;
 	for (unsigned i = 0; i < cfg->nplugins; i++) {
 		free(cfg->plugins[i].spec);
 		free(cfg->plugins[i].options);
@@ -152,7 +155,39 @@ static void free_plugin_args(struct alloclab_run_config *cfg)
 struct run_args {
 	double timeout;
 	const char *words_file;
+	int slice_set;
 };
+
+/* The paired slice's default: at 20,000 operations a slice, the ratio of
+ * two plugins in one process is steady to a fraction of a percent, where
+ * whole values of a million operations left 6% (docs/guides/paired.md). */
+#define DEFAULT_SLICE_OPS 20000
+
+/* --pair A,B[,C...]: labels of the run's plugins (checked against them
+ * once they are labelled), none twice, at least two. */
+static int parse_pair(const char *text, struct alloclab_run_config *cfg)
+{
+	char *copy = strdup(text);
+	int rc = 0;
+
+	cfg->paired = 1;
+	cfg->npair = 0;
+	for (char *cursor = copy, *item; rc == 0 && (item = strsep(&cursor, ",")) != NULL;) {
+		if (*item == '\0')
+			rc = alloclab_usage_error("run", "--pair '%s' has an empty entry", text);
+		else if (cfg->npair == ALLOCLAB_MAX_PAIR)
+			rc = alloclab_usage_error("run", "--pair: at most %d plugins side by side", ALLOCLAB_MAX_PAIR);
+		for (unsigned k = 0; rc == 0 && k < cfg->npair; k++)
+			if (strcmp(cfg->pair[k], item) == 0)
+				rc = alloclab_usage_error("run", "--pair names '%s' twice", item);
+		if (rc == 0)
+			cfg->pair[cfg->npair++] = strdup(item);
+	}
+	if (rc == 0 && cfg->npair < 2)
+		rc = alloclab_usage_error("run", "--pair '%s' names one plugin: a comparison needs two or more", text);
+	free(copy);
+	return rc;
+}
 
 /* One option into cfg (or a). 0, or the exit status of a bad one. */
 static int take_option(int opt, char **argv, struct alloclab_run_config *cfg, struct run_args *a)
@@ -219,6 +254,9 @@ static int take_option(int opt, char **argv, struct alloclab_run_config *cfg, st
 		break;
 	}
 	case 'D': cfg->dry_run = 1; break;
+	case 'R': cfg->paired = 1; break;
+	case 'G': rc = parse_pair(optarg, cfg); break;
+	case 'Z': rc = alloclab_parse_whole("run", "--slice-ops", optarg, 0, 1000000000, &cfg->slice_ops), a->slice_set = 1; break;
 	case 'm': rc = alloclab_parse_count("run", "--sample-ms", optarg, 0, 60000, &cfg->sample_ms); break;
 	case 'E': rc = alloclab_parse_count("run", "--settle-ms", optarg, 0, 600000, &cfg->settle_ms); break;
 	case 'C': cfg->check = ALLOCLAB_CHECK_ALL; break;
@@ -235,7 +273,7 @@ static int take_option(int opt, char **argv, struct alloclab_run_config *cfg, st
 
 /* What the options ask for together, and the arguments left over. 0, or
  * the exit status. */
-static int check_options(int argc, char **argv, const struct alloclab_run_config *cfg)
+static int check_options(int argc, char **argv, const struct alloclab_run_config *cfg, const struct run_args *a)
 {
 	if (optind < argc)
 		return alloclab_usage_error("run", "unexpected argument '%s'", argv[optind]);
@@ -246,6 +284,14 @@ static int check_options(int argc, char **argv, const struct alloclab_run_config
 		return alloclab_usage_error("run", "--latency times each call: it goes with --measure time only");
 	if (cfg->output && cfg->output[0] == '\0')
 		return alloclab_usage_error("run", "--output needs a file name");
+	if (!cfg->paired && a->slice_set)
+		return alloclab_usage_error("run", "--slice-ops is paired mode's: give --paired or --pair too");
+	if (cfg->paired && cfg->measure != ALLOCLAB_MEASURE_TIME)
+		return alloclab_usage_error("run", "--paired measures time: instruction and simulated counts are the same "
+						   "in every process, and need no pairing");
+	if (cfg->paired && (cfg->latency || cfg->cache_align != ALLOCLAB_ALIGN_OFF))
+		return alloclab_usage_error("run", "--paired goes without %s (a process-wide wrapper cannot serve two "
+						   "plugins)", cfg->latency ? "--latency" : "--cache-align");
 	return 0;
 }
 
@@ -255,6 +301,9 @@ static int add_defaults(struct alloclab_run_config *cfg)
 {
 	int rc;
 
+	if (cfg->nplugins == 0 && cfg->nworkloads == 0 && cfg->measure == ALLOCLAB_MEASURE_TIME && !cfg->latency &&
+	    cfg->cache_align == ALLOCLAB_ALIGN_OFF)
+		cfg->paired = 1; /* the default suite: every allocator against glibc, side by side */
 	if (cfg->nplugins == 0)
 		for (size_t i = 0; i < sizeof default_plugins / sizeof *default_plugins; i++)
 			add_plugin(default_plugins[i], cfg);
@@ -276,7 +325,7 @@ int alloclab_cmd_run(int argc, char **argv)
 	struct option longopts[ALLOCLAB_RUN_OPTIONS_MAX];
 	char shortopts[2 * ALLOCLAB_RUN_OPTIONS_MAX];
 	static struct alloclab_run_config cfg;
-	struct run_args a = {.timeout = 120, .words_file = NULL};
+	struct run_args a = {.timeout = 120, .words_file = NULL, .slice_set = 0};
 	char **full_argv;
 	int opt, rc = 0;
 
@@ -286,6 +335,7 @@ int alloclab_cmd_run(int argc, char **argv)
 	cfg.values = 3;
 	cfg.warmups = 1;
 	cfg.sample_ms = 10;
+	cfg.slice_ops = DEFAULT_SLICE_OPS;
 	alloclab_run_options_getopt(longopts, shortopts, sizeof shortopts);
 	opterr = 0;
 	while (rc == 0 && (opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -299,7 +349,7 @@ int alloclab_cmd_run(int argc, char **argv)
 		rc = take_option(opt, argv, &cfg, &a);
 	}
 	if (rc == 0)
-		rc = check_options(argc, argv, &cfg);
+		rc = check_options(argc, argv, &cfg, &a);
 	if (rc == 0)
 		rc = add_defaults(&cfg);
 	if (rc == 0 && a.words_file)

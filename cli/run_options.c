@@ -48,6 +48,14 @@ const struct alloclab_run_option alloclab_run_options[] = {
 	{'E', 0, "settle-ms", "MS", NULL,
 	 "after the last value (and the plugin's trim), wait MS ms and\n"
 	 "read what the worker holds again (default 0: not)", 0},
+	{'R', 0, "paired", NULL, NULL,
+	 "measure the run's plugins side by side in each worker process, in\n"
+	 "alternating slices, and compare each with the first by the ratio of\n"
+	 "their times in the same processes (docs/guides/paired.md)", 0},
+	{'G', 0, "pair", "A,B[,C...]", NULL,
+	 "as --paired, for these of the run's plugins (by label), against A", 0},
+	{'Z', 0, "slice-ops", "N", NULL,
+	 "paired: operations a slice (default 20000; 0: alternate whole values)", 0},
 	{'H', 0, "shard", "K/N", NULL,
 	 "measure only shard K of N of the plan: the process rounds r with\n"
 	 "r mod N = K-1, so every shard measures every cell; put the shards\n"

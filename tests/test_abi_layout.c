@@ -174,7 +174,8 @@ Test(abi_layout, the_workload_interface)
 		FIELD(struct alloclab_workload_thread, process_report, 144, 8),
 		FIELD(struct alloclab_workload_thread, own_ns, 152, 8),
 		FIELD(struct alloclab_workload_thread, live, 160, 8),
+		FIELD(struct alloclab_workload_thread, slicer, 168, 8),
 	};
 	expect_layout("struct alloclab_workload_thread", t, sizeof t / sizeof *t, sizeof(struct alloclab_workload_thread),
-		      168);
+		      176);
 }

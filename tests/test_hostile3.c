@@ -185,8 +185,8 @@ Test(hostile3, a_results_file_whose_version_is_not_its_layout_is_refused)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cmd_result_free(&r);
 	snprintf(path, sizeof path, "%s/r.json", dir);
-	char *text = read_file(path), *at = strstr(text, "\"format_version\":2");
-	cr_assert(at, "no format_version 2 in %s", text);
+	char *text = read_file(path), *at = strstr(text, "\"format_version\":3");
+	cr_assert(at, "no format_version 3 in %s", text);
 	at[strlen("\"format_version\":")] = '1';
 	FILE *f = fopen(path, "w");
 	fputs(text, f);

@@ -97,13 +97,16 @@ static int churn_prepare(struct alloclab_workload_thread *t, char *err, size_t e
 	return 0;
 }
 
-/* The timed loop, made twice: through the plugin's ops, or through the
- * allocator's own entry points when the plugin hands them out (direct), so
- * that an op then costs what a program's call costs. Returns the
- * replacements made (fewer than ops when malloc returned NULL). */
-static inline __attribute__((always_inline)) uint64_t churn_loop(struct churn_state *s,
+/* The timed loop, made four times: through the plugin's ops, or through
+ * the allocator's own entry points when the plugin hands them out
+ * (direct), so that an op then costs what a program's call costs; and
+ * with a slice point after every op for paired mode (sliced), or without
+ * it. Returns the replacements made (fewer than ops when malloc returned
+ * NULL). */
+static inline __attribute__((always_inline)) uint64_t churn_loop(struct alloclab_workload_thread *t,
+								 struct churn_state *s,
 								 const struct alloclab_allocator *a, uint64_t ops,
-								 int direct)
+								 int direct, int sliced)
 {
 	/* What the loop computes with is copied into locals: the ops are
 	 * opaque calls, after which the compiler must assume any memory
@@ -135,6 +138,11 @@ static inline __attribute__((always_inline)) uint64_t churn_loop(struct churn_st
 		if (block == NULL)
 			break;
 		touch(block, size);
+		if (sliced) {
+			/* The other plugins may run here: what the loop keeps in
+			 * locals is its own (its slots, its random numbers). */
+			alloclab_slice_point(t);
+		}
 	}
 	s->rng = rng;
 	return i;
@@ -147,10 +155,12 @@ static void churn_run(struct alloclab_workload_thread *t)
 	uint64_t done;
 
 	s->rng_at_run = s->rng;
-	if (t->alloc->direct_malloc)
-		done = churn_loop(s, t->alloc, ops, 1);
+	if (t->slicer)
+		done = t->alloc->direct_malloc ? churn_loop(t, s, t->alloc, ops, 1, 1) : churn_loop(t, s, t->alloc, ops, 0, 1);
+	else if (t->alloc->direct_malloc)
+		done = churn_loop(t, s, t->alloc, ops, 1, 0);
 	else
-		done = churn_loop(s, t->alloc, ops, 0);
+		done = churn_loop(t, s, t->alloc, ops, 0, 0);
 	if (done < ops)
 		t->error = "churn: malloc returned NULL";
 	s->ran_ops = done;
@@ -222,6 +232,7 @@ const struct alloclab_workload alloclab_workload_churn = {
 	.unit_op = "free+malloc",
 	.params = churn_params,
 	.nparams = sizeof churn_params / sizeof churn_params[0],
+	.flags = ALLOCLAB_WORKLOAD_SLICES,
 	.check_params = churn_check,
 	.prepare = churn_prepare,
 	.run = churn_run,

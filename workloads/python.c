@@ -665,7 +665,7 @@ const struct alloclab_workload alloclab_workload_python = {
 	.nparams = sizeof python_params / sizeof python_params[0],
 	/* CPython reallocs; with threads the cyclic collector and shared
 	 * objects free what another thread allocated. */
-	.flags = ALLOCLAB_WORKLOAD_NEEDS_REALLOC | ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE_IN_THREADS |
+	.flags = ALLOCLAB_WORKLOAD_ONE_ALLOCATOR | ALLOCLAB_WORKLOAD_NEEDS_REALLOC | ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE_IN_THREADS |
 		 /* greenlet (which SQLAlchemy imports) reads its thread state,
 		  * in the plugin's memory, in a TLS destructor at exit. */
 		 ALLOCLAB_WORKLOAD_KEEP_INSTANCE,

@@ -3,14 +3,12 @@
 
 #include <math.h>
 
-/* Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom;
- * beyond, 2.0 is within 2% of the truth and errs on the wide side. */
-static double t95(size_t df)
+double alloclab_t95(unsigned df)
 {
 	static const double q[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
 				   2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
 				   2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-	return df <= 30 ? q[df - 1] : 2.0;
+	return df == 0 ? INFINITY : df <= 30 ? q[df - 1] : 2.0;
 }
 
 double alloclab_ci_half_width_percent(const double *x, size_t n)
@@ -25,5 +23,5 @@ double alloclab_ci_half_width_percent(const double *x, size_t n)
 	for (size_t i = 0; i < n; i++)
 		sq += (x[i] - mean) * (x[i] - mean);
 	var = sq / (double)(n - 1);
-	return mean > 0 ? 100 * t95(n - 1) * sqrt(var / (double)n) / mean : 1e9;
+	return mean > 0 ? 100 * alloclab_t95((unsigned)(n - 1)) * sqrt(var / (double)n) / mean : 1e9;
 }

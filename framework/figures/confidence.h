@@ -12,4 +12,9 @@
  * or the mean is not positive. */
 double alloclab_ci_half_width_percent(const double *x, size_t n);
 
+/* The two-sided 95% quantile of Student's t with df degrees of freedom
+ * (tabled to 30; beyond, 2.0, within 2% of the truth and on the wide
+ * side; infinite for 0). */
+double alloclab_t95(unsigned df);
+
 #endif

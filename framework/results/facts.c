@@ -155,6 +155,24 @@ void alloclab_results_set_shard(struct alloclab_results *r, unsigned index, unsi
 	r->facts.shard_plan = strdup(plan);
 }
 
+void alloclab_results_set_paired(struct alloclab_results *r, const char *const *labels, unsigned n, uint64_t slice_ops)
+{
+	struct alloclab_run_facts *f = &r->facts;
+	json_t *a = json_array();
+
+	for (unsigned i = 0; i < f->npair; i++)
+		free(f->pair_plugins[i]);
+	free(f->pair_plugins);
+	f->pair_plugins = calloc(n + 1, sizeof *f->pair_plugins);
+	for (unsigned i = 0; i < n; i++) {
+		f->pair_plugins[i] = strdup(labels[i]);
+		json_array_append_new(a, alloclab_json_text(labels[i]));
+	}
+	f->npair = n;
+	f->slice_ops = slice_ops;
+	json_object_set_new(r->config, K_PAIRED, json_pack("{s:o,s:I}", K_PAIR_PLUGINS, a, K_SLICE_OPS, (json_int_t)slice_ops));
+}
+
 void alloclab_results_set_cache_simulated(struct alloclab_results *r, const char *geometry)
 {
 	json_object_set_new(r->metadata, K_CACHE_SIMULATED, alloclab_json_text(geometry));
@@ -208,6 +226,37 @@ int alloclab_results_read_shard(const struct alloclab_results_reader *rd, struct
 	return 0;
 }
 
+/* config.paired: the group's labels (checked against the plugins once
+ * they are read, alloclab_results_check_pairs) and the slice. */
+static int read_paired(const struct alloclab_results_reader *rd, struct alloclab_results *r)
+{
+	struct alloclab_run_facts *f = &r->facts;
+	json_t *pr = json_object_get(r->config, K_PAIRED), *labels, *x;
+	size_t i;
+
+	if (pr == NULL)
+		return 0;
+	if (!json_is_object(pr))
+		return alloclab_results_bad(rd, K_CONFIG, K_PAIRED, "is %s, not an object", alloclab_json_type_name(pr));
+	if (alloclab_results_get_array(rd, pr, K_CONFIG "." K_PAIRED, K_PAIR_PLUGINS, 1, 16, &labels) != 0 ||
+	    alloclab_results_get_uint(rd, pr, K_CONFIG "." K_PAIRED, K_SLICE_OPS, 1, 0, 1000000000, &f->slice_ops) != 0)
+		return -1;
+	if (json_array_size(labels) < 2)
+		return alloclab_results_bad(rd, K_CONFIG "." K_PAIRED, K_PAIR_PLUGINS, "names fewer than two plugins");
+	f->pair_plugins = calloc(json_array_size(labels), sizeof *f->pair_plugins);
+	json_array_foreach(labels, i, x)
+	{
+		if (!json_is_string(x) || json_string_length(x) == 0 || strlen(json_string_value(x)) != json_string_length(x))
+			return alloclab_results_bad(rd, K_CONFIG "." K_PAIRED, K_PAIR_PLUGINS, "entry %zu is not a plugin label", i);
+		for (unsigned k = 0; k < f->npair; k++)
+			if (strcmp(f->pair_plugins[k], json_string_value(x)) == 0)
+				return alloclab_results_bad(rd, K_CONFIG "." K_PAIRED, K_PAIR_PLUGINS, "names '%.64s' twice",
+							    json_string_value(x));
+		f->pair_plugins[f->npair++] = strdup(json_string_value(x));
+	}
+	return 0;
+}
+
 int alloclab_results_read_facts(const struct alloclab_results_reader *rd, struct alloclab_results *r)
 {
 	struct alloclab_run_facts *f = &r->facts;
@@ -219,6 +268,9 @@ int alloclab_results_read_facts(const struct alloclab_results_reader *rd, struct
 	free(f->cpu_model);
 	free(f->shard_plan);
 	free(f->cell_processes);
+	for (unsigned i = 0; i < f->npair; i++)
+		free(f->pair_plugins[i]);
+	free(f->pair_plugins);
 	memset(f, 0, sizeof *f);
 	f->load_start = f->load_end = -1;
 	if (alloclab_results_get_string(rd, r->metadata, K_METADATA, K_CPU_MODEL, 0, &f->cpu_model) != 0)
@@ -234,6 +286,8 @@ int alloclab_results_read_facts(const struct alloclab_results_reader *rd, struct
 		json_t *m = json_object_get(r->config, K_MEASURE);
 		f->tlb_simulated = json_is_string(m) && strcmp(json_string_value(m), "tlb") == 0;
 	}
+	if (read_paired(rd, r) != 0)
+		return -1;
 	if (a == NULL)
 		return 0;
 	if (!json_is_object(a))

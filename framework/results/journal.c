@@ -66,23 +66,12 @@ struct alloclab_journal *alloclab_journal_open(const char *results_path, char *e
 	return j;
 }
 
-int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned threads, const char *metric,
-			    const struct alloclab_process *p, enum alloclab_cell_status status, const char *message,
-			    const struct alloclab_memory_timeline *failed_memory, char *err, size_t err_len)
+/* Writes one line and syncs it. 0, or -1 with err. */
+static int write_line(struct alloclab_journal *j, json_t *line, char *err, size_t err_len)
 {
-	json_t *line = json_pack("{s:i,s:s}", K_CELL, (int)cell, K_STATUS, alloclab_results_status_name(status));
-	char *text;
-	size_t len, off = 0;
+	char *text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	size_t len = strlen(text), off = 0;
 
-	if (p)
-		json_object_set_new(line, K_PROCESS, alloclab_process_to_json(p, threads, metric));
-	if (message)
-		json_object_set_new(line, K_ERROR, alloclab_json_text(message));
-	if (failed_memory)
-		json_object_set_new(line, K_FAILED_MEMORY, alloclab_results_timeline_json(failed_memory));
-	text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(17));
-	json_decref(line);
-	len = strlen(text);
 	text = realloc(text, len + 2);
 	text[len++] = '\n';
 	while (off < len) {
@@ -104,6 +93,40 @@ int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned 
 	return 0;
 }
 
+int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned threads, const char *metric,
+			    const struct alloclab_process *p, enum alloclab_cell_status status, const char *message,
+			    const struct alloclab_memory_timeline *failed_memory, char *err, size_t err_len)
+{
+	json_t *line = json_pack("{s:i,s:s}", K_CELL, (int)cell, K_STATUS, alloclab_results_status_name(status));
+
+	if (p)
+		json_object_set_new(line, K_PROCESS, alloclab_process_to_json(p, threads, metric));
+	if (message)
+		json_object_set_new(line, K_ERROR, alloclab_json_text(message));
+	if (failed_memory)
+		json_object_set_new(line, K_FAILED_MEMORY, alloclab_results_timeline_json(failed_memory));
+	int rc = write_line(j, line, err, err_len);
+	json_decref(line);
+	return rc;
+}
+
+int alloclab_journal_append_group(struct alloclab_journal *j, unsigned n, const unsigned *cells,
+				  const struct alloclab_cell *const *cell_of, const struct alloclab_process *const *procs,
+				  char *err, size_t err_len)
+{
+	json_t *group = json_array();
+	for (unsigned k = 0; k < n; k++) {
+		const struct alloclab_cell *c = cell_of[k];
+		json_array_append_new(group, json_pack("{s:i,s:s,s:o}", K_CELL, (int)cells[k], K_STATUS,
+						       alloclab_results_status_name(c->status), K_PROCESS,
+						       alloclab_process_to_json(procs[k], c->threads, c->metric)));
+	}
+	json_t *line = json_pack("{s:o}", K_GROUP, group);
+	int rc = write_line(j, line, err, err_len);
+	json_decref(line);
+	return rc;
+}
+
 void alloclab_journal_close(struct alloclab_journal *j, int remove)
 {
 	if (j == NULL)
@@ -115,6 +138,108 @@ void alloclab_journal_close(struct alloclab_journal *j, int remove)
 	free(j);
 }
 
+
+/* One cell's change as a journal line gives it, read and checked but not
+ * yet applied. */
+struct entry {
+	struct alloclab_cell *cell;
+	enum alloclab_cell_status status;
+	char *message;
+	int has_process;
+	struct alloclab_process process;
+	struct alloclab_memory_timeline *failed_memory;
+};
+
+static void entry_clear(struct entry *e)
+{
+	free(e->message);
+	if (e->has_process)
+		alloclab_process_clear(&e->process);
+	alloclab_memory_timeline_free(e->failed_memory);
+	memset(e, 0, sizeof *e);
+}
+
+/* Reads one {cell, status, [error], [process], [failed_memory]} object.
+ * A line the runner cannot have written is refused as a cut one is: a
+ * failure or "not applicable" says why, a cell that is not applicable has
+ * no measurement and one that is ok has one; the others carry no message.
+ * 0, or -1. */
+static int read_entry(struct alloclab_results *r, const struct alloclab_results_reader *jr, const json_t *obj,
+		      struct entry *e)
+{
+	uint64_t cell = 0;
+	char *status = NULL;
+	const char *where = "line";
+
+	memset(e, 0, sizeof *e);
+	if (!json_is_object(obj) || r->ncells == 0 ||
+	    alloclab_results_get_uint(jr, obj, where, K_CELL, 1, 0, r->ncells - 1, &cell) != 0 ||
+	    alloclab_results_get_string(jr, obj, where, K_STATUS, 1, &status) != 0 ||
+	    alloclab_results_parse_status(status, &e->status) != 0 ||
+	    alloclab_results_get_string(jr, obj, where, K_ERROR, 0, &e->message) != 0) {
+		free(status);
+		return -1;
+	}
+	free(status);
+	e->cell = &r->cells[cell];
+	const json_t *proc = json_object_get(obj, K_PROCESS);
+	int says_why = e->status == ALLOCLAB_CELL_ERROR || e->status == ALLOCLAB_CELL_NOT_APPLICABLE;
+	if ((says_why && e->message == NULL) ||
+	    (e->status == ALLOCLAB_CELL_NOT_APPLICABLE && (proc || e->cell->nprocs)) ||
+	    (e->status == ALLOCLAB_CELL_OK && proc == NULL && e->cell->nprocs == 0) ||
+	    (json_object_get(obj, K_FAILED_MEMORY) && e->status != ALLOCLAB_CELL_ERROR))
+		return -1;
+	if (!says_why) {
+		free(e->message);
+		e->message = NULL;
+	}
+	if (proc) {
+		e->has_process = 1;
+		if (alloclab_results_read_process(jr, proc, where, e->cell->workload, e->cell->threads, e->cell->metric,
+						  &e->process) != 0)
+			return -1;
+	}
+	return alloclab_results_read_timeline(jr, obj, where, K_FAILED_MEMORY, &e->failed_memory);
+}
+
+static void apply_entry(struct entry *e)
+{
+	if (e->has_process) {
+		alloclab_cell_add_process(e->cell, &e->process);
+		e->has_process = 0;
+	}
+	if (e->failed_memory) {
+		alloclab_memory_timeline_free(e->cell->failed_memory);
+		e->cell->failed_memory = e->failed_memory;
+		e->failed_memory = NULL;
+	}
+	alloclab_cell_set_status(e->cell, e->status, e->message);
+}
+
+/* One line: a cell's change, or a paired worker's ({"group": [...]}),
+ * whose changes are applied all together or not at all. 0, or -1: the
+ * fold ends here. */
+static int fold_line(struct alloclab_results *r, const struct alloclab_results_reader *jr, const json_t *obj)
+{
+	const json_t *group = json_object_get(obj, K_GROUP);
+	struct entry e[16];
+	size_t n = group ? json_array_size(group) : 1;
+	int rc = 0;
+
+	if (group && (!json_is_array(group) || n < 2 || n > 16))
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		if (read_entry(r, jr, group ? json_array_get(group, k) : obj, &e[k]) != 0) {
+			for (size_t i = 0; i <= k; i++)
+				entry_clear(&e[i]);
+			return -1;
+		}
+	for (size_t k = 0; k < n; k++) {
+		apply_entry(&e[k]);
+		entry_clear(&e[k]);
+	}
+	return rc;
+}
 
 /* Applies PATH.journal's lines to an incomplete document. A line that does
  * not read (the last one, cut by a kill) ends the fold: everything before
@@ -134,65 +259,12 @@ void alloclab_results_fold_journal(struct alloclab_results *r, const struct allo
 	if (f == NULL)
 		return;
 	while (getline(&line, &cap, f) > 0) {
-		json_t *obj = json_loads(line, JSON_REJECT_DUPLICATES, NULL), *proc;
-		uint64_t cell = 0;
-		char *status = NULL, *message = NULL, where[64];
-		enum alloclab_cell_status st;
+		json_t *obj = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
 		struct alloclab_results_reader jr = {path, rd->check, rd->err, rd->err_len, rd->version};
-
-		snprintf(where, sizeof where, "line");
-		if (obj == NULL || alloclab_results_get_uint(&jr, obj, where, K_CELL, 1, 0, r->ncells ? r->ncells - 1 : 0, &cell) != 0 ||
-		    r->ncells == 0 || alloclab_results_get_string(&jr, obj, where, K_STATUS, 1, &status) != 0 ||
-		    alloclab_results_parse_status(status, &st) != 0 || alloclab_results_get_string(&jr, obj, where, K_ERROR, 0, &message) != 0) {
-			free(status);
-			json_decref(obj);
-			break;
-		}
-		struct alloclab_cell *c = &r->cells[cell];
-		proc = json_object_get(obj, K_PROCESS);
-		/* A line the runner cannot have written ends the fold as a cut
-		 * one does: a failure or "not applicable" says why, a cell that
-		 * is not applicable has no measurement and one that is ok has
-		 * one; the others carry no message. */
-		int says_why = st == ALLOCLAB_CELL_ERROR || st == ALLOCLAB_CELL_NOT_APPLICABLE;
-		if ((says_why && message == NULL) || (st == ALLOCLAB_CELL_NOT_APPLICABLE && (proc || c->nprocs)) ||
-		    (st == ALLOCLAB_CELL_OK && proc == NULL && c->nprocs == 0)) {
-			free(status);
-			free(message);
-			json_decref(obj);
-			break;
-		}
-		if (!says_why) {
-			free(message);
-			message = NULL;
-		}
-		if (proc) {
-			struct alloclab_process p;
-			if (alloclab_results_read_process(&jr, proc, where, c->workload, c->threads, c->metric, &p) != 0) {
-				alloclab_process_clear(&p);
-				free(status);
-				free(message);
-				json_decref(obj);
-				break;
-			}
-			alloclab_cell_add_process(c, &p);
-		}
-		struct alloclab_memory_timeline *fm = NULL;
-		if ((json_object_get(obj, K_FAILED_MEMORY) && st != ALLOCLAB_CELL_ERROR) ||
-		    alloclab_results_read_timeline(&jr, obj, where, K_FAILED_MEMORY, &fm) != 0) {
-			free(status);
-			free(message);
-			json_decref(obj);
-			break;
-		}
-		if (fm) {
-			alloclab_memory_timeline_free(c->failed_memory);
-			c->failed_memory = fm;
-		}
-		alloclab_cell_set_status(c, st, message);
-		free(status);
-		free(message);
+		int stop = obj == NULL || fold_line(r, &jr, obj) != 0;
 		json_decref(obj);
+		if (stop)
+			break;
 	}
 	rd->err[0] = '\0';
 	free(line);

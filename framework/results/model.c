@@ -103,6 +103,8 @@ static void cell_clear(struct alloclab_cell *c)
 	free(c->workload);
 	json_decref(c->params);
 	alloclab_memory_timeline_free(c->failed_memory);
+	free(c->pair_design);
+	free(c->pair_why);
 	free(c->message);
 	free(c->metric);
 	free(c->unit_op);
@@ -136,6 +138,9 @@ void alloclab_results_free(struct alloclab_results *r)
 	free(r->facts.cache_simulated);
 	free(r->facts.cpu_model);
 	free(r->facts.shard_plan);
+	for (unsigned i = 0; i < r->facts.npair; i++)
+		free(r->facts.pair_plugins[i]);
+	free(r->facts.pair_plugins);
 	free(r->facts.cell_processes);
 	free(r->path);
 	free(r);
@@ -176,6 +181,8 @@ struct alloclab_cell *alloclab_results_add_cell(struct alloclab_results *r, cons
 	c->metric = dup_or_null(cell->metric ? cell->metric : K_NS_PER_OP);
 	c->unit_op = dup_or_null(cell->unit_op);
 	c->failed_memory = alloclab_memory_timeline_copy(cell->failed_memory);
+	c->pair_design = dup_or_null(cell->pair_design);
+	c->pair_why = dup_or_null(cell->pair_why);
 	c->procs = NULL;
 	c->nprocs = c->procs_cap = 0;
 	return c;
@@ -256,6 +263,37 @@ void alloclab_process_copy(const struct alloclab_process *p, unsigned threads, s
 	out->host_cpu_model = copy_text(p->host_cpu_model);
 	out->host_kernel = copy_text(p->host_kernel);
 	out->memory = alloclab_memory_timeline_copy(p->memory);
+}
+
+/* ---- pairs ---- */
+
+static int same_params(const json_t *a, const json_t *b)
+{
+	return json_equal((json_t *)a, (json_t *)b);
+}
+
+const struct alloclab_cell *alloclab_pair_reference(const struct alloclab_results *r, const struct alloclab_cell *c)
+{
+	if (c->pair_design == NULL || r->facts.npair == 0)
+		return NULL;
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *o = &r->cells[i];
+		if (o->pair_design && strcmp(o->plugin, r->facts.pair_plugins[0]) == 0 &&
+		    strcmp(o->workload, c->workload) == 0 && o->threads == c->threads &&
+		    o->cache_aligned == c->cache_aligned && same_params(o->params, c->params))
+			return o;
+	}
+	return NULL;
+}
+
+double alloclab_pair_ratio(const struct alloclab_process *p, const struct alloclab_process *ref)
+{
+	double sum = 0;
+	if (p->nvalues == 0 || p->nvalues != ref->nvalues)
+		return 0;
+	for (unsigned v = 0; v < p->nvalues; v++)
+		sum += log(p->values[v].per_op / ref->values[v].per_op);
+	return exp(sum / p->nvalues);
 }
 
 /* ---- invariants ---- */

@@ -245,7 +245,8 @@ int alloclab_results_read_process(const struct alloclab_results_reader *rd, cons
 			return -1;
 		p->layout_pad_pages = (unsigned)pad;
 	}
-	if (alloclab_results_read_timeline(rd, obj, where, K_MEMORY, &p->memory) != 0)
+	if (alloclab_results_read_timeline(rd, obj, where, K_MEMORY, &p->memory) != 0 ||
+	    alloclab_results_get_number(rd, obj, where, K_PAIR_RATIO, 1e-9, 1e9, &p->pair_ratio) != 0)
 		return -1;
 	v = json_object_get(obj, K_HOST);
 	if (v) {

@@ -6,6 +6,7 @@
 #include "base/invariant.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,8 @@ static int read_cell(const struct alloclab_results_reader *rd, const json_t *obj
 	    alloclab_results_get_bool(rd, obj, where, K_CACHE_ALIGNED, &c->cache_aligned) != 0 ||
 	    alloclab_results_get_string(rd, obj, where, K_METRIC, 0, &c->metric) != 0 ||
 	    alloclab_results_get_string(rd, obj, where, K_UNIT_OP, 0, &c->unit_op) != 0 || read_params(rd, obj, where, &c->params) != 0 ||
+	    alloclab_results_get_string(rd, obj, where, K_PAIR_DESIGN, 0, &c->pair_design) != 0 ||
+	    alloclab_results_get_string(rd, obj, where, K_PAIR_WHY, 0, &c->pair_why) != 0 ||
 	    alloclab_results_get_string(rd, obj, where, K_STATUS, 1, &status) != 0)
 		goto fail;
 	if (c->plugin_options == NULL)
@@ -159,6 +162,81 @@ static int read_plugin(const struct alloclab_results_reader *rd, const json_t *o
 		size_t len = strlen(p->name) + strlen(p->options) + 2;
 		p->label = malloc(len);
 		snprintf(p->label, len, "%s%s%s", p->name, p->options[0] ? ":" : "", p->options);
+	}
+	return 0;
+}
+
+static int in_group(const struct alloclab_results *r, const char *label)
+{
+	for (unsigned k = 0; k < r->facts.npair; k++)
+		if (strcmp(r->facts.pair_plugins[k], label) == 0)
+			return 1;
+	return 0;
+}
+
+/* A paired cell's processes against its reference's: each has one of the
+ * same round with as many values, and the ratio their values give. */
+static int check_pair_processes(const struct alloclab_results_reader *rd, const struct alloclab_cell *c,
+				const struct alloclab_cell *ref, const char *where)
+{
+	for (unsigned p = 0; p < c->nprocs; p++) {
+		const struct alloclab_process *mine = &c->procs[p], *theirs = NULL;
+		for (unsigned q = 0; q < ref->nprocs && theirs == NULL; q++)
+			if (ref->procs[q].index == mine->index)
+				theirs = &ref->procs[q];
+		if (theirs == NULL || theirs->nvalues != mine->nvalues)
+			return alloclab_results_bad(rd, where, K_RUNS, "process %u has no partner of its round in %s's cell",
+						    mine->index, ref->plugin);
+		double ratio = alloclab_pair_ratio(mine, theirs);
+		if (!(mine->pair_ratio > 0) || fabs(mine->pair_ratio - ratio) > 1e-6 * ratio)
+			return alloclab_results_bad(rd, where, K_RUNS, "process %u's pair_ratio %g is not what its values "
+						    "and its partner's give (%g)", mine->index, mine->pair_ratio, ratio);
+	}
+	return 0;
+}
+
+/* Paired comparisons, once every cell is read: the group names plugins of
+ * the run; a paired cell is one of the group's, with a design this
+ * alloclab knows and a reference cell; its processes match the
+ * reference's. Pair fields came with version 3. */
+static int check_pairs(const struct alloclab_results_reader *rd, const struct alloclab_results *r)
+{
+	static const char *const designs[] = {ALLOCLAB_PAIR_SLICES, ALLOCLAB_PAIR_VALUES, ALLOCLAB_PAIR_PROCESSES};
+	for (unsigned k = 0; k < r->facts.npair; k++) {
+		unsigned i = 0;
+		while (i < r->nplugins && strcmp(r->plugins[i].label, r->facts.pair_plugins[k]) != 0)
+			i++;
+		if (i == r->nplugins)
+			return alloclab_results_bad(rd, K_CONFIG "." K_PAIRED, K_PAIR_PLUGINS, "'%.64s' is no plugin of the run",
+						    r->facts.pair_plugins[k]);
+	}
+	if (r->facts.npair && r->version < 3)
+		return alloclab_results_bad(rd, K_CONFIG, K_PAIRED, "is a version 3 field in a version %d file", r->version);
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *c = &r->cells[i];
+		char where[64];
+		snprintf(where, sizeof where, "%s[%u]", K_CELLS, i);
+		if (c->pair_design == NULL) {
+			for (unsigned p = 0; p < c->nprocs; p++)
+				if (c->procs[p].pair_ratio > 0)
+					return alloclab_results_bad(rd, where, K_RUNS, "a process of a cell that is not paired has "
+								    "a pair_ratio");
+			continue;
+		}
+		unsigned d = 0;
+		while (d < 3 && strcmp(c->pair_design, designs[d]) != 0)
+			d++;
+		if (d == 3)
+			return alloclab_results_bad(rd, where, K_PAIR_DESIGN, "'%.32s' is not slices, values or processes",
+						    c->pair_design);
+		if (!in_group(r, c->plugin))
+			return alloclab_results_bad(rd, where, K_PAIR_DESIGN, "'%.64s' is not in the paired group", c->plugin);
+		const struct alloclab_cell *ref = alloclab_pair_reference(r, c);
+		if (ref == NULL)
+			return alloclab_results_bad(rd, where, K_PAIR_DESIGN, "no cell of the reference '%.64s' to pair with",
+						    r->facts.pair_plugins[0]);
+		if (check_pair_processes(rd, c, ref, where) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -270,6 +348,8 @@ struct alloclab_results *alloclab_results_from_json(const json_t *doc, const cha
 	}
 	if (!r->complete)
 		alloclab_results_fold_journal(r, &rd);
+	if (check_pairs(&rd, r) != 0)
+		goto fail;
 	ALLOCLAB_CHECK_INVARIANT(alloclab_results_consistent(r, NULL, 0));
 	return r;
 fail:

@@ -36,8 +36,10 @@
 
 #define ALLOCLAB_RESULTS_FORMAT "alloclab-run"
 /* 2: compact, placement once per process ("report"), plugin labels,
- * planned processes per cell, "complete". Version 1 files are read too. */
-#define ALLOCLAB_RESULTS_VERSION 2
+ * planned processes per cell, "complete". 3: paired comparisons (the group
+ * in config, each cell's design, each process's ratio). Versions 1 and 2
+ * are read too. */
+#define ALLOCLAB_RESULTS_VERSION 3
 #define ALLOCLAB_RESULTS_OLDEST_VERSION 1
 
 /* What a cell's values measure. Time varies from run to run and is
@@ -147,6 +149,14 @@ struct alloclab_process {
 	 * the plugin, so that its processes sample address layouts
 	 * (worker.h); 0: none. At most ALLOCLAB_LAYOUT_PAD_MAX. */
 	unsigned layout_pad_pages;
+	/* A paired cell's process (cell.pair_design set): its time over the
+	 * group reference's in the same worker process (or round of back-to-
+	 * back processes), the geometric mean over values of their per_op
+	 * ratios; 1 for the reference itself. Invariant (the reader checks
+	 * it): the reference cell has a process of the same index with as
+	 * many values, and the ratio is what their values give. 0: not
+	 * paired. */
+	double pair_ratio;
 };
 
 #define ALLOCLAB_LAYOUT_PAD_MAX 4096
@@ -168,9 +178,19 @@ struct alloclab_cell {
 	 * failure ended the cell, up to its end (a crash mid-value keeps its
 	 * samples); NULL none. */
 	struct alloclab_memory_timeline *failed_memory;
+	/* Paired (run --paired): how its processes were paired with the
+	 * group's reference (ALLOCLAB_PAIR_*), and why not in one process
+	 * when they could not be (NULL otherwise); pair_design NULL: not
+	 * paired. */
+	char *pair_design, *pair_why;
 	struct alloclab_process *procs;
 	unsigned nprocs, procs_cap;
 };
+
+/* How a paired cell's processes were paired with the reference's. */
+#define ALLOCLAB_PAIR_SLICES "slices"       /* one worker, plugins alternating in slices of a value */
+#define ALLOCLAB_PAIR_VALUES "values"       /* one worker, plugins alternating whole values */
+#define ALLOCLAB_PAIR_PROCESSES "processes" /* back-to-back processes of their own, one round a pair */
 
 struct alloclab_plugin_info {
 	char *label;              /* how tables name it; unique in the run */
@@ -223,6 +243,11 @@ struct alloclab_run_facts {
 	char *shard_plan;
 	unsigned *cell_processes;
 	unsigned ncell_processes;
+	/* --paired: the comparison group's plugin labels, pair_plugins[0] the
+	 * reference (npair 0: not paired), and the slice's operations. */
+	char **pair_plugins;
+	unsigned npair;
+	uint64_t slice_ops;
 };
 
 struct alloclab_results {
@@ -257,6 +282,10 @@ const char *alloclab_process_cpu_model(const struct alloclab_results *r, const s
 /* An empty run with this metadata and config (references taken over),
  * its facts read from them as a file's are: a merge's. 0 facts refused. */
 struct alloclab_results *alloclab_results_new_from(json_t *metadata, json_t *config, char *err, size_t err_len);
+
+/* --paired: the comparison group's labels (the reference first) and the
+ * slice, recorded in config. */
+void alloclab_results_set_paired(struct alloclab_results *r, const char *const *labels, unsigned n, uint64_t slice_ops);
 
 /* --measure cache: the geometry callgrind simulates, recorded in metadata. */
 void alloclab_results_set_cache_simulated(struct alloclab_results *r, const char *geometry);
@@ -300,6 +329,16 @@ void alloclab_process_copy(const struct alloclab_process *p, unsigned threads, s
  * The reader establishes them for every file it accepts; the writer and
  * the reader check them in debug builds. */
 int alloclab_results_consistent(const struct alloclab_results *r, char *why, size_t why_len);
+
+/* The reference cell of a paired cell (itself for the reference), or
+ * NULL when c is not paired: the group's first plugin's cell of the same
+ * workload, parameters, threads and alignment. */
+const struct alloclab_cell *alloclab_pair_reference(const struct alloclab_results *r, const struct alloclab_cell *c);
+
+/* The paired ratio of process p of cell c against the reference's process
+ * ref of the same round: the geometric mean over values of their per_op
+ * ratios; 0 when their values differ in number. */
+double alloclab_pair_ratio(const struct alloclab_process *p, const struct alloclab_process *ref);
 
 /* ---- walking a cell's reports ---- */
 
@@ -378,6 +417,12 @@ struct alloclab_journal *alloclab_journal_open(const char *results_path, char *e
 int alloclab_journal_append(struct alloclab_journal *j, unsigned cell, unsigned threads, const char *metric,
 			    const struct alloclab_process *p, enum alloclab_cell_status status, const char *message,
 			    const struct alloclab_memory_timeline *failed_memory, char *err, size_t err_len);
+/* Appends a paired worker's processes, one for each of n cells (their
+ * indices, the cells, the processes; each cell's status as it is now), as
+ * one line: a kill never leaves half a pair. */
+int alloclab_journal_append_group(struct alloclab_journal *j, unsigned n, const unsigned *cells,
+				  const struct alloclab_cell *const *cell_of, const struct alloclab_process *const *procs,
+				  char *err, size_t err_len);
 /* Closes it; remove: unlink the file too (the final document holds it all). */
 void alloclab_journal_close(struct alloclab_journal *j, int remove);
 

@@ -120,6 +120,15 @@
 #define K_LIVE_PEAK "live_peak_bytes"
 #define K_OWN "own_bytes"
 #define K_FAILED_MEMORY "failed_memory"
+/* Paired comparisons. */
+#define K_PAIRED "paired"
+#define K_PAIR_PLUGINS "plugins"
+#define K_SLICE_OPS "slice_ops"
+#define K_PAIR_DESIGN "pair_design"
+#define K_PAIR_WHY "pair_why"
+#define K_PAIR_RATIO "pair_ratio"
+/* The journal's line for a paired worker's processes. */
+#define K_GROUP "group"
 /* A memory timeline. */
 #define K_REQUESTED_MS "requested_ms"
 #define K_INTERVAL_MS "interval_ms"

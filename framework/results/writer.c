@@ -108,6 +108,8 @@ json_t *alloclab_process_to_json(const struct alloclab_process *p, unsigned thre
 	}
 	if (p->layout_pad_pages)
 		json_object_set_new(o, K_LAYOUT_PAD, json_integer(p->layout_pad_pages));
+	if (p->pair_ratio > 0)
+		json_object_set_new(o, K_PAIR_RATIO, json_real(p->pair_ratio));
 	if (p->host)
 		json_object_set_new(o, K_HOST, json_pack("{s:o,s:o,s:o}", K_HOST_NAME, alloclab_json_text(p->host),
 							 K_CPU_MODEL, alloclab_json_text(p->host_cpu_model),
@@ -133,6 +135,10 @@ static json_t *cell_to_json(const struct alloclab_cell *c)
 	if (c->message)
 		json_object_set_new(o, c->status == ALLOCLAB_CELL_NOT_APPLICABLE ? K_REASON : K_ERROR,
 				    alloclab_json_text(c->message));
+	if (c->pair_design)
+		json_object_set_new(o, K_PAIR_DESIGN, alloclab_json_text(c->pair_design));
+	if (c->pair_why)
+		json_object_set_new(o, K_PAIR_WHY, alloclab_json_text(c->pair_why));
 	if (c->failed_memory && c->status == ALLOCLAB_CELL_ERROR)
 		json_object_set_new(o, K_FAILED_MEMORY, alloclab_results_timeline_json(c->failed_memory));
 	return o;

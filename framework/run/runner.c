@@ -1,6 +1,6 @@
 /* The run matrix and its worker processes. See runner.h. */
 #define _GNU_SOURCE 1
-#include "run/runner.h"
+#include "run/internal.h"
 #include "measure/measure.h"
 #include "base/hash.h"
 #include "base/rng.h"
@@ -65,27 +65,6 @@ static const char *applicability(uint64_t caps, const struct alloclab_workload *
 		return "workload needs realloc; plugin does not offer it";
 	return NULL;
 }
-
-/* One cell's plan: what a worker gets, and how many workers. */
-struct planned_cell {
-	struct alloclab_cell_spec spec;
-	unsigned processes;       /* at most (-n auto: max_processes) */
-	unsigned min_processes;   /* -n auto: at least this many */
-	int done;          /* failed, not applicable, or every process measured */
-};
-
-struct alloclab_run {
-	const struct alloclab_run_config *cfg;
-	struct alloclab_results *results;
-	struct planned_cell *cells;   /* parallel to results->cells */
-	char callgrind_dir[ALLOCLAB_PATH_LEN];     /* --measure instructions: the dumps' folder, or "" */
-	uint64_t order_seed;          /* the cells' order in each round (alloclab_run_order) */
-	uint64_t *caps;               /* per plugin */
-	struct alloclab_journal *journal;
-	char output[ALLOCLAB_PATH_LEN];
-	unsigned max_processes, total_workers, failed, workers_run;
-};
-
 
 static int probe_plugins(struct alloclab_run *run)
 {
@@ -335,6 +314,7 @@ static void free_run(struct alloclab_run *run)
 	alloclab_journal_close(run->journal, 0);
 	free(run->cells);
 	free(run->caps);
+	free(run->slots);
 	free(run);
 }
 
@@ -422,12 +402,14 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 			 g.l1_entries, g.l1_ways, g.l2_entries, g.l2_ways, g.source, d1, ll);
 		alloclab_results_set_cache_simulated(run->results, what);
 	}
-	if (probe_plugins(run) != 0 || label_plugins(run) != 0 || preflight(run) != 0) {
+	if (probe_plugins(run) != 0 || label_plugins(run) != 0 || preflight(run) != 0 ||
+	    alloclab_run_pair_group(run) != 0) {
 		int interrupted = alloclab_interrupted();
 		free_run(run);
 		return interrupted ? ALLOCLAB_EXIT_INTERRUPTED : ALLOCLAB_EXIT_USAGE;
 	}
 	lay_out_cells(run);
+	alloclab_run_pair_slots(run);
 	if (cfg->shard_count) {
 		json_t *processes = json_array();
 		char hash[32];
@@ -496,11 +478,22 @@ int alloclab_run_measure(struct alloclab_run *run)
 			struct alloclab_cell *cell = &r->cells[k];
 			struct alloclab_process proc;
 			char label[512], why[ALLOCLAB_ERR_LEN];
-			int interrupted;
+			int interrupted = 0;
 
 			if (c->done || round >= c->processes ||
 			    (run->cfg->shard_count && round % run->cfg->shard_count != run->cfg->shard_index - 1))
 				continue;
+			if (c->slot >= 0) {
+				/* A paired slot is measured at its reference's turn,
+				 * every plugin of it in the same round. */
+				if (run->slots[c->slot].cell[0] == k &&
+				    alloclab_run_pair_round(run, (unsigned)c->slot, round, &progress, &interrupted, err,
+							    sizeof err) != 0)
+					goto write_failed;
+				if (interrupted)
+					break;
+				continue;
+			}
 			snprintf(label, sizeof label, "%s%s %s threads=%u process %u/%u", cell->plugin,
 				 c->spec.cache_align ? " +align" : "", c->spec.workload->name, c->spec.threads,
 				 run->cfg->shard_count ? cell->nprocs + 1 : round + 1,

@@ -105,6 +105,14 @@ struct alloclab_run_config {
 	/* The default suite: the table only; workloads' own reports are left
 	 * for `alloclab show FILE`. */
 	int brief;
+	/* --paired / --pair A,B,...: a comparison group measured side by side
+	 * (worker/paired.c): every plugin of the run (paired, npair 0), or
+	 * those labelled pair[0 .. npair), pair[0] the reference each ratio is
+	 * taken against. slice_ops: the slice's operations (0: whole values). */
+	int paired;
+	const char *pair[ALLOCLAB_MAX_PAIR];
+	unsigned npair;
+	uint64_t slice_ops;
 	/* Prints the run's table and workload reports (analysis/report.h);
 	 * NULL: none. The runner itself does not present. */
 	void (*print)(const struct alloclab_results *results, FILE *out, int workload_reports);

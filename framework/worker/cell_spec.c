@@ -105,10 +105,52 @@ json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
 		json_array_append_new(v, json_integer((json_int_t)cell->params.v[i]));
 		json_array_append_new(text, cell->params.text[i] ? alloclab_json_text(cell->params.text[i]) : json_null());
 	}
+	if (cell->npair) {
+		json_t *pair = json_array();
+		for (unsigned k = 0; k < cell->npair; k++)
+			json_array_append_new(pair, json_pack("{s:o,s:o,s:b,s:b}", "plugin",
+							      alloclab_json_text(cell->pair[k].plugin), "options",
+							      alloclab_json_text(cell->pair[k].plugin_options), "gil",
+							      cell->pair[k].gil, "private_copy", cell->pair[k].private_copy));
+		json_object_set_new(obj, "pair", pair);
+		json_object_set_new(obj, "slice_ops", json_integer((json_int_t)cell->slice_ops));
+		json_object_set_new(obj, "pair_seed", json_integer((json_int_t)cell->pair_seed));
+	}
 	json_object_set_new(obj, "workload", json_string(cell->workload->name));
 	json_object_set_new(obj, "v", v);
 	json_object_set_new(obj, "text", text);
 	return obj;
+}
+
+/* The paired plugins, when there are: 2 to ALLOCLAB_MAX_PAIR of them, the
+ * first the cell's own. 0, or -1 when malformed. */
+static int pair_from_json(const json_t *obj, struct alloclab_cell_spec *cell)
+{
+	json_t *pair = json_object_get(obj, "pair"), *slice = json_object_get(obj, "slice_ops"),
+	       *seed = json_object_get(obj, "pair_seed"), *m;
+	size_t k;
+
+	if (pair == NULL)
+		return slice || seed ? -1 : 0;
+	if (!json_is_array(pair) || json_array_size(pair) < 2 || json_array_size(pair) > ALLOCLAB_MAX_PAIR ||
+	    !json_is_integer(slice) || json_integer_value(slice) < 0 || !json_is_integer(seed) ||
+	    json_integer_value(seed) < 0)
+		return -1;
+	json_array_foreach(pair, k, m)
+	{
+		json_t *p = json_object_get(m, "plugin"), *o = json_object_get(m, "options"), *g = json_object_get(m, "gil"),
+		       *c = json_object_get(m, "private_copy");
+		if (!json_is_string(p) || !json_is_string(o) || !json_is_boolean(g) || !json_is_boolean(c))
+			return -1;
+		cell->pair[k] = (struct alloclab_pair_member){json_string_value(p), json_string_value(o), json_is_true(g),
+							      json_is_true(c)};
+	}
+	if (strcmp(cell->pair[0].plugin, cell->plugin) != 0 || strcmp(cell->pair[0].plugin_options, cell->plugin_options) != 0)
+		return -1;
+	cell->npair = (unsigned)json_array_size(pair);
+	cell->slice_ops = (uint64_t)json_integer_value(slice);
+	cell->pair_seed = (uint64_t)json_integer_value(seed);
+	return 0;
 }
 
 int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_workload *(*find)(const char *name),
@@ -157,6 +199,8 @@ int alloclab_cell_spec_from_json(const json_t *obj, const struct alloclab_worklo
 		cell->params.v[i] = (uint64_t)json_integer_value(n);
 		cell->params.text[i] = json_string_value(t);
 	}
+	if (pair_from_json(obj, cell) != 0)
+		goto malformed;
 	if (alloclab_params_check(cell->workload, &cell->params, err, err_len) != 0)
 		return -1;
 	if (cell->callgrind_dir == NULL)

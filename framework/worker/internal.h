@@ -47,6 +47,23 @@ struct round_memory {
 	unsigned standard_given;             /* which of them it gave (bits) */
 };
 
+/* What a workload thread's services (sync and placement, workload.h)
+ * need: one per plugin instance the worker measures (t->host). */
+struct thread_host {
+	pthread_barrier_t *barrier;         /* every thread of the cell */
+	struct alloclab_block_list *lists;  /* placement: each thread's blocks */
+	uint64_t lines_total, lines_shared; /* placement: counted by thread 0 */
+	_Atomic int *failed;                /* the worker's failure flag */
+};
+
+/* A stats callback putting every statistic into a JSON object (arg). */
+void alloclab_worker_collect_stat(void *arg, const char *name, uint64_t value);
+
+/* The services (services.c). */
+void alloclab_worker_sync(struct alloclab_workload_thread *t);
+json_t *alloclab_worker_placement(struct alloclab_workload_thread *t, const uintptr_t *addr, const size_t *size,
+				  size_t n);
+
 struct worker {
 	const struct alloclab_cell_spec *cell;
 	uint64_t *instructions;     /* per round, --measure instructions */
@@ -65,10 +82,10 @@ struct worker {
 	struct thread_slot *slots;
 	json_t **reports;           /* [round * threads + thread], from wt.report */
 	json_t **process_reports;   /* [thread], from wt.process_report */
-	/* The placement service: each thread's blocks, and the counts across
-	 * threads that thread 0 works out while the others wait. */
+	/* The placement service's blocks, one list a thread, and the host
+	 * the workload threads' services use. */
 	struct alloclab_block_list *lists;
-	uint64_t lines_total, lines_shared;
+	struct thread_host host;
 	/* The plugin's statistics at the end of the last value, before the
 	 * threads free their working sets (taken by thread 0 while the others
 	 * wait at a barrier, so no other op runs). */

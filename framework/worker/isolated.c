@@ -41,6 +41,32 @@ static int measure_child(void *arg, int fd)
 	return alloclab_worker_send(arg, 3);
 }
 
+/* The worker's answer: one process, or a paired worker's one a plugin,
+ * each checked as a results file's. 0, or -1 with err. */
+static int read_answer(json_t *obj, const struct alloclab_cell_spec *spec, struct alloclab_process *out, char *err,
+		       size_t err_len)
+{
+	const char *metric = alloclab_cell_spec_metric(spec);
+	if (spec->npair < 2)
+		return alloclab_process_from_json(obj, spec->threads, metric, "the worker's result", out, err, err_len);
+	json_t *each = json_object_get(obj, "paired");
+	if (!json_is_array(each) || json_array_size(each) != spec->npair) {
+		snprintf(err, err_len, "the paired worker's result has no process for each of its %u plugins", spec->npair);
+		return -1;
+	}
+	for (unsigned k = 0; k < spec->npair; k++) {
+		char where[64];
+		snprintf(where, sizeof where, "the paired worker's result %u", k);
+		if (alloclab_process_from_json(json_array_get(each, k), spec->threads, metric, where, &out[k], err,
+					       err_len) != 0) {
+			while (k--)
+				alloclab_process_clear(&out[k]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, struct alloclab_process *out,
 			      int *interrupted, char *err, size_t err_len)
 {
@@ -49,7 +75,7 @@ int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double time
 	int rc = -1, not_applicable = 0;
 
 	*interrupted = 0;
-	memset(out, 0, sizeof *out);
+	memset(out, 0, (spec->npair >= 2 ? spec->npair : 1) * sizeof *out);
 	if (alloclab_child_run_sampled(measure_child, (void *)spec, timeout_s, spec->sample_ms, &res, err, err_len) != 0)
 		return -1;
 	if (res.interrupted) {
@@ -60,12 +86,13 @@ int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double time
 	}
 	obj = alloclab_child_answer(&res, spec->plugin, timeout_s, &not_applicable, err, err_len);
 	/* The worker is a plugin's process: its answer is checked like a file. */
-	if (obj && alloclab_process_from_json(obj, spec->threads, alloclab_cell_spec_metric(spec), "the worker's result",
-					      out, err, err_len) == 0) {
+	if (obj && read_answer(obj, spec, out, err, err_len) == 0) {
 		out->elapsed_s = res.elapsed_s;
 		out->plugin_output = alloclab_child_printed(&res);
 		out->memory = res.memory;
 		res.memory = NULL;
+		for (unsigned k = 1; k < spec->npair; k++)
+			out[k].elapsed_s = res.elapsed_s;
 		rc = 0;
 	} else if (not_applicable) {
 		rc = -2;

@@ -42,39 +42,10 @@
  * or the compiler drops a store nothing reads. */
 static void *volatile kept_instance;
 
-static void collect_stat(void *arg, const char *name, uint64_t value)
+void alloclab_worker_collect_stat(void *arg, const char *name, uint64_t value)
 {
 	json_object_set_new(arg, name, alloclab_stat_json(value));
 }
-
-static void sync_threads(struct alloclab_workload_thread *t)
-{
-	pthread_barrier_wait(&((struct worker *)t->host)->barrier);
-}
-
-static json_t *placement_service(struct alloclab_workload_thread *t, const uintptr_t *addr, const size_t *size,
-				 size_t n)
-{
-	struct worker *w = t->host;
-	size_t line = alloclab_cache_line_size();
-
-	/* After a failure some threads may not call in (their prepare failed):
-	 * nobody waits then. The flag cannot change between the barrier after
-	 * run() and here, so every thread sees the same. */
-	if (w->failed)
-		return NULL;
-	w->lists[t->index] = (struct alloclab_block_list){addr, size, n};
-	pthread_barrier_wait(&w->barrier);
-	if (t->index == 0 && t->nthreads > 1 &&
-	    alloclab_shared_lines(w->lists, t->nthreads, line, &w->lines_total, &w->lines_shared) != 0)
-		w->lines_total = w->lines_shared = 0;
-	pthread_barrier_wait(&w->barrier);
-	/* Only thread 0 carries the cross-thread counts: they are the cell's,
-	 * and a sum over threads must count them once. */
-	return alloclab_placement_report(addr, size, n, line, t->index == 0 && t->nthreads > 1, w->lines_total,
-					 w->lines_shared);
-}
-
 
 static void round_value(const struct worker *w, unsigned r, struct alloclab_value *v)
 {
@@ -253,6 +224,7 @@ static int allocate_rounds(struct worker *w, void **shared, char *err, size_t er
 	w->lists = calloc(cell->threads, sizeof *w->lists);
 	*shared = cell->workload->shared_size ? calloc(1, cell->workload->shared_size) : NULL;
 	pthread_barrier_init(&w->barrier, NULL, cell->threads);
+	w->host = (struct thread_host){&w->barrier, w->lists, 0, 0, &w->failed};
 	for (unsigned i = 0; i < cell->threads; i++) {
 		struct thread_slot *s = &w->slots[i];
 		s->start_ns = calloc(w->rounds, sizeof(uint64_t));
@@ -270,9 +242,9 @@ static int allocate_rounds(struct worker *w, void **shared, char *err, size_t er
 		s->wt.seed = alloclab_thread_seed(seed, i);
 		s->wt.state = w;
 		s->wt.shared = *shared;
-		s->wt.sync = sync_threads;
-		s->wt.placement = placement_service;
-		s->wt.host = w;
+		s->wt.sync = alloclab_worker_sync;
+		s->wt.placement = alloclab_worker_placement;
+		s->wt.host = &w->host;
 		s->wt.live = &w->live[i];
 	}
 	return 0;
@@ -398,7 +370,7 @@ static int end_instance(struct worker *w, struct alloclab_process *out, char *er
 	if (w->alloc.ops.stats) {
 		json_t *stats = json_object();
 		alloclab_phase("stats");
-		if (w->alloc.ops.stats(w->alloc.instance, collect_stat, stats) == 0)
+		if (w->alloc.ops.stats(w->alloc.instance, alloclab_worker_collect_stat, stats) == 0)
 			out->stats_after_finish = stats;
 		else
 			json_decref(stats);
@@ -485,14 +457,25 @@ int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct allocl
 
 int alloclab_worker_send(const struct alloclab_cell_spec *cell, int fd)
 {
-	struct alloclab_process p;
+	struct alloclab_process p[ALLOCLAB_MAX_PAIR];
 	char err[ALLOCLAB_ERR_LEN];
+	unsigned n = cell->npair >= 2 ? cell->npair : 1;
 
-	int rc = alloclab_worker_measure(cell, &p, err, sizeof err);
+	int rc = n > 1 ? alloclab_worker_measure_paired(cell, p, err, sizeof err)
+		       : alloclab_worker_measure(cell, p, err, sizeof err);
 	if (rc != 0)
 		return alloclab_child_send_json(fd, json_pack("{s:o,s:b}", "error", alloclab_json_text(err),
 							      "not_applicable", rc == -2));
-	json_t *obj = alloclab_process_to_json(&p, cell->threads, alloclab_cell_spec_metric(cell));
-	alloclab_process_clear(&p);
-	return alloclab_child_send_json(fd, obj);
+	if (n == 1) {
+		json_t *obj = alloclab_process_to_json(&p[0], cell->threads, alloclab_cell_spec_metric(cell));
+		alloclab_process_clear(&p[0]);
+		return alloclab_child_send_json(fd, obj);
+	}
+	/* Paired: each plugin's process, in the pair's order. */
+	json_t *each = json_array();
+	for (unsigned k = 0; k < n; k++) {
+		json_array_append_new(each, alloclab_process_to_json(&p[k], cell->threads, alloclab_cell_spec_metric(cell)));
+		alloclab_process_clear(&p[k]);
+	}
+	return alloclab_child_send_json(fd, json_pack("{s:o}", "paired", each));
 }

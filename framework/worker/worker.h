@@ -21,6 +21,18 @@
 struct alloclab_results;
 struct alloclab_process;
 
+/* Paired mode: most plugins one worker measures side by side. */
+#define ALLOCLAB_MAX_PAIR 16
+
+/* A plugin of a paired worker. */
+struct alloclab_pair_member {
+	const char *plugin, *plugin_options;
+	int gil;
+	/* Load a private copy of the plugin's file, so that a second instance
+	 * of one plugin has state of its own (an A/A comparison). */
+	int private_copy;
+};
+
 struct alloclab_cell_spec {
 	const char *plugin;          /* name or path, as given */
 	const char *plugin_options;  /* "" when none */
@@ -68,6 +80,16 @@ struct alloclab_cell_spec {
 	 * layouts as address-space randomisation does on real hardware
 	 * (alloclab_layout_pad); 0: none. */
 	unsigned layout_pad_pages;
+	/* Paired mode (worker/paired.c): npair plugins measured in this one
+	 * worker, pair[0] the cell's own plugin (the group's reference), each
+	 * with its instance and its own workload state; the timed region
+	 * alternates between them in slices of slice_ops operations (0, or a
+	 * workload without ALLOCLAB_WORKLOAD_SLICES: whole values), in an order
+	 * drawn per value from pair_seed. npair 0: one plugin, as always. */
+	unsigned npair;
+	struct alloclab_pair_member pair[ALLOCLAB_MAX_PAIR];
+	uint64_t slice_ops;
+	uint64_t pair_seed;
 };
 
 /* The pages process `round` (0-based) of a cell maps first under simulated
@@ -89,6 +111,17 @@ const char *alloclab_cell_spec_metric(const struct alloclab_cell_spec *cell);
  */
 int alloclab_worker_measure(const struct alloclab_cell_spec *cell, struct alloclab_process *out, char *err,
 			    size_t err_len);
+
+/* In a child: whether these plugins can share one process, each loaded
+ * (a private copy where asked) and created, then destroyed. 0, or -1 with
+ * err naming the plugin that cannot. */
+int alloclab_pair_probe(const struct alloclab_pair_member *members, unsigned n, char *err, size_t err_len);
+
+/* The same for a paired cell (npair >= 2): out[k] is pair[k]'s process,
+ * its values the times of its own slices. A failure of any plugin fails
+ * the whole pair: -1 with err naming the plugin, -2 not applicable. */
+int alloclab_worker_measure_paired(const struct alloclab_cell_spec *cell, struct alloclab_process *out, char *err,
+				   size_t err_len);
 
 /*
  * The hand-off to a freshly executed worker: the spec as JSON, parameters
@@ -116,6 +149,7 @@ uint64_t alloclab_thread_seed(uint64_t seed, unsigned thread_index);
  * err saying how the worker failed (crash, timeout, flood, the plugin's
  * own message). *interrupted is set when SIGINT/SIGTERM/SIGHUP arrived.
  * -2: the workload said the cell is not applicable, err the reason.
+ * A paired spec (npair >= 2) fills out[0 .. npair), one process a plugin.
  */
 int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, struct alloclab_process *out,
 			      int *interrupted, char *err, size_t err_len);

@@ -90,7 +90,28 @@ enum alloclab_workload_flags {
 	 * `alloclab record` hands it t->record_path instead of recording the
 	 * worker (the exec workload). */
 	ALLOCLAB_WORKLOAD_RECORDS_ITSELF = 1u << 4,
+	/* Its run() calls alloclab_slice_point(t) after every operation when
+	 * t->slicer is set, and no thread of it waits for another inside
+	 * run(): paired mode (run --paired) can then alternate plugins in
+	 * slices of a few thousand operations, all threads switching
+	 * together. Without it a paired cell alternates whole values. */
+	ALLOCLAB_WORKLOAD_SLICES = 1u << 5,
+	/* A process of it can have one allocator only, for its whole life (an
+	 * interpreter whose objects outlive any slice; a program whose malloc
+	 * is chosen when it starts): paired mode measures its plugins in
+	 * processes of their own, back to back. */
+	ALLOCLAB_WORKLOAD_ONE_ALLOCATOR = 1u << 6,
 };
+
+/* A thread's slice of a value in paired mode (worker/paired.c owns it).
+ * `left` first: the slice point's whole cost is a decrement and a branch. */
+struct alloclab_slicer {
+	uint64_t left;           /* operations left in this slice */
+};
+
+/* The framework's: ends this slice (the plugins' other slices run, then
+ * this one's next); called by alloclab_slice_point only. */
+void alloclab_slice_end(struct alloclab_slicer *s);
 
 struct alloclab_workload_thread {
 	const struct alloclab_allocator *alloc;
@@ -158,7 +179,20 @@ struct alloclab_workload_thread {
 	 * each run, for fragmentation (resident over live). Never NULL; only
 	 * this thread writes it. */
 	struct alloclab_live *live;
+	/* Paired mode, for a workload with ALLOCLAB_WORKLOAD_SLICES: its
+	 * thread's slicer, which alloclab_slice_point counts down; NULL
+	 * otherwise. A workload compiles its timed loop twice, with and
+	 * without the slice point (a constant argument of an always-inline
+	 * loop), so that an unpaired run pays nothing for it. */
+	struct alloclab_slicer *slicer;
 };
+
+/* After each operation of run(), in the sliced form of its loop. */
+static inline void alloclab_slice_point(struct alloclab_workload_thread *t)
+{
+	if (__builtin_expect(--t->slicer->left == 0, 0))
+		alloclab_slice_end(t->slicer);
+}
 
 /* The bytes live when run() ended: from run() itself, or from finish()
  * before it frees (where counting them in run would cost the timed loop). */

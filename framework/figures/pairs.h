@@ -1,0 +1,47 @@
+/*
+ * The statistics of a paired comparison (run --paired): each process of a
+ * paired cell gives one ratio, its time over the reference's in the same
+ * process (results.h, alloclab_process.pair_ratio). The processes are the
+ * unit: what varies from one to the next on a shared machine is what the
+ * pairing cancels, and they are independent. The comparison is the
+ * geometric mean of their ratios with the 95% interval of Student's t on
+ * the logarithms (the ratios of two plugins in one process spread evenly
+ * on a log scale), and Wilcoxon's signed-rank test on the logarithms as a
+ * second opinion (exact below 30 processes without ties, the normal
+ * approximation with the tie correction otherwise). One owner for `run -n auto`'s stopping
+ * rule, the run table, `compare` and `plot`, so that they agree.
+ */
+#ifndef ALLOCLAB_PAIRS_H
+#define ALLOCLAB_PAIRS_H
+
+#include "results/results.h"
+
+#include <stddef.h>
+
+struct alloclab_pair_stat {
+	unsigned n;           /* processes paired */
+	double ratio;         /* the geometric mean of their ratios */
+	double lo, hi;        /* its 95% interval; 0 and infinity below two processes */
+	double half_percent;  /* the interval's half-width in percent: (hi / lo)^(1/2) - 1 */
+	double spread_percent; /* the standard deviation of the ratios' logarithms, in percent */
+	/* The signed-rank test's two-sided p (1 when it cannot tell): a second
+	 * opinion that assumes nothing of the ratios' distribution, which
+	 * needs 6 processes or more to go below 0.05. */
+	double p;
+	/* The interval leaves 1 out: the row may rank the two. Otherwise the
+	 * difference is inside the noise: "not resolved". */
+	int resolved;
+};
+
+/* The statistics of ratios r[0 .. n), each > 0. */
+void alloclab_pair_stat_of(const double *r, size_t n, struct alloclab_pair_stat *out);
+
+/* A paired cell's against its reference (its processes' pair_ratio; the
+ * reference's own: n processes, ratio 1). -1 when c is not paired or has
+ * no paired process. */
+int alloclab_pair_stat(const struct alloclab_cell *c, struct alloclab_pair_stat *out);
+
+/* Wilcoxon's signed-rank test of d[0 .. n) against 0, two-sided p. */
+double alloclab_signed_rank_p(const double *d, size_t n);
+
+#endif

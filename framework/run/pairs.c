@@ -1,0 +1,341 @@
+/*
+ * Paired comparisons in a run (run --paired, --pair A,B,...): the group,
+ * its slots, and a slot's round. See internal.h; the worker's side is
+ * worker/paired.c, the statistics figures/pairs.c.
+ *
+ * A slot's round is one worker process holding every plugin of the slot
+ * when they can share one (the ratio then cancels what the process and
+ * the moment did to all of them); else, for a workload whose process has
+ * one allocator for its life (python, exec) or plugins that cannot be
+ * loaded together, the slot's plugins run in processes of their own, back
+ * to back, in an order that alternates from round to round, and the ratio
+ * is taken within the round.
+ */
+#define _GNU_SOURCE 1
+#include "run/internal.h"
+#include "base/rng.h"
+#include "figures/pairs.h"
+#include "process/child.h"
+#include "worker/worker.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int label_index(const struct alloclab_results *r, const char *label)
+{
+	for (unsigned i = 0; i < r->nplugins; i++)
+		if (strcmp(r->plugins[i].label, label) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The group's plugins as a worker gets them, private copies for a plugin
+ * file that an earlier one already loads. */
+static void group_members(const struct alloclab_run *run, struct alloclab_pair_member *m)
+{
+	const struct alloclab_results *r = run->results;
+	for (unsigned k = 0; k < run->ngroup; k++) {
+		unsigned i = run->group[k];
+		m[k] = (struct alloclab_pair_member){run->cfg->plugins[i].spec, run->cfg->plugins[i].options, 0, 0};
+		for (unsigned j = 0; j < k; j++)
+			m[k].private_copy |= strcmp(r->plugins[run->group[j]].path, r->plugins[i].path) == 0;
+	}
+}
+
+struct probe_arg {
+	struct alloclab_pair_member m[ALLOCLAB_MAX_PAIR];
+	unsigned n;
+};
+
+static int probe_child(void *arg, int fd)
+{
+	struct probe_arg *a = arg;
+	char err[ALLOCLAB_ERR_LEN];
+	if (alloclab_pair_probe(a->m, a->n, err, sizeof err) != 0)
+		return alloclab_child_send_json(fd, json_pack("{s:s}", "error", err));
+	return alloclab_child_send_json(fd, json_pack("{s:b}", "shared", 1));
+}
+
+/* Whether the group's plugins can share a worker process: loaded and
+ * created together in a child. 1, or 0 with why. */
+static int group_can_share(const struct alloclab_run *run, char *why, size_t why_len)
+{
+	struct probe_arg a = {.n = run->ngroup};
+	struct alloclab_child_result res;
+	int na = 0;
+
+	group_members(run, a.m);
+	if (alloclab_child_run(probe_child, &a, run->cfg->timeout_s, &res, why, why_len) != 0)
+		return 0;
+	json_t *obj = alloclab_child_answer(&res, NULL, run->cfg->timeout_s, &na, why, why_len);
+	int shared = obj != NULL;
+	json_decref(obj);
+	alloclab_child_result_free(&res);
+	return shared;
+}
+
+int alloclab_run_pair_group(struct alloclab_run *run)
+{
+	const struct alloclab_run_config *cfg = run->cfg;
+	const struct alloclab_results *r = run->results;
+
+	if (!cfg->paired)
+		return 0;
+	run->ngroup = 0;
+	if (cfg->npair == 0) {
+		if (r->nplugins < 2 || r->nplugins > ALLOCLAB_MAX_PAIR) {
+			fprintf(stderr, "alloclab: --paired compares %s plugins side by side; this run has %u\n",
+				r->nplugins < 2 ? "two or more" : "at most 16", r->nplugins);
+			return -1;
+		}
+		for (unsigned i = 0; i < r->nplugins; i++)
+			run->group[run->ngroup++] = i;
+	}
+	for (unsigned k = 0; k < cfg->npair; k++) {
+		int i = label_index(r, cfg->pair[k]);
+		if (i < 0) {
+			fprintf(stderr, "alloclab: --pair: '%s' is not a plugin of this run (see its labels with --dry-run)\n",
+				cfg->pair[k]);
+			return -1;
+		}
+		run->group[run->ngroup++] = (unsigned)i;
+	}
+	for (unsigned k = 0; k < run->ngroup; k++)
+		if (cfg->plugins[run->group[k]].gil) {
+			fprintf(stderr, "alloclab: --paired: plugin '%s' asks for gil=1, a lock around the whole process: it "
+					"cannot be paired\n", r->plugins[run->group[k]].label);
+			return -1;
+		}
+	run->group_shares = group_can_share(run, run->group_why, sizeof run->group_why);
+	if (!run->group_shares && !cfg->quiet)
+		fprintf(stderr, "alloclab: the paired plugins cannot share one process (%s): each is measured in a "
+				"process of its own, back to back, and the ratio taken within each round\n",
+			run->group_why);
+	return 0;
+}
+
+static int same_cell(const struct planned_cell *a, const struct planned_cell *b)
+{
+	return a->spec.workload == b->spec.workload && a->spec.threads == b->spec.threads &&
+	       a->spec.cache_align == b->spec.cache_align && memcmp(&a->spec.params, &b->spec.params, sizeof a->spec.params) == 0;
+}
+
+/* The slot that starts at the reference's cell c, when two or more of the
+ * group's cells there can be measured. */
+static int add_slot(struct alloclab_run *run, unsigned c)
+{
+	struct alloclab_results *r = run->results;
+	struct pair_slot *s = &run->slots[run->nslots];
+	struct alloclab_pair_member m[ALLOCLAB_MAX_PAIR];
+
+	memset(s, 0, sizeof *s);
+	group_members(run, m);
+	for (unsigned k = 0; k < run->ngroup; k++)
+		for (unsigned i = 0; i < r->ncells; i++)
+			if (r->cells[i].plugin_index == run->group[k] && same_cell(&run->cells[i], &run->cells[c]) &&
+			    r->cells[i].status == ALLOCLAB_CELL_PENDING) {
+				s->spec.pair[s->ncells] = m[k];
+				s->cell[s->ncells++] = i;
+				break;
+			}
+	if (s->ncells < 2 || s->cell[0] != c)
+		return -1;
+	const struct alloclab_workload *w = run->cells[c].spec.workload;
+	s->design = (w->flags & ALLOCLAB_WORKLOAD_ONE_ALLOCATOR) || !run->group_shares ? ALLOCLAB_PAIR_PROCESSES
+		    : (w->flags & ALLOCLAB_WORKLOAD_SLICES) && run->cfg->slice_ops ? ALLOCLAB_PAIR_SLICES
+										: ALLOCLAB_PAIR_VALUES;
+	if (w->flags & ALLOCLAB_WORKLOAD_ONE_ALLOCATOR)
+		s->why = "a process of this workload has one allocator for its life";
+	else if (!run->group_shares)
+		s->why = run->group_why;
+	struct alloclab_pair_member own[ALLOCLAB_MAX_PAIR];
+	memcpy(own, s->spec.pair, sizeof own);
+	s->spec = run->cells[c].spec;
+	memcpy(s->spec.pair, own, sizeof own);
+	s->spec.npair = s->ncells;
+	s->spec.slice_ops = run->cfg->slice_ops;
+	s->spec.pair_seed = alloclab_thread_seed(run->order_seed, 1000000 + run->nslots) >> 1; /* JSON keeps 63 bits */
+	s->spec.sample_ms = 0; /* one process holds every plugin's memory: no figure is one plugin's */
+	return 0;
+}
+
+void alloclab_run_pair_slots(struct alloclab_run *run)
+{
+	struct alloclab_results *r = run->results;
+
+	for (unsigned i = 0; i < r->ncells; i++)
+		run->cells[i].slot = -1;
+	if (run->ngroup < 2)
+		return;
+	run->slots = calloc(r->ncells + 1, sizeof *run->slots);
+	for (unsigned c = 0; c < r->ncells; c++) {
+		if (r->cells[c].plugin_index != run->group[0] || add_slot(run, c) != 0)
+			continue;
+		struct pair_slot *s = &run->slots[run->nslots];
+		for (unsigned k = 0; k < s->ncells; k++) {
+			struct alloclab_cell *cell = &r->cells[s->cell[k]];
+			run->cells[s->cell[k]].slot = (int)run->nslots;
+			free(cell->pair_design);
+			cell->pair_design = strdup(s->design);
+			cell->pair_why = s->why ? strdup(s->why) : NULL;
+		}
+		/* In one worker: one process a round for the whole slot. */
+		if (strcmp(s->design, ALLOCLAB_PAIR_PROCESSES) != 0)
+			run->total_workers -= (s->ncells - 1) * r->cells[c].planned;
+		run->nslots++;
+	}
+	const char *labels[ALLOCLAB_MAX_PAIR];
+	for (unsigned k = 0; k < run->ngroup; k++)
+		labels[k] = r->plugins[run->group[k]].label;
+	alloclab_results_set_paired(r, labels, run->ngroup, run->cfg->slice_ops);
+}
+
+/* ---- a round ---- */
+
+/* Whether the slot has all it needs after this round: every process the
+ * plan asks for, or with -n auto at least the least and an interval of
+ * every plugin's ratio within --ci. */
+static int slot_done(const struct alloclab_run *run, const struct pair_slot *s, unsigned round)
+{
+	const struct alloclab_run_config *cfg = run->cfg;
+	const struct planned_cell *ref = &run->cells[s->cell[0]];
+	const struct alloclab_cell *refc = &run->results->cells[s->cell[0]];
+
+	if (cfg->shard_count ? refc->nprocs == refc->planned : round + 1 == ref->processes)
+		return 1;
+	if (!cfg->processes_auto || refc->nprocs < ref->min_processes)
+		return 0;
+	for (unsigned k = 1; k < s->ncells; k++) {
+		struct alloclab_pair_stat st;
+		if (alloclab_pair_stat(&run->results->cells[s->cell[k]], &st) != 0 || st.half_percent > cfg->ci_percent)
+			return 0;
+	}
+	return 1;
+}
+
+/* Every cell of the slot failed (or is not applicable) with why. */
+static int slot_failed(struct alloclab_run *run, struct pair_slot *s, unsigned round, int na, const char *why,
+		       struct alloclab_memory_timeline *memory, char *err, size_t err_len)
+{
+	char line[ALLOCLAB_ERR_LEN + 32];
+	snprintf(line, sizeof line, "process %u: %s", round + 1, why);
+	for (unsigned k = 0; k < s->ncells; k++) {
+		struct alloclab_cell *cell = &run->results->cells[s->cell[k]];
+		enum alloclab_cell_status st = na ? ALLOCLAB_CELL_NOT_APPLICABLE : ALLOCLAB_CELL_ERROR;
+		alloclab_cell_set_status(cell, st, na ? why : line);
+		if (k == 0 && !na) {
+			alloclab_memory_timeline_free(cell->failed_memory);
+			cell->failed_memory = memory;
+			memory = NULL;
+		}
+		run->cells[s->cell[k]].done = 1;
+		if (alloclab_journal_append(run->journal, s->cell[k], cell->threads, cell->metric, NULL, st, na ? why : line,
+					    k == 0 ? cell->failed_memory : NULL, err, err_len) != 0) {
+			alloclab_memory_timeline_free(memory);
+			return -1;
+		}
+	}
+	alloclab_memory_timeline_free(memory);
+	s->done = 1;
+	if (!na)
+		run->failed++;
+	return 0;
+}
+
+/* The round's processes into their cells, their ratios against the
+ * reference's, one journal line for them all. */
+static int slot_measured(struct alloclab_run *run, struct pair_slot *s, unsigned round, struct alloclab_process *procs,
+			 char *err, size_t err_len)
+{
+	const struct alloclab_cell *cells[ALLOCLAB_MAX_PAIR];
+	const struct alloclab_process *added[ALLOCLAB_MAX_PAIR];
+
+	for (unsigned k = 0; k < s->ncells; k++) {
+		procs[k].index = round;
+		procs[k].pair_ratio = k == 0 ? 1 : alloclab_pair_ratio(&procs[k], &procs[0]);
+	}
+	for (unsigned k = 0; k < s->ncells; k++)
+		alloclab_cell_add_process(&run->results->cells[s->cell[k]], &procs[k]);
+	s->done = slot_done(run, s, round);
+	for (unsigned k = 0; k < s->ncells; k++) {
+		struct alloclab_cell *cell = &run->results->cells[s->cell[k]];
+		if (s->done) {
+			alloclab_cell_set_status(cell, ALLOCLAB_CELL_OK, NULL);
+			run->cells[s->cell[k]].done = 1;
+			if (run->cfg->processes_auto)
+				cell->planned = cell->nprocs;
+		}
+		cells[k] = cell;
+		added[k] = &cell->procs[cell->nprocs - 1];
+	}
+	return alloclab_journal_append_group(run->journal, s->ncells, s->cell, cells, added, err, err_len);
+}
+
+/* The slot's plugins in processes of their own, back to back: the order a
+ * permutation drawn from the slot's seed, reversed every other round. */
+static int processes_round(struct alloclab_run *run, struct pair_slot *s, unsigned round, struct alloclab_progress *pg,
+			   struct alloclab_process *procs, int *interrupted, char *why, size_t why_len)
+{
+	unsigned order[ALLOCLAB_MAX_PAIR];
+	struct alloclab_rng rng = {s->spec.pair_seed};
+	for (unsigned k = 0; k < s->ncells; k++)
+		order[k] = k;
+	for (unsigned k = s->ncells; k > 1; k--) {
+		unsigned j = (unsigned)(alloclab_rng_next(&rng) % k), t = order[k - 1];
+		order[k - 1] = order[j];
+		order[j] = t;
+	}
+	for (unsigned j = 0; j < s->ncells; j++) {
+		unsigned k = order[round % 2 ? s->ncells - 1 - j : j];
+		struct planned_cell *c = &run->cells[s->cell[k]];
+		char label[512];
+		snprintf(label, sizeof label, "%s %s threads=%u process %u/%u (paired)", run->results->cells[s->cell[k]].plugin,
+			 c->spec.workload->name, c->spec.threads, round + 1, c->processes);
+		alloclab_progress_show(pg, label);
+		run->workers_run++;
+		int rc = alloclab_measure_isolated(&c->spec, run->cfg->timeout_s, &procs[k], interrupted, why, why_len);
+		alloclab_progress_step(pg);
+		if (rc != 0) {
+			for (unsigned i = 0; i < j; i++)
+				alloclab_process_clear(&procs[order[round % 2 ? s->ncells - 1 - i : i]]);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int alloclab_run_pair_round(struct alloclab_run *run, unsigned si, unsigned round, struct alloclab_progress *pg,
+			    int *interrupted, char *err, size_t err_len)
+{
+	struct pair_slot *s = &run->slots[si];
+	struct alloclab_process procs[ALLOCLAB_MAX_PAIR];
+	char why[ALLOCLAB_ERR_LEN];
+	int rc;
+
+	*interrupted = 0;
+	memset(procs, 0, sizeof procs);
+	if (strcmp(s->design, ALLOCLAB_PAIR_PROCESSES) == 0) {
+		rc = processes_round(run, s, round, pg, procs, interrupted, why, sizeof why);
+	} else {
+		const struct alloclab_cell *ref = &run->results->cells[s->cell[0]];
+		char label[512];
+		snprintf(label, sizeof label, "%u plugins paired %s threads=%u process %u/%u", s->ncells,
+			 s->spec.workload->name, s->spec.threads, round + 1, run->cells[s->cell[0]].processes);
+		(void)ref;
+		alloclab_progress_show(pg, label);
+		run->workers_run++;
+		rc = alloclab_measure_isolated(&s->spec, run->cfg->timeout_s, procs, interrupted, why, sizeof why);
+		alloclab_progress_step(pg);
+	}
+	if (*interrupted)
+		return 0;
+	if (rc != 0) {
+		int na = rc == -2 && run->results->cells[s->cell[0]].nprocs == 0;
+		struct alloclab_memory_timeline *memory = procs[0].memory;
+		procs[0].memory = NULL;
+		alloclab_process_clear(&procs[0]);
+		return slot_failed(run, s, round, na, why, memory, err, err_len);
+	}
+	return slot_measured(run, s, round, procs, err, err_len);
+}

@@ -1,0 +1,707 @@
+/*
+ * Paired mode: several plugins measured side by side in one worker
+ * process (run --paired). What makes time on a shared machine noisy is
+ * mostly the process's state and the moment it runs; plugins sharing both
+ * share that noise, and their ratio is nearly free of it.
+ *
+ * Every plugin has its own instance and, on every thread, its own workload
+ * state (its slots, its cursor, its shared block): nothing of one plugin's
+ * ever reaches another's ops. A value goes, on every thread:
+ *   prepare every plugin -> barrier -> slices -> barrier -> finish every plugin
+ * For a workload with ALLOCLAB_WORKLOAD_SLICES each plugin's run() runs on
+ * a stack of its own (a ucontext), and its slice points hand control back
+ * after slice_ops operations: the plugins' slices alternate in an order
+ * drawn per value (a random permutation, then its reverse, then the
+ * permutation again: ABBA for two), all threads switching together at a
+ * barrier. A workload whose threads wait for one another in run() (a
+ * producer and its consumer) alternates whole values instead. A slice's
+ * time is taken inside it, after the switch into it and before the switch
+ * out, so switching costs no plugin anything; a plugin's value is the sum
+ * of its slices' wall times.
+ *
+ * What is not paired: memory figures (one process holds every plugin's
+ * memory), latency, heap maps, recording, the alignment wrapper and the
+ * global lock (process-wide wrappers), instruction counts (deterministic:
+ * nothing to pair). The runner refuses those with --paired.
+ */
+#define _GNU_SOURCE 1
+#include "worker/internal.h"
+#include "base/rng.h"
+#include "files/self_exe.h"
+#include "memory/self_memory.h"
+#include "plugin/loader.h"
+#include "process/child.h"
+#include "results/results.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+/* A run()'s own stack: as a thread's, reserved, touched only as used. */
+#define SLICE_STACK_BYTES ((size_t)8 << 20)
+
+/* One plugin's run() on one thread, in slices. */
+struct slice {
+	struct alloclab_slicer s;   /* first: the workload holds a pointer to it */
+	uint64_t budget;            /* operations a slice */
+	uint64_t start_ns, end_ns;  /* this slice's, taken inside it */
+	uint64_t ns;                /* the value's slices so far */
+	ucontext_t self, *sched;
+	void *stack;
+	int done;                   /* run() returned */
+	int ran;                    /* ran in the slice just gone */
+	struct alloclab_workload_thread *wt;
+	const struct alloclab_workload *wl;
+	_Atomic unsigned *remaining;
+};
+
+struct member {
+	const struct alloclab_pair_member *spec;
+	char copy[ALLOCLAB_PATH_PLUS_LEN]; /* the private copy's path, or "" */
+	struct alloclab_loaded_plugin plugin;
+	struct alloclab_allocator alloc;
+	int created;
+	struct thread_host host;
+	struct alloclab_block_list *lists;
+	void *shared;
+	struct alloclab_live *live;            /* [threads] */
+	struct alloclab_workload_thread *wt;   /* [threads] */
+	struct slice *sl;                      /* [threads] */
+	char (*error)[ALLOCLAB_ERR_LEN];       /* [threads] */
+	int *attached;                         /* [threads] */
+	uint64_t *wall_ns;                     /* [rounds] */
+	uint64_t *thread_ns, *thread_ops;      /* [rounds * threads] */
+	json_t **reports;                      /* [rounds * threads] */
+	json_t **process_reports;              /* [threads] */
+	json_t *stats_live;
+};
+
+struct pair {
+	const struct alloclab_cell_spec *cell;
+	unsigned n, rounds, threads;
+	int sliced;
+	struct member *m;
+	pthread_barrier_t barrier;
+	_Atomic int failed, prepare_failed;
+	_Atomic unsigned remaining;            /* (plugin, thread) runs not done in this value */
+	unsigned *order;                       /* [rounds * n]: each value's permutation */
+	int *cpu;                              /* [threads]: -1 not pinned */
+};
+
+struct pair_thread {
+	struct pair *p;
+	unsigned index;
+	pthread_t tid;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- slices ---- */
+
+static __thread struct slice *entering;
+
+/* A run()'s context starts here, and goes back to the scheduler when run()
+ * returns (uc_link). */
+static void slice_main(void)
+{
+	struct slice *sl = entering;
+	sl->start_ns = now_ns();
+	sl->wl->run(sl->wt);
+	sl->end_ns = now_ns();
+	sl->ns += sl->end_ns - sl->start_ns;
+	sl->done = 1;
+	atomic_fetch_sub_explicit(sl->remaining, 1, memory_order_relaxed);
+}
+
+void alloclab_slice_end(struct alloclab_slicer *s)
+{
+	struct slice *sl = (struct slice *)s;
+	sl->end_ns = now_ns();
+	sl->ns += sl->end_ns - sl->start_ns;
+	sl->s.left = sl->budget;
+	swapcontext(&sl->self, sl->sched);
+	sl->start_ns = now_ns();
+}
+
+/* A fresh context for the value's run(). 0, or -1 (no stack). */
+static int slice_begin(struct slice *sl, ucontext_t *sched, uint64_t budget)
+{
+	if (sl->stack == NULL) {
+		void *st = mmap(NULL, SLICE_STACK_BYTES, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+		if (st == MAP_FAILED)
+			return -1;
+		mprotect(st, 4096, PROT_NONE); /* a guard page below the stack */
+		sl->stack = st;
+	}
+	sl->budget = budget;
+	sl->s.left = budget;
+	sl->ns = 0;
+	sl->done = 0;
+	sl->sched = sched;
+	getcontext(&sl->self);
+	sl->self.uc_stack.ss_sp = sl->stack;
+	sl->self.uc_stack.ss_size = SLICE_STACK_BYTES;
+	sl->self.uc_link = sched;
+	makecontext(&sl->self, slice_main, 0);
+	return 0;
+}
+
+/* Runs one slice of plugin m's run() on this thread (or nothing, when its
+ * run() is over). */
+static void slice_run(struct slice *sl, ucontext_t *sched)
+{
+	sl->ran = !sl->done;
+	if (sl->done)
+		return;
+	entering = sl;
+	swapcontext(sched, &sl->self);
+}
+
+/* ---- the order of the plugins ---- */
+
+/* Each value's permutation of the plugins, drawn from the seed and the
+ * value's round: the order is random, and repeatable from the results. */
+static void draw_orders(struct pair *p)
+{
+	for (unsigned r = 0; r < p->rounds; r++) {
+		unsigned *o = &p->order[r * p->n];
+		struct alloclab_rng rng = {alloclab_thread_seed(p->cell->pair_seed, r)};
+		for (unsigned k = 0; k < p->n; k++)
+			o[k] = k;
+		for (unsigned k = p->n; k > 1; k--) {
+			unsigned j = (unsigned)(alloclab_rng_next(&rng) % k), t = o[k - 1];
+			o[k - 1] = o[j];
+			o[j] = t;
+		}
+	}
+}
+
+/* The plugin in position j of slice s of round r: the value's permutation
+ * in even slices, reversed in odd ones (ABBA for two plugins). */
+static unsigned member_at(const struct pair *p, unsigned r, unsigned s, unsigned j)
+{
+	const unsigned *o = &p->order[r * p->n];
+	return s % 2 == 0 ? o[j] : o[p->n - 1 - j];
+}
+
+static void wait_all(struct pair *p)
+{
+	if (p->threads > 1)
+		pthread_barrier_wait(&p->barrier);
+}
+
+/* Thread 0, once every thread's slice of plugin m has ended: the slice's
+ * wall time, from the first thread's start to the last one's end. */
+static void add_wall(struct pair *p, unsigned m, unsigned r)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	for (unsigned i = 0; i < p->threads; i++) {
+		const struct slice *sl = &p->m[m].sl[i];
+		if (!sl->ran)
+			continue;
+		first = sl->start_ns < first ? sl->start_ns : first;
+		last = sl->end_ns > last ? sl->end_ns : last;
+	}
+	if (last > first)
+		p->m[m].wall_ns[r] += last - first;
+}
+
+/* The timed part of round r on thread i, in slices. */
+static void timed_slices(struct pair *p, unsigned i, unsigned r)
+{
+	ucontext_t sched;
+
+	for (unsigned m = 0; m < p->n; m++)
+		if (slice_begin(&p->m[m].sl[i], &sched, p->cell->slice_ops) != 0) {
+			snprintf(p->m[m].error[i], ALLOCLAB_ERR_LEN, "paired: cannot map a stack for run()");
+			p->failed = 1;
+		}
+	wait_all(p);
+	if (p->failed)
+		return;
+	for (unsigned s = 0;; s++) {
+		for (unsigned j = 0; j < p->n; j++) {
+			unsigned m = member_at(p, r, s, j);
+			wait_all(p);
+			slice_run(&p->m[m].sl[i], &sched);
+			wait_all(p);
+			if (i == 0)
+				add_wall(p, m, r);
+		}
+		/* Stable here: every decrement happened before the barrier. */
+		if (atomic_load_explicit(&p->remaining, memory_order_relaxed) == 0)
+			break;
+	}
+}
+
+/* The timed part of round r on thread i, a whole value a plugin. */
+static void timed_values(struct pair *p, unsigned i, unsigned r)
+{
+	for (unsigned j = 0; j < p->n; j++) {
+		unsigned m = member_at(p, r, 0, j);
+		struct slice *sl = &p->m[m].sl[i];
+		wait_all(p);
+		sl->ran = 1;
+		sl->start_ns = now_ns();
+		p->m[m].wt[i].own_ns = 0;
+		p->cell->workload->run(&p->m[m].wt[i]);
+		sl->end_ns = now_ns();
+		/* The workload's own time of its operations, where it took one. */
+		if (p->m[m].wt[i].own_ns && p->m[m].wt[i].own_ns < sl->end_ns - sl->start_ns)
+			sl->end_ns = sl->start_ns + p->m[m].wt[i].own_ns;
+		sl->ns = sl->end_ns - sl->start_ns;
+		wait_all(p);
+		if (i == 0)
+			add_wall(p, m, r);
+	}
+}
+
+/* ---- a thread's rounds ---- */
+
+/* Prepares every plugin's state on thread i for round r. */
+static void prepare_all(struct pair *p, unsigned i, unsigned r)
+{
+	for (unsigned m = 0; m < p->n; m++) {
+		struct alloclab_workload_thread *wt = &p->m[m].wt[i];
+		wt->last_value = r + 1 == p->rounds;
+		wt->warmup = r < p->cell->warmups;
+		wt->ops = 0;
+		wt->slicer = p->sliced ? &p->m[m].sl[i].s : NULL;
+		alloclab_phase("prepare");
+		if (p->cell->workload->prepare(wt, p->m[m].error[i], ALLOCLAB_ERR_LEN) != 0)
+			p->prepare_failed = 1;
+	}
+}
+
+/* After the timed part: what it did, a failure's reason, the plugins'
+ * statistics with the working sets live (last value), then finish. */
+static void end_round(struct pair *p, unsigned i, unsigned r)
+{
+	for (unsigned m = 0; m < p->n; m++) {
+		struct alloclab_workload_thread *wt = &p->m[m].wt[i];
+		p->m[m].thread_ns[r * p->threads + i] = p->m[m].sl[i].ns;
+		p->m[m].thread_ops[r * p->threads + i] = wt->ops;
+		if (wt->error) {
+			snprintf(p->m[m].error[i], ALLOCLAB_ERR_LEN, "%s", wt->error);
+			p->failed = 1;
+		}
+	}
+	wait_all(p);
+	if (p->failed)
+		for (unsigned m = 0; m < p->n; m++)
+			p->m[m].wt[i].last_value = 1;
+	if (i == 0 && r + 1 == p->rounds && !p->failed)
+		for (unsigned m = 0; m < p->n; m++)
+			if (p->m[m].alloc.ops.stats) {
+				json_t *all = json_object();
+				alloclab_phase("stats");
+				p->m[m].alloc.ops.stats(p->m[m].alloc.instance, alloclab_worker_collect_stat, all);
+				p->m[m].stats_live = all;
+			}
+	wait_all(p);
+	for (unsigned m = 0; m < p->n; m++) {
+		struct member *mb = &p->m[m];
+		struct alloclab_workload_thread *wt = &mb->wt[i];
+		alloclab_phase("finish");
+		p->cell->workload->finish(wt);
+		if (wt->report) {
+			mb->reports[r * p->threads + i] = wt->report;
+			wt->report = NULL;
+		}
+		if (wt->process_report) {
+			json_decref(mb->process_reports[i]);
+			mb->process_reports[i] = wt->process_report;
+			wt->process_report = NULL;
+		}
+	}
+}
+
+static void attach_all(struct pair *p, unsigned i)
+{
+	if (p->cpu[i] >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(p->cpu[i], &set);
+		pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+	}
+	for (unsigned m = 0; m < p->n; m++) {
+		struct member *mb = &p->m[m];
+		if (mb->alloc.ops.thread_attach == NULL)
+			continue;
+		alloclab_phase("thread_attach");
+		int rc = mb->alloc.ops.thread_attach(mb->alloc.instance);
+		if (rc != 0) {
+			snprintf(mb->error[i], ALLOCLAB_ERR_LEN, "thread_attach failed: %s", strerror(-rc));
+			p->failed = 1;
+		} else {
+			mb->attached[i] = 1;
+		}
+	}
+}
+
+static void *pair_thread(void *arg)
+{
+	struct pair_thread *pt = arg;
+	struct pair *p = pt->p;
+	unsigned i = pt->index;
+
+	attach_all(p, i);
+	for (unsigned r = 0; r < p->rounds; r++) {
+		pthread_barrier_wait(&p->barrier);
+		if (p->failed)
+			break;
+		if (i == 0) {
+			alloclab_phase_round(r < p->cell->warmups ? -(int)(r + 1) : (int)(r - p->cell->warmups + 1));
+			p->remaining = p->n * p->threads;
+		}
+		prepare_all(p, i, r);
+		pthread_barrier_wait(&p->barrier);
+		if (p->prepare_failed)
+			p->failed = 1;
+		if (!p->failed) {
+			alloclab_phase("run");
+			if (p->sliced)
+				timed_slices(p, i, r);
+			else
+				timed_values(p, i, r);
+		}
+		end_round(p, i, r);
+	}
+	for (unsigned m = 0; m < p->n; m++)
+		if (p->m[m].attached[i]) {
+			alloclab_phase("thread_detach");
+			p->m[m].alloc.ops.thread_detach(p->m[m].alloc.instance);
+		}
+	return NULL;
+}
+
+/* ---- set-up and results ---- */
+
+/* A private copy of the plugin's file in this worker's scratch folder
+ * ($TMPDIR: the supervisor removes it with the worker), so that dlopen
+ * gives it statics of its own. 0, or -1 with err. */
+static int private_copy(const char *spec, unsigned k, char *out, size_t out_len, char *err, size_t err_len)
+{
+	char path[ALLOCLAB_PATH_LEN], name[ALLOCLAB_PATH_LEN];
+	const char *tmp = getenv("TMPDIR");
+	struct stat st;
+
+	if (alloclab_plugin_find(spec, path, sizeof path, err, err_len) != 0)
+		return -1;
+	snprintf(name, sizeof name, "%s", path);
+	snprintf(out, out_len, "%s/pair%u-%s", tmp && tmp[0] == '/' ? tmp : "/tmp", k, basename(name));
+	int in = open(path, O_RDONLY | O_CLOEXEC), fd = -1;
+	if (in < 0 || fstat(in, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0700)) < 0) {
+		snprintf(err, err_len, "paired: cannot copy %s for a second instance: %s", path, strerror(errno));
+		if (in >= 0)
+			close(in);
+		return -1;
+	}
+	off_t off = 0;
+	while (off < st.st_size)
+		if (sendfile(fd, in, &off, (size_t)(st.st_size - off)) <= 0)
+			break;
+	close(in);
+	if (close(fd) != 0 || off != st.st_size) {
+		snprintf(err, err_len, "paired: cannot copy %s for a second instance", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Loads and creates every plugin of the pair, in order. 0, or -1 with err
+ * naming the plugin. */
+static int open_members(struct pair *p, char *err, size_t err_len)
+{
+	for (unsigned k = 0; k < p->n; k++) {
+		struct member *mb = &p->m[k];
+		const char *spec = mb->spec->plugin;
+		char why[ALLOCLAB_ERR_LEN];
+		if (mb->spec->private_copy) {
+			if (private_copy(spec, k, mb->copy, sizeof mb->copy, err, err_len) != 0)
+				return -1;
+			spec = mb->copy;
+		}
+		alloclab_phase("load");
+		if (alloclab_plugin_load(spec, &mb->plugin, why, sizeof why) != 0) {
+			snprintf(err, err_len, "paired: plugin '%s' cannot share this process: %s", mb->spec->plugin, why);
+			return -1;
+		}
+		alloclab_phase("create");
+		if (alloclab_allocator_create(&mb->alloc, &mb->plugin, mb->spec->plugin_options, why, sizeof why) != 0) {
+			snprintf(err, err_len, "paired: plugin '%s' cannot share this process: %s", mb->spec->plugin, why);
+			return -1;
+		}
+		mb->created = 1;
+	}
+	return 0;
+}
+
+static void *zeroed(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+/* Every plugin's per-thread state, stacks aside (made at the first value). */
+static int allocate_members(struct pair *p)
+{
+	const struct alloclab_cell_spec *cell = p->cell;
+	int seed_idx = alloclab_workload_role_index(cell->workload, ALLOCLAB_ROLE_SEED);
+	uint64_t seed = seed_idx >= 0 ? cell->params.v[seed_idx] : 0;
+
+	for (unsigned k = 0; k < p->n; k++) {
+		struct member *mb = &p->m[k];
+		mb->lists = zeroed(p->threads, sizeof *mb->lists);
+		mb->shared = cell->workload->shared_size ? zeroed(1, cell->workload->shared_size) : NULL;
+		mb->live = zeroed(p->threads, sizeof *mb->live);
+		mb->wt = zeroed(p->threads, sizeof *mb->wt);
+		mb->sl = zeroed(p->threads, sizeof *mb->sl);
+		mb->error = zeroed(p->threads, sizeof *mb->error);
+		mb->attached = zeroed(p->threads, sizeof *mb->attached);
+		mb->wall_ns = zeroed(p->rounds, sizeof *mb->wall_ns);
+		mb->thread_ns = zeroed((size_t)p->rounds * p->threads, sizeof *mb->thread_ns);
+		mb->thread_ops = zeroed((size_t)p->rounds * p->threads, sizeof *mb->thread_ops);
+		mb->reports = zeroed((size_t)p->rounds * p->threads, sizeof *mb->reports);
+		mb->process_reports = zeroed(p->threads, sizeof *mb->process_reports);
+		if (!mb->lists || !mb->live || !mb->wt || !mb->sl || !mb->error || !mb->attached || !mb->wall_ns ||
+		    !mb->thread_ns || !mb->thread_ops || !mb->reports || !mb->process_reports ||
+		    (cell->workload->shared_size && !mb->shared))
+			return -1;
+		mb->host = (struct thread_host){&p->barrier, mb->lists, 0, 0, &p->failed};
+		for (unsigned i = 0; i < p->threads; i++) {
+			struct alloclab_workload_thread *wt = &mb->wt[i];
+			/* The same seed for every plugin: each does the same work. */
+			*wt = (struct alloclab_workload_thread){
+				.alloc = &mb->alloc, .plugin = mb->spec->plugin, .plugin_options = mb->spec->plugin_options,
+				.params = &cell->params, .index = i, .nthreads = p->threads,
+				.seed = alloclab_thread_seed(seed, i), .shared = mb->shared, .sync = alloclab_worker_sync,
+				.placement = alloclab_worker_placement, .host = &mb->host, .live = &mb->live[i]};
+			mb->sl[i].wt = wt;
+			mb->sl[i].wl = cell->workload;
+			mb->sl[i].remaining = &p->remaining;
+		}
+	}
+	return 0;
+}
+
+static int allowed_cpu(int i)
+{
+	cpu_set_t set;
+	int seen = 0;
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return -1;
+	int n = CPU_COUNT(&set);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set) && seen++ == i % n)
+			return c;
+	return -1;
+}
+
+/* Every round on every thread; thread 0 is the main thread. */
+static int run_pair(struct pair *p, char *err, size_t err_len)
+{
+	struct pair_thread *pt = zeroed(p->threads, sizeof *pt);
+	unsigned started = 0;
+
+	if (pt == NULL) {
+		snprintf(err, err_len, "paired: out of memory");
+		return -1;
+	}
+	for (unsigned i = 0; i < p->threads; i++) {
+		pt[i] = (struct pair_thread){p, i, 0};
+		p->cpu[i] = p->cell->pin ? allowed_cpu((int)i) : -1;
+	}
+	for (unsigned i = 1; i < p->threads; i++, started++)
+		if (pthread_create(&pt[i].tid, NULL, pair_thread, &pt[i]) != 0) {
+			snprintf(err, err_len, "cannot start thread %u", i);
+			free(pt);
+			return -1;
+		}
+	pair_thread(&pt[0]);
+	for (unsigned i = 1; i <= started; i++)
+		pthread_join(pt[i].tid, NULL);
+	free(pt);
+	return 0;
+}
+
+/* Plugin k's round r as a value. */
+static void pair_value(const struct pair *p, unsigned k, unsigned r, struct alloclab_value *v)
+{
+	const struct member *mb = &p->m[k];
+	uint64_t ops = 0;
+
+	v->thread_ns = zeroed(p->threads, sizeof *v->thread_ns);
+	v->thread_ops = zeroed(p->threads, sizeof *v->thread_ops);
+	for (unsigned i = 0; i < p->threads; i++) {
+		v->thread_ns[i] = mb->thread_ns[r * p->threads + i];
+		v->thread_ops[i] = mb->thread_ops[r * p->threads + i];
+		ops += v->thread_ops[i];
+	}
+	v->wall_ns = mb->wall_ns[r];
+	v->per_op = ops ? (double)v->wall_ns * p->threads / (double)ops : 0;
+	if (mb->reports[r * p->threads]) {
+		v->thread_reports = json_array();
+		for (unsigned i = 0; i < p->threads; i++) {
+			json_t *rep = mb->reports[r * p->threads + i];
+			json_array_append_new(v->thread_reports, rep ? rep : json_null());
+			mb->reports[r * p->threads + i] = NULL;
+		}
+	}
+}
+
+/* Plugin k's rounds as its process. */
+static void pair_process(struct pair *p, unsigned k, struct alloclab_process *out)
+{
+	struct member *mb = &p->m[k];
+
+	memset(out, 0, sizeof *out);
+	out->peak_rss_kib = -1;
+	out->rss_before_plugin_kib = out->rss_after_finish_kib = out->rss_after_trim_kib = -1;
+	out->rss_after_settle_kib = out->anon_before_plugin_kib = -1;
+	out->warmups = zeroed(p->cell->warmups + 1, sizeof *out->warmups);
+	out->values = zeroed(p->cell->values + 1, sizeof *out->values);
+	for (unsigned r = 0; r < p->rounds; r++) {
+		if (r < p->cell->warmups) {
+			pair_value(p, k, r, &out->warmups[out->nwarmups]);
+			json_decref(out->warmups[out->nwarmups].thread_reports);
+			out->warmups[out->nwarmups++].thread_reports = NULL;
+		} else {
+			pair_value(p, k, r, &out->values[out->nvalues++]);
+		}
+	}
+	for (unsigned i = 0; i < p->threads; i++)
+		if (mb->process_reports[i]) {
+			out->report = json_array();
+			for (unsigned t = 0; t < p->threads; t++) {
+				json_array_append_new(out->report, mb->process_reports[t] ? mb->process_reports[t] : json_null());
+				mb->process_reports[t] = NULL;
+			}
+			break;
+		}
+	out->stats = mb->stats_live;
+	mb->stats_live = NULL;
+	if (mb->alloc.ops.stats) {
+		json_t *stats = json_object();
+		if (mb->alloc.ops.stats(mb->alloc.instance, alloclab_worker_collect_stat, stats) == 0)
+			out->stats_after_finish = stats;
+		else
+			json_decref(stats);
+	}
+}
+
+static void free_pair(struct pair *p)
+{
+	for (unsigned k = 0; k < p->n; k++) {
+		struct member *mb = &p->m[k];
+		if (mb->created) {
+			alloclab_phase("destroy");
+			alloclab_allocator_destroy(&mb->alloc);
+		}
+		for (unsigned i = 0; mb->sl && i < p->threads; i++)
+			if (mb->sl[i].stack)
+				munmap(mb->sl[i].stack, SLICE_STACK_BYTES);
+		for (size_t i = 0; mb->reports && i < (size_t)p->rounds * p->threads; i++)
+			json_decref(mb->reports[i]);
+		for (unsigned i = 0; mb->process_reports && i < p->threads; i++)
+			json_decref(mb->process_reports[i]);
+		json_decref(mb->stats_live);
+		free(mb->lists), free(mb->shared), free(mb->live), free(mb->wt), free(mb->sl), free(mb->error);
+		free(mb->attached), free(mb->wall_ns), free(mb->thread_ns), free(mb->thread_ops), free(mb->reports);
+		free(mb->process_reports);
+		/* The plugin stays mapped: its TLS destructors may still run at exit. */
+		free(mb->plugin.path);
+	}
+	free(p->m);
+	free(p->order);
+	free(p->cpu);
+}
+
+/* The failure a thread reported, with the plugin it came from. */
+static int pair_failure(const struct pair *p, char *err, size_t err_len)
+{
+	for (unsigned k = 0; k < p->n; k++)
+		for (unsigned i = 0; i < p->threads; i++)
+			if (p->m[k].error[i][0]) {
+				snprintf(err, err_len, "plugin '%s': %s", p->m[k].spec->plugin, p->m[k].error[i]);
+				return p->m[k].wt[i].not_applicable ? -2 : -1;
+			}
+	snprintf(err, err_len, "a thread failed without saying why");
+	return -1;
+}
+
+int alloclab_worker_measure_paired(const struct alloclab_cell_spec *cell, struct alloclab_process *out, char *err,
+				   size_t err_len)
+{
+	struct pair p = {.cell = cell, .n = cell->npair, .rounds = cell->warmups + cell->values, .threads = cell->threads};
+	int rc = -1;
+
+	p.sliced = cell->slice_ops > 0 && (cell->workload->flags & ALLOCLAB_WORKLOAD_SLICES);
+	p.m = zeroed(p.n, sizeof *p.m);
+	p.order = zeroed((size_t)p.rounds * p.n, sizeof *p.order);
+	p.cpu = zeroed(p.threads, sizeof *p.cpu);
+	if (p.m == NULL || p.order == NULL || p.cpu == NULL) {
+		snprintf(err, err_len, "paired: out of memory");
+		free(p.m), free(p.order), free(p.cpu);
+		return -1;
+	}
+	for (unsigned k = 0; k < p.n; k++)
+		p.m[k].spec = &cell->pair[k];
+	draw_orders(&p);
+	pthread_barrier_init(&p.barrier, NULL, p.threads);
+	if (open_members(&p, err, err_len) != 0)
+		goto out;
+	if (allocate_members(&p) != 0) {
+		snprintf(err, err_len, "paired: out of memory");
+		goto out;
+	}
+	if (run_pair(&p, err, err_len) != 0)
+		goto out;
+	if (p.failed) {
+		rc = pair_failure(&p, err, err_len);
+		goto out;
+	}
+	for (unsigned k = 0; k < p.n; k++)
+		pair_process(&p, k, &out[k]);
+	alloclab_phase("exit");
+	rc = 0;
+out:
+	free_pair(&p);
+	pthread_barrier_destroy(&p.barrier);
+	return rc;
+}
+
+int alloclab_pair_probe(const struct alloclab_pair_member *members, unsigned n, char *err, size_t err_len)
+{
+	struct alloclab_cell_spec cell = {.npair = n};
+	struct pair p = {.cell = &cell, .n = n, .threads = 1};
+	int rc;
+
+	memcpy(cell.pair, members, n * sizeof *members);
+	p.m = zeroed(n, sizeof *p.m);
+	if (p.m == NULL) {
+		snprintf(err, err_len, "paired: out of memory");
+		return -1;
+	}
+	for (unsigned k = 0; k < n; k++)
+		p.m[k].spec = &cell.pair[k];
+	rc = open_members(&p, err, err_len);
+	free_pair(&p);
+	return rc;
+}
