@@ -38,7 +38,9 @@ static int cache_thrash_prepare(struct alloclab_workload_thread *t, char *err, s
 	return 0;
 }
 
-static void cache_thrash_run(struct alloclab_workload_thread *t)
+/* The run, made twice: with a slice point after every operation for
+ * paired mode (sliced), or without (an unpaired run pays nothing). */
+static inline __attribute__((always_inline)) void cache_thrash_run_body(struct alloclab_workload_thread *t, int sliced)
 {
 	const uint64_t iterations = t->params->v[P_ITERATIONS], writes = fs_share(t->params->v[P_WRITES], t->nthreads);
 	const size_t size = t->params->v[P_SIZE];
@@ -56,9 +58,19 @@ static void cache_thrash_run(struct alloclab_workload_thread *t)
 		}
 		fs_write(obj, size, writes);
 		alloclab_free(t->alloc, obj);
+		if (sliced)
+			alloclab_slice_ops(t, 1);
 	}
 	alloclab_live_set(t, 0, 0);
 	t->ops = i;
+}
+
+static void cache_thrash_run(struct alloclab_workload_thread *t)
+{
+	if (t->slicer)
+		cache_thrash_run_body(t, 1);
+	else
+		cache_thrash_run_body(t, 0);
 }
 
 static void cache_thrash_finish(struct alloclab_workload_thread *t)
@@ -84,6 +96,7 @@ const struct alloclab_workload alloclab_workload_cache_thrash = {
 	.unit_op = "allocate, write, free one object",
 	.params = cache_thrash_params,
 	.nparams = sizeof cache_thrash_params / sizeof cache_thrash_params[0],
+	.flags = ALLOCLAB_WORKLOAD_SLICES,
 	.prepare = cache_thrash_prepare,
 	.run = cache_thrash_run,
 	.finish = cache_thrash_finish,

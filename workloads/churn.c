@@ -141,7 +141,7 @@ static inline __attribute__((always_inline)) uint64_t churn_loop(struct alloclab
 		if (sliced) {
 			/* The other plugins may run here: what the loop keeps in
 			 * locals is its own (its slots, its random numbers). */
-			alloclab_slice_point(t);
+			alloclab_slice_ops(t, 1);
 		}
 	}
 	s->rng = rng;

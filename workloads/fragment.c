@@ -79,7 +79,9 @@ static int fragment_prepare(struct alloclab_workload_thread *t, char *err, size_
 	return 0;
 }
 
-static void fragment_run(struct alloclab_workload_thread *t)
+/* The run, made twice: with a slice point after every operation for
+ * paired mode (sliced), or without (an unpaired run pays nothing). */
+static inline __attribute__((always_inline)) void fragment_run_body(struct alloclab_workload_thread *t, int sliced)
 {
 	struct fragment_state *s = t->state;
 	const struct alloclab_params *p = t->params;
@@ -99,6 +101,8 @@ static void fragment_run(struct alloclab_workload_thread *t)
 		s->first[i] = b;
 		s->first_size[i] = size;
 		alloclab_live_add(t, (int64_t)size, 1);
+		if (sliced)
+			alloclab_slice_ops(t, 1);
 	}
 	/* The first heap whole: the most held unless the refill outgrows it. */
 	uint64_t most = __atomic_load_n((uint64_t *)&t->live->bytes, __ATOMIC_RELAXED);
@@ -110,6 +114,8 @@ static void fragment_run(struct alloclab_workload_thread *t)
 		alloclab_live_add(t, -(int64_t)s->first_size[i], -1);
 		s->first[i] = NULL;
 		ops++;
+		if (sliced)
+			alloclab_slice_ops(t, 1);
 	}
 	while (refilled < freed) {
 		size_t size = draw(&s->rng, p->v[P_SECOND_MIN], p->v[P_SECOND_MAX]);
@@ -133,11 +139,21 @@ static void fragment_run(struct alloclab_workload_thread *t)
 		refilled += size;
 		alloclab_live_add(t, (int64_t)size, 1);
 		ops++;
+		if (sliced)
+			alloclab_slice_ops(t, 1);
 	}
 	const uint64_t end = __atomic_load_n((uint64_t *)&t->live->bytes, __ATOMIC_RELAXED);
 	alloclab_live_end(t, end);
 	alloclab_live_peak(t, end > most ? end : most);
 	t->ops = ops;
+}
+
+static void fragment_run(struct alloclab_workload_thread *t)
+{
+	if (t->slicer)
+		fragment_run_body(t, 1);
+	else
+		fragment_run_body(t, 0);
 }
 
 static void fragment_finish(struct alloclab_workload_thread *t)
@@ -165,6 +181,7 @@ const struct alloclab_workload alloclab_workload_fragment = {
 	.params = fragment_params,
 	.nparams = sizeof fragment_params / sizeof fragment_params[0],
 	.check_params = fragment_check,
+	.flags = ALLOCLAB_WORKLOAD_SLICES,
 	.prepare = fragment_prepare,
 	.run = fragment_run,
 	.finish = fragment_finish,

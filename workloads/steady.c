@@ -105,7 +105,9 @@ static int steady_prepare(struct alloclab_workload_thread *t, char *err, size_t 
 	return 0;
 }
 
-static void steady_run(struct alloclab_workload_thread *t)
+/* The run, made twice: with a slice point after every operation for
+ * paired mode (sliced), or without (an unpaired run pays nothing). */
+static inline __attribute__((always_inline)) void steady_run_body(struct alloclab_workload_thread *t, int sliced)
 {
 	struct population *p = t->state;
 	const struct alloclab_params *par = t->params;
@@ -147,10 +149,20 @@ static void steady_run(struct alloclab_workload_thread *t)
 		live += size;
 		most = live > most ? live : most;
 		alloclab_live_set(t, live, p->n);
+		if (sliced)
+			alloclab_slice_ops(t, 1);
 	}
 	alloclab_live_end(t, live);
 	alloclab_live_peak(t, most);
 	t->ops = i;
+}
+
+static void steady_run(struct alloclab_workload_thread *t)
+{
+	if (t->slicer)
+		steady_run_body(t, 1);
+	else
+		steady_run_body(t, 0);
 }
 
 static void steady_finish(struct alloclab_workload_thread *t)
@@ -178,6 +190,7 @@ const struct alloclab_workload alloclab_workload_steady = {
 	.params = steady_params,
 	.nparams = sizeof steady_params / sizeof steady_params[0],
 	.check_params = steady_check,
+	.flags = ALLOCLAB_WORKLOAD_SLICES,
 	.prepare = steady_prepare,
 	.run = steady_run,
 	.finish = steady_finish,

@@ -52,7 +52,9 @@ static int threadtest_prepare(struct alloclab_workload_thread *t, char *err, siz
 	return 0;
 }
 
-static void threadtest_run(struct alloclab_workload_thread *t)
+/* The run, made twice: with a slice point after every operation for
+ * paired mode (sliced), or without (an unpaired run pays nothing). */
+static inline __attribute__((always_inline)) void threadtest_run_body(struct alloclab_workload_thread *t, int sliced)
 {
 	struct threadtest_state *s = t->state;
 	const uint64_t iterations = t->params->v[P_ITERATIONS], size = t->params->v[P_SIZE];
@@ -88,9 +90,19 @@ static void threadtest_run(struct alloclab_workload_thread *t)
 		for (size_t i = 0; i < n; i++)
 			do_free(instance, blocks[i]);
 		alloclab_live_set(t, 0, 0);
+		if (sliced)
+			alloclab_slice_ops(t, (int64_t)n);
 	}
 	t->ops = iterations * n;
 	alloclab_live_peak(t, n * size);
+}
+
+static void threadtest_run(struct alloclab_workload_thread *t)
+{
+	if (t->slicer)
+		threadtest_run_body(t, 1);
+	else
+		threadtest_run_body(t, 0);
 }
 
 static void threadtest_finish(struct alloclab_workload_thread *t)
@@ -129,6 +141,7 @@ const struct alloclab_workload alloclab_workload_threadtest = {
 	.unit_op = "malloc+free of one block",
 	.params = threadtest_params,
 	.nparams = sizeof threadtest_params / sizeof threadtest_params[0],
+	.flags = ALLOCLAB_WORKLOAD_SLICES,
 	.prepare = threadtest_prepare,
 	.run = threadtest_run,
 	.finish = threadtest_finish,

@@ -417,7 +417,7 @@ static int null_block(struct alloclab_workload_thread *t, struct replay *r, cons
 static inline __attribute__((always_inline)) int replay_local(struct alloclab_workload_thread *t, struct replay *r,
 							       const struct alloclab_trace_event *events, size_t n,
 							       uint64_t first, int direct, int timed, int count,
-							       const struct live_profile *profile)
+							       const struct live_profile *profile, int sliced)
 {
 	const struct alloclab_allocator *a = t->alloc;
 	const unsigned how = (unsigned)t->params->v[P_TOUCH];
@@ -480,6 +480,9 @@ static inline __attribute__((always_inline)) int replay_local(struct alloclab_wo
 		if (!count)
 			live = profile->after[(i - 1) / PROFILE_EVERY];
 		__atomic_store_n(held, live, __ATOMIC_RELAXED);
+		/* Paired mode: the other plugins may run between blocks. */
+		if (sliced)
+			alloclab_slice_ops(t, PROFILE_EVERY);
 	}
 	if (!count && n) {
 		live = profile->end;
@@ -583,15 +586,19 @@ static int replay(struct alloclab_workload_thread *t, struct replay *r, const st
 	 * it the replay does not pay for it. */
 	if (alloclab_latency_every())
 		return sh->sum.remote ? replay_shared(t, r, events, n, first, 1)
-		       : pr	      ? replay_local(t, r, events, n, first, 0, 1, 0, pr)
-				      : replay_local(t, r, events, n, first, 0, 1, 1, NULL);
+		       : pr	      ? replay_local(t, r, events, n, first, 0, 1, 0, pr, 0)
+				      : replay_local(t, r, events, n, first, 0, 1, 1, NULL, 0);
 	if (sh->sum.remote)
 		return replay_shared(t, r, events, n, first, 0);
+	/* Paired mode (one thread: a replay's threads wait for one another). */
+	if (t->slicer)
+		return pr ? replay_local(t, r, events, n, first, 0, 0, 0, pr, 1)
+			  : replay_local(t, r, events, n, first, 0, 0, 1, NULL, 1);
 	if (pr)
-		return t->alloc->direct_malloc ? replay_local(t, r, events, n, first, 1, 0, 0, pr)
-					       : replay_local(t, r, events, n, first, 0, 0, 0, pr);
-	return t->alloc->direct_malloc ? replay_local(t, r, events, n, first, 1, 0, 1, NULL)
-				       : replay_local(t, r, events, n, first, 0, 0, 1, NULL);
+		return t->alloc->direct_malloc ? replay_local(t, r, events, n, first, 1, 0, 0, pr, 0)
+					       : replay_local(t, r, events, n, first, 0, 0, 0, pr, 0);
+	return t->alloc->direct_malloc ? replay_local(t, r, events, n, first, 1, 0, 1, NULL, 0)
+				       : replay_local(t, r, events, n, first, 0, 0, 1, NULL, 0);
 }
 
 /* Frees this thread's objects still live: after every thread has ended
@@ -748,6 +755,7 @@ const struct alloclab_workload alloclab_workload_trace = {
 	.params = trace_params,
 	.nparams = sizeof trace_params / sizeof trace_params[0],
 	.check_params = trace_check,
+	.flags = ALLOCLAB_WORKLOAD_SLICES_ALONE,
 	.prepare = trace_prepare,
 	.run = trace_run,
 	.finish = trace_finish,

@@ -207,8 +207,9 @@ static void consume(struct alloclab_workload_thread *t, struct xmalloc_shared *s
 	t->ops = freed;
 }
 
-/* Alone: each batch made, then freed, by this thread. */
-static void alone(struct alloclab_workload_thread *t)
+/* Alone: each batch made, then freed, by this thread; sliced: with a
+ * slice point after each batch (paired mode). */
+static inline __attribute__((always_inline)) void alone(struct alloclab_workload_thread *t, int sliced)
 {
 	const uint64_t per = t->params->v[P_BATCH], batches = (t->params->v[P_OPS] + per - 1) / per;
 	struct alloclab_rng rng = {t->seed};
@@ -223,6 +224,8 @@ static void alone(struct alloclab_workload_thread *t)
 		}
 		most = b->bytes > most ? b->bytes : most;
 		free_batch(t, b);
+		if (sliced)
+			alloclab_slice_ops(t, (int64_t)(2 * per));
 	}
 	alloclab_live_peak(t, most);
 	t->ops = 2 * done * per; /* each object's malloc and free */
@@ -232,8 +235,10 @@ static void xmalloc_run(struct alloclab_workload_thread *t)
 {
 	struct xmalloc_shared *sh = t->shared;
 
-	if (t->nthreads == 1)
-		alone(t);
+	if (t->nthreads == 1 && t->slicer)
+		alone(t, 1);
+	else if (t->nthreads == 1)
+		alone(t, 0);
 	else if (t->index < producers_of(t->nthreads))
 		produce(t, sh);
 	else
@@ -290,7 +295,7 @@ const struct alloclab_workload alloclab_workload_xmalloc = {
 	.unit_op = "a producer's malloc or a consumer's free",
 	.params = xmalloc_params,
 	.nparams = sizeof xmalloc_params / sizeof xmalloc_params[0],
-	.flags = ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE_IN_THREADS,
+	.flags = ALLOCLAB_WORKLOAD_SLICES_ALONE | ALLOCLAB_WORKLOAD_CROSS_THREAD_FREE_IN_THREADS,
 	.prepare = xmalloc_prepare,
 	.run = xmalloc_run,
 	.finish = xmalloc_finish,

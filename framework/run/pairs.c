@@ -143,7 +143,7 @@ static int add_slot(struct alloclab_run *run, unsigned c)
 		return -1;
 	const struct alloclab_workload *w = run->cells[c].spec.workload;
 	s->design = (w->flags & ALLOCLAB_WORKLOAD_ONE_ALLOCATOR) || !run->group_shares ? ALLOCLAB_PAIR_PROCESSES
-		    : (w->flags & ALLOCLAB_WORKLOAD_SLICES) && run->cfg->slice_ops ? ALLOCLAB_PAIR_SLICES
+		    : alloclab_workload_slices(w, run->cells[c].spec.threads) && run->cfg->slice_ops ? ALLOCLAB_PAIR_SLICES
 										: ALLOCLAB_PAIR_VALUES;
 	if (w->flags & ALLOCLAB_WORKLOAD_ONE_ALLOCATOR)
 		s->why = "a process of this workload has one allocator for its life";

@@ -94,7 +94,6 @@ struct pair {
 	pthread_barrier_t barrier;
 	_Atomic int failed, prepare_failed;
 	_Atomic unsigned remaining;            /* (plugin, thread) runs not done in this value */
-	unsigned *order;                       /* [rounds * n]: each value's permutation */
 	int *cpu;                              /* [threads]: -1 not pinned */
 };
 
@@ -133,7 +132,7 @@ void alloclab_slice_end(struct alloclab_slicer *s)
 	struct slice *sl = (struct slice *)s;
 	sl->end_ns = now_ns();
 	sl->ns += sl->end_ns - sl->start_ns;
-	sl->s.left = sl->budget;
+	sl->s.left = (int64_t)sl->budget;
 	swapcontext(&sl->self, sl->sched);
 	sl->start_ns = now_ns();
 }
@@ -150,7 +149,7 @@ static int slice_begin(struct slice *sl, ucontext_t *sched, uint64_t budget)
 		sl->stack = st;
 	}
 	sl->budget = budget;
-	sl->s.left = budget;
+	sl->s.left = (int64_t)budget;
 	sl->ns = 0;
 	sl->done = 0;
 	sl->sched = sched;
@@ -175,28 +174,25 @@ static void slice_run(struct slice *sl, ucontext_t *sched)
 
 /* ---- the order of the plugins ---- */
 
-/* Each value's permutation of the plugins, drawn from the seed and the
- * value's round: the order is random, and repeatable from the results. */
-static void draw_orders(struct pair *p)
-{
-	for (unsigned r = 0; r < p->rounds; r++) {
-		unsigned *o = &p->order[r * p->n];
-		struct alloclab_rng rng = {alloclab_thread_seed(p->cell->pair_seed, r)};
-		for (unsigned k = 0; k < p->n; k++)
-			o[k] = k;
-		for (unsigned k = p->n; k > 1; k--) {
-			unsigned j = (unsigned)(alloclab_rng_next(&rng) % k), t = o[k - 1];
-			o[k - 1] = o[j];
-			o[j] = t;
-		}
-	}
-}
-
-/* The plugin in position j of slice s of round r: the value's permutation
- * in even slices, reversed in odd ones (ABBA for two plugins). */
+/* The plugin in position j of slice s of round r. Slices go in pairs:
+ * the first of a pair takes a permutation of the plugins drawn from the
+ * seed, the round and the pair, the second its reverse (ABBA for two
+ * plugins). A fresh permutation every pair, so that over a value each
+ * plugin runs in every position, after every other, equally often: a
+ * fixed order with its reverse would keep the middle of three always
+ * in the middle. */
 static unsigned member_at(const struct pair *p, unsigned r, unsigned s, unsigned j)
 {
-	const unsigned *o = &p->order[r * p->n];
+	unsigned o[ALLOCLAB_MAX_PAIR];
+	struct alloclab_rng rng = {alloclab_thread_seed(p->cell->pair_seed ^ ((uint64_t)r << 32), s / 2)};
+
+	for (unsigned k = 0; k < p->n; k++)
+		o[k] = k;
+	for (unsigned k = p->n; k > 1; k--) {
+		unsigned i = (unsigned)(alloclab_rng_next(&rng) % k), t = o[k - 1];
+		o[k - 1] = o[i];
+		o[i] = t;
+	}
 	return s % 2 == 0 ? o[j] : o[p->n - 1 - j];
 }
 
@@ -629,7 +625,6 @@ static void free_pair(struct pair *p)
 		free(mb->plugin.path);
 	}
 	free(p->m);
-	free(p->order);
 	free(p->cpu);
 }
 
@@ -652,18 +647,16 @@ int alloclab_worker_measure_paired(const struct alloclab_cell_spec *cell, struct
 	struct pair p = {.cell = cell, .n = cell->npair, .rounds = cell->warmups + cell->values, .threads = cell->threads};
 	int rc = -1;
 
-	p.sliced = cell->slice_ops > 0 && (cell->workload->flags & ALLOCLAB_WORKLOAD_SLICES);
+	p.sliced = cell->slice_ops > 0 && alloclab_workload_slices(cell->workload, cell->threads);
 	p.m = zeroed(p.n, sizeof *p.m);
-	p.order = zeroed((size_t)p.rounds * p.n, sizeof *p.order);
 	p.cpu = zeroed(p.threads, sizeof *p.cpu);
-	if (p.m == NULL || p.order == NULL || p.cpu == NULL) {
+	if (p.m == NULL || p.cpu == NULL) {
 		snprintf(err, err_len, "paired: out of memory");
-		free(p.m), free(p.order), free(p.cpu);
+		free(p.m), free(p.cpu);
 		return -1;
 	}
 	for (unsigned k = 0; k < p.n; k++)
 		p.m[k].spec = &cell->pair[k];
-	draw_orders(&p);
 	pthread_barrier_init(&p.barrier, NULL, p.threads);
 	if (open_members(&p, err, err_len) != 0)
 		goto out;

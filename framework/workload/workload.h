@@ -90,12 +90,15 @@ enum alloclab_workload_flags {
 	 * `alloclab record` hands it t->record_path instead of recording the
 	 * worker (the exec workload). */
 	ALLOCLAB_WORKLOAD_RECORDS_ITSELF = 1u << 4,
-	/* Its run() calls alloclab_slice_point(t) after every operation when
-	 * t->slicer is set, and no thread of it waits for another inside
-	 * run(): paired mode (run --paired) can then alternate plugins in
-	 * slices of a few thousand operations, all threads switching
-	 * together. Without it a paired cell alternates whole values. */
+	/* Its run() counts its operations with alloclab_slice_ops(t, n) when
+	 * t->slicer is set, on the workload thread itself, and no thread of it
+	 * waits for another inside run(): paired mode (run --paired) can then
+	 * alternate plugins in slices of a few thousand operations, all
+	 * threads switching together. Without it (or _ALONE with threads) a
+	 * paired cell alternates whole values. */
 	ALLOCLAB_WORKLOAD_SLICES = 1u << 5,
+	/* The same with one thread only (its threads wait for one another). */
+	ALLOCLAB_WORKLOAD_SLICES_ALONE = 1u << 7,
 	/* A process of it can have one allocator only, for its whole life (an
 	 * interpreter whose objects outlive any slice; a program whose malloc
 	 * is chosen when it starts): paired mode measures its plugins in
@@ -104,13 +107,14 @@ enum alloclab_workload_flags {
 };
 
 /* A thread's slice of a value in paired mode (worker/paired.c owns it).
- * `left` first: the slice point's whole cost is a decrement and a branch. */
+ * `left` first: the slice point's whole cost is a subtraction and a
+ * branch. */
 struct alloclab_slicer {
-	uint64_t left;           /* operations left in this slice */
+	int64_t left;            /* operations left in this slice */
 };
 
 /* The framework's: ends this slice (the plugins' other slices run, then
- * this one's next); called by alloclab_slice_point only. */
+ * this one's next); called by alloclab_slice_ops only. */
 void alloclab_slice_end(struct alloclab_slicer *s);
 
 struct alloclab_workload_thread {
@@ -180,19 +184,22 @@ struct alloclab_workload_thread {
 	 * this thread writes it. */
 	struct alloclab_live *live;
 	/* Paired mode, for a workload with ALLOCLAB_WORKLOAD_SLICES: its
-	 * thread's slicer, which alloclab_slice_point counts down; NULL
+	 * thread's slicer, which alloclab_slice_ops counts down; NULL
 	 * otherwise. A workload compiles its timed loop twice, with and
 	 * without the slice point (a constant argument of an always-inline
 	 * loop), so that an unpaired run pays nothing for it. */
 	struct alloclab_slicer *slicer;
 };
 
-/* After each operation of run(), in the sliced form of its loop. */
-static inline void alloclab_slice_point(struct alloclab_workload_thread *t)
+/* After n operations of run(), in the sliced form of its loop, at a
+ * point where the other plugins may run (nothing of the value is being
+ * timed by the workload itself there). */
+static inline void alloclab_slice_ops(struct alloclab_workload_thread *t, int64_t n)
 {
-	if (__builtin_expect(--t->slicer->left == 0, 0))
+	if (__builtin_expect((t->slicer->left -= n) <= 0, 0))
 		alloclab_slice_end(t->slicer);
 }
+
 
 /* The bytes live when run() ended: from run() itself, or from finish()
  * before it frees (where counting them in run would cost the timed loop). */
@@ -297,6 +304,13 @@ struct alloclab_workload {
 	 * runner knows no workload. */
 	int (*exec_worker)(const struct alloclab_params *params, const char *spec);
 };
+
+/* Whether a workload with these flags alternates plugins in slices at
+ * this thread count (else whole values). */
+static inline int alloclab_workload_slices(const struct alloclab_workload *w, unsigned threads)
+{
+	return (w->flags & ALLOCLAB_WORKLOAD_SLICES) || ((w->flags & ALLOCLAB_WORKLOAD_SLICES_ALONE) && threads == 1);
+}
 
 struct alloclab_workload_spec {
 	const struct alloclab_workload *workload;
