@@ -1,5 +1,6 @@
 /* Comparing runs and plugins. See compare.h. */
 #include "compare.h"
+#include "figures/pairs.h"
 
 #include "cells.h"
 #include "significance.h"
@@ -195,6 +196,43 @@ static const char *compared_metric(const struct alloclab_compare_opts *o, char *
 	return ALLOCLAB_METRIC_TIME;
 }
 
+/* Both cells of one paired run (run --paired): the ratios of their times
+ * in the same processes, each process's pair_ratio over the base's of the
+ * same round (figures/pairs.h). 0 with *st filled, or -1 when they were not
+ * measured side by side. */
+static int paired_stat(const struct comparison *k, size_t c, const struct alloclab_cell *cell,
+		       const struct alloclab_cell *other, struct alloclab_pair_stat *st)
+{
+	if (k->other_metric || cell->pair_design == NULL || other->pair_design == NULL ||
+	    k->cols[c].results != k->cols[0].results || alloclab_pair_reference(k->cols[0].results, cell) !=
+								  alloclab_pair_reference(k->cols[0].results, other))
+		return -1;
+	return alloclab_pair_stat_between(cell, other, st);
+}
+
+/* The paired comparison of column c's cell with the base's, in its entry. */
+static void paired_entry(struct comparison *k, size_t c, json_t *entry, const struct alloclab_pair_stat *st)
+{
+	int reachable = st->n >= 2;
+	int significant = st->resolved && fabs(st->ratio - 1) * 100 >= k->o->min_speed;
+	json_object_set_new(entry, "ratio", json_real(st->ratio));
+	json_object_set_new(entry, "interval", st->n >= 2 ? json_pack("[f,f]", st->lo, st->hi) : json_null());
+	json_object_set_new(entry, "p", json_real(st->p));
+	json_object_set_new(entry, "statistic", json_real(0));
+	json_object_set_new(entry, "tested",
+			    json_string("paired processes: the geometric mean of their ratios, a 95% t interval on the "
+					"logarithms (significant: it leaves 1 out), and the signed-rank test's p"));
+	json_object_set_new(entry, "significant", json_boolean(significant));
+	json_object_set_new(entry, "reachable", json_boolean(reachable));
+	if (!reachable)
+		json_array_append_new(json_object_get(entry, "warnings"),
+				      json_string("one paired process has no interval: measure at least 2 (-n)"));
+	if (st->ratio > 0) {
+		k->log_sum[c] += log(st->ratio);
+		k->nrows_ratio[c]++;
+	}
+}
+
 /* The ratio of column c's cell to the base cell of its row, and the test
  * of whether they differ, added to its entry (and to the column's
  * geometric mean). s summarises the other cell's values. */
@@ -293,9 +331,13 @@ static json_t *measured_entry(struct comparison *k, size_t c, const struct alloc
 				  "values", (json_int_t)x.nv, "processes", (json_int_t)x.np, "warnings",
 				  counts ? json_array() : cell_warnings(x.v, x.nv));
 		if (c > 0 && base->v) {
+			struct alloclab_pair_stat st;
 			if (hosts_note[0])
 				json_array_append_new(json_object_get(entry, "warnings"), json_string(hosts_note));
-			test_against_base(k, c, entry, cell, other, &b, &x, &s);
+			if (paired_stat(k, c, cell, other, &st) == 0)
+				paired_entry(k, c, entry, &st);
+			else
+				test_against_base(k, c, entry, cell, other, &b, &x, &s);
 		}
 	}
 	free(x.v);
@@ -359,6 +401,17 @@ static void name_rows(json_t *rows, const struct alloclab_cell **row_cells, size
 	free(names);
 }
 
+static int any_paired(const json_t *rows)
+{
+	const json_t *row, *e;
+	size_t i, c;
+	json_array_foreach(rows, i, row)
+		json_array_foreach(json_object_get(row, "columns"), c, e)
+			if (json_object_get(e, "interval"))
+				return 1;
+	return 0;
+}
+
 json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const struct alloclab_compare_opts *o,
 			 char *err, size_t err_len)
 {
@@ -416,9 +469,12 @@ json_t *alloclab_compare(const struct alloclab_column *cols, size_t ncols, const
 	free(k.log_sum);
 	free(k.nrows_ratio);
 	free(row_cells);
-	return json_pack("{s:o,s:s,s:s,s:f,s:f,s:o,s:o}", "columns", columns, "metric", metric, "test",
-			 alloclab_metric_deterministic(metric) ? "none: deterministic counts, compared by their ratio"
-			 : o->test == ALLOCLAB_TEST_PYPERF ? "pyperf (Student's t-test, pooled, on every value)"
-							 : "Mann-Whitney U on per-process means",
-			 "alpha", ALPHA, "min_speed_percent", o->min_speed, "rows", rows, "geometric_mean", geomean);
+	json_t *out = json_pack("{s:o,s:s,s:s,s:f,s:f,s:o,s:o}", "columns", columns, "metric", metric, "test",
+				alloclab_metric_deterministic(metric) ? "none: deterministic counts, compared by their ratio"
+				: o->test == ALLOCLAB_TEST_PYPERF ? "pyperf (Student's t-test, pooled, on every value)"
+								: "Mann-Whitney U on per-process means",
+				"alpha", ALPHA, "min_speed_percent", o->min_speed, "rows", rows, "geometric_mean", geomean);
+	/* Said once, above the table: paired rows are tested otherwise. */
+	json_object_set_new(out, "paired", json_boolean(any_paired(rows)));
+	return out;
 }

@@ -60,8 +60,14 @@ static void cell_text(const json_t *entry, int base, char *out, size_t len)
 		snprintf(out, len, "%s: cannot tell (too few processes)", t);
 		return;
 	}
+	/* Paired: the ratio's 95% interval, always said. */
+	const json_t *iv = json_object_get(entry, "interval");
+	char interval[64] = "";
+	if (json_is_array(iv))
+		snprintf(interval, sizeof interval, " [%.3f..%.3f]", json_number_value(json_array_get(iv, 0)),
+			 json_number_value(json_array_get(iv, 1)));
 	if (!json_is_true(json_object_get(entry, "significant"))) {
-		snprintf(out, len, "%s: not significant", t);
+		snprintf(out, len, "%s: %s%s", t, iv ? "not resolved" : "not significant", interval);
 		return;
 	}
 	if (kind != KIND_TIME) {
@@ -71,7 +77,7 @@ static void cell_text(const json_t *entry, int base, char *out, size_t len)
 	} else {
 		alloclab_format_ratio(json_number_value(json_object_get(entry, "ratio")), r, sizeof r);
 	}
-	snprintf(out, len, "%s: %s", t, r);
+	snprintf(out, len, "%s: %s%s", t, r, interval);
 }
 
 static int row_significant(const json_t *row)
@@ -220,7 +226,8 @@ static void print_not_significant(const json_t *cmp, FILE *out)
 	else if (metric && (strcmp(metric, "rss_peak_kib") == 0 || strcmp(metric, "kept_after_free_kib") == 0 ||
 			    strcmp(metric, "fragmentation_at_peak") == 0 || strcmp(metric, "minor_faults_per_value") == 0))
 		fprintf(out, "Compared: %s, one figure per process (docs/guides/memory.md)\n", metric);
-	print_row_list(cmp, out, "Not significant", row_plain_not_significant);
+	print_row_list(cmp, out, json_is_true(json_object_get(cmp, "paired")) ? "Not resolved" : "Not significant",
+		       row_plain_not_significant);
 	print_row_list(cmp, out, "Cannot be significant with the processes measured", row_unreachable);
 	print_row_list(cmp, out, "Not measured in every column (error, not applicable, or no latency)", row_unmeasured);
 }
@@ -254,11 +261,22 @@ static void rst_rule(FILE *out, const size_t *w, size_t cols, char ch)
 	fputs("+\n", out);
 }
 
+/* A paired comparison says so above its table: its rows are the ratios of
+ * the same processes' times, with their 95% intervals. */
+static void print_paired_header(const json_t *cmp, FILE *out)
+{
+	if (json_is_true(json_object_get(cmp, "paired")))
+		fputs("Paired: each ratio is of times taken side by side in the same worker processes (the geometric\n"
+		      "mean over processes), [its 95% interval]; a ratio whose interval holds 1 is not resolved.\n\n",
+		      out);
+}
+
 static void print_rst(const json_t *cmp, FILE *out)
 {
 	struct table t;
 	size_t *w;
 
+	print_paired_header(cmp, out);
 	build_table(cmp, &t);
 	w = calloc(t.cols, sizeof *w);
 	for (size_t r = 0; r < t.rows; r++)
@@ -284,6 +302,7 @@ static void print_markdown(const json_t *cmp, FILE *out)
 {
 	struct table t;
 
+	print_paired_header(cmp, out);
 	build_table(cmp, &t);
 	if (t.rows > 1)
 		for (size_t r = 0; r < t.rows; r++) {
@@ -321,6 +340,8 @@ static void print_csv(const json_t *cmp, FILE *out)
 {
 	json_t *cols = json_object_get(cmp, "columns"), *row, *name, *e;
 	size_t i, c;
+	/* A paired comparison's ratios carry their intervals. */
+	const int paired = json_is_true(json_object_get(cmp, "paired"));
 
 	fputs("benchmark", out);
 	json_array_foreach(cols, c, name)
@@ -333,8 +354,8 @@ static void print_csv(const json_t *cmp, FILE *out)
 			 : metric && strncmp(metric, "latency_", 8) != 0 && strcmp(metric, ALLOCLAB_METRIC_TIME) != 0
 				 ? metric
 				 : "ns");
-		const char *const suffix[] = {mean, " ratio", " p", " significant"};
-		for (size_t k = 0; k < (c > 0 ? 4u : 1u); k++) {
+		const char *const suffix[] = {mean, " ratio", " p", " significant", " ratio 95% low", " ratio 95% high"};
+		for (size_t k = 0; k < (c > 0 ? (paired ? 6u : 4u) : 1u); k++) {
 			char head[512];
 			snprintf(head, sizeof head, "%s%s", json_string_value(name), suffix[k]);
 			fputc(',', out);
@@ -350,7 +371,7 @@ static void print_csv(const json_t *cmp, FILE *out)
 			if (json_is_null(e) || json_object_get(e, "status")) {
 				/* No number where there was no measurement: the
 				 * columns keep their places. */
-				fputs(c > 0 ? ",,,," : ",", out);
+				fputs(c > 0 ? (paired ? ",,,,,," : ",,,,") : ",", out);
 				continue;
 			}
 			fprintf(out, ",%.6g", json_number_value(json_object_get(e, "mean")));
@@ -359,6 +380,12 @@ static void print_csv(const json_t *cmp, FILE *out)
 				if (json_is_number(json_object_get(e, "p")))
 					fprintf(out, "%.6g", json_number_value(json_object_get(e, "p")));
 				fprintf(out, ",%s", json_is_true(json_object_get(e, "significant")) ? "yes" : "no");
+				const json_t *iv = json_object_get(e, "interval");
+				if (paired && json_is_array(iv))
+					fprintf(out, ",%.6f,%.6f", json_number_value(json_array_get(iv, 0)),
+						json_number_value(json_array_get(iv, 1)));
+				else if (paired)
+					fputs(",,", out);
 			}
 		}
 		fputc('\n', out);

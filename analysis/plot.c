@@ -11,6 +11,7 @@
 #include "registry.h"
 #include "files/scratch.h"
 #include "figures/summary.h"
+#include "figures/pairs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -291,6 +292,7 @@ struct layout {
 	unsigned *threads;
 	size_t np, ng, nt;
 	double *mean, *sd; /* at(): 0 where no cell */
+	const struct alloclab_cell **cell; /* at(): NULL where none */
 	size_t base;       /* the baseline plugin's index */
 	char (*legend)[700]; /* each plugin's, saying when it is partial */
 };
@@ -325,6 +327,7 @@ static void summarize_cells(struct layout *l)
 {
 	l->mean = calloc(l->np * l->ng * l->nt + 1, sizeof *l->mean);
 	l->sd = calloc(l->np * l->ng * l->nt + 1, sizeof *l->sd);
+	l->cell = calloc(l->np * l->ng * l->nt + 1, sizeof *l->cell);
 	for (size_t i = 0; i < l->n; i++) {
 		char label[512];
 		size_t t, nv;
@@ -337,6 +340,7 @@ static void summarize_cells(struct layout *l)
 		free(v);
 		l->mean[at(l, find(l->plugins, l->np, label), find(l->groups, l->ng, l->groups_of[i]), t)] = s.mean;
 		l->sd[at(l, find(l->plugins, l->np, label), find(l->groups, l->ng, l->groups_of[i]), t)] = s.stdev;
+		l->cell[at(l, find(l->plugins, l->np, label), find(l->groups, l->ng, l->groups_of[i]), t)] = l->cells[i];
 	}
 }
 
@@ -402,14 +406,37 @@ static void ratio_figure(const struct layout *l, int counts, unsigned failed, st
 			f->title = t;
 		}
 	}
+	int paired = 0;
 	for (size_t p = 0; p < l->np; p++) {
 		struct alloclab_series *se = alloclab_figure_series(f, l->legend[p], l->ng * l->nt);
 		for (size_t g = 0; g < l->ng; g++)
 			for (size_t t = 0; t < l->nt; t++)
 				if (l->mean[at(l, p, g, t)] > 0 && l->mean[at(l, l->base, g, t)] > 0) {
+					struct alloclab_pair_stat st;
+					const struct alloclab_cell *b = l->cell[at(l, l->base, g, t)], *c = l->cell[at(l, p, g, t)];
+					if (b && c && p != l->base && alloclab_pair_stat_between(b, c, &st) == 0 && st.n >= 2) {
+						/* Paired: the ratio of the same processes' times,
+						 * its bar the 95% interval's half-width. */
+						se->y[g * l->nt + t] = st.ratio;
+						se->err[g * l->nt + t] = (st.hi - st.lo) / 2;
+						paired = 1;
+						continue;
+					}
 					se->y[g * l->nt + t] = l->mean[at(l, p, g, t)] / l->mean[at(l, l->base, g, t)];
-					se->err[g * l->nt + t] = l->sd[at(l, p, g, t)] / l->mean[at(l, l->base, g, t)];
+					/* The paired reference is 1 by definition. */
+					se->err[g * l->nt + t] = p == l->base && b && b->pair_design
+									 ? 0
+									 : l->sd[at(l, p, g, t)] / l->mean[at(l, l->base, g, t)];
 				}
+	}
+	if (paired) {
+		/* Say what the bars are: the run measured them side by side. */
+		size_t used = strlen(f->title);
+		char *t = realloc(f->title, used + 120);
+		if (t) {
+			snprintf(t + used, 120, " (paired: 95%% intervals)");
+			f->title = t;
+		}
 	}
 }
 
@@ -488,6 +515,7 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 	free(l.legend);
 	free(l.mean);
 	free(l.sd);
+	free(l.cell);
 	/* The workload's own pictures. */
 	const struct alloclab_workload *w = alloclab_workload_find(workload);
 	if (w && w->figures)

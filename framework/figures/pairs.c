@@ -128,3 +128,22 @@ int alloclab_pair_stat(const struct alloclab_cell *c, struct alloclab_pair_stat 
 	free(r);
 	return n ? 0 : -1;
 }
+
+int alloclab_pair_stat_between(const struct alloclab_cell *base, const struct alloclab_cell *other,
+			       struct alloclab_pair_stat *out)
+{
+	if (base->pair_design == NULL || other->pair_design == NULL || other->nprocs == 0)
+		return -1;
+	double *r = malloc(other->nprocs * sizeof *r);
+	size_t n = 0;
+	if (r == NULL)
+		return -1;
+	for (unsigned p = 0; p < other->nprocs; p++)
+		for (unsigned q = 0; q < base->nprocs; q++)
+			if (base->procs[q].index == other->procs[p].index && base->procs[q].pair_ratio > 0 &&
+			    other->procs[p].pair_ratio > 0)
+				r[n++] = other->procs[p].pair_ratio / base->procs[q].pair_ratio;
+	alloclab_pair_stat_of(r, n, out);
+	free(r);
+	return n ? 0 : -1;
+}

@@ -41,6 +41,12 @@ void alloclab_pair_stat_of(const double *r, size_t n, struct alloclab_pair_stat 
  * no paired process. */
 int alloclab_pair_stat(const struct alloclab_cell *c, struct alloclab_pair_stat *out);
 
+/* Two paired cells of one run with one reference (alloclab_pair_reference
+ * gives both the same cell): other's time over base's, process by process
+ * (the ratio of their pair ratios of the same round). -1 when not. */
+int alloclab_pair_stat_between(const struct alloclab_cell *base, const struct alloclab_cell *other,
+			       struct alloclab_pair_stat *out);
+
 /* Wilcoxon's signed-rank test of d[0 .. n) against 0, two-sided p. */
 double alloclab_signed_rank_p(const double *d, size_t n);
 
