@@ -151,3 +151,10 @@ const char *test_plugin(const char *name)
 	snprintf(buf, sizeof bufs[0], "%s/%s.so", getenv("ALLOCLAB_TEST_PLUGIN_DIR"), name);
 	return buf;
 }
+
+char *path_in(const char *dir, const char *name)
+{
+	char *p = malloc(strlen(dir) + strlen(name) + 2);
+	sprintf(p, "%s/%s", dir, name);
+	return p;
+}

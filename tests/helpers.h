@@ -29,6 +29,9 @@ const char *test_plugin(const char *name);
  * with everything in it, when the test process exits. */
 char *scratch_dir(void);
 
+/* dir/name, malloc'd (freed at exit is fine: tests are short). */
+char *path_in(const char *dir, const char *name);
+
 /* Reads a whole file; NULL if missing. */
 char *read_file(const char *path);
 

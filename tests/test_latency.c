@@ -296,13 +296,6 @@ Test(latency, every_kth_call_is_timed, .timeout = 60)
 	cmd_result_free(&r);
 }
 
-static char *path_in(const char *dir, const char *name)
-{
-	char *p = malloc(strlen(dir) + strlen(name) + 2);
-	sprintf(p, "%s/%s", dir, name);
-	return p;
-}
-
 Test(latency, a_replay_names_its_slowest_event, .timeout = 60)
 {
 	char *dir = scratch_dir(), *path = path_in(dir, "one-slow.trace"), err[512], spec[4400];

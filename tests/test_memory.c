@@ -17,13 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *path_in(const char *dir, const char *name)
-{
-	char *p = malloc(strlen(dir) + strlen(name) + 2);
-	sprintf(p, "%s/%s", dir, name);
-	return p;
-}
-
 /* 20,000 blocks of 4 KiB live in every value: 80 MiB. */
 #define BIG "churn:slots=20000,min_size=4096,max_size=4096,ops=300000"
 

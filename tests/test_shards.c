@@ -22,13 +22,6 @@ static void run_shard(const char *dir, const char *k, const char *out)
 	cmd_result_free(&r);
 }
 
-static char *path_in(const char *dir, const char *name)
-{
-	char *p = malloc(strlen(dir) + strlen(name) + 2);
-	sprintf(p, "%s/%s", dir, name);
-	return p;
-}
-
 Test(shards, every_shard_measures_every_cell_in_its_rounds, .timeout = 120)
 {
 	char *dir = scratch_dir();

@@ -24,16 +24,6 @@ static int slow_setup(void)
 	return getenv("ALLOCLAB_UNDER_SANITIZER") || getenv("ALLOCLAB_UNDER_VALGRIND");
 }
 
-/* dir/name, in one of eight buffers used in turn (no test holds more). */
-static char *path_in(const char *dir, const char *name)
-{
-	static char bufs[8][4200];
-	static unsigned next;
-	char *b = bufs[next++ % 8];
-	snprintf(b, sizeof bufs[0], "%s/%s", dir, name);
-	return b;
-}
-
 static void record(const char *dir, const char *plugin, const char *workload, const char *threads, const char *out)
 {
 	/* Under the sanitizer and valgrind setups CPython's debug hooks go

@@ -108,7 +108,7 @@ int alloclab_run_pair_group(struct alloclab_run *run)
 			return -1;
 		}
 	run->group_shares = group_can_share(run, run->group_why, sizeof run->group_why);
-	if (!run->group_shares && !cfg->quiet)
+	if (!run->group_shares)
 		fprintf(stderr, "alloclab: the paired plugins cannot share one process (%s): each is measured in a "
 				"process of its own, back to back, and the ratio taken within each round\n",
 			run->group_why);

@@ -436,13 +436,16 @@ static int open_members(struct pair *p, char *err, size_t err_len)
 			spec = mb->copy;
 		}
 		alloclab_phase("load");
+		const char *second = mb->spec->private_copy ? " (its second instance, from a copy of its file)" : "";
 		if (alloclab_plugin_load(spec, &mb->plugin, why, sizeof why) != 0) {
-			snprintf(err, err_len, "paired: plugin '%s' cannot share this process: %s", mb->spec->plugin, why);
+			snprintf(err, err_len, "plugin '%s'%s cannot be loaded beside the others: %s", mb->spec->plugin, second,
+				 why);
 			return -1;
 		}
 		alloclab_phase("create");
 		if (alloclab_allocator_create(&mb->alloc, &mb->plugin, mb->spec->plugin_options, why, sizeof why) != 0) {
-			snprintf(err, err_len, "paired: plugin '%s' cannot share this process: %s", mb->spec->plugin, why);
+			snprintf(err, err_len, "plugin '%s'%s cannot be created beside the others: %s", mb->spec->plugin,
+				 second, why);
 			return -1;
 		}
 		mb->created = 1;

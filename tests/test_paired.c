@@ -1,0 +1,225 @@
+/*
+ * Paired mode (run --paired, docs/guides/paired.md): plugins side by side
+ * in one worker process, each with its own state; what the results file
+ * says of them and what the reader refuses; a known cost recovered; the
+ * fallback when plugins cannot share a process; bad input.
+ */
+#include "helpers.h"
+#include "figures/pairs.h"
+#include "results/results.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static char plugin_arg[8][4200];
+
+/* "PATH:options" for a test plugin. */
+static const char *tp(int k, const char *name, const char *options)
+{
+	snprintf(plugin_arg[k], sizeof plugin_arg[k], "%s%s%s", test_plugin(name), options[0] ? ":" : "", options);
+	return plugin_arg[k];
+}
+
+/* Two instances of one plugin, loaded from private copies, measured side
+ * by side on every workload that slices and on those that alternate whole
+ * values: a block of one never reaches the other (owner.so aborts if it
+ * does), and each copy counted one instance of its own. */
+Test(paired, each_plugin_keeps_its_own_state, .timeout = 240)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(
+		dir, (const char *const[]){"run", "--paired", "--no-check", "-p", tp(0, "owner", ""), "-p",
+					   tp(1, "owner", "as=owner-B"), "-w", "churn:ops=50000", "-w", "unicode:rounds=2", "-w",
+					   "fragment:blocks=20000", "-w", "steady:steps=50000", "-w", "threadtest:iterations=2",
+					   "-w", "larson:ops=20000", "-w", "xmalloc:ops=20000", "-t", "1,2", "-n", "2", "-v", "1",
+					   "-o", "p.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "p.json");
+	cr_assert_eq(res->facts.npair, 2);
+	unsigned paired = 0;
+	for (unsigned i = 0; i < res->ncells; i++) {
+		const struct alloclab_cell *c = &res->cells[i];
+		cr_expect_eq(c->status, ALLOCLAB_CELL_OK, "%s %s t=%u: %s", c->plugin, c->workload, c->threads,
+			     c->message ? c->message : "");
+		cr_expect(c->pair_design != NULL, "%s %s t=%u is not paired", c->plugin, c->workload, c->threads);
+		paired += c->pair_design != NULL;
+		for (unsigned p = 0; p < c->nprocs; p++) {
+			const json_t *creates = json_object_get(c->procs[p].stats_after_finish, "creates");
+			cr_expect_eq(alloclab_stat_value(creates), 1, "%s: the instances share their file's statics",
+				     c->plugin);
+		}
+		if (strcmp(c->workload, "churn") == 0 || strcmp(c->workload, "fragment") == 0)
+			cr_expect_str_eq(c->pair_design, ALLOCLAB_PAIR_SLICES);
+		if (strcmp(c->workload, "larson") == 0 || (strcmp(c->workload, "xmalloc") == 0 && c->threads == 2))
+			cr_expect_str_eq(c->pair_design, ALLOCLAB_PAIR_VALUES);
+	}
+	cr_expect_eq(paired, res->ncells);
+	alloclab_results_free(res);
+}
+
+/* A known cost: spin.so spinning 2 us on every malloc against the same
+ * plugin spinning 1 us, each churn op a free and a malloc of a few tens of
+ * ns: the ratio is (2000 + t0) / (1000 + t0), 1.9 to 2.0 for any t0 under
+ * 100 ns. Paired mode must rank it, resolved, and its stated interval must
+ * hold the truth (the test suite runs tests side by side: the interval is
+ * what the noise allowed, and must say so honestly). */
+Test(paired, a_known_cost_is_recovered_and_ranked, .timeout = 240)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(
+		dir, (const char *const[]){"run", "--paired", "--no-check", "-p", tp(0, "spin", "every=1,us=1,as=one"),
+					   "-p", tp(1, "spin", "every=1,us=2,as=two"), "-w", "churn:ops=20000,slots=256",
+					   "--slice-ops", "500", "-t", "1", "-n", "6", "-o", "k.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "k.json");
+	const struct alloclab_cell *two = cell_of(res, "two", 1);
+	struct alloclab_pair_stat st;
+	cr_assert_not_null(two);
+	cr_assert_eq(alloclab_pair_stat(two, &st), 0);
+	cr_expect_eq(st.n, 6);
+	cr_expect(st.lo <= 2.0 && st.hi >= 1.9, "two/one = %.3f, stated %.3f .. %.3f: not the truth (1.9 .. 2.0)",
+		  st.ratio, st.lo, st.hi);
+	cr_expect(st.resolved && st.lo > 1.2, "not ranked: %.3f .. %.3f", st.lo, st.hi);
+	/* The table says so, with the interval. */
+	r = run_alloclab(dir, (const char *const[]){"show", "k.json", NULL});
+	cr_expect(strstr(r.out, "slower") && strstr(r.out, "95% interval"), "%s", r.out);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"compare", "k.json", "--plugins", "one,two", NULL});
+	cr_expect(strstr(r.out, "Paired") && strstr(r.out, "slower") && strstr(r.out, "["), "%s", r.out);
+	cmd_result_free(&r);
+	alloclab_results_free(res);
+}
+
+/* Plugins that cannot share a process are measured in processes of their
+ * own, back to back, with one line saying why; python always is. */
+Test(paired, plugins_that_cannot_share_a_process_fall_back, .timeout = 240)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(
+		dir, (const char *const[]){"run", "--paired", "--no-check", "-p", tp(0, "owner", "alone=1"), "-p",
+					   tp(1, "owner", "alone=1,as=owner-B"), "-w", "churn:ops=20000", "-t", "1", "-n", "2",
+					   "-o", "f.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "cannot share one process") && strstr(r.err, "another instance lives") &&
+			  strstr(r.err, "second instance"),
+		  "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "f.json");
+	for (unsigned i = 0; i < res->ncells; i++) {
+		cr_expect_str_eq(res->cells[i].pair_design, ALLOCLAB_PAIR_PROCESSES);
+		cr_expect(res->cells[i].pair_why && strstr(res->cells[i].pair_why, "another instance"));
+		cr_expect_eq(res->cells[i].nprocs, 2);
+	}
+	alloclab_results_free(res);
+
+	r = run_alloclab(dir, (const char *const[]){"run", "--pair", "system,mimalloc", "-p", "system", "-p", "mimalloc", "-w",
+						    "python:bench=nbody,value_ms=5,census=no", "-t", "1", "-n", "2", "-v", "1",
+						    "-o", "py.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	res = load_results(dir, "py.json");
+	cr_expect_str_eq(res->cells[0].pair_design, ALLOCLAB_PAIR_PROCESSES);
+	cr_expect(res->cells[0].pair_why && strstr(res->cells[0].pair_why, "one allocator"));
+	alloclab_results_free(res);
+}
+
+static void expect_refused(const char *const *args, const char *says)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 2, "%s: %d %s", says, r.status, r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cr_expect(strstr(r.err, says), "wanted '%s' in: %s", says, r.err);
+	cmd_result_free(&r);
+}
+
+Test(paired, bad_groups_are_refused_in_one_line)
+{
+	expect_refused((const char *const[]){"run", "--pair", "system,jemalloc", "-p", "system", "-p", "mimalloc", "-w",
+					     "churn:ops=100", "--dry-run", NULL},
+		       "'jemalloc' is not a plugin of this run");
+	expect_refused((const char *const[]){"run", "--pair", "system,system", "-p", "system", "-w", "churn", NULL},
+		       "names 'system' twice");
+	expect_refused((const char *const[]){"run", "--pair", "system", "-p", "system", "-w", "churn", NULL},
+		       "names one plugin");
+	expect_refused((const char *const[]){"run", "--paired", "-p", "system", "-w", "churn:ops=100", "--dry-run", NULL},
+		       "two or more");
+	expect_refused((const char *const[]){"run", "--paired", "--measure", "instructions", "-p", "system", "-p",
+					     "mimalloc", "-w", "churn", NULL},
+		       "--paired measures time");
+	expect_refused((const char *const[]){"run", "--slice-ops", "100", "-p", "system", "-w", "churn", NULL},
+		       "--slice-ops is paired mode's");
+}
+
+/* A paired run's file, then each way of breaking what it says of its
+ * pairs, each refused with one line naming the field. */
+Test(paired, the_reader_refuses_broken_pairs, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--paired", "-p", "system", "-p", "mimalloc",
+								      "-w", "churn:ops=2000", "-t", "1", "-n", "2", "-v",
+								      "2", "-o", "g.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	static const struct {
+		const char *what, *says;
+	} cases[] = {
+		{"unknown plugin", "is no plugin of the run"},
+		{"missing partner", "has no partner of its round"},
+		{"wrong ratio", "is not what its values"},
+		{"missing value", "has no partner of its round"},
+		{"unknown design", "is not slices, values or processes"},
+		{"a group of one", "names fewer than two plugins"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		json_t *doc = json_load_file(path_in(dir, "g.json"), 0, NULL);
+		json_t *cells = json_object_get(doc, "cells"), *mi = json_array_get(cells, 1);
+		json_t *runs = json_object_get(mi, "runs");
+		if (strcmp(cases[k].what, "unknown plugin") == 0)
+			json_array_set_new(json_object_get(json_object_get(json_object_get(doc, "config"), "paired"), "plugins"),
+					   1, json_string("tcmalloc"));
+		else if (strcmp(cases[k].what, "missing partner") == 0)
+			json_object_set_new(json_array_get(runs, 1), "process", json_integer(7));
+		else if (strcmp(cases[k].what, "wrong ratio") == 0)
+			json_object_set_new(json_array_get(runs, 0), "pair_ratio", json_real(0.123));
+		else if (strcmp(cases[k].what, "missing value") == 0)
+			json_array_remove(json_object_get(json_array_get(runs, 0), "values"), 1);
+		else if (strcmp(cases[k].what, "unknown design") == 0)
+			json_object_set_new(mi, "pair_design", json_string("telepathy"));
+		else
+			json_array_remove(json_object_get(json_object_get(json_object_get(doc, "config"), "paired"), "plugins"), 1);
+		cr_assert_eq(json_dump_file(doc, path_in(dir, "bad.json"), 0), 0);
+		json_decref(doc);
+		r = run_alloclab(dir, (const char *const[]){"show", "bad.json", NULL});
+		cr_expect_eq(r.status, 2, "%s: %d %s", cases[k].what, r.status, r.out);
+		cr_expect(strstr(r.err, "bad.json") && strstr(r.err, cases[k].says), "%s: %s", cases[k].what, r.err);
+		cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+		cmd_result_free(&r);
+	}
+}
+
+/* -n auto stops a paired slot when every ratio's interval is within --ci. */
+Test(paired, auto_stops_on_the_ratios_interval, .timeout = 240)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--paired", "-p", "system", "-p",
+								      "system:as=system-B", "-w", "churn:ops=100000", "-t", "1",
+								      "-n", "auto", "--ci", "3", "--max-processes", "12", "-o",
+								      "a.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "a.json");
+	const struct alloclab_cell *b = cell_of(res, "system-B", 1);
+	struct alloclab_pair_stat st;
+	cr_assert_not_null(b);
+	cr_assert_eq(alloclab_pair_stat(b, &st), 0);
+	cr_expect(st.half_percent <= 3 || st.n == 12, "stopped at %u processes with +-%.2f%%", st.n, st.half_percent);
+	cr_expect(st.n >= 5, "%u processes: fewer than -n auto's least", st.n);
+	cr_expect_eq(res->cells[0].nprocs, b->nprocs, "the pair stopped apart");
+	alloclab_results_free(res);
+}
