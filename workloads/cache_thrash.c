@@ -38,9 +38,8 @@ static int cache_thrash_prepare(struct alloclab_workload_thread *t, char *err, s
 	return 0;
 }
 
-/* The run, made twice: with a slice point after every operation for
- * paired mode (sliced), or without (an unpaired run pays nothing). */
-static inline __attribute__((always_inline)) void cache_thrash_run_body(struct alloclab_workload_thread *t, int sliced)
+/* In chunks of a paired slice (one chunk when not paired). */
+static void cache_thrash_run(struct alloclab_workload_thread *t)
 {
 	const uint64_t iterations = t->params->v[P_ITERATIONS], writes = fs_share(t->params->v[P_WRITES], t->nthreads);
 	const size_t size = t->params->v[P_SIZE];
@@ -50,27 +49,22 @@ static inline __attribute__((always_inline)) void cache_thrash_run_body(struct a
 	 * once (counting each block would be most of the loop). */
 	alloclab_live_set(t, size, 1);
 	alloclab_live_peak(t, size);
-	for (i = 0; i < iterations; i++) {
-		unsigned char *obj = alloclab_malloc(t->alloc, size);
-		if (obj == NULL) {
-			t->error = "cache-thrash: malloc returned NULL";
-			break;
+	for (i = 0; i < iterations;) {
+		const uint64_t chunk = alloclab_slice_room(t, iterations - i), stop = i + chunk;
+		for (; i < stop; i++) {
+			unsigned char *obj = alloclab_malloc(t->alloc, size);
+			if (obj == NULL) {
+				t->error = "cache-thrash: malloc returned NULL";
+				goto out;
+			}
+			fs_write(obj, size, writes);
+			alloclab_free(t->alloc, obj);
 		}
-		fs_write(obj, size, writes);
-		alloclab_free(t->alloc, obj);
-		if (sliced)
-			alloclab_slice_ops(t, 1);
+		alloclab_slice_ops(t, (int64_t)chunk);
 	}
+out:
 	alloclab_live_set(t, 0, 0);
 	t->ops = i;
-}
-
-static void cache_thrash_run(struct alloclab_workload_thread *t)
-{
-	if (t->slicer)
-		cache_thrash_run_body(t, 1);
-	else
-		cache_thrash_run_body(t, 0);
 }
 
 static void cache_thrash_finish(struct alloclab_workload_thread *t)

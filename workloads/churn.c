@@ -97,16 +97,13 @@ static int churn_prepare(struct alloclab_workload_thread *t, char *err, size_t e
 	return 0;
 }
 
-/* The timed loop, made four times: through the plugin's ops, or through
- * the allocator's own entry points when the plugin hands them out
- * (direct), so that an op then costs what a program's call costs; and
- * with a slice point after every op for paired mode (sliced), or without
- * it. Returns the replacements made (fewer than ops when malloc returned
- * NULL). */
-static inline __attribute__((always_inline)) uint64_t churn_loop(struct alloclab_workload_thread *t,
-								 struct churn_state *s,
+/* The timed loop, made twice: through the plugin's ops, or through the
+ * allocator's own entry points when the plugin hands them out (direct),
+ * so that an op then costs what a program's call costs. Returns the
+ * replacements made (fewer than ops when malloc returned NULL). */
+static inline __attribute__((always_inline)) uint64_t churn_loop(struct churn_state *s,
 								 const struct alloclab_allocator *a, uint64_t ops,
-								 int direct, int sliced)
+								 int direct)
 {
 	/* What the loop computes with is copied into locals: the ops are
 	 * opaque calls, after which the compiler must assume any memory
@@ -138,14 +135,25 @@ static inline __attribute__((always_inline)) uint64_t churn_loop(struct alloclab
 		if (block == NULL)
 			break;
 		touch(block, size);
-		if (sliced) {
-			/* The other plugins may run here: what the loop keeps in
-			 * locals is its own (its slots, its random numbers). */
-			alloclab_slice_ops(t, 1);
-		}
 	}
 	s->rng = rng;
 	return i;
+}
+
+/* The loop in chunks of a paired slice (one chunk of every op when not
+ * paired); between chunks the other plugins may run. */
+static inline __attribute__((always_inline)) uint64_t churn_chunks(struct alloclab_workload_thread *t,
+								   struct churn_state *s, uint64_t ops, int direct)
+{
+	uint64_t done = 0;
+	while (done < ops) {
+		uint64_t n = alloclab_slice_room(t, ops - done), made = churn_loop(s, t->alloc, n, direct);
+		done += made;
+		if (made < n)
+			break;
+		alloclab_slice_ops(t, (int64_t)n);
+	}
+	return done;
 }
 
 static void churn_run(struct alloclab_workload_thread *t)
@@ -155,12 +163,7 @@ static void churn_run(struct alloclab_workload_thread *t)
 	uint64_t done;
 
 	s->rng_at_run = s->rng;
-	if (t->slicer)
-		done = t->alloc->direct_malloc ? churn_loop(t, s, t->alloc, ops, 1, 1) : churn_loop(t, s, t->alloc, ops, 0, 1);
-	else if (t->alloc->direct_malloc)
-		done = churn_loop(t, s, t->alloc, ops, 1, 0);
-	else
-		done = churn_loop(t, s, t->alloc, ops, 0, 0);
+	done = t->alloc->direct_malloc ? churn_chunks(t, s, ops, 1) : churn_chunks(t, s, ops, 0);
 	if (done < ops)
 		t->error = "churn: malloc returned NULL";
 	s->ran_ops = done;

@@ -79,81 +79,84 @@ static int fragment_prepare(struct alloclab_workload_thread *t, char *err, size_
 	return 0;
 }
 
-/* The run, made twice: with a slice point after every operation for
- * paired mode (sliced), or without (an unpaired run pays nothing). */
-static inline __attribute__((always_inline)) void fragment_run_body(struct alloclab_workload_thread *t, int sliced)
+/* In chunks of a paired slice (each phase one chunk when not paired):
+ * budget is how many operations the chunk may still do. */
+static void fragment_run(struct alloclab_workload_thread *t)
 {
 	struct fragment_state *s = t->state;
 	const struct alloclab_params *p = t->params;
 	const size_t n = p->v[P_BLOCKS];
 	uint64_t ops = 0, freed = 0, refilled = 0;
+	size_t i = 0;
 
 	s->nsecond = 0;
-	for (size_t i = 0; i < n; i++, ops++) {
-		size_t size = draw(&s->rng, p->v[P_MIN], p->v[P_MAX]);
-		unsigned char *b = alloclab_malloc(t->alloc, size);
-		if (b == NULL) {
-			t->error = "fragment: malloc returned NULL while building the heap";
-			t->ops = ops;
-			return;
+	while (i < n) {
+		const uint64_t chunk = alloclab_slice_room(t, n - i), stop = i + chunk;
+		for (; i < stop; i++, ops++) {
+			size_t size = draw(&s->rng, p->v[P_MIN], p->v[P_MAX]);
+			unsigned char *b = alloclab_malloc(t->alloc, size);
+			if (b == NULL) {
+				t->error = "fragment: malloc returned NULL while building the heap";
+				t->ops = ops;
+				return;
+			}
+			b[0] = b[size - 1] = 1;
+			s->first[i] = b;
+			s->first_size[i] = size;
+			alloclab_live_add(t, (int64_t)size, 1);
 		}
-		b[0] = b[size - 1] = 1;
-		s->first[i] = b;
-		s->first_size[i] = size;
-		alloclab_live_add(t, (int64_t)size, 1);
-		if (sliced)
-			alloclab_slice_ops(t, 1);
+		alloclab_slice_ops(t, (int64_t)chunk);
 	}
 	/* The first heap whole: the most held unless the refill outgrows it. */
 	uint64_t most = __atomic_load_n((uint64_t *)&t->live->bytes, __ATOMIC_RELAXED);
-	for (size_t i = 0; i < n; i++) {
-		if (alloclab_rng_next(&s->rng) % 1000 < p->v[P_KEEP])
-			continue;
-		alloclab_free(t->alloc, s->first[i]);
-		freed += s->first_size[i];
-		alloclab_live_add(t, -(int64_t)s->first_size[i], -1);
-		s->first[i] = NULL;
-		ops++;
-		if (sliced)
-			alloclab_slice_ops(t, 1);
+	for (i = 0; i < n;) {
+		const uint64_t chunk = alloclab_slice_room(t, n - i);
+		uint64_t budget = chunk;
+		for (; i < n && budget; i++) {
+			if (alloclab_rng_next(&s->rng) % 1000 < p->v[P_KEEP])
+				continue;
+			alloclab_free(t->alloc, s->first[i]);
+			freed += s->first_size[i];
+			alloclab_live_add(t, -(int64_t)s->first_size[i], -1);
+			s->first[i] = NULL;
+			budget--;
+		}
+		ops += chunk - budget;
+		alloclab_slice_ops(t, (int64_t)(chunk - budget));
 	}
 	while (refilled < freed) {
-		size_t size = draw(&s->rng, p->v[P_SECOND_MIN], p->v[P_SECOND_MAX]);
-		if (s->nsecond == s->second_cap) {
-			size_t cap = s->second_cap ? s->second_cap * 2 : 1024;
-			unsigned char **grown = realloc(s->second, cap * sizeof *grown);
-			if (grown == NULL) {
-				t->error = "fragment: out of memory for its own bookkeeping";
-				break;
+		const uint64_t chunk = alloclab_slice_room(t, UINT64_MAX);
+		uint64_t budget = chunk;
+		for (; refilled < freed && budget; budget--) {
+			size_t size = draw(&s->rng, p->v[P_SECOND_MIN], p->v[P_SECOND_MAX]);
+			if (s->nsecond == s->second_cap) {
+				size_t cap = s->second_cap ? s->second_cap * 2 : 1024;
+				unsigned char **grown = realloc(s->second, cap * sizeof *grown);
+				if (grown == NULL) {
+					t->error = "fragment: out of memory for its own bookkeeping";
+					goto out;
+				}
+				s->second = grown;
+				s->second_cap = cap;
 			}
-			s->second = grown;
-			s->second_cap = cap;
+			unsigned char *b = alloclab_malloc(t->alloc, size);
+			if (b == NULL) {
+				t->error = "fragment: malloc returned NULL while refilling";
+				goto out;
+			}
+			b[0] = b[size - 1] = 2;
+			s->second[s->nsecond++] = b;
+			refilled += size;
+			alloclab_live_add(t, (int64_t)size, 1);
+			ops++;
 		}
-		unsigned char *b = alloclab_malloc(t->alloc, size);
-		if (b == NULL) {
-			t->error = "fragment: malloc returned NULL while refilling";
-			break;
-		}
-		b[0] = b[size - 1] = 2;
-		s->second[s->nsecond++] = b;
-		refilled += size;
-		alloclab_live_add(t, (int64_t)size, 1);
-		ops++;
-		if (sliced)
-			alloclab_slice_ops(t, 1);
+		alloclab_slice_ops(t, (int64_t)(chunk - budget));
 	}
+out:;
 	const uint64_t end = __atomic_load_n((uint64_t *)&t->live->bytes, __ATOMIC_RELAXED);
 	alloclab_live_end(t, end);
 	alloclab_live_peak(t, end > most ? end : most);
 	t->ops = ops;
-}
-
-static void fragment_run(struct alloclab_workload_thread *t)
-{
-	if (t->slicer)
-		fragment_run_body(t, 1);
-	else
-		fragment_run_body(t, 0);
 }
 
 static void fragment_finish(struct alloclab_workload_thread *t)

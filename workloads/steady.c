@@ -105,9 +105,8 @@ static int steady_prepare(struct alloclab_workload_thread *t, char *err, size_t 
 	return 0;
 }
 
-/* The run, made twice: with a slice point after every operation for
- * paired mode (sliced), or without (an unpaired run pays nothing). */
-static inline __attribute__((always_inline)) void steady_run_body(struct alloclab_workload_thread *t, int sliced)
+/* In chunks of a paired slice (one chunk when not paired). */
+static void steady_run(struct alloclab_workload_thread *t)
 {
 	struct population *p = t->state;
 	const struct alloclab_params *par = t->params;
@@ -116,53 +115,48 @@ static inline __attribute__((always_inline)) void steady_run_body(struct allocla
 	uint64_t live = __atomic_load_n((uint64_t *)&t->live->bytes, __ATOMIC_RELAXED), most = live;
 	uint64_t i;
 
-	for (i = 0; i < steps; i++) {
-		p->now++;
-		while (p->n && p->heap[0].death <= p->now) {
-			struct object o = pop_min(p);
-			alloclab_free(t->alloc, o.block);
-			live -= o.size;
+	for (i = 0; i < steps;) {
+		const uint64_t chunk = alloclab_slice_room(t, steps - i), stop = i + chunk;
+		for (; i < stop; i++) {
+			p->now++;
+			while (p->n && p->heap[0].death <= p->now) {
+				struct object o = pop_min(p);
+				alloclab_free(t->alloc, o.block);
+				live -= o.size;
+				alloclab_live_set(t, live, p->n);
+			}
+			uint64_t r = alloclab_rng_next(&p->rng);
+			size_t size = (size_t)(par->v[P_MIN] + (r >> 32) % span);
+			/* An exponential lifetime from the low 32 bits (never 0). */
+			double u = ((double)(uint32_t)r + 1) / 4294967297.0;
+			uint64_t life = (uint64_t)(-log(u) * mean) + 1;
+			if (p->n == p->cap) {
+				size_t cap = p->cap ? p->cap * 2 : 4096;
+				struct object *grown = realloc(p->heap, cap * sizeof *grown);
+				if (grown == NULL) {
+					t->error = "steady: out of memory for its own bookkeeping";
+					goto out;
+				}
+				p->heap = grown;
+				p->cap = cap;
+			}
+			unsigned char *b = alloclab_malloc(t->alloc, size);
+			if (b == NULL) {
+				t->error = "steady: malloc returned NULL";
+				goto out;
+			}
+			b[0] = b[size - 1] = 1;
+			push(p, (struct object){p->now + life, b, size});
+			live += size;
+			most = live > most ? live : most;
 			alloclab_live_set(t, live, p->n);
 		}
-		uint64_t r = alloclab_rng_next(&p->rng);
-		size_t size = (size_t)(par->v[P_MIN] + (r >> 32) % span);
-		/* An exponential lifetime from the low 32 bits (never 0). */
-		double u = ((double)(uint32_t)r + 1) / 4294967297.0;
-		uint64_t life = (uint64_t)(-log(u) * mean) + 1;
-		if (p->n == p->cap) {
-			size_t cap = p->cap ? p->cap * 2 : 4096;
-			struct object *grown = realloc(p->heap, cap * sizeof *grown);
-			if (grown == NULL) {
-				t->error = "steady: out of memory for its own bookkeeping";
-				break;
-			}
-			p->heap = grown;
-			p->cap = cap;
-		}
-		unsigned char *b = alloclab_malloc(t->alloc, size);
-		if (b == NULL) {
-			t->error = "steady: malloc returned NULL";
-			break;
-		}
-		b[0] = b[size - 1] = 1;
-		push(p, (struct object){p->now + life, b, size});
-		live += size;
-		most = live > most ? live : most;
-		alloclab_live_set(t, live, p->n);
-		if (sliced)
-			alloclab_slice_ops(t, 1);
+		alloclab_slice_ops(t, (int64_t)chunk);
 	}
+out:
 	alloclab_live_end(t, live);
 	alloclab_live_peak(t, most);
 	t->ops = i;
-}
-
-static void steady_run(struct alloclab_workload_thread *t)
-{
-	if (t->slicer)
-		steady_run_body(t, 1);
-	else
-		steady_run_body(t, 0);
 }
 
 static void steady_finish(struct alloclab_workload_thread *t)
