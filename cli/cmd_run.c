@@ -155,13 +155,19 @@ static void free_plugin_args(struct alloclab_run_config *cfg)
 struct run_args {
 	double timeout;
 	const char *words_file;
-	int slice_set;
+	int slice_set, warm_set;
+	int unpaired;
 };
 
-/* The paired slice's default: at 20,000 operations a slice, the ratio of
- * two plugins in one process is steady to a fraction of a percent, where
- * whole values of a million operations left 6% (docs/guides/paired.md). */
-#define DEFAULT_SLICE_OPS 20000
+/* The paired slice's defaults: an A/A pair's ratio spread least with
+ * slices of 1,000 to 2,000 operations (0.6 to 0.7% from process to
+ * process), half its spread at 20,000 and a tenth of its spread with whole
+ * values. An untimed part before each slice took a real pair's ratio
+ * only part of the way back to what whole values gave under a neighbour
+ * thrashing the shared cache, and tripled the A/A spread: it is an
+ * option, off (docs/measurements/paired.md, analysis/paired-slices.sh). */
+#define DEFAULT_SLICE_OPS 2000
+#define DEFAULT_SLICE_WARM 0
 
 /* --pair A,B[,C...]: labels of the run's plugins (checked against them
  * once they are labelled), none twice, at least two. */
@@ -255,8 +261,10 @@ static int take_option(int opt, char **argv, struct alloclab_run_config *cfg, st
 	}
 	case 'D': cfg->dry_run = 1; break;
 	case 'R': cfg->paired = 1; break;
+	case 'U': a->unpaired = 1; break;
 	case 'G': rc = parse_pair(optarg, cfg); break;
 	case 'Z': rc = alloclab_parse_whole("run", "--slice-ops", optarg, 0, 1000000000, &cfg->slice_ops), a->slice_set = 1; break;
+	case 'B': rc = alloclab_parse_whole("run", "--slice-warm", optarg, 0, 1000000000, &cfg->slice_warm), a->warm_set = 1; break;
 	case 'm': rc = alloclab_parse_count("run", "--sample-ms", optarg, 0, 60000, &cfg->sample_ms); break;
 	case 'E': rc = alloclab_parse_count("run", "--settle-ms", optarg, 0, 600000, &cfg->settle_ms); break;
 	case 'C': cfg->check = ALLOCLAB_CHECK_ALL; break;
@@ -284,8 +292,13 @@ static int check_options(int argc, char **argv, const struct alloclab_run_config
 		return alloclab_usage_error("run", "--latency times each call: it goes with --measure time only");
 	if (cfg->output && cfg->output[0] == '\0')
 		return alloclab_usage_error("run", "--output needs a file name");
-	if (!cfg->paired && a->slice_set)
-		return alloclab_usage_error("run", "--slice-ops is paired mode's: give --paired or --pair too");
+	if (cfg->paired && a->unpaired)
+		return alloclab_usage_error("run", "--unpaired goes without --paired and --pair");
+	if (!cfg->paired && (a->slice_set || a->warm_set))
+		return alloclab_usage_error("run", "%s is paired mode's: give --paired or --pair too",
+					    a->slice_set ? "--slice-ops" : "--slice-warm");
+	if (cfg->slice_ops == 0 && a->warm_set && cfg->slice_warm)
+		return alloclab_usage_error("run", "--slice-warm goes with slices: --slice-ops 0 alternates whole values");
 	if (cfg->paired && cfg->measure != ALLOCLAB_MEASURE_TIME)
 		return alloclab_usage_error("run", "--paired measures time: instruction and simulated counts are the same "
 						   "in every process, and need no pairing");
@@ -297,11 +310,11 @@ static int check_options(int argc, char **argv, const struct alloclab_run_config
 
 /* The default suite's plugins and workloads where none are given. 0, or
  * the exit status. */
-static int add_defaults(struct alloclab_run_config *cfg)
+static int add_defaults(struct alloclab_run_config *cfg, const struct run_args *a)
 {
 	int rc;
 
-	if (cfg->nplugins == 0 && cfg->nworkloads == 0 && cfg->measure == ALLOCLAB_MEASURE_TIME && !cfg->latency &&
+	if (!a->unpaired && cfg->nplugins == 0 && cfg->nworkloads == 0 && cfg->measure == ALLOCLAB_MEASURE_TIME && !cfg->latency &&
 	    cfg->cache_align == ALLOCLAB_ALIGN_OFF)
 		cfg->paired = 1; /* the default suite: every allocator against glibc, side by side */
 	if (cfg->nplugins == 0)
@@ -336,6 +349,7 @@ int alloclab_cmd_run(int argc, char **argv)
 	cfg.warmups = 1;
 	cfg.sample_ms = 10;
 	cfg.slice_ops = DEFAULT_SLICE_OPS;
+	cfg.slice_warm = DEFAULT_SLICE_WARM;
 	alloclab_run_options_getopt(longopts, shortopts, sizeof shortopts);
 	opterr = 0;
 	while (rc == 0 && (opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -351,7 +365,7 @@ int alloclab_cmd_run(int argc, char **argv)
 	if (rc == 0)
 		rc = check_options(argc, argv, &cfg, &a);
 	if (rc == 0)
-		rc = add_defaults(&cfg);
+		rc = add_defaults(&cfg, &a);
 	if (rc == 0 && a.words_file)
 		rc = apply_words_file(a.words_file, &cfg);
 	if (rc != 0) {

@@ -55,7 +55,13 @@ const struct alloclab_run_option alloclab_run_options[] = {
 	{'G', 0, "pair", "A,B[,C...]", NULL,
 	 "as --paired, for these of the run's plugins (by label), against A", 0},
 	{'Z', 0, "slice-ops", "N", NULL,
-	 "paired: operations a slice (default 20000; 0: alternate whole values)", 0},
+	 "paired: timed operations a slice (default 2000; 0: alternate whole\n"
+	 "values)", 0},
+	{'B', 0, "slice-warm", "N", NULL,
+	 "paired: untimed operations before each slice's timed ones, which\n"
+	 "bring the plugin's memory back into the caches (default 0)", 0},
+	{'U', 0, "unpaired", NULL, NULL,
+	 "the default suite without pairing: each cell in processes of its own", 0},
 	{'H', 0, "shard", "K/N", NULL,
 	 "measure only shard K of N of the plan: the process rounds r with\n"
 	 "r mod N = K-1, so every shard measures every cell; put the shards\n"

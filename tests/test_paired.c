@@ -94,6 +94,33 @@ Test(paired, a_known_cost_is_recovered_and_ranked, .timeout = 240)
 	alloclab_results_free(res);
 }
 
+/* An untimed part before each slice: a value's time is over its timed
+ * operations only, half of them here (500 untimed, 500 timed, 20,000 in
+ * all), in the warm-up as in the values. */
+Test(paired, the_untimed_part_is_not_counted, .timeout = 240)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(
+		dir, (const char *const[]){"run", "--paired", "-p", "system", "-p", "mimalloc", "-w", "churn:ops=20000", "-t",
+					   "1,2", "-n", "1", "--slice-ops", "500", "--slice-warm", "500", "-o", "w.json", "-q",
+					   NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "w.json");
+	cr_expect_eq(res->facts.slice_warm, 500);
+	for (unsigned i = 0; i < res->ncells; i++) {
+		const struct alloclab_cell *c = &res->cells[i];
+		cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message ? c->message : "");
+		for (unsigned p = 0; p < c->nprocs; p++)
+			for (unsigned v = 0; v < c->procs[p].nvalues; v++)
+				for (unsigned t = 0; t < c->threads; t++)
+					cr_expect_eq(c->procs[p].values[v].thread_ops[t], 10000, "%s t=%u: %llu timed ops",
+						     c->plugin, c->threads,
+						     (unsigned long long)c->procs[p].values[v].thread_ops[t]);
+	}
+	alloclab_results_free(res);
+}
+
 /* Plugins that cannot share a process are measured in processes of their
  * own, back to back, with one line saying why; python always is. */
 Test(paired, plugins_that_cannot_share_a_process_fall_back, .timeout = 240)
@@ -115,6 +142,20 @@ Test(paired, plugins_that_cannot_share_a_process_fall_back, .timeout = 240)
 		cr_expect(res->cells[i].pair_why && strstr(res->cells[i].pair_why, "another instance"));
 		cr_expect_eq(res->cells[i].nprocs, 2);
 	}
+	alloclab_results_free(res);
+
+	/* Two settings of a plugin whose allocator is not its file's own
+	 * (spin.so wraps glibc's malloc): one allocator, so not one process. */
+	r = run_alloclab(dir, (const char *const[]){"run", "--paired", "--no-check", "-p", tp(0, "spin", "every=0"), "-p",
+						    tp(1, "spin", "every=0,work=3"), "-w", "churn:ops=20000", "-t", "1", "-n",
+						    "2", "-o", "s.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "own-state") && strstr(r.err, "one allocator"), "%s", r.err);
+	cmd_result_free(&r);
+	res = load_results(dir, "s.json");
+	for (unsigned i = 0; i < res->ncells; i++)
+		cr_expect_str_eq(res->cells[i].pair_design, ALLOCLAB_PAIR_PROCESSES);
 	alloclab_results_free(res);
 
 	r = run_alloclab(dir, (const char *const[]){"run", "--pair", "system,mimalloc", "-p", "system", "-p", "mimalloc", "-w",
@@ -154,6 +195,13 @@ Test(paired, bad_groups_are_refused_in_one_line)
 		       "--paired measures time");
 	expect_refused((const char *const[]){"run", "--slice-ops", "100", "-p", "system", "-w", "churn", NULL},
 		       "--slice-ops is paired mode's");
+	expect_refused((const char *const[]){"run", "--slice-warm", "100", "-p", "system", "-w", "churn", NULL},
+		       "paired mode's");
+	expect_refused((const char *const[]){"run", "--paired", "--slice-ops", "0", "--slice-warm", "100", "-p", "system",
+					     "-p", "mimalloc", "-w", "churn", NULL},
+		       "goes with slices");
+	expect_refused((const char *const[]){"run", "--paired", "--unpaired", "-p", "system", "-p", "mimalloc", NULL},
+		       "goes without");
 }
 
 /* A paired run's file, then each way of breaking what it says of its

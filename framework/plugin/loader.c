@@ -145,9 +145,10 @@ static const struct {
 	{ALLOCLAB_CAP_CALLOC, "calloc"},
 	{ALLOCLAB_CAP_REALLOC, "realloc"},
 	{ALLOCLAB_CAP_THREAD_HOOKS, "thread-hooks"},
+	{ALLOCLAB_CAP_OWN_STATE, "own-state"},
 };
 
-#define ALL_CAPS ((ALLOCLAB_CAP_THREAD_HOOKS << 1) - 1)
+#define ALL_CAPS ((ALLOCLAB_CAP_OWN_STATE << 1) - 1)
 
 void alloclab_caps_format(unsigned long long caps, char *out, size_t out_len)
 {

@@ -155,7 +155,8 @@ void alloclab_results_set_shard(struct alloclab_results *r, unsigned index, unsi
 	r->facts.shard_plan = strdup(plan);
 }
 
-void alloclab_results_set_paired(struct alloclab_results *r, const char *const *labels, unsigned n, uint64_t slice_ops)
+void alloclab_results_set_paired(struct alloclab_results *r, const char *const *labels, unsigned n, uint64_t slice_ops,
+				 uint64_t slice_warm)
 {
 	struct alloclab_run_facts *f = &r->facts;
 	json_t *a = json_array();
@@ -170,7 +171,9 @@ void alloclab_results_set_paired(struct alloclab_results *r, const char *const *
 	}
 	f->npair = n;
 	f->slice_ops = slice_ops;
-	json_object_set_new(r->config, K_PAIRED, json_pack("{s:o,s:I}", K_PAIR_PLUGINS, a, K_SLICE_OPS, (json_int_t)slice_ops));
+	f->slice_warm = slice_warm;
+	json_object_set_new(r->config, K_PAIRED, json_pack("{s:o,s:I,s:I}", K_PAIR_PLUGINS, a, K_SLICE_OPS, (json_int_t)slice_ops,
+							   K_SLICE_WARM, (json_int_t)slice_warm));
 }
 
 void alloclab_results_set_cache_simulated(struct alloclab_results *r, const char *geometry)
@@ -239,7 +242,8 @@ static int read_paired(const struct alloclab_results_reader *rd, struct alloclab
 	if (!json_is_object(pr))
 		return alloclab_results_bad(rd, K_CONFIG, K_PAIRED, "is %s, not an object", alloclab_json_type_name(pr));
 	if (alloclab_results_get_array(rd, pr, K_CONFIG "." K_PAIRED, K_PAIR_PLUGINS, 1, 16, &labels) != 0 ||
-	    alloclab_results_get_uint(rd, pr, K_CONFIG "." K_PAIRED, K_SLICE_OPS, 1, 0, 1000000000, &f->slice_ops) != 0)
+	    alloclab_results_get_uint(rd, pr, K_CONFIG "." K_PAIRED, K_SLICE_OPS, 1, 0, 1000000000, &f->slice_ops) != 0 ||
+	    alloclab_results_get_uint(rd, pr, K_CONFIG "." K_PAIRED, K_SLICE_WARM, 1, 0, 1000000000, &f->slice_warm) != 0)
 		return -1;
 	if (json_array_size(labels) < 2)
 		return alloclab_results_bad(rd, K_CONFIG "." K_PAIRED, K_PAIR_PLUGINS, "names fewer than two plugins");

@@ -122,6 +122,11 @@ static int read_value(const struct alloclab_results_reader *rd, const json_t *ob
 			return -1;
 		v->faults_counted = 1;
 	}
+	if (json_object_get(obj, K_SLICES) || json_object_get(obj, K_SLICES_DROPPED)) {
+		if (alloclab_results_get_uint(rd, obj, where, K_SLICES, 1, 1, (uint64_t)1 << 40, &v->slices) != 0 ||
+		    alloclab_results_get_uint(rd, obj, where, K_SLICES_DROPPED, 1, 0, v->slices - 1, &v->slices_dropped) != 0)
+			return -1;
+	}
 	if (json_object_get(obj, K_RSS_AFTER_FINISH)) {
 		uint64_t kib;
 		if (alloclab_results_get_uint(rd, obj, where, K_RSS_AFTER_FINISH, 1, 1, (uint64_t)1 << 40, &kib) != 0)

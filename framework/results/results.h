@@ -95,6 +95,10 @@ struct alloclab_value {
 	 * 0 unknown. */
 	long rss_end_of_run_kib;
 	long anon_end_of_run_kib; /* its anonymous part (the heap, not the code); 0 unknown */
+	/* Paired slices (worker/slice.h): the value's slice rounds and those
+	 * dropped because a thread was preempted in them; 0 0 otherwise.
+	 * slices_dropped < slices, or both 0. */
+	uint64_t slices, slices_dropped;
 	/* The requested bytes the workload said it held when run() ended
 	 * (workload.h, alloclab_live_end); 0 not said. */
 	uint64_t live_end_bytes;
@@ -244,10 +248,11 @@ struct alloclab_run_facts {
 	unsigned *cell_processes;
 	unsigned ncell_processes;
 	/* --paired: the comparison group's plugin labels, pair_plugins[0] the
-	 * reference (npair 0: not paired), and the slice's operations. */
+	 * reference (npair 0: not paired), and the slice's timed and untimed
+	 * operations. */
 	char **pair_plugins;
 	unsigned npair;
-	uint64_t slice_ops;
+	uint64_t slice_ops, slice_warm;
 };
 
 struct alloclab_results {
@@ -285,7 +290,8 @@ struct alloclab_results *alloclab_results_new_from(json_t *metadata, json_t *con
 
 /* --paired: the comparison group's labels (the reference first) and the
  * slice, recorded in config. */
-void alloclab_results_set_paired(struct alloclab_results *r, const char *const *labels, unsigned n, uint64_t slice_ops);
+void alloclab_results_set_paired(struct alloclab_results *r, const char *const *labels, unsigned n, uint64_t slice_ops,
+				 uint64_t slice_warm);
 
 /* --measure cache: the geometry callgrind simulates, recorded in metadata. */
 void alloclab_results_set_cache_simulated(struct alloclab_results *r, const char *geometry);

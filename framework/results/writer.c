@@ -55,6 +55,10 @@ static json_t *value_to_json(const struct alloclab_value *v, unsigned threads, c
 		json_object_set_new(o, K_RSS_END_OF_RUN, json_integer(v->rss_end_of_run_kib));
 	if (v->anon_end_of_run_kib > 0)
 		json_object_set_new(o, K_ANON_END_OF_RUN, json_integer(v->anon_end_of_run_kib));
+	if (v->slices) {
+		json_object_set_new(o, K_SLICES, json_integer((json_int_t)v->slices));
+		json_object_set_new(o, K_SLICES_DROPPED, json_integer((json_int_t)v->slices_dropped));
+	}
 	if (v->live_end_bytes)
 		json_object_set_new(o, K_LIVE_END, json_integer((json_int_t)v->live_end_bytes));
 	if (v->live_peak_bytes)

@@ -75,6 +75,37 @@ static int group_can_share(const struct alloclab_run *run, char *why, size_t why
 	return shared;
 }
 
+static int declares(const struct alloclab_plugin_info *p, const char *cap)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(p->caps, i, x)
+	if (json_is_string(x) && strcmp(json_string_value(x), cap) == 0)
+		return 1;
+	return 0;
+}
+
+/* Whether two of the group load one plugin file with different options
+ * when the plugin's allocator is not its own (no own-state): the copies
+ * would share one allocator, set up twice. 1 with why, or 0. */
+static int copies_share_an_allocator(const struct alloclab_run *run, char *why, size_t why_len)
+{
+	const struct alloclab_results *r = run->results;
+	for (unsigned k = 0; k < run->ngroup; k++)
+		for (unsigned j = 0; j < k; j++) {
+			const struct alloclab_plugin_info *a = &r->plugins[run->group[j]], *b = &r->plugins[run->group[k]];
+			if (strcmp(a->path, b->path) == 0 && !declares(b, "own-state") &&
+			    strcmp(run->cfg->plugins[run->group[j]].options, run->cfg->plugins[run->group[k]].options) != 0) {
+				snprintf(why, why_len, "'%s' and '%s' are one plugin whose allocator is the process's, not its "
+						       "file's (it does not declare own-state): two settings of it would be one "
+						       "allocator",
+					 a->label, b->label);
+				return 1;
+			}
+		}
+	return 0;
+}
+
 int alloclab_run_pair_group(struct alloclab_run *run)
 {
 	const struct alloclab_run_config *cfg = run->cfg;
@@ -107,7 +138,8 @@ int alloclab_run_pair_group(struct alloclab_run *run)
 					"cannot be paired\n", r->plugins[run->group[k]].label);
 			return -1;
 		}
-	run->group_shares = group_can_share(run, run->group_why, sizeof run->group_why);
+	run->group_shares = !copies_share_an_allocator(run, run->group_why, sizeof run->group_why) &&
+			    group_can_share(run, run->group_why, sizeof run->group_why);
 	if (!run->group_shares)
 		fprintf(stderr, "alloclab: the paired plugins cannot share one process (%s): each is measured in a "
 				"process of its own, back to back, and the ratio taken within each round\n",
@@ -155,6 +187,7 @@ static int add_slot(struct alloclab_run *run, unsigned c)
 	memcpy(s->spec.pair, own, sizeof own);
 	s->spec.npair = s->ncells;
 	s->spec.slice_ops = run->cfg->slice_ops;
+	s->spec.slice_warm = run->cfg->slice_warm;
 	s->spec.pair_seed = alloclab_thread_seed(run->order_seed, 1000000 + run->nslots) >> 1; /* JSON keeps 63 bits */
 	s->spec.sample_ms = 0; /* one process holds every plugin's memory: no figure is one plugin's */
 	return 0;
@@ -188,7 +221,7 @@ void alloclab_run_pair_slots(struct alloclab_run *run)
 	const char *labels[ALLOCLAB_MAX_PAIR];
 	for (unsigned k = 0; k < run->ngroup; k++)
 		labels[k] = r->plugins[run->group[k]].label;
-	alloclab_results_set_paired(r, labels, run->ngroup, run->cfg->slice_ops);
+	alloclab_results_set_paired(r, labels, run->ngroup, run->cfg->slice_ops, run->cfg->slice_warm);
 }
 
 /* ---- a round ---- */

@@ -108,11 +108,12 @@ struct alloclab_run_config {
 	/* --paired / --pair A,B,...: a comparison group measured side by side
 	 * (worker/paired.c): every plugin of the run (paired, npair 0), or
 	 * those labelled pair[0 .. npair), pair[0] the reference each ratio is
-	 * taken against. slice_ops: the slice's operations (0: whole values). */
+	 * taken against. slice_ops: the slice's timed operations (0: whole
+	 * values); slice_warm: the untimed ones before them. */
 	int paired;
 	const char *pair[ALLOCLAB_MAX_PAIR];
 	unsigned npair;
-	uint64_t slice_ops;
+	uint64_t slice_ops, slice_warm;
 	/* Prints the run's table and workload reports (analysis/report.h);
 	 * NULL: none. The runner itself does not present. */
 	void (*print)(const struct alloclab_results *results, FILE *out, int workload_reports);

@@ -114,6 +114,7 @@ json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
 							      cell->pair[k].gil, "private_copy", cell->pair[k].private_copy));
 		json_object_set_new(obj, "pair", pair);
 		json_object_set_new(obj, "slice_ops", json_integer((json_int_t)cell->slice_ops));
+		json_object_set_new(obj, "slice_warm", json_integer((json_int_t)cell->slice_warm));
 		json_object_set_new(obj, "pair_seed", json_integer((json_int_t)cell->pair_seed));
 	}
 	json_object_set_new(obj, "workload", json_string(cell->workload->name));
@@ -127,13 +128,14 @@ json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
 static int pair_from_json(const json_t *obj, struct alloclab_cell_spec *cell)
 {
 	json_t *pair = json_object_get(obj, "pair"), *slice = json_object_get(obj, "slice_ops"),
-	       *seed = json_object_get(obj, "pair_seed"), *m;
+	       *warm = json_object_get(obj, "slice_warm"), *seed = json_object_get(obj, "pair_seed"), *m;
 	size_t k;
 
 	if (pair == NULL)
-		return slice || seed ? -1 : 0;
+		return slice || warm || seed ? -1 : 0;
 	if (!json_is_array(pair) || json_array_size(pair) < 2 || json_array_size(pair) > ALLOCLAB_MAX_PAIR ||
-	    !json_is_integer(slice) || json_integer_value(slice) < 0 || !json_is_integer(seed) ||
+	    !json_is_integer(slice) || json_integer_value(slice) < 0 || !json_is_integer(warm) ||
+	    json_integer_value(warm) < 0 || !json_is_integer(seed) ||
 	    json_integer_value(seed) < 0)
 		return -1;
 	json_array_foreach(pair, k, m)
@@ -149,6 +151,7 @@ static int pair_from_json(const json_t *obj, struct alloclab_cell_spec *cell)
 		return -1;
 	cell->npair = (unsigned)json_array_size(pair);
 	cell->slice_ops = (uint64_t)json_integer_value(slice);
+	cell->slice_warm = (uint64_t)json_integer_value(warm);
 	cell->pair_seed = (uint64_t)json_integer_value(seed);
 	return 0;
 }

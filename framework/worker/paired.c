@@ -26,6 +26,7 @@
  */
 #define _GNU_SOURCE 1
 #include "worker/internal.h"
+#include "worker/slice.h"
 #include "base/rng.h"
 #include "files/self_exe.h"
 #include "memory/self_memory.h"
@@ -47,24 +48,6 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-/* A run()'s own stack: as a thread's, reserved, touched only as used. */
-#define SLICE_STACK_BYTES ((size_t)8 << 20)
-
-/* One plugin's run() on one thread, in slices. */
-struct slice {
-	struct alloclab_slicer s;   /* first: the workload holds a pointer to it */
-	uint64_t budget;            /* operations a slice */
-	uint64_t start_ns, end_ns;  /* this slice's, taken inside it */
-	uint64_t ns;                /* the value's slices so far */
-	ucontext_t self, *sched;
-	void *stack;
-	int done;                   /* run() returned */
-	int ran;                    /* ran in the slice just gone */
-	struct alloclab_workload_thread *wt;
-	const struct alloclab_workload *wl;
-	_Atomic unsigned *remaining;
-};
-
 struct member {
 	const struct alloclab_pair_member *spec;
 	char copy[ALLOCLAB_PATH_PLUS_LEN]; /* the private copy's path, or "" */
@@ -76,11 +59,12 @@ struct member {
 	void *shared;
 	struct alloclab_live *live;            /* [threads] */
 	struct alloclab_workload_thread *wt;   /* [threads] */
-	struct slice *sl;                      /* [threads] */
+	struct alloclab_slice *sl;             /* [threads] */
 	char (*error)[ALLOCLAB_ERR_LEN];       /* [threads] */
 	int *attached;                         /* [threads] */
 	uint64_t *wall_ns;                     /* [rounds] */
 	uint64_t *thread_ns, *thread_ops;      /* [rounds * threads] */
+	uint64_t *slices, *dropped;            /* [rounds]: slice rounds, those dropped */
 	json_t **reports;                      /* [rounds * threads] */
 	json_t **process_reports;              /* [threads] */
 	json_t *stats_live;
@@ -92,6 +76,7 @@ struct pair {
 	int sliced;
 	struct member *m;
 	pthread_barrier_t barrier;
+	struct alloclab_slice_barrier slices;  /* between slices: see slice.h */
 	_Atomic int failed, prepare_failed;
 	_Atomic unsigned remaining;            /* (plugin, thread) runs not done in this value */
 	int *cpu;                              /* [threads]: -1 not pinned */
@@ -108,68 +93,6 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* ---- slices ---- */
-
-static __thread struct slice *entering;
-
-/* A run()'s context starts here, and goes back to the scheduler when run()
- * returns (uc_link). */
-static void slice_main(void)
-{
-	struct slice *sl = entering;
-	sl->start_ns = now_ns();
-	sl->wl->run(sl->wt);
-	sl->end_ns = now_ns();
-	sl->ns += sl->end_ns - sl->start_ns;
-	sl->done = 1;
-	atomic_fetch_sub_explicit(sl->remaining, 1, memory_order_relaxed);
-}
-
-void alloclab_slice_end(struct alloclab_slicer *s)
-{
-	struct slice *sl = (struct slice *)s;
-	sl->end_ns = now_ns();
-	sl->ns += sl->end_ns - sl->start_ns;
-	sl->s.left = (int64_t)sl->budget;
-	swapcontext(&sl->self, sl->sched);
-	sl->start_ns = now_ns();
-}
-
-/* A fresh context for the value's run(). 0, or -1 (no stack). */
-static int slice_begin(struct slice *sl, ucontext_t *sched, uint64_t budget)
-{
-	if (sl->stack == NULL) {
-		void *st = mmap(NULL, SLICE_STACK_BYTES, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-		if (st == MAP_FAILED)
-			return -1;
-		mprotect(st, 4096, PROT_NONE); /* a guard page below the stack */
-		sl->stack = st;
-	}
-	sl->budget = budget;
-	sl->s.left = (int64_t)budget;
-	sl->ns = 0;
-	sl->done = 0;
-	sl->sched = sched;
-	getcontext(&sl->self);
-	sl->self.uc_stack.ss_sp = sl->stack;
-	sl->self.uc_stack.ss_size = SLICE_STACK_BYTES;
-	sl->self.uc_link = sched;
-	makecontext(&sl->self, slice_main, 0);
-	return 0;
-}
-
-/* Runs one slice of plugin m's run() on this thread (or nothing, when its
- * run() is over). */
-static void slice_run(struct slice *sl, ucontext_t *sched)
-{
-	sl->ran = !sl->done;
-	if (sl->done)
-		return;
-	entering = sl;
-	swapcontext(sched, &sl->self);
 }
 
 /* ---- the order of the plugins ---- */
@@ -199,23 +122,57 @@ static unsigned member_at(const struct pair *p, unsigned r, unsigned s, unsigned
 static void wait_all(struct pair *p)
 {
 	if (p->threads > 1)
-		pthread_barrier_wait(&p->barrier);
+		alloclab_slice_barrier_wait(&p->slices);
 }
 
-/* Thread 0, once every thread's slice of plugin m has ended: the slice's
- * wall time, from the first thread's start to the last one's end. */
-static void add_wall(struct pair *p, unsigned m, unsigned r)
+/* Thread 0, once every thread's part of round r has ended: each plugin's
+ * time and operations on each thread, less the slice rounds in which a
+ * thread was preempted (slice.h), dropped for every plugin alike. */
+static void tally(struct pair *p, unsigned r)
 {
-	uint64_t first = UINT64_MAX, last = 0;
-	for (unsigned i = 0; i < p->threads; i++) {
-		const struct slice *sl = &p->m[m].sl[i];
-		if (!sl->ran)
-			continue;
-		first = sl->start_ns < first ? sl->start_ns : first;
-		last = sl->end_ns > last ? sl->end_ns : last;
+	size_t n = (size_t)p->n * p->threads, ndropped = 0;
+	struct alloclab_slice **all = calloc(n ? n : 1, sizeof *all);
+	unsigned char *dropped = NULL;
+	long rounds = 0;
+
+	for (unsigned m = 0; all && m < p->n; m++)
+		for (unsigned i = 0; i < p->threads; i++)
+			all[m * p->threads + i] = &p->m[m].sl[i];
+	if (p->sliced && all)
+		rounds = alloclab_slices_preempted(all, n, &dropped, &ndropped);
+	if (rounds < 0)
+		rounds = 0, ndropped = 0;
+	for (unsigned m = 0; m < p->n; m++) {
+		for (unsigned i = 0; i < p->threads; i++) {
+			struct alloclab_slice *sl = &p->m[m].sl[i];
+			alloclab_slice_sum(sl, dropped, (size_t)rounds, &p->m[m].thread_ns[r * p->threads + i],
+					   &p->m[m].thread_ops[r * p->threads + i]);
+			sl->last_ops = p->m[m].wt[i].ops;
+		}
+		p->m[m].slices[r] = p->sliced ? (uint64_t)rounds : 0;
+		p->m[m].dropped[r] = ndropped;
 	}
-	if (last > first)
-		p->m[m].wall_ns[r] += last - first;
+	free(dropped);
+	free(all);
+}
+
+/* Thread 0, once every thread's part of round r has ended: each plugin's
+ * wall time, the longest of its threads' own times (their slices' sum).
+ * Not the sum of each slice's first start to last end: that adds every
+ * slice's imbalance between threads (one thread's 2,000 operations take
+ * longer than the other's, and it waits at the barrier), which an
+ * unpaired run's threads, running freely to the end of the value, do not
+ * pay; at 2 threads it made every plugin 20% slower alike. */
+static void set_walls(struct pair *p, unsigned r)
+{
+	for (unsigned m = 0; m < p->n; m++) {
+		uint64_t most = 0;
+		for (unsigned i = 0; i < p->threads; i++) {
+			uint64_t ns = p->m[m].thread_ns[r * p->threads + i];
+			most = ns > most ? ns : most;
+		}
+		p->m[m].wall_ns[r] = most;
+	}
 }
 
 /* The timed part of round r on thread i, in slices. */
@@ -224,7 +181,8 @@ static void timed_slices(struct pair *p, unsigned i, unsigned r)
 	ucontext_t sched;
 
 	for (unsigned m = 0; m < p->n; m++)
-		if (slice_begin(&p->m[m].sl[i], &sched, p->cell->slice_ops) != 0) {
+		if (alloclab_slice_begin(&p->m[m].sl[i], &sched, p->cell->slice_ops, p->cell->slice_warm,
+				alloclab_thread_seed(p->cell->pair_seed ^ ((uint64_t)r << 32), 1000 + m * p->threads + i)) != 0) {
 			snprintf(p->m[m].error[i], ALLOCLAB_ERR_LEN, "paired: cannot map a stack for run()");
 			p->failed = 1;
 		}
@@ -235,10 +193,8 @@ static void timed_slices(struct pair *p, unsigned i, unsigned r)
 		for (unsigned j = 0; j < p->n; j++) {
 			unsigned m = member_at(p, r, s, j);
 			wait_all(p);
-			slice_run(&p->m[m].sl[i], &sched);
+			alloclab_slice_run(&p->m[m].sl[i], &sched);
 			wait_all(p);
-			if (i == 0)
-				add_wall(p, m, r);
 		}
 		/* Stable here: every decrement happened before the barrier. */
 		if (atomic_load_explicit(&p->remaining, memory_order_relaxed) == 0)
@@ -251,20 +207,18 @@ static void timed_values(struct pair *p, unsigned i, unsigned r)
 {
 	for (unsigned j = 0; j < p->n; j++) {
 		unsigned m = member_at(p, r, 0, j);
-		struct slice *sl = &p->m[m].sl[i];
+		struct alloclab_slice *sl = &p->m[m].sl[i];
 		wait_all(p);
-		sl->ran = 1;
-		sl->start_ns = now_ns();
+		uint64_t start = now_ns();
 		p->m[m].wt[i].own_ns = 0;
 		p->cell->workload->run(&p->m[m].wt[i]);
-		sl->end_ns = now_ns();
+		uint64_t ns = now_ns() - start;
 		/* The workload's own time of its operations, where it took one. */
-		if (p->m[m].wt[i].own_ns && p->m[m].wt[i].own_ns < sl->end_ns - sl->start_ns)
-			sl->end_ns = sl->start_ns + p->m[m].wt[i].own_ns;
-		sl->ns = sl->end_ns - sl->start_ns;
+		if (p->m[m].wt[i].own_ns && p->m[m].wt[i].own_ns < ns)
+			ns = p->m[m].wt[i].own_ns;
+		sl->nparts = 0;
+		alloclab_slice_record(sl, ns, p->m[m].wt[i].ops);
 		wait_all(p);
-		if (i == 0)
-			add_wall(p, m, r);
 	}
 }
 
@@ -291,14 +245,16 @@ static void end_round(struct pair *p, unsigned i, unsigned r)
 {
 	for (unsigned m = 0; m < p->n; m++) {
 		struct alloclab_workload_thread *wt = &p->m[m].wt[i];
-		p->m[m].thread_ns[r * p->threads + i] = p->m[m].sl[i].ns;
-		p->m[m].thread_ops[r * p->threads + i] = wt->ops;
 		if (wt->error) {
 			snprintf(p->m[m].error[i], ALLOCLAB_ERR_LEN, "%s", wt->error);
 			p->failed = 1;
 		}
 	}
 	wait_all(p);
+	if (i == 0) {
+		tally(p, r);
+		set_walls(p, r);
+	}
 	if (p->failed)
 		for (unsigned m = 0; m < p->n; m++)
 			p->m[m].wt[i].last_value = 1;
@@ -477,10 +433,12 @@ static int allocate_members(struct pair *p)
 		mb->wall_ns = zeroed(p->rounds, sizeof *mb->wall_ns);
 		mb->thread_ns = zeroed((size_t)p->rounds * p->threads, sizeof *mb->thread_ns);
 		mb->thread_ops = zeroed((size_t)p->rounds * p->threads, sizeof *mb->thread_ops);
+		mb->slices = zeroed(p->rounds, sizeof *mb->slices);
+		mb->dropped = zeroed(p->rounds, sizeof *mb->dropped);
 		mb->reports = zeroed((size_t)p->rounds * p->threads, sizeof *mb->reports);
 		mb->process_reports = zeroed(p->threads, sizeof *mb->process_reports);
 		if (!mb->lists || !mb->live || !mb->wt || !mb->sl || !mb->error || !mb->attached || !mb->wall_ns ||
-		    !mb->thread_ns || !mb->thread_ops || !mb->reports || !mb->process_reports ||
+		    !mb->thread_ns || !mb->thread_ops || !mb->slices || !mb->dropped || !mb->reports || !mb->process_reports ||
 		    (cell->workload->shared_size && !mb->shared))
 			return -1;
 		mb->host = (struct thread_host){&p->barrier, mb->lists, 0, 0, &p->failed};
@@ -555,6 +513,8 @@ static void pair_value(const struct pair *p, unsigned k, unsigned r, struct allo
 	}
 	v->wall_ns = mb->wall_ns[r];
 	v->per_op = ops ? (double)v->wall_ns * p->threads / (double)ops : 0;
+	v->slices = mb->slices[r];
+	v->slices_dropped = mb->dropped[r];
 	if (mb->reports[r * p->threads]) {
 		v->thread_reports = json_array();
 		for (unsigned i = 0; i < p->threads; i++) {
@@ -614,8 +574,7 @@ static void free_pair(struct pair *p)
 			alloclab_allocator_destroy(&mb->alloc);
 		}
 		for (unsigned i = 0; mb->sl && i < p->threads; i++)
-			if (mb->sl[i].stack)
-				munmap(mb->sl[i].stack, SLICE_STACK_BYTES);
+			alloclab_slice_free(&mb->sl[i]);
 		for (size_t i = 0; mb->reports && i < (size_t)p->rounds * p->threads; i++)
 			json_decref(mb->reports[i]);
 		for (unsigned i = 0; mb->process_reports && i < p->threads; i++)
@@ -623,6 +582,7 @@ static void free_pair(struct pair *p)
 		json_decref(mb->stats_live);
 		free(mb->lists), free(mb->shared), free(mb->live), free(mb->wt), free(mb->sl), free(mb->error);
 		free(mb->attached), free(mb->wall_ns), free(mb->thread_ns), free(mb->thread_ops), free(mb->reports);
+		free(mb->slices), free(mb->dropped);
 		free(mb->process_reports);
 		/* The plugin stays mapped: its TLS destructors may still run at exit. */
 		free(mb->plugin.path);
@@ -661,6 +621,7 @@ int alloclab_worker_measure_paired(const struct alloclab_cell_spec *cell, struct
 	for (unsigned k = 0; k < p.n; k++)
 		p.m[k].spec = &cell->pair[k];
 	pthread_barrier_init(&p.barrier, NULL, p.threads);
+	alloclab_slice_barrier_init(&p.slices, p.threads);
 	if (open_members(&p, err, err_len) != 0)
 		goto out;
 	if (allocate_members(&p) != 0) {

@@ -83,12 +83,13 @@ struct alloclab_cell_spec {
 	/* Paired mode (worker/paired.c): npair plugins measured in this one
 	 * worker, pair[0] the cell's own plugin (the group's reference), each
 	 * with its instance and its own workload state; the timed region
-	 * alternates between them in slices of slice_ops operations (0, or a
-	 * workload without ALLOCLAB_WORKLOAD_SLICES: whole values), in an order
-	 * drawn per value from pair_seed. npair 0: one plugin, as always. */
+	 * alternates between them in slices of slice_ops timed operations
+	 * (0, or a workload without ALLOCLAB_WORKLOAD_SLICES: whole values),
+	 * each after slice_warm untimed ones, in an order drawn per value from
+	 * pair_seed. npair 0: one plugin, as always. */
 	unsigned npair;
 	struct alloclab_pair_member pair[ALLOCLAB_MAX_PAIR];
-	uint64_t slice_ops;
+	uint64_t slice_ops, slice_warm;
 	uint64_t pair_seed;
 };
 

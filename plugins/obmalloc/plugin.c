@@ -48,9 +48,10 @@ struct instance {
 	atomic_ullong foreign_frees;
 };
 
-/* The ABI promises one instance per process, and CPython's obmalloc keeps
- * its state in static objects (usedpools, the arena map): so does this
- * plugin, in modes none and gil, so that the hot paths address it
+/* The ABI promises one instance per loaded file, and CPython's obmalloc
+ * keeps its state in static objects (usedpools, the arena map): so does
+ * this plugin (a private copy of the file is a second allocator: it
+ * declares ALLOCLAB_CAP_OWN_STATE), in modes none and gil, so that the hot paths address it
  * directly. the_instance is the live instance (NULL between instances). */
 static struct obm_state global_state;
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER; /* mode gil */
@@ -592,7 +593,7 @@ static const struct alloclab_plugin obmalloc_plugin = {
 	.version = "1.0",
 	.description = obm_variant_description,
 	.options_help = obm_options_help,
-	.caps = ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE | ALLOCLAB_CAP_CALLOC |
+	.caps = ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE | ALLOCLAB_CAP_OWN_STATE | ALLOCLAB_CAP_CALLOC |
 		ALLOCLAB_CAP_REALLOC | ALLOCLAB_CAP_USABLE_SIZE | ALLOCLAB_CAP_STATS | ALLOCLAB_CAP_THREAD_HOOKS,
 	.min_align = OBM_ALIGNMENT,
 	.create = obmalloc_create,

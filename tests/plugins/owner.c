@@ -84,7 +84,7 @@ static int owner_stats(void *instance, alloclab_stat_fn emit, void *arg)
 
 static const struct alloclab_plugin desc = {
 	TEST_PLUGIN_BASE("owner"),
-	.caps = ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE | ALLOCLAB_CAP_STATS,
+	.caps = ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE | ALLOCLAB_CAP_STATS | ALLOCLAB_CAP_OWN_STATE,
 	.create = owner_create,
 	.destroy = owner_destroy,
 	.malloc = owner_malloc,

@@ -31,9 +31,14 @@
  *   host      the alloclab process that loaded the plugin (one worker process
  *             per measurement; the plugin is never loaded into the parent).
  *   instance  what create() returns: the allocator's state. The host creates
- *             at most one instance per process at a time, so a plugin that
- *             wraps a process-global allocator (jemalloc, glibc) may keep a
- *             trivial instance.
+ *             at most one instance per loaded file at a time, so a plugin
+ *             that wraps a process-global allocator (jemalloc, glibc) may
+ *             keep a trivial instance. Paired mode (run --paired) loads
+ *             several plugins into one process, and for a plugin paired with
+ *             itself a private copy of its file beside it: each file still
+ *             has one instance, but two copies of a plugin that wraps a
+ *             process-global allocator share that allocator (see
+ *             ALLOCLAB_CAP_OWN_STATE).
  *   block     memory returned by malloc/calloc/realloc/aligned_alloc.
  *
  * Threading. Unless the plugin declares ALLOCLAB_CAP_THREAD_SAFE the host
@@ -100,6 +105,15 @@ enum alloclab_cap {
 	ALLOCLAB_CAP_REALLOC = 1u << 7,
 	/* thread_attach and thread_detach are offered (both, or neither). */
 	ALLOCLAB_CAP_THREAD_HOOKS = 1u << 8,
+	/* All of the allocator's state lives in this file's own memory (its
+	 * statics, what it maps itself), none in a shared library it links or
+	 * in the process's malloc: a copy of the file loaded beside it is a
+	 * second, independent allocator. Paired mode then measures two
+	 * settings of the plugin side by side in one process; without it,
+	 * only identical ones (an A/A on the one allocator both copies
+	 * share), and two settings each in processes of their own. Names no
+	 * op; `alloclab check` does not exercise it. */
+	ALLOCLAB_CAP_OWN_STATE = 1u << 9,
 };
 
 /* Receives one statistic from the stats op. `name` is a short dotted

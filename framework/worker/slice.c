@@ -1,0 +1,270 @@
+/* Paired mode's slices and the barrier between them. See slice.h. */
+#define _GNU_SOURCE 1
+#include "worker/slice.h"
+
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A run()'s own stack: as a thread's, reserved, touched only as used. */
+#define SLICE_STACK_BYTES ((size_t)8 << 20)
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The calling thread's involuntary context switches so far. */
+static long switches(void)
+{
+	struct rusage ru;
+	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : -1;
+}
+
+/* Read outside the timed part: the system call costs no plugin anything. */
+static void timed_start(struct alloclab_slice *sl)
+{
+	sl->start_switches = switches();
+	sl->start_ns = now_ns();
+}
+
+static void record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops, int preempted)
+{
+	if (sl->nparts == sl->cap) {
+		size_t cap = sl->cap ? 2 * sl->cap : 1024;
+		struct alloclab_slice_part *grown = realloc(sl->parts, cap * sizeof *grown);
+		if (grown == NULL) {
+			/* Kept in the last part: the value then drops nothing. */
+			sl->lost = 1;
+			if (sl->nparts) {
+				sl->parts[sl->nparts - 1].ns += ns;
+				sl->parts[sl->nparts - 1].ops += ops;
+			}
+			return;
+		}
+		sl->parts = grown;
+		sl->cap = cap;
+	}
+	sl->parts[sl->nparts++] = (struct alloclab_slice_part){ns, ops, preempted};
+}
+
+/* The timed part that started at timed_start ends here, after `ops`. */
+static void timed_end(struct alloclab_slice *sl, uint64_t ops)
+{
+	uint64_t ns = now_ns() - sl->start_ns;
+	record(sl, ns, ops, switches() != sl->start_switches);
+}
+
+void alloclab_slice_record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops)
+{
+	record(sl, ns, ops, 0);
+}
+
+static __thread struct alloclab_slice *entering;
+
+/* A run()'s context starts here, and goes back to the scheduler when run()
+ * returns (uc_link). */
+static void slice_main(void)
+{
+	struct alloclab_slice *sl = entering;
+	if (sl->warming)
+		sl->start_ns = now_ns();
+	else
+		timed_start(sl);
+	sl->wl->run(sl->wt);
+	if (!sl->warming) {
+		timed_end(sl, (uint64_t)((int64_t)sl->budget - sl->s.left));
+	} else {
+		/* run() ended inside an untimed part: counted only if the
+		 * value has no timed part at all (alloclab_slice_sum). */
+		sl->warm_ns += now_ns() - sl->start_ns;
+		sl->warm_ops += (uint64_t)((int64_t)sl->warm - sl->s.left);
+	}
+	sl->done = 1;
+	atomic_fetch_sub_explicit(sl->remaining, 1, memory_order_relaxed);
+}
+
+void alloclab_slice_end(struct alloclab_slicer *s)
+{
+	struct alloclab_slice *sl = (struct alloclab_slice *)s;
+	if (sl->warming) {
+		/* The untimed part is over: the timed one starts here. */
+		sl->warm_ns += now_ns() - sl->start_ns;
+		sl->warm_ops += (uint64_t)((int64_t)sl->warm - sl->s.left);
+		sl->warming = 0;
+		sl->s.left = (int64_t)sl->budget;
+		timed_start(sl);
+		return;
+	}
+	timed_end(sl, (uint64_t)((int64_t)sl->budget - sl->s.left));
+	sl->warming = sl->warm > 0;
+	sl->s.left = (int64_t)(sl->warming ? sl->warm : sl->budget);
+	swapcontext(&sl->self, sl->sched);
+	if (sl->warming)
+		sl->start_ns = now_ns();
+	else
+		timed_start(sl);
+}
+
+int alloclab_slice_begin(struct alloclab_slice *sl, ucontext_t *sched, uint64_t budget, uint64_t warm, uint64_t draw)
+{
+	if (sl->stack == NULL) {
+		void *st = mmap(NULL, SLICE_STACK_BYTES, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+		if (st == MAP_FAILED)
+			return -1;
+		mprotect(st, 4096, PROT_NONE); /* a guard page below the stack */
+		sl->stack = st;
+	}
+	/* A value of few operations (known from the last) still gets 20
+	 * slices or more: the slice and its untimed part shrink alike. */
+	if (sl->last_ops && sl->last_ops < 20 * (budget + warm)) {
+		uint64_t whole = budget + warm;
+		warm = warm * sl->last_ops / (20 * whole);
+		budget = budget * sl->last_ops / (20 * whole);
+		budget = budget ? budget : 1;
+	}
+	sl->budget = budget;
+	sl->warm = warm;
+	sl->warming = warm > 0;
+	sl->s.left = (int64_t)(sl->warming ? warm : budget);
+	sl->warm_ns = sl->warm_ops = 0;
+	sl->nparts = 0;
+	sl->lost = 0;
+	sl->done = 0;
+	sl->sched = sched;
+	getcontext(&sl->self);
+	/* Where a loop's stack frame falls against its data decides some of
+	 * its cost (4 KiB aliasing between its spills and the blocks), and
+	 * each plugin has its own stack: a top fixed for the process would
+	 * give one plugin of the pair the same luck all along. */
+	sl->self.uc_stack.ss_sp = sl->stack;
+	sl->self.uc_stack.ss_size = SLICE_STACK_BYTES - (size_t)(draw % 64) * 64;
+	sl->self.uc_link = sched;
+	makecontext(&sl->self, slice_main, 0);
+	return 0;
+}
+
+void alloclab_slice_run(struct alloclab_slice *sl, ucontext_t *sched)
+{
+	if (sl->done)
+		return;
+	entering = sl;
+	swapcontext(sched, &sl->self);
+}
+
+void alloclab_slice_free(struct alloclab_slice *sl)
+{
+	if (sl->stack)
+		munmap(sl->stack, SLICE_STACK_BYTES);
+	free(sl->parts);
+	sl->stack = NULL;
+	sl->parts = NULL;
+	sl->nparts = sl->cap = 0;
+}
+
+long alloclab_slices_preempted(struct alloclab_slice *const *sl, size_t n, unsigned char **dropped,
+			       size_t *ndropped)
+{
+	size_t rounds = 0;
+	*dropped = NULL;
+	*ndropped = 0;
+	for (size_t k = 0; k < n; k++)
+		rounds = sl[k]->nparts > rounds ? sl[k]->nparts : rounds;
+	if (rounds == 0)
+		return 0;
+	unsigned char *d = calloc(rounds, 1);
+	if (d == NULL)
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		for (size_t j = 0; j < sl[k]->nparts; j++)
+			if (sl[k]->parts[j].preempted && !d[j]) {
+				d[j] = 1;
+				++*ndropped;
+			}
+	*dropped = d;
+	return (long)rounds;
+}
+
+void alloclab_slice_sum(const struct alloclab_slice *sl, const unsigned char *dropped, size_t nrounds, uint64_t *ns,
+			uint64_t *ops)
+{
+	uint64_t all_ns = 0, all_ops = 0, kept_ns = 0, kept_ops = 0;
+	for (size_t j = 0; j < sl->nparts; j++) {
+		all_ns += sl->parts[j].ns;
+		all_ops += sl->parts[j].ops;
+		if (dropped == NULL || j >= nrounds || !dropped[j]) {
+			kept_ns += sl->parts[j].ns;
+			kept_ops += sl->parts[j].ops;
+		}
+	}
+	if (all_ops == 0 && sl->warm_ops) {
+		*ns = sl->warm_ns;
+		*ops = sl->warm_ops;
+	} else if (kept_ops == 0 || sl->lost) {
+		*ns = all_ns;
+		*ops = all_ops;
+	} else {
+		*ns = kept_ns;
+		*ops = kept_ops;
+	}
+}
+
+/* ---- the barrier ---- */
+
+/* About a millisecond of pauses: longer than a slice's usual wait for the
+ * other threads, shorter than a scheduler's time slice. */
+#define SPINS 8192
+
+void alloclab_slice_barrier_init(struct alloclab_slice_barrier *b, unsigned n)
+{
+	b->n = n ? n : 1;
+	atomic_init(&b->arrived, 0);
+	atomic_init(&b->phase, 0);
+	atomic_init(&b->sleepers, 0);
+}
+
+static void pause_once(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
+void alloclab_slice_barrier_wait(struct alloclab_slice_barrier *b)
+{
+	unsigned phase = atomic_load(&b->phase);
+
+	if (atomic_fetch_add(&b->arrived, 1) + 1 == b->n) {
+		/* Reset before the release: no thread arrives at the next
+		 * phase before it saw this one end. */
+		atomic_store(&b->arrived, 0);
+		atomic_store(&b->phase, phase + 1);
+		/* Sequentially consistent with the sleeper's increment then
+		 * load: either it sees the new phase or this sees it asleep. */
+		if (atomic_load(&b->sleepers))
+			syscall(SYS_futex, &b->phase, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+		return;
+	}
+	for (unsigned spins = 0; atomic_load_explicit(&b->phase, memory_order_acquire) == phase;) {
+		if (spins < SPINS) {
+			spins++;
+			pause_once();
+			continue;
+		}
+		atomic_fetch_add(&b->sleepers, 1);
+		if (atomic_load(&b->phase) == phase)
+			syscall(SYS_futex, &b->phase, FUTEX_WAIT_PRIVATE, phase, NULL, NULL, 0);
+		atomic_fetch_sub(&b->sleepers, 1);
+	}
+}
