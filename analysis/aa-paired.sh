@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# A/A, paired against unpaired (docs/measurements/paired.md): aa-check.sh's
+# "within" plan (system, jemalloc and mimalloc, each beside a second
+# instance of itself, churn at five sizes and unicode at two variants, 1
+# and 2 threads: 42 rows where nothing differs) measured twice, one run
+# after the other: paired (every plugin side by side in each worker) and
+# unpaired (today's design: each cell in processes of its own). For each
+# design: how many rows are called different, the median half-width of a
+# row's 95% interval, and how many processes each row needed before its
+# interval was within +-1% and +-2% (of at most PROCESSES).
+#   analysis/aa-paired.sh [alloclab] [output folder] [processes]
+set -euo pipefail
+alloclab=${1:-build/cli/alloclab}
+out=${2:-alloclab-results/aa-paired}
+processes=${3:-20}
+mkdir -p "$out"
+plan=(-w churn:max_size=32+64+128+256+512 -w unicode:variant=2chars+32chars -t 1,2 -n "$processes" -q)
+for p in system jemalloc mimalloc; do plan+=(-p "$p" -p "$p:as=$p-B"); done
+
+start=$(date +%s)
+"$alloclab" run --paired "${plan[@]}" -o "$out/paired.json" >/dev/null
+mid=$(date +%s)
+"$alloclab" run "${plan[@]}" -o "$out/unpaired.json" >/dev/null
+end=$(date +%s)
+echo "paired run: $((mid - start)) s; unpaired run: $((end - mid)) s; $processes processes a cell"
+
+/usr/bin/python3.11 - "$out/paired.json" "$out/unpaired.json" <<'PY'
+import json, math, statistics, sys
+
+T95 = [0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+       2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+def t95(df):
+    return T95[df] if df < len(T95) else 2.0
+
+def key(c):
+    return (c["workload"], json.dumps(c["params"], sort_keys=True), c["threads"])
+
+def cells(path):
+    doc = json.load(open(path))
+    return {(c["plugin"], key(c)): c for c in doc["cells"] if c["status"] == "ok"}
+
+def half_percent(logs):
+    # the 95% interval of the mean log ratio, as a percentage
+    n = len(logs)
+    return 100 * (math.exp(t95(n - 1) * statistics.stdev(logs) / math.sqrt(n)) - 1) if n >= 2 else float("inf")
+
+def unpaired_half(a, b):
+    # the ratio of two cells' levels (the means of their process means, on a
+    # log scale) and its Welch-style 95% interval
+    la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
+    se = math.sqrt(statistics.variance(la) / len(la) + statistics.variance(lb) / len(lb))
+    return 100 * (math.exp(t95(min(len(la), len(lb)) - 1) * se) - 1)
+
+def mean_of(run):
+    return statistics.mean(v["ns_per_op"] for v in run["values"])
+
+def needed(series, limit):
+    # the fewest processes k whose first-k interval is within limit, from 2 on
+    for k in range(2, len(series) + 1):
+        if series[k - 1] <= limit:
+            return k
+    return None
+
+def report(name, rows):
+    called = sum(1 for r in rows if r["different"])
+    halves = [r["half"][-1] for r in rows]
+    n1 = [needed(r["half"], 1.0) for r in rows]
+    n2 = [needed(r["half"], 2.0) for r in rows]
+    reached1 = [k for k in n1 if k]
+    reached2 = [k for k in n2 if k]
+    print(f"{name:9} {len(rows)} rows: {len(rows) - called} not called different ({100 * (len(rows) - called) / len(rows):.0f}%); "
+          f"median interval +-{statistics.median(halves):.2f}% at {len(rows[0]['half'])} processes, largest +-{max(halves):.2f}%")
+    print(f"          within +-1%: {len(reached1)} of {len(rows)} rows"
+          + (f", after {statistics.median(reached1):.0f} processes (median), {max(reached1)} at most" if reached1 else ""))
+    print(f"          within +-2%: {len(reached2)} of {len(rows)} rows"
+          + (f", after {statistics.median(reached2):.0f} processes (median), {max(reached2)} at most" if reached2 else ""))
+
+paired, unpaired = cells(sys.argv[1]), cells(sys.argv[2])
+rows = {"paired": [], "unpaired": []}
+for (plugin, k), c in paired.items():
+    if plugin.endswith("-B"):
+        continue
+    twin = paired.get((plugin + "-B", k))
+    if twin is None:
+        continue
+    mine = {r["process"]: r["pair_ratio"] for r in c["runs"]}
+    logs = [math.log(r["pair_ratio"] / mine[r["process"]]) for r in sorted(twin["runs"], key=lambda r: r["process"])
+            if r["process"] in mine]
+    half = [half_percent(logs[:n]) for n in range(1, len(logs) + 1)]
+    m, h = statistics.mean(logs), math.log(1 + half[-1] / 100)
+    rows["paired"].append({"half": half, "different": m - h > 0 or m + h < 0})
+for (plugin, k), c in unpaired.items():
+    if plugin.endswith("-B"):
+        continue
+    twin = unpaired.get((plugin + "-B", k))
+    if twin is None:
+        continue
+    a = [mean_of(r) for r in sorted(c["runs"], key=lambda r: r["process"])]
+    b = [mean_of(r) for r in sorted(twin["runs"], key=lambda r: r["process"])]
+    half = [unpaired_half(a[:n], b[:n]) if n >= 2 else float("inf") for n in range(1, min(len(a), len(b)) + 1)]
+    m = statistics.mean(math.log(x) for x in b) - statistics.mean(math.log(x) for x in a)
+    h = math.log(1 + half[-1] / 100)
+    rows["unpaired"].append({"half": half, "different": m - h > 0 or m + h < 0})
+for name in ("paired", "unpaired"):
+    report(name, rows[name])
+PY

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# How long a small difference takes to resolve (docs/measurements/paired.md):
+# the test plugin spin.so with work=K (K steps of a dependent multiply
+# chain on every malloc, a fixed cost) against a second copy of its file
+# with one step or two more (two builds of one plugin), a difference of a few percent, measured on churn at 1
+# thread in paired mode and in today's unpaired design (each cell in
+# processes of its own), one run after the other. For each design: the
+# ratio, and the fewest processes (and the minutes they took) after which
+# the difference is resolved at p < 0.01 and stays so: paired by the
+# signed-rank test on the processes' ratios, unpaired by the rank test on
+# the cells' process means (compare's own tests).
+#   analysis/resolve-small.sh [build folder] [output folder] [processes] [work] [extra steps]
+set -euo pipefail
+build=${1:-build}
+out=${2:-alloclab-results/resolve-small}
+processes=${3:-20}
+work=${4:-20}
+extra=${5:-1}
+alloclab=$build/cli/alloclab
+mkdir -p "$out"
+# Two files, as two builds of one plugin would be: spin.so wraps glibc's
+# malloc (it does not declare own-state), so two settings of one file
+# would be measured in processes of their own, and the cost lives in the
+# plugin's own code, not in the allocator the two share.
+cp "$build/tests/plugins/spin.so" "$out/spin-base.so"
+cp "$build/tests/plugins/spin.so" "$out/spin-cost.so"
+plan=(-p "$out/spin-base.so:work=$work,as=base" -p "$out/spin-cost.so:work=$((work + extra)),as=cost" -w churn -t 1
+	-n "$processes" -q --no-check)
+
+start=$(date +%s.%N)
+"$alloclab" run --paired "${plan[@]}" -o "$out/paired.json" >/dev/null
+mid=$(date +%s.%N)
+"$alloclab" run "${plan[@]}" -o "$out/unpaired.json" >/dev/null
+end=$(date +%s.%N)
+
+/usr/bin/python3.11 - "$out/paired.json" "$out/unpaired.json" "$start" "$mid" "$end" <<'PY'
+import itertools, json, math, statistics, sys
+from functools import lru_cache
+
+def runs(path, plugin):
+    doc = json.load(open(path))
+    for c in doc["cells"]:
+        if c["plugin"] == plugin:
+            return sorted(c["runs"], key=lambda r: r["process"])
+    sys.exit(f"{path}: no cell of {plugin}")
+
+def signed_rank_p(d):
+    # exact two-sided Wilcoxon signed-rank p (no zeros in time ratios)
+    n = len(d)
+    order = sorted(range(n), key=lambda i: abs(d[i]))
+    w = sum(r + 1 for r, i in enumerate(order) if d[i] > 0)
+    counts = [1] + [0] * (n * (n + 1) // 2)
+    for k in range(1, n + 1):
+        for s in range(len(counts) - 1, k - 1, -1):
+            counts[s] += counts[s - k]
+    total = 2 ** n
+    lo = sum(counts[:w + 1]) / total
+    hi = sum(counts[w:]) / total
+    return min(1.0, 2 * min(lo, hi))
+
+def rank_sum_p(a, b):
+    # exact two-sided Mann-Whitney p (process means: no ties in practice)
+    n, m = len(a), len(b)
+    u = sum(1 for x in a for y in b if x < y) + 0.5 * sum(1 for x in a for y in b if x == y)
+    @lru_cache(None)
+    def ways(i, j, s):
+        if s < 0:
+            return 0
+        if i == 0 or j == 0:
+            return 1 if s == 0 else 0
+        return ways(i - 1, j, s - j) + ways(i, j - 1, s)
+    total = math.comb(n + m, n)
+    lo = sum(ways(n, m, s) for s in range(0, int(math.floor(u)) + 1)) / total
+    hi = sum(ways(n, m, s) for s in range(int(math.ceil(u)), n * m + 1)) / total
+    return min(1.0, 2 * min(lo, hi))
+
+def mean_of(run):
+    return statistics.mean(v["ns_per_op"] for v in run["values"])
+
+def resolved_from(ps):
+    # the fewest processes from which p stays below 0.01
+    k = None
+    for i, p in enumerate(ps):
+        if p < 0.01:
+            k = k or i + 1
+        else:
+            k = None
+    return k
+
+paired_s = float(sys.argv[4]) - float(sys.argv[3])
+unpaired_s = float(sys.argv[5]) - float(sys.argv[4])
+pa, pb = runs(sys.argv[1], "base"), runs(sys.argv[1], "cost")
+logs = [math.log(b["pair_ratio"]) for b in pb]
+n = len(logs)
+ratio = math.exp(statistics.mean(logs))
+p_paired = [signed_rank_p(logs[:k]) if k >= 2 else 1.0 for k in range(1, n + 1)]
+ua, ub = [mean_of(r) for r in runs(sys.argv[2], "base")], [mean_of(r) for r in runs(sys.argv[2], "cost")]
+m = min(len(ua), len(ub))
+uratio = math.exp(statistics.mean(math.log(x) for x in ub) - statistics.mean(math.log(x) for x in ua))
+p_unpaired = [rank_sum_p(ua[:k], ub[:k]) if k >= 2 else 1.0 for k in range(1, m + 1)]
+print(f"{'design':9} {'ratio':>7} {'processes':>9} {'run':>8}  resolved at p < 0.01")
+for name, r, ps, total, per in (("paired", ratio, p_paired, paired_s, paired_s / n),
+                                ("unpaired", uratio, p_unpaired, unpaired_s, unpaired_s / m)):
+    k = resolved_from(ps)
+    when = f"after {k} processes, {k * per / 60:.1f} min" if k else f"not within {len(ps)} processes (p = {ps[-1]:.3f})"
+    print(f"{name:9} {r:7.4f} {len(ps):9} {total / 60:6.1f} m  {when}")
+spread = [100 * (math.exp(statistics.stdev(math.log(x) for x in side)) - 1) for side in (ua, ub)]
+print(f"process to process: paired ratio {100 * (math.exp(statistics.stdev(logs)) - 1):.2f}%, "
+      f"unpaired process means {spread[0]:.1f}% and {spread[1]:.1f}%")
+PY
