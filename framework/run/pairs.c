@@ -351,14 +351,17 @@ int alloclab_run_pair_round(struct alloclab_run *run, unsigned si, unsigned roun
 	if (strcmp(s->design, ALLOCLAB_PAIR_PROCESSES) == 0) {
 		rc = processes_round(run, s, round, pg, procs, interrupted, why, sizeof why);
 	} else {
-		const struct alloclab_cell *ref = &run->results->cells[s->cell[0]];
+		/* Every process its own orders (of the slices, of setting the
+		 * plugins up), drawn from the slot's seed and the round: one
+		 * order for all would put any luck of an order in every process. */
+		struct alloclab_cell_spec spec = s->spec;
 		char label[512];
+		spec.pair_seed = alloclab_thread_seed(s->spec.pair_seed, round) >> 1; /* JSON keeps 63 bits */
 		snprintf(label, sizeof label, "%u plugins paired %s threads=%u process %u/%u", s->ncells,
 			 s->spec.workload->name, s->spec.threads, round + 1, run->cells[s->cell[0]].processes);
-		(void)ref;
 		alloclab_progress_show(pg, label);
 		run->workers_run++;
-		rc = alloclab_measure_isolated(&s->spec, run->cfg->timeout_s, procs, interrupted, why, sizeof why);
+		rc = alloclab_measure_isolated(&spec, run->cfg->timeout_s, procs, interrupted, why, sizeof why);
 		alloclab_progress_step(pg);
 	}
 	if (*interrupted)

@@ -104,19 +104,35 @@ static uint64_t now_ns(void)
  * plugin runs in every position, after every other, equally often: a
  * fixed order with its reverse would keep the middle of three always
  * in the middle. */
-static unsigned member_at(const struct pair *p, unsigned r, unsigned s, unsigned j)
+static void permutation(uint64_t seed, unsigned n, unsigned *o)
 {
-	unsigned o[ALLOCLAB_MAX_PAIR];
-	struct alloclab_rng rng = {alloclab_thread_seed(p->cell->pair_seed ^ ((uint64_t)r << 32), s / 2)};
-
-	for (unsigned k = 0; k < p->n; k++)
+	struct alloclab_rng rng = {seed};
+	for (unsigned k = 0; k < n; k++)
 		o[k] = k;
-	for (unsigned k = p->n; k > 1; k--) {
+	for (unsigned k = n; k > 1; k--) {
 		unsigned i = (unsigned)(alloclab_rng_next(&rng) % k), t = o[k - 1];
 		o[k - 1] = o[i];
 		o[i] = t;
 	}
+}
+
+static unsigned member_at(const struct pair *p, unsigned r, unsigned s, unsigned j)
+{
+	unsigned o[ALLOCLAB_MAX_PAIR];
+	permutation(alloclab_thread_seed(p->cell->pair_seed ^ ((uint64_t)r << 32), s / 2), p->n, o);
 	return s % 2 == 0 ? o[j] : o[p->n - 1 - j];
+}
+
+/* The order in which step `what` (loading, allocating, preparing round r)
+ * visits the plugins: drawn per process. What is set up first lands at
+ * other addresses than what comes after, and a fixed order gave one
+ * instance of an A/A pair the same place in every process: 2.6% faster
+ * than its twin, resolved, on churn at 2 threads. */
+static unsigned setup_at(const struct pair *p, uint64_t what, unsigned j)
+{
+	unsigned o[ALLOCLAB_MAX_PAIR];
+	permutation(alloclab_thread_seed(p->cell->pair_seed, (unsigned)(2000000 + what)), p->n, o);
+	return o[j];
 }
 
 static void wait_all(struct pair *p)
@@ -227,7 +243,8 @@ static void timed_values(struct pair *p, unsigned i, unsigned r)
 /* Prepares every plugin's state on thread i for round r. */
 static void prepare_all(struct pair *p, unsigned i, unsigned r)
 {
-	for (unsigned m = 0; m < p->n; m++) {
+	for (unsigned j = 0; j < p->n; j++) {
+		unsigned m = setup_at(p, 2 + r, j);
 		struct alloclab_workload_thread *wt = &p->m[m].wt[i];
 		wt->last_value = r + 1 == p->rounds;
 		wt->warmup = r < p->cell->warmups;
@@ -382,7 +399,8 @@ static int private_copy(const char *spec, unsigned k, char *out, size_t out_len,
  * naming the plugin. */
 static int open_members(struct pair *p, char *err, size_t err_len)
 {
-	for (unsigned k = 0; k < p->n; k++) {
+	for (unsigned j = 0; j < p->n; j++) {
+		unsigned k = setup_at(p, 0, j);
 		struct member *mb = &p->m[k];
 		const char *spec = mb->spec->plugin;
 		char why[ALLOCLAB_ERR_LEN];
@@ -421,7 +439,8 @@ static int allocate_members(struct pair *p)
 	int seed_idx = alloclab_workload_role_index(cell->workload, ALLOCLAB_ROLE_SEED);
 	uint64_t seed = seed_idx >= 0 ? cell->params.v[seed_idx] : 0;
 
-	for (unsigned k = 0; k < p->n; k++) {
+	for (unsigned j = 0; j < p->n; j++) {
+		unsigned k = setup_at(p, 1, j);
 		struct member *mb = &p->m[k];
 		mb->lists = zeroed(p->threads, sizeof *mb->lists);
 		mb->shared = cell->workload->shared_size ? zeroed(1, cell->workload->shared_size) : NULL;
