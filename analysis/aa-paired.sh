@@ -2,12 +2,14 @@
 # A/A, paired against unpaired (docs/measurements/paired.md): aa-check.sh's
 # "within" plan (system, jemalloc and mimalloc, each beside a second
 # instance of itself, churn at five sizes and unicode at two variants, 1
-# and 2 threads: 42 rows where nothing differs) measured twice, one run
-# after the other: paired (every plugin side by side in each worker) and
-# unpaired (today's design: each cell in processes of its own). For each
-# design: how many rows are called different, the median half-width of a
-# row's 95% interval, and how many processes each row needed before its
-# interval was within +-1% and +-2% (of at most PROCESSES).
+# and 2 threads: 42 rows where nothing differs) measured three times, one
+# run after the other: paired in whole values (the default), paired in
+# slices of 2,000 operations, and unpaired (each cell in processes of its
+# own). For each design: how many rows are called different, the median
+# half-width of a row's 95% interval, and how many processes each row
+# needed before its interval was within +-1% and +-2% (of at most
+# PROCESSES). An A/A cannot show a design's bias (both sides share it):
+# see paired-slices.sh and pair-interference.sh for that.
 #   analysis/aa-paired.sh [alloclab] [output folder] [processes]
 set -euo pipefail
 alloclab=${1:-build/cli/alloclab}
@@ -17,14 +19,16 @@ mkdir -p "$out"
 plan=(-w churn:max_size=32+64+128+256+512 -w unicode:variant=2chars+32chars -t 1,2 -n "$processes" -q)
 for p in system jemalloc mimalloc; do plan+=(-p "$p" -p "$p:as=$p-B"); done
 
-start=$(date +%s)
+t0=$(date +%s)
 "$alloclab" run --paired "${plan[@]}" -o "$out/paired.json" >/dev/null
-mid=$(date +%s)
+t1=$(date +%s)
+"$alloclab" run --paired --slice-ops 2000 "${plan[@]}" -o "$out/slices.json" >/dev/null
+t2=$(date +%s)
 "$alloclab" run "${plan[@]}" -o "$out/unpaired.json" >/dev/null
-end=$(date +%s)
-echo "paired run: $((mid - start)) s; unpaired run: $((end - mid)) s; $processes processes a cell"
+t3=$(date +%s)
+echo "paired (whole values): $((t1 - t0)) s; paired (slices): $((t2 - t1)) s; unpaired: $((t3 - t2)) s; $processes processes a cell"
 
-/usr/bin/python3.11 - "$out/paired.json" "$out/unpaired.json" <<'PY'
+/usr/bin/python3.11 - "$out/paired.json" "$out/slices.json" "$out/unpaired.json" <<'PY'
 import json, math, statistics, sys
 
 T95 = [0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
@@ -75,32 +79,39 @@ def report(name, rows):
     print(f"          within +-2%: {len(reached2)} of {len(rows)} rows"
           + (f", after {statistics.median(reached2):.0f} processes (median), {max(reached2)} at most" if reached2 else ""))
 
-paired, unpaired = cells(sys.argv[1]), cells(sys.argv[2])
-rows = {"paired": [], "unpaired": []}
-for (plugin, k), c in paired.items():
-    if plugin.endswith("-B"):
-        continue
-    twin = paired.get((plugin + "-B", k))
-    if twin is None:
-        continue
-    mine = {r["process"]: r["pair_ratio"] for r in c["runs"]}
-    logs = [math.log(r["pair_ratio"] / mine[r["process"]]) for r in sorted(twin["runs"], key=lambda r: r["process"])
-            if r["process"] in mine]
-    half = [half_percent(logs[:n]) for n in range(1, len(logs) + 1)]
-    m, h = statistics.mean(logs), math.log(1 + half[-1] / 100)
-    rows["paired"].append({"half": half, "different": m - h > 0 or m + h < 0})
-for (plugin, k), c in unpaired.items():
-    if plugin.endswith("-B"):
-        continue
-    twin = unpaired.get((plugin + "-B", k))
-    if twin is None:
-        continue
-    a = [mean_of(r) for r in sorted(c["runs"], key=lambda r: r["process"])]
-    b = [mean_of(r) for r in sorted(twin["runs"], key=lambda r: r["process"])]
-    half = [unpaired_half(a[:n], b[:n]) if n >= 2 else float("inf") for n in range(1, min(len(a), len(b)) + 1)]
-    m = statistics.mean(math.log(x) for x in b) - statistics.mean(math.log(x) for x in a)
-    h = math.log(1 + half[-1] / 100)
-    rows["unpaired"].append({"half": half, "different": m - h > 0 or m + h < 0})
-for name in ("paired", "unpaired"):
-    report(name, rows[name])
+def paired_rows(table):
+    rows = []
+    for (plugin, k), c in table.items():
+        if plugin.endswith("-B"):
+            continue
+        twin = table.get((plugin + "-B", k))
+        if twin is None:
+            continue
+        mine = {r["process"]: r["pair_ratio"] for r in c["runs"]}
+        logs = [math.log(r["pair_ratio"] / mine[r["process"]]) for r in sorted(twin["runs"], key=lambda r: r["process"])
+                if r["process"] in mine]
+        half = [half_percent(logs[:n]) for n in range(1, len(logs) + 1)]
+        m, h = statistics.mean(logs), math.log(1 + half[-1] / 100)
+        rows.append({"half": half, "different": m - h > 0 or m + h < 0})
+    return rows
+
+def unpaired_rows(table):
+    rows = []
+    for (plugin, k), c in table.items():
+        if plugin.endswith("-B"):
+            continue
+        twin = table.get((plugin + "-B", k))
+        if twin is None:
+            continue
+        a = [mean_of(r) for r in sorted(c["runs"], key=lambda r: r["process"])]
+        b = [mean_of(r) for r in sorted(twin["runs"], key=lambda r: r["process"])]
+        half = [unpaired_half(a[:n], b[:n]) if n >= 2 else float("inf") for n in range(1, min(len(a), len(b)) + 1)]
+        m = statistics.mean(math.log(x) for x in b) - statistics.mean(math.log(x) for x in a)
+        h = math.log(1 + half[-1] / 100)
+        rows.append({"half": half, "different": m - h > 0 or m + h < 0})
+    return rows
+
+report("values", paired_rows(cells(sys.argv[1])))
+report("slices", paired_rows(cells(sys.argv[2])))
+report("unpaired", unpaired_rows(cells(sys.argv[3])))
 PY

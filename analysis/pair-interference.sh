@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What sharing a process costs a plugin (docs/measurements/paired.md): in
-# one run, glibc and mimalloc paired (--pair system,mimalloc) and the same
+# one run, glibc and mimalloc paired (--pair system,mimalloc; in whole
+# values, then in a second run in slices of 2,000 operations) and the same
 # two plugins measured alone, each cell in processes of its own (as
 # system-alone and mimalloc-alone), on churn and unicode at 1 and 2
 # threads, processes interleaved as every run's are. For each plugin: its
@@ -14,10 +15,12 @@ alloclab=${1:-build/cli/alloclab}
 out=${2:-alloclab-results/pair-interference}
 processes=${3:-20}
 mkdir -p "$out"
-"$alloclab" run -q --pair system,mimalloc -p system -p mimalloc -p system:as=system-alone \
-	-p mimalloc:as=mimalloc-alone -w churn -w unicode -t 1,2 -n "$processes" -o "$out/interference.json" >/dev/null
-
-/usr/bin/python3.11 - "$out/interference.json" <<'PY'
+for design in values slices; do
+slice=(); [ "$design" = slices ] && slice=(--slice-ops 2000)
+"$alloclab" run -q --pair system,mimalloc "${slice[@]}" -p system -p mimalloc -p system:as=system-alone \
+	-p mimalloc:as=mimalloc-alone -w churn -w unicode -t 1,2 -n "$processes" -o "$out/$design.json" >/dev/null
+echo "== paired in $design"
+/usr/bin/python3.11 - "$out/$design.json" <<'PY'
 import json, math, statistics, sys
 
 def t95(df):
@@ -51,3 +54,4 @@ for wl in ("churn", "unicode"):
                     f"{alone[0]:8.4f} [{alone[1]:.4f} .. {alone[2]:.4f}]") if p == "system" else ""
             print(f"{wl:9} {t:2}  {p:9} {r:8.4f} [{lo:.4f} .. {hi:.4f}]   {tail}")
 PY
+done

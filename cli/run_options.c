@@ -49,14 +49,15 @@ const struct alloclab_run_option alloclab_run_options[] = {
 	 "after the last value (and the plugin's trim), wait MS ms and\n"
 	 "read what the worker holds again (default 0: not)", 0},
 	{'R', 0, "paired", NULL, NULL,
-	 "measure the run's plugins side by side in each worker process, in\n"
-	 "alternating slices, and compare each with the first by the ratio of\n"
-	 "their times in the same processes (docs/guides/paired.md)", 0},
+	 "measure the run's plugins side by side in each worker process,\n"
+	 "alternating their values, and compare each with the first by the\n"
+	 "ratio of their times in the same processes (docs/guides/paired.md)", 0},
 	{'G', 0, "pair", "A,B[,C...]", NULL,
 	 "as --paired, for these of the run's plugins (by label), against A", 0},
 	{'Z', 0, "slice-ops", "N", NULL,
-	 "paired: timed operations a slice (default 2000; 0: alternate whole\n"
-	 "values)", 0},
+	 "paired: alternate the plugins every N timed operations instead of\n"
+	 "every whole value (default 0: whole values; slices are tighter but\n"
+	 "bias a cache-bound workload: docs/guides/paired.md)", 0},
 	{'B', 0, "slice-warm", "N", NULL,
 	 "paired: untimed operations before each slice's timed ones, which\n"
 	 "bring the plugin's memory back into the caches (default 0)", 0},

@@ -34,7 +34,7 @@ Test(paired, each_plugin_keeps_its_own_state, .timeout = 240)
 					   tp(1, "owner", "as=owner-B"), "-w", "churn:ops=50000", "-w", "unicode:rounds=2", "-w",
 					   "fragment:blocks=20000", "-w", "steady:steps=50000", "-w", "threadtest:iterations=2",
 					   "-w", "larson:ops=20000", "-w", "xmalloc:ops=20000", "-t", "1,2", "-n", "2", "-v", "1",
-					   "-o", "p.json", "-q", NULL});
+					   "--slice-ops", "2000", "-o", "p.json", "-q", NULL});
 	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
 	cmd_result_free(&r);
 	struct alloclab_results *res = load_results(dir, "p.json");
@@ -91,6 +91,23 @@ Test(paired, a_known_cost_is_recovered_and_ranked, .timeout = 240)
 	r = run_alloclab(dir, (const char *const[]){"compare", "k.json", "--plugins", "one,two", NULL});
 	cr_expect(strstr(r.out, "Paired") && strstr(r.out, "slower") && strstr(r.out, "["), "%s", r.out);
 	cmd_result_free(&r);
+	alloclab_results_free(res);
+}
+
+/* By default the plugins alternate whole values (slices are an option:
+ * they bias a cache-bound workload), and the run records it. */
+Test(paired, whole_values_by_default, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--paired", "-p", "system", "-p", "mimalloc",
+								      "-w", "churn:ops=20000", "-t", "1", "-n", "2", "-o",
+								      "d.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "d.json");
+	cr_expect_eq(res->facts.slice_ops, 0);
+	for (unsigned i = 0; i < res->ncells; i++)
+		cr_expect_str_eq(res->cells[i].pair_design, ALLOCLAB_PAIR_VALUES);
 	alloclab_results_free(res);
 }
 
@@ -211,7 +228,7 @@ Test(paired, the_reader_refuses_broken_pairs, .timeout = 120)
 	char *dir = scratch_dir();
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--paired", "-p", "system", "-p", "mimalloc",
 								      "-w", "churn:ops=2000", "-t", "1", "-n", "2", "-v",
-								      "2", "-o", "g.json", "-q", NULL});
+								      "2", "--slice-ops", "200", "-o", "g.json", "-q", NULL});
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cmd_result_free(&r);
 	static const struct {

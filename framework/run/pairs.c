@@ -30,16 +30,20 @@ static int label_index(const struct alloclab_results *r, const char *label)
 	return -1;
 }
 
-/* The group's plugins as a worker gets them, private copies for a plugin
- * file that an earlier one already loads. */
+/* The group's plugins as a worker gets them: each instance of a plugin
+ * file that the group loads more than once from a private copy of its
+ * own, the first too. An original beside its copies was not their equal:
+ * its code sits in the same physical pages in every process (the page
+ * cache's), a copy's in fresh ones, and an A/A pair read 1% apart,
+ * resolved, on several rows. */
 static void group_members(const struct alloclab_run *run, struct alloclab_pair_member *m)
 {
 	const struct alloclab_results *r = run->results;
 	for (unsigned k = 0; k < run->ngroup; k++) {
 		unsigned i = run->group[k];
 		m[k] = (struct alloclab_pair_member){run->cfg->plugins[i].spec, run->cfg->plugins[i].options, 0, 0};
-		for (unsigned j = 0; j < k; j++)
-			m[k].private_copy |= strcmp(r->plugins[run->group[j]].path, r->plugins[i].path) == 0;
+		for (unsigned j = 0; j < run->ngroup; j++)
+			m[k].private_copy |= j != k && strcmp(r->plugins[run->group[j]].path, r->plugins[i].path) == 0;
 	}
 }
 
