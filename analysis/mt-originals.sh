@@ -13,7 +13,7 @@
 #     -s 64: one producer and one consumer; larson 5 8 1000 5000 100 4141 2;
 #     cache-thrash and cache-scratch 2 1000 1 2000000 2; threadtest 2 50
 #     30000 0 1, Hoard's defaults at 2 threads), each under `alloclab exec
-#     -p PLUGIN`, in the paired process design: ROUNDS rounds, each running
+#     -p PLUGIN` (what they print on either stream is read), in the paired process design: ROUNDS rounds, each running
 #     every allocator once, back to back, in an order drawn per round; a
 #     pair's ratio is taken within each round;
 #   - alloclab's workloads with the same parameters, paired (`run
@@ -29,6 +29,7 @@ orig=$(cd "${2:?$usage}" && pwd)
 out=${3:?$usage}
 rounds=${4:-10}
 repeats=${5:-2}
+reps=2000000
 A="$(cd "$build" && pwd)/cli/alloclab"
 # obmalloc-radix in its default mode: its own lock around every call, as
 # CPython's GIL serialises obmalloc.
@@ -40,19 +41,23 @@ cd "$out"
 specs=(
 	"xmalloc|xmalloc-test -w 1 -t 5 -s 64|xmalloc"
 	"larson|larson 5 8 1000 5000 100 4141 2|larson"
-	"cache-thrash|cache-thrash 2 1000 1 2000000 2|cache-thrash"
-	"cache-scratch|cache-scratch 2 1000 1 2000000 2|cache-scratch"
+	"cache-thrash|cache-thrash 2 1000 1 $reps 2|cache-thrash:writes=$reps"
+	"cache-scratch|cache-scratch 2 1000 1 $reps 2|cache-scratch:writes=$reps"
 	"threadtest|threadtest 2 50 30000 0 1|threadtest:objects=30000,iterations=50,size=8"
 )
 
-# An original's figure, higher is better: frees a second, operations a
-# second, or rounds a second (1 / its time).
+# An original's figure, higher is better: frees a second (xmalloc-test),
+# operations a second (larson), or runs a second, 1 / its time: threadtest
+# prints its time; cache-thrash and cache-scratch print none (mimalloc-bench
+# times the whole process), so theirs is the process's wall time as
+# `alloclab exec` reports it.
 figure() {
 	local name=$1 text=$2
 	case $name in
 	xmalloc) sed -n 's/.*free\/sec: \([0-9.]*\) M.*/\1/p' <<<"$text" ;;
 	larson) sed -n 's/.*Throughput = *\([0-9]*\) operations.*/\1/p' <<<"$text" ;;
-	*) sed -n 's/.*Time elapsed = *\([0-9.]*\).*/\1/p' <<<"$text" | awk '{ if ($1 > 0) print 1 / $1 }' ;;
+	threadtest) sed -n 's/.*Time elapsed = *\([0-9.]*\).*/\1/p' <<<"$text" | awk '{ if ($1 > 0) print 1 / $1 }' ;;
+	*) sed -n 's/.*exit status 0, wall \([0-9.]*\) s.*/\1/p' <<<"$text" | awk '{ if ($1 > 0) print 1 / $1 }' ;;
 	esac
 }
 
@@ -67,7 +72,7 @@ for ((rep = 1; rep <= repeats; rep++)); do
 			read -r -a argv <<<"$cmd"
 			[ -x "$orig/${argv[0]}" ] || continue
 			for p in "${order[@]}"; do
-				text=$(timeout 120 "$A" exec --no-check -p "$p" -- "$orig/${argv[0]}" "${argv[@]:1}" 2>/dev/null || true)
+				text=$(timeout 120 "$A" exec --no-check -p "$p" -- "$orig/${argv[0]}" "${argv[@]:1}" 2>&1 || true)
 				printf '%s\t%s\t%s\t%s\n' "$name" "$r" "$p" "$(figure "$name" "$text")" >>"originals-$rep.tsv"
 			done
 		done

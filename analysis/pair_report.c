@@ -92,8 +92,14 @@ void alloclab_pair_report(const struct alloclab_results *r, FILE *out)
 	}
 	lw = lw > 40 ? 40 : lw;
 	rw = rw > 40 ? 40 : rw;
-	fprintf(out, "each plugin's time over %s's, measured side by side in the same processes\n", r->facts.pair_plugins[0]);
-	fprintf(out, "(the geometric mean of the processes' ratios, and its 95%% interval):\n\n");
+	/* The run's design is said once; a row measured otherwise says how. */
+	const char *usual = r->facts.slice_ops ? ALLOCLAB_PAIR_SLICES : ALLOCLAB_PAIR_VALUES;
+	fprintf(out, "each plugin's time over %s's, measured side by side in the same processes", r->facts.pair_plugins[0]);
+	if (r->facts.slice_ops)
+		fprintf(out, " in slices\nof %llu operations", (unsigned long long)r->facts.slice_ops);
+	else
+		fprintf(out, ",\nvalue by value");
+	fprintf(out, " (the geometric mean of the processes' ratios, and its 95%% interval):\n\n");
 	fprintf(out, "%-*s  %-*s %9s  %-19s %4s  %s\n", rw, "row", lw, "plugin", "ratio", "95% interval", "n", "verdict");
 	for (size_t i = 0; i < n; i++) {
 		const struct alloclab_cell *c = cells[i];
@@ -114,11 +120,12 @@ void alloclab_pair_report(const struct alloclab_results *r, FILE *out)
 			snprintf(interval, sizeof interval, "%.3f .. %.3f", st.lo, st.hi);
 		else
 			snprintf(interval, sizeof interval, "-");
-		fprintf(out, "%9.3f  %-19s %4u  %s%s%s\n", st.ratio, interval, st.n, verdict,
-			strcmp(c->pair_design, ALLOCLAB_PAIR_SLICES) == 0 ? "" : "  (",
-			strcmp(c->pair_design, ALLOCLAB_PAIR_SLICES) == 0  ? ""
-			: strcmp(c->pair_design, ALLOCLAB_PAIR_VALUES) == 0 ? "whole values alternated)"
-									     : "processes of their own, back to back)");
+		const char *how = strcmp(c->pair_design, usual) == 0 ? NULL
+				  : strcmp(c->pair_design, ALLOCLAB_PAIR_SLICES) == 0 ? "slices"
+				  : strcmp(c->pair_design, ALLOCLAB_PAIR_VALUES) == 0 ? "whole values alternated"
+										       : "processes of their own, back to back";
+		fprintf(out, "%9.3f  %-19s %4u  %s%s%s%s\n", st.ratio, interval, st.n, verdict, how ? "  (" : "",
+			how ? how : "", how ? ")" : "");
 	}
 	print_noise(r, out);
 	for (size_t i = 0; i < n; i++)

@@ -167,9 +167,9 @@ struct run_args {
  * wrong: the plugins' memory leaves the caches between slices, and a
  * cache-bound workload then measures each plugin cold. On churn,
  * mimalloc over glibc read 0.44 in slices against 0.40 in whole values
- * (0.38 measured apart), and 0.58 in the default suite's group of eight,
- * where obmalloc-radix went from 0.96 to 0.69 (docs/measurements/paired.md,
- * analysis/paired-slices.sh). An untimed part before each slice took back
+ * (0.38 measured apart); in the default suite's group of eight, 0.58
+ * against 0.41, and obmalloc-radix 0.69 against 0.81
+ * (docs/measurements/paired.md, analysis/paired-slices.sh). An untimed part before each slice took back
  * less than half of it. */
 #define DEFAULT_SLICE_OPS 0
 #define DEFAULT_SLICE_WARM 0
