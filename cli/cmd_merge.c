@@ -33,7 +33,9 @@ static const char usage[] =
 	"\n"
 	"exit status: 0 every shard merged, 1 shards missing or incomplete (merged anyway), 2 bad input\n";
 
-#define MAX_SHARDS 1000
+#define MAX_SHARDS ALLOCLAB_MAX_SHARDS
+/* Missing shards whose commands are printed whole. */
+#define MISSING_LISTED 10
 
 int alloclab_cmd_merge(int argc, char **argv)
 {
@@ -96,13 +98,20 @@ int alloclab_cmd_merge(int argc, char **argv)
 			"one CPU model where it can, and says when it pooled them\n",
 			rep.mixed_cpu_models ? "different CPU models" : "different kernels", rep.hosts);
 	const json_t *command = json_object_get(shards[0]->metadata, "command");
-	for (unsigned i = 0; i < rep.nmissing; i++) {
+	/* Each missing shard's command, whole, for the first few; the rest by
+	 * number, so that a sweep of a thousand shards with one given does not
+	 * print a thousand commands. */
+	for (unsigned i = 0; i < rep.nmissing && i < MISSING_LISTED; i++) {
 		char path[64];
 		snprintf(path, sizeof path, "shard-%u.json", rep.missing[i]);
 		fprintf(stderr, "alloclab merge: shard %u of %u is missing; measure it with:\n  ", rep.missing[i], rep.count);
 		alloclab_shard_command(stderr, command, rep.missing[i], rep.count, path);
 		fputc('\n', stderr);
 	}
+	if (rep.nmissing > MISSING_LISTED)
+		fprintf(stderr, "alloclab merge: %u more shards of %u are missing (%u to %u among them): the same command "
+				"with their numbers\n",
+			rep.nmissing - MISSING_LISTED, rep.count, rep.missing[MISSING_LISTED], rep.missing[rep.nmissing - 1]);
 	for (unsigned i = 0; i < rep.nincomplete; i++) {
 		const char *file = NULL;
 		for (int k = 0; k < n; k++)

@@ -174,6 +174,27 @@ struct run_args {
 #define DEFAULT_SLICE_OPS 0
 #define DEFAULT_SLICE_WARM 0
 
+/* --shard K/N: two whole numbers, each checked for its range before it
+ * is narrowed (a count past 2^32 must not wrap to a small one). */
+static int parse_shard(const char *text, struct alloclab_run_config *cfg)
+{
+	const char *slash = strchr(text, '/');
+	char k_text[32], n_text[32];
+	uint64_t k, n;
+
+	if (slash == NULL || (size_t)(slash - text) >= sizeof k_text || strlen(slash + 1) >= sizeof n_text)
+		return alloclab_usage_error("run", "--shard takes K/N with 1 <= K <= N <= %d, not '%s'", ALLOCLAB_MAX_SHARDS,
+					    text);
+	snprintf(k_text, sizeof k_text, "%.*s", (int)(slash - text), text);
+	snprintf(n_text, sizeof n_text, "%s", slash + 1);
+	int rc = alloclab_parse_whole("run", "--shard's N", n_text, 1, ALLOCLAB_MAX_SHARDS, &n);
+	if (rc == 0)
+		rc = alloclab_parse_whole("run", "--shard's K", k_text, 1, n, &k);
+	if (rc == 0)
+		cfg->shard_index = (unsigned)k, cfg->shard_count = (unsigned)n;
+	return rc;
+}
+
 /* --pair A,B[,C...]: labels of the run's plugins (checked against them
  * once they are labelled), none twice, at least two. */
 static int parse_pair(const char *text, struct alloclab_run_config *cfg)
@@ -255,15 +276,7 @@ static int take_option(int opt, char **argv, struct alloclab_run_config *cfg, st
 	case 'Y':
 		rc = alloclab_parse_count("run", "--latency-every", optarg, 1, ALLOCLAB_LATENCY_MAX_EVERY, &cfg->latency);
 		break;
-	case 'H': {
-		unsigned k, n;
-		char extra;
-		if (sscanf(optarg, "%u/%u%c", &k, &n, &extra) != 2 || k < 1 || n < 1 || k > n || n > 1000 ||
-		    strspn(optarg, "0123456789/") != strlen(optarg))
-			rc = alloclab_usage_error("run", "--shard takes K/N with 1 <= K <= N <= 1000, not '%s'", optarg);
-		cfg->shard_index = k, cfg->shard_count = n;
-		break;
-	}
+	case 'H': rc = parse_shard(optarg, cfg); break;
 	case 'D': cfg->dry_run = 1; break;
 	case 'R': cfg->paired = 1; break;
 	case 'U': a->unpaired = 1; break;

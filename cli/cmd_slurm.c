@@ -155,7 +155,7 @@ static int parse_options(int argc, char **argv, struct sweep *s)
 	while ((opt = getopt_long(argc, argv, "+:n:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			if (alloclab_parse_count("slurm", "--shards", optarg, 1, 1000, &s->shards) != 0)
+			if (alloclab_parse_count("slurm", "--shards", optarg, 1, ALLOCLAB_MAX_SHARDS, &s->shards) != 0)
 				return 2;
 			break;
 		case 'o': s->dir_arg = optarg; break;
@@ -465,7 +465,7 @@ static int cmd_status(int argc, char **argv)
 	const char *dir = json_string_value(json_object_get(sweep, "folder"));
 	if (sweep == NULL || !json_is_string(json_object_get(sweep, "format")) ||
 	    strcmp(json_string_value(json_object_get(sweep, "format")), "alloclab-sweep") != 0 || !json_is_array(args) ||
-	    shards < 1 || shards > 1000 || self == NULL || dir == NULL) {
+	    shards < 1 || shards > ALLOCLAB_MAX_SHARDS || self == NULL || dir == NULL) {
 		fprintf(stderr, "alloclab: %s: %s\n", path,
 			f == NULL ? err : sweep == NULL ? je.text : "not a sweep written by alloclab slurm");
 		json_decref(sweep);

@@ -47,6 +47,13 @@ Test(shards, every_shard_measures_every_cell_in_its_rounds, .timeout = 120)
 		(const char *const[]){"run", "-p", "system", "-w", "churn", "-n", "auto", "--shard", "1/2", NULL},
 		(const char *const[]){"run", "-p", "system", "-w", "churn", "--shard", "3/2", NULL},
 		(const char *const[]){"run", "-p", "system", "-w", "churn", "--shard", "1/2x", NULL},
+		/* 4294967298 is 2 past 2^32: read as 32 bits it was 1 of 2. */
+		(const char *const[]){"run", PLAN, "--shard", "1/4294967298", "-o", "x.json", NULL},
+		(const char *const[]){"run", PLAN, "--shard", "1/1001", "-o", "x.json", NULL},
+		/* Shard 1 of 7 has a round of a 6-process plan; shard 7 would not:
+		 * the sweep cannot be whole. */
+		(const char *const[]){"run", PLAN, "--shard", "1/7", "-o", "x.json", NULL},
+		(const char *const[]){"run", PLAN, "--shard", "/2", "-o", "x.json", NULL},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		struct cmd_result b = run_alloclab(dir, bad[i]);
@@ -55,6 +62,69 @@ Test(shards, every_shard_measures_every_cell_in_its_rounds, .timeout = 120)
 		cmd_result_free(&b);
 	}
 	cr_expect_null(read_file(path_in(dir, "x.json")));
+}
+
+/* What a shard claims is checked against its plan: a process of a round
+ * the shard does not own or past the plan, more shards than the format
+ * allows; and a merge of a shard of a huge sweep says what is missing in
+ * a bounded number of lines. */
+Test(shards, a_shard_is_held_to_its_plan, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	run_shard(dir, "1/2", "s1.json");
+	static const struct {
+		const char *what, *says;
+	} cases[] = {
+		{"round past the plan", "is not one of shard 1 of 2's"},
+		{"another shard's round", "is not one of shard 1 of 2's"},
+		{"too many shards", "out of range"},
+		{"fewer processes than shards", "the shards"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		json_t *doc = json_load_file(path_in(dir, "s1.json"), 0, NULL);
+		json_t *shard = json_object_get(json_object_get(doc, "metadata"), "shard");
+		json_t *run0 = json_array_get(json_object_get(json_array_get(json_object_get(doc, "cells"), 0), "runs"), 0);
+		if (k == 0)
+			json_object_set_new(run0, "process", json_integer(8));
+		else if (k == 1)
+			json_object_set_new(run0, "process", json_integer(1));
+		else if (k == 2)
+			json_object_set_new(shard, "count", json_integer(1000000));
+		else
+			json_array_set_new(json_object_get(shard, "cell_processes"), 0, json_integer(1));
+		cr_assert_eq(json_dump_file(doc, path_in(dir, "bad.json"), 0), 0);
+		json_decref(doc);
+		struct cmd_result r = run_alloclab(dir, (const char *const[]){"show", "bad.json", NULL});
+		cr_expect_eq(r.status, 2, "%s: %d %s", cases[k].what, r.status, r.out);
+		cr_expect(strstr(r.err, cases[k].says) != NULL, "%s: %s", cases[k].what, r.err);
+		cr_expect_eq(count_lines(r.err), 1, "%s: %s", cases[k].what, r.err);
+		cmd_result_free(&r);
+	}
+
+	/* One shard of a thousand: the merge lists ten commands and a line. */
+	json_t *doc = json_load_file(path_in(dir, "s1.json"), 0, NULL);
+	json_t *shard = json_object_get(json_object_get(doc, "metadata"), "shard");
+	json_object_set_new(shard, "count", json_integer(1000));
+	json_t *cp = json_object_get(shard, "cell_processes");
+	for (size_t i = 0; i < json_array_size(cp); i++)
+		json_array_set_new(cp, i, json_integer(1000));
+	/* Its processes: rounds 0 and 1000 would be shard 1's; keep round 0. */
+	json_t *cells = json_object_get(doc, "cells"), *c;
+	size_t i;
+	json_array_foreach(cells, i, c)
+	{
+		json_t *runs = json_object_get(c, "runs");
+		while (json_array_size(runs) > 1)
+			json_array_remove(runs, 1);
+		json_object_set_new(c, "processes", json_integer(1));
+	}
+	cr_assert_eq(json_dump_file(doc, path_in(dir, "huge.json"), 0), 0);
+	json_decref(doc);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"merge", "-o", "hm.json", "huge.json", NULL});
+	cr_expect_eq(r.status, 1, "%d %s", r.status, r.err);
+	cr_expect(count_lines(r.err) <= 24, "%u lines", count_lines(r.err));
+	cr_expect(strstr(r.err, "989 more shards of 1000 are missing"), "%s", r.err);
+	cmd_result_free(&r);
 }
 
 Test(shards, dry_run_plans_and_writes_nothing, .timeout = 60)

@@ -206,7 +206,7 @@ int alloclab_results_read_shard(const struct alloclab_results_reader *rd, struct
 		size_t i;
 		if (!json_is_object(shard))
 			return alloclab_results_bad(rd, K_METADATA, K_SHARD, "is %s, not an object", alloclab_json_type_name(shard));
-		if (alloclab_results_get_uint(rd, shard, K_METADATA "." K_SHARD, K_SHARD_COUNT, 1, 1, 1000000, &count) != 0 ||
+		if (alloclab_results_get_uint(rd, shard, K_METADATA "." K_SHARD, K_SHARD_COUNT, 1, 1, ALLOCLAB_MAX_SHARDS, &count) != 0 ||
 		    alloclab_results_get_uint(rd, shard, K_METADATA "." K_SHARD, K_SHARD_INDEX, 1, 1, count, &index) != 0 ||
 		    alloclab_results_get_string(rd, shard, K_METADATA "." K_SHARD, K_SHARD_PLAN, 1, &f->shard_plan) != 0)
 			return -1;
@@ -218,8 +218,12 @@ int alloclab_results_read_shard(const struct alloclab_results_reader *rd, struct
 		f->cell_processes = calloc(r->ncells + 1, sizeof *f->cell_processes);
 		json_array_foreach(cp, i, x)
 		{
-			if (!json_is_integer(x) || json_integer_value(x) < 1 || json_integer_value(x) > 1000000)
-				return alloclab_results_bad(rd, K_METADATA "." K_SHARD, K_SHARD_CELL_PROCESSES, "entry %zu is not a count of 1 to 1000000", i);
+			/* Every cell has a round for every shard: the runner refuses
+			 * more shards than a cell has processes. */
+			if (!json_is_integer(x) || json_integer_value(x) < (json_int_t)count || json_integer_value(x) > 1000000)
+				return alloclab_results_bad(rd, K_METADATA "." K_SHARD, K_SHARD_CELL_PROCESSES,
+							    "entry %zu is not a count of %llu (the shards) to 1000000", i,
+							    (unsigned long long)count);
 			f->cell_processes[i] = (unsigned)json_integer_value(x);
 		}
 		f->ncell_processes = r->ncells;

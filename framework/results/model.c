@@ -286,6 +286,13 @@ const struct alloclab_cell *alloclab_pair_reference(const struct alloclab_result
 	return NULL;
 }
 
+unsigned alloclab_shard_share(unsigned processes, unsigned k, unsigned n)
+{
+	if (n == 0)
+		return processes;
+	return processes >= k ? (processes - k) / n + 1 : 0;
+}
+
 double alloclab_pair_ratio(const struct alloclab_process *p, const struct alloclab_process *ref)
 {
 	double sum = 0;

@@ -195,6 +195,34 @@ static int check_pair_processes(const struct alloclab_results_reader *rd, const 
 	return 0;
 }
 
+/* A shard's processes, once every cell is read: each of a round the
+ * shard owns (round mod N = K - 1) within its cell's plan, no more of them
+ * than the shard's share. A shard claiming another's rounds, or rounds
+ * past the plan, would merge as if it were whole. */
+static int check_shard(const struct alloclab_results_reader *rd, const struct alloclab_results *r)
+{
+	const struct alloclab_run_facts *f = &r->facts;
+	if (f->shard_count == 0)
+		return 0;
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *c = &r->cells[i];
+		unsigned plan = f->cell_processes[i], share = alloclab_shard_share(plan, f->shard_index, f->shard_count);
+		char where[64];
+		snprintf(where, sizeof where, "%s[%u]", K_CELLS, i);
+		if (c->nprocs > share)
+			return alloclab_results_bad(rd, where, K_RUNS, "holds %u processes where shard %u of %u has %u",
+						    c->nprocs, f->shard_index, f->shard_count, share);
+		for (unsigned p = 0; p < c->nprocs; p++) {
+			unsigned round = c->procs[p].index;
+			if (round >= plan || round % f->shard_count != f->shard_index - 1)
+				return alloclab_results_bad(rd, where, K_RUNS, "process %u is not one of shard %u of %u's "
+							    "rounds of a %u-process plan", round, f->shard_index,
+							    f->shard_count, plan);
+		}
+	}
+	return 0;
+}
+
 /* Paired comparisons, once every cell is read: the group names plugins of
  * the run; a paired cell is one of the group's, with a design this
  * alloclab knows and a reference cell; its processes match the
@@ -348,7 +376,7 @@ struct alloclab_results *alloclab_results_from_json(const json_t *doc, const cha
 	}
 	if (!r->complete)
 		alloclab_results_fold_journal(r, &rd);
-	if (check_pairs(&rd, r) != 0)
+	if (check_pairs(&rd, r) != 0 || check_shard(&rd, r) != 0)
 		goto fail;
 	ALLOCLAB_CHECK_INVARIANT(alloclab_results_consistent(r, NULL, 0));
 	return r;

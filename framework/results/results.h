@@ -54,6 +54,8 @@ int alloclab_metric_deterministic(const char *metric);
 #define ALLOCLAB_RESULTS_MAX_THREADS 1024
 #define ALLOCLAB_RESULTS_MAX_CELLS 65536
 #define ALLOCLAB_RESULTS_MAX_PLUGINS 1024
+/* A plan splits into at most this many shards (run --shard K/N). */
+#define ALLOCLAB_MAX_SHARDS 1000
 
 enum alloclab_cell_status {
 	ALLOCLAB_CELL_PENDING,        /* planned, not (fully) measured: an interrupted run */
@@ -290,6 +292,11 @@ struct alloclab_results *alloclab_results_new_from(json_t *metadata, json_t *con
 
 /* --paired: the comparison group's labels (the reference first) and the
  * slice, recorded in config. */
+/* The process rounds of a cell of `processes` processes that shard K of N
+ * measures: the rounds r < processes with r mod N = K - 1 (all of them
+ * with N = 0). */
+unsigned alloclab_shard_share(unsigned processes, unsigned k, unsigned n);
+
 void alloclab_results_set_paired(struct alloclab_results *r, const char *const *labels, unsigned n, uint64_t slice_ops,
 				 uint64_t slice_warm);
 

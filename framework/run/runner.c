@@ -186,13 +186,6 @@ static void default_output(char *out, size_t len)
 	snprintf(out, len, "alloclab-results/run-%s.json", stamp);
 }
 
-unsigned alloclab_shard_share(unsigned processes, unsigned k, unsigned n)
-{
-	if (n == 0)
-		return processes;
-	return processes >= k ? (processes - k) / n + 1 : 0;
-}
-
 /* Skip the command line's words that do not change what is measured:
  * where the results go, the shard, the order's seed, quiet. */
 static int plan_neutral(char *const *argv, int i, int *words)
@@ -414,10 +407,13 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 		json_t *processes = json_array();
 		char hash[32];
 		for (unsigned i = 0; i < run->results->ncells; i++) {
-			if (alloclab_shard_share(run->cells[i].processes, cfg->shard_index, cfg->shard_count) == 0) {
-				fprintf(stderr, "alloclab: --shard %u/%u: cells of %u processes have nothing for shard %u "
+			/* Every shard of the sweep, not only this one, needs a
+			 * round of every cell: a sweep of more shards than a cell
+			 * has processes cannot be measured whole. */
+			if (run->cells[i].processes < cfg->shard_count) {
+				fprintf(stderr, "alloclab: --shard %u/%u: cells of %u processes cannot be split into %u shards "
 					"(shards split the process rounds: at most %u shards)\n",
-					cfg->shard_index, cfg->shard_count, run->cells[i].processes, cfg->shard_index,
+					cfg->shard_index, cfg->shard_count, run->cells[i].processes, cfg->shard_count,
 					run->cells[i].processes);
 				json_decref(processes);
 				free_run(run);

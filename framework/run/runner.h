@@ -123,9 +123,6 @@ struct alloclab_run_config {
 	char **argv;
 };
 
-/* The process rounds of a cell of `processes` processes that shard K of N
- * measures (all of them with N = 0). */
-unsigned alloclab_shard_share(unsigned processes, unsigned k, unsigned n);
 
 /* The order cells are visited in, in round `round` of processes: the
  * plan's (fixed), or a shuffle (Fisher-Yates) drawn from the run's seed and
