@@ -293,6 +293,8 @@ static void plot_frame(FILE *p, const struct alloclab_heap_frame *f, const struc
 	fputc('\n', p);
 }
 
+#define GNUPLOT_TIMEOUT_S 600
+
 /* gnuplot on the script (written to the scratch folder), its messages
  * passed on to stderr but for the gif terminal's count of frames. */
 static int run_gnuplot(const char *tmp, const char *script, char *err, size_t err_len)
@@ -305,7 +307,10 @@ static int run_gnuplot(const char *tmp, const char *script, char *err, size_t er
 		return -1;
 	}
 	char *const argv[] = {"sh", "-c", "exec gnuplot \"$1\" 2>&1", "sh", path, NULL};
-	int status = alloclab_capture(argv, 1 << 16, &said);
+	char why[ALLOCLAB_ERR_LEN];
+	/* A deadline as every child has: gnuplot drawing a few hundred frames
+	 * takes seconds. */
+	int status = alloclab_capture(argv, NULL, GNUPLOT_TIMEOUT_S, 1 << 16, &said, why, sizeof why, NULL, 0);
 	for (char *line = said, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -317,7 +322,10 @@ static int run_gnuplot(const char *tmp, const char *script, char *err, size_t er
 	}
 	free(said);
 	if (status != 0) {
-		snprintf(err, err_len, "gnuplot failed drawing the heap map (status %d)", status);
+		if (status < 0)
+			snprintf(err, err_len, "gnuplot failed drawing the heap map: %s", why);
+		else
+			snprintf(err, err_len, "gnuplot failed drawing the heap map (status %d)", status);
 		return -1;
 	}
 	return 0;

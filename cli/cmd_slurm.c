@@ -21,6 +21,8 @@
 #include "base/numbers.h"
 #include "process/program.h"
 #include "files/self_exe.h"
+#include "files/output_path.h"
+#include "process/child.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -56,6 +58,7 @@ static const char usage[] =
 	"                              benchmark wants its node to itself)\n"
 	"      --sbatch OPTION         one more option for both jobs' sbatch (repeatable), e.g.\n"
 	"                              --sbatch=--account=lab\n"
+	"      --submit-timeout SECONDS  how long sbatch may take to answer (default 60)\n"
 	"      --dry-run               write the scripts and print the commands; submit nothing\n"
 	"  -h, --help\n";
 
@@ -66,23 +69,38 @@ static const char usage[] =
  * lines at spaces and quotes nothing). */
 static int sbatch_value_ok(const char *s)
 {
-	return s[0] && strpbrk(s, " \t\n\r\"'\\") == NULL;
+	return s[0] && strpbrk(s, " \t\n\r\"'\\") == NULL && alloclab_shell_word_one_line(s);
 }
 
-/* Runs argv, its stdout into out (up to len - 1 bytes). */
-static int capture(char *const *argv, char *out, size_t len)
+/* Whether an --sbatch option is one alloclab sets itself (where the jobs
+ * run and write, what they are, what they wait for): given twice, the
+ * later would quietly win. */
+static int sbatch_option_owned(const char *opt)
 {
-	char *text;
-	int rc = alloclab_capture(argv, len - 1, &text);
-	snprintf(out, len, "%s", text ? text : "");
-	free(text);
-	return rc;
+	static const char *const owned[] = {"--array", "--chdir", "--output", "--error", "--dependency", "--parsable",
+					    "--wrap", "-a", "-D", "-o", "-e", "-d", NULL};
+	for (unsigned i = 0; owned[i]; i++) {
+		size_t n = strlen(owned[i]);
+		if (strncmp(opt, owned[i], n) == 0 && (opt[n] == '\0' || opt[n] == '=' || (owned[i][1] != '-')))
+			return 1;
+	}
+	return 0;
 }
 
-/* sbatch --parsable SCRIPT [more]: the job id. 0, or -1 with err. */
-static int submit(const char *script, const char *dependency, char *id, size_t id_len, char *err, size_t err_len)
+/* How long sbatch may take to answer by default (a scheduler that does
+ * not answer in a minute is down), and the plan's check (which may run
+ * pyperf files once, each under the run's own --timeout). */
+#define SBATCH_TIMEOUT_S 60
+#define PLAN_CHECK_TIMEOUT_S 1800
+
+/* sbatch --parsable [--dependency=afterok:DEP] SCRIPT, run in the sweep's
+ * folder (the scripts name no path in their #SBATCH lines: the job's
+ * working folder is where it was submitted). The job id; 0, or -1 with
+ * err. */
+static int submit(const char *dir, double timeout_s, const char *script, const char *dependency, char *id,
+		  size_t id_len, char *err, size_t err_len)
 {
-	char out[512], dep[128];
+	char dep[128], why[ALLOCLAB_ERR_LEN], said[400], *out = NULL;
 	char *argv[6];
 	int n = 0;
 
@@ -94,34 +112,29 @@ static int submit(const char *script, const char *dependency, char *id, size_t i
 	}
 	argv[n++] = (char *)script;
 	argv[n] = NULL;
-	int rc = capture(argv, out, sizeof out);
+	int rc = alloclab_capture(argv, dir, timeout_s, 512, &out, why, sizeof why, said, sizeof said);
 	if (rc != 0) {
-		snprintf(err, err_len, rc < 0 ? "cannot run sbatch: %s (is Slurm installed here?)" : "sbatch %s failed (exit %d)",
-			 rc < 0 ? strerror(errno) : script, rc);
+		if (rc < 0)
+			snprintf(err, err_len, "%s (is Slurm installed and answering here?)", why);
+		else
+			snprintf(err, err_len, "sbatch %s failed (exit %d)%s%.300s", script, rc, said[0] ? ": " : "", said);
+		free(out);
 		return -1;
 	}
 	/* "123" or "123;cluster" */
 	size_t k = strspn(out, "0123456789");
 	if (k == 0 || k >= id_len) {
-		snprintf(err, err_len, "sbatch %s answered '%.80s', not a job id", script, out);
+		char shown[84];
+		alloclab_printable(out, shown, sizeof shown);
+		snprintf(err, err_len, "sbatch %s answered '%s', not a job id", script, shown);
+		free(out);
 		return -1;
 	}
 	memcpy(id, out, k);
 	id[k] = '\0';
+	free(out);
 	return 0;
 }
-
-static int write_script(const char *path, const char *text, char *err, size_t err_len)
-{
-	FILE *f = fopen(path, "w");
-	if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0) {
-		snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	chmod(path, 0755);
-	return 0;
-}
-
 
 /* A sweep: what the command line asks for, and what is worked out for the
  * scripts (the folder, the run's arguments, its order seed). */
@@ -130,11 +143,15 @@ struct sweep {
 	const char *dir_arg, *partition, *time_limit, *cpu_bind, *extra[MAX_EXTRA];
 	unsigned nextra;
 	int shared, dry;
+	double submit_timeout_s;
 	char **run_args; /* the run's arguments, after -- */
 	int nrun;
 	int seed_given; /* the run's arguments set --order-seed */
 	uint64_t seed;  /* else the one every shard gets */
 	char dir[PATH_MAX], logs[PATH_MAX + 16], self[PATH_MAX], cwd[PATH_MAX];
+	/* What this command made, removed again when it fails before a job
+	 * was submitted: nothing half-made stays behind. */
+	int made_dir, made_logs, made_shards, made_merge, made_record;
 };
 
 /* The options into s. -1 to go on (the run's arguments at argv[optind]),
@@ -147,6 +164,7 @@ static int parse_options(int argc, char **argv, struct sweep *s)
 		{"time", required_argument, NULL, 'T'},      {"cpu-bind", required_argument, NULL, 'B'},
 		{"shared", no_argument, NULL, 'S'},          {"sbatch", required_argument, NULL, 'X'},
 		{"dry-run", no_argument, NULL, 'D'},         {"help", no_argument, NULL, 'h'},
+		{"submit-timeout", required_argument, NULL, 'W'},
 		{NULL, 0, NULL, 0},
 	};
 	int opt;
@@ -173,6 +191,10 @@ static int parse_options(int argc, char **argv, struct sweep *s)
 			s->extra[s->nextra++] = optarg;
 			break;
 		case 'D': s->dry = 1; break;
+		case 'W':
+			if (alloclab_parse_timeout("slurm", optarg, 3600, &s->submit_timeout_s) != 0)
+				return 2;
+			break;
 		case 'h': fputs(usage, stdout); return 0;
 		case ':': return alloclab_usage_error("slurm", "option '%s' needs a value", argv[optind - 1]);
 		default: return alloclab_usage_error("slurm", "unknown option '%s'", argv[optind - 1]);
@@ -196,10 +218,16 @@ static int check_options(int argc, char **argv, struct sweep *s)
 	    strspn(s->cpu_bind, "abcdefghijklmnopqrstuvwxyz0123456789_,:=") != strlen(s->cpu_bind) ||
 	    s->cpu_bind[0] == '\0')
 		return alloclab_usage_error("slurm", "--partition, --time and --cpu-bind take one word each");
-	for (unsigned i = 0; i < s->nextra; i++)
+	for (unsigned i = 0; i < s->nextra; i++) {
+		char shown[128];
+		alloclab_printable(s->extra[i], shown, sizeof shown);
 		if (!sbatch_value_ok(s->extra[i]) || s->extra[i][0] != '-')
 			return alloclab_usage_error("slurm", "--sbatch takes one sbatch option, such as --account=lab, not '%s'",
-						    s->extra[i]);
+						    shown);
+		if (sbatch_option_owned(s->extra[i]))
+			return alloclab_usage_error("slurm", "--sbatch %s: alloclab sets that option of its jobs itself",
+						    shown);
+	}
 	s->run_args = argv + optind;
 	s->nrun = argc - optind;
 	for (int i = 0; i < s->nrun; i++) {
@@ -215,26 +243,72 @@ static int check_options(int argc, char **argv, struct sweep *s)
 	return 0;
 }
 
+/* A path that goes into the scripts (quoted there) and onto terminals:
+ * one line. 0, or the exit status. */
+static int one_line_path(const char *what, const char *path)
+{
+	char shown[PATH_MAX];
+	if (alloclab_shell_word_one_line(path))
+		return 0;
+	alloclab_printable(path, shown, sizeof shown);
+	fprintf(stderr, "alloclab slurm: %s '%s' has a control character (a newline?) in its name: no batch script "
+			"can carry it safely; give another\n",
+		what, shown);
+	return 2;
+}
+
 /* The folder: made, and holding no sweep; its logs folder made. 0, or the
  * exit status. */
 static int make_folder(struct sweep *s)
 {
 	char path[PATH_MAX + 64];
+	struct stat st;
+	int rc;
 
-	if (mkdir(s->dir_arg, 0777) != 0 && errno != EEXIST) {
+	if ((rc = one_line_path("the folder", s->dir_arg)) != 0)
+		return rc;
+	if (mkdir(s->dir_arg, 0777) == 0)
+		s->made_dir = 1;
+	else if (errno != EEXIST) {
 		fprintf(stderr, "alloclab: cannot make %s: %s\n", s->dir_arg, strerror(errno));
 		return 2;
 	}
-	if (realpath(s->dir_arg, s->dir) == NULL) {
-		fprintf(stderr, "alloclab: %s: %s\n", s->dir_arg, strerror(errno));
+	if (realpath(s->dir_arg, s->dir) == NULL || stat(s->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "alloclab: %s: %s\n", s->dir_arg, errno ? strerror(errno) : "not a folder");
 		return 2;
 	}
+	if ((rc = one_line_path("the folder", s->dir)) != 0)
+		return rc;
+	/* Anything named sweep.json (a dangling link too) is a sweep's. */
 	snprintf(path, sizeof path, "%s/sweep.json", s->dir);
-	if (access(path, F_OK) == 0)
+	if (lstat(path, &st) == 0)
 		return alloclab_usage_error("slurm", "%s already holds a sweep (%s): give another folder", s->dir, path);
 	snprintf(s->logs, sizeof s->logs, "%s/logs", s->dir);
-	mkdir(s->logs, 0777);
+	if (mkdir(s->logs, 0777) == 0)
+		s->made_logs = 1;
+	else if (errno != EEXIST || lstat(s->logs, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "alloclab: %s: %s\n", s->logs,
+			errno == EEXIST ? "is not a folder (a link or a file): the tasks' logs go there" : strerror(errno));
+		return 2;
+	}
 	return 0;
+}
+
+/* Undoes what this command made (a failure before any job was
+ * submitted). */
+static void remove_made(struct sweep *s)
+{
+	char path[PATH_MAX + 64];
+	if (s->made_shards && snprintf(path, sizeof path, "%s/shards.sh", s->dir) > 0)
+		unlink(path);
+	if (s->made_merge && snprintf(path, sizeof path, "%s/merge.sh", s->dir) > 0)
+		unlink(path);
+	if (s->made_record && snprintf(path, sizeof path, "%s/sweep.json", s->dir) > 0)
+		unlink(path);
+	if (s->made_logs)
+		rmdir(s->logs);
+	if (s->made_dir)
+		rmdir(s->dir[0] ? s->dir : s->dir_arg);
 }
 
 /* The plan checked here first, as the shards would see it: a bad argument
@@ -242,7 +316,8 @@ static int make_folder(struct sweep *s)
  * status. */
 static int check_plan(const struct sweep *s)
 {
-	char **check = calloc((size_t)s->nrun + 8, sizeof *check), shard_arg[32];
+	char **check = calloc((size_t)s->nrun + 8, sizeof *check), shard_arg[32], why[ALLOCLAB_ERR_LEN],
+	     said[ALLOCLAB_ERR_LEN], *out = NULL;
 	int k = 0;
 	check[k++] = (char *)s->self;
 	check[k++] = "run";
@@ -254,48 +329,65 @@ static int check_plan(const struct sweep *s)
 	check[k++] = shard_arg;
 	check[k++] = "--dry-run";
 	check[k] = NULL;
-	char out[1024];
-	int rc = capture(check, out, sizeof out);
+	int rc = alloclab_capture(check, NULL, PLAN_CHECK_TIMEOUT_S, 1 << 16, &out, why, sizeof why, said, sizeof said);
 	free(check);
 	if (rc != 0) {
-		fprintf(stderr, "alloclab slurm: the run's arguments do not make a plan of %u shards (see above)\n",
-			s->shards);
+		fprintf(stderr, "alloclab slurm: the run's arguments do not make a plan of %u shards: %s\n", s->shards,
+			rc < 0 ? why : said[0] ? said : "(the run said nothing)");
+		free(out);
 		return 2;
 	}
 	fputs(out, stdout);
+	free(out);
 	return 0;
 }
 
-/* A script's text (freed here) into path. 0, or the exit status. */
-static int save_script(const char *path, char *text)
+/* A script's text (freed here) into path, under the output policy
+ * (output_path.h), executable. 0, or the exit status. */
+static int save_script(const char *path, char *text, int *made)
 {
 	char err[ALLOCLAB_ERR_LEN + 600];
+	struct alloclab_output_file f;
+	size_t len = strlen(text);
 
-	if (write_script(path, text, err, sizeof err) != 0) {
+	if (alloclab_output_begin(path, ALLOCLAB_OUTPUT_SCRIPT, &f, err, sizeof err) != 0) {
 		fprintf(stderr, "alloclab: %s\n", err);
 		free(text);
 		return 2;
 	}
+	if (write(f.fd, text, len) != (ssize_t)len || fchmod(f.fd, 0755) != 0) {
+		fprintf(stderr, "alloclab: cannot write %s: %s\n", path, strerror(errno));
+		alloclab_output_discard(&f);
+		free(text);
+		return 2;
+	}
 	free(text);
+	if (alloclab_output_commit(&f, path, ALLOCLAB_OUTPUT_SCRIPT, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		return 2;
+	}
+	*made = 1;
 	return 0;
 }
 
 /* DIR/shards.sh: the array's batch script, a task per shard. 0, or the
  * exit status. */
-static int write_shards_script(const struct sweep *s)
+static int write_shards_script(struct sweep *s)
 {
 	char path[PATH_MAX + 64];
 	char *text = NULL;
 	size_t text_len = 0;
 	FILE *f = open_memstream(&text, &text_len);
 
-	fprintf(f, "#!/bin/sh\n# %u shards of one alloclab run, a Slurm array task each (written by alloclab slurm).\n",
+	fprintf(f, "#!/bin/sh\n# %u shards of one alloclab run, a Slurm array task each " ALLOCLAB_SCRIPT_MARK "slurm).\n",
 		s->shards);
 	fprintf(f, "#SBATCH --job-name=alloclab-shards\n#SBATCH --array=1-%u", s->shards);
 	if (s->at_once)
 		fprintf(f, "%%%u", s->at_once);
-	fprintf(f, "\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --chdir=%s\n#SBATCH --output=%s/shard-%%a.out\n",
-		s->cwd, s->logs);
+	/* No path in an #SBATCH line (sbatch's own parser would split or
+	 * expand it): the job's working folder is the sweep's, where it is
+	 * submitted, and its logs are named from there. */
+	fputs("\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --output=logs/shard-%a.out\n", f);
 	if (!s->shared)
 		fputs("#SBATCH --exclusive\n", f);
 	if (s->partition)
@@ -305,6 +397,10 @@ static int write_shards_script(const struct sweep *s)
 	for (unsigned i = 0; i < s->nextra; i++)
 		fprintf(f, "#SBATCH %s\n", s->extra[i]);
 	fputs("# Exit status 1 is a cell that failed in a shard that finished: the merge shows it.\n", f);
+	/* The run's arguments name files as seen from where slurm was run. */
+	fputs("cd -- ", f);
+	alloclab_shell_word(f, s->cwd);
+	fputs(" || exit 2\n", f);
 	fprintf(f, "srun --cpu-bind=%s ", s->cpu_bind);
 	alloclab_shell_word(f, s->self);
 	fputs(" run", f);
@@ -319,21 +415,20 @@ static int write_shards_script(const struct sweep *s)
 	fputs("/shard-\"$SLURM_ARRAY_TASK_ID\".json\nrc=$?\n[ \"$rc\" -eq 1 ] && rc=0\nexit \"$rc\"\n", f);
 	fclose(f);
 	snprintf(path, sizeof path, "%s/shards.sh", s->dir);
-	return save_script(path, text);
+	return save_script(path, text, &s->made_shards);
 }
 
 /* DIR/merge.sh: the merge's batch script. 0, or the exit status. */
-static int write_merge_script(const struct sweep *s)
+static int write_merge_script(struct sweep *s)
 {
 	char path[PATH_MAX + 64];
 	char *text = NULL;
 	size_t text_len = 0;
 	FILE *f = open_memstream(&text, &text_len);
 
-	fprintf(f, "#!/bin/sh\n# The merge of the shards (written by alloclab slurm): runs once every task succeeded.\n"
-		   "#SBATCH --job-name=alloclab-merge\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --chdir=%s\n"
-		   "#SBATCH --output=%s/merge.out\n",
-		s->cwd, s->logs);
+	fputs("#!/bin/sh\n# The merge of the shards " ALLOCLAB_SCRIPT_MARK "slurm): runs once every task succeeded.\n"
+	      "#SBATCH --job-name=alloclab-merge\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --output=logs/merge.out\n",
+	      f);
 	if (s->partition)
 		fprintf(f, "#SBATCH --partition=%s\n", s->partition);
 	for (unsigned i = 0; i < s->nextra; i++)
@@ -351,33 +446,16 @@ static int write_merge_script(const struct sweep *s)
 	fputc('\n', f);
 	fclose(f);
 	snprintf(path, sizeof path, "%s/merge.sh", s->dir);
-	return save_script(path, text);
+	return save_script(path, text, &s->made_merge);
 }
 
-/* The array, then the merge to run once it has succeeded: their job ids
- * (each id_len long). 0, or the exit status. */
-static int submit_jobs(const struct sweep *s, char *shards_id, char *merge_id, size_t id_len)
-{
-	char script[PATH_MAX + 16], err[ALLOCLAB_ERR_LEN + 600];
-
-	snprintf(script, sizeof script, "%s/shards.sh", s->dir);
-	if (submit(script, NULL, shards_id, id_len, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
-		return 2;
-	}
-	snprintf(script, sizeof script, "%s/merge.sh", s->dir);
-	if (submit(script, shards_id, merge_id, id_len, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s (the shards are submitted as job %s)\n", err, shards_id);
-		return 2;
-	}
-	return 0;
-}
-
-/* sweep.json: what was submitted, the one record `status` reads. 0, or
+/* sweep.json: what was submitted so far, the one record `status` reads,
+ * under the output policy (rewritten whole after each submission). 0, or
  * the exit status. */
-static int write_record(const struct sweep *s, const char *shards_id, const char *merge_id)
+static int write_record(struct sweep *s, const char *shards_id, const char *merge_id)
 {
-	char path[PATH_MAX + 64];
+	char path[PATH_MAX + 64], err[ALLOCLAB_ERR_LEN + 600];
+	struct alloclab_output_file f;
 	json_t *args = json_array();
 	for (int i = 0; i < s->nrun; i++)
 		json_array_append_new(args, json_string(s->run_args[i]));
@@ -389,15 +467,69 @@ static int write_record(const struct sweep *s, const char *shards_id, const char
 	}
 	json_t *sweep = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s,s:o,s:s?,s:s?,s:b}", "format", "alloclab-sweep",
 				  "format_version", 1, "shards", (int)s->shards, "alloclab", s->self, "folder", s->dir,
-				  "chdir", s->cwd, "run_arguments", args, "shards_job", s->dry ? NULL : shards_id,
-				  "merge_job", s->dry ? NULL : merge_id, "submitted", !s->dry);
+				  "chdir", s->cwd, "run_arguments", args, "shards_job", shards_id, "merge_job", merge_id,
+				  "submitted", shards_id != NULL);
 	snprintf(path, sizeof path, "%s/sweep.json", s->dir);
-	if (json_dump_file(sweep, path, JSON_INDENT(1)) != 0) {
-		fprintf(stderr, "alloclab: cannot write %s\n", path);
-		json_decref(sweep);
+	int rc = alloclab_output_begin(path, ALLOCLAB_OUTPUT_SWEEP, &f, err, sizeof err);
+	if (rc == 0 && json_dumpfd(sweep, f.fd, JSON_INDENT(1)) != 0) {
+		snprintf(err, sizeof err, "cannot write %.900s: %s", path, strerror(errno));
+		alloclab_output_discard(&f);
+		rc = -1;
+	}
+	if (rc == 0)
+		rc = alloclab_output_commit(&f, path, ALLOCLAB_OUTPUT_SWEEP, err, sizeof err);
+	json_decref(sweep);
+	if (rc != 0) {
+		fprintf(stderr, "alloclab: %s\n", err);
 		return 2;
 	}
-	json_decref(sweep);
+	s->made_record = 1;
+	return 0;
+}
+
+/* Prints "cd DIR && sbatch ARGS SCRIPT" for a person to paste. */
+static void print_submit(FILE *out, const struct sweep *s, const char *args, const char *script)
+{
+	fputs("cd ", out);
+	alloclab_shell_word(out, s->dir);
+	fprintf(out, " && sbatch %s%s\n", args, script);
+}
+
+/* The array, then the merge to run once it has succeeded, with the
+ * record rewritten after each. 0, or the exit status; a failure before
+ * the array was taken leaves nothing behind. */
+static int submit_jobs(struct sweep *s)
+{
+	char shards_id[64], merge_id[64], err[ALLOCLAB_ERR_LEN + 600], dep[96];
+	int rc;
+
+	if (submit(s->dir, s->submit_timeout_s, "shards.sh", NULL, shards_id, sizeof shards_id, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		remove_made(s);
+		return 2;
+	}
+	/* From here the array runs: the record must say so, whatever else
+	 * fails, so that status follows it and the folder is not reused. */
+	if ((rc = write_record(s, shards_id, NULL)) != 0) {
+		fprintf(stderr, "alloclab: the shards run as job %s all the same (scancel %s to stop them)\n", shards_id,
+			shards_id);
+		return rc;
+	}
+	if (submit(s->dir, s->submit_timeout_s, "merge.sh", shards_id, merge_id, sizeof merge_id, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s\nalloclab: the shards run as job %s; submit their merge with:\n  ", err,
+			shards_id);
+		snprintf(dep, sizeof dep, "--dependency=afterok:%s ", shards_id);
+		print_submit(stderr, s, dep, "merge.sh");
+		return 2;
+	}
+	if ((rc = write_record(s, shards_id, merge_id)) != 0)
+		return rc;
+	printf("submitted %u shards as job %s (array 1-%u) and their merge as job %s, which writes ", s->shards, shards_id,
+	       s->shards, merge_id);
+	alloclab_shell_word(stdout, s->dir);
+	fputs("/merged.json\nfollow: alloclab slurm status ", stdout);
+	alloclab_shell_word(stdout, s->dir);
+	printf("   (or squeue -j %s,%s)\n", shards_id, merge_id);
 	return 0;
 }
 
@@ -405,14 +537,21 @@ static int cmd_status(int argc, char **argv);
 
 int alloclab_cmd_slurm(int argc, char **argv)
 {
-	struct sweep s = {.cpu_bind = "cores"};
+	struct sweep s = {.cpu_bind = "cores", .submit_timeout_s = SBATCH_TIMEOUT_S};
 	int rc;
 
 	if (argc >= 2 && strcmp(argv[1], "status") == 0)
 		return cmd_status(argc - 1, argv + 1);
 	if ((rc = parse_options(argc, argv, &s)) >= 0)
 		return rc;
-	if ((rc = check_options(argc, argv, &s)) != 0 || (rc = make_folder(&s)) != 0)
+	if ((rc = check_options(argc, argv, &s)) != 0)
+		return rc;
+	snprintf(s.self, sizeof s.self, "%s", alloclab_self_path());
+	if (getcwd(s.cwd, sizeof s.cwd) == NULL) {
+		fprintf(stderr, "alloclab slurm: cannot tell the working folder: %s\n", strerror(errno));
+		return 2;
+	}
+	if ((rc = one_line_path("the working folder", s.cwd)) != 0 || (rc = one_line_path("alloclab's path", s.self)) != 0)
 		return rc;
 	/* One order for every shard, so that a round visits the cells in the
 	 * same order wherever it runs. */
@@ -423,29 +562,41 @@ int alloclab_cmd_slurm(int argc, char **argv)
 		if (s.seed == 0)
 			s.seed = 1;
 	}
-	snprintf(s.self, sizeof s.self, "%s", alloclab_self_path());
-	if (getcwd(s.cwd, sizeof s.cwd) == NULL)
-		snprintf(s.cwd, sizeof s.cwd, "/");
-	if ((rc = check_plan(&s)) != 0 || (rc = write_shards_script(&s)) != 0 || (rc = write_merge_script(&s)) != 0)
+	if ((rc = check_plan(&s)) != 0)
 		return rc;
-	char shards_id[64] = "", merge_id[64] = "";
-	if (!s.dry && (rc = submit_jobs(&s, shards_id, merge_id, sizeof shards_id)) != 0)
+	alloclab_catch_interrupts();
+	if ((rc = make_folder(&s)) != 0 || (rc = write_shards_script(&s)) != 0 || (rc = write_merge_script(&s)) != 0) {
+		remove_made(&s);
 		return rc;
-	if ((rc = write_record(&s, shards_id, merge_id)) != 0)
-		return rc;
+	}
 	if (s.dry) {
-		printf("wrote %s/shards.sh and %s/merge.sh; submit them with:\n  sbatch --parsable %s/shards.sh\n"
-		       "  sbatch --dependency=afterok:JOBID %s/merge.sh\n",
-		       s.dir, s.dir, s.dir, s.dir);
+		if ((rc = write_record(&s, NULL, NULL)) != 0) {
+			remove_made(&s);
+			return rc;
+		}
+		fputs("wrote the scripts in ", stdout);
+		alloclab_shell_word(stdout, s.dir);
+		fputs("; submit them with:\n  ", stdout);
+		print_submit(stdout, &s, "--parsable ", "shards.sh");
+		fputs("  ", stdout);
+		print_submit(stdout, &s, "--dependency=afterok:JOBID ", "merge.sh");
 		return 0;
 	}
-	printf("submitted %u shards as job %s (array 1-%u) and their merge as job %s, which writes %s/merged.json\n"
-	       "follow: alloclab slurm status %s   (or squeue -j %s,%s)\n",
-	       s.shards, shards_id, s.shards, merge_id, s.dir, s.dir, shards_id, merge_id);
-	return 0;
+	return submit_jobs(&s);
 }
 
 /* ---- status ---- */
+
+/* "ALLOCLAB merge -o DIR/merged.json DIR/shard-*.json", pasteable. */
+static void print_merge(const char *self, const char *dir)
+{
+	alloclab_shell_word(stdout, self);
+	fputs(" merge -o ", stdout);
+	alloclab_shell_word(stdout, dir);
+	fputs("/merged.json ", stdout);
+	alloclab_shell_word(stdout, dir);
+	fputs("/shard-*.json", stdout);
+}
 
 static int cmd_status(int argc, char **argv)
 {
@@ -465,7 +616,8 @@ static int cmd_status(int argc, char **argv)
 	const char *dir = json_string_value(json_object_get(sweep, "folder"));
 	if (sweep == NULL || !json_is_string(json_object_get(sweep, "format")) ||
 	    strcmp(json_string_value(json_object_get(sweep, "format")), "alloclab-sweep") != 0 || !json_is_array(args) ||
-	    shards < 1 || shards > ALLOCLAB_MAX_SHARDS || self == NULL || dir == NULL) {
+	    shards < 1 || shards > ALLOCLAB_MAX_SHARDS || self == NULL || dir == NULL || !alloclab_shell_word_one_line(self) ||
+	    !alloclab_shell_word_one_line(dir)) {
 		fprintf(stderr, "alloclab: %s: %s\n", path,
 			f == NULL ? err : sweep == NULL ? je.text : "not a sweep written by alloclab slurm");
 		json_decref(sweep);
@@ -473,8 +625,14 @@ static int cmd_status(int argc, char **argv)
 	}
 	const char *jobs = json_string_value(json_object_get(sweep, "shards_job"));
 	const char *merge_job = json_string_value(json_object_get(sweep, "merge_job"));
-	printf("sweep %s: %lld shards%s%s%s%s\n", argv[1], (long long)shards, jobs ? ", job " : " (not submitted)",
-	       jobs ? jobs : "", merge_job ? ", merge job " : "", merge_job ? merge_job : "");
+	if ((jobs && strspn(jobs, "0123456789") != strlen(jobs)) || (merge_job && strspn(merge_job, "0123456789") != strlen(merge_job)))
+		jobs = merge_job = NULL; /* not a job id sbatch gave: shown as nothing */
+	char shown[PATH_MAX];
+	alloclab_printable(argv[1], shown, sizeof shown);
+	printf("sweep %s: %lld shards%s%s%s\n", shown, (long long)shards, jobs ? ", job " : " (not submitted)",
+	       jobs ? jobs : "", jobs && !merge_job ? ", its merge not submitted (see merge.sh)" : "");
+	if (merge_job)
+		printf("merge job %s\n", merge_job);
 	unsigned done = 0;
 	for (json_int_t k = 1; k <= shards; k++) {
 		char shard[PATH_MAX + 32];
@@ -505,11 +663,14 @@ static int cmd_status(int argc, char **argv)
 		alloclab_results_free(r);
 	}
 	snprintf(path, sizeof path, "%s/merged.json", argv[1]);
-	if (access(path, F_OK) == 0)
-		printf("merged: %s\n", path);
-	else if (done == shards)
-		printf("every shard is done; the merge job writes %s (or: %s merge -o %s %s/shard-*.json)\n", path, self, path,
-		       dir);
+	if (access(path, F_OK) == 0) {
+		alloclab_printable(path, shown, sizeof shown);
+		printf("merged: %s\n", shown);
+	} else if (done == shards) {
+		fputs("every shard is done; the merge job writes merged.json (or: ", stdout);
+		print_merge(self, dir);
+		fputs(")\n", stdout);
+	}
 	if (done < shards) {
 		printf("a shard that does not finish can be measured again, anywhere, with:\n  ");
 		alloclab_shell_word(stdout, self);
@@ -523,7 +684,9 @@ static int cmd_status(int argc, char **argv)
 			}
 		printf(" --shard K/%lld -o ", (long long)shards);
 		alloclab_shell_word(stdout, dir);
-		printf("/shard-K.json\nthen merge: %s merge -o %s/merged.json %s/shard-*.json\n", self, dir, dir);
+		fputs("/shard-K.json\nthen merge: ", stdout);
+		print_merge(self, dir);
+		fputc('\n', stdout);
 	}
 	json_decref(sweep);
 	return 0;

@@ -27,3 +27,13 @@ int alloclab_shell_word_one_line(const char *s)
 			return 0;
 	return 1;
 }
+
+void alloclab_printable(const char *s, char *out, size_t len)
+{
+	size_t k = 0;
+	if (len == 0)
+		return;
+	for (; *s && k + 1 < len; s++)
+		out[k++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
+	out[k] = '\0';
+}

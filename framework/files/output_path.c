@@ -11,10 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const kind_names[] = {"results file", "trace", "picture", "export", "heap map"};
+static const char *const kind_names[] = {"results file", "trace", "picture", "export", "heap map", "batch script",
+					 "sweep record"};
 static const char *const kind_described[] = {"an alloclab results file", "an alloclab trace", "a PNG, GIF or SVG picture",
 					     "a pyperf JSON file or an alloclab CSV export",
-					     "an alloclab heap map's frames"};
+					     "an alloclab heap map's frames", "a batch script written by alloclab",
+					     "an alloclab sweep record"};
 
 /* Whether the regular file at fd is of this kind, by its first bytes. */
 static int is_kind(int fd, enum alloclab_output_kind kind)
@@ -35,6 +37,12 @@ static int is_kind(int fd, enum alloclab_output_kind kind)
 		return (head[0] == '{' && strstr(head, "\"benchmarks\"") != NULL) ||
 		       strncmp(head, ALLOCLAB_EXPORT_CSV_HEADER, strlen(ALLOCLAB_EXPORT_CSV_HEADER)) == 0;
 	case ALLOCLAB_OUTPUT_HEAPMAP: return head[0] == '{' && strstr(head, "\"alloclab-heapmap\"") != NULL;
+	case ALLOCLAB_OUTPUT_SCRIPT: {
+		const char *second = strchr(head, '\n');
+		return strncmp(head, "#!/bin/sh\n", 10) == 0 && second && strncmp(second + 1, "# ", 2) == 0 &&
+		       strstr(second, ALLOCLAB_SCRIPT_MARK) != NULL;
+	}
+	case ALLOCLAB_OUTPUT_SWEEP: return head[0] == '{' && strstr(head, "\"alloclab-sweep\"") != NULL;
 	}
 	return 0;
 }
@@ -190,6 +198,12 @@ void alloclab_output_discard(struct alloclab_output_file *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
+}
+
+int alloclab_output_is_input(const char *path, const char *input)
+{
+	struct stat a, b;
+	return stat(path, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 int alloclab_output_copy(const char *from, const char *path, enum alloclab_output_kind kind, char *err,

@@ -27,7 +27,13 @@ enum alloclab_output_kind {
 	ALLOCLAB_OUTPUT_PICTURE,
 	ALLOCLAB_OUTPUT_EXPORT, /* `alloclab export`: pyperf's JSON, or CSV with alloclab's header */
 	ALLOCLAB_OUTPUT_HEAPMAP, /* `alloclab heapmap`: its frames (heapmap.h) */
+	ALLOCLAB_OUTPUT_SCRIPT,  /* `alloclab slurm`: a batch script it wrote (ALLOCLAB_SCRIPT_MARK) */
+	ALLOCLAB_OUTPUT_SWEEP,   /* `alloclab slurm`: its sweep.json */
 };
+
+/* What the second line of every script alloclab writes holds, so that
+ * only such a script is ever replaced by one. */
+#define ALLOCLAB_SCRIPT_MARK "(written by alloclab "
 
 /* How an alloclab CSV export begins (its header's first columns). */
 #define ALLOCLAB_EXPORT_CSV_HEADER "plugin,workload,params,threads,"
@@ -51,6 +57,11 @@ int alloclab_output_commit(struct alloclab_output_file *f, const char *path, enu
 			   size_t err_len);
 /* Drops it: nothing of it remains. */
 void alloclab_output_discard(struct alloclab_output_file *f);
+
+/* Whether path names the same file as input (the same inode), so that
+ * a command refuses to write over one of its own inputs: 1 the same,
+ * else 0 (a path that does not exist is no input). */
+int alloclab_output_is_input(const char *path, const char *input);
 
 /* Copies the file at `from` (anywhere) to path under this policy. */
 int alloclab_output_copy(const char *from, const char *path, enum alloclab_output_kind kind, char *err,

@@ -7,6 +7,7 @@
 #include "plugin/static_tls.h"
 #include "base/hash.h"
 #include "process/process_tree.h"
+#include "process/child.h"
 #include "files/input_file.h"
 #include "measure/latency_hist.h"
 
@@ -500,60 +501,52 @@ out:
 	return rc;
 }
 
-int alloclab_capture(char *const *argv, size_t max, char **out)
+struct capture {
+	char *const *argv;
+	const char *cwd;
+};
+
+static int capture_child(void *arg, int fd)
 {
-	extern char **environ;
-	int fds[2], status, rc;
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	size_t used = 0, cap = 4096;
-	char *buf = malloc(cap);
+	const struct capture *c = arg;
+	if ((c->cwd && chdir(c->cwd) != 0) || dup2(fd, 1) < 0)
+		return 127;
+	execvp(c->argv[0], c->argv);
+	fprintf(stderr, "cannot run %s: %s\n", c->argv[0], strerror(errno));
+	return 127;
+}
+
+int alloclab_capture(char *const *argv, const char *cwd, double timeout_s, size_t max, char **out, char *why,
+		     size_t why_len, char *printed, size_t printed_len)
+{
+	struct capture c = {argv, cwd};
+	struct alloclab_child_result res;
+	char err[ALLOCLAB_ERR_LEN];
 
 	*out = NULL;
-	if (buf == NULL || pipe2(fds, O_CLOEXEC) != 0) {
-		free(buf);
+	if (printed_len)
+		printed[0] = '\0';
+	if (alloclab_child_run(capture_child, &c, timeout_s, &res, err, sizeof err) != 0) {
+		snprintf(why, why_len, "cannot run %s: %s", argv[0], err);
 		return -1;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (rc != 0) {
-		close(fds[0]);
-		free(buf);
-		errno = rc;
+	char *said = alloclab_child_printed(&res);
+	if (printed_len)
+		snprintf(printed, printed_len, "%s", said ? said : "");
+	free(said);
+	if (!res.exited || res.timed_out || res.interrupted) {
+		alloclab_child_describe(&res, timeout_s, err, sizeof err);
+		snprintf(why, why_len, "%s %s", argv[0], err);
+		alloclab_child_result_free(&res);
 		return -1;
 	}
-	for (;;) {
-		char chunk[8192];
-		ssize_t n = read(fds[0], chunk, sizeof chunk);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		size_t keep = used + (size_t)n <= max ? (size_t)n : max - used;
-		if (used + keep + 1 > cap) {
-			while (used + keep + 1 > cap)
-				cap *= 2;
-			char *grown = realloc(buf, cap);
-			if (grown == NULL)
-				keep = 0;
-			else
-				buf = grown;
-		}
-		memcpy(buf + used, chunk, keep);
-		used += keep;
-	}
-	buf[used] = '\0';
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			free(buf);
-			return -1;
-		}
-	*out = buf;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (res.output_len > max)
+		res.output[max] = '\0';
+	*out = res.output;
+	res.output = NULL;
+	int status = res.exit_code;
+	alloclab_child_result_free(&res);
+	return status;
 }
 
 int alloclab_program_latency(const char *path, struct alloclab_latency **out, char *why, size_t why_len)

@@ -86,11 +86,15 @@ int alloclab_program_latency(const char *path, struct alloclab_latency **out, ch
 int alloclab_program_census(const char *path, uint64_t *live_bytes, uint64_t *peak_bytes, uint64_t *anon_start_kib,
 			    uint64_t *anon_peak_kib, char *why, size_t why_len);
 
-/* Runs argv (argv[0] searched in PATH) with its stdout into a new
- * NUL-terminated buffer (*out, malloc'd; at most max bytes kept, the rest
- * read and dropped) and its stderr the caller's. Its exit status (128 +
- * the signal when killed), or -1 with errno when it could not start. */
-int alloclab_capture(char *const *argv, size_t max, char **out);
+/* Runs argv (argv[0] searched in PATH; in folder cwd, NULL: here) as a
+ * supervised child (child.h: its own process group, dies with alloclab,
+ * killed whole with what it started at timeout_s or on an interrupt), its
+ * stdout into a new NUL-terminated buffer (*out, malloc'd; at most max
+ * bytes kept). Its exit status (0..255), or -1 with one line in why: it
+ * could not start, timed out or was killed. What it printed on stderr
+ * ("" when nothing; newlines as " | ") into printed when not NULL. */
+int alloclab_capture(char *const *argv, const char *cwd, double timeout_s, size_t max, char **out, char *why,
+		     size_t why_len, char *printed, size_t printed_len);
 
 
 /* The preload library: the build tree's when running from it, else the
