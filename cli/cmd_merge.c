@@ -70,9 +70,14 @@ int alloclab_cmd_merge(int argc, char **argv)
 		return alloclab_usage_error("merge", "%s", err);
 	for (int i = 0; i < n; i++) {
 		files[i] = argv[optind + i];
+		/* The merge replaces -o whole: were it a shard, that shard would
+		 * be lost to a partial merge. */
+		if (strcmp(files[i], output) == 0 || alloclab_output_is_input(output, files[i]))
+			return alloclab_usage_error("merge", "-o %s is one of the shards to merge (%s): give the merge a "
+							     "file of its own", output, files[i]);
 		for (int k = 0; k < i; k++)
-			if (strcmp(files[k], files[i]) == 0)
-				return alloclab_usage_error("merge", "%s is given twice", files[i]);
+			if (strcmp(files[k], files[i]) == 0 || alloclab_output_is_input(files[k], files[i]))
+				return alloclab_usage_error("merge", "%s is given twice (as %s)", files[i], files[k]);
 	}
 	for (int i = 0; i < n; i++)
 		if ((shards[i] = alloclab_cli_load(files[i])) == NULL)

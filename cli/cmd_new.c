@@ -6,9 +6,11 @@
  * Nothing is replaced: DIR (default ./NAME) must not exist.
  */
 #include "cli.h"
+#include "base/shell_word.h"
 #include "plugin/loader.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -169,6 +171,11 @@ int alloclab_cmd_new(int argc, char **argv)
 	if (t == sizeof templates / sizeof *templates)
 		return alloclab_usage_error("new", "no template '%s' (bump, freelist or segregated)", tname);
 	const char *dir = nargs == 3 ? args[2] : name;
+	/* Every file's path must fit before anything is made: a folder left
+	 * half-made would refuse the next try. */
+	if (strlen(dir) + 1 + strlen(name) + sizeof ".c" > PATH_MAX || strlen(dir) + sizeof "/meson.build" > PATH_MAX)
+		return alloclab_usage_error("new", "the folder's name is too long for the files in it (%zu bytes)",
+					    strlen(dir));
 	if (mkdir(dir, 0777) != 0)
 		return alloclab_usage_error("new", "cannot make %s: %s", dir,
 					    errno == EEXIST ? "it exists (alloclab new replaces nothing)" : strerror(errno));
@@ -182,7 +189,7 @@ int alloclab_cmd_new(int argc, char **argv)
 	snprintf(c_name, sizeof c_name, "%s.c", name);
 	out_names[0] = c_name;
 	for (int k = 0; k < 3; k++) {
-		char src[4200], dst[4200];
+		char src[4200], dst[PATH_MAX + 16];
 		snprintf(src, sizeof src, "%s/%s%s", template_dir(), files[k][0], k == 0 ? ".c" : ".in");
 		snprintf(dst, sizeof dst, "%s/%s", dir, out_names[k]);
 		char *text = read_all(src), *done = text ? substitute(text, subs) : NULL;
@@ -190,20 +197,27 @@ int alloclab_cmd_new(int argc, char **argv)
 		char *again = done ? substitute(done, subs) : NULL;
 		free(text);
 		free(done);
-		if (again == NULL) {
-			fprintf(stderr, "alloclab: cannot read the template %s (is alloclab installed whole?)\n", src);
+		if (again == NULL || write_new(dst, again, err, sizeof err) != 0) {
+			if (again == NULL)
+				fprintf(stderr, "alloclab: cannot read the template %s (is alloclab installed whole?)\n", src);
+			else
+				fprintf(stderr, "alloclab: %s\n", err);
 			free(again);
-			return 2;
-		}
-		if (write_new(dst, again, err, sizeof err) != 0) {
-			fprintf(stderr, "alloclab: %s\n", err);
-			free(again);
+			/* Nothing half-made stays: what this command wrote goes. */
+			for (int w = 0; w < k; w++) {
+				snprintf(dst, sizeof dst, "%s/%s", dir, out_names[w]);
+				unlink(dst);
+			}
+			rmdir(dir);
 			return 2;
 		}
 		free(again);
 	}
-	printf("wrote %s/: %s, meson.build, README.md (template %s)\n"
-	       "next: cd %s && meson setup build && ninja -C build && alloclab check --level %s ./build/%s.so\n",
-	       dir, c_name, templates[t].name, dir, templates[t].level, name);
+	char shown[PATH_MAX];
+	alloclab_printable(dir, shown, sizeof shown);
+	printf("wrote %s/: %s, meson.build, README.md (template %s)\nnext: cd ", shown, c_name, templates[t].name);
+	alloclab_shell_word(stdout, dir);
+	printf(" && meson setup build && ninja -C build && alloclab check --level %s ./build/%s.so\n", templates[t].level,
+	       name);
 	return 0;
 }

@@ -7,6 +7,8 @@
 #include "helpers.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +131,32 @@ Test(course, bad_input_is_refused_with_one_line)
 	sprintf(x, "%s/x", dir);
 	cr_expect_null(read_file(x));
 	free(x);
+
+	/* A folder whose files' paths would pass PATH_MAX: refused before
+	 * anything is made, so that nothing half-made refuses the next try. */
+	char rel[4200] = "";
+	for (int level = 0; level < 16; level++) {
+		strcat(rel, level ? "/" : "");
+		memset(rel + strlen(rel), 'a', 250);
+		rel[level * 251 + 250] = '\0';
+		char *abs = path_in(dir, rel);
+		cr_assert_eq(mkdir(abs, 0755), 0, "%s", strerror(errno));
+	}
+	strcat(rel, "/");
+	memset(rel + strlen(rel), 'b', 70);
+	rel[16 * 251 + 70] = '\0';
+	r = run_alloclab(dir, (const char *const[]){"new", "plugin", "long", rel, NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cmd_result_free(&r);
+	struct stat st;
+	cr_expect_neq(stat(path_in(dir, rel), &st), 0, "a half-made folder was left");
+
+	/* The command it suggests is pasteable: the folder is one word. */
+	r = run_alloclab(dir, (const char *const[]){"new", "plugin", "q", "d $(id)", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "cd 'd $(id)' && "), "%s", r.out);
+	cmd_result_free(&r);
 }
 
 #include "profile.h"

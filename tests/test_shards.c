@@ -145,8 +145,21 @@ Test(shards, merge_puts_them_together_and_refuses_what_is_not_one_plan, .timeout
 	run_shard(dir, "2/3", "s2.json");
 	run_shard(dir, "3/3", "s3.json");
 
-	struct cmd_result r = run_alloclab(dir, (const char *const[]){"merge", "-o", "m.json", "s3.json", "s1.json",
+	/* -o naming one of the shards (by another path too) would lose it. */
+	char *before = read_file(path_in(dir, "s1.json"));
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"merge", "-o", "./s1.json", "s3.json", "s1.json",
 								      "s2.json", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "one of the shards"), "%s", r.err);
+	cmd_result_free(&r);
+	char *after = read_file(path_in(dir, "s1.json"));
+	cr_expect(before && after && strcmp(before, after) == 0, "the shard was replaced");
+	r = run_alloclab(dir, (const char *const[]){"merge", "-o", "m.json", "s3.json", "s1.json", "./s3.json", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "given twice"), "%s", r.err);
+	cmd_result_free(&r);
+
+	r = run_alloclab(dir, (const char *const[]){"merge", "-o", "m.json", "s3.json", "s1.json", "s2.json", NULL});
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cmd_result_free(&r);
 	struct alloclab_results *m = load_results(dir, "m.json");
