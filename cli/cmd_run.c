@@ -11,6 +11,7 @@
 #include "run/runner.h"
 #include "worker/worker.h"
 #include "measure/latency.h"
+#include "process/child.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -157,6 +158,11 @@ static void free_plugin_args(struct alloclab_run_config *cfg)
 /* What the command line asks for beside the configuration itself. */
 struct run_args {
 	double timeout;
+	/* The -w texts, parsed once every option is known: a pyperf file is
+	 * run once while its text is parsed, under --timeout wherever that
+	 * stands on the line. */
+	const char *workloads[ALLOCLAB_MAX_MATRIX];
+	unsigned nworkloads;
 	const char *words_file;
 	int slice_set, warm_set;
 	int unpaired;
@@ -228,7 +234,12 @@ static int take_option(int opt, char **argv, struct alloclab_run_config *cfg, st
 
 	switch (opt) {
 	case 'p': rc = add_plugin(optarg, cfg); break;
-	case 'w': rc = add_workload(optarg, cfg); break;
+	case 'w':
+		if (a->nworkloads == ALLOCLAB_MAX_MATRIX)
+			rc = alloclab_usage_error("run", "more than %d workloads", ALLOCLAB_MAX_MATRIX);
+		else
+			a->workloads[a->nworkloads++] = optarg;
+		break;
 	case 't': rc = parse_threads(optarg, cfg); break;
 	case 'n':
 		if (strcmp(optarg, "auto") == 0)
@@ -380,6 +391,12 @@ int alloclab_cmd_run(int argc, char **argv)
 		}
 		rc = take_option(opt, argv, &cfg, &a);
 	}
+	/* From here a child may run the user's code (a pyperf file found out):
+	 * an interrupt ends it whole, and so does the run's deadline. */
+	alloclab_catch_interrupts();
+	alloclab_set_plan_step_timeout(a.timeout);
+	for (unsigned i = 0; rc == 0 && i < a.nworkloads; i++)
+		rc = add_workload(a.workloads[i], &cfg);
 	if (rc == 0)
 		rc = check_options(argc, argv, &cfg, &a);
 	if (rc == 0)

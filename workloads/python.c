@@ -529,7 +529,7 @@ static void python_print_cell(const struct alloclab_cell *cell, FILE *out)
  * discover() on the file or folder, the list written as JSON on fd 3. */
 struct discovery {
 	const char *path, *args, *lib_dir;
-	double scale;
+	double scale, timeout_s; /* timeout_s: each file's */
 };
 
 static int discovery_child(void *arg, int fd)
@@ -539,10 +539,10 @@ static int discovery_child(void *arg, int fd)
 		"import json, os, sys\n"
 		"sys.path.insert(0, sys.argv[1])\n"
 		"import alloclab_harness\n"
-		"found = alloclab_harness.discover(sys.argv[2], float(sys.argv[3]), sys.argv[4:])\n"
+		"found = alloclab_harness.discover(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5:])\n"
 		"with os.fdopen(3, 'w') as out:\n"
 		"    json.dump(found, out)\n";
-	char scale[32], *argv[MAX_ARGS + 8], *words = strdup(d->args), *save = NULL;
+	char scale[32], timeout[32], *argv[MAX_ARGS + 9], *words = strdup(d->args), *save = NULL;
 	unsigned n = 0;
 
 	if (fd == 3 ? fcntl(fd, F_SETFD, 0) != 0 : dup2(fd, 3) < 0)
@@ -555,16 +555,20 @@ static int discovery_child(void *arg, int fd)
 	argv[n++] = (char *)d->lib_dir;
 	argv[n++] = (char *)d->path;
 	argv[n++] = scale;
-	for (char *w = words ? strtok_r(words, " ", &save) : NULL; w && n < MAX_ARGS + 7; w = strtok_r(NULL, " ", &save))
+	snprintf(timeout, sizeof timeout, "%.17g", d->timeout_s);
+	argv[n++] = timeout;
+	for (char *w = words ? strtok_r(words, " ", &save) : NULL; w && n < MAX_ARGS + 8; w = strtok_r(NULL, " ", &save))
 		argv[n++] = w;
 	argv[n] = NULL;
 	execv(ALLOCLAB_PYTHON_PROGRAM, argv);
 	return 3;
 }
 
-/* How long a file may take to run once: its set-up, as pyperf's main
- * process runs it. */
-#define DISCOVERY_TIMEOUT_S 600
+/* Each file runs once, as pyperf's main process runs it, for at most the
+ * run's --timeout (alloclab_plan_step_timeout); the harness ends a file
+ * at its deadline. The whole discovery's own deadline, a backstop: a file
+ * and some seconds, or a folder of up to FOLDER_FILES_BUDGET files. */
+#define FOLDER_FILES_BUDGET 60
 
 static int python_expand(const struct alloclab_params *p, struct alloclab_params *out, unsigned max, unsigned *n,
 			 char *err, size_t err_len)
@@ -582,8 +586,10 @@ static int python_expand(const struct alloclab_params *p, struct alloclab_params
 	if (stat(p->text[P_PYPERF], &st) != 0)
 		return check_file("pyperf", p->text[P_PYPERF], err, err_len);
 	snprintf(libs, sizeof libs, "%s/lib", data_dir());
-	struct discovery d = {p->text[P_PYPERF], p->text[P_ARGS], libs, (double)p->v[P_SCALE] / 100.0};
-	if (alloclab_child_run(discovery_child, &d, DISCOVERY_TIMEOUT_S, &res, err, err_len) != 0)
+	struct discovery d = {p->text[P_PYPERF], p->text[P_ARGS], libs, (double)p->v[P_SCALE] / 100.0,
+			      alloclab_plan_step_timeout()};
+	const double deadline_s = S_ISDIR(st.st_mode) ? d.timeout_s * FOLDER_FILES_BUDGET : d.timeout_s + 10;
+	if (alloclab_child_run(discovery_child, &d, deadline_s, &res, err, err_len) != 0)
 		return -1;
 	json_t *found = res.exited && res.exit_code == 0 ? json_loads(res.output, 0, NULL) : NULL, *e;
 	if (!json_is_array(found) || json_array_size(found) == 0) {
@@ -593,7 +599,7 @@ static int python_expand(const struct alloclab_params *p, struct alloclab_params
 				 ? "no benchmark found (a folder holds *.py files, */run_benchmark.py or pyperformance's MANIFEST)"
 				 : "no benchmark found");
 		else
-			alloclab_child_describe(&res, DISCOVERY_TIMEOUT_S, why, sizeof why);
+			alloclab_child_describe(&res, deadline_s, why, sizeof why);
 		snprintf(err, err_len, "workload 'python': pyperf=%s: %s%s%.300s", d.path, why, printed ? ": " : "",
 			 printed ? printed : "");
 		free(printed);

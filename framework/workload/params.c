@@ -392,3 +392,13 @@ int alloclab_workload_role_index(const struct alloclab_workload *w, enum allocla
 			return (int)i;
 	return -1;
 }
+
+static double plan_step_timeout_s = ALLOCLAB_PLAN_STEP_TIMEOUT_S;
+
+void alloclab_set_plan_step_timeout(double seconds)
+{
+	if (seconds > 0)
+		plan_step_timeout_s = seconds;
+}
+
+double alloclab_plan_step_timeout(void) { return plan_step_timeout_s; }

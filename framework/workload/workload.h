@@ -333,6 +333,15 @@ struct alloclab_workload_spec {
 /* Every parameter at its default. */
 void alloclab_params_defaults(const struct alloclab_workload *w, struct alloclab_params *p);
 
+/* How long a step that runs someone else's code while the plan is made
+ * (a pyperf file run once to find its benchmarks, by expand) may take for
+ * each file: the command's --timeout, set before it parses workloads, or
+ * ALLOCLAB_PLAN_STEP_TIMEOUT_S (a worker's default deadline) where it
+ * sets none. */
+#define ALLOCLAB_PLAN_STEP_TIMEOUT_S 120.0
+void alloclab_set_plan_step_timeout(double seconds);
+double alloclab_plan_step_timeout(void);
+
 /*
  * Parses "key=value,..." (the part after "name:") over w's defaults. A
  * value may be a list "a+b+c": the spec then expands to one entry per

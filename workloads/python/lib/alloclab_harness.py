@@ -15,8 +15,10 @@ kind:
            line (args) and this folder's pyperf module, which records what
            it asks Runner to measure; `task` picks the one measured
 
-discover(path, scale, args) lists every benchmark of a pyperf file or
-folder (pyperformance's MANIFEST included), as the runner plans the cells.
+discover(path, scale, timeout, args) lists every benchmark of a pyperf
+file or folder (pyperformance's MANIFEST included), as the runner plans
+the cells, each file run once in a process of its own for at most
+timeout seconds.
 """
 
 import os
@@ -25,6 +27,26 @@ import sys
 import threading
 
 from alloclab_errors import NotApplicable, missing_module  # noqa: F401 (the worker looks them up here)
+
+
+def _read_regular(path, limit=1 << 20):
+    """A metadata file's bytes, read only when it is a regular file of at
+    most limit bytes: a FIFO named as a MANIFEST or a pyproject.toml
+    would block the plan for ever, a device would never end."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(0, "not a regular file (a FIFO, a device or a folder)")
+        if st.st_size > limit:
+            raise OSError(0, "larger than %d bytes" % limit)
+        os.set_blocking(fd, True)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read(limit + 1)
+    finally:
+        os.close(fd)
 
 
 def _run_file(path, scale, run_name):
@@ -176,8 +198,7 @@ def _pyperformance_entries(folder):
     manifest = os.path.join(folder, "MANIFEST")
     rows, section = [], None
     try:
-        with open(manifest, encoding="utf-8") as f:
-            lines = f.read().splitlines()
+        lines = _read_regular(manifest).decode("utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
         raise ManifestError("%s: cannot be read: %s" % (manifest, e)) from None
     for number, line in enumerate(lines, 1):
@@ -196,8 +217,7 @@ def _pyperformance_entries(folder):
 
     def load_meta(path, depth=0):
         try:
-            with open(path, "rb") as f:
-                meta = tomllib.load(f).get("tool", {}).get("pyperformance", {})
+            meta = tomllib.loads(_read_regular(path).decode("utf-8")).get("tool", {}).get("pyperformance", {})
         except OSError as e:
             raise ValueError("%s: cannot be read: %s" % (path, e.strerror or e)) from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError, AttributeError) as e:
@@ -262,7 +282,82 @@ def _files_of(path, args):
     return [(f, list(args), None, None) for f in files]
 
 
-def discover(path, scale, args):
+def _die_with_parent(parent):
+    """A forked child dies with the process that forked it, however that
+    ends (Linux's parent-death signal): no file's loop outlives a killed
+    alloclab."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(3)
+
+
+def _run_one(f, a, manifest_name, scale, timeout):
+    """Runs one file once in a child (its own process group, dying with
+    this process): (what it found as JSON text, None), or (None, why).
+    The child's pipe is read until the child itself has ended, never to
+    its end: a daemon the file started may hold it open for ever."""
+    import json
+    import select
+    import signal
+    import time
+
+    r, w = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.setpgid(0, 0)
+            _die_with_parent(parent)
+            found = _discover_one(f, a, manifest_name, scale)
+        except BaseException as e:  # noqa: B902 (the child never returns)
+            found = [{"file": f, "args": a, "name": manifest_name, "error": repr(e)[:400], "not_applicable": False}]
+        with os.fdopen(w, "w") as pipe:
+            json.dump(found, pipe)
+        os._exit(0)
+    os.close(w)
+    try:
+        os.setpgid(pid, pid)
+    except OSError:
+        pass  # it has already made its group, or already ended
+    os.set_blocking(r, False)
+    chunks, ended, deadline = [], False, time.monotonic() + timeout
+    while not ended:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        ready = select.select([r], [], [], min(left, 0.05))[0]
+        ended = os.waitpid(pid, os.WNOHANG)[0] == pid
+        while ready or ended:
+            try:
+                chunk = os.read(r, 1 << 16)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    os.close(r)
+    if not ended:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        os.waitpid(pid, 0)
+        return None, "timed out after %g s, run once to find its benchmarks (--timeout)" % timeout
+    try:
+        os.killpg(pid, signal.SIGKILL)  # what it left running in its group
+    except OSError:
+        pass
+    return b"".join(chunks).decode("utf-8", "replace"), None
+
+
+def discover(path, scale, timeout, args):
     """Every benchmark of pyperf=PATH, found by running each file once as
     pyperf's main process does: [{file, args, task, name}] (a failing or
     not applicable file: [{file, args, error, not_applicable}])."""
@@ -283,26 +378,14 @@ def discover(path, scale, args):
             continue
         # Each file in a process of its own, as each runs in a worker of
         # its own: no module, path or folder of one is seen by the next.
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(r)
+        text, why = _run_one(f, a, manifest_name, scale, timeout)
+        if why is None:
             try:
-                found = _discover_one(f, a, manifest_name, scale)
-            except BaseException as e:  # noqa: B902 (the child never returns)
-                found = [{"file": f, "args": a, "name": manifest_name, "error": repr(e)[:400], "not_applicable": False}]
-            with os.fdopen(w, "w") as pipe:
-                json.dump(found, pipe)
-            os._exit(0)
-        os.close(w)
-        with os.fdopen(r) as pipe:
-            text = pipe.read()
-        os.waitpid(pid, 0)
-        try:
-            out.extend(json.loads(text))
-        except ValueError:
-            out.append({"file": f, "args": a, "name": manifest_name, "error": "it ended the process while it ran",
-                        "not_applicable": False})
+                out.extend(json.loads(text))
+                continue
+            except ValueError:
+                why = "it ended the process while it ran"
+        out.append({"file": f, "args": a, "name": manifest_name, "error": why, "not_applicable": False})
     return out
 
 
