@@ -333,15 +333,11 @@ static int run_gnuplot(const char *tmp, const char *script, char *err, size_t er
 
 static int gif_available(void)
 {
-	FILE *p = popen("echo 'set terminal' | gnuplot 2>&1", "r");
-	char line[256];
-	int found = 0;
-	if (p == NULL)
-		return 0;
-	while (fgets(line, sizeof line, p))
-		if (strstr(line, " gif ") != NULL)
-			found = 1;
-	pclose(p);
+	char *const argv[] = {"sh", "-c", "echo 'set terminal' | gnuplot 2>&1", NULL};
+	char why[ALLOCLAB_ERR_LEN], *said = NULL;
+	int found = alloclab_capture(argv, NULL, 30, 1 << 16, &said, why, sizeof why, NULL, 0) == 0 && said &&
+		    strstr(said, " gif ") != NULL;
+	free(said);
 	return found;
 }
 

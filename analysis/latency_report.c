@@ -36,6 +36,16 @@ static void print_hist(FILE *out, int indent, const char *name, const struct all
 
 void alloclab_latency_table(const struct alloclab_latency *l, int indent, FILE *out)
 {
+	uint64_t timed = 0;
+	for (unsigned op = 0; op < ALLOCLAB_LAT_OPS; op++)
+		timed += l->op[op].count;
+	if (timed == 0) {
+		/* An empty table would read as calls that cost nothing. */
+		fprintf(out, "%*sno call was timed: the run made fewer calls per thread than --latency-every "
+			     "(time fewer, or run longer)\n",
+			indent, "");
+		return;
+	}
 	fprintf(out, "%*s%-13s %12s %9s %9s %9s %9s %9s %9s %9s %9s\n", indent, "", "op", "calls", "p50", "p90", "p99",
 		"p99.9", "p99.99", "max", ">=1us", ">=100us");
 	for (unsigned op = 0; op < ALLOCLAB_LAT_OPS; op++)

@@ -10,6 +10,7 @@
 #include "files/self_exe.h"
 #include "registry.h"
 #include "files/scratch.h"
+#include "process/program.h"
 #include "figures/summary.h"
 #include "figures/pairs.h"
 
@@ -188,6 +189,40 @@ static void write_script(FILE *p, const struct alloclab_figure *fig, const char 
 	fputc('\n', p);
 }
 
+/* How long gnuplot may take over one picture. */
+#define GNUPLOT_TIMEOUT_S 120
+
+/* gnuplot on a script file, supervised (a deadline, ended whole); its
+ * complaint, if any, summed up in one line naming the picture. */
+static int run_gnuplot(const char *script, const char *out, char *err, size_t err_len)
+{
+	char *const argv[] = {"gnuplot", (char *)script, NULL};
+	char why[ALLOCLAB_ERR_LEN], said[600], *printed = NULL;
+	int status = alloclab_capture(argv, NULL, GNUPLOT_TIMEOUT_S, 1 << 16, &printed, why, sizeof why, said,
+				      sizeof said);
+	free(printed);
+	if (status == 0)
+		return 0;
+	if (status < 0)
+		snprintf(err, err_len, "cannot draw %s: %s", out, why);
+	else
+		snprintf(err, err_len, "gnuplot could not draw %s (exit %d)%s%.300s", out, status, said[0] ? ": " : "",
+			 said);
+	return -1;
+}
+
+/* Whether a figure has a point to draw: with none, gnuplot has nothing
+ * to scale and fails; the figure is left out, and said. */
+static int has_points(const struct alloclab_figure *fig)
+{
+	for (size_t s = 0; s < fig->nseries; s++)
+		for (size_t i = 0; i < fig->series[s].n; i++)
+			if (isfinite(fig->series[s].y[i]) &&
+			    (fig->kind == ALLOCLAB_FIGURE_BARS || isfinite(fig->series[s].x[i])))
+				return 1;
+	return 0;
+}
+
 static int draw(const struct alloclab_figure *fig, const char *dir, const char *tmp, char *err, size_t err_len)
 {
 	static const char *const terms[][2] = {
@@ -199,34 +234,38 @@ static int draw(const struct alloclab_figure *fig, const char *dir, const char *
 	if (fig->nseries == 0)
 		return 0;
 	alloclab_safe_file_name(fig->name, name, sizeof name);
+	if (!has_points(fig)) {
+		fprintf(stderr, "alloclab: %s left out: no value to draw\n", name);
+		return 0;
+	}
 	snprintf(data, sizeof data, "%s/%s.dat", tmp, name);
 	if (write_data(fig, data, err, err_len) != 0)
 		return -1;
 	for (size_t t = 0; t < 2; t++) {
-		char out[ALLOCLAB_PATH_PLUS_LEN];
-		FILE *p = popen("gnuplot 2>&1", "w");
-		if (p == NULL) {
-			snprintf(err, err_len, "cannot run gnuplot: %s", strerror(errno));
-			return -1;
-		}
-		char drawn[ALLOCLAB_PATH_PLUS_LEN];
+		char out[ALLOCLAB_PATH_PLUS_LEN], drawn[ALLOCLAB_PATH_PLUS_LEN], script[ALLOCLAB_PATH_PLUS_LEN];
 		/* gnuplot draws in the scratch folder; the picture reaches the
 		 * user's folder under the output policy (output_path.h), so that
 		 * a link or a file of another kind there is never written
 		 * through. */
 		snprintf(drawn, sizeof drawn, "%s/%s.%s", tmp, name, terms[t][1]);
 		snprintf(out, sizeof out, "%s/%s.%s", dir, name, terms[t][1]);
+		snprintf(script, sizeof script, "%s/%s.gp", tmp, name);
+		FILE *p = fopen(script, "w");
+		if (p == NULL) {
+			snprintf(err, err_len, "cannot write %s: %s", script, strerror(errno));
+			return -1;
+		}
 		fprintf(p, "set terminal %s\nset output ", terms[t][0]);
 		alloclab_gnuplot_quote(p, drawn);
 		fputc('\n', p);
 		write_script(p, fig, data);
 		fputs("set output\n", p);
-		int status = pclose(p);
-		if (status != 0) {
-			snprintf(err, err_len, "gnuplot failed drawing %s (status %d)", out, status);
+		if (fclose(p) != 0) {
+			snprintf(err, err_len, "cannot write %s: %s", script, strerror(errno));
 			return -1;
 		}
-		if (alloclab_output_copy(drawn, out, ALLOCLAB_OUTPUT_PICTURE, err, err_len) != 0)
+		if (run_gnuplot(script, out, err, err_len) != 0 ||
+		    alloclab_output_copy(drawn, out, ALLOCLAB_OUTPUT_PICTURE, err, err_len) != 0)
 			return -1;
 	}
 	return 0;

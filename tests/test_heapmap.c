@@ -189,6 +189,8 @@ Test(heapmap, a_regions_op_that_lies_is_refused_naming_the_region, .timeout = 12
 		{"size", "size field is too small"},
 		{"null", "NULL region"},
 		{"fail", "regions op failed"},
+		{"overlap", "without nesting in it"},
+		{"manyblocks", "more blocks in use than it has bytes"},
 	};
 	for (size_t i = 0; i < sizeof lies / sizeof *lies; i++) {
 		char *dir = scratch_dir(), plugin[4300], path[4200];

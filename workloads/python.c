@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE 1
 #include "workload/workload.h"
+#include "base/shell_word.h"
 #include "base/lengths.h"
 
 #include "python/embed.h"
@@ -631,6 +632,16 @@ static int python_expand(const struct alloclab_params *p, struct alloclab_params
 		}
 		if (file == NULL || !json_is_array(args) || task < 0 || task > MAX_TASKS) {
 			snprintf(err, err_len, "workload 'python': pyperf=%s: the harness's list is malformed", d.path);
+			json_decref(found);
+			return -1;
+		}
+		/* A name becomes a row's label on terminals and in exports. */
+		if (!alloclab_shell_word_one_line(file) || (name && !alloclab_shell_word_one_line(name))) {
+			char shown[200];
+			alloclab_printable(name && !alloclab_shell_word_one_line(name) ? name : file, shown, sizeof shown);
+			snprintf(err, err_len, "workload 'python': pyperf=%s: the benchmark '%s' has a control character "
+				 "(an escape sequence?) in its %s", d.path, shown,
+				 name && !alloclab_shell_word_one_line(name) ? "name" : "file name");
 			json_decref(found);
 			return -1;
 		}

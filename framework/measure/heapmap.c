@@ -277,6 +277,10 @@ static const char *region_problem(const struct alloclab_region *r)
 		return "blocks_in_use exceeds its blocks";
 	if (r->block_size && r->blocks_in_use && r->bytes_in_use / r->blocks_in_use > r->bytes)
 		return "its blocks in use are larger than it";
+	/* A block is at least a byte: more blocks than bytes is a count gone
+	 * wrong (a sum of them would wrap). */
+	if (r->blocks_in_use > r->bytes)
+		return "it counts more blocks in use than it has bytes";
 	return NULL;
 }
 
@@ -371,6 +375,31 @@ int alloclab_region_set_take(int (*regions)(void *, alloclab_region_fn, void *),
 			goto bad;
 		}
 	}
+	/* Regions nest (an arena holds its pools, a pool its pages) or are
+	 * apart: one that starts inside another and ends past it is no
+	 * allocator's layout, and would be drawn twice. In address order,
+	 * outer first, the regions still open form a stack. */
+	size_t *open = calloc(l.n + 1, sizeof *open), nopen = 0;
+	if (open == NULL) {
+		snprintf(err, err_len, "out of memory for %zu regions", l.n);
+		goto bad;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		const struct alloclab_region *r = &l.r[i];
+		while (nopen && l.r[open[nopen - 1]].address + l.r[open[nopen - 1]].bytes <= r->address)
+			nopen--;
+		if (nopen && r->address + r->bytes > l.r[open[nopen - 1]].address + l.r[open[nopen - 1]].bytes) {
+			const struct alloclab_region *o = &l.r[open[nopen - 1]];
+			snprintf(err, err_len,
+				 "the plugin's region at 0x%" PRIx64 " (%" PRIu64 " bytes) overlaps the one at 0x%" PRIx64
+				 " (%" PRIu64 " bytes) without nesting in it",
+				 r->address, r->bytes, o->address, o->bytes);
+			free(open);
+			goto bad;
+		}
+		open[nopen++] = i;
+	}
+	free(open);
 	/* Inner: no region starts inside it. In address order (outer first
 	 * at one address) that is the next one. */
 	set->inner = calloc(l.n + 1, sizeof *set->inner);
@@ -634,7 +663,7 @@ static int read_region(const json_t *o, struct alloclab_heap_region *r, char *wh
 	}
 	r->inner = json_is_true(inner);
 	if (r->bytes == 0 || r->bytes > ALLOCLAB_REGION_MAX_BYTES || r->address + r->bytes < r->address ||
-	    r->bytes_in_use > r->bytes ||
+	    r->bytes_in_use > r->bytes || r->blocks_in_use > r->bytes ||
 	    (r->blocks && r->blocks_in_use > r->blocks)) {
 		snprintf(why, why_len, "its counts are not a region's (in use past its size)");
 		return -1;

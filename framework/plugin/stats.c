@@ -43,3 +43,26 @@ int alloclab_stat_digits_exact(const char *digits)
 	snprintf(again, sizeof again, "%llu", n);
 	return errno == 0 && n > (unsigned long long)INT64_MAX && strcmp(again, digits) == 0;
 }
+
+struct stat_guard {
+	alloclab_stat_fn emit;
+	void *arg;
+};
+
+static void guarded_emit(void *arg, const char *name, uint64_t value)
+{
+	const struct stat_guard *g = arg;
+	size_t len = name ? strnlen(name, ALLOCLAB_STAT_NAME_MAX + 1) : 0;
+	if (len == 0 || len > ALLOCLAB_STAT_NAME_MAX)
+		return;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+			return;
+	g->emit(g->arg, name, value);
+}
+
+int alloclab_plugin_stats(const struct alloclab_plugin *ops, void *instance, alloclab_stat_fn emit, void *emit_arg)
+{
+	struct stat_guard g = {emit, emit_arg};
+	return ops->stats(instance, guarded_emit, &g);
+}

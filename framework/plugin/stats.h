@@ -8,6 +8,8 @@
 #ifndef ALLOCLAB_STATS_H
 #define ALLOCLAB_STATS_H
 
+#include "alloclab/plugin.h"
+
 #include <jansson.h>
 #include <stdint.h>
 
@@ -26,5 +28,15 @@ json_t *alloclab_stat_json(uint64_t value);
 /* 1 when digits are a value past INT64_MAX written canonically (the only
  * values kept as digits), else 0. */
 int alloclab_stat_digits_exact(const char *digits);
+
+/* The longest statistic name kept. */
+#define ALLOCLAB_STAT_NAME_MAX 128
+
+/* Calls the plugin's stats op with emit guarded: a name that is NULL,
+ * empty, longer than ALLOCLAB_STAT_NAME_MAX or holds a control character
+ * never reaches emit (the statistic is dropped), so that a plugin's bad
+ * call is its own statistic lost, not the worker crashed and the cell
+ * with it. The op's return value. */
+int alloclab_plugin_stats(const struct alloclab_plugin *ops, void *instance, alloclab_stat_fn emit, void *emit_arg);
 
 #endif

@@ -27,7 +27,11 @@ json_t *alloclab_child_answer(const struct alloclab_child_result *res, const cha
 {
 	json_t *obj;
 
-	if (res->strays) {
+	/* A child the supervisor ended (deadline, memory, flood, interrupt)
+	 * is described by that; what its group still held then was ended with
+	 * it and is no stray of its own. */
+	const int ended_by_us = res->timed_out || res->over_memory || res->flooded || res->interrupted;
+	if (res->strays && !ended_by_us) {
 		snprintf(err, err_len,
 			 "the worker left %u process%s of its own running when it ended (a plugin that forks, or a "
 			 "program's daemon?): killed, and the measurement not kept, for it ran beside it",

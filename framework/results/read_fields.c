@@ -69,6 +69,15 @@ int alloclab_results_get_string(const struct alloclab_results_reader *rd, const 
 	if (strlen(json_string_value(v)) != json_string_length(v))
 		return alloclab_results_bad(rd, where, key, "contains a NUL character");
 	*out = strdup(json_string_value(v));
+	/* Every string any command shows from a file comes through here: a
+	 * control character (an escape sequence's ESC, a line break that
+	 * would forge a line of alloclab's own, a C1 control in UTF-8) is
+	 * shown as '?', never passed to a terminal. */
+	for (unsigned char *c = (unsigned char *)*out; c && *c; c++)
+		if ((*c < 0x20 && *c != '\t') || *c == 0x7f)
+			*c = '?';
+		else if (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f)
+			c[0] = c[1] = '?';
 	return 0;
 }
 

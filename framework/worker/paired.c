@@ -26,6 +26,7 @@
  */
 #define _GNU_SOURCE 1
 #include "worker/internal.h"
+#include "plugin/stats.h"
 #include "worker/slice.h"
 #include "base/rng.h"
 #include "files/self_exe.h"
@@ -280,7 +281,7 @@ static void end_round(struct pair *p, unsigned i, unsigned r)
 			if (p->m[m].alloc.ops.stats) {
 				json_t *all = json_object();
 				alloclab_phase("stats");
-				p->m[m].alloc.ops.stats(p->m[m].alloc.instance, alloclab_worker_collect_stat, all);
+				alloclab_plugin_stats(&p->m[m].alloc.ops, p->m[m].alloc.instance, alloclab_worker_collect_stat, all);
 				p->m[m].stats_live = all;
 			}
 	wait_all(p);
@@ -577,7 +578,7 @@ static void pair_process(struct pair *p, unsigned k, struct alloclab_process *ou
 	mb->stats_live = NULL;
 	if (mb->alloc.ops.stats) {
 		json_t *stats = json_object();
-		if (mb->alloc.ops.stats(mb->alloc.instance, alloclab_worker_collect_stat, stats) == 0)
+		if (alloclab_plugin_stats(&mb->alloc.ops, mb->alloc.instance, alloclab_worker_collect_stat, stats) == 0)
 			out->stats_after_finish = stats;
 		else
 			json_decref(stats);

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE 1
 #include "worker/internal.h"
+#include "plugin/stats.h"
 #include "measure/heapmap.h"
 #include "measure/latency.h"
 #include "measure/measure.h"
@@ -149,10 +150,10 @@ static void round_account(struct worker *w, struct thread_slot *slot, unsigned r
 		alloclab_phase("stats");
 		if (r + 1 == w->rounds) {
 			struct both b = {json_object(), &w->mem[r]};
-			w->alloc.ops.stats(w->alloc.instance, keep_both, &b);
+			alloclab_plugin_stats(&w->alloc.ops, w->alloc.instance, keep_both, &b);
 			w->stats_live = b.all;
 		} else {
-			w->alloc.ops.stats(w->alloc.instance, keep_standard, &w->mem[r]);
+			alloclab_plugin_stats(&w->alloc.ops, w->alloc.instance, keep_standard, &w->mem[r]);
 		}
 	}
 	pthread_barrier_wait(&w->barrier);

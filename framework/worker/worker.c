@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE 1
 #include "worker/internal.h"
+#include "plugin/stats.h"
 #include "memory/self_memory.h"
 #include "plugin/interpose.h"
 #include "base/hash.h"
@@ -370,7 +371,7 @@ static int end_instance(struct worker *w, struct alloclab_process *out, char *er
 	if (w->alloc.ops.stats) {
 		json_t *stats = json_object();
 		alloclab_phase("stats");
-		if (w->alloc.ops.stats(w->alloc.instance, alloclab_worker_collect_stat, stats) == 0)
+		if (alloclab_plugin_stats(&w->alloc.ops, w->alloc.instance, alloclab_worker_collect_stat, stats) == 0)
 			out->stats_after_finish = stats;
 		else
 			json_decref(stats);
