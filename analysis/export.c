@@ -56,6 +56,57 @@ static json_t *meta_string(const char *s)
 	return alloclab_json_text(k ? buf : "-");
 }
 
+/* The parameters in which params differs from other's, as "k=v,k=v" into
+ * out ("" when none). */
+static void differing_params(const json_t *params, const json_t *other, char *out, size_t len)
+{
+	const char *key;
+	const json_t *v;
+	size_t used = 0;
+	out[0] = '\0';
+	json_object_foreach((json_t *)params, key, v)
+	{
+		const json_t *o = json_object_get(other, key);
+		if (o && json_equal(v, o))
+			continue;
+		char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		int n = snprintf(out + used, len - used, "%s%s=%s", used ? "," : "", key,
+				 json_is_string(v) ? json_string_value(v) : text ? text : "?");
+		free(text);
+		if (n < 0 || (size_t)n >= len - used) {
+			out[used] = '\0';
+			return;
+		}
+		used += (size_t)n;
+	}
+}
+
+/* A benchmark's name as pyperf will read it (meta_string's), unique in the
+ * suite: pyperf refuses two benchmarks of one name, and two rows can meet
+ * in one (two files of a folder that register the same name, as
+ * pyperformance's benchmarks can). The second of a name takes the
+ * parameters it differs in ("btree [pyperf=bm/b.py]", as pyperformance
+ * names a variant by what sets it apart), then a number. Recorded in used
+ * (name -> the parameters of its row). */
+static json_t *unique_name(json_t *used, const char *name, const json_t *params)
+{
+	char alt[2400], diff[600];
+	json_t *s = meta_string(name);
+	const json_t *holder;
+	for (unsigned k = 1; (holder = json_object_get(used, json_string_value(s))) != NULL; k++) {
+		json_decref(s);
+		if (k == 1)
+			differing_params(params, holder, diff, sizeof diff);
+		if (k == 1 && diff[0])
+			snprintf(alt, sizeof alt, "%.900s [%s]", name, diff);
+		else /* short enough that meta_string keeps the number */
+			snprintf(alt, sizeof alt, "%.900s #%u", name, k);
+		s = meta_string(alt);
+	}
+	json_object_set(used, json_string_value(s), params ? (json_t *)params : json_null());
+	return s;
+}
+
 /* "2026-12-01T14:10:00Z" as pyperf writes dates: "2026-12-01 14:10:00". */
 static json_t *pyperf_date(const char *iso)
 {
@@ -93,6 +144,7 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 	}
 	names = calloc(n + 1, sizeof *names);
 	alloclab_row_names(cells, n, 0, names);
+	json_t *used = json_object();
 	for (size_t i = 0; i < n; i++) {
 		const struct alloclab_cell *c = cells[i];
 		int counts = alloclab_metric_deterministic(c->metric);
@@ -156,7 +208,7 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 				json_decref(warmups);
 			json_array_append_new(runs, run);
 		}
-		json_t *meta = json_pack("{s:o,s:s,s:o,s:o,s:o,s:i}", "name", meta_string(name), "unit",
+		json_t *meta = json_pack("{s:o,s:s,s:o,s:o,s:o,s:i}", "name", unique_name(used, name, c->params), "unit",
 					 counts ? "integer" : "second", "alloclab_plugin", meta_string(label),
 					 "alloclab_workload", meta_string(c->workload), "alloclab_params",
 					 meta_string(params && strcmp(params, "{}") != 0 ? params : "-"), "threads",
@@ -174,6 +226,7 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 	}
 	free(names);
 	free(cells);
+	json_decref(used);
 	json_t *suite_meta = json_pack("{s:o}", "alloclab_version",
 				       meta_string(json_string_value(json_object_get(r->metadata, "alloclab_version"))
 							   ? json_string_value(json_object_get(r->metadata, "alloclab_version"))

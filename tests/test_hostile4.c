@@ -91,3 +91,52 @@ Test(hostile4, a_benchmark_name_with_an_escape_is_shown_harmless, .timeout = 120
 	cr_expect(strstr(r.out, "x?[31mred") && !has_control(r.out), "%s", r.out);
 	cmd_result_free(&r);
 }
+
+/* A descriptor whose struct_size ends inside a pointer is refused, not
+ * half copied. */
+Test(hostile4, a_descriptor_cut_inside_a_pointer_is_refused, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", test_plugin("cut_descriptor"), "-w", "churn",
+								      "-o", "c.json", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "ends inside a member") && count_lines(r.err) == 1, "%s", r.err);
+	cmd_result_free(&r);
+	cr_expect_null(read_file(path_in(dir, "c.json")));
+}
+
+/* ALLOCLAB_SELF from the environment that names another program is not
+ * believed: the workers are this alloclab. */
+Test(hostile4, alloclab_self_naming_another_program_is_ignored, .timeout = 60)
+{
+	char *dir = scratch_dir(), *fake = path_in(dir, "not-alloclab");
+	char script[8400];
+	snprintf(script, sizeof script, "#!/bin/sh\ntouch '%s/it-ran'\nexit 3\n", dir);
+	FILE *f = fopen(fake, "w");
+	fputs(script, f);
+	fclose(f);
+	chmod(fake, 0755);
+	setenv("ALLOCLAB_SELF", fake, 1);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "churn:ops=2000", "-t", "1",
+								      "-n", "1", "-v", "1", "--no-check", "-o", "s.json", "-q",
+								      NULL});
+	unsetenv("ALLOCLAB_SELF");
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	cr_expect_null(read_file(path_in(dir, "it-ran")), "the workers ran ALLOCLAB_SELF's program");
+}
+
+/* A word list in /proc says it is empty (st_size 0) and holds text: it is
+ * read to its end. */
+Test(hostile4, a_word_list_in_proc_is_read_to_its_end, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w",
+								      "unicode:text=/proc/self/status,rounds=1", "-t", "1", "-n",
+								      "1", "-v", "1", "--no-check", "-o", "u.json", "-q", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "u.json");
+	cr_expect_eq(res->cells[0].status, ALLOCLAB_CELL_OK, "%s", res->cells[0].message ? res->cells[0].message : "");
+	alloclab_results_free(res);
+}

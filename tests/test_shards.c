@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define PLAN "-p", "system", "-p", "mimalloc", "-w", "churn:ops=5000", "-t", "1", "-n", "6", "-v", "2", "--no-check", "-q"
 
@@ -391,6 +392,38 @@ Test(export, pyperf_and_csv_follow_their_formats, .timeout = 120)
 	cr_expect(strstr(r.err, "no measured cell of plugin nosuch"), "%s", r.err);
 	cmd_result_free(&r);
 	cr_expect_null(read_file(path_in(dir, "n.json")));
+}
+
+/* Two rows of one name (two files of a folder that register the same
+ * benchmark name, as pyperformance's do): pyperf refuses a suite with a
+ * name twice, so the export tells them apart. */
+Test(export, every_pyperf_name_is_unique, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	mkdir(path_in(dir, "bm"), 0755);
+	for (int i = 0; i < 2; i++) {
+		FILE *f = fopen(path_in(dir, i ? "bm/b.py" : "bm/a.py"), "w");
+		fprintf(f, "import pyperf\npyperf.Runner().bench_func('btree', lambda: [None] * %d)\n", 10 + i);
+		fclose(f);
+	}
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "python:pyperf=bm", "-t", "1",
+								      "-n", "2", "-v", "1", "--no-check", "-o", "b.json", "-q",
+								      NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"export", "-f", "pyperf", "b.json", "-o", "b.pyperf.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	json_t *doc = json_load_file(path_in(dir, "b.pyperf.json"), 0, NULL);
+	cr_assert_not_null(doc);
+	json_t *list = json_object_get(doc, "benchmarks");
+	cr_assert_eq(json_array_size(list), 2);
+	const char *a = json_string_value(json_object_get(json_object_get(json_array_get(list, 0), "metadata"), "name"));
+	const char *b = json_string_value(json_object_get(json_object_get(json_array_get(list, 1), "metadata"), "name"));
+	cr_assert(a && b);
+	cr_expect_str_neq(a, b, "two benchmarks named %s", a);
+	cr_expect(strstr(a, "btree") && strstr(b, "btree"), "%s / %s", a, b);
+	json_decref(doc);
 }
 
 Test(slurm, scripts_are_written_and_arguments_checked_without_a_cluster, .timeout = 60)

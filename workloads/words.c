@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The largest word list read (a list of every word of a language is a few
+ * MiB). */
+#define MAX_TEXT_BYTES (256 << 20)
+
 int unicode_read_text(const char *path, struct word_list *out, char *err, size_t err_len)
 {
 	char why[128];
@@ -23,22 +27,38 @@ int unicode_read_text(const char *path, struct word_list *out, char *err, size_t
 		snprintf(err, err_len, "workload 'unicode': text file %s: %s", path, why);
 		return -1;
 	}
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	if (len <= 0) {
-		fclose(f);
-		snprintf(err, err_len, "workload 'unicode': text file %s is empty; give text=FILE with some words", path);
-		return -1;
+	/* Read to the end, not to the size the file claims: a file of /proc
+	 * says 0 and holds text. */
+	size_t got = 0, room = 1 << 16;
+	buf = malloc(room + 1);
+	for (size_t n; buf && (n = fread(buf + got, 1, room - got, f)) > 0;) {
+		got += n;
+		if (got == room) {
+			char *grown = room < MAX_TEXT_BYTES ? realloc(buf, room * 2 + 1) : NULL;
+			if (grown == NULL) {
+				fclose(f);
+				free(buf);
+				snprintf(err, err_len, "workload 'unicode': text file %s is larger than %d MiB", path,
+					 MAX_TEXT_BYTES >> 20);
+				return -1;
+			}
+			buf = grown;
+			room *= 2;
+		}
 	}
-	buf = malloc((size_t)len + 1);
-	if (buf == NULL || fread(buf, 1, (size_t)len, f) != (size_t)len) {
+	if (buf == NULL || ferror(f)) {
 		fclose(f);
 		free(buf);
 		snprintf(err, err_len, "workload 'unicode': cannot read text file %s", path);
 		return -1;
 	}
 	fclose(f);
+	len = (long)got;
+	if (len == 0) {
+		free(buf);
+		snprintf(err, err_len, "workload 'unicode': text file %s is empty; give text=FILE with some words", path);
+		return -1;
+	}
 	buf[len] = '\0';
 	for (long i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)buf[i];

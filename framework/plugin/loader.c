@@ -311,6 +311,14 @@ int alloclab_plugin_load_flags(const char *spec, int dlopen_flags, struct allocl
 		dlclose(handle);
 		return -1;
 	}
+	/* Every member from create on is a pointer: a size that ends inside
+	 * one would copy half of it, a pointer into nowhere. */
+	if (theirs->struct_size % sizeof(void *) != 0) {
+		snprintf(err, err_len, "%s: descriptor struct_size %u ends inside a member (not a multiple of %zu)", path,
+			 theirs->struct_size, sizeof(void *));
+		dlclose(handle);
+		return -1;
+	}
 	/* A newer plugin's extra ops are ignored; an older one's missing ops
 	 * stay NULL. */
 	memcpy(&out->desc, theirs,

@@ -103,6 +103,12 @@ static int read_value(const struct alloclab_results_reader *rd, const json_t *ob
 	if (!isfinite(v->per_op) || v->per_op <= 0)
 		return alloclab_results_bad(rd, where, metric, "%g is not a finite positive %s", v->per_op,
 			   alloclab_metric_deterministic(metric) ? "count" : "time");
+	/* A value is a whole count (ns, instructions) over at most 2^64
+	 * operations: less than 2^-64 of a unit is no measurement (and would
+	 * vanish in a conversion, 5e-324 ns as 0 s). */
+	if (v->per_op < 0x1p-64)
+		return alloclab_results_bad(rd, where, metric, "%g is below one unit over 2^64 operations: no measurement gives it",
+					    v->per_op);
 	{
 		static const char *const keys[] = {K_D1_MISSES_PER_OP, K_LL_MISSES_PER_OP};
 		double *dst[] = {&v->d1_misses_per_op, &v->ll_misses_per_op};
