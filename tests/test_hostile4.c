@@ -140,3 +140,16 @@ Test(hostile4, a_word_list_in_proc_is_read_to_its_end, .timeout = 60)
 	cr_expect_eq(res->cells[0].status, ALLOCLAB_CELL_OK, "%s", res->cells[0].message ? res->cells[0].message : "");
 	alloclab_results_free(res);
 }
+
+/* A plugin that ends the process in a constructor is named, with the
+ * step. */
+Test(hostile4, a_plugin_that_exits_while_loading_is_named, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", test_plugin("exit_in_constructor"), "-w",
+								      "churn", "-o", "x.json", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "exit_in_constructor") && strstr(r.err, "while being loaded") && count_lines(r.err) == 1,
+		  "%s", r.err);
+	cmd_result_free(&r);
+}

@@ -11,7 +11,7 @@
 static const char *plugin_step(const char *phase)
 {
 	static const char *const steps[][2] = {
-		{"load", "while being loaded (dlopen and its constructors)"}, {"create", "in create"},
+		{"load", "while being loaded (dlopen, its constructors or its entry function)"}, {"create", "in create"},
 		{"thread_attach", "in thread_attach"},               {"thread_detach", "in thread_detach"},
 		{"stats", "in stats"},                               {"destroy", "in destroy"},
 		{"trim", "in trim"},
@@ -46,6 +46,10 @@ json_t *alloclab_child_answer(const struct alloclab_child_result *res, const cha
 				return obj;
 			snprintf(err, err_len, "%s", json_is_string(e) ? json_string_value(e) : "failed without saying why");
 			*not_applicable = json_is_true(json_object_get(obj, "not_applicable"));
+		} else if (plugin && plugin_step(res->phase)) {
+			/* exit() in a constructor or an op: the plugin's doing. */
+			snprintf(err, err_len, "plugin '%s' ended the worker (exit status %d) %s, before it could answer",
+				 plugin, res->exit_code, plugin_step(res->phase));
 		} else {
 			snprintf(err, err_len,
 				 "worker exited with status %d but wrote no result (something in it ended the process%s%s)",
