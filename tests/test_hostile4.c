@@ -153,3 +153,16 @@ Test(hostile4, a_plugin_that_exits_while_loading_is_named, .timeout = 60)
 		  "%s", r.err);
 	cmd_result_free(&r);
 }
+
+/* A plugin that closes the worker's descriptors (its answer pipe among
+ * them) is named as having done so. */
+Test(hostile4, a_plugin_that_closes_the_workers_descriptors_is_named, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", test_plugin("close_fds"), "-w", "churn",
+								      "-o", "x.json", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "close_fds") && strstr(r.err, "closed the worker's descriptors") && count_lines(r.err) == 1,
+		  "%s", r.err);
+	cmd_result_free(&r);
+}

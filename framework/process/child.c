@@ -565,8 +565,13 @@ int alloclab_child_send_json(int fd, json_t *obj)
 		ssize_t n = write(fd, text + off, len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) {
+			/* Closed under us: by a plugin that closes descriptors it
+			 * does not own. The phase page still reaches the parent. */
+			if (n < 0 && errno == EBADF)
+				alloclab_phase(ALLOCLAB_PHASE_ANSWER_CLOSED);
 			break;
+		}
 		off += (size_t)n;
 	}
 	free(text);

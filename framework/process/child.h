@@ -111,6 +111,8 @@ void alloclab_child_result_free(struct alloclab_child_result *res);
  * 1 when obj reports an "error", 3 when the write failed.
  */
 int alloclab_child_send_json(int fd, json_t *obj);
+/* The step a child marks when its answer's descriptor was found closed. */
+#define ALLOCLAB_PHASE_ANSWER_CLOSED "answer: its descriptor was closed"
 
 /* One line describing how a child ended when it did not succeed:
  * "timed out after 10 s", "killed by signal 11 (Segmentation fault)",

@@ -38,6 +38,12 @@ json_t *alloclab_child_answer(const struct alloclab_child_result *res, const cha
 			 res->strays, res->strays == 1 ? "" : "es");
 		return NULL;
 	}
+	if (res->exited && strcmp(res->phase, ALLOCLAB_PHASE_ANSWER_CLOSED) == 0) {
+		snprintf(err, err_len, "%s%s%sclosed the worker's descriptors, so its answer could not be sent (a plugin "
+			 "must close only descriptors it opened)", plugin ? "plugin '" : "", plugin ? plugin : "",
+			 plugin ? "' " : "something in the worker ");
+		return NULL;
+	}
 	if (res->exited && !res->flooded && (res->exit_code == 0 || res->exit_code == 1)) {
 		obj = json_loads(res->output, JSON_REJECT_DUPLICATES, NULL);
 		if (json_is_object(obj)) {
