@@ -396,12 +396,15 @@ static void finish_census(void)
 	nested--;
 }
 
-static void start_census(const char *path)
+/* anon_before_kib: the process's anonymous memory before the plugin was
+ * loaded, the program's own start (an allocator's start-up, its arenas
+ * and tables, is part of what it costs, not the program's). */
+static void start_census(const char *path, unsigned long anon_before_kib)
 {
 	census_path = boot_alloc(strlen(path) + 1, 16);
 	strcpy(census_path, path);
 	census_pid = getpid();
-	census_anon_kib = anon_kib_now();
+	census_anon_kib = anon_before_kib;
 	if (alloclab_census_install(&alloc, census_peak) != 0)
 		fatal("cannot map the census's table", NULL);
 	atexit(finish_census);
@@ -490,6 +493,8 @@ static void load_plugin(void)
 	const char *env = getenv("ALLOCLAB_PRELOAD_PLUGIN"), *record = getenv("ALLOCLAB_PRELOAD_RECORD");
 	const char *gil = getenv("ALLOCLAB_PRELOAD_GIL");
 
+	/* Before any allocator serves the program: the census's baseline. */
+	const unsigned long anon_before_kib = anon_kib_now();
 	void *sym = dlsym(RTLD_NEXT, "malloc_usable_size");
 	memcpy(&libc_usable, &sym, sizeof sym);
 	if (env == NULL || env[0] == '\0')
@@ -536,7 +541,7 @@ static void load_plugin(void)
 	 * serve. */
 	const char *census = getenv("ALLOCLAB_PRELOAD_CENSUS");
 	if (census && census[0])
-		start_census(census);
+		start_census(census, anon_before_kib);
 	const char *latency = getenv("ALLOCLAB_PRELOAD_LATENCY");
 	if (latency && latency[0])
 		start_latency(latency);

@@ -522,3 +522,29 @@ Test(memory, a_crash_in_trim_names_the_plugin_and_the_step, .timeout = 60)
 	cr_expect_eq(res->cells[1].status, ALLOCLAB_CELL_OK);
 	alloclab_results_free(res);
 }
+
+/* The peak is the measured values': a sample before the plugin was loaded
+ * (the size of the process the worker was forked from) and a warm-up's (a
+ * census's tables) are not the program's. */
+Test(memory, the_peak_is_the_measured_values_only)
+{
+	char *phases[] = {"start", "load", "warm-up 1", "prepare 1", "run 1", "finish 1"};
+	struct alloclab_memory_sample samples[] = {
+		{0, 90000, 80000, -1, -1, 0},  /* the parent's size, inherited */
+		{1, 4000, 1000, -1, -1, 1},
+		{2, 60000, 55000, -1, -1, 2}, /* the census warm-up */
+		{3, 9000, 6000, -1, -1, 3},
+		{4, 12000, 9000, -1, -1, 4},
+		{5, 8000, 5000, -1, -1, 5},
+	};
+	struct alloclab_memory_timeline tl = {10, 10, phases, 6, samples, 6};
+	uint64_t thread_ns = 1000, thread_ops = 10;
+	struct alloclab_value value = {.per_op = 100, .wall_ns = 1000, .thread_ns = &thread_ns, .thread_ops = &thread_ops};
+	struct alloclab_process p = {.values = &value, .nvalues = 1, .memory = &tl, .rss_before_plugin_kib = 4000};
+	char why[256];
+	cr_assert_eq(alloclab_memory_timeline_valid(&tl, why, sizeof why), 0, "%s", why);
+	struct alloclab_process_memory m;
+	alloclab_process_memory(&p, &m);
+	cr_expect_eq(m.peak_kib, 12000, "peak %.0f KiB: not the measured run's", m.peak_kib);
+	cr_expect_eq(m.peak_net_kib, 8000);
+}

@@ -38,7 +38,11 @@ static void read_timeline(const struct alloclab_memory_timeline *tl, unsigned nv
 		}
 		if (strcmp(phase, last_run) == 0)
 			m->end_of_run_kib = (double)rss;
-		if (rss > peak)
+		/* The peak is the measured program's: not the harness before
+		 * the plugin was loaded (the first sample carries the size of
+		 * the process the worker was forked from), not a warm-up (which
+		 * may carry a census's tables). */
+		if (!warmup && !before_rounds(phase) && rss > peak)
 			peak = rss;
 		/* For fragmentation, only where the workload holds its working
 		 * set (a value's prepare and run): finish is the harness's too
@@ -104,8 +108,7 @@ void alloclab_process_memory(const struct alloclab_process *p, struct alloclab_p
 	m->after_settle_kib = p->rss_after_settle_kib > 0 ? (double)p->rss_after_settle_kib : -1;
 	if (p->nvalues == 0)
 		return;
-	/* Warm-ups count for the most held: the peak resident sample may be
-	 * one of theirs. */
+	/* Warm-ups count for the most held (the workload's own count). */
 	double exact_peak = -1;
 	take_values(p->warmups, p->nwarmups, m, &exact_peak);
 	take_values(p->values, p->nvalues, m, &exact_peak);
@@ -139,7 +142,6 @@ void alloclab_process_memory(const struct alloclab_process *p, struct alloclab_p
 	 * mark: that counts the harness's own peaks, a trace's validation.) */
 	double anon_peak = x.anon_peak, warmup_peak = x.warmup_peak, warmup_anon_peak = x.warmup_anon_peak;
 	end_of_run_peaks(p->values, p->nvalues, &m->peak_kib, &anon_peak);
-	end_of_run_peaks(p->warmups, p->nwarmups, &m->peak_kib, &anon_peak);
 	end_of_run_peaks(p->warmups, p->nwarmups, &warmup_peak, &warmup_anon_peak);
 	if (counted->live_end_bytes)
 		m->live_end_kib = (double)counted->live_end_bytes / 1024;

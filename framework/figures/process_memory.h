@@ -14,7 +14,7 @@
  * sets them all to -1 in one loop). */
 struct alloclab_process_memory {
 	double baseline_kib;     /* the harness alone: before the plugin was loaded */
-	double peak_kib;         /* the largest resident sample */
+	double peak_kib;         /* the largest resident sample of the measured values (no warm-up, no start) */
 	double huge_share;       /* AnonHugePages / resident, at the largest sample that read it */
 	double end_of_run_kib;   /* the last sample of the last value's run */
 	double after_finish_kib; /* once the workload freed everything, after the last value */
