@@ -261,7 +261,10 @@ int alloclab_export_csv(const struct alloclab_results *r, const char *plugin, FI
 		free(cells);
 		return -1;
 	}
-	fputs(ALLOCLAB_EXPORT_CSV_HEADER "cache_aligned,process,value,metric,per_op,wall_ns,ops,host,cpu_model\r\n",
+	/* Columns named for what they hold, units in the names or beside the
+	 * value: a spreadsheet has nothing else to go by. */
+	fputs(ALLOCLAB_EXPORT_CSV_HEADER "cache_aligned,process_index,value_index,metric,per_op,per_op_unit,op,"
+					 "value_wall_ns,value_ops,host,cpu_model\r\n",
 	      out);
 	for (size_t i = 0; i < n; i++) {
 		const struct alloclab_cell *c = cells[i];
@@ -279,7 +282,10 @@ int alloclab_export_csv(const struct alloclab_results *r, const char *plugin, FI
 				csv_field(out, params ? params : "{}");
 				fprintf(out, ",%u,%d,%u,%u,", c->threads, c->cache_aligned, proc->index + 1, v + 1);
 				csv_field(out, c->metric);
-				fprintf(out, ",%.17g,%llu,%llu,", proc->values[v].per_op, (unsigned long long)proc->values[v].wall_ns,
+				fprintf(out, ",%.17g,%s,", proc->values[v].per_op,
+					alloclab_metric_deterministic(c->metric) ? "instructions" : "ns");
+				csv_field(out, c->unit_op ? c->unit_op : "operation");
+				fprintf(out, ",%llu,%llu,", (unsigned long long)proc->values[v].wall_ns,
 					(unsigned long long)value_ops(&proc->values[v], c->threads));
 				csv_field(out, h ? h : "");
 				fputc(',', out);

@@ -372,11 +372,13 @@ Test(export, pyperf_and_csv_follow_their_formats, .timeout = 120)
 	cmd_result_free(&r);
 	char *csv = read_file(path_in(dir, "r.csv"));
 	cr_assert(csv);
-	static const char header[] = "plugin,workload,params,threads,cache_aligned,process,value,metric,per_op,";
+	static const char header[] = "plugin,workload,params,threads,cache_aligned,process_index,value_index,metric,per_op,"
+				     "per_op_unit,op,value_wall_ns,value_ops,host,cpu_model\r\n";
 	cr_expect_eq(strncmp(csv, header, strlen(header)), 0, "%s", csv);
 	/* A header and a row per value: 2 cells x 6 processes x 2 values. */
 	cr_expect_eq(count_lines(csv), 1 + 24, "%s", csv);
 	cr_expect(strstr(csv, "\"{\"\"max_size\"\":512,"), "params quoted as RFC 4180 says: %s", csv);
+	cr_expect(strstr(csv, ",ns_per_op,") && strstr(csv, ",ns,free+malloc,"), "the unit and what an op is: %s", csv);
 	free(csv);
 
 	/* Bad input: one line, exit 2; nothing replaced that is not an export. */
