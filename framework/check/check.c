@@ -21,6 +21,74 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every call a case makes to the plugin is marked on the worker's phase
+ * page first (alloclab_phase): a crash or a hang inside the plugin is then
+ * reported with the op, the call's number in the case (per thread) and its
+ * arguments, "killed by signal 11 (Segmentation fault) in free #31 of
+ * 0x55d1c2a3b4c0", which a student can find in the case. */
+static _Thread_local unsigned long case_calls;
+
+static void mark_call(const char *op, const void *block, size_t size, size_t arg)
+{
+	char step[64];
+	unsigned long n = ++case_calls;
+	if (strcmp(op, "free") == 0)
+		snprintf(step, sizeof step, "free #%lu of %p", n, block);
+	else if (strcmp(op, "free_sized") == 0 || strcmp(op, "usable_size") == 0)
+		snprintf(step, sizeof step, "%s #%lu of %p", op, n, block);
+	else if (strcmp(op, "realloc") == 0)
+		snprintf(step, sizeof step, "realloc #%lu of %p to %zu B", n, block, size);
+	else if (strcmp(op, "calloc") == 0)
+		snprintf(step, sizeof step, "calloc #%lu of %zu x %zu B", n, arg, size);
+	else if (strcmp(op, "aligned_alloc") == 0)
+		snprintf(step, sizeof step, "aligned_alloc #%lu of %zu B at %zu", n, size, arg);
+	else
+		snprintf(step, sizeof step, "%s #%lu of %zu B", op, n, size);
+	alloclab_phase(step);
+}
+
+static void *ck_malloc(const struct alloclab_allocator *a, size_t size)
+{
+	mark_call("malloc", NULL, size, 0);
+	return alloclab_malloc(a, size);
+}
+
+static void ck_free(const struct alloclab_allocator *a, void *block)
+{
+	mark_call("free", block, 0, 0);
+	alloclab_free(a, block);
+}
+
+static void *ck_calloc(const struct alloclab_allocator *a, size_t nmemb, size_t size)
+{
+	mark_call("calloc", NULL, size, nmemb);
+	return alloclab_calloc(a, nmemb, size);
+}
+
+static void ck_free_sized(const struct alloclab_allocator *a, void *block, size_t size)
+{
+	mark_call("free_sized", block, size, 0);
+	alloclab_free_sized(a, block, size);
+}
+
+static void *ck_realloc(const struct alloclab_allocator *a, void *block, size_t size)
+{
+	mark_call("realloc", block, size, 0);
+	return a->ops.realloc(a->instance, block, size);
+}
+
+static void *ck_aligned_alloc(const struct alloclab_allocator *a, size_t alignment, size_t size)
+{
+	mark_call("aligned_alloc", NULL, size, alignment);
+	return a->ops.aligned_alloc(a->instance, alignment, size);
+}
+
+static size_t ck_usable_size(const struct alloclab_allocator *a, void *block)
+{
+	mark_call("usable_size", block, 0, 0);
+	return a->ops.usable_size(a->instance, block);
+}
+
 #define FAIL(...)                                         \
 	do {                                              \
 		snprintf(r->why, sizeof r->why, __VA_ARGS__); \
@@ -79,21 +147,21 @@ static void check_alignment(const struct alloclab_allocator *a, struct alloclab_
 	static const size_t large[] = {100000, 1u << 20, 3u << 20, 16u << 20};
 
 	for (size_t size = 1; size <= 65536; size += size < 256 ? 1 : size / 7) {
-		void *p = alloclab_malloc(a, size);
+		void *p = ck_malloc(a, size);
 		if (p == NULL)
 			FAIL("malloc(%zu) returned NULL", size);
 		if ((uintptr_t)p % a->min_align)
 			FAIL("malloc(%zu) returned %p, not aligned to the declared minimum of %zu bytes", size, p,
 			     a->min_align);
-		alloclab_free(a, p);
+		ck_free(a, p);
 	}
 	for (size_t i = 0; i < sizeof large / sizeof large[0]; i++) {
-		void *p = alloclab_malloc(a, large[i]);
+		void *p = ck_malloc(a, large[i]);
 		if (p == NULL)
 			FAIL("malloc(%zu) returned NULL", large[i]);
 		if ((uintptr_t)p % a->min_align)
 			FAIL("malloc(%zu) returned %p, not aligned to %zu bytes", large[i], p, a->min_align);
-		alloclab_free(a, p);
+		ck_free(a, p);
 	}
 	/* Sizes that are multiples of the alignment too, with a plain block of
 	 * the size and earlier aligned ones still live: an allocator whose
@@ -104,9 +172,9 @@ static void check_alignment(const struct alloclab_allocator *a, struct alloclab_
 			const size_t sizes[] = {1, 3, align - 1, align, align + 1, 2 * align, 3 * align + 5, 4 * align};
 			for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
 				size_t size = sizes[k];
-				void *plain = alloclab_malloc(a, size), *live[3];
+				void *plain = ck_malloc(a, size), *live[3];
 				for (int i = 0; i < 3; i++) {
-					void *p = live[i] = a->ops.aligned_alloc(a->instance, align, size);
+					void *p = live[i] = ck_aligned_alloc(a, align, size);
 					if (p == NULL)
 						FAIL("aligned_alloc(%zu, %zu) returned NULL", align, size);
 					if ((uintptr_t)p % align)
@@ -114,8 +182,8 @@ static void check_alignment(const struct alloclab_allocator *a, struct alloclab_
 						     align);
 				}
 				for (int i = 0; i < 3; i++)
-					alloclab_free(a, live[i]);
-				alloclab_free(a, plain);
+					ck_free(a, live[i]);
+				ck_free(a, plain);
 			}
 		}
 	snprintf(r->why, sizeof r->why, "malloc 1 B..16 MiB aligned to %zu%s", a->min_align,
@@ -133,15 +201,15 @@ static void check_no_overlap(const struct alloclab_allocator *a, struct alloclab
 
 	for (size_t i = 0; i < N; i++) {
 		b[i].size = 1 + alloclab_rng_next(&rng) % 2048;
-		b[i].p = alloclab_malloc(a, b[i].size);
+		b[i].p = ck_malloc(a, b[i].size);
 		if (b[i].p == NULL)
 			FAIL("malloc(%zu) returned NULL", b[i].size);
 	}
 	/* Free every other block and allocate again into the holes. */
 	for (size_t i = 0; i < N; i += 2) {
-		alloclab_free(a, b[i].p);
+		ck_free(a, b[i].p);
 		b[i].size = 1 + alloclab_rng_next(&rng) % 600;
-		b[i].p = alloclab_malloc(a, b[i].size);
+		b[i].p = ck_malloc(a, b[i].size);
 		if (b[i].p == NULL)
 			FAIL("malloc(%zu) returned NULL", b[i].size);
 	}
@@ -150,7 +218,7 @@ static void check_no_overlap(const struct alloclab_allocator *a, struct alloclab
 		FAIL("blocks overlap: %p (%zu bytes) runs into %p (%zu bytes)", (void *)b[bad].p, b[bad].size,
 		     (void *)b[bad + 1].p, b[bad + 1].size);
 	for (size_t i = 0; i < N; i++)
-		alloclab_free(a, b[i].p);
+		ck_free(a, b[i].p);
 	free(b);
 	snprintf(r->why, sizeof r->why, "%zu live blocks of 1..2048 bytes, half replaced: disjoint", N);
 }
@@ -165,7 +233,7 @@ static void check_contents(const struct alloclab_allocator *a, struct alloclab_c
 
 	for (size_t i = 0; i < N; i++) {
 		b[i].size = 1 + alloclab_rng_next(&rng) % 1000;
-		b[i].p = alloclab_malloc(a, b[i].size);
+		b[i].p = ck_malloc(a, b[i].size);
 		if (b[i].p == NULL)
 			FAIL("malloc(%zu) returned NULL", b[i].size);
 		memset(b[i].p, fill_of(b[i].p, b[i].size), b[i].size);
@@ -176,7 +244,7 @@ static void check_contents(const struct alloclab_allocator *a, struct alloclab_c
 		for (size_t i = 0; i < N; i += 3) {
 			size_t old = b[i].size, size = i % 2 ? old * 3 + 17 : old / 2 + 1, keep = old < size ? old : size;
 			unsigned char fill = fill_of(b[i].p, old);
-			unsigned char *q = a->ops.realloc(a->instance, b[i].p, size);
+			unsigned char *q = ck_realloc(a, b[i].p, size);
 			if (q == NULL)
 				FAIL("realloc(%zu -> %zu) returned NULL", old, size);
 			for (size_t k = 0; k < keep; k++)
@@ -194,12 +262,12 @@ static void check_contents(const struct alloclab_allocator *a, struct alloclab_c
 				     b[i].size, k, a->ops.realloc ? "a neighbour's malloc or realloc wrote into it" : "overlap");
 	}
 	for (size_t i = 0; i < N; i++)
-		alloclab_free(a, b[i].p);
+		ck_free(a, b[i].p);
 	/* calloc returns zeros, also on memory just freed dirty. */
 	for (int round = 0; round < 2; round++)
 		for (size_t i = 0; i < N; i++) {
 			size_t nmemb = 1 + i % 17, size = 1 + (i * 7) % 61;
-			unsigned char *p = alloclab_calloc(a, nmemb, size);
+			unsigned char *p = ck_calloc(a, nmemb, size);
 			if (p == NULL)
 				FAIL("calloc(%zu, %zu) returned NULL", nmemb, size);
 			for (size_t k = 0; k < nmemb * size; k++)
@@ -207,7 +275,7 @@ static void check_contents(const struct alloclab_allocator *a, struct alloclab_c
 					FAIL("calloc(%zu, %zu) byte %zu is %#x, not zero%s", nmemb, size, k, p[k],
 					     round ? " (on recycled memory)" : "");
 			memset(p, 0xff, nmemb * size);
-			alloclab_free(a, p);
+			ck_free(a, p);
 		}
 	free(b);
 	snprintf(r->why, sizeof r->why, "fill patterns kept%s; calloc zeroed, also on recycled memory",
@@ -274,7 +342,7 @@ static void check_guards(const struct alloclab_allocator *a, struct alloclab_che
 
 		if (g[k].p && kind == 0 && a->ops.realloc) {
 			op = "realloc";
-			unsigned char *q = a->ops.realloc(a->instance, g[k].p, GUARD + size + GUARD);
+			unsigned char *q = ck_realloc(a, g[k].p, GUARD + size + GUARD);
 			if (q == NULL)
 				FAIL("realloc(%zu) returned NULL", GUARD + size + GUARD);
 			g[k].p = q;
@@ -285,11 +353,11 @@ static void check_guards(const struct alloclab_allocator *a, struct alloclab_che
 			memset(q + GUARD + size, GUARD_BYTE, GUARD);
 		} else if (g[k].p) {
 			op = "free";
-			alloclab_free(a, g[k].p);
+			ck_free(a, g[k].p);
 			g[k].p = NULL;
 		} else {
 			op = "malloc";
-			g[k].p = alloclab_malloc(a, GUARD + size + GUARD);
+			g[k].p = ck_malloc(a, GUARD + size + GUARD);
 			if (g[k].p == NULL)
 				FAIL("%s(%zu) returned NULL", op, GUARD + size + GUARD);
 			g[k].size = size;
@@ -307,7 +375,7 @@ static void check_guards(const struct alloclab_allocator *a, struct alloclab_che
 	}
 	for (size_t j = 0; j < LIVE; j++)
 		if (g[j].p)
-			alloclab_free(a, g[j].p);
+			ck_free(a, g[j].p);
 	free(g);
 	snprintf(r->why, sizeof r->why, "%zu interleaved malloc/%sfree with %d-byte guards: every live block "
 		 "intact after every operation", OPS, a->ops.realloc ? "realloc/" : "", GUARD);
@@ -345,10 +413,10 @@ static void check_footprint(const struct alloclab_allocator *a, struct alloclab_
 		for (size_t i = 0; i < N; i++) {
 			size_t size = 16 + alloclab_rng_next(&rng) % 496;
 			if (b[i]) {
-				alloclab_free(a, b[i]);
+				ck_free(a, b[i]);
 				live -= sizes[i];
 			}
-			b[i] = alloclab_malloc(a, size);
+			b[i] = ck_malloc(a, size);
 			if (b[i] == NULL)
 				FAIL("malloc(%zu) returned NULL in cycle %zu", size, c + 1);
 			memset(b[i], 1, size);
@@ -360,7 +428,7 @@ static void check_footprint(const struct alloclab_allocator *a, struct alloclab_
 	}
 	end = rss_kib();
 	for (size_t i = 0; i < N; i++)
-		alloclab_free(a, b[i]);
+		ck_free(a, b[i]);
 	free(b);
 	free(sizes);
 	if (start < 0 || warm < 0 || end < 0)
@@ -381,23 +449,23 @@ static void check_footprint(const struct alloclab_allocator *a, struct alloclab_
 static void check_edge_sizes(const struct alloclab_allocator *a, struct alloclab_check_result *r)
 {
 	static const size_t huge[] = {SIZE_MAX, SIZE_MAX / 2, SIZE_MAX - 4096, (size_t)1 << 50};
-	void *z1 = alloclab_malloc(a, 0), *z2 = alloclab_malloc(a, 0);
+	void *z1 = ck_malloc(a, 0), *z2 = ck_malloc(a, 0);
 
 	if (z1 == NULL || z2 == NULL)
 		FAIL("malloc(0) returned NULL; the ABI wants a unique block that can be freed");
 	if (z1 == z2)
 		FAIL("malloc(0) returned the same block twice (%p); the ABI wants unique blocks", z1);
-	alloclab_free(a, z1);
-	alloclab_free(a, z2);
-	alloclab_free(a, NULL);
+	ck_free(a, z1);
+	ck_free(a, z2);
+	ck_free(a, NULL);
 	for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
-		void *p = alloclab_malloc(a, huge[i]);
+		void *p = ck_malloc(a, huge[i]);
 		if (p != NULL)
 			FAIL("malloc(%zu) did not return NULL, though no machine has that much", huge[i]);
 	}
-	if (alloclab_calloc(a, SIZE_MAX / 2, 4) != NULL)
+	if (ck_calloc(a, SIZE_MAX / 2, 4) != NULL)
 		FAIL("calloc(SIZE_MAX/2, 4) did not return NULL: nmemb x size overflows");
-	if (alloclab_calloc(a, (size_t)1 << 33, (size_t)1 << 33) != NULL)
+	if (ck_calloc(a, (size_t)1 << 33, (size_t)1 << 33) != NULL)
 		FAIL("calloc(2^33, 2^33) did not return NULL: nmemb x size overflows");
 	snprintf(r->why, sizeof r->why, "malloc(0) unique; free(NULL) harmless; huge and overflowing requests NULL");
 }
@@ -409,15 +477,15 @@ static void check_usable_size(const struct alloclab_allocator *a, struct allocla
 	if (a->ops.usable_size == NULL)
 		SKIP("no usable_size op declared");
 	for (size_t size = 1; size <= (1u << 20); size = size * 3 / 2 + 1) {
-		unsigned char *p = alloclab_malloc(a, size);
+		unsigned char *p = ck_malloc(a, size);
 		size_t usable;
 		if (p == NULL)
 			FAIL("malloc(%zu) returned NULL", size);
-		usable = a->ops.usable_size(a->instance, p);
+		usable = ck_usable_size(a, p);
 		if (usable < size)
 			FAIL("usable_size of a malloc(%zu) block is %zu, below the size requested", size, usable);
 		memset(p, 0x11, usable); /* all of it must really be usable */
-		alloclab_free(a, p);
+		ck_free(a, p);
 	}
 	snprintf(r->why, sizeof r->why, "usable_size >= requested for 1 B..1 MiB, all of it writable");
 }
@@ -484,7 +552,7 @@ static void check_regions(const struct alloclab_allocator *a, struct alloclab_ch
 		SKIP("no regions op declared");
 	for (size_t i = 0; i < n; i++) {
 		size_t size = 1 + alloclab_rng_next(&rng) % 600;
-		if ((live[i] = alloclab_malloc(a, size)) == NULL)
+		if ((live[i] = ck_malloc(a, size)) == NULL)
 			FAIL("malloc(%zu) returned NULL", size);
 		memset(live[i], 0x5a, size);
 	}
@@ -496,7 +564,7 @@ static void check_regions(const struct alloclab_allocator *a, struct alloclab_ch
 			size_t kept = 0;
 			for (size_t i = 0; i < n; i++) {
 				if (i % 2)
-					alloclab_free(a, live[i]);
+					ck_free(a, live[i]);
 				else
 					live[kept++] = live[i];
 			}
@@ -504,7 +572,7 @@ static void check_regions(const struct alloclab_allocator *a, struct alloclab_ch
 		}
 	}
 	for (size_t i = 0; i < n; i++)
-		alloclab_free(a, live[i]);
+		ck_free(a, live[i]);
 	snprintf(r->why, sizeof r->why, "%zu then %zu regions, valid and nested, %s", nregions[0], nregions[1],
 		 counted ? "each innermost one's blocks in use those of the live blocks in it"
 			 : "no blocks counted in them (the plugin does not count them)");
@@ -581,14 +649,14 @@ static void *stress_main(void *arg)
 					break;
 				}
 				if (b->p)
-					alloclab_free(a, b->p); /* often allocated by another thread */
+					ck_free(a, b->p); /* often allocated by another thread */
 			} else {
-				alloclab_free(a, b->p);
+				ck_free(a, b->p);
 			}
 			b->p = NULL;
 		} else {
 			b->size = 1 + (x >> 8) % ((x >> 40) % 16 == 0 ? 20000 : 600);
-			b->p = alloclab_malloc(a, b->size);
+			b->p = ck_malloc(a, b->size);
 			if (b->p == NULL) {
 				snprintf(s->why, sizeof s->why, "malloc(%zu) returned NULL under threads", b->size);
 				s->failed = 1;
@@ -600,7 +668,7 @@ static void *stress_main(void *arg)
 	/* free(NULL) is the edge-sizes case's business, not this one's. */
 	for (size_t i = 0; i < 512; i++)
 		if (live[i].p)
-			alloclab_free(a, live[i].p);
+			ck_free(a, live[i].p);
 	if (a->ops.thread_detach)
 		a->ops.thread_detach(a->instance);
 	return NULL;
@@ -623,7 +691,7 @@ static void check_threads(const struct alloclab_allocator *a, struct alloclab_ch
 		pthread_join(tid[i], NULL);
 	for (size_t i = 0; i < HANDOFF; i++)
 		if (s.handoff[i].p)
-			alloclab_free(a, s.handoff[i].p);
+			ck_free(a, s.handoff[i].p);
 	if (s.failed)
 		FAIL("%s", s.why);
 	snprintf(r->why, sizeof r->why, "%d threads x %u random ops, cookies intact%s", STRESS_THREADS, work(200000),
@@ -639,10 +707,10 @@ static void *churn_thread(void *arg)
 		return (void *)1;
 	for (int round = 0; round < 4; round++) {
 		for (int i = 0; i < 64; i++)
-			if ((p[i] = alloclab_malloc(a, (size_t)(16 + i * 8))) == NULL)
+			if ((p[i] = ck_malloc(a, (size_t)(16 + i * 8))) == NULL)
 				return (void *)1;
 		for (int i = 0; i < 64; i++)
-			alloclab_free(a, p[i]);
+			ck_free(a, p[i]);
 	}
 	if (a->ops.thread_detach)
 		a->ops.thread_detach(a->instance);
@@ -692,7 +760,7 @@ static void program_api_works(struct program_check *pc)
 	const struct alloclab_allocator *a = pc->a;
 	const struct alloclab_program_api *api = &a->program;
 	for (size_t size = 0; size < 70000; size = size * 2 + 1) {
-		unsigned char *p = api->malloc(size), *q = alloclab_malloc(a, size);
+		unsigned char *p = api->malloc(size), *q = ck_malloc(a, size);
 		if (p == NULL || q == NULL) {
 			snprintf(pc->why, sizeof pc->why, "malloc(%zu) returned NULL", size);
 			return;
@@ -711,7 +779,7 @@ static void program_api_works(struct program_check *pc)
 			}
 			p = g;
 		}
-		alloclab_free(a, p);
+		ck_free(a, p);
 		api->free(q);
 		if (api->calloc) {
 			unsigned char *c = api->calloc(1, size + 1);
@@ -724,7 +792,7 @@ static void program_api_works(struct program_check *pc)
 				snprintf(pc->why, sizeof pc->why, "calloc(1, %zu) returned NULL", size + 1);
 				return;
 			}
-			alloclab_free(a, c);
+			ck_free(a, c);
 		}
 		if (api->aligned_alloc) {
 			size_t align = (size_t)1 << (3 + size % 10);
@@ -733,7 +801,7 @@ static void program_api_works(struct program_check *pc)
 				snprintf(pc->why, sizeof pc->why, "aligned_alloc(%zu, %zu) gave %p", align, size + 1, al);
 				return;
 			}
-			alloclab_free(a, al);
+			ck_free(a, al);
 		}
 	}
 }
@@ -760,37 +828,37 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 	}
 	if (a->ops.free_sized && (a->caps & ALLOCLAB_CAP_SIZED_FREE)) {
 		for (size_t size = 1; size < 5000; size = size * 2 + 1) {
-			void *p = alloclab_malloc(a, size);
-			alloclab_free_sized(a, p, size);
+			void *p = ck_malloc(a, size);
+			ck_free_sized(a, p, size);
 		}
 		used += (size_t)snprintf(done + used, sizeof done - used, "free_sized ");
 	}
 	if (a->ops.aligned_alloc) {
-		void *p = a->ops.aligned_alloc(a->instance, 4096, 10);
+		void *p = ck_aligned_alloc(a, 4096, 10);
 		if (p == NULL || (uintptr_t)p % 4096)
 			FAIL("declares aligned allocation, but aligned_alloc(4096, 10) gave %p", p);
-		alloclab_free(a, p);
+		ck_free(a, p);
 		used += (size_t)snprintf(done + used, sizeof done - used, "aligned_alloc ");
 	}
 	if (a->ops.realloc) {
-		unsigned char *p = a->ops.realloc(a->instance, NULL, 40);
+		unsigned char *p = ck_realloc(a, NULL, 40);
 		if (p == NULL)
 			FAIL("declares realloc, but realloc(NULL, 40) returned NULL (it must act as malloc)");
-		alloclab_free(a, p);
+		ck_free(a, p);
 		used += (size_t)snprintf(done + used, sizeof done - used, "realloc(NULL) ");
 	}
 	if (a->direct_malloc) {
 		/* The entry points stand for malloc and free: each block of one
 		 * is freed by the other, written in full, and aligned. */
 		for (size_t size = 0; size < 70000; size = size * 2 + 1) {
-			unsigned char *p = a->direct_malloc(size), *q = alloclab_malloc(a, size);
+			unsigned char *p = a->direct_malloc(size), *q = ck_malloc(a, size);
 			if (p == NULL || q == NULL)
 				FAIL("malloc(%zu) through %s returned NULL", size, p ? "the malloc op" : "the entry point");
 			if ((uintptr_t)p % a->min_align)
 				FAIL("the malloc entry point's block of %zu bytes is not %zu-aligned", size, a->min_align);
 			memset(p, 0x5a, size);
 			memset(q, 0xa5, size);
-			alloclab_free(a, p);
+			ck_free(a, p);
 			a->direct_free(q);
 		}
 		used += (size_t)snprintf(done + used, sizeof done - used, "entry_points ");
@@ -812,12 +880,12 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 		unsigned char *b[N];
 		for (unsigned i = 0; i < N; i++) {
 			size_t size = 16 + (i * 977) % 70000;
-			if ((b[i] = alloclab_malloc(a, size)) == NULL)
+			if ((b[i] = ck_malloc(a, size)) == NULL)
 				FAIL("malloc(%zu) returned NULL", size);
 			memset(b[i], (int)(i & 0xff), size);
 		}
 		for (unsigned i = 0; i < N; i += 2)
-			alloclab_free(a, b[i]);
+			ck_free(a, b[i]);
 		int rc = a->ops.trim(a->instance);
 		if (rc != 0 && rc != -ENOTSUP)
 			FAIL("trim() returned %d", rc);
@@ -827,7 +895,7 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 				if (b[i][k] != (unsigned char)(i & 0xff))
 					FAIL("after trim(), a live block of %zu bytes no longer holds what was written at offset %zu",
 					     size, k);
-			alloclab_free(a, b[i]);
+			ck_free(a, b[i]);
 		}
 		used += (size_t)snprintf(done + used, sizeof done - used, "trim ");
 	}

@@ -9,6 +9,8 @@
 #include "process/child.h"
 #include "plugin/loader.h"
 #include "base/json_text.h"
+#include "base/shell_word.h"
+#include "files/self_exe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,26 @@ static int case_child(void *arg, int fd)
 	return alloclab_child_send_json(fd, out);
 }
 
+/* The command that runs one case alone, for a debugger or valgrind:
+ * "ALLOCLAB check --case NAME SPEC[:OPTIONS]", each word quoted. */
+static void repro_command(const char *spec, const char *options, const char *name, char *out, size_t len)
+{
+	char *text = NULL, word[4200];
+	size_t text_len = 0;
+	FILE *f = open_memstream(&text, &text_len);
+	if (f == NULL) {
+		snprintf(out, len, "alloclab check --case %s", name);
+		return;
+	}
+	alloclab_shell_word(f, alloclab_self_path());
+	fprintf(f, " check --case %s ", name);
+	snprintf(word, sizeof word, "%s%s%s", spec, options && options[0] ? ":" : "", options ? options : "");
+	alloclab_shell_word(f, word);
+	fclose(f);
+	snprintf(out, len, "%s", text ? text : "");
+	free(text);
+}
+
 /* The steps every case goes through: when one crashes or hangs there, the
  * other cases would only do the same. */
 static int shared_step(const char *step)
@@ -76,7 +98,7 @@ json_t *alloclab_check_plugin(const char *spec, const char *options, char *const
 		const struct alloclab_check_case *c = &alloclab_check_cases[i];
 		struct case_arg ca = {spec, options, c};
 		struct alloclab_child_result res;
-		char why[900], step[64], err[ALLOCLAB_ERR_LEN];
+		char why[2400], step[64], err[ALLOCLAB_ERR_LEN];
 		const char *status;
 		json_t *out = NULL, *entry;
 
@@ -114,7 +136,10 @@ json_t *alloclab_check_plugin(const char *spec, const char *options, char *const
 			char how[256];
 			alloclab_child_describe(&res, timeout, how, sizeof how);
 			status = "fail";
-			snprintf(why, sizeof why, "plugin %s: the case's process %s", spec, how);
+			char again[600];
+			repro_command(spec, options, c->name, again, sizeof again);
+			snprintf(why, sizeof why, "plugin %s: the case's process %s; alone: %s (under valgrind: valgrind "
+						  "--trace-children=yes %s)", spec, how, again, again);
 			if (shared_step(step))
 				snprintf(stopped, sizeof stopped, "not run: %s %s in case %s", step,
 					 res.timed_out ? "hung" : "failed", c->name);
