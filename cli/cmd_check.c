@@ -78,6 +78,7 @@ int alloclab_cmd_check(int argc, char **argv)
 	};
 	char *only[32], err[ALLOCLAB_ERR_LEN];
 	int nonly = 0, as_json = 0, opt, failed = 0, leveled = 0;
+	const char *const *required = NULL;
 	double timeout = 60;
 	json_t *report;
 
@@ -109,6 +110,7 @@ int alloclab_cmd_check(int argc, char **argv)
 				return alloclab_usage_error("check", "give --level or --case, not both");
 			for (const char *const *c = alloclab_check_level(level); *c; c++)
 				only[nonly++] = (char *)*c;
+			required = alloclab_check_level_required(level);
 			leveled = 1;
 			break;
 		}
@@ -146,7 +148,7 @@ int alloclab_cmd_check(int argc, char **argv)
 		alloclab_probe_clear(&probe);
 		if (!as_json)
 			printf("alloclab check %s\n", argv[pi]);
-		cases = alloclab_check_plugin(plugin.spec, plugin.options, only, nonly, timeout, print_case, &printing,
+		cases = alloclab_check_plugin(plugin.spec, plugin.options, only, nonly, required, timeout, print_case, &printing,
 					      &fail);
 		json_array_foreach(cases, k, rec)
 		{

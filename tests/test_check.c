@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The cases a plain check runs (not the course's own, which a level asks
+ * for). */
 static size_t ncases(void)
 {
 	size_t n = 0;
-	while (alloclab_check_cases[n].name)
-		n++;
+	for (size_t i = 0; alloclab_check_cases[i].name; i++)
+		n += !alloclab_check_cases[i].course_only;
 	return n;
 }
 

@@ -14,6 +14,7 @@
 #include "memory/self_memory.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -736,6 +737,191 @@ static void check_thread_lifecycle(const struct alloclab_allocator *a, struct al
 		 together > 1 ? "s" : "");
 }
 
+/* ---- the course's later steps ---- */
+
+/* Blocks made in some threads and freed in others, and nothing else: the
+ * traffic a per-thread cache must hand back to its owner (step 4). */
+#define PASS_THREADS 4
+#define PASS_RING 1024
+
+struct pass {
+	const struct alloclab_allocator *a;
+	pthread_mutex_t lock;
+	struct block ring[PASS_RING];
+	size_t head, tail;
+	unsigned producers_left;
+	char why[256];
+	_Atomic int failed;
+};
+
+static void *pass_producer(void *arg)
+{
+	struct pass *s = arg;
+	struct alloclab_rng rng = {(uint64_t)(uintptr_t)&rng | 1};
+	if (s->a->ops.thread_attach && s->a->ops.thread_attach(s->a->instance) != 0)
+		s->failed = 1;
+	for (unsigned i = 0; i < work(100000) && !s->failed;) {
+		size_t size = 1 + alloclab_rng_next(&rng) % 700;
+		unsigned char *p = ck_malloc(s->a, size);
+		if (p == NULL) {
+			snprintf(s->why, sizeof s->why, "malloc(%zu) returned NULL", size);
+			s->failed = 1;
+			break;
+		}
+		put_cookie(p, size);
+		pthread_mutex_lock(&s->lock);
+		if (s->head - s->tail < PASS_RING) {
+			s->ring[s->head++ % PASS_RING] = (struct block){p, size, 0};
+			i++;
+			p = NULL;
+		}
+		pthread_mutex_unlock(&s->lock);
+		if (p)
+			ck_free(s->a, p); /* the ring is full: this one stays home */
+	}
+	pthread_mutex_lock(&s->lock);
+	s->producers_left--;
+	pthread_mutex_unlock(&s->lock);
+	if (s->a->ops.thread_detach)
+		s->a->ops.thread_detach(s->a->instance);
+	return NULL;
+}
+
+static void *pass_consumer(void *arg)
+{
+	struct pass *s = arg;
+	if (s->a->ops.thread_attach && s->a->ops.thread_attach(s->a->instance) != 0)
+		s->failed = 1;
+	for (;;) {
+		struct block b = {NULL, 0, 0};
+		int done;
+		pthread_mutex_lock(&s->lock);
+		if (s->head != s->tail)
+			b = s->ring[s->tail++ % PASS_RING];
+		done = s->producers_left == 0 && s->head == s->tail;
+		pthread_mutex_unlock(&s->lock);
+		if (b.p) {
+			if (!cookie_ok(b.p, b.size) && !s->failed) {
+				snprintf(s->why, sizeof s->why,
+					 "a block of %zu bytes made in another thread was changed before this one freed it", b.size);
+				s->failed = 1;
+			}
+			ck_free(s->a, b.p);
+		} else if (done || s->failed) {
+			break;
+		}
+	}
+	if (s->a->ops.thread_detach)
+		s->a->ops.thread_detach(s->a->instance);
+	return NULL;
+}
+
+static void check_cross_thread(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	static struct pass s;
+	pthread_t tid[PASS_THREADS];
+
+	if ((a->caps & (ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE)) !=
+	    (ALLOCLAB_CAP_THREAD_SAFE | ALLOCLAB_CAP_CROSS_THREAD_FREE))
+		SKIP("the plugin does not declare thread-safe and cross-thread free");
+	memset(&s, 0, sizeof s);
+	s.a = a;
+	s.producers_left = PASS_THREADS / 2;
+	pthread_mutex_init(&s.lock, NULL);
+	for (unsigned i = 0; i < PASS_THREADS; i++)
+		pthread_create(&tid[i], NULL, i % 2 ? pass_consumer : pass_producer, &s);
+	for (unsigned i = 0; i < PASS_THREADS; i++)
+		pthread_join(tid[i], NULL);
+	while (s.tail != s.head)
+		ck_free(a, s.ring[s.tail++ % PASS_RING].p);
+	if (s.failed)
+		FAIL("%s", s.why[0] ? s.why : "a thread failed to attach");
+	snprintf(r->why, sizeof r->why, "%d threads made %u blocks each that %d others freed, cookies intact",
+		 PASS_THREADS / 2, work(100000), PASS_THREADS / 2);
+}
+
+/* Arenas that hold pools (step 5): at the peak, an arena with pools in
+ * it; once every block is freed (and trim, if offered, has run), at most
+ * one arena kept, as obmalloc keeps none that is empty. */
+#define ARENA_BLOCKS 40000
+
+static void count_kinds(const struct alloclab_region_set *set, size_t *arenas, size_t *nested_pools)
+{
+	*arenas = *nested_pools = 0;
+	for (size_t i = 0; i < set->n; i++) {
+		if (set->r[i].kind == ALLOCLAB_REGION_ARENA)
+			(*arenas)++;
+		if (set->r[i].kind != ALLOCLAB_REGION_POOL)
+			continue;
+		for (size_t k = 0; k < set->n; k++)
+			if (set->r[k].kind == ALLOCLAB_REGION_ARENA && set->r[k].address <= set->r[i].address &&
+			    set->r[i].address + set->r[i].bytes <= set->r[k].address + set->r[k].bytes) {
+				(*nested_pools)++;
+				break;
+			}
+	}
+}
+
+static void check_arenas(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	static void *live[ARENA_BLOCKS];
+	struct alloclab_region_set set;
+	struct alloclab_rng rng = {5};
+	char err[300];
+	size_t peak_arenas, pools, after_arenas, after_pools;
+
+	if (a->ops.regions == NULL)
+		SKIP("no regions op declared");
+	for (size_t i = 0; i < ARENA_BLOCKS; i++)
+		if ((live[i] = ck_malloc(a, 8 + alloclab_rng_next(&rng) % 500)) == NULL)
+			FAIL("malloc returned NULL");
+	if (alloclab_region_set_take(a->ops.regions, a->instance, &set, err, sizeof err) != 0)
+		FAIL("%s", err);
+	count_kinds(&set, &peak_arenas, &pools);
+	alloclab_region_set_clear(&set);
+	for (size_t i = 0; i < ARENA_BLOCKS; i++)
+		ck_free(a, live[i]);
+	if (peak_arenas == 0 || pools == 0)
+		FAIL("with %d blocks live the regions are %zu arenas and %zu pools inside them: pools are carved "
+		     "from arenas", ARENA_BLOCKS, peak_arenas, pools);
+	if (a->ops.trim)
+		a->ops.trim(a->instance);
+	if (alloclab_region_set_take(a->ops.regions, a->instance, &set, err, sizeof err) != 0)
+		FAIL("%s", err);
+	count_kinds(&set, &after_arenas, &after_pools);
+	alloclab_region_set_clear(&set);
+	if (after_arenas > 1)
+		FAIL("every block freed, %zu of its %zu arenas are still held: an arena whose pools are all empty goes "
+		     "back to the system", after_arenas, peak_arenas);
+	snprintf(r->why, sizeof r->why, "%zu arenas holding %zu pools at the peak, %zu once every block was freed",
+		 peak_arenas, pools, after_arenas);
+}
+
+/* The ownership test (step 5): free() given a block of the C library's
+ * malloc hands it back to the C library, as obmalloc's address_in_range
+ * lets CPython's free do. Course-only: the ABI gives a plugin's free only
+ * its own blocks. */
+#define FOREIGN_BLOCKS 2000
+
+static void check_ownership(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	static void *foreign[FOREIGN_BLOCKS];
+	struct mallinfo2 before = mallinfo2();
+	for (size_t i = 0; i < FOREIGN_BLOCKS; i++)
+		if ((foreign[i] = malloc(64 + i % 200)) == NULL)
+			FAIL("the C library's malloc returned NULL");
+	struct mallinfo2 held = mallinfo2();
+	for (size_t i = 0; i < FOREIGN_BLOCKS; i++)
+		ck_free(a, foreign[i]);
+	struct mallinfo2 after = mallinfo2();
+	size_t given = held.uordblks - before.uordblks, back = held.uordblks - after.uordblks;
+	if (back < given * 9 / 10)
+		FAIL("free() was given %d blocks of the C library's malloc (%zu bytes) and handed back %zu bytes of them: "
+		     "test whether an address is yours, and pass what is not to the C library's free",
+		     FOREIGN_BLOCKS, given, back);
+	snprintf(r->why, sizeof r->why, "%d blocks of the C library's malloc handed back to it by free()", FOREIGN_BLOCKS);
+}
+
 /* ---- honesty ---- */
 
 static int stat_count;
@@ -903,18 +1089,21 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 }
 
 const struct alloclab_check_case alloclab_check_cases[] = {
-	{"alignment", "every block aligned to the declared minimum; aligned_alloc to its alignment", check_alignment},
-	{"no-overlap", "live blocks never overlap", check_no_overlap},
-	{"contents", "fill patterns survive; realloc keeps the prefix; calloc zeroes", check_contents},
-	{"guards", "no operation writes into live blocks' guards or contents (one thread, interleaved)", check_guards},
-	{"footprint", "freed memory is reused: the resident set stops growing in a steady state", check_footprint},
-	{"edge-sizes", "malloc(0), free(NULL), overflowing calloc, impossible sizes", check_edge_sizes},
-	{"usable-size", "usable_size at least the size requested", check_usable_size},
-	{"threads", "random operations in threads with cookies; cross-thread frees if declared", check_threads},
-	{"thread-lifecycle", "threads created and torn down many times", check_thread_lifecycle},
-	{"honesty", "every declared capability works", check_honesty},
-	{"regions", "the regions op's regions valid, nested, and their blocks in use the live blocks in them", check_regions},
-	{NULL, NULL, NULL},
+	{"alignment", "every block aligned to the declared minimum; aligned_alloc to its alignment", check_alignment, 0},
+	{"no-overlap", "live blocks never overlap", check_no_overlap, 0},
+	{"contents", "fill patterns survive; realloc keeps the prefix; calloc zeroes", check_contents, 0},
+	{"guards", "no operation writes into live blocks' guards or contents (one thread, interleaved)", check_guards, 0},
+	{"footprint", "freed memory is reused: the resident set stops growing in a steady state", check_footprint, 0},
+	{"edge-sizes", "malloc(0), free(NULL), overflowing calloc, impossible sizes", check_edge_sizes, 0},
+	{"usable-size", "usable_size at least the size requested", check_usable_size, 0},
+	{"threads", "random operations in threads with cookies; cross-thread frees if declared", check_threads, 0},
+	{"thread-lifecycle", "threads created and torn down many times", check_thread_lifecycle, 0},
+	{"honesty", "every declared capability works", check_honesty, 0},
+	{"regions", "the regions op's regions valid, nested, and their blocks in use the live blocks in them", check_regions, 0},
+	{"cross-thread", "blocks made in some threads and freed in others", check_cross_thread, 0},
+	{"arenas", "pools carved from arenas, and an empty arena given back (the course's step 5)", check_arenas, 1},
+	{"ownership", "free() hands a block of the C library's malloc back to it (the course's step 5)", check_ownership, 1},
+	{NULL, NULL, NULL, 0},
 };
 
 const char *const *alloclab_check_level(unsigned level)
@@ -922,12 +1111,22 @@ const char *const *alloclab_check_level(unsigned level)
 	static const char *const one[] = {"alignment", "no-overlap", "contents", "edge-sizes", "honesty", NULL};
 	static const char *const two[] = {"alignment", "no-overlap", "contents", "edge-sizes", "honesty",
 					  "guards", "footprint", "usable-size", NULL};
-	static const char *const four[] = {"alignment", "no-overlap", "contents", "edge-sizes", "honesty", "guards",
-					   "footprint", "usable-size", "threads", "thread-lifecycle", NULL};
-	static const char *const five[] = {"alignment", "no-overlap", "contents", "edge-sizes", "honesty", "guards",
-					   "footprint", "usable-size", "threads", "thread-lifecycle", "regions", NULL};
+	static const char *const four[] = {"alignment", "no-overlap", "contents",         "edge-sizes",  "honesty",
+					   "guards",    "footprint",  "usable-size",      "threads",     "thread-lifecycle",
+					   "cross-thread", NULL};
+	static const char *const five[] = {"alignment",   "no-overlap", "contents",     "edge-sizes", "honesty",
+					   "guards",      "footprint",  "usable-size",  "threads",    "thread-lifecycle",
+					   "cross-thread", "regions",   "arenas",       "ownership",  NULL};
 	static const char *const *const levels[] = {NULL, one, two, two, four, five};
 	return level >= 1 && level <= ALLOCLAB_CHECK_LEVELS ? levels[level] : NULL;
+}
+
+const char *const *alloclab_check_level_required(unsigned level)
+{
+	static const char *const none[] = {NULL};
+	static const char *const four[] = {"threads", "cross-thread", NULL};
+	static const char *const five[] = {"threads", "cross-thread", "regions", "arenas", NULL};
+	return level == 4 ? four : level == 5 ? five : level >= 1 && level <= ALLOCLAB_CHECK_LEVELS ? none : NULL;
 }
 
 /* Runs a case on a thread attached to the plugin, as a workload would. */

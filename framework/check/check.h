@@ -22,6 +22,10 @@ struct alloclab_check_case {
 	const char *name;
 	const char *what;
 	void (*run)(const struct alloclab_allocator *a, struct alloclab_check_result *r);
+	/* Run only when asked for by name or by a course level: it checks
+	 * what a course step asks beyond the ABI (a free that takes blocks of
+	 * the C library's malloc). */
+	int course_only;
 };
 
 /* NULL-terminated. */
@@ -43,6 +47,12 @@ extern const struct alloclab_check_case alloclab_check_cases[];
  */
 #define ALLOCLAB_CHECK_LEVELS 5
 const char *const *alloclab_check_level(unsigned level);
+/* The cases of a level that must run: at that level a skip (threads for
+ * a plugin that does not declare thread-safe; regions, arenas without a
+ * regions op) fails, for the step is to make them hold. Level 4: threads
+ * and cross-thread; 5: those, regions and arenas (ownership never
+ * skips). */
+const char *const *alloclab_check_level_required(unsigned level);
 
 /* A case's process marks its steps with alloclab_phase (child.h): the
  * shared ones (load, create, thread_attach, thread_detach, destroy) and
@@ -60,7 +70,8 @@ void alloclab_check_run_case(const struct alloclab_check_case *c, const struct a
  * {case, status: pass|fail|skip|not run, why, plugin_output?}, calling
  * progress on each as it is made; *failed counts the failures.
  */
-json_t *alloclab_check_plugin(const char *spec, const char *options, char *const *only, int nonly, double timeout,
+json_t *alloclab_check_plugin(const char *spec, const char *options, char *const *only, int nonly,
+			      const char *const *required, double timeout,
 			      void (*progress)(const json_t *record, void *arg), void *arg, int *failed);
 
 #endif

@@ -77,17 +77,19 @@ static int shared_step(const char *step)
 	       strcmp(step, "thread_detach") == 0 || strcmp(step, "destroy") == 0;
 }
 
-static int wanted(const char *name, char *const *only, int nonly)
+static int wanted(const struct alloclab_check_case *c, char *const *only, int nonly)
 {
+	const char *name = c->name;
 	if (nonly == 0)
-		return 1;
+		return !c->course_only;
 	for (int i = 0; i < nonly; i++)
 		if (strcmp(only[i], name) == 0)
 			return 1;
 	return 0;
 }
 
-json_t *alloclab_check_plugin(const char *spec, const char *options, char *const *only, int nonly, double timeout,
+json_t *alloclab_check_plugin(const char *spec, const char *options, char *const *only, int nonly,
+			      const char *const *required, double timeout,
 			      void (*progress)(const json_t *record, void *arg), void *arg, int *failed)
 {
 	json_t *cases = json_array();
@@ -102,7 +104,7 @@ json_t *alloclab_check_plugin(const char *spec, const char *options, char *const
 		const char *status;
 		json_t *out = NULL, *entry;
 
-		if (!wanted(c->name, only, nonly))
+		if (!wanted(c, only, nonly))
 			continue;
 		if (stopped[0]) {
 			/* A shared step failed: every other case would too. */
@@ -143,6 +145,17 @@ json_t *alloclab_check_plugin(const char *spec, const char *options, char *const
 			if (shared_step(step))
 				snprintf(stopped, sizeof stopped, "not run: %s %s in case %s", step,
 					 res.timed_out ? "hung" : "failed", c->name);
+		}
+		/* At a course level, a case the step is to make hold may not be
+		 * skipped. */
+		int is_required = 0;
+		for (const char *const *q = required; q && *q; q++)
+			is_required |= strcmp(*q, c->name) == 0;
+		if (is_required && strcmp(status, "skip") == 0) {
+			char skipped[sizeof why];
+			snprintf(skipped, sizeof skipped, "%s", why);
+			snprintf(why, sizeof why, "this level requires it, and it was skipped: %.2000s", skipped);
+			status = "fail";
 		}
 		*failed += strcmp(status, "fail") == 0;
 		entry = json_pack("{s:s,s:s,s:o}", "case", c->name, "status", status, "why", alloclab_json_text(why));

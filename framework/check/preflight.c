@@ -96,7 +96,7 @@ json_t *alloclab_preflight(const char *spec, const char *path, const char *optio
 	} else {
 		file[0] = '\0';
 	}
-	cases = alloclab_check_plugin(spec, options, NULL, 0, timeout, NULL, NULL, &nfailed);
+	cases = alloclab_check_plugin(spec, options, NULL, 0, NULL, timeout, NULL, NULL, &nfailed);
 	failed = json_array();
 	json_array_foreach(cases, i, rec)
 		if (strcmp(json_string_value(json_object_get(rec, "status")), "fail") == 0)
