@@ -41,6 +41,8 @@ struct free_block {
 struct heap {
 	unsigned char *base;
 	size_t top;              /* bytes of the region used by blocks, free or not */
+	size_t last;             /* the size of the block ending at top (0: none): the next block's prev_size;
+				  * keep it right when you split or join the block at the top */
 	struct free_block *free; /* the free list */
 };
 
@@ -55,6 +57,7 @@ static int fl_create(const char *options, void **instance, char *err, size_t err
 	if (h.base == MAP_FAILED)
 		return -ENOMEM;
 	h.top = 0;
+	h.last = 0;
 	h.free = NULL;
 	*instance = &h;
 	return 0;
@@ -73,6 +76,8 @@ static struct header *grow(struct heap *h, size_t total)
 		return NULL;
 	struct header *b = (struct header *)(h->base + h->top);
 	b->size_and_free = total;
+	b->prev_size = h->last;
+	h->last = total;
 	h->top += total;
 	return b;
 }
