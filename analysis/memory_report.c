@@ -87,7 +87,9 @@ static void print_fragmentation(const struct alloclab_results *r, char **names, 
 		if (have) {
 			if (!header++)
 				fprintf(out, "\nfragmentation: resident over requested-live (the harness's baseline and the workload's "
-					     "own tables taken off; medians)\n  %-40s %12s %12s %10s %8s %12s %12s\n",
+					     "own tables taken off; medians; end of run only where the run ended holding a tenth of its "
+					     "most or more: below, it is what the allocator kept, see 'freed all')\n"
+					     "  %-40s %12s %12s %10s %8s %12s %12s\n",
 					"cell", "live at end", "most live", "end of run", "at peak", "its in use", "its free");
 			char t[6][32];
 			for (int k = 0; k < 6; k++) {

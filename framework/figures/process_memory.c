@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Fragmentation at the end of a run is shown where the run ended holding
+ * at least 1/FRAG_END_SHARE of the most it held. */
+#define FRAG_END_SHARE 10
+
 /* Steps before the workload's first round: the harness and the plugin
  * starting. */
 static int before_rounds(const char *phase)
@@ -171,7 +175,11 @@ void alloclab_process_memory(const struct alloclab_process *p, struct alloclab_p
 	 * (the harness gave back some of its own) is nothing of the plugin's. */
 	double off = base + (m->own_kib > 0 ? m->own_kib : 0);
 	if (base >= 0) {
-		if (end >= 0 && m->live_end_kib > 0)
+		/* A run that ends holding a sliver of its most (a replay's last
+		 * objects) would divide what the allocator kept of its peak by
+		 * almost nothing: that is retention, which kept shows, not
+		 * packing. */
+		if (end >= 0 && m->live_end_kib > 0 && m->live_end_kib * FRAG_END_SHARE >= m->live_peak_kib)
 			m->frag_end = fmax(0, end - off) / m->live_end_kib;
 		if (peak >= 0 && m->live_peak_kib > 0)
 			m->frag_peak = fmax(0, peak - off) / m->live_peak_kib;
