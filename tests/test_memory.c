@@ -383,6 +383,9 @@ Test(memory, a_programs_census_counts_its_blocks_in_every_process, .timeout = 12
 		struct alloclab_process_memory m;
 		alloclab_process_memory(p, &m);
 		cr_expect_gt(m.frag_peak, 0, "%s: no fragmentation", c->plugin);
+		/* Once the program has gone, the worker holds only its idle
+		 * instance: no figure of the program's kept memory. */
+		cr_expect_lt(m.kept_kib, 0, "%s: kept %.0f KiB is the worker's, not the program's", c->plugin, m.kept_kib);
 	}
 	cr_expect_eq(peak[0][0], peak[1][0], "system and mimalloc were asked for different amounts");
 	cr_expect_eq(peak[0][1], peak[1][1]);

@@ -84,7 +84,7 @@ static void round_value(const struct worker *w, unsigned r, struct alloclab_valu
 	v->faults_counted = 1;
 	v->minor_faults = w->mem[r].minor_faults;
 	v->major_faults = w->mem[r].major_faults;
-	v->rss_after_finish_kib = w->mem[r].rss_after_finish;
+	v->rss_after_finish_kib = (w->cell->workload->flags & ALLOCLAB_WORKLOAD_RECORDS_ITSELF) ? -1 : w->mem[r].rss_after_finish;
 	v->rss_end_of_run_kib = w->mem[r].rss_end_of_run;
 	v->anon_end_of_run_kib = w->mem[r].anon_end_of_run;
 	v->live_end_bytes = w->mem[r].live_end;
@@ -376,14 +376,18 @@ static int end_instance(struct worker *w, struct alloclab_process *out, char *er
 		else
 			json_decref(stats);
 	}
-	out->rss_after_finish_kib = w->mem[w->rounds - 1].rss_after_finish;
+	/* A workload whose allocations happen in programs it starts (exec):
+	 * the worker's memory once they have gone is its own idle instance's,
+	 * nothing the program kept; not a figure of the program's. */
+	const int elsewhere = (cell->workload->flags & ALLOCLAB_WORKLOAD_RECORDS_ITSELF) != 0;
+	out->rss_after_finish_kib = elsewhere ? -1 : w->mem[w->rounds - 1].rss_after_finish;
 	out->rss_after_trim_kib = out->rss_after_settle_kib = -1;
-	if (w->alloc.ops.trim) {
+	if (w->alloc.ops.trim && !elsewhere) {
 		alloclab_phase("trim");
 		if (w->alloc.ops.trim(w->alloc.instance) == 0)
 			out->rss_after_trim_kib = alloclab_self_statm_kib(NULL);
 	}
-	if (cell->settle_ms) {
+	if (cell->settle_ms && !elsewhere) {
 		alloclab_phase("settle");
 		struct timespec ts = {cell->settle_ms / 1000, (long)(cell->settle_ms % 1000) * 1000000};
 		while (nanosleep(&ts, &ts) != 0)
