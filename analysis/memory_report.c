@@ -161,7 +161,8 @@ void alloclab_memory_report(const struct alloclab_results *r, FILE *out)
 			free(col[k]);
 	}
 	if (header)
-		fprintf(out, "  (baseline: the worker before the plugin was loaded; end of run: once the last\n"
+		fprintf(out, "  (baseline: the worker before the plugin was loaded; peak: the measured values' largest,\n"
+			     "  a program's own by wait4 under exec; end of run: once the last\n"
 			     "  value's run ended; freed all: after the workload freed everything; trimmed: after\n"
 			     "  the plugin's trim op; settled: after --settle-ms; faults/v: minor page faults per\n"
 			     "  value, in run())\n");

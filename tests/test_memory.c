@@ -386,6 +386,12 @@ Test(memory, a_programs_census_counts_its_blocks_in_every_process, .timeout = 12
 		/* Once the program has gone, the worker holds only its idle
 		 * instance: no figure of the program's kept memory. */
 		cr_expect_lt(m.kept_kib, 0, "%s: kept %.0f KiB is the worker's, not the program's", c->plugin, m.kept_kib);
+		/* The peak is the program's own, by wait4 (its largest process):
+		 * every value has it, and it holds at least the 4 MB one process
+		 * holds. */
+		cr_expect_gt(p->values[0].program_peak_rss_kib, 4032000 / 1024, "%s: the program's peak %llu KiB", c->plugin,
+			     (unsigned long long)p->values[0].program_peak_rss_kib);
+		cr_expect_eq(m.peak_net_kib, m.program_peak_kib);
 	}
 	cr_expect_eq(peak[0][0], peak[1][0], "system and mimalloc were asked for different amounts");
 	cr_expect_eq(peak[0][1], peak[1][1]);

@@ -396,6 +396,11 @@ static void exec_run(struct alloclab_workload_thread *t)
 		alloclab_live_own(t, anon_kib * 1024);
 		alloclab_live_resident(t, anon_peak_kib);
 	}
+	/* The program's own peak, exact, in every value: the memory figure
+	 * of a program (the worker's samples hold the harness too, and miss a
+	 * short program's peak). */
+	if (r.peak_rss_kib > 0)
+		alloclab_live_program_rss(t, (uint64_t)r.peak_rss_kib);
 	t->ops = 1;
 	char hash[24];
 	snprintf(hash, sizeof hash, "%016" PRIx64, r.stdout_hash);

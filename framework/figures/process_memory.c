@@ -100,7 +100,7 @@ void alloclab_process_memory(const struct alloclab_process *p, struct alloclab_p
 	struct timeline_extra x = {-1, -1, -1, -1, -1};
 
 	/* Every field a double, every one unknown until found. */
-	for (double *f = &m->baseline_kib; f <= &m->faults_per_value; f++)
+	for (double *f = &m->baseline_kib; f <= &m->program_peak_kib; f++)
 		*f = -1;
 	if (p->memory)
 		read_timeline(p->memory, p->nvalues, m, &x);
@@ -190,6 +190,13 @@ void alloclab_process_memory(const struct alloclab_process *p, struct alloclab_p
 		if (m->after_finish_kib >= 0)
 			m->kept_kib = fmax(0, m->after_finish_kib - m->baseline_kib);
 	}
+	/* A program's own peak, exact: the figure of the program's memory
+	 * (the worker's samples add the harness's and miss a short peak). */
+	for (unsigned v = 0; v < p->nvalues; v++)
+		if (p->values[v].program_peak_rss_kib && (double)p->values[v].program_peak_rss_kib > m->program_peak_kib)
+			m->program_peak_kib = (double)p->values[v].program_peak_rss_kib;
+	if (m->program_peak_kib > 0)
+		m->peak_kib = m->peak_net_kib = m->program_peak_kib;
 	if (last->faults_counted) {
 		uint64_t minor = 0;
 		for (unsigned v = 0; v < p->nvalues; v++)

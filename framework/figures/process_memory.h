@@ -28,6 +28,11 @@ struct alloclab_process_memory {
 	double peak_net_kib;     /* peak - baseline (at least 0) */
 	double kept_kib;         /* after_finish - baseline (at least 0): what the allocator kept of a freed heap */
 	double faults_per_value; /* minor faults in run(), per value */
+	/* The program's own peak resident set (a program under exec, by
+	 * wait4), the largest over the measured values; where known it is the
+	 * peak (peak_kib, peak_net_kib), the harness's memory having no part
+	 * in it. */
+	double program_peak_kib;
 };
 
 void alloclab_process_memory(const struct alloclab_process *p, struct alloclab_process_memory *m);

@@ -30,7 +30,12 @@ struct alloclab_live {
 	 * exec: its processes', summed): fragmentation at the peak is then
 	 * (this - own) / the most held (alloclab_live_resident). 0 not said. */
 	_Atomic uint64_t anon_peak_kib;
-	char pad[16];
+	/* The peak resident set of the program the workload ran, by wait4 (a
+	 * program under exec: its own and its children's, exact), in KiB: the
+	 * program's peak with nothing of the harness in it
+	 * (alloclab_live_program_rss). 0 not said. */
+	_Atomic uint64_t program_rss_kib;
+	char pad[8];
 };
 _Static_assert(sizeof(struct alloclab_live) == 64, "one cache line per thread's counters");
 

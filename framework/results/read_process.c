@@ -162,6 +162,9 @@ static int read_value(const struct alloclab_results_reader *rd, const json_t *ob
 	if (json_object_get(obj, K_WORKLOAD_ANON_PEAK) &&
 	    alloclab_results_get_uint(rd, obj, where, K_WORKLOAD_ANON_PEAK, 1, 1, (uint64_t)1 << 40, &v->workload_anon_peak_kib) != 0)
 		return -1;
+	if (json_object_get(obj, K_PROGRAM_PEAK_RSS) &&
+	    alloclab_results_get_uint(rd, obj, where, K_PROGRAM_PEAK_RSS, 1, 1, (uint64_t)1 << 40, &v->program_peak_rss_kib) != 0)
+		return -1;
 	if (read_stats(rd, obj, where, K_STATS, &v->stats) != 0)
 		return -1;
 	json_t *lat = json_object_get(obj, K_LATENCY);

@@ -111,6 +111,10 @@ struct alloclab_value {
 	/* The workload's own reading of its anonymous memory at its peak
 	 * (KiB; a program under exec); 0 not said. */
 	uint64_t workload_anon_peak_kib;
+	/* The peak resident set of the program the workload ran, by wait4
+	 * (KiB; a program under exec: exact, nothing of the harness in it);
+	 * 0 not said. */
+	uint64_t program_peak_rss_kib;
 	/* NULL, or the plugin's standard statistics (std.*) after the run,
 	 * the working sets live: {name: value}, as process stats. */
 	json_t *stats;

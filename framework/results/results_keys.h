@@ -138,6 +138,7 @@
 #define K_PHASES "phases"
 #define K_SAMPLES "samples"
 #define K_WORKLOAD_ANON_PEAK "workload_anon_peak_kib"
+#define K_PROGRAM_PEAK_RSS "program_peak_rss_kib"
 #define K_THREAD_REPORTS "thread_reports"
 
 /* journal lines */

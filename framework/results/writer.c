@@ -67,6 +67,8 @@ static json_t *value_to_json(const struct alloclab_value *v, unsigned threads, c
 		json_object_set_new(o, K_OWN, json_integer((json_int_t)v->own_bytes));
 	if (v->workload_anon_peak_kib)
 		json_object_set_new(o, K_WORKLOAD_ANON_PEAK, json_integer((json_int_t)v->workload_anon_peak_kib));
+	if (v->program_peak_rss_kib)
+		json_object_set_new(o, K_PROGRAM_PEAK_RSS, json_integer((json_int_t)v->program_peak_rss_kib));
 	if (v->stats)
 		json_object_set(o, K_STATS, v->stats);
 	return o;

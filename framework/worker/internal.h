@@ -43,6 +43,7 @@ struct round_memory {
 	uint64_t live_peak;                  /* the sum of the most each thread said it held; 0 not said */
 	uint64_t own;                        /* the workload's own tables outside the plugin */
 	uint64_t anon_peak;                  /* KiB, its own reading at its peak; 0 not said */
+	uint64_t program_rss;                /* KiB, the largest peak RSS of the programs its threads ran; 0 not said */
 	uint64_t standard[ALLOCLAB_NSTANDARD_STATS]; /* the plugin's standard statistics after run() */
 	unsigned standard_given;             /* which of them it gave (bits) */
 };

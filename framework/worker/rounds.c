@@ -30,12 +30,15 @@ static uint64_t now_ns(void)
 
 void alloclab_worker_take_live(const struct worker *w, struct round_memory *m)
 {
-	m->live_end = m->live_peak = m->own = m->anon_peak = 0;
+	m->live_end = m->live_peak = m->own = m->anon_peak = m->program_rss = 0;
 	for (unsigned i = 0; i < w->cell->threads; i++) {
 		m->live_end += __atomic_exchange_n((uint64_t *)&w->live[i].end_bytes, 0, __ATOMIC_RELAXED);
 		m->live_peak += __atomic_exchange_n((uint64_t *)&w->live[i].peak_bytes, 0, __ATOMIC_RELAXED);
 		m->own += __atomic_exchange_n((uint64_t *)&w->live[i].own_bytes, 0, __ATOMIC_RELAXED);
 		m->anon_peak += __atomic_exchange_n((uint64_t *)&w->live[i].anon_peak_kib, 0, __ATOMIC_RELAXED);
+		uint64_t rss = __atomic_exchange_n((uint64_t *)&w->live[i].program_rss_kib, 0, __ATOMIC_RELAXED);
+		if (rss > m->program_rss)
+			m->program_rss = rss;
 	}
 }
 

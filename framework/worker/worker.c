@@ -91,6 +91,7 @@ static void round_value(const struct worker *w, unsigned r, struct alloclab_valu
 	v->live_peak_bytes = w->mem[r].live_peak;
 	v->own_bytes = w->mem[r].own;
 	v->workload_anon_peak_kib = w->mem[r].anon_peak;
+	v->program_peak_rss_kib = w->mem[r].program_rss;
 	if (w->mem[r].standard_given) {
 		v->stats = json_object();
 		for (unsigned i = 0; i < ALLOCLAB_NSTANDARD_STATS; i++)

@@ -245,6 +245,12 @@ static inline void alloclab_live_resident(struct alloclab_workload_thread *t, ui
 	__atomic_store_n((uint64_t *)&t->live->anon_peak_kib, anon_peak_kib, __ATOMIC_RELAXED);
 }
 
+/* The peak resident set of the program it ran (KiB, by wait4). */
+static inline void alloclab_live_program_rss(struct alloclab_workload_thread *t, uint64_t kib)
+{
+	__atomic_store_n((uint64_t *)&t->live->program_rss_kib, kib, __ATOMIC_RELAXED);
+}
+
 /* For a workload that updates as it goes: its own thread's counters, so a
  * plain add (the sampler reads a value that was true a moment before). */
 static inline void alloclab_live_add(struct alloclab_workload_thread *t, int64_t bytes, int64_t blocks)
