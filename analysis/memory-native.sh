@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Do alloclab's memory figures rank allocators as the programs' real
+# memory does? (docs/measurements/memory-native.md) A benchmark that prints
+# figures, not a test, for a user who has the programs built outside the
+# project (mimalloc-bench's mstress, glibc-thread, alloc-test, rptest,
+# malloc-large, xmalloc-test, larson, cfrac, espresso, or any others):
+#   analysis/memory-native.sh BUILD_DIR PROGRAMS.tsv OUTDIR [REPEATS]
+# PROGRAMS.tsv: one program a line, NAME<TAB>BINARY<TAB>ARGUMENTS<TAB>FOLDER
+# (the folder it must run in, or -); a line whose binary is missing is left
+# out, and said to be.
+#
+# Each program runs under glibc, jemalloc, mimalloc and tcmalloc:
+#   - natively: the allocator's own library preloaded (Debian's
+#     libjemalloc2, libmimalloc2.0, libtcmalloc-minimal4; glibc's malloc
+#     without one), its peak resident set by GNU time (wait4's maxrss),
+#     REPEATS times, the allocators in an order drawn per repeat;
+#   - under alloclab: `run -w exec:cmd=...` with the four as plugins,
+#     REPEATS processes a cell, one warm-up (the census) and one value, and
+#     alloclab's figures compared per process (`compare --metric rss`, the
+#     program's own peak by wait4; `fragmentation`, at the peak, from the
+#     census; `kept`, which has no figure under exec).
+# A pair of allocators is decided on a side when their medians differ by 3%
+# or more; it agrees when both sides decide it the same way. The goal is
+# 90% of the pairs decided on both sides.
+set -euo pipefail
+usage="usage: memory-native.sh BUILD_DIR PROGRAMS.tsv OUTDIR [REPEATS]"
+build=${1:?$usage}
+programs=$(cd "$(dirname "${2:?$usage}")" && pwd)/$(basename "$2")
+out=${3:?$usage}
+repeats=${4:-3}
+A="$(cd "$build" && pwd)/cli/alloclab"
+[ -x "$A" ] || { echo "memory-native.sh: no alloclab at $A" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "memory-native.sh: GNU time is needed (apt-get install time)" >&2; exit 2; }
+libs=/usr/lib/x86_64-linux-gnu
+declare -A native=([system]="" [jemalloc]="$libs/libjemalloc.so.2" [mimalloc]="$libs/libmimalloc.so.2"
+	[tcmalloc]="$libs/libtcmalloc_minimal.so.4")
+allocators=(system jemalloc mimalloc tcmalloc)
+for a in "${allocators[@]}"; do
+	[ -z "${native[$a]}" ] || [ -f "${native[$a]}" ] || { echo "memory-native.sh: no ${native[$a]}" >&2; exit 2; }
+done
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+: >"$out/native.tsv"
+
+# Each line: name, binary, arguments, folder.
+mapfile -t lines < <(grep -v '^#' "$programs" | grep -v '^[[:space:]]*$')
+names=()
+for line in "${lines[@]}"; do
+	IFS=$'\t' read -r name bin args dir <<<"$line"
+	if [ ! -x "$bin" ]; then
+		echo "($name left out: no $bin)" >&2
+		continue
+	fi
+	names+=("$name")
+done
+
+run_native() { # name bin args dir allocator
+	local dir=$4 pre=${native[$5]} kib
+	[ "$dir" = - ] && dir=$out
+	# shellcheck disable=SC2086 # the arguments are words, as the suite gives them
+	kib=$(cd "$dir" && timeout 300 env ${pre:+LD_PRELOAD=$pre} /usr/bin/time -f '%M' -o "$out/time.out" \
+		"$2" $3 >/dev/null 2>&1 && cat "$out/time.out") || kib=-
+	printf '%s\t%s\t%s\n' "$1" "$5" "$kib" >>"$out/native.tsv"
+}
+
+for r in $(seq "$repeats"); do
+	for line in "${lines[@]}"; do
+		IFS=$'\t' read -r name bin args dir <<<"$line"
+		[ -x "$bin" ] || continue
+		for a in $(printf '%s\n' "${allocators[@]}" | shuf); do
+			[ -t 2 ] && printf '\rnative: repeat %s, %s under %s          ' "$r" "$name" "$a" >&2
+			run_native "$name" "$bin" "$args" "$dir" "$a"
+		done
+	done
+done
+[ -t 2 ] && printf '\r%60s\r' '' >&2
+
+for line in "${lines[@]}"; do
+	IFS=$'\t' read -r name bin args dir <<<"$line"
+	[ -x "$bin" ] || continue
+	w="exec:cmd=$bin${args:+ $args}"
+	[ "$dir" = - ] || w="$w,cwd=$dir"
+	[ -t 2 ] && printf 'alloclab: %s\n' "$name" >&2
+	"$A" run -p system -p jemalloc -p mimalloc -p tcmalloc -w "$w" -t 1 -n "$repeats" -v 1 --warmups 1 \
+		--no-check --timeout 600 -q -o "$out/$name.json" >/dev/null 2>"$out/$name.err" || true
+	for m in rss fragmentation kept; do
+		"$A" compare "$out/$name.json" --plugins system,jemalloc,mimalloc,tcmalloc --metric "$m" --format json \
+			>"$out/$name.$m.json" 2>/dev/null || echo '{}' >"$out/$name.$m.json"
+	done
+done
+
+/usr/bin/python3.11 - "$out" "${names[@]}" <<'PY'
+import itertools, json, statistics, sys
+
+out, names = sys.argv[1], sys.argv[2:]
+allocs = ["system", "jemalloc", "mimalloc", "tcmalloc"]
+native = {}
+for line in open(f"{out}/native.tsv"):
+    name, alloc, kib = line.rstrip("\n").split("\t")
+    if kib != "-":
+        native.setdefault((name, alloc), []).append(float(kib))
+
+def figures(name, metric):
+    try:
+        doc = json.load(open(f"{out}/{name}.{metric}.json"))
+        cols = doc["rows"][0]["columns"]
+        return {a: c.get("median") for a, c in zip(doc["columns"], cols)}
+    except (OSError, ValueError, KeyError, IndexError):
+        return {}
+
+def side(x, y):
+    """+1, -1, or 0 when the two are within 3% (not decided)."""
+    if x is None or y is None or x <= 0 or y <= 0:
+        return None
+    r = x / y
+    return 0 if abs(r - 1) < 0.03 else (1 if r > 1 else -1)
+
+metrics = [("rss", "the program's peak (compare --metric rss)"),
+           ("fragmentation", "fragmentation at the peak"), ("kept", "kept once freed")]
+print("native peak RSS (KiB, medians of the repeats) against alloclab's figures (medians of the processes)")
+print("%-14s %-9s %10s %10s %14s %10s" % ("program", "allocator", "native", "rss", "fragmentation", "kept"))
+table = {}
+for name in names:
+    f = {m: figures(name, m) for m, _ in metrics}
+    for a in allocs:
+        nat = statistics.median(native[(name, a)]) if (name, a) in native else None
+        table[(name, a)] = (nat, *(f[m].get(a) for m, _ in metrics))
+        row = table[(name, a)]
+        fmt = lambda v, p: "-" if v is None or v < 0 else p % v
+        print("%-14s %-9s %10s %10s %14s %10s" % (name, a, fmt(row[0], "%.0f"), fmt(row[1], "%.0f"),
+                                                 fmt(row[2], "%.2f"), fmt(row[3], "%.0f")))
+print()
+for k, (m, what) in enumerate(metrics, 1):
+    agree = decided = native_only = 0
+    programs_alike = programs_counted = 0
+    for name in names:
+        pa = pd = 0
+        for a, b in itertools.combinations(allocs, 2):
+            n = side(table[(name, a)][0], table[(name, b)][0])
+            x = side(table[(name, a)][k], table[(name, b)][k])
+            if n is None or n == 0:
+                continue
+            if x is None or x == 0:
+                native_only += x == 0
+                continue
+            decided += 1
+            pd += 1
+            agree += n == x
+            pa += n == x
+        if pd:
+            programs_counted += 1
+            programs_alike += pa == pd
+    share = "%.0f%%" % (100 * agree / decided) if decided else "-"
+    print("%-42s %3d of %3d pairs decided on both sides rank alike (%s); decided natively, tied here: %d; "
+          "programs in the native order: %d of %d" % (what, agree, decided, share, native_only, programs_alike,
+                                                      programs_counted))
+PY
