@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The figures the course quotes (docs/course/), measured again with this
+# build: each quoted figure beside the one measured now. A benchmark that
+# prints figures, not a test. Times are read as ratios to glibc measured
+# in the same run (a shared machine moves absolute times); memory figures
+# and heap-map counts as they are.
+#   analysis/course-figures.sh BUILD_DIR OUTDIR
+set -euo pipefail
+build=$(cd "${1:?usage: course-figures.sh BUILD_DIR OUTDIR}" && pwd)
+out=${2:?usage: course-figures.sh BUILD_DIR OUTDIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+A="$build/cli/alloclab"
+P="$build/tests/plugins"
+for p in bump freelist segregated threadcache arenas; do
+	[ -f "$P/course-$p.so" ] || { echo "course-figures.sh: no $P/course-$p.so (a test build has them)" >&2; exit 2; }
+done
+run() { # name, then alloclab run's arguments
+	local name=$1
+	shift
+	[ -t 2 ] && printf 'measuring %s\n' "$name" >&2
+	"$A" run --no-check -q -o "$out/$name.json" "$@" >/dev/null
+	"$A" compare "$out/$name.json" --plugins "$PLUGINS" --format json >"$out/$name.time.json"
+	"$A" compare "$out/$name.json" --plugins "$PLUGINS" --metric rss --format json >"$out/$name.rss.json"
+	"$A" compare "$out/$name.json" --plugins "$PLUGINS" --metric fragmentation --format json >"$out/$name.frag.json"
+}
+
+PLUGINS=system,course-bump,course-freelist,course-segregated
+run churn -p system -p "$P/course-bump.so" -p "$P/course-freelist.so" -p "$P/course-segregated.so" \
+	-w churn:ops=100000 -t 1 -n 3
+PLUGINS=system,course-freelist,course-segregated
+run fragment -p system -p "$P/course-freelist.so" -p "$P/course-segregated.so" -w fragment -t 1 -n 3
+PLUGINS=system,course-threadcache
+run threads -p system -p "$P/course-threadcache.so" -w churn -w larson -w xmalloc -t 1,2 -n 3
+heapmap() { # name, plugin, workload, frames
+	[ -t 2 ] && printf 'heap map %s\n' "$1" >&2
+	rm -rf "$out/heap-$1"
+	"$A" heapmap -p "$2" -w "$3" -n "$4" -o "$out/heap-$1" >"$out/heap-$1.txt" 2>&1 || true
+}
+heapmap bump "$P/course-bump.so" churn:ops=20000 2
+heapmap segregated "$P/course-segregated.so" churn 3
+heapmap arenas "$P/course-arenas.so" churn 3
+heapmap radix obmalloc-radix churn 3
+
+/usr/bin/python3.11 - "$out" <<'PY'
+import json, re, sys
+
+out = sys.argv[1]
+
+def medians(name, kind):
+    """{(row, plugin): median} from compare's JSON."""
+    try:
+        doc = json.load(open(f"{out}/{name}.{kind}.json"))
+    except (OSError, ValueError):
+        return {}
+    got = {}
+    for row in doc.get("rows", []):
+        key = "%s t=%s" % (row.get("workload"), row.get("threads"))
+        for plugin, col in zip(doc["columns"], row["columns"]):
+            got[(key, plugin)] = col.get("median")
+    return got
+
+def ratio(d, key, plugin):
+    a, b = d.get((key, plugin)), d.get((key, "system"))
+    return a / b if a and b else None
+
+def heap(name):
+    """The first frame's regions (outer, inner) and blocks split, and the
+    frames' count."""
+    try:
+        text = open(f"{out}/heap-{name}.txt").read()
+    except OSError:
+        return None
+    rows = [l.split() for l in text.splitlines() if re.match(r"\s+\d+\s+\d+\s+end\s", l)]
+    return [(int(r[3]), int(r[4]), int(r[-1])) for r in rows]
+
+rows = []
+t = medians("churn", "time")
+r = medians("churn", "rss")
+for plugin, quoted_ns, exercise in (("course-bump", 84, "1"), ("course-freelist", 54, "2"),
+                                    ("course-segregated", 4.5, "3")):
+    rows.append((exercise, f"{plugin} churn, time over glibc's", quoted_ns / 16, ratio(t, "churn t=1", plugin)))
+rows.append(("1", "course-bump churn:ops=100000 peak RSS (MiB)", 108, (r.get(("churn t=1", "course-bump")) or 0) / 1024))
+rows.append(("1", "glibc churn:ops=100000 peak RSS (MiB)", 3.9, (r.get(("churn t=1", "system")) or 0) / 1024))
+t = medians("fragment", "time")
+f = medians("fragment", "frag")
+rows.append(("2", "course-freelist fragment, time over glibc's", None, ratio(t, "fragment t=1", "course-freelist")))
+rows.append(("3", "course-segregated fragment, time over glibc's", None, ratio(t, "fragment t=1", "course-segregated")))
+for plugin, quoted, exercise in (("course-freelist", 1.30, "2"), ("course-segregated", 3.43, "3"), ("system", 1.25, "3")):
+    rows.append((exercise, f"{plugin} fragment, fragmentation at the peak", quoted, f.get(("fragment t=1", plugin))))
+t = medians("threads", "time")
+for key, quoted in (("churn t=1", 9.0 / 16.0), ("churn t=2", 19.1 / 34.0), ("larson t=1", 10.6 / 21.3),
+                    ("larson t=2", 24.0 / 46.9), ("xmalloc t=2", 80.6 / 136)):
+    rows.append(("4", f"course-threadcache {key}, time over glibc's", quoted, ratio(t, key, "course-threadcache")))
+for name, exercise, quoted in (("bump", "1", None), ("segregated", "3", (0, 372, 67)), ("arenas", "5", (2, 101, 275)),
+                               ("radix", "5", (2, 96, None))):
+    h = heap(name)
+    first = h[0] if h else None
+    label = {"bump": "course-bump heap map: regions after 2 values", "segregated": "course-segregated heap map",
+             "arenas": "course-arenas heap map", "radix": "obmalloc-radix heap map"}[name]
+    if name == "bump":
+        rows.append((exercise, label, 13, (h[-1][0] + h[-1][1]) if h else None))
+        continue
+    rows.append((exercise, label + ": outer regions", quoted[0], first[0] if first else None))
+    rows.append((exercise, label + ": inner regions", quoted[1], first[1] if first else None))
+    if quoted[2] is not None:
+        rows.append((exercise, label + ": blocks split over two lines", quoted[2], first[2] if first else None))
+
+print("%-3s %-58s %10s %10s" % ("ex", "figure", "quoted", "measured"))
+for exercise, what, quoted, measured in rows:
+    fmt = lambda v: "-" if v is None else ("%.3g" % v if isinstance(v, float) else str(v))
+    print("%-3s %-58s %10s %10s" % (exercise, what, fmt(quoted), fmt(measured)))
+PY
