@@ -166,3 +166,31 @@ Test(hostile4, a_plugin_that_closes_the_workers_descriptors_is_named, .timeout =
 		  "%s", r.err);
 	cmd_result_free(&r);
 }
+
+/* Something the run runs writes over -o and its journal: the whole run,
+ * still in memory, goes to a file of its own beside it, and the message
+ * names that file, which reads back. */
+Test(hostile4, a_run_whose_output_was_overwritten_keeps_its_results, .timeout = 120)
+{
+	char *dir = scratch_dir(), *script = path_in(dir, "vandal.sh"), text[9000];
+	snprintf(text, sizeof text, "#!/bin/sh\necho not-results > '%s/r.json'\necho not-a-journal > '%s/r.json.journal'\n",
+		 dir, dir);
+	FILE *f = fopen(script, "w");
+	fputs(text, f);
+	fclose(f);
+	chmod(script, 0755);
+	char w[9100];
+	snprintf(w, sizeof w, "exec:cmd=%s", script);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", w, "-t", "1", "-n", "1",
+								      "-v", "1", "--no-check", "-o", "r.json", "-q", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	const char *at = strstr(r.err, "the run's results are in ");
+	cr_assert_not_null(at, "%s", r.err);
+	char rescued[4200];
+	snprintf(rescued, sizeof rescued, "%s", at + strlen("the run's results are in "));
+	rescued[strcspn(rescued, "\n")] = '\0';
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"show", rescued, NULL});
+	cr_expect_eq(r.status, 0, "%s: %s", rescued, r.err);
+	cmd_result_free(&r);
+}

@@ -576,8 +576,20 @@ int alloclab_run_finish(struct alloclab_run *run, int status)
 			self.ru_stime.tv_usec * 1e-6;
 	alloclab_results_set_end(run->results, load[0], cpu_s, run->workers_run);
 	if (alloclab_results_write(run->results, run->output, err, sizeof err) != 0) {
-		/* The journal stays: with the first document it holds the run. */
-		fprintf(stderr, "alloclab: %s (the finished measurements are in %s.journal)\n", err, run->output);
+		/* -o was taken meanwhile (something the run ran wrote over it, or
+		 * over its journal): the whole run is still here, in memory, and
+		 * goes to a file of its own beside it. Failing that, the journal
+		 * stays: with the first document it holds the run. */
+		char rescue[ALLOCLAB_PATH_PLUS_LEN], err2[ALLOCLAB_ERR_LEN];
+		snprintf(rescue, sizeof rescue, "%s.rescued-%ld.json", run->output, (long)getpid());
+		if (alloclab_results_write(run->results, rescue, err2, sizeof err2) == 0) {
+			fprintf(stderr, "alloclab: %s; the run's results are in %s\n", err, rescue);
+			/* Its file is left alone: it may not be the journal now. */
+			alloclab_journal_close(run->journal, 0);
+			run->journal = NULL;
+		} else {
+			fprintf(stderr, "alloclab: %s (the finished measurements are in %s.journal)\n", err, run->output);
+		}
 		free_run(run);
 		return ALLOCLAB_EXIT_USAGE;
 	}
