@@ -547,6 +547,13 @@ Test(python, only_a_module_not_installed_is_not_applicable, .timeout = 200)
 	cr_expect(strstr(doc->cells[2].message, "'no_such_module_anywhere', which is not installed"), "%s",
 		  doc->cells[2].message);
 	alloclab_results_free(doc);
+	/* The plan knows it already (the file ran once to be found out):
+	 * --dry-run counts it. */
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "python:pyperf=mods",
+								      "-t", "1", "--dry-run", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "3 cells (1 not applicable)"), "%s", r.out);
+	cmd_result_free(&r);
 }
 
 /* The census: in the warm-ups, what the interpreter holds is counted block

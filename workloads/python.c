@@ -565,6 +565,31 @@ static int discovery_child(void *arg, int fd)
 	return 3;
 }
 
+/* The rows expand found not applicable (a module not installed), by their
+ * parameters, so that the plan says so (and runs no worker for them). */
+#define MAX_NOT_APPLICABLE 512
+static struct {
+	const char *pyperf, *args, *name;
+	char *why;
+} not_applicable[MAX_NOT_APPLICABLE];
+static unsigned nnot_applicable;
+
+static void remember_not_applicable(const struct alloclab_params *q, const char *why)
+{
+	if (nnot_applicable < MAX_NOT_APPLICABLE)
+		not_applicable[nnot_applicable++] =
+			(typeof(not_applicable[0])){q->text[P_PYPERF], q->text[P_ARGS], q->text[P_NAME], strdup(why)};
+}
+
+static const char *python_plan_not_applicable(const struct alloclab_params *p)
+{
+	for (unsigned i = 0; i < nnot_applicable; i++)
+		if (p->text[P_PYPERF] && strcmp(not_applicable[i].pyperf, p->text[P_PYPERF]) == 0 &&
+		    strcmp(not_applicable[i].args, p->text[P_ARGS]) == 0 && strcmp(not_applicable[i].name, p->text[P_NAME]) == 0)
+			return not_applicable[i].why;
+	return NULL;
+}
+
 /* Each file runs once, as pyperf's main process runs it, for at most the
  * run's --timeout (alloclab_plan_step_timeout); the harness ends a file
  * at its deadline. The whole discovery's own deadline, a backstop: a file
@@ -621,6 +646,7 @@ static int python_expand(const struct alloclab_params *p, struct alloclab_params
 	json_array_foreach(found, i, e) {
 		const char *file = json_string_value(json_object_get(e, "file"));
 		const char *name = json_string_value(json_object_get(e, "name"));
+		const char *failed_row = json_string_value(json_object_get(e, "error"));
 		json_t *args = json_object_get(e, "args"), *a;
 		json_int_t task = json_integer_value(json_object_get(e, "task"));
 		char joined[ALLOCLAB_PATH_LEN] = "";
@@ -661,6 +687,8 @@ static int python_expand(const struct alloclab_params *p, struct alloclab_params
 		q->text[P_PYPERF] = alloclab_params_intern(file, strlen(file));
 		q->text[P_ARGS] = alloclab_params_intern(joined, strlen(joined));
 		q->text[P_NAME] = alloclab_params_intern(name ? name : "", name ? strlen(name) : 0);
+		if (failed_row && json_is_true(json_object_get(e, "not_applicable")))
+			remember_not_applicable(q, failed_row);
 		/* A file that failed (a module missing) is measured as its task 1:
 		 * the worker meets the same failure and says so in the cell. */
 		q->v[P_TASK] = task > 0 ? (uint64_t)task : 1;
@@ -687,6 +715,7 @@ const struct alloclab_workload alloclab_workload_python = {
 		  * in the plugin's memory, in a TLS destructor at exit. */
 		 ALLOCLAB_WORKLOAD_KEEP_INSTANCE,
 	.check_params = python_check,
+	.plan_not_applicable = python_plan_not_applicable,
 	.expand = python_expand,
 	.exec_worker = python_exec_worker,
 	.prepare = python_prepare,

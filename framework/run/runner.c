@@ -252,6 +252,8 @@ static void lay_out_cells(struct alloclab_run *run)
 					const struct alloclab_workload *wl = cfg->workloads[w].workload;
 					char why[ALLOCLAB_ERR_LEN];
 					const char *na = applicability(run->caps[p], wl, cfg->threads[t], why, sizeof why);
+					if (!na && wl->plan_not_applicable)
+						na = wl->plan_not_applicable(&cfg->workloads[w].params);
 					struct planned_cell *c = &run->cells[r->ncells];
 
 					c->spec.plugin = cfg->plugins[p].spec;
