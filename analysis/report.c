@@ -423,10 +423,14 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 		alloclab_summarize(values, n, &s);
 		free(values);
 		fprintf(out, "%-*s  %-*s %7u ", pw, label, ww, c->workload, c->threads);
+		/* A row that did not measure still says which it is (a
+		 * benchmark of a folder, by its parameters). */
 		if (c->status == ALLOCLAB_CELL_ERROR)
-			fprintf(out, "%10s %7s %9s %10s  error: %s\n", "-", "-", "-", "-", c->message);
+			fprintf(out, "%10s %7s %9s %10s  %s%serror: %s\n", "-", "-", "-", "-", params, params[0] ? ": " : "",
+				c->message);
 		else if (c->status == ALLOCLAB_CELL_NOT_APPLICABLE)
-			fprintf(out, "%10s %7s %9s %10s  not applicable: %s\n", "-", "-", "-", "-", c->message);
+			fprintf(out, "%10s %7s %9s %10s  %s%snot applicable: %s\n", "-", "-", "-", "-", params,
+				params[0] ? ": " : "", c->message);
 		else if (n == 0)
 			fprintf(out, "%10s %7s %9s %10s  not measured (interrupted)\n", "-", "-", "-", "-");
 		else {
