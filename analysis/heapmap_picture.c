@@ -224,7 +224,7 @@ struct frame_files {
 
 /* One frame's plot: full (labels, key and caption) or small (a sheet's). */
 static void plot_frame(FILE *p, const struct alloclab_heap_frame *f, const struct frame_files *ff, unsigned cols,
-		       unsigned rows, const char *title, int small)
+		       unsigned rows, const char *title, int small, unsigned ph)
 {
 	unsigned w = cols * CELL, hgt = rows * CELL;
 	char caption[1024];
@@ -236,6 +236,12 @@ static void plot_frame(FILE *p, const struct alloclab_heap_frame *f, const struc
 	if (small) {
 		fprintf(p, "unset colorbox\nset title '%s %u' noenhanced\n", f->at_call > 0 ? "frame" : "value",
 			f->at_call > 0 ? f->frame : f->value);
+		/* The sheet's key, at its foot (drawn by each thumbnail, in one
+		 * place). */
+		fputs("set label 100 \"shade: the share of each 1/256 of a region that live blocks cover, pale empty to "
+		      "dark full; border: the plugin's own occupancy, light orange to dark red; red dots: blocks split "
+		      "over two lines or pages\" at screen 0.01, screen 0.012 left front font ',9'\n",
+		      p);
 	} else {
 		fputs("set colorbox\nset cbtics ('empty' 0, 'half' 0.5, 'full' 1)\nset bmargin 7\n", p);
 		frame_caption(f, &ff->l, caption, sizeof caption);
@@ -255,9 +261,11 @@ static void plot_frame(FILE *p, const struct alloclab_heap_frame *f, const struc
 		} else {
 			fputs("\\n", p);
 		}
-		fputs("border: the plugin's own occupancy, light orange to dark red, grey when empty; "
-		      "number: the size class\" at screen 0.01, screen 0.07 left front noenhanced font ',8'\n",
-		      p);
+		/* Its three lines placed in pixels from the bottom, so that a
+		 * short frame does not clip the last. */
+		fprintf(p, "border: the plugin's own occupancy, light orange to dark red, grey when empty; "
+			   "number: the size class\" at screen 0.01, screen %.4f left front noenhanced font ',8'\n",
+			ph ? 46.0 / ph : 0.07);
 		if (ff->l.nlabels) {
 			size_t step = ff->l.nlabels / 40 + 1;
 			fputs("set ytics out nomirror font ',7' (", p);
@@ -398,7 +406,7 @@ int alloclab_heapmap_draw(const struct alloclab_heapmap *h, const char *title, c
 		fprintf(s, "set terminal pngcairo size %u,%u font 'sans,9'\nset output ", pw, ph);
 		alloclab_gnuplot_quote(s, drawn);
 		fputc('\n', s);
-		plot_frame(s, &h->frames[k], &ff[k], cols, rows, title, 0);
+		plot_frame(s, &h->frames[k], &ff[k], cols, rows, title, 0, ph);
 		fputs("set output\n", s);
 		fclose(s);
 		if (draw_to(tmp, script, drawn, dir, name, err, err_len) != 0)
@@ -410,16 +418,23 @@ int alloclab_heapmap_draw(const struct alloclab_heapmap *h, const char *title, c
 		/* The contact sheet: up to SHEET_FRAMES frames, evenly spaced. */
 		size_t shown = h->n < ALLOCLAB_HEAPMAP_SHEET_FRAMES ? h->n : ALLOCLAB_HEAPMAP_SHEET_FRAMES;
 		unsigned sc = (unsigned)ceil(sqrt((double)shown)), sr = (unsigned)((shown + sc - 1) / sc);
+		/* Thumbnails as wide as a third of a screen, each as tall as its
+		 * frame's shape asks (a square cell for a wide heap left it mostly
+		 * white), with room for its title and the sheet's caption. */
+		unsigned tw = sc == 1 ? 1100 : 640, th = (unsigned)((double)tw * hgt / w) + 36;
+		if (th > 1200)
+			th = 1200;
 		FILE *s = open_memstream(&script, &script_len);
 		snprintf(drawn, sizeof drawn, "%s/contact-sheet.png", tmp);
-		fprintf(s, "set terminal pngcairo size %u,%u font 'sans,8'\nset output ", sc * 420, sr * 420 + 40);
+		fprintf(s, "set terminal pngcairo size %u,%u font 'sans,9'\nset output ", sc * tw, sr * th + 90);
 		alloclab_gnuplot_quote(s, drawn);
-		fprintf(s, "\nset multiplot layout %u,%u title ", sr, sc);
+		fprintf(s, "\nset multiplot layout %u,%u margins 0.02,0.98,%.4f,%.4f spacing 0.01,%.4f title ", sr, sc,
+			40.0 / (sr * th + 90), 1 - 58.0 / (sr * th + 90), 30.0 / (sr * th + 90));
 		alloclab_gnuplot_quote(s, title);
 		fputs(" noenhanced\n", s);
 		for (size_t i = 0; i < shown; i++) {
 			size_t k = shown == h->n ? i : i * (h->n - 1) / (shown - 1);
-			plot_frame(s, &h->frames[k], &ff[k], cols, rows, title, 1);
+			plot_frame(s, &h->frames[k], &ff[k], cols, rows, title, 1, 0);
 		}
 		fputs("unset multiplot\nset output\n", s);
 		fclose(s);
@@ -435,7 +450,7 @@ int alloclab_heapmap_draw(const struct alloclab_heapmap *h, const char *title, c
 		alloclab_gnuplot_quote(s, drawn);
 		fputc('\n', s);
 		for (size_t k = 0; k < h->n; k++)
-			plot_frame(s, &h->frames[k], &ff[k], cols, rows, title, 0);
+			plot_frame(s, &h->frames[k], &ff[k], cols, rows, title, 0, ph);
 		fputs("set output\n", s);
 		fclose(s);
 		if (draw_to(tmp, script, drawn, dir, "heapmap.gif", err, err_len) != 0)
