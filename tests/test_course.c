@@ -7,6 +7,7 @@
 #include "helpers.h"
 
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <errno.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -243,5 +244,63 @@ Test(explain, two_plugins_differ_function_by_function_and_add_up, .timeout = 300
 		cr_expect_eq(r.status, 2, "case %zu: %d %s", i, r.status, r.err);
 		cr_expect_eq(count_lines(r.err), 1, "case %zu: %s", i, r.err);
 		cmd_result_free(&r);
+	}
+}
+
+/* The heap-map counts the course quotes (exercises 3 and 5) are exact
+ * (fixed seeds, aligned pages and arenas): checked here, so that a change
+ * that moves them moves the text with them. */
+static json_t *first_frame(const char *plugin)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"heapmap", "-p", plugin, "-w", "churn", "-n", "1", "-o",
+								      "heap", NULL});
+	cr_assert_eq(r.status, 0, "%s: %s", plugin, r.err);
+	cmd_result_free(&r);
+	FILE *f = fopen(path_in(dir, "heap/frames.jsonl"), "r");
+	cr_assert_not_null(f);
+	json_t *frame = json_loadf(f, JSON_DISABLE_EOF_CHECK, NULL);
+	fclose(f);
+	cr_assert_not_null(frame);
+	return frame;
+}
+
+static void count_regions(const json_t *frame, size_t *outer, size_t *inner)
+{
+	const json_t *r;
+	size_t i;
+	*outer = *inner = 0;
+	json_array_foreach(json_object_get(frame, "regions"), i, r)
+	{
+		if (json_is_true(json_object_get(r, "inner")))
+			(*inner)++;
+		else
+			(*outer)++;
+	}
+}
+
+Test(course, the_heap_map_counts_quoted_are_what_the_solutions_give, .timeout = 200)
+{
+	static const struct {
+		const char *plugin;
+		size_t outer, inner;
+		json_int_t split_lines;
+	} quoted[] = {
+		{"course-segregated", 0, 372, 67}, /* exercise 3: 372 pages, 67 blocks split over two lines */
+		{"course-arenas", 2, 101, 275},    /* exercise 5: 2 arenas and 101 pools, 275 blocks split */
+		{"obmalloc-radix", 2, 96, -1},     /* exercise 5: obmalloc-radix's 2 and 96 */
+	};
+	for (size_t i = 0; i < sizeof quoted / sizeof *quoted; i++) {
+		const char *plugin = strncmp(quoted[i].plugin, "course-", 7) == 0 ? test_plugin(quoted[i].plugin) : quoted[i].plugin;
+		json_t *frame = first_frame(plugin);
+		size_t outer, inner;
+		count_regions(frame, &outer, &inner);
+		cr_expect(outer == quoted[i].outer && inner == quoted[i].inner, "%s: %zu outer and %zu inner regions, quoted %zu and %zu",
+			  quoted[i].plugin, outer, inner, quoted[i].outer, quoted[i].inner);
+		json_int_t split = json_integer_value(json_object_get(json_object_get(frame, "tracked"), "split_lines"));
+		if (quoted[i].split_lines >= 0)
+			cr_expect_eq(split, quoted[i].split_lines, "%s: %lld blocks split over two lines, quoted %lld",
+				     quoted[i].plugin, (long long)split, (long long)quoted[i].split_lines);
+		json_decref(frame);
 	}
 }
