@@ -568,17 +568,18 @@ static int discovery_child(void *arg, int fd)
 /* The rows expand found not applicable (a module not installed), by their
  * parameters, so that the plan says so (and runs no worker for them). */
 #define MAX_NOT_APPLICABLE 512
-static struct {
+struct known_not_applicable {
 	const char *pyperf, *args, *name;
 	char *why;
-} not_applicable[MAX_NOT_APPLICABLE];
+};
+static struct known_not_applicable not_applicable[MAX_NOT_APPLICABLE];
 static unsigned nnot_applicable;
 
 static void remember_not_applicable(const struct alloclab_params *q, const char *why)
 {
 	if (nnot_applicable < MAX_NOT_APPLICABLE)
 		not_applicable[nnot_applicable++] =
-			(typeof(not_applicable[0])){q->text[P_PYPERF], q->text[P_ARGS], q->text[P_NAME], strdup(why)};
+			(struct known_not_applicable){q->text[P_PYPERF], q->text[P_ARGS], q->text[P_NAME], strdup(why)};
 }
 
 static const char *python_plan_not_applicable(const struct alloclab_params *p)
