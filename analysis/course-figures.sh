@@ -2,7 +2,8 @@
 # The figures the course quotes (docs/course/), measured again with this
 # build: each quoted figure beside the one measured now. A benchmark that
 # prints figures, not a test. Times are read as ratios to glibc measured
-# in the same run (a shared machine moves absolute times); memory figures
+# in the same run, measured side by side (--paired: a shared machine moves
+# absolute times between processes); memory figures
 # and heap-map counts as they are.
 #   analysis/course-figures.sh BUILD_DIR OUTDIR
 set -euo pipefail
@@ -27,11 +28,14 @@ run() { # name, then alloclab run's arguments
 
 PLUGINS=system,course-bump,course-freelist,course-segregated
 run churn -p system -p "$P/course-bump.so" -p "$P/course-freelist.so" -p "$P/course-segregated.so" \
-	-w churn:ops=100000 -t 1 -n 3
+	-w churn:ops=100000 -t 1 -n 5 --paired
+# Peak RSS is a process's: the bump allocator and glibc each in their own.
+PLUGINS=system,course-bump
+run churn-memory -p system -p "$P/course-bump.so" -w churn:ops=100000 -t 1 -n 3
 PLUGINS=system,course-freelist,course-segregated
 run fragment -p system -p "$P/course-freelist.so" -p "$P/course-segregated.so" -w fragment -t 1 -n 3
 PLUGINS=system,course-threadcache
-run threads -p system -p "$P/course-threadcache.so" -w churn -w larson -w xmalloc -t 1,2 -n 3
+run threads -p system -p "$P/course-threadcache.so" -w churn -w larson -w xmalloc -t 1,2 -n 5 --paired
 heapmap() { # name, plugin, workload, frames
 	[ -t 2 ] && printf 'heap map %s\n' "$1" >&2
 	rm -rf "$out/heap-$1"
@@ -42,7 +46,7 @@ heapmap segregated "$P/course-segregated.so" churn 3
 heapmap arenas "$P/course-arenas.so" churn 3
 heapmap radix obmalloc-radix churn 3
 
-/usr/bin/python3.11 - "$out" <<'PY'
+/usr/bin/python3.11 - "$out" "$A" <<'PY'
 import json, re, sys
 
 out = sys.argv[1]
@@ -65,23 +69,37 @@ def ratio(d, key, plugin):
     return a / b if a and b else None
 
 def heap(name):
-    """The first frame's regions (outer, inner) and blocks split, and the
-    frames' count."""
+    """Each frame's regions (outer, inner) and blocks split over two lines,
+    from the frames file."""
+    frames = []
     try:
-        text = open(f"{out}/heap-{name}.txt").read()
-    except OSError:
+        for line in open(f"{out}/heap-{name}/frames.jsonl"):
+            d = json.loads(line)
+            regions = d.get("regions", [])
+            inner = sum(1 for r in regions if r.get("inner"))
+            frames.append((len(regions) - inner, inner, d.get("tracked", {}).get("split_lines")))
+    except (OSError, ValueError):
         return None
-    rows = [l.split() for l in text.splitlines() if re.match(r"\s+\d+\s+\d+\s+end\s", l)]
-    return [(int(r[3]), int(r[4]), int(r[-1])) for r in rows]
+    return frames
+
+def table_peak(name, plugin):
+    """The run table's peak RSS (MiB) of a plugin's row, as show prints it."""
+    import subprocess
+    text = subprocess.run([sys.argv[2], "show", f"{out}/{name}.json"], capture_output=True, text=True).stdout
+    for line in text.splitlines():
+        m = re.match(r"^(\S+)\s+\S+\s+\d+\s+.*?\s([0-9.]+) MiB", line)
+        if m and m.group(1) == plugin:
+            return float(m.group(2))
+    return None
 
 rows = []
 t = medians("churn", "time")
 r = medians("churn", "rss")
-for plugin, quoted_ns, exercise in (("course-bump", 84, "1"), ("course-freelist", 54, "2"),
-                                    ("course-segregated", 4.5, "3")):
-    rows.append((exercise, f"{plugin} churn, time over glibc's", quoted_ns / 16, ratio(t, "churn t=1", plugin)))
-rows.append(("1", "course-bump churn:ops=100000 peak RSS (MiB)", 108, (r.get(("churn t=1", "course-bump")) or 0) / 1024))
-rows.append(("1", "glibc churn:ops=100000 peak RSS (MiB)", 3.9, (r.get(("churn t=1", "system")) or 0) / 1024))
+for plugin, quoted, exercise in (("course-bump", 4.0, "1"), ("course-freelist", 4.1, "2"),
+                                 ("course-segregated", 0.36, "3")):
+    rows.append((exercise, f"{plugin} churn, time over glibc's", quoted, ratio(t, "churn t=1", plugin)))
+rows.append(("1", "course-bump churn:ops=100000 peak RSS (MiB, show's)", 108, table_peak("churn-memory", "course-bump")))
+rows.append(("1", "glibc churn:ops=100000 peak RSS (MiB, show's)", 3.9, table_peak("churn-memory", "system")))
 t = medians("fragment", "time")
 f = medians("fragment", "frag")
 rows.append(("2", "course-freelist fragment, time over glibc's", None, ratio(t, "fragment t=1", "course-freelist")))
