@@ -148,8 +148,9 @@ Test(abi_layout, the_workload_interface)
 		FIELD(struct alloclab_workload, figures, 128, 8),
 		FIELD(struct alloclab_workload, expand, 136, 8),
 		FIELD(struct alloclab_workload, exec_worker, 144, 8),
+		FIELD(struct alloclab_workload, plan_not_applicable, 152, 8),
 	};
-	expect_layout("struct alloclab_workload", w, sizeof w / sizeof *w, sizeof(struct alloclab_workload), 152);
+	expect_layout("struct alloclab_workload", w, sizeof w / sizeof *w, sizeof(struct alloclab_workload), 160);
 	const struct field t[] = {
 		FIELD(struct alloclab_workload_thread, alloc, 0, 8),
 		FIELD(struct alloclab_workload_thread, plugin, 8, 8),

@@ -278,11 +278,6 @@ struct alloclab_workload {
 	/* Optional: checks relations between parameters (min <= max...) that
 	 * the per-parameter ranges cannot. 0, or -1 with a reason in err. */
 	int (*check_params)(const struct alloclab_params *params, char *err, size_t err_len);
-	/* Optional: why cells of these parameters are not applicable, where
-	 * the plan already knows (a pyperf file that, run once by expand,
-	 * needed a module not installed), else NULL: such cells are planned
-	 * "not applicable" and no worker runs them. */
-	const char *(*plan_not_applicable)(const struct alloclab_params *params);
 	/* 0, or -1 with a one-line reason in err (e.g. out of memory). */
 	int (*prepare)(struct alloclab_workload_thread *t, char *err, size_t err_len);
 	void (*run)(struct alloclab_workload_thread *t);
@@ -327,6 +322,12 @@ struct alloclab_workload {
 	 * started (the cell fails). The workload's own knowledge, so that the
 	 * runner knows no workload. */
 	int (*exec_worker)(const struct alloclab_params *params, const char *spec);
+	/* Optional (appended: the layout before it is pinned): why cells of
+	 * these parameters are not applicable, where the plan already knows (a
+	 * pyperf file that, run once by expand, needed a module not
+	 * installed), else NULL: such cells are planned "not applicable" and
+	 * no worker runs them. */
+	const char *(*plan_not_applicable)(const struct alloclab_params *params);
 };
 
 /* Whether a workload with these flags alternates plugins in slices at
