@@ -92,8 +92,14 @@ static int write_data(const struct alloclab_figure *fig, const char *path, char 
 		for (size_t s = 0; s < fig->nseries; s++) {
 			const struct alloclab_series *se = &fig->series[s];
 			for (size_t i = 0; i < se->n; i++)
-				if (isfinite(se->x[i]) && isfinite(se->y[i]))
-					fprintf(f, "%.6g %.6g\n", se->x[i], se->y[i]);
+				if (isfinite(se->x[i]) && isfinite(se->y[i])) {
+					if (se->lo)
+						fprintf(f, "%.6g %.6g %.6g %.6g\n", se->x[i], se->y[i],
+							isfinite(se->lo[i]) ? se->lo[i] : se->y[i],
+							isfinite(se->hi[i]) ? se->hi[i] : se->y[i]);
+					else
+						fprintf(f, "%.6g %.6g\n", se->x[i], se->y[i]);
+				}
 			fputs("\n\n", f);
 		}
 	}
@@ -162,6 +168,8 @@ static void write_script(FILE *p, const struct alloclab_figure *fig, const char 
 		fprintf(p, "set xrange [%.6g:%.6g]\n", lo - 1, hi + 1);
 	else
 		fputs("set autoscale xfix\n", p);
+	if (fig->x_whole && !fig->xlog)
+		fputs("set xtics 1\n", p); /* thread counts: no tick at 1.5 threads */
 	if (fig->vline > 0)
 		fprintf(p, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead dashtype 2 lc rgb 'gray40'\n", fig->vline,
 			fig->vline);
@@ -174,7 +182,10 @@ static void write_script(FILE *p, const struct alloclab_figure *fig, const char 
 	for (size_t s = 0; s < fig->nseries; s++) {
 		fputs(s ? ", " : "", p);
 		alloclab_gnuplot_quote(p, data);
-		fprintf(p, " index %zu using 1:2 with %s title ", s, fig->xlog ? "steps" : "linespoints");
+		if (fig->series[s].lo)
+			fprintf(p, " index %zu using 1:2:3:4 with yerrorlines title ", s);
+		else
+			fprintf(p, " index %zu using 1:2 with %s title ", s, fig->xlog ? "steps" : "linespoints");
 		alloclab_gnuplot_quote(p, fig->series[s].title);
 	}
 	if (fig->vline > 0 && fig->vline_title) {
@@ -331,6 +342,7 @@ struct layout {
 	unsigned *threads;
 	size_t np, ng, nt;
 	double *mean, *sd; /* at(): 0 where no cell */
+	double *median, *min, *max; /* at(): the values' median and range; 0 where no cell */
 	const struct alloclab_cell **cell; /* at(): NULL where none */
 	size_t base;       /* the baseline plugin's index */
 	char (*legend)[700]; /* each plugin's, saying when it is partial */
@@ -366,6 +378,9 @@ static void summarize_cells(struct layout *l)
 {
 	l->mean = calloc(l->np * l->ng * l->nt + 1, sizeof *l->mean);
 	l->sd = calloc(l->np * l->ng * l->nt + 1, sizeof *l->sd);
+	l->median = calloc(l->np * l->ng * l->nt + 1, sizeof *l->median);
+	l->min = calloc(l->np * l->ng * l->nt + 1, sizeof *l->min);
+	l->max = calloc(l->np * l->ng * l->nt + 1, sizeof *l->max);
 	l->cell = calloc(l->np * l->ng * l->nt + 1, sizeof *l->cell);
 	for (size_t i = 0; i < l->n; i++) {
 		char label[512];
@@ -378,7 +393,11 @@ static void summarize_cells(struct layout *l)
 		alloclab_summarize(v, nv, &s);
 		free(v);
 		l->mean[at(l, find(l->plugins, l->np, label), find(l->groups, l->ng, l->groups_of[i]), t)] = s.mean;
-		l->sd[at(l, find(l->plugins, l->np, label), find(l->groups, l->ng, l->groups_of[i]), t)] = s.stdev;
+		size_t k = at(l, find(l->plugins, l->np, label), find(l->groups, l->ng, l->groups_of[i]), t);
+		l->sd[k] = s.stdev;
+		l->median[k] = s.median;
+		l->min[k] = s.min;
+		l->max[k] = s.max;
 		l->cell[at(l, find(l->plugins, l->np, label), find(l->groups, l->ng, l->groups_of[i]), t)] = l->cells[i];
 	}
 }
@@ -481,28 +500,46 @@ static void ratio_figure(const struct layout *l, int counts, unsigned failed, st
 
 /* The lines: throughput against the thread count, a line per plugin and
  * group, with the CPUs the run was allowed marked. */
-static void scaling_figure(const struct layout *l, int cpus, struct alloclab_figure_list *out)
+static void scaling_figure(const struct layout *l, int cpus, double load, struct alloclab_figure_list *out)
 {
 	char name[200], title[1200];
 	unsigned tmax = 0;
+	for (size_t t = 0; t < l->nt; t++)
+		tmax = l->threads[t] > tmax ? l->threads[t] : tmax;
 	snprintf(name, sizeof name, "%s-scaling", l->workload);
-	snprintf(title, sizeof title, "%s: thread scaling (higher is better)", l->workload);
+	/* A machine busier than the run's threads allow shows no scaling it
+	 * could give: said on the picture, as the table says it. */
+	if (cpus > 0 && (double)cpus - load < (double)tmax - 0.5)
+		snprintf(title, sizeof title,
+			 "%s: thread scaling (higher is better) - LOADED MACHINE: load average %.1f on %d CPUs, "
+			 "so not the scaling it could give",
+			 l->workload, load, cpus);
+	else
+		snprintf(title, sizeof title, "%s: thread scaling (higher is better)", l->workload);
 	struct alloclab_figure *f = alloclab_figure_add(out, name, title, "threads",
-							"throughput (million operations per second, all threads)",
+							"throughput (million operations per second, all threads): median "
+							"value, bars its values' range",
 							ALLOCLAB_FIGURE_LINES);
+	f->x_whole = 1;
 	for (size_t p = 0; p < l->np; p++)
 		for (size_t g = 0; g < l->ng; g++) {
 			char line[1200];
 			snprintf(line, sizeof line, "%s%s%s", l->legend[p], l->groups[g][0] ? " " : "", l->groups[g]);
 			struct alloclab_series *se = alloclab_figure_series(f, line, l->nt);
-			for (size_t t = 0; t < l->nt; t++)
-				if (l->mean[at(l, p, g, t)] > 0) {
+			alloclab_figure_series_bars(se);
+			for (size_t t = 0; t < l->nt; t++) {
+				size_t k = at(l, p, g, t);
+				if (l->median[k] > 0) {
 					se->x[t] = l->threads[t];
-					se->y[t] = 1000.0 * l->threads[t] / l->mean[at(l, p, g, t)];
+					se->y[t] = 1000.0 * l->threads[t] / l->median[k];
+					/* The slowest value gives the least throughput. */
+					if (se->lo && l->max[k] > 0 && l->min[k] > 0) {
+						se->lo[t] = 1000.0 * l->threads[t] / l->max[k];
+						se->hi[t] = 1000.0 * l->threads[t] / l->min[k];
+					}
 				}
+			}
 		}
-	for (size_t t = 0; t < l->nt; t++)
-		tmax = l->threads[t] > tmax ? l->threads[t] : tmax;
 	if (cpus > 0) {
 		char vt[96];
 		f->vline = (double)cpus;
@@ -550,10 +587,14 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 	write_legends(&l);
 	ratio_figure(&l, counts, failed, out);
 	if (l.nt >= 2 && !counts)
-		scaling_figure(&l, r->facts.cpus_allowed, out);
+		scaling_figure(&l, r->facts.cpus_allowed,
+			       r->facts.load_start > r->facts.load_end ? r->facts.load_start : r->facts.load_end, out);
 	free(l.legend);
 	free(l.mean);
 	free(l.sd);
+	free(l.median);
+	free(l.min);
+	free(l.max);
 	free(l.cell);
 	/* The workload's own pictures. */
 	const struct alloclab_workload *w = alloclab_workload_find(workload);

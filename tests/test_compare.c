@@ -214,6 +214,11 @@ Test(plot, writes_png_and_svg, .timeout = 60)
 		char *text = read_file(svg);
 		cr_expect(text && strstr(text, "<svg") && strstr(text, "</svg>"), "%s is not an SVG", svg);
 		cr_expect(text && strstr(text, titles[i]), "%s lacks its title '%s'", svg, titles[i]);
+		/* Thread counts are whole: no tick at 1.5 threads; the curve
+		 * is of medians, with its values' range drawn. */
+		if (i == 1)
+			cr_expect(text && !strstr(text, ">1.5<") && strstr(text, "median value, bars its values"),
+				  "%s: ticks between thread counts, or no word of what is drawn", svg);
 		free(text);
 	}
 	cmd_result_free(&r);

@@ -33,9 +33,20 @@ struct alloclab_series *alloclab_figure_series(struct alloclab_figure *f, const 
 	s->x = calloc(n + 1, sizeof *s->x);
 	s->y = calloc(n + 1, sizeof *s->y);
 	s->err = calloc(n + 1, sizeof *s->err);
+	s->lo = s->hi = NULL;
 	for (size_t i = 0; i < n; i++)
 		s->x[i] = s->y[i] = NAN;
 	return s;
+}
+
+void alloclab_figure_series_bars(struct alloclab_series *s)
+{
+	if (s->lo)
+		return;
+	s->lo = calloc(s->n + 1, sizeof *s->lo);
+	s->hi = calloc(s->n + 1, sizeof *s->hi);
+	for (size_t i = 0; s->lo && s->hi && i < s->n; i++)
+		s->lo[i] = s->hi[i] = NAN;
 }
 
 void alloclab_figure_category(struct alloclab_figure *f, const char *name)
@@ -63,6 +74,8 @@ void alloclab_figure_list_free(struct alloclab_figure_list *list)
 			free(f->series[s].x);
 			free(f->series[s].y);
 			free(f->series[s].err);
+			free(f->series[s].lo);
+			free(f->series[s].hi);
 		}
 		for (size_t c = 0; c < f->ncategories; c++)
 			free(f->categories[c]);

@@ -23,6 +23,7 @@ enum alloclab_figure_kind {
 struct alloclab_series {
 	char *title;
 	double *x, *y, *err; /* n entries; x unused for BARS; NaN: no point */
+	double *lo, *hi;     /* LINES: NULL, or n entries: each point's bar (NaN: none) */
 	size_t n;
 };
 
@@ -40,6 +41,7 @@ struct alloclab_figure {
 	char *vline_title;        /* ...with this title (the machine's cores) */
 	double hline;             /* > 0: a dashed horizontal line at y = hline (a ratio's 1) */
 	int xlog, ylog;           /* 1: that axis is logarithmic (latencies); values must be > 0 */
+	int x_whole;              /* LINES: x ticks at whole numbers only (thread counts) */
 	/* LINES: stretches of x shaded behind the lines (the measured runs
 	 * of a memory timeline), and the legend entry that names them. */
 	double *band_from, *band_to;
@@ -57,6 +59,8 @@ struct alloclab_figure *alloclab_figure_add(struct alloclab_figure_list *list, c
 					    const char *xlabel, const char *ylabel, enum alloclab_figure_kind kind);
 struct alloclab_series *alloclab_figure_series(struct alloclab_figure *f, const char *title, size_t n);
 void alloclab_figure_category(struct alloclab_figure *f, const char *name);
+/* Gives a LINES series bars (lo, hi), every one NaN until set. */
+void alloclab_figure_series_bars(struct alloclab_series *s);
 /* A shaded stretch [from, to] of x (LINES); the first call's title names
  * them all in the legend. */
 void alloclab_figure_band(struct alloclab_figure *f, double from, double to, const char *title);
