@@ -24,6 +24,7 @@ int alloclab_cmd_slurm(int argc, char **argv);
 int alloclab_cmd_new(int argc, char **argv);
 int alloclab_cmd_explain(int argc, char **argv);
 int alloclab_cmd_heapmap(int argc, char **argv);
+int alloclab_cmd_grade(int argc, char **argv);
 /* `alloclab __worker SPEC`: the runner's freshly executed worker. */
 int alloclab_cmd_worker(int argc, char **argv);
 

@@ -30,6 +30,7 @@ static const char usage[] =
 	"  new     start a plugin from a template of the course (bump, freelist, segregated)\n"
 	"  explain where two plugins' instructions per op differ, function by function (callgrind)\n"
 	"  heapmap pictures of a plugin's heap: its regions and where live blocks lie\n"
+	"  grade   put course submissions through a level's cases and time them: one row each\n"
 	"  stats   run a workload once and print a plugin's statistics (obmalloc: as CPython does)\n"
 	"  record  run a workload once and record its allocator calls to a trace (replay: -w trace)\n"
 	"  exec    run any program with a plugin as its malloc; print its time and peak memory\n"
@@ -89,5 +90,7 @@ int main(int argc, char **argv)
 		return alloclab_cmd_explain(argc - 1, argv + 1);
 	if (strcmp(argv[1], "heapmap") == 0)
 		return alloclab_cmd_heapmap(argc - 1, argv + 1);
+	if (strcmp(argv[1], "grade") == 0)
+		return alloclab_cmd_grade(argc - 1, argv + 1);
 	return alloclab_usage_error(NULL, "unknown command '%s'", argv[1]);
 }

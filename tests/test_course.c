@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Builds DIR/NAME.c into DIR/NAME.so with the SDK's pkg-config flags. */
 static void build(const char *dir, const char *name)
@@ -303,4 +304,44 @@ Test(course, the_heap_map_counts_quoted_are_what_the_solutions_give, .timeout = 
 				     quoted[i].plugin, (long long)split, (long long)quoted[i].split_lines);
 		json_decref(frame);
 	}
+}
+
+/* A teacher grades a folder of submissions in one command: ten here, the
+ * course's reference solutions and broken plugins (one crashes in free,
+ * one never returns, one crashes while loading, one is not a plugin), a
+ * folder with nothing built, and a student's build folder. Every one is a
+ * row; the grading itself never fails. */
+Test(course, a_teacher_grades_ten_submissions_in_one_command, .timeout = 600)
+{
+	char *dir = scratch_dir(), *empty = path_in(dir, "nothing-built"), *student = path_in(dir, "student-ann");
+	mkdir(empty, 0755);
+	mkdir(student, 0755);
+	mkdir(path_in(student, "build"), 0755);
+	cr_assert_eq(symlink(test_plugin("course-freelist"), path_in(student, "build/fl.so")), 0);
+	const char *const args[] = {"grade", "--level", "2", "--timeout", "5", test_plugin("course-bump"),
+				    test_plugin("course-freelist"), test_plugin("course-segregated"),
+				    test_plugin("course-arenas"), test_plugin("bad_crash_free"), test_plugin("bad_hang"),
+				    test_plugin("crash_in_load"), test_plugin("not_elf"), empty, student, NULL};
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cr_expect_eq(count_lines(r.out), 2 + 10 + 1, "%s", r.out);
+	static const struct {
+		const char *row, *says;
+	} expect[] = {
+		{"course-bump.so", "FAIL"},           {"course-freelist.so", "pass"}, {"course-segregated.so", "pass"},
+		{"bad_crash_free.so", "edge-sizes"},  {"bad_hang.so", "timed out"},   {"crash_in_load.so", "does not load"},
+		{"not_elf.so", "does not load"},       {"nothing-built", "no plugin built"}, {"student-ann", "pass"},
+	};
+	for (size_t i = 0; i < sizeof expect / sizeof *expect; i++) {
+		const char *line = strstr(r.out, expect[i].row);
+		cr_assert_not_null(line, "no row for %s: %s", expect[i].row, r.out);
+		size_t len = strcspn(line, "\n");
+		char row[1200];
+		snprintf(row, sizeof row, "%.*s", (int)len, line);
+		cr_expect(strstr(row, expect[i].says), "%s: '%s' not in '%s'", expect[i].row, expect[i].says, row);
+	}
+	/* The ones that pass are timed against the reference. */
+	const char *fl = strstr(r.out, "course-freelist.so");
+	cr_expect(fl && strstr(fl, "x ") && strstr(fl, "x ") < strchr(fl, '\n'), "%s", r.out);
+	cmd_result_free(&r);
 }
