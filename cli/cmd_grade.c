@@ -14,6 +14,7 @@
 #include "check/check.h"
 #include "figures/cell_values.h"
 #include "figures/summary.h"
+#include "files/output_path.h"
 #include "files/scratch.h"
 #include "files/self_exe.h"
 #include "plugin/loader.h"
@@ -54,21 +55,28 @@ static const char usage[] =
 struct row {
 	char name[256], plugin[PATH_MAX];
 	int found, passed, npass, nfail;
-	char first_fail[200];
+	char first_fail[1200];
 	double ratio; /* its time over the reference's; < 0 not measured */
 	char measure_note[200];
 };
 
 /* The plugin of a submission: the file itself, or DIR/build/ *.so, else
- * DIR/ *.so (the first in name order). 0, or -1. */
-static int find_plugin(const char *submission, char *out, size_t len)
+ * DIR/ *.so (the first in name order). 0, or -1 with why. */
+static int find_plugin(const char *submission, char *out, size_t len, char *why, size_t why_len)
 {
 	struct stat st;
-	if (stat(submission, &st) != 0)
+	snprintf(why, why_len, "no plugin built (no .so in it or in its build/)");
+	if (stat(submission, &st) != 0) {
+		snprintf(why, why_len, "no such file or folder");
 		return -1;
+	}
 	if (S_ISREG(st.st_mode)) {
 		snprintf(out, len, "%s", submission);
 		return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, why_len, "not a regular file or a folder");
+		return -1;
 	}
 	const char *where[] = {"build", "."};
 	for (int w = 0; w < 2; w++) {
@@ -146,15 +154,14 @@ static void grade_one(const char *submission, unsigned level, const char *refere
 	const char *base = strrchr(submission, '/');
 	snprintf(row->name, sizeof row->name, "%s", base && base[1] ? base + 1 : submission);
 	row->ratio = -1;
-	if (find_plugin(submission, row->plugin, sizeof row->plugin) != 0) {
-		snprintf(row->first_fail, sizeof row->first_fail, "no plugin built (no .so in it or in its build/)");
+	if (find_plugin(submission, row->plugin, sizeof row->plugin, row->first_fail, sizeof row->first_fail) != 0)
 		return;
-	}
+	row->first_fail[0] = '\0';
 	row->found = 1;
 	struct alloclab_plugin_arg arg = {.spec = row->plugin, .options = (char *)""};
 	struct alloclab_probe probe;
 	if (alloclab_probe_isolated(&arg, timeout_s, &probe, err, sizeof err) != 0) {
-		snprintf(row->first_fail, sizeof row->first_fail, "does not load: %.170s", err);
+		snprintf(row->first_fail, sizeof row->first_fail, "does not load: %.1100s", err);
 		return;
 	}
 	alloclab_probe_clear(&probe);
@@ -170,7 +177,7 @@ static void grade_one(const char *submission, unsigned level, const char *refere
 		else {
 			row->nfail++;
 			if (!row->first_fail[0])
-				snprintf(row->first_fail, sizeof row->first_fail, "%s: %.170s",
+				snprintf(row->first_fail, sizeof row->first_fail, "%s: %.1100s",
 					 json_string_value(json_object_get(c, "case")),
 					 json_string_value(json_object_get(c, "why")));
 		}
@@ -216,6 +223,11 @@ int alloclab_cmd_grade(int argc, char **argv)
 		return alloclab_usage_error("grade", "which level? give --level N (1 to %d)", ALLOCLAB_CHECK_LEVELS);
 	if (optind >= argc)
 		return alloclab_usage_error("grade", "give the submissions (plugins, or the folders they were built in)");
+	/* One row a submission: the same one given twice is a mistake. */
+	for (int i = optind; i < argc; i++)
+		for (int k = optind; k < i; k++)
+			if (strcmp(argv[i], argv[k]) == 0 || alloclab_output_is_input(argv[i], argv[k]))
+				return alloclab_usage_error("grade", "%s is given twice (as %s)", argv[i], argv[k]);
 	alloclab_catch_interrupts();
 	int n = argc - optind;
 	struct row *rows = calloc((size_t)n, sizeof *rows);
@@ -229,7 +241,7 @@ int alloclab_cmd_grade(int argc, char **argv)
 	printf("level %u%s%s\n%-24s %-6s %-7s %-10s %s\n", level, measuring ? ", time on churn against " : "",
 	       measuring ? reference : "", "submission", "level", "cases", "time", "first failing case");
 	for (int i = 0; i < n; i++) {
-		char name[256], why[200], cases[16], time[32];
+		char name[256], why[1200], cases[16], time[32];
 		alloclab_printable(rows[i].name, name, sizeof name);
 		alloclab_printable(rows[i].first_fail[0] ? rows[i].first_fail : rows[i].measure_note, why, sizeof why);
 		snprintf(cases, sizeof cases, rows[i].found && rows[i].npass + rows[i].nfail ? "%d/%d" : "-", rows[i].npass,

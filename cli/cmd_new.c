@@ -171,6 +171,8 @@ int alloclab_cmd_new(int argc, char **argv)
 	if (t == sizeof templates / sizeof *templates)
 		return alloclab_usage_error("new", "no template '%s' (bump, freelist or segregated)", tname);
 	const char *dir = nargs == 3 ? args[2] : name;
+	if (!alloclab_shell_word_one_line(dir))
+		return alloclab_usage_error("new", "the folder's name has a control character (a newline?): give another");
 	/* Every file's path must fit before anything is made: a folder left
 	 * half-made would refuse the next try. */
 	if (strlen(dir) + 1 + strlen(name) + sizeof ".c" > PATH_MAX || strlen(dir) + sizeof "/meson.build" > PATH_MAX)

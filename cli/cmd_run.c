@@ -380,6 +380,17 @@ int alloclab_cmd_run(int argc, char **argv)
 	cfg.slice_ops = DEFAULT_SLICE_OPS;
 	cfg.slice_warm = DEFAULT_SLICE_WARM;
 	alloclab_run_options_getopt(longopts, shortopts, sizeof shortopts);
+	/* Long options by their whole names only: getopt would take "--dry"
+	 * for --dry-run, and what reads a run's arguments by name (slurm, the
+	 * rerun of a shard) would not see it. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const struct alloclab_run_option *set[16];
+		int value_follows, n = alloclab_run_options_in(argv[i], set, 16, &value_follows);
+		if (n < 0 && strcmp(argv[i], "--help") != 0)
+			return alloclab_usage_error("run", "unknown option '%.80s' (options are written in full: see --help)",
+						    argv[i]);
+		i += value_follows;
+	}
 	opterr = 0;
 	while (rc == 0 && (opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (opt == 'h') {

@@ -114,7 +114,10 @@ static int submit(const char *dir, double timeout_s, const char *script, const c
 	argv[n] = NULL;
 	int rc = alloclab_capture(argv, dir, timeout_s, 512, &out, why, sizeof why, said, sizeof said);
 	if (rc != 0) {
-		if (rc < 0)
+		if (rc < 0 && strstr(why, "timed out"))
+			snprintf(err, err_len, "sbatch did not answer within %g s (--submit-timeout; is Slurm answering?)",
+				 timeout_s);
+		else if (rc < 0)
 			snprintf(err, err_len, "%s (is Slurm installed and answering here?)", why);
 		else
 			snprintf(err, err_len, "sbatch %s failed (exit %d)%s%.300s", script, rc, said[0] ? ": " : "", said);
@@ -232,12 +235,21 @@ static int check_options(int argc, char **argv, struct sweep *s)
 	s->nrun = argc - optind;
 	for (int i = 0; i < s->nrun; i++) {
 		int value_follows;
-		const struct alloclab_run_option *o = alloclab_run_option_of(s->run_args[i], &value_follows);
-		if (o && (o->flags & ALLOCLAB_RUN_OPTION_SHARD_OWNS))
-			return alloclab_usage_error("slurm", "the run's arguments must not set --%s: each shard's is its own",
-						    o->name);
-		if (o && o->key == 'S')
-			s->seed_given = 1;
+		const struct alloclab_run_option *set[16];
+		int n = alloclab_run_options_in(s->run_args[i], set, 16, &value_follows);
+		if (n < 0) {
+			char shown[128];
+			alloclab_printable(s->run_args[i], shown, sizeof shown);
+			return alloclab_usage_error("slurm", "the run's option '%s' is not one (write options in full)", shown);
+		}
+		for (int k = 0; k < n && k < 16; k++) {
+			if (set[k]->flags & ALLOCLAB_RUN_OPTION_SHARD_OWNS)
+				return alloclab_usage_error("slurm", "the run's arguments must not set --%s: the sweep sets it "
+								     "for each shard",
+							    set[k]->name);
+			if (set[k]->key == 'S')
+				s->seed_given = 1;
+		}
 		i += value_follows;
 	}
 	return 0;

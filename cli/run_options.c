@@ -150,6 +150,38 @@ const struct alloclab_run_option *alloclab_run_option_of(const char *word, int *
 	return NULL;
 }
 
+int alloclab_run_options_in(const char *word, const struct alloclab_run_option **out, int max, int *value_follows)
+{
+	*value_follows = 0;
+	if (word[0] != '-' || word[1] == '\0' || strcmp(word, "--") == 0)
+		return 0;
+	if (word[1] == '-') {
+		const struct alloclab_run_option *o = alloclab_run_option_of(word, value_follows);
+		if (o == NULL)
+			return -1;
+		if (max > 0)
+			out[0] = o;
+		return 1;
+	}
+	int n = 0;
+	for (const char *c = word + 1; *c; c++) {
+		const struct alloclab_run_option *o = NULL;
+		for (const struct alloclab_run_option *q = alloclab_run_options; q->name; q++)
+			if (q->short_name && q->short_name == *c)
+				o = q;
+		if (o == NULL)
+			return n; /* getopt refuses it */
+		if (n < max)
+			out[n] = o;
+		n++;
+		if (o->value) { /* the rest of the word, or the next word, is its value */
+			*value_follows = c[1] == '\0';
+			break;
+		}
+	}
+	return n;
+}
+
 void alloclab_shard_command(FILE *out, const json_t *command, unsigned k, unsigned n, const char *output)
 {
 	const json_t *w;

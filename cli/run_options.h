@@ -46,6 +46,15 @@ void alloclab_run_options_help(FILE *out);
  * next word. */
 const struct alloclab_run_option *alloclab_run_option_of(const char *word, int *value_follows);
 
+/* Every run option a word sets, as getopt would take it: a long option
+ * only by its whole name ("--dry" is no option here, although getopt
+ * would take it for --dry-run), short ones bundled ("-qo FILE" sets -q and
+ * -o). Up to max into out; *value_follows when the last takes its value
+ * from the next word. The count, or -1 for a word that starts with "--"
+ * and names no option whole (run refuses it: a check of the run's
+ * options by name must not be got round by an abbreviation). */
+int alloclab_run_options_in(const char *word, const struct alloclab_run_option **out, int max, int *value_follows);
+
 /* Writes, as shell words, the command that measures shard k of n again:
  * `alloclab` (this executable), the run's recorded command (a results
  * file's metadata.command: alloclab, run, its arguments) without the

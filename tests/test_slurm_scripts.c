@@ -199,7 +199,7 @@ Test(slurm_scripts, sbatch_has_a_deadline, .timeout = 60)
 	struct cmd_result r = run_alloclab(
 		dir, (const char *const[]){"slurm", "--shards", "2", "-o", "s", "--submit-timeout", "2", "--", PLAN, NULL});
 	cr_expect_eq(r.status, 2, "%s", r.err);
-	cr_expect(strstr(r.err, "timed out"), "%s", r.err);
+	cr_expect(strstr(r.err, "did not answer within 2 s") && strstr(r.err, "--submit-timeout"), "%s", r.err);
 	cmd_result_free(&r);
 	cr_expect(time(NULL) - t0 < 30, "sbatch was waited for %ld s", (long)(time(NULL) - t0));
 	/* Nothing was submitted: nothing stays. */
@@ -227,5 +227,30 @@ Test(slurm_scripts, a_refused_merge_leaves_the_sweep_on_record, .timeout = 60)
 	r = run_alloclab(dir, (const char *const[]){"slurm", "--shards", "2", "-o", "s", "--", PLAN, NULL});
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cr_expect(strstr(r.err, "already holds a sweep"), "%s", r.err);
+	cmd_result_free(&r);
+}
+
+/* What the sweep sets for each shard cannot be slipped into the run's
+ * arguments by an abbreviation or a bundle of short options. */
+Test(slurm_scripts, the_runs_own_options_cannot_be_abbreviated_in, .timeout = 60)
+{
+	char *dir = fake_cluster("");
+	const char *const *bad[] = {
+		(const char *const[]){"slurm", "--shards", "2", "-o", "a", "--", PLAN, "--dry", NULL},
+		(const char *const[]){"slurm", "--shards", "2", "-o", "b", "--", PLAN, "--outp=y.json", NULL},
+		(const char *const[]){"slurm", "--shards", "2", "-o", "c", "--", PLAN, "-qo", "x.json", NULL},
+		(const char *const[]){"slurm", "--shards", "2", "-o", "d", "--", PLAN, "--sha=1/2", NULL},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct cmd_result r = run_alloclab(dir, bad[i]);
+		cr_expect_eq(r.status, 2, "case %zu: %s", i, r.err);
+		cmd_result_free(&r);
+	}
+	cr_expect(!exists(dir, "a") && !exists(dir, "b") && !exists(dir, "c") && !exists(dir, "d"));
+	cr_expect_null(read_file(path_in(dir, "log/sbatch-args")), "something was submitted");
+	/* run itself takes options by their whole names only. */
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--dry", "-p", "system", "-w", "churn", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "written in full"), "%s", r.err);
 	cmd_result_free(&r);
 }

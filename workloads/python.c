@@ -612,6 +612,11 @@ static int python_expand(const struct alloclab_params *p, struct alloclab_params
 	}
 	if (stat(p->text[P_PYPERF], &st) != 0)
 		return check_file("pyperf", p->text[P_PYPERF], err, err_len);
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		snprintf(err, err_len, "workload 'python': pyperf=%s is not a regular file or a folder (a FIFO, a device?)",
+			 p->text[P_PYPERF]);
+		return -1;
+	}
 	snprintf(libs, sizeof libs, "%s/lib", data_dir());
 	struct discovery d = {p->text[P_PYPERF], p->text[P_ARGS], libs, (double)p->v[P_SCALE] / 100.0,
 			      alloclab_plan_step_timeout()};
