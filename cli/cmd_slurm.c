@@ -349,7 +349,19 @@ static int check_plan(const struct sweep *s)
 		free(out);
 		return 2;
 	}
-	fputs(out, stdout);
+	/* The plan as a shard sees it, but where the results go: the run
+	 * checked was given no -o, the shards are. */
+	char *where = strstr(out, "; results would go to ");
+	if (where) {
+		char *end = strchr(where, '\n');
+		fwrite(out, 1, (size_t)(where - out), stdout);
+		fputs("; each shard's results go to ", stdout);
+		alloclab_shell_word(stdout, s->dir_arg);
+		fputs("/shard-K.json", stdout);
+		fputs(end ? end : "\n", stdout);
+	} else {
+		fputs(out, stdout);
+	}
 	free(out);
 	return 0;
 }

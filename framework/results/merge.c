@@ -166,8 +166,8 @@ static int merge_cell(struct alloclab_results *m, struct alloclab_results *const
 	qsort(mc->procs, mc->nprocs, sizeof *mc->procs, cmp_process);
 	for (unsigned p = 1; p < mc->nprocs; p++)
 		if (mc->procs[p].index == mc->procs[p - 1].index) {
-			snprintf(err, err_len, "cell %u has process %u twice: shards that overlap", c,
-				 mc->procs[p].index + 1);
+			snprintf(err, err_len, "cell %u has process %u (as the files number them) twice: shards that overlap",
+				 c, mc->procs[p].index);
 			return -1;
 		}
 	if (mc->status == ALLOCLAB_CELL_PENDING && all_ok)
