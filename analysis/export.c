@@ -5,8 +5,10 @@
 #include "files/output_path.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The cells exported: measured, of the plugin asked for. */
 static const struct alloclab_cell **chosen(const struct alloclab_results *r, const char *plugin, size_t *n,
@@ -117,6 +119,43 @@ static json_t *pyperf_date(const char *iso)
 	return json_string(d);
 }
 
+/* A process's date as pyperf writes one (datetime's isoformat with a
+ * space), in UTC: when its worker started; else the run's. */
+static json_t *process_date(const struct alloclab_process *p, const char *run_iso)
+{
+	if (p->started_unix_s > 0) {
+		time_t s = (time_t)p->started_unix_s;
+		struct tm tm;
+		char d[64];
+		long us = (long)((p->started_unix_s - (double)s) * 1e6);
+		if (gmtime_r(&s, &tm) && strftime(d, 32, "%Y-%m-%d %H:%M:%S", &tm)) {
+			snprintf(d + strlen(d), sizeof d - strlen(d), ".%06ld", us < 0 ? 0 : us > 999999 ? 999999 : us);
+			return json_string(d);
+		}
+	}
+	return pyperf_date(run_iso);
+}
+
+/* A Python benchmark's inner_loops (iterations of one loop), from its
+ * report; 1 for everything else. */
+static uint64_t process_inner_loops(const struct alloclab_process *p)
+{
+	const json_t *r = p->report ? json_array_get(p->report, 0) : NULL;
+	json_int_t k = json_integer_value(json_object_get(r, "inner_loops"));
+	return k > 0 ? (uint64_t)k : 1;
+}
+
+/* pyperf's loops of one value: the outer iterations each thread ran, so
+ * that value x loops x inner_loops is the value's wall time; 0 when the
+ * threads ran different numbers (nothing then says it). */
+static uint64_t value_loops(const struct alloclab_value *v, unsigned threads, uint64_t inner)
+{
+	for (unsigned t = 1; t < threads; t++)
+		if (v->thread_ops[t] != v->thread_ops[0])
+			return 0;
+	return v->thread_ops[0] % inner == 0 ? v->thread_ops[0] / inner : 0;
+}
+
 static uint64_t value_ops(const struct alloclab_value *v, unsigned threads)
 {
 	uint64_t ops = 0;
@@ -124,6 +163,12 @@ static uint64_t value_ops(const struct alloclab_value *v, unsigned threads)
 		ops += v->thread_ops[t];
 	return ops;
 }
+
+/* Counts (instructions) leave as whole numbers per this many operations:
+ * pyperf's "integer" unit prints values as they are, and a per-op mean
+ * is fractional. One scale for every cell, so that compare_to's ratios
+ * are the ratios of the per-op counts. */
+#define COUNT_PER_OPS 1000
 
 json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plugin, unsigned *skipped, char *err,
 			       size_t err_len)
@@ -169,23 +214,33 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 			if (proc->nvalues == 0)
 				continue;
 			json_t *values = json_array(), *warmups = json_array(), *meta = json_object();
-			uint64_t loops = value_ops(&proc->values[0], c->threads);
+			uint64_t inner = process_inner_loops(proc);
+			uint64_t loops = value_loops(&proc->values[0], c->threads, inner);
 			for (unsigned v = 0; v < proc->nvalues; v++) {
-				json_array_append_new(values, json_real(proc->values[v].per_op * scale));
-				if (value_ops(&proc->values[v], c->threads) != loops)
+				double x = proc->values[v].per_op;
+				json_array_append_new(values, counts ? json_integer((json_int_t)llround(x * COUNT_PER_OPS))
+								     : json_real(x * scale));
+				if (value_loops(&proc->values[v], c->threads, inner) != loops)
 					loops = 0;
 			}
 			for (unsigned w = 0; w < proc->nwarmups; w++) {
-				uint64_t wl = value_ops(&proc->warmups[w], c->threads);
-				json_array_append_new(warmups, json_pack("[I,f]", (json_int_t)(wl ? wl : 1),
-									 proc->warmups[w].per_op * scale));
+				uint64_t wl = counts ? 1 : value_loops(&proc->warmups[w], c->threads, inner);
+				double x = proc->warmups[w].per_op;
+				json_array_append_new(warmups, counts ? json_pack("[I,I]", (json_int_t)1,
+										  (json_int_t)llround(x * COUNT_PER_OPS))
+								      : json_pack("[I,f]", (json_int_t)(wl ? wl : 1), x * scale));
 			}
-			/* A value is a mean over this many operations: pyperf's
-			 * loops, where every value of the run has the same. */
-			if (loops)
+			/* A time value is the mean of loops x inner_loops
+			 * iterations, as pyperf's values are; counts are per
+			 * COUNT_PER_OPS operations, not per loop. */
+			if (loops && !counts) {
 				json_object_set_new(meta, "loops", json_integer((json_int_t)loops));
+				if (inner > 1)
+					json_object_set_new(meta, "inner_loops", json_integer((json_int_t)inner));
+			}
 			json_object_set_new(meta, "duration", json_real(proc->elapsed_s));
-			if (proc->peak_rss_kib >= 0)
+			/* Under instructions the worker's peak is valgrind's. */
+			if (proc->peak_rss_kib >= 0 && !counts)
 				json_object_set_new(meta, "mem_max_rss", json_integer((json_int_t)proc->peak_rss_kib * 1024));
 			json_object_set_new(meta, "alloclab_process", json_integer(proc->index + 1));
 			/* pyperf insists that the runs of a benchmark share their
@@ -198,7 +253,7 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 				if (cpu)
 					json_object_set_new(meta, "alloclab_cpu_model", meta_string(cpu));
 			}
-			json_t *d = pyperf_date(date);
+			json_t *d = process_date(proc, date);
 			if (d)
 				json_object_set_new(meta, "date", d);
 			json_t *run = json_pack("{s:o,s:o}", "values", values, "metadata", meta);
@@ -220,6 +275,8 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 		json_object_set_new(meta, "alloclab_metric", json_string(c->metric));
 		if (c->unit_op)
 			json_object_set_new(meta, "alloclab_unit_op", meta_string(c->unit_op));
+		if (counts)
+			json_object_set_new(meta, "alloclab_value", json_sprintf("%s per %d operations", c->metric, COUNT_PER_OPS));
 		json_array_append_new(benchmarks, json_pack("{s:o,s:o}", "metadata", meta, "runs", runs));
 		free(params);
 		free(names[i]);

@@ -3,10 +3,12 @@
  *
  *   pyperf  pyperf's JSON format, version "1.0": one benchmark per measured
  *           cell (a Python benchmark's row is its benchmark), one run per
- *           worker process with its warm-ups as [loops, value] and its
- *           values, per operation (seconds; "integer" for instruction
- *           counts), so that pyperf's compare_to, stats, hist and check read
- *           alloclab's results. Names are the rows' names, prefixed by the
+ *           worker process (its date: when the worker started) with its
+ *           warm-ups as [loops, value] and its values: seconds per
+ *           operation (a Python benchmark's iteration), with loops and
+ *           inner_loops as pyperf counts them; instruction counts as whole
+ *           numbers per 1000 operations (unit "integer"), so that pyperf's
+ *           compare_to, stats, hist and check read alloclab's results. Names are the rows' names, prefixed by the
  *           plugin's label when the export holds more than one plugin.
  *   csv     one row per measured value, with its cell's labels, for pandas
  *           and R (RFC 4180 quoting).

@@ -9,6 +9,7 @@
 
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,7 +331,14 @@ static void check_pyperf(const json_t *doc, size_t benchmarks, size_t runs_each)
 			cr_expect(json_is_number(json_object_get(rm, "duration")) &&
 				  json_number_value(json_object_get(rm, "duration")) >= 0);
 			cr_expect(json_integer_value(json_object_get(rm, "mem_max_rss")) > 0);
-			cr_expect(strlen(json_string_value(json_object_get(rm, "date"))) == 19, "date as pyperf writes it");
+			/* When this worker started, as pyperf writes a date. */
+			const char *date = json_string_value(json_object_get(rm, "date"));
+			cr_assert(date && strlen(date) == 26 && date[10] == ' ' && date[19] == '.', "%s: date %s", name,
+				  date ? date : "(none)");
+			for (size_t e = 0; e < k; e++)
+				cr_expect_str_neq(json_string_value(json_object_get(
+							  json_object_get(json_array_get(runs, e), "metadata"), "date")),
+						  date, "%s: runs %zu and %zu have one date", name, e, k);
 		}
 	}
 }
@@ -425,6 +433,82 @@ Test(export, every_pyperf_name_is_unique, .timeout = 120)
 	cr_assert(a && b);
 	cr_expect_str_neq(a, b, "two benchmarks named %s", a);
 	cr_expect(strstr(a, "btree") && strstr(b, "btree"), "%s / %s", a, b);
+	json_decref(doc);
+}
+
+/* Instruction counts leave as whole numbers per 1000 operations (pyperf's
+ * "integer" unit prints values as they are), with nothing of valgrind's
+ * own process passed off as the benchmark's memory. */
+Test(export, pyperf_counts_are_whole_numbers, .timeout = 240)
+{
+	if (system("command -v valgrind >/dev/null 2>&1") != 0)
+		cr_skip_test("valgrind is not installed");
+	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
+		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--measure", "instructions", "-p", "system",
+								      "-w", "churn:ops=3000,slots=64", "-t", "1", "-n", "2",
+								      "-v", "2", "--no-check", "-q", "-o", "i.json", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"export", "-f", "pyperf", "i.json", "-o", "i.pyperf.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "i.json");
+	json_t *doc = json_load_file(path_in(dir, "i.pyperf.json"), 0, NULL);
+	cr_assert(doc);
+	json_t *bench = json_array_get(json_object_get(doc, "benchmarks"), 0);
+	json_t *meta = json_object_get(bench, "metadata"), *runs = json_object_get(bench, "runs");
+	cr_expect_str_eq(json_string_value(json_object_get(meta, "unit")), "integer");
+	cr_expect_str_eq(json_string_value(json_object_get(meta, "alloclab_value")), "instructions_per_op per 1000 operations");
+	cr_assert_eq(json_array_size(runs), 2);
+	for (size_t k = 0; k < 2; k++) {
+		json_t *run = json_array_get(runs, k), *rm = json_object_get(run, "metadata"), *x;
+		json_t *values = json_object_get(run, "values");
+		size_t j;
+		cr_expect_null(json_object_get(rm, "mem_max_rss"), "valgrind's peak is not the benchmark's");
+		cr_expect_null(json_object_get(rm, "loops"), "counts are per 1000 operations, not per loop");
+		cr_assert_eq(json_array_size(values), 2);
+		json_array_foreach(values, j, x)
+		{
+			double per_op = res->cells[0].procs[k].values[j].per_op;
+			cr_expect(json_is_integer(x), "run %zu value %zu is not a whole number", k, j);
+			cr_expect(fabs((double)json_integer_value(x) - per_op * 1000) <= 0.5, "%lld for %g per op",
+				  (long long)json_integer_value(x), per_op);
+		}
+		json_array_foreach(json_object_get(run, "warmups"), j, x)
+			cr_expect(json_is_integer(json_array_get(x, 1)), "warm-up %zu of run %zu", j, k);
+	}
+	json_decref(doc);
+	alloclab_results_free(res);
+}
+
+/* A Python benchmark's value is one inner iteration; pyperf's loops and
+ * inner_loops say how many made it, apart. */
+Test(export, pyperf_keeps_inner_loops_apart, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	FILE *f = fopen(path_in(dir, "inner.py"), "w");
+	cr_assert(f);
+	fputs("import pyperf\npyperf.Runner().bench_func('inner', lambda: [None] * 10, inner_loops=20)\n", f);
+	fclose(f);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "python:pyperf=inner.py,loops=3",
+								      "-t", "1", "-n", "2", "-v", "2", "--no-check", "-q", "-o",
+								      "p.json", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"export", "-f", "pyperf", "p.json", "-o", "p.pyperf.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	json_t *doc = json_load_file(path_in(dir, "p.pyperf.json"), 0, NULL);
+	cr_assert(doc);
+	json_t *runs = json_object_get(json_array_get(json_object_get(doc, "benchmarks"), 0), "runs");
+	cr_assert_eq(json_array_size(runs), 2);
+	for (size_t k = 0; k < 2; k++) {
+		json_t *rm = json_object_get(json_array_get(runs, k), "metadata");
+		cr_expect_eq(json_integer_value(json_object_get(rm, "loops")), 3, "run %zu", k);
+		cr_expect_eq(json_integer_value(json_object_get(rm, "inner_loops")), 20, "run %zu", k);
+	}
 	json_decref(doc);
 }
 

@@ -416,6 +416,16 @@ static int python_check_report(int per_process, const json_t *r, char *err, size
 	}
 	if (count_of(r, "loops", &loops, err, err_len) != 0)
 		return -1;
+	/* pyperf's inner_loops: iterations of one loop (absent: an older file). */
+	if (json_object_get(r, "inner_loops")) {
+		uint64_t inner;
+		if (count_of(r, "inner_loops", &inner, err, err_len) != 0)
+			return -1;
+		if (inner == 0 || inner > (1u << 20)) {
+			snprintf(err, err_len, "python report: inner_loops is not from 1 to 2^20");
+			return -1;
+		}
+	}
 	/* Where the interpreter ran (absent: an older file, embedded). */
 	const char *host = json_string_value(json_object_get(r, "host"));
 	if (json_object_get(r, "host") && (host == NULL || (strcmp(host, "python3") != 0 && strcmp(host, "embedded") != 0))) {

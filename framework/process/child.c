@@ -503,6 +503,11 @@ int alloclab_child_run_sampled(alloclab_child_fn fn, void *arg, double timeout_s
 	s.limit_kib = alloclab_memory_limit() / 1024;
 	s.next_look = s.start;
 	memset(res, 0, sizeof *res);
+	{
+		struct timespec wall;
+		clock_gettime(CLOCK_REALTIME, &wall);
+		res->started_unix_s = (double)wall.tv_sec + wall.tv_nsec * 1e-9;
+	}
 	/* Whatever the child leaves behind is reparented to us, to be found. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (prepare(&s, sample_ms, err, err_len) != 0)

@@ -54,6 +54,9 @@ struct alloclab_child_result {
 	 * ran beside the measured process may have disturbed it. */
 	unsigned strays;
 	double elapsed_s;
+	/* When it was started, wall clock (seconds since the epoch): the
+	 * process's date in an export, which pyperf reads per run. */
+	double started_unix_s;
 	/* The last step the child marked (alloclab_phase), "" if none: where
 	 * it was when it crashed or hung. */
 	char phase[64];

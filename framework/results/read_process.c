@@ -260,7 +260,9 @@ int alloclab_results_read_process(const struct alloclab_results_reader *rd, cons
 		p->layout_pad_pages = (unsigned)pad;
 	}
 	if (alloclab_results_read_timeline(rd, obj, where, K_MEMORY, &p->memory) != 0 ||
-	    alloclab_results_get_number(rd, obj, where, K_PAIR_RATIO, 1e-9, 1e9, &p->pair_ratio) != 0)
+	    alloclab_results_get_number(rd, obj, where, K_PAIR_RATIO, 1e-9, 1e9, &p->pair_ratio) != 0 ||
+	    /* 1970 to the year 5000: a date pyperf can print. */
+	    alloclab_results_get_number(rd, obj, where, K_STARTED, 1, 95617584000.0, &p->started_unix_s) != 0)
 		return -1;
 	v = json_object_get(obj, K_HOST);
 	if (v) {

@@ -125,6 +125,7 @@ struct alloclab_process {
 	unsigned index;           /* round of the run it was measured in, from 0 */
 	long peak_rss_kib;        /* the worker's VmHWM; -1 unknown */
 	double elapsed_s;         /* the worker's whole life, parent's clock */
+	double started_unix_s;    /* when the worker started, wall clock, seconds since the epoch; 0 unknown */
 	struct alloclab_value *warmups, *values;
 	unsigned nwarmups, nvalues;
 	/* NULL, or {name: value}: the plugin's statistics at the end of the

@@ -92,6 +92,7 @@
 #define K_PROCESS "process"
 #define K_PEAK_RSS_KIB "peak_rss_kib"
 #define K_ELAPSED_S "elapsed_s"
+#define K_STARTED "started_unix_s"
 #define K_WARMUPS "warmups"
 #define K_VALUES "values"
 #define K_STATS "stats"

@@ -114,6 +114,8 @@ json_t *alloclab_process_to_json(const struct alloclab_process *p, unsigned thre
 	}
 	if (p->layout_pad_pages)
 		json_object_set_new(o, K_LAYOUT_PAD, json_integer(p->layout_pad_pages));
+	if (p->started_unix_s > 0)
+		json_object_set_new(o, K_STARTED, json_real(p->started_unix_s));
 	if (p->pair_ratio > 0)
 		json_object_set_new(o, K_PAIR_RATIO, json_real(p->pair_ratio));
 	if (p->host)

@@ -88,11 +88,12 @@ int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double time
 	/* The worker is a plugin's process: its answer is checked like a file. */
 	if (obj && read_answer(obj, spec, out, err, err_len) == 0) {
 		out->elapsed_s = res.elapsed_s;
+		out->started_unix_s = res.started_unix_s;
 		out->plugin_output = alloclab_child_printed(&res);
 		out->memory = res.memory;
 		res.memory = NULL;
 		for (unsigned k = 1; k < spec->npair; k++)
-			out[k].elapsed_s = res.elapsed_s;
+			out[k].elapsed_s = res.elapsed_s, out[k].started_unix_s = res.started_unix_s;
 		rc = 0;
 	} else if (not_applicable) {
 		rc = -2;

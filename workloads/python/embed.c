@@ -736,8 +736,8 @@ static void embed_finish(struct alloclab_workload_thread *t)
 		/* "3.11.2 (main, ...) [GCC ...]": the version is the first word. */
 		char version[32];
 		snprintf(version, sizeof version, "%.*s", (int)strcspn(Py_GetVersion(), " "), Py_GetVersion());
-		json_t *report = json_pack("{s:s,s:I,s:s,s:b,s:s}", "bench", py.name, "loops", (json_int_t)py.loops,
-					   "python", version, "hooked", py.cfg->hook, "host",
+		json_t *report = json_pack("{s:s,s:I,s:I,s:s,s:b,s:s}", "bench", py.name, "loops", (json_int_t)py.loops,
+					   "inner_loops", (json_int_t)(py.inner_loops ? py.inner_loops : 1), "python", version, "hooked", py.cfg->hook, "host",
 #ifdef ALLOCLAB_PYHOST
 					   "python3"
 #else
