@@ -26,8 +26,11 @@ struct tile {
 	unsigned col, row;
 };
 
+/* Where a group of tiles starts: an arena's (labelled with its address)
+ * or that of inner regions lying in no arena (arena 0). */
 struct row_label {
 	unsigned row;
+	int arena;
 	uint64_t address;
 };
 
@@ -80,8 +83,8 @@ static int lay_out(const struct alloclab_heap_frame *f, unsigned cols, struct la
 				row++;
 				col = 0;
 			}
-			if (group[i] >= 0)
-				l->labels[l->nlabels++] = (struct row_label){row, f->regions[group[i]].address};
+			l->labels[l->nlabels++] = (struct row_label){row, group[i] >= 0,
+								     group[i] >= 0 ? f->regions[group[i]].address : 0};
 			last = group[i];
 		} else if (col == cols) {
 			row++;
@@ -147,8 +150,9 @@ static int write_data(const struct layout *l, unsigned cols, unsigned rows, cons
 		for (unsigned b = 0; b < ALLOCLAB_HEAPMAP_BINS; b++) {
 			size_t x = (size_t)tl->col * CELL + 1 + b % SIDE, y = (size_t)tl->row * CELL + 1 + b / SIDE;
 			px[y * w + x] = (float)tl->r->occupancy[b] / 15.0f;
+			/* Column 3: 1 a split page, 0 a split line. */
 			if (tl->r->splits[b]) {
-				fprintf(m, "%zu %zu\n", x, y);
+				fprintf(m, "%zu %zu %d\n", x, y, tl->r->page_splits[b]);
 				++*nmarks;
 			}
 		}
@@ -211,9 +215,34 @@ static void frame_caption(const struct alloclab_heap_frame *f, const struct layo
 	snprintf(out, len,
 		 "frame %u (%s): %" PRIu64 " regions (%" PRIu64 " outer, %zu tiles drawn%s); %s in use by its own "
 		 "account; %" PRIu64 " live blocks, %s, tracked\\n%" PRIu64 " blocks of at most a line split over two "
-		 "lines, %" PRIu64 " of at most a page over two pages (red dots); %" PRIu64 " blocks outside every region",
+		 "lines (red dots), %" PRIu64 " of at most a page over two pages (yellow crosses); %" PRIu64
+		 " blocks outside every region; a black rule where an arena starts",
 		 f->frame, when, f->regions_total, s.outer, l->n, l->skipped || f->regions_total > f->nregions ? ", not all" : "",
 		 used, f->tracked_blocks, tracked, f->split_lines, f->split_pages, f->outside_blocks);
+}
+
+/* The border's scale, bottom right: five steps of the plugin's own
+ * occupancy and the grey of an empty region. */
+static void border_legend(FILE *p, unsigned ph)
+{
+	static const unsigned share[] = {5, 25, 50, 75, 100, 0};
+	static const char *const name[] = {"little", "1/4", "1/2", "3/4", "full", "empty"};
+	const double y0 = ph ? 8.0 / ph : 0.01, y1 = ph ? 20.0 / ph : 0.03;
+	const unsigned id = ALLOCLAB_HEAPMAP_MAX_TILES + 10;
+	char colour[16];
+	fprintf(p, "set label %u \"border: in use by the plugin's own account\" at screen 0.585, screen %.4f right front "
+		   "font ',8'\n",
+		id, (y0 + y1) / 2);
+	for (unsigned k = 0; k < 6; k++) {
+		const struct alloclab_heap_region r = {.bytes = 100, .bytes_in_use = share[k]};
+		double x = 0.595 + k * 0.062;
+		border_colour(&r, colour, sizeof colour);
+		fprintf(p, "set object %u rect from screen %.4f,%.4f to screen %.4f,%.4f fs empty border lc rgb '%s' lw 2.5 "
+			   "front\n",
+			id + 1 + k, x, y0, x + 0.014, y1, colour);
+		fprintf(p, "set label %u \"%s\" at screen %.4f, screen %.4f left front font ',8'\n", id + 1 + k, name[k],
+			x + 0.019, (y0 + y1) / 2);
+	}
 }
 
 struct frame_files {
@@ -229,7 +258,7 @@ static void plot_frame(FILE *p, const struct alloclab_heap_frame *f, const struc
 	unsigned w = cols * CELL, hgt = rows * CELL;
 	char caption[1024];
 
-	fputs("unset object\nunset label\nunset key\nset border 0\nunset xtics\nunset ytics\nunset bmargin\n", p);
+	fputs("unset object\nunset label\nunset arrow\nunset key\nset border 0\nunset xtics\nunset ytics\nunset bmargin\n", p);
 	fprintf(p, "set xrange [-0.5:%u.5]\nset yrange [%u.5:-0.5]\nset size ratio -1\n", w - 1, hgt - 1);
 	fputs("set style textbox opaque fc rgb '#ffffff' noborder margins 0.5,0.5\n", p);
 	fputs("set palette defined (0 '#eef2f7', 0.4 '#9ecae1', 0.7 '#4292c6', 1 '#08306b')\nset cbrange [0:1]\n", p);
@@ -239,11 +268,12 @@ static void plot_frame(FILE *p, const struct alloclab_heap_frame *f, const struc
 		/* The sheet's key, at its foot (drawn by each thumbnail, in one
 		 * place). */
 		fputs("set label 100 \"shade: the share of each 1/256 of a region that live blocks cover, pale empty to "
-		      "dark full; border: the plugin's own occupancy, light orange to dark red; red dots: blocks split "
-		      "over two lines or pages\" at screen 0.01, screen 0.012 left front font ',9'\n",
+		      "dark full; border: the plugin's own occupancy, light orange to dark red; red dot: a block split "
+		      "over two lines starts there, yellow cross: over two pages; black rule: an arena starts\" at screen "
+		      "0.01, screen 0.012 left front font ',9'\n",
 		      p);
 	} else {
-		fputs("set colorbox\nset cbtics ('empty' 0, 'half' 0.5, 'full' 1)\nset bmargin 7\n", p);
+		fputs("set colorbox\nset cbtics ('empty' 0, 'half' 0.5, 'full' 1)\nset bmargin 8\n", p);
 		frame_caption(f, &ff->l, caption, sizeof caption);
 		fputs("set title ", p);
 		alloclab_gnuplot_quote(p, title);
@@ -265,16 +295,26 @@ static void plot_frame(FILE *p, const struct alloclab_heap_frame *f, const struc
 		 * short frame does not clip the last. */
 		fprintf(p, "border: the plugin's own occupancy, light orange to dark red, grey when empty; "
 			   "number: the size class\" at screen 0.01, screen %.4f left front noenhanced font ',8'\n",
-			ph ? 46.0 / ph : 0.07);
+			ph ? 62.0 / ph : 0.08);
 		if (ff->l.nlabels) {
 			size_t step = ff->l.nlabels / 40 + 1;
 			fputs("set ytics out nomirror font ',7' (", p);
-			for (size_t i = 0; i < ff->l.nlabels; i += step)
-				fprintf(p, "%s'0x%" PRIx64 "' %u", i ? ", " : "", ff->l.labels[i].address,
-					ff->l.labels[i].row * CELL + CELL / 2);
+			for (size_t i = 0; i < ff->l.nlabels; i += step) {
+				if (ff->l.labels[i].arena)
+					fprintf(p, "%s'arena 0x%" PRIx64 "' %u", i ? ", " : "", ff->l.labels[i].address,
+						ff->l.labels[i].row * CELL + CELL / 2);
+				else
+					fprintf(p, "%s'in no arena' %u", i ? ", " : "", ff->l.labels[i].row * CELL + CELL / 2);
+			}
 			fputs(")\n", p);
 		}
+		border_legend(p, ph);
 	}
+	/* Where each arena ends and the next starts: a rule across the
+	 * picture above its first row (more than one group only). */
+	for (size_t i = 1; i < ff->l.nlabels && ff->l.nlabels > 1; i++)
+		fprintf(p, "set arrow %zu from -0.5,%.1f to %u.5,%.1f nohead front lc rgb '#202020' lw %s\n", i,
+			ff->l.labels[i].row * CELL - 0.5, w - 1, ff->l.labels[i].row * CELL - 0.5, small ? "0.6" : "1.2");
 	int borders = !small || ff->l.n <= 512;
 	int sizes = !small && ff->l.n <= 1024;
 	for (size_t t = 0; t < ff->l.n && (borders || sizes); t++) {
@@ -296,7 +336,16 @@ static void plot_frame(FILE *p, const struct alloclab_heap_frame *f, const struc
 	if (ff->nmarks) {
 		fputs(", ", p);
 		alloclab_gnuplot_quote(p, ff->marks);
-		fprintf(p, " using 1:2 with points pt 7 ps %s lc rgb '#e31a1c' notitle", small ? "0.15" : "0.35");
+		/* Red dots ringed in white and yellow crosses: both stand out on
+		 * the darkest shade, and neither reads as a border. */
+		fprintf(p, " using 1:($3 == 0 ? $2 : 1/0) with points pt 7 ps %s lc rgb '#ffffff' notitle, ",
+			small ? "0.25" : "0.55");
+		alloclab_gnuplot_quote(p, ff->marks);
+		fprintf(p, " using 1:($3 == 0 ? $2 : 1/0) with points pt 7 ps %s lc rgb '#e31a1c' notitle, ",
+			small ? "0.15" : "0.35");
+		alloclab_gnuplot_quote(p, ff->marks);
+		fprintf(p, " using 1:($3 == 1 ? $2 : 1/0) with points pt 2 ps %s lw %s lc rgb '#ffd21f' notitle",
+			small ? "0.25" : "0.5", small ? "0.8" : "1.6");
 	}
 	fputc('\n', p);
 }

@@ -7,10 +7,12 @@
  * top left), the bins shaded by the share of their bytes that live blocks
  * cover; its border coloured by the plugin's own occupancy of it (blocks
  * in use of its blocks, else bytes in use of its bytes), grey when empty;
- * its size class written in it where there is room; and a red dot on each
- * bin where a live block starts that is split needlessly (at most a line
- * over two lines, at most a page over two pages). Tiles of one outer region
- * (an arena) start a row of their own, labelled with its address.
+ * its size class written in it where there is room; a red dot on each
+ * bin where a live block starts that is split needlessly over two lines
+ * (at most a line long), a yellow cross where one of at most a page spans
+ * two pages. Tiles of one outer region (an arena) start a row of their
+ * own, labelled with its address, with a rule where each arena starts;
+ * the border's scale is drawn under the caption.
  */
 #ifndef ALLOCLAB_HEAPMAP_PICTURE_H
 #define ALLOCLAB_HEAPMAP_PICTURE_H

@@ -10,6 +10,7 @@
 #include "measure/heapmap.h"
 
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,26 @@ Test(heapmap, mimalloc_pages_hold_every_live_block_of_one_thread, .timeout = 120
 		cr_skip_test("the mimalloc plugin is not built here (no libmimalloc-dev)");
 	struct alloclab_heapmap h = draw(dir, "mimalloc", "churn:ops=50000", "2", NULL);
 	expect_blocks_agree(&h, "mimalloc");
+	/* Blocks split over two pages are told apart from those split over
+	 * two lines (mimalloc's pages hold blocks across 4 KiB boundaries),
+	 * marked only where some are. */
+	for (size_t k = 0; k < h.n; k++) {
+		uint64_t page_bins = 0;
+		for (size_t i = 0; i < h.frames[k].nregions; i++) {
+			const struct alloclab_heap_region *r = &h.frames[k].regions[i];
+			uint64_t bins = 0;
+			cr_assert(r->page_splits_known, "frame %zu region %zu: page splits not written", k + 1, i + 1);
+			for (unsigned b = 0; b < ALLOCLAB_HEAPMAP_BINS; b++) {
+				cr_expect(!r->page_splits[b] || r->splits[b]);
+				bins += r->page_splits[b];
+			}
+			cr_expect_eq(bins > 0, r->split_pages > 0, "region 0x%lx: %lu page-split blocks, %lu bins marked",
+				     (unsigned long)r->address, (unsigned long)r->split_pages, (unsigned long)bins);
+			cr_expect_leq(bins, r->split_pages);
+			page_bins += bins;
+		}
+		cr_expect_gt(page_bins, 0, "frame %zu: churn's blocks up to 512 bytes split no page?", k + 1);
+	}
 	for (size_t k = 0; k < h.n; k++) {
 		cr_expect_eq(h.frames[k].outside_blocks, 0, "one thread: every block in the main heap's pages");
 		for (size_t i = 0; i < h.frames[k].nregions; i++)
@@ -264,6 +285,30 @@ Test(heapmap, the_frames_reader_names_the_line_and_the_field, .timeout = 120)
 		free(text);
 		cr_expect_eq(alloclab_heapmap_read(bad, &h, err, sizeof err), -1, "case %zu read", i);
 		cr_expect(strstr(err, cases[i].says) && strstr(err, bad), "case %zu: %s", i, err);
+	}
+	/* A page split marked in a bin where no split starts. */
+	{
+		json_t *frame = json_loads(good, 0, NULL), *region;
+		size_t i;
+		cr_assert(frame);
+		json_array_foreach(json_object_get(frame, "regions"), i, region)
+		{
+			if (!json_is_true(json_object_get(region, "inner")))
+				continue;
+			char zero[65], one[65];
+			memset(zero, '0', 64), memset(one, '0', 64);
+			zero[64] = one[64] = '\0';
+			one[0] = '8';
+			json_object_set_new(region, "splits", json_string(zero));
+			json_object_set_new(region, "page_splits", json_string(one));
+			json_object_set_new(region, "split_pages", json_integer(1));
+			break;
+		}
+		snprintf(bad, sizeof bad, "%s/subset.jsonl", dir);
+		cr_assert_eq(json_dump_file(frame, bad, JSON_COMPACT), 0);
+		json_decref(frame);
+		cr_expect_eq(alloclab_heapmap_read(bad, &h, err, sizeof err), -1);
+		cr_expect(strstr(err, "field 'page_splits': bin 0 is marked but not in 'splits'"), "%s", err);
 	}
 	/* An occupancy cut short; not JSON; an empty file. */
 	char *text = replace_once(good, occ_short, "\"occupancy\":\"");

@@ -293,7 +293,7 @@ static uint64_t bin_start(uint64_t bytes, unsigned b)
 struct inner_acc {
 	uint64_t tracked_blocks, tracked_bytes, split_lines, split_pages;
 	uint64_t bin_bytes[ALLOCLAB_HEAPMAP_BINS];
-	uint8_t splits[ALLOCLAB_HEAPMAP_BINS];
+	uint8_t splits[ALLOCLAB_HEAPMAP_BINS], page_splits[ALLOCLAB_HEAPMAP_BINS];
 };
 
 static void hex_digits(char *out, const uint8_t *v, size_t n)
@@ -318,6 +318,8 @@ static void place_block(const struct alloclab_region *r, struct inner_acc *a, ui
 	unsigned first = (unsigned)(off * ALLOCLAB_HEAPMAP_BINS / r->bytes);
 	if (split_line || split_page)
 		a->splits[first] = 1;
+	if (split_page)
+		a->page_splits[first] = 1;
 	for (unsigned b = first; b < ALLOCLAB_HEAPMAP_BINS; b++) {
 		uint64_t lo = bin_start(r->bytes, b), hi = bin_start(r->bytes, b + 1);
 		if (lo >= end)
@@ -490,25 +492,32 @@ static int frame_locked(int64_t at_call, char *err, size_t err_len)
 				      alloclab_stat_json(r->blocks), "inner", k < ninner && inner[k] == i);
 		if (k < ninner && inner[k] == i) {
 			const struct inner_acc *a = &acc[k++];
-			uint8_t occ[ALLOCLAB_HEAPMAP_BINS], bits[ALLOCLAB_HEAPMAP_BINS / 4];
-			char occ_text[ALLOCLAB_HEAPMAP_BINS + 1], bits_text[ALLOCLAB_HEAPMAP_BINS / 4 + 1];
+			uint8_t occ[ALLOCLAB_HEAPMAP_BINS], bits[ALLOCLAB_HEAPMAP_BINS / 4], page_bits[ALLOCLAB_HEAPMAP_BINS / 4];
+			char occ_text[ALLOCLAB_HEAPMAP_BINS + 1], bits_text[ALLOCLAB_HEAPMAP_BINS / 4 + 1],
+				page_text[ALLOCLAB_HEAPMAP_BINS / 4 + 1];
 			for (unsigned b = 0; b < ALLOCLAB_HEAPMAP_BINS; b++) {
 				uint64_t width = bin_start(r->bytes, b + 1) - bin_start(r->bytes, b);
 				uint64_t v = width ? (a->bin_bytes[b] * 15 + width - 1) / width : 0;
 				occ[b] = (uint8_t)(v > 15 ? 15 : v);
 			}
 			memset(bits, 0, sizeof bits);
-			for (unsigned b = 0; b < ALLOCLAB_HEAPMAP_BINS; b++)
+			memset(page_bits, 0, sizeof page_bits);
+			for (unsigned b = 0; b < ALLOCLAB_HEAPMAP_BINS; b++) {
 				if (a->splits[b])
 					bits[b / 4] |= (uint8_t)(8 >> (b % 4));
+				if (a->page_splits[b])
+					page_bits[b / 4] |= (uint8_t)(8 >> (b % 4));
+			}
 			hex_digits(occ_text, occ, sizeof occ);
 			hex_digits(bits_text, bits, sizeof bits);
+			hex_digits(page_text, page_bits, sizeof page_bits);
 			json_object_set_new(o, "tracked_blocks", alloclab_stat_json(a->tracked_blocks));
 			json_object_set_new(o, "tracked_bytes", alloclab_stat_json(a->tracked_bytes));
 			json_object_set_new(o, "split_lines", alloclab_stat_json(a->split_lines));
 			json_object_set_new(o, "split_pages", alloclab_stat_json(a->split_pages));
 			json_object_set_new(o, "occupancy", json_string(occ_text));
 			json_object_set_new(o, "splits", json_string(bits_text));
+			json_object_set_new(o, "page_splits", json_string(page_text));
 			split_lines += a->split_lines;
 			split_pages += a->split_pages;
 		}
@@ -688,6 +697,24 @@ static int read_region(const json_t *o, struct alloclab_heap_region *r, char *wh
 	if (hex_field(o, "splits", r->splits, ALLOCLAB_HEAPMAP_BINS, 1) != 0) {
 		snprintf(why, why_len, "field 'splits': not %d hexadecimal digits", ALLOCLAB_HEAPMAP_BINS / 4);
 		return -1;
+	}
+	/* Absent in frames written before page splits were told apart: every
+	 * split is then drawn as a split line. */
+	r->page_splits_known = json_object_get(o, "page_splits") != NULL;
+	if (r->page_splits_known) {
+		if (hex_field(o, "page_splits", r->page_splits, ALLOCLAB_HEAPMAP_BINS, 1) != 0) {
+			snprintf(why, why_len, "field 'page_splits': not %d hexadecimal digits", ALLOCLAB_HEAPMAP_BINS / 4);
+			return -1;
+		}
+		for (unsigned b = 0; b < ALLOCLAB_HEAPMAP_BINS; b++)
+			if (r->page_splits[b] && !r->splits[b]) {
+				snprintf(why, why_len, "field 'page_splits': bin %u is marked but not in 'splits'", b);
+				return -1;
+			}
+		if (r->split_pages == 0 && memchr(r->page_splits, 1, ALLOCLAB_HEAPMAP_BINS)) {
+			snprintf(why, why_len, "field 'page_splits': bins marked where split_pages is 0");
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -35,7 +35,10 @@
  *                and for inner regions "tracked_blocks","tracked_bytes","split_lines",
  *                "split_pages","occupancy":BINS hex digits (0 empty .. f full),
  *                "splits":BINS/4 hex digits (a bit per bin, bin 0 the top bit of
- *                the first digit)}]}
+ *                the first digit: a block split over two lines or two pages
+ *                starts in it), "page_splits": the same for the blocks split
+ *                over two pages alone (a subset of splits; absent in frames
+ *                written before it was added)}]}
  * regions_total counts what the plugin reported; at most
  * ALLOCLAB_HEAPMAP_MAX_REGIONS of them are kept, in address order.
  */
@@ -105,7 +108,11 @@ struct alloclab_heap_region {
 	uint64_t address, bytes, block_size, bytes_in_use, blocks_in_use, blocks;
 	uint64_t tracked_blocks, tracked_bytes, split_lines, split_pages; /* inner only */
 	uint8_t occupancy[ALLOCLAB_HEAPMAP_BINS]; /* 0 .. 15 */
-	uint8_t splits[ALLOCLAB_HEAPMAP_BINS];    /* 0 or 1 */
+	uint8_t splits[ALLOCLAB_HEAPMAP_BINS];    /* 0 or 1: a split line or page starts here */
+	/* 0 or 1: a split page starts here (a subset of splits); all 0 with
+	 * page_splits_known 0 in frames that did not tell them apart. */
+	uint8_t page_splits[ALLOCLAB_HEAPMAP_BINS];
+	int page_splits_known;
 };
 
 struct alloclab_heap_frame {
