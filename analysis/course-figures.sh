@@ -36,6 +36,11 @@ PLUGINS=system,course-freelist,course-segregated
 run fragment -p system -p "$P/course-freelist.so" -p "$P/course-segregated.so" -w fragment -t 1 -n 3
 PLUGINS=system,course-threadcache
 run threads -p system -p "$P/course-threadcache.so" -w churn -w larson -w xmalloc -t 1,2 -n 5 --paired
+# Exercise 5: the arenas as CPython's allocator, in the Python benchmarks
+# (one interpreter a process: the paired process design).
+PLUGINS=system,course-arenas,obmalloc-radix,cpython
+run python -p system -p "$P/course-arenas.so" -p obmalloc-radix -p cpython -w python:bench=quick,value_ms=20 \
+	-t 1 -n 10 --paired
 heapmap() { # name, plugin, workload, frames
 	[ -t 2 ] && printf 'heap map %s\n' "$1" >&2
 	rm -rf "$out/heap-$1"
@@ -67,6 +72,21 @@ def medians(name, kind):
 def ratio(d, key, plugin):
     a, b = d.get((key, plugin)), d.get((key, "system"))
     return a / b if a and b else None
+
+def paired(name):
+    """{(benchmark, plugin): (ratio, low, high)} from compare's JSON of a
+    paired run: each ratio to glibc with its 95% interval."""
+    try:
+        doc = json.load(open(f"{out}/{name}.time.json"))
+    except (OSError, ValueError):
+        return {}
+    got = {}
+    for row in doc.get("rows", []):
+        bench = (row.get("params") or {}).get("bench") or "%s t=%s" % (row.get("workload"), row.get("threads"))
+        for plugin, col in zip(doc["columns"], row["columns"]):
+            if "ratio" in col:
+                got[(bench, plugin)] = (col["ratio"], *col.get("interval", (None, None)))
+    return got
 
 def heap(name):
     """Each frame's regions (outer, inner) and blocks split over two lines,
@@ -106,10 +126,19 @@ rows.append(("2", "course-freelist fragment, time over glibc's", None, ratio(t, 
 rows.append(("3", "course-segregated fragment, time over glibc's", None, ratio(t, "fragment t=1", "course-segregated")))
 for plugin, quoted, exercise in (("course-freelist", 1.30, "2"), ("course-segregated", 3.43, "3"), ("system", 1.25, "3")):
     rows.append((exercise, f"{plugin} fragment, fragmentation at the peak", quoted, f.get(("fragment t=1", plugin))))
-t = medians("threads", "time")
-for key, quoted in (("churn t=1", 9.0 / 16.0), ("churn t=2", 19.1 / 34.0), ("larson t=1", 10.6 / 21.3),
-                    ("larson t=2", 24.0 / 46.9), ("xmalloc t=2", 80.6 / 136)):
-    rows.append(("4", f"course-threadcache {key}, time over glibc's", quoted, ratio(t, key, "course-threadcache")))
+t = paired("threads")
+for key, quoted in (("churn t=1", 0.57), ("churn t=2", 0.64), ("larson t=1", 0.54), ("larson t=2", 0.61),
+                    ("xmalloc t=2", 0.56)):
+    got = t.get((key, "course-threadcache"))
+    rows.append(("4", f"course-threadcache {key}, time over glibc's", quoted, got[0] if got else None,
+                 "[%.3f, %.3f]" % got[1:] if got and got[1] else ""))
+py = paired("python")
+for plugin, quoted in (("course-arenas", (1.05, 0.97, 0.90)), ("obmalloc-radix", (1.05, 1.05, 0.89)),
+                       ("cpython", (1.01, 0.91, 0.74))):
+    for bench, q in zip(("nbody", "richards", "json_dumps"), quoted):
+        got = py.get((bench, plugin))
+        rows.append(("5", f"{plugin} python {bench}, time over glibc's", q, got[0] if got else None,
+                     "[%.3f, %.3f]" % got[1:] if got and got[1] else ""))
 for name, exercise, quoted in (("bump", "1", None), ("segregated", "3", (0, 372, 67)), ("arenas", "5", (2, 101, 275)),
                                ("radix", "5", (2, 96, None))):
     h = heap(name)
@@ -124,8 +153,14 @@ for name, exercise, quoted in (("bump", "1", None), ("segregated", "3", (0, 372,
     if quoted[2] is not None:
         rows.append((exercise, label + ": blocks split over two lines", quoted[2], first[2] if first else None))
 
-print("%-3s %-58s %10s %10s" % ("ex", "figure", "quoted", "measured"))
-for exercise, what, quoted, measured in rows:
+print("%-3s %-58s %10s %10s  %s" % ("ex", "figure", "quoted", "measured", "95% interval (paired)"))
+for exercise, what, quoted, measured, *interval in rows:
     fmt = lambda v: "-" if v is None else ("%.3g" % v if isinstance(v, float) else str(v))
-    print("%-3s %-58s %10s %10s" % (exercise, what, fmt(quoted), fmt(measured)))
+    said = interval[0] if interval else ""
+    # A time quoted from an earlier run agrees when this run's interval
+    # holds it.
+    if said and quoted is not None:
+        lo, hi = (float(x) for x in said.strip("[]").split(","))
+        said += "  quoted inside" if lo <= quoted <= hi else "  QUOTED OUTSIDE"
+    print("%-3s %-58s %10s %10s  %s" % (exercise, what, fmt(quoted), fmt(measured), said))
 PY
