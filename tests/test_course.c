@@ -8,6 +8,8 @@
 
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <math.h>
+#include "results/results.h"
 #include <errno.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -304,6 +306,39 @@ Test(course, the_heap_map_counts_quoted_are_what_the_solutions_give, .timeout = 
 				     quoted[i].plugin, (long long)split, (long long)quoted[i].split_lines);
 		json_decref(frame);
 	}
+}
+
+/* Exercise 5's instruction counts (deterministic: the same on any
+ * machine with the Quick start's compiler and build), within 1%, at a
+ * tenth of the operations the course's command runs (the per-op count
+ * moves 0.1%). */
+Test(course, the_instruction_counts_quoted_are_what_the_solutions_give, .timeout = 200)
+{
+#if defined(__clang__) || (defined(ALLOCLAB_INVARIANTS) && ALLOCLAB_INVARIANTS)
+	cr_skip_test("the course quotes the counts of a gcc release build without invariants");
+#endif
+	if (system("command -v valgrind >/dev/null 2>&1") != 0)
+		cr_skip_test("valgrind is not installed");
+	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
+		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
+	static const struct {
+		const char *plugin;
+		double quoted;
+	} quoted[] = {{"course-arenas", 249.3}, {"obmalloc-radix", 242.1}, {"course-segregated", 72.0}};
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--measure", "instructions", "--no-check", "-q",
+		"-p", test_plugin("course-arenas"), "-p", "obmalloc-radix", "-p", test_plugin("course-segregated"),
+		"-w", "churn:ops=100000", "-t", "1", "-n", "1", "-v", "1", "-o", "i.json", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *doc = load_results(dir, "i.json");
+	cr_assert_eq(doc->ncells, 3);
+	for (size_t i = 0; i < 3; i++) {
+		double got = doc->cells[i].procs[0].values[0].per_op;
+		cr_expect(fabs(got / quoted[i].quoted - 1) < 0.01, "%s: %.2f instructions an op, the course says %.1f",
+			  quoted[i].plugin, got, quoted[i].quoted);
+	}
+	alloclab_results_free(doc);
 }
 
 /* A teacher grades a folder of submissions in one command: ten here, the
