@@ -13,6 +13,7 @@
 #include "mt_report.h"
 #include "workload/workload.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -26,6 +27,17 @@ static const struct alloclab_param threadtest_params[] = {
 	[P_SIZE] = {.name = "size", .help = "bytes per block", .def = 8, .min = 1, .max = 1u << 20},
 	[P_BASELINE] = {.name = "baseline", .help = "1: the same loop without allocating (the harness's floor)",
 			.max = 1},
+};
+
+/* With several threads, what they hold together: each adds a chunk of
+ * blocks once it has made them and takes it off before freeing them, so
+ * that `held` is never above what they hold and at most a chunk a thread
+ * below it; `most` its largest. The threads' passes drift apart, so the
+ * sum of each thread's most would be up to N times the true peak. An
+ * atomic on a shared line per CHUNK blocks. */
+#define CHUNK 1024
+struct threadtest_shared {
+	_Atomic int64_t held, most;
 };
 
 struct threadtest_state {
@@ -52,6 +64,15 @@ static int threadtest_prepare(struct alloclab_workload_thread *t, char *err, siz
 	return 0;
 }
 
+static inline void together_add(struct threadtest_shared *sh, int64_t bytes)
+{
+	int64_t held = atomic_fetch_add_explicit(&sh->held, bytes, memory_order_relaxed) + bytes;
+	int64_t most = atomic_load_explicit(&sh->most, memory_order_relaxed);
+	while (held > most &&
+	       !atomic_compare_exchange_weak_explicit(&sh->most, &most, held, memory_order_relaxed, memory_order_relaxed))
+		;
+}
+
 /* The run, made twice: with a slice point after every operation for
  * paired mode (sliced), or without (an unpaired run pays nothing). */
 static inline __attribute__((always_inline)) void threadtest_run_body(struct alloclab_workload_thread *t, int sliced)
@@ -63,6 +84,7 @@ static inline __attribute__((always_inline)) void threadtest_run_body(struct all
 	void *const instance = t->alloc->instance;
 	void **const blocks = s->blocks;
 	const size_t n = s->n;
+	struct threadtest_shared *const together = t->nthreads > 1 ? t->shared : NULL;
 
 	for (uint64_t it = 0; it < iterations; it++) {
 		if (s->fake) {
@@ -74,27 +96,41 @@ static inline __attribute__((always_inline)) void threadtest_run_body(struct all
 				*(volatile unsigned char *)blocks[i] = 0;
 			continue;
 		}
-		for (size_t i = 0; i < n; i++) {
-			blocks[i] = do_malloc(instance, size);
-			if (blocks[i] == NULL) {
-				t->error = "threadtest: malloc returned NULL";
-				for (size_t k = 0; k < i; k++)
-					do_free(instance, blocks[k]);
-				t->ops = it * n;
-				return;
+		for (size_t from = 0; from < n; from += CHUNK) {
+			const size_t to = n - from < CHUNK ? n : from + CHUNK;
+			for (size_t i = from; i < to; i++) {
+				blocks[i] = do_malloc(instance, size);
+				if (blocks[i] == NULL) {
+					t->error = "threadtest: malloc returned NULL";
+					if (together)
+						together_add(together, -(int64_t)(from * size));
+					for (size_t k = 0; k < i; k++)
+						do_free(instance, blocks[k]);
+					t->ops = it * n;
+					return;
+				}
+				*(unsigned char *)blocks[i] = 1;
 			}
-			*(unsigned char *)blocks[i] = 1;
+			if (together)
+				together_add(together, (int64_t)((to - from) * size));
 		}
 		/* What it holds, once a pass: the memory timeline's samples. */
 		alloclab_live_set(t, n * size, n);
-		for (size_t i = 0; i < n; i++)
-			do_free(instance, blocks[i]);
+		for (size_t from = 0; from < n; from += CHUNK) {
+			const size_t to = n - from < CHUNK ? n : from + CHUNK;
+			if (together)
+				together_add(together, -(int64_t)((to - from) * size));
+			for (size_t i = from; i < to; i++)
+				do_free(instance, blocks[i]);
+		}
 		alloclab_live_set(t, 0, 0);
 		if (sliced)
 			alloclab_slice_ops(t, (int64_t)n);
 	}
 	t->ops = iterations * n;
-	alloclab_live_peak(t, n * size);
+	/* One thread holds at most its pass; several say it together. */
+	if (together == NULL)
+		alloclab_live_peak(t, n * size);
 }
 
 static void threadtest_run(struct alloclab_workload_thread *t)
@@ -108,6 +144,15 @@ static void threadtest_run(struct alloclab_workload_thread *t)
 static void threadtest_finish(struct alloclab_workload_thread *t)
 {
 	struct threadtest_state *s = t->state;
+	struct threadtest_shared *sh = t->shared;
+	if (t->nthreads > 1) {
+		t->sync(t); /* every thread's run done */
+		if (t->index == 0) {
+			alloclab_live_peak(t, (uint64_t)atomic_load(&sh->most));
+			atomic_store(&sh->held, 0);
+			atomic_store(&sh->most, 0);
+		}
+	}
 	/* Once per process, every thread at once: a batch of its blocks held
 	 * while their placement across threads is measured. */
 	if (t->last_value && !t->params->v[P_BASELINE])
@@ -145,6 +190,7 @@ const struct alloclab_workload alloclab_workload_threadtest = {
 	.prepare = threadtest_prepare,
 	.run = threadtest_run,
 	.finish = threadtest_finish,
+	.shared_size = sizeof(struct threadtest_shared),
 	.check_report = alloclab_placement_check_report,
 	.print_cell = threadtest_print_cell,
 	.figures = threadtest_figures,
