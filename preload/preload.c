@@ -344,15 +344,20 @@ static void start_latency(const char *setting)
  * anonymous memory before the plugin served anything (what is not the
  * allocator's), written to PATH.PID by each process that loaded the
  * library (a program's children are counted too, each on its own):
- * {"live_bytes": N, "peak_bytes": N, "anon_start_kib": N, "anon_peak_kib": N},
- * the last the most anonymous memory read as the most held grew (by a
- * sixteenth at a time) and at exit. */
+ * {"live_bytes": N, "peak_bytes": N, "anon_start_kib": N, "anon_peak_kib": N,
+ *  "rss_start_kib": N},
+ * anon_peak_kib the most anonymous memory read as the most held grew (by a
+ * sixteenth at a time) and at exit, rss_start_kib the whole resident set
+ * before the plugin was loaded (the program's own start, which its peak by
+ * wait4 also holds). */
 static char *census_path;
 static pid_t census_pid;
-static unsigned long census_anon_kib;
+static unsigned long census_anon_kib, census_rss_kib;
 static _Atomic unsigned long census_anon_peak_kib; /* read as the most held grows, and at exit */
 
-static unsigned long anon_kib_now(void)
+/* statm's resident less its shared pages (the heap, not the code), or
+ * with whole 1 the whole resident set, in KiB; 0 unknown. */
+static unsigned long statm_kib(int whole)
 {
 	char buf[128];
 	unsigned long size, resident, shared;
@@ -365,7 +370,12 @@ static unsigned long anon_kib_now(void)
 	buf[n] = '\0';
 	if (sscanf(buf, "%lu %lu %lu", &size, &resident, &shared) != 3 || resident < shared)
 		return 0;
-	return (resident - shared) * ((unsigned long)sysconf(_SC_PAGESIZE) / 1024);
+	return (whole ? resident : resident - shared) * ((unsigned long)sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static unsigned long anon_kib_now(void)
+{
+	return statm_kib(0);
 }
 
 static void census_peak(void)
@@ -386,9 +396,9 @@ static void finish_census(void)
 	alloclab_census_read(&live, &peak);
 	char path[4096];
 	snprintf(path, sizeof path, "%s.%ld", census_path, (long)census_pid);
-	json_t *j = json_pack("{s:I,s:I,s:I,s:I}", "live_bytes", (json_int_t)live, "peak_bytes", (json_int_t)peak,
+	json_t *j = json_pack("{s:I,s:I,s:I,s:I,s:I}", "live_bytes", (json_int_t)live, "peak_bytes", (json_int_t)peak,
 			      "anon_start_kib", (json_int_t)census_anon_kib, "anon_peak_kib",
-			      (json_int_t)census_anon_peak_kib);
+			      (json_int_t)census_anon_peak_kib, "rss_start_kib", (json_int_t)census_rss_kib);
 	if ((j == NULL || json_dump_file(j, path, JSON_COMPACT) != 0) &&
 	    write(2, "alloclab-preload: cannot write the census\n", 42) < 0)
 		census_pid = 0;
@@ -399,12 +409,13 @@ static void finish_census(void)
 /* anon_before_kib: the process's anonymous memory before the plugin was
  * loaded, the program's own start (an allocator's start-up, its arenas
  * and tables, is part of what it costs, not the program's). */
-static void start_census(const char *path, unsigned long anon_before_kib)
+static void start_census(const char *path, unsigned long anon_before_kib, unsigned long rss_before_kib)
 {
 	census_path = boot_alloc(strlen(path) + 1, 16);
 	strcpy(census_path, path);
 	census_pid = getpid();
 	census_anon_kib = anon_before_kib;
+	census_rss_kib = rss_before_kib;
 	if (alloclab_census_install(&alloc, census_peak) != 0)
 		fatal("cannot map the census's table", NULL);
 	atexit(finish_census);
@@ -494,7 +505,7 @@ static void load_plugin(void)
 	const char *gil = getenv("ALLOCLAB_PRELOAD_GIL");
 
 	/* Before any allocator serves the program: the census's baseline. */
-	const unsigned long anon_before_kib = anon_kib_now();
+	const unsigned long anon_before_kib = anon_kib_now(), rss_before_kib = statm_kib(1);
 	void *sym = dlsym(RTLD_NEXT, "malloc_usable_size");
 	memcpy(&libc_usable, &sym, sizeof sym);
 	if (env == NULL || env[0] == '\0')
@@ -541,7 +552,7 @@ static void load_plugin(void)
 	 * serve. */
 	const char *census = getenv("ALLOCLAB_PRELOAD_CENSUS");
 	if (census && census[0])
-		start_census(census, anon_before_kib);
+		start_census(census, anon_before_kib, rss_before_kib);
 	const char *latency = getenv("ALLOCLAB_PRELOAD_LATENCY");
 	if (latency && latency[0])
 		start_latency(latency);

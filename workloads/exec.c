@@ -382,19 +382,23 @@ static void exec_run(struct alloclab_workload_thread *t)
 		return;
 	}
 	if (prog.census_path) {
-		uint64_t live, peak, anon_kib, anon_peak_kib;
-		if (alloclab_program_census(census_path, &live, &peak, &anon_kib, &anon_peak_kib, why, sizeof why) != 0) {
+		uint64_t live, peak, anon_kib, anon_peak_kib, rss_start_kib;
+		if (alloclab_program_census(census_path, &live, &peak, &anon_kib, &anon_peak_kib, &rss_start_kib, why,
+					    sizeof why) != 0) {
 			t->error = why;
 			return;
 		}
-		/* The most it held, and its anonymous memory then, by its own
-		 * reading (the sampler misses a short program); what it had
-		 * before the plugin served it is not the allocator's (its own).
+		/* The most it held, by its own count, and its resident set
+		 * before the plugin was loaded: the program's own start, which
+		 * its peak by wait4 holds too (fragmentation at the peak is the
+		 * measured values' peak less this, over the most held; an
+		 * allocator's start-up is part of what it costs). The census
+		 * run's own memory is never read: its table is the census's.
 		 * What it held at exit is not said: the worker's reading at the
 		 * end of the run comes after the program has gone. */
+		(void)anon_kib, (void)anon_peak_kib;
 		alloclab_live_peak(t, peak);
-		alloclab_live_own(t, anon_kib * 1024);
-		alloclab_live_resident(t, anon_peak_kib);
+		alloclab_live_own(t, rss_start_kib * 1024);
 	}
 	/* The program's own peak, exact, in every value: the memory figure
 	 * of a program (the worker's samples hold the harness too, and miss a

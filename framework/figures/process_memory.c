@@ -197,6 +197,14 @@ void alloclab_process_memory(const struct alloclab_process *p, struct alloclab_p
 			m->program_peak_kib = (double)p->values[v].program_peak_rss_kib;
 	if (m->program_peak_kib > 0)
 		m->peak_kib = m->peak_net_kib = m->program_peak_kib;
+	/* A program under exec whose census said its resident set before
+	 * the plugin was loaded (own) and no reading of its own at the peak:
+	 * the measured values' peak by wait4 less that start, over the most
+	 * it held. What the census run itself held (its table) never enters,
+	 * and the allocator's start-up counts as the allocator's. */
+	if (m->program_peak_kib > 0 && from_warmups && counted->own_bytes && !counted->workload_anon_peak_kib &&
+	    m->live_peak_kib > 0)
+		m->frag_peak = fmax(0, m->program_peak_kib - m->own_kib) / m->live_peak_kib;
 	if (last->faults_counted) {
 		uint64_t minor = 0;
 		for (unsigned v = 0; v < p->nvalues; v++)

@@ -573,16 +573,16 @@ int alloclab_program_latency(const char *path, struct alloclab_latency **out, ch
 }
 
 int alloclab_program_census(const char *path, uint64_t *live_bytes, uint64_t *peak_bytes, uint64_t *anon_start_kib,
-			    uint64_t *anon_peak_kib, char *why, size_t why_len)
+			    uint64_t *anon_peak_kib, uint64_t *rss_start_kib, char *why, size_t why_len)
 {
 	char dir[ALLOCLAB_PATH_LEN], prefix[ALLOCLAB_PATH_LEN];
 	const char *slash = strrchr(path, '/');
-	const char *const keys[] = {"live_bytes", "peak_bytes", "anon_start_kib", "anon_peak_kib"};
+	const char *const keys[] = {"live_bytes", "peak_bytes", "anon_start_kib", "anon_peak_kib", "rss_start_kib"};
 	uint64_t *const out[] = {live_bytes, peak_bytes, anon_start_kib, anon_peak_kib};
 	unsigned found = 0;
 	int rc = 0;
 
-	*live_bytes = *peak_bytes = *anon_start_kib = *anon_peak_kib = 0;
+	*live_bytes = *peak_bytes = *anon_start_kib = *anon_peak_kib = *rss_start_kib = 0;
 	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
 	snprintf(prefix, sizeof prefix, "%s.", slash ? slash + 1 : path);
 	DIR *d = opendir(dir);
@@ -606,8 +606,8 @@ int alloclab_program_census(const char *path, uint64_t *live_bytes, uint64_t *pe
 			rc = -1;
 			continue;
 		}
-		uint64_t v[4];
-		for (int k = 0; k < 4 && rc == 0; k++) {
+		uint64_t v[5];
+		for (int k = 0; k < 5 && rc == 0; k++) {
 			json_t *x = json_object_get(j, keys[k]);
 			if (!json_is_integer(x) || json_integer_value(x) < 0) {
 				snprintf(why, why_len, "the program's census %s: '%s' is not a count", e->d_name, keys[k]);
@@ -621,8 +621,13 @@ int alloclab_program_census(const char *path, uint64_t *live_bytes, uint64_t *pe
 			snprintf(why, why_len, "the program's census %s: held more at exit than at most", e->d_name);
 			rc = -1;
 		}
+		/* The most held is the largest process's, as the program's peak
+		 * by wait4 is: the sum would count processes that ran one after
+		 * the other as if at once. */
 		for (int k = 0; k < 4 && rc == 0; k++)
-			*out[k] += v[k];
+			*out[k] = k == 1 ? (v[k] > *out[k] ? v[k] : *out[k]) : *out[k] + v[k];
+		if (rc == 0 && v[4] > *rss_start_kib)
+			*rss_start_kib = v[4];
 		found += rc == 0;
 	}
 	if (d)

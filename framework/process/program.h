@@ -77,14 +77,16 @@ struct alloclab_latency;
 int alloclab_program_latency(const char *path, struct alloclab_latency **out, char *why, size_t why_len);
 
 /* The program's census (program.census_path.PID of each of its
- * processes), read, checked and removed, summed over its processes:
- * requested bytes held at exit and at most (each process's most: the sum
- * is the most held at once where they overlap, more where they ran one
- * after the other), and their anonymous memory (KiB) before the plugin
- * served them and at their peaks. 0, or -1 with why (no process left
- * one). */
+ * processes), read, checked and removed: requested bytes held at exit
+ * (summed over its processes) and at most (the largest process's most, as
+ * the program's peak by wait4 is its largest process's: a sum would count
+ * processes that ran one after the other as if at once), their anonymous
+ * memory (KiB, summed) before the plugin served them and at their peaks;
+ * and the largest of their whole resident sets before the plugin was
+ * loaded (KiB: the start the program's peak by wait4 holds too). 0, or -1
+ * with why (no process left one). */
 int alloclab_program_census(const char *path, uint64_t *live_bytes, uint64_t *peak_bytes, uint64_t *anon_start_kib,
-			    uint64_t *anon_peak_kib, char *why, size_t why_len);
+			    uint64_t *anon_peak_kib, uint64_t *rss_start_kib, char *why, size_t why_len);
 
 /* Runs argv (argv[0] searched in PATH; in folder cwd, NULL: here) as a
  * supervised child (child.h: its own process group, dies with alloclab,
