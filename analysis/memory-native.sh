@@ -40,7 +40,8 @@ for a in "${allocators[@]}"; do
 done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-: >"$out/native.tsv"
+# REPORT_ONLY=1: the tables again from what OUTDIR already holds.
+[ "${REPORT_ONLY:-0}" = 1 ] || : >"$out/native.tsv"
 
 # Each line: name, binary, arguments, folder.
 mapfile -t lines < <(grep -v '^#' "$programs" | grep -v '^[[:space:]]*$')
@@ -63,6 +64,7 @@ run_native() { # name bin args dir allocator
 	printf '%s\t%s\t%s\n' "$1" "$5" "$kib" >>"$out/native.tsv"
 }
 
+[ "${REPORT_ONLY:-0}" = 1 ] && repeats=0
 for r in $(seq "$repeats"); do
 	for line in "${lines[@]}"; do
 		IFS=$'\t' read -r name bin args dir <<<"$line"
@@ -76,6 +78,7 @@ done
 [ -t 2 ] && printf '\r%60s\r' '' >&2
 
 for line in "${lines[@]}"; do
+	[ "${REPORT_ONLY:-0}" = 1 ] && break
 	IFS=$'\t' read -r name bin args dir <<<"$line"
 	[ -x "$bin" ] || continue
 	w="exec:cmd=$bin${args:+ $args}"
@@ -130,6 +133,7 @@ for name in names:
         print("%-14s %-9s %10s %10s %14s %10s" % (name, a, fmt(row[0], "%.0f"), fmt(row[1], "%.0f"),
                                                  fmt(row[2], "%.2f"), fmt(row[3], "%.0f")))
 print()
+per_program = {}
 for k, (m, what) in enumerate(metrics, 1):
     agree = decided = native_only = 0
     programs_alike = programs_counted = 0
@@ -150,8 +154,13 @@ for k, (m, what) in enumerate(metrics, 1):
         if pd:
             programs_counted += 1
             programs_alike += pa == pd
+            per_program.setdefault(name, []).append("%s %d/%d" % (m, pa, pd))
     share = "%.0f%%" % (100 * agree / decided) if decided else "-"
     print("%-42s %3d of %3d pairs decided on both sides rank alike (%s); decided natively, tied here: %d; "
           "programs in the native order: %d of %d" % (what, agree, decided, share, native_only, programs_alike,
                                                       programs_counted))
+print()
+print("per program, pairs alike of those decided on both sides:")
+for name in names:
+    print("  %-14s %s" % (name, ", ".join(per_program.get(name, ["-"]))))
 PY
