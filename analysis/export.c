@@ -5,6 +5,7 @@
 #include "files/output_path.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,10 +125,14 @@ static json_t *pyperf_date(const char *iso)
 static json_t *process_date(const struct alloclab_process *p, const char *run_iso)
 {
 	if (p->started_unix_s > 0) {
-		time_t s = (time_t)p->started_unix_s;
+		/* Rounded to the microsecond pyperf prints. */
+		double whole = floor(p->started_unix_s), frac = round((p->started_unix_s - whole) * 1e6);
+		if (frac >= 1e6)
+			whole += 1, frac = 0;
+		time_t s = (time_t)whole;
 		struct tm tm;
 		char d[64];
-		long us = (long)((p->started_unix_s - (double)s) * 1e6);
+		long us = (long)frac;
 		if (gmtime_r(&s, &tm) && strftime(d, 32, "%Y-%m-%d %H:%M:%S", &tm)) {
 			snprintf(d + strlen(d), sizeof d - strlen(d), ".%06ld", us < 0 ? 0 : us > 999999 ? 999999 : us);
 			return json_string(d);
@@ -164,6 +169,29 @@ static uint64_t value_ops(const struct alloclab_value *v, unsigned threads)
 	return ops;
 }
 
+/* The cell's inner_loops, where every process says the same and it
+ * divides every value's operations per thread (else 1: pyperf refuses a
+ * benchmark whose runs differ in inner_loops, and a value is then said to
+ * be one loop). A value whose threads ran different numbers has no loops
+ * either way. */
+static uint64_t cell_inner_loops(const struct alloclab_cell *c)
+{
+	uint64_t inner = 0;
+	for (unsigned p = 0; p < c->nprocs; p++) {
+		const struct alloclab_process *proc = &c->procs[p];
+		if (proc->nvalues == 0)
+			continue;
+		uint64_t k = process_inner_loops(proc);
+		if (inner && k != inner)
+			return 1;
+		inner = k;
+		for (unsigned v = 0; v < proc->nvalues; v++)
+			if (proc->values[v].thread_ops[0] % k != 0)
+				return 1;
+	}
+	return inner ? inner : 1;
+}
+
 /* Counts (instructions) leave as whole numbers per this many operations:
  * pyperf's "integer" unit prints values as they are, and a per-op mean
  * is fractional. One scale for every cell, so that compare_to's ratios
@@ -186,6 +214,30 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 		free(cells);
 		json_decref(benchmarks);
 		return NULL;
+	}
+	/* A count that would round to 0 or pass what a JSON integer holds
+	 * exactly, as a whole number per 1000 operations, cannot be exported
+	 * as pyperf's integers: the export is refused, saying where. */
+	for (size_t i = 0; i < n; i++) {
+		const struct alloclab_cell *c = cells[i];
+		for (unsigned p = 0; alloclab_metric_deterministic(c->metric) && p < c->nprocs; p++)
+			for (unsigned v = 0; v < c->procs[p].nvalues + c->procs[p].nwarmups; v++) {
+				const struct alloclab_value *x = v < c->procs[p].nvalues ? &c->procs[p].values[v]
+										 : &c->procs[p].warmups[v - c->procs[p].nvalues];
+				double whole = x->per_op * COUNT_PER_OPS;
+				if (!(whole >= 0.5 && whole < 9e15)) {
+					char lab[512];
+					alloclab_cell_label(c, lab, sizeof lab);
+					snprintf(err, err_len,
+						 "%s: %s %s, process %u: %g %s is not a whole number per %d operations "
+						 "pyperf can take",
+						 r->path ? r->path : "the run", lab, c->workload, c->procs[p].index + 1, x->per_op,
+						 c->metric, COUNT_PER_OPS);
+					free(cells);
+					json_decref(benchmarks);
+					return NULL;
+				}
+			}
 	}
 	names = calloc(n + 1, sizeof *names);
 	alloclab_row_names(cells, n, 0, names);
@@ -214,7 +266,7 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 			if (proc->nvalues == 0)
 				continue;
 			json_t *values = json_array(), *warmups = json_array(), *meta = json_object();
-			uint64_t inner = process_inner_loops(proc);
+			uint64_t inner = cell_inner_loops(c);
 			uint64_t loops = value_loops(&proc->values[0], c->threads, inner);
 			for (unsigned v = 0; v < proc->nvalues; v++) {
 				double x = proc->values[v].per_op;
@@ -276,7 +328,11 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 		if (c->unit_op)
 			json_object_set_new(meta, "alloclab_unit_op", meta_string(c->unit_op));
 		if (counts)
-			json_object_set_new(meta, "alloclab_value", json_sprintf("%s per %d operations", c->metric, COUNT_PER_OPS));
+			json_object_set_new(meta, "alloclab_value",
+					    json_sprintf("%.*s per %d operations",
+							 (int)(strstr(c->metric, "_per_op") ? strstr(c->metric, "_per_op") - c->metric
+											   : (ptrdiff_t)strlen(c->metric)),
+							 c->metric, COUNT_PER_OPS));
 		json_array_append_new(benchmarks, json_pack("{s:o,s:o}", "metadata", meta, "runs", runs));
 		free(params);
 		free(names[i]);

@@ -460,7 +460,7 @@ Test(export, pyperf_counts_are_whole_numbers, .timeout = 240)
 	json_t *bench = json_array_get(json_object_get(doc, "benchmarks"), 0);
 	json_t *meta = json_object_get(bench, "metadata"), *runs = json_object_get(bench, "runs");
 	cr_expect_str_eq(json_string_value(json_object_get(meta, "unit")), "integer");
-	cr_expect_str_eq(json_string_value(json_object_get(meta, "alloclab_value")), "instructions_per_op per 1000 operations");
+	cr_expect_str_eq(json_string_value(json_object_get(meta, "alloclab_value")), "instructions per 1000 operations");
 	cr_assert_eq(json_array_size(runs), 2);
 	for (size_t k = 0; k < 2; k++) {
 		json_t *run = json_array_get(runs, k), *rm = json_object_get(run, "metadata"), *x;
@@ -481,6 +481,25 @@ Test(export, pyperf_counts_are_whole_numbers, .timeout = 240)
 	}
 	json_decref(doc);
 	alloclab_results_free(res);
+
+	/* A count pyperf cannot take as a whole number per 1000 operations
+	 * (it would round to 0, or pass a JSON integer): refused, saying
+	 * where, nothing written. */
+	static const double bad[] = {1e17, 0.0001};
+	for (size_t k = 0; k < 2; k++) {
+		json_t *run = json_load_file(path_in(dir, "i.json"), 0, NULL);
+		cr_assert(run);
+		json_t *v0 = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(run, "cells"), 0), "runs"), 0), "values"), 0);
+		json_object_set_new(v0, "instructions_per_op", json_real(bad[k]));
+		cr_assert_eq(json_dump_file(run, path_in(dir, "bad.json"), 0), 0);
+		json_decref(run);
+		r = run_alloclab(dir, (const char *const[]){"export", "-f", "pyperf", "bad.json", "-o", "bad.pyperf.json", NULL});
+		cr_expect_eq(r.status, 2, "%g: %s", bad[k], r.err);
+		cr_expect(strstr(r.err, "bad.json") && strstr(r.err, "process 1") && strstr(r.err, "per 1000 operations"), "%s",
+			  r.err);
+		cmd_result_free(&r);
+		cr_expect_null(read_file(path_in(dir, "bad.pyperf.json")));
+	}
 }
 
 /* A Python benchmark's value is one inner iteration; pyperf's loops and
@@ -510,6 +529,39 @@ Test(export, pyperf_keeps_inner_loops_apart, .timeout = 120)
 		cr_expect_eq(json_integer_value(json_object_get(rm, "inner_loops")), 20, "run %zu", k);
 	}
 	json_decref(doc);
+
+	/* Processes that disagree on inner_loops (a file edited by hand):
+	 * pyperf refuses runs of one benchmark that do, so none says it and
+	 * loops counts every iteration (value x loops is still the wall
+	 * time). */
+	json_t *run = json_load_file(path_in(dir, "p.json"), 0, NULL);
+	cr_assert(run);
+	json_t *report = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(run, "cells"), 0), "runs"), 0), "report"), 0);
+	json_object_set_new(report, "inner_loops", json_integer(2));
+	cr_assert_eq(json_dump_file(run, path_in(dir, "q.json"), 0), 0);
+	json_decref(run);
+	r = run_alloclab(dir, (const char *const[]){"export", "-f", "pyperf", "q.json", "-o", "q.pyperf.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	doc = json_load_file(path_in(dir, "q.pyperf.json"), 0, NULL);
+	cr_assert(doc);
+	runs = json_object_get(json_array_get(json_object_get(doc, "benchmarks"), 0), "runs");
+	for (size_t k = 0; k < 2; k++) {
+		json_t *rm = json_object_get(json_array_get(runs, k), "metadata");
+		cr_expect_null(json_object_get(rm, "inner_loops"), "run %zu", k);
+		cr_expect_eq(json_integer_value(json_object_get(rm, "loops")), 60, "run %zu", k);
+	}
+	json_decref(doc);
+
+	/* The run's date is read as a date, or the file is refused. */
+	run = json_load_file(path_in(dir, "p.json"), 0, NULL);
+	json_object_set_new(json_object_get(run, "metadata"), "date", json_string("hello world this is not a date"));
+	cr_assert_eq(json_dump_file(run, path_in(dir, "d.json"), 0), 0);
+	json_decref(run);
+	r = run_alloclab(dir, (const char *const[]){"export", "-f", "pyperf", "d.json", "-o", "d.pyperf.json", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "d.json") && strstr(r.err, "date"), "%s", r.err);
+	cmd_result_free(&r);
 }
 
 Test(slurm, scripts_are_written_and_arguments_checked_without_a_cluster, .timeout = 60)

@@ -290,6 +290,17 @@ int alloclab_results_read_facts(const struct alloclab_results_reader *rd, struct
 		return -1;
 	f->cpus_allowed = (int)cpus;
 	f->cache_simulated = geometry;
+	/* The run's date, as alloclab writes it (UTC, "2026-12-01T14:10:00Z"):
+	 * other tools are given it (an export's dates). */
+	{
+		json_t *d = json_object_get(r->metadata, K_DATE);
+		const char *s = json_string_value(d);
+		int y, mo, da, h, mi, se, n = 0;
+		if (d && (s == NULL || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &da, &h, &mi, &se, &n) != 6 ||
+			  n != 19 || y < 1970 || mo < 1 || mo > 12 || da < 1 || da > 31 || h > 23 || mi > 59 || se > 60 ||
+			  (s[19] != '\0' && strcmp(s + 19, "Z") != 0)))
+			return alloclab_results_bad(rd, K_METADATA, K_DATE, "is not a date as YYYY-MM-DDTHH:MM:SSZ");
+	}
 	{
 		json_t *m = json_object_get(r->config, K_MEASURE);
 		f->tlb_simulated = json_is_string(m) && strcmp(json_string_value(m), "tlb") == 0;

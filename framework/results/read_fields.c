@@ -46,7 +46,7 @@ int alloclab_results_get_number(const struct alloclab_results_reader *rd, const 
 	if (!json_is_number(v))
 		return alloclab_results_bad(rd, where, key, "is %s, not a number", alloclab_json_type_name(v));
 	if (!(json_number_value(v) >= min && json_number_value(v) <= max))
-		return alloclab_results_bad(rd, where, key, "%g is out of range %g..%g", json_number_value(v), min, max);
+		return alloclab_results_bad(rd, where, key, "%.17g is out of range %.17g..%.17g", json_number_value(v), min, max);
 	*out = json_number_value(v);
 	return 0;
 }
