@@ -21,15 +21,34 @@ plugins=("$@")
 A="$(cd "$build" && pwd)/cli/alloclab"
 [ -x "$A" ] || { echo "pyperformance-table.sh: no alloclab at $A" >&2; exit 2; }
 [ -f "$bench/MANIFEST" ] || { echo "pyperformance-table.sh: $bench has no MANIFEST" >&2; exit 2; }
+# The folder goes into a workload's parameters, where a comma separates
+# them.
+case $bench in *,*) echo "pyperformance-table.sh: $bench: a comma in the folder's path cannot be passed to pyperf=" >&2
+	exit 2 ;; esac
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+for f in dry-run.txt run.txt run.err run.json; do
+	if [ -L "$out/$f" ] || { [ -e "$out/$f" ] && [ ! -f "$out/$f" ]; }; then
+		echo "pyperformance-table.sh: $out/$f is not a plain file: not replaced" >&2
+		exit 2
+	fi
+done
+rm -f "$out/run.json"
 
 args=()
 for p in "${plugins[@]}"; do args+=(-p "$p"); done
 args+=(-w "python:pyperf=$bench,value_ms=20" -t 1 -n 1 -v 1 --no-check --timeout 600)
 "$A" run "${args[@]}" --dry-run >"$out/dry-run.txt" 2>&1 || true
 [ -t 2 ] && printf 'running every entry under %s\n' "${plugins[*]}" >&2
-"$A" run "${args[@]}" -q -o "$out/run.json" >"$out/run.txt" 2>"$out/run.err" || true
+status=0
+"$A" run "${args[@]}" -q -o "$out/run.json" >"$out/run.txt" 2>"$out/run.err" || status=$?
+# A run whose rows failed still has its results; one that wrote none
+# failed as a whole.
+if [ ! -f "$out/run.json" ]; then
+	echo "pyperformance-table.sh: alloclab run failed (status $status):" >&2
+	cat "$out/run.err" >&2
+	exit 2
+fi
 
 /usr/bin/python3.11 - "$out" "$bench" "alloclab run ${args[*]}" <<'PY'
 import collections, json, os, re, sys
@@ -38,8 +57,17 @@ out, bench, command = sys.argv[1], sys.argv[2], sys.argv[3]
 doc = json.load(open(f"{out}/run.json"))
 labels = [p["label"] for p in doc["plugins"]]
 
+def cell_text(s):
+    """Text fit for one markdown table cell: no line breaks, no column
+    separators, no backticks that would pair with ours."""
+    return re.sub(r"\s+", " ", s).replace("|", "\\|").replace("`", "'")
+
 def entry_of(params):
     path = params.get("pyperf", "")
+    # A row that failed before its file was found names the MANIFEST: the
+    # entry is its name.
+    if os.path.basename(path) == "MANIFEST" and params.get("name"):
+        return params["name"]
     rel = os.path.relpath(path, bench) if os.path.isabs(path) else path
     folder = rel.split(os.sep)[0] if os.sep in rel else rel
     folder = re.sub(r"^bm_", "", folder)
@@ -49,8 +77,7 @@ def status(cell):
     s = cell["status"]
     if s == "ok":
         return "run"
-    why = (cell.get("reason") or cell.get("error") or "").replace("|", "/")
-    why = re.sub(r"\s+", " ", why)[:160]
+    why = cell_text(cell.get("reason") or cell.get("error") or "")[:160]
     return ("not applicable: " if s == "not applicable" else s + ": ") + why
 
 entries = collections.OrderedDict()
@@ -76,11 +103,11 @@ for name, rows in entries.items():
             for r in rows:
                 st = rows[r].get(plugin, "not measured")
                 if st != "run":
-                    parts.append(f"`{r}`: {st}")
+                    parts.append(f"`{cell_text(r)}`: {st}")
             n_run = got.get("run", 0)
             cols.append(("%d run; " % n_run if n_run else "") + "; ".join(parts))
-    shown = ", ".join(f"`{r}`" for r in list(rows)[:6]) + (", ..." if len(rows) > 6 else "")
-    print(f"| {name} | {len(rows)} ({shown}) | " + " | ".join(cols) + " |")
+    shown = ", ".join(f"`{cell_text(r)}`" for r in list(rows)[:6]) + (", ..." if len(rows) > 6 else "")
+    print(f"| {cell_text(name)} | {len(rows)} ({shown}) | " + " | ".join(cols) + " |")
 print()
 nrows = sum(len(r) for r in entries.values())
 print(f"{len(entries)} entries, {nrows} rows; over the plugins: " +
