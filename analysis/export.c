@@ -347,8 +347,18 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 	return json_pack("{s:s,s:o,s:o}", "version", "1.0", "benchmarks", benchmarks, "metadata", suite_meta);
 }
 
+/* A text field, quoted as RFC 4180 says. Text that a spreadsheet would
+ * take for a formula (starting with = + - @, a tab or a carriage return:
+ * a plugin's label or a host name is anyone's) is kept as text by a
+ * leading apostrophe, as spreadsheets themselves mark it. Numbers never
+ * go through here. */
 static void csv_field(FILE *out, const char *s)
 {
+	char guarded[4096];
+	if (s[0] && strchr("=+-@\t\r", s[0])) {
+		snprintf(guarded, sizeof guarded, "'%s", s);
+		s = guarded;
+	}
 	if (strpbrk(s, ",\"\r\n") == NULL) {
 		fputs(s, out);
 		return;

@@ -389,6 +389,19 @@ Test(export, pyperf_and_csv_follow_their_formats, .timeout = 120)
 	cr_expect(strstr(csv, ",ns_per_op,") && strstr(csv, ",ns,free+malloc,"), "the unit and what an op is: %s", csv);
 	free(csv);
 
+	/* A label a spreadsheet would run as a formula stays text. */
+	r = run_alloclab(dir, (const char *const[]){"run", "-p", "system:as==cmd|' /C calc'!A0", "-w", "churn:ops=2000",
+						    "-t", "1", "-n", "1", "-v", "1", "--no-check", "-q", "-o", "f.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"export", "-f", "csv", "f.json", "-o", "f.csv", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	csv = read_file(path_in(dir, "f.csv"));
+	cr_assert(csv);
+	cr_expect(strstr(csv, "\r\n'=cmd|' /C calc'!A0,churn,") != NULL, "%s", csv);
+	free(csv);
+
 	/* Bad input: one line, exit 2; nothing replaced that is not an export. */
 	r = run_alloclab(dir, (const char *const[]){"export", "-f", "xml", "r.json", "-o", "x", NULL});
 	cr_expect_eq(r.status, 2);
