@@ -158,3 +158,11 @@ char *path_in(const char *dir, const char *name)
 	sprintf(p, "%s/%s", dir, name);
 	return p;
 }
+
+void skip_unless_valgrind_counts(void)
+{
+	if (system("command -v valgrind >/dev/null 2>&1") != 0)
+		cr_skip_test("valgrind is not installed");
+	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
+		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
+}

@@ -24,6 +24,9 @@ int count_lines(const char *text);
 /* Path of a test plugin in build/tests/plugins ("crash_nth" -> .../crash_nth.so),
  * in a static buffer per call slot (up to 8 live at once). */
 const char *test_plugin(const char *name);
+/* Skips the calling test unless valgrind can count alloclab here (it is
+ * installed, and alloclab is not already under valgrind or a sanitizer). */
+void skip_unless_valgrind_counts(void);
 
 /* A fresh empty folder under /tmp; the path is malloc'd. It is removed,
  * with everything in it, when the test process exits. */

@@ -311,10 +311,7 @@ Test(plot, every_group_has_its_own_baseline, .timeout = 120)
 {
 	/* Counted in instructions, so that noop is below system every time,
 	 * however busy the machine. */
-	if (system("command -v valgrind >/dev/null 2>&1") != 0)
-		cr_skip_test("valgrind is not installed");
-	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
-		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
+	skip_unless_valgrind_counts();
 	char *dir = scratch_dir();
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--measure", "instructions", "-p", "system",
 		"-p", "noop", "-w", "churn:ops=4000,slots=64,max_size=16+2048", "-t", "1", "-n", "2", "-v", "1", "-o", "g.json",

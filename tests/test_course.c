@@ -216,10 +216,7 @@ Test(explain, a_dump_is_read_as_each_functions_own_cost)
 
 Test(explain, two_plugins_differ_function_by_function_and_add_up, .timeout = 300)
 {
-	if (system("command -v valgrind >/dev/null 2>&1") != 0)
-		cr_skip_test("valgrind is not installed");
-	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
-		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
+	skip_unless_valgrind_counts();
 	struct cmd_result r = run_alloclab(NULL, (const char *const[]){"explain", "system", "mimalloc", "-w",
 								       "churn:ops=20000", "--top", "40", NULL});
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -317,10 +314,7 @@ Test(course, the_instruction_counts_quoted_are_what_the_solutions_give, .timeout
 #if defined(__clang__) || (defined(ALLOCLAB_INVARIANTS) && ALLOCLAB_INVARIANTS)
 	cr_skip_test("the course quotes the counts of a gcc release build without invariants");
 #endif
-	if (system("command -v valgrind >/dev/null 2>&1") != 0)
-		cr_skip_test("valgrind is not installed");
-	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
-		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
+	skip_unless_valgrind_counts();
 	static const struct {
 		const char *plugin;
 		double quoted;

@@ -148,10 +148,7 @@ Test(runner, the_frameworks_gil_makes_any_plugin_threadable, .timeout = 60)
  * same work gives the same count, value after value and run after run. */
 Test(runner, instructions_are_deterministic, .timeout = 300)
 {
-	if (system("command -v valgrind >/dev/null 2>&1") != 0)
-		cr_skip_test("valgrind is not installed");
-	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
-		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
+	skip_unless_valgrind_counts();
 	char *dir = scratch_dir();
 	for (int run = 0; run < 2; run++) {
 		struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--measure", "instructions", "-p", "noop",
@@ -183,10 +180,7 @@ Test(runner, instructions_are_deterministic, .timeout = 300)
  * geometry (recorded), give data misses per operation for every value. */
 Test(runner, cache_misses_are_simulated, .timeout = 300)
 {
-	if (system("command -v valgrind >/dev/null 2>&1") != 0)
-		cr_skip_test("valgrind is not installed");
-	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
-		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
+	skip_unless_valgrind_counts();
 	char *dir = scratch_dir();
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--measure", "cache", "-p", "system", "-w",
 		"unicode:words=256,rounds=1,variant=9chars", "--cache-align", "both", "-t", "1", "-n", "1", "-o", "c.json",
@@ -210,10 +204,7 @@ Test(runner, cache_misses_are_simulated, .timeout = 300)
  * misses them more often than one on a few pages. */
 Test(runner, tlb_is_simulated_with_pages_for_lines, .timeout = 300)
 {
-	if (system("command -v valgrind >/dev/null 2>&1") != 0)
-		cr_skip_test("valgrind is not installed");
-	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
-		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
+	skip_unless_valgrind_counts();
 	char *dir = scratch_dir();
 	/* A first level large enough for the small set's pages with room to
 	 * spare: with 16 entries of 4 ways its 4 sets made the small set's

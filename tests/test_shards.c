@@ -454,10 +454,7 @@ Test(export, every_pyperf_name_is_unique, .timeout = 120)
  * own process passed off as the benchmark's memory. */
 Test(export, pyperf_counts_are_whole_numbers, .timeout = 240)
 {
-	if (system("command -v valgrind >/dev/null 2>&1") != 0)
-		cr_skip_test("valgrind is not installed");
-	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
-		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
+	skip_unless_valgrind_counts();
 	char *dir = scratch_dir();
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--measure", "instructions", "-p", "system",
 								      "-w", "churn:ops=3000,slots=64", "-t", "1", "-n", "2",
