@@ -5,7 +5,6 @@
 #include "files/output_path.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +249,7 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 		json_t *runs = json_array();
 		const char *host0 = NULL, *cpu0 = NULL;
 		int one_host = 1;
+		const uint64_t inner = cell_inner_loops(c);
 
 		alloclab_cell_label(c, label, sizeof label);
 		snprintf(name, sizeof name, "%s%s%s", prefix ? label : "", prefix ? ": " : "", names[i]);
@@ -266,7 +266,6 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 			if (proc->nvalues == 0)
 				continue;
 			json_t *values = json_array(), *warmups = json_array(), *meta = json_object();
-			uint64_t inner = cell_inner_loops(c);
 			uint64_t loops = value_loops(&proc->values[0], c->threads, inner);
 			for (unsigned v = 0; v < proc->nvalues; v++) {
 				double x = proc->values[v].per_op;
@@ -327,12 +326,13 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 		json_object_set_new(meta, "alloclab_metric", json_string(c->metric));
 		if (c->unit_op)
 			json_object_set_new(meta, "alloclab_unit_op", meta_string(c->unit_op));
-		if (counts)
+		if (counts) {
+			/* "instructions_per_op" counts "instructions". */
+			const char *per = strstr(c->metric, "_per_op");
+			int noun = per ? (int)(per - c->metric) : (int)strlen(c->metric);
 			json_object_set_new(meta, "alloclab_value",
-					    json_sprintf("%.*s per %d operations",
-							 (int)(strstr(c->metric, "_per_op") ? strstr(c->metric, "_per_op") - c->metric
-											   : (ptrdiff_t)strlen(c->metric)),
-							 c->metric, COUNT_PER_OPS));
+					    json_sprintf("%.*s per %d operations", noun, c->metric, COUNT_PER_OPS));
+		}
 		json_array_append_new(benchmarks, json_pack("{s:o,s:o}", "metadata", meta, "runs", runs));
 		free(params);
 		free(names[i]);
@@ -354,16 +354,16 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
  * go through here. */
 static void csv_field(FILE *out, const char *s)
 {
-	char guarded[4096];
-	if (s[0] && strchr("=+-@\t\r", s[0])) {
-		snprintf(guarded, sizeof guarded, "'%s", s);
-		s = guarded;
-	}
+	const int formula = s[0] && strchr("=+-@\t\r", s[0]) != NULL;
 	if (strpbrk(s, ",\"\r\n") == NULL) {
+		if (formula)
+			fputc('\'', out);
 		fputs(s, out);
 		return;
 	}
 	fputc('"', out);
+	if (formula)
+		fputc('\'', out);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', out);
