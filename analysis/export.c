@@ -197,26 +197,12 @@ static uint64_t cell_inner_loops(const struct alloclab_cell *c)
  * are the ratios of the per-op counts. */
 #define COUNT_PER_OPS 1000
 
-json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plugin, unsigned *skipped, char *err,
-			       size_t err_len)
+/* A count that would round to 0 or pass what a JSON integer holds
+ * exactly, as a whole number per COUNT_PER_OPS operations, cannot be
+ * exported as pyperf's integers: -1 with err saying where. */
+static int counts_fit(const struct alloclab_results *r, const struct alloclab_cell **cells, size_t n, char *err,
+		      size_t err_len)
 {
-	size_t n;
-	const struct alloclab_cell **cells = chosen(r, plugin, &n, skipped);
-	char **names;
-	json_t *benchmarks = json_array();
-	const char *date = json_string_value(json_object_get(r->metadata, "date"));
-	int prefix = plugin == NULL && several_plugins(cells, n);
-
-	if (n == 0) {
-		snprintf(err, err_len, "%s has no measured cell%s%s to export", r->path ? r->path : "the run",
-			 plugin ? " of plugin " : "", plugin ? plugin : "");
-		free(cells);
-		json_decref(benchmarks);
-		return NULL;
-	}
-	/* A count that would round to 0 or pass what a JSON integer holds
-	 * exactly, as a whole number per 1000 operations, cannot be exported
-	 * as pyperf's integers: the export is refused, saying where. */
 	for (size_t i = 0; i < n; i++) {
 		const struct alloclab_cell *c = cells[i];
 		for (unsigned p = 0; alloclab_metric_deterministic(c->metric) && p < c->nprocs; p++)
@@ -232,11 +218,92 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 						 "pyperf can take",
 						 r->path ? r->path : "the run", lab, c->workload, c->procs[p].index + 1, x->per_op,
 						 c->metric, COUNT_PER_OPS);
-					free(cells);
-					json_decref(benchmarks);
-					return NULL;
+					return -1;
 				}
 			}
+	}
+	return 0;
+}
+
+/* One worker process as a pyperf run: its values and warm-ups, with
+ * loops and inner_loops as pyperf counts them (inner: the cell's), and
+ * its metadata; one_host 0: the runs of the cell ran on several hosts,
+ * each named. */
+static json_t *pyperf_run(const struct alloclab_results *r, const struct alloclab_cell *c,
+			  const struct alloclab_process *proc, uint64_t inner, int one_host)
+{
+	const int counts = alloclab_metric_deterministic(c->metric);
+	const double scale = counts ? 1.0 : 1e-9; /* ns -> s */
+	json_t *values = json_array(), *warmups = json_array(), *meta = json_object();
+	uint64_t loops = value_loops(&proc->values[0], c->threads, inner);
+	for (unsigned v = 0; v < proc->nvalues; v++) {
+		double x = proc->values[v].per_op;
+		json_array_append_new(values, counts ? json_integer((json_int_t)llround(x * COUNT_PER_OPS))
+						     : json_real(x * scale));
+		if (value_loops(&proc->values[v], c->threads, inner) != loops)
+			loops = 0;
+	}
+	for (unsigned w = 0; w < proc->nwarmups; w++) {
+		uint64_t wl = counts ? 1 : value_loops(&proc->warmups[w], c->threads, inner);
+		double x = proc->warmups[w].per_op;
+		json_array_append_new(warmups, counts ? json_pack("[I,I]", (json_int_t)1,
+								  (json_int_t)llround(x * COUNT_PER_OPS))
+						      : json_pack("[I,f]", (json_int_t)(wl ? wl : 1), x * scale));
+	}
+	/* A time value is the mean of loops x inner_loops
+	 * iterations, as pyperf's values are; counts are per
+	 * COUNT_PER_OPS operations, not per loop. */
+	if (loops && !counts) {
+		json_object_set_new(meta, "loops", json_integer((json_int_t)loops));
+		if (inner > 1)
+			json_object_set_new(meta, "inner_loops", json_integer((json_int_t)inner));
+	}
+	json_object_set_new(meta, "duration", json_real(proc->elapsed_s));
+	/* Under instructions the worker's peak is valgrind's. */
+	if (proc->peak_rss_kib >= 0 && !counts)
+		json_object_set_new(meta, "mem_max_rss", json_integer((json_int_t)proc->peak_rss_kib * 1024));
+	json_object_set_new(meta, "alloclab_process", json_integer(proc->index + 1));
+	/* pyperf insists that the runs of a benchmark share their
+	 * host: a merge across hosts names it apart. */
+	const char *h = proc->host ? proc->host : json_string_value(json_object_get(r->metadata, "host"));
+	const char *cpu = alloclab_process_cpu_model(r, proc);
+	if (!one_host) {
+		if (h)
+			json_object_set_new(meta, "alloclab_host", meta_string(h));
+		if (cpu)
+			json_object_set_new(meta, "alloclab_cpu_model", meta_string(cpu));
+	}
+	json_t *d = process_date(proc, json_string_value(json_object_get(r->metadata, "date")));
+	if (d)
+		json_object_set_new(meta, "date", d);
+	json_t *run = json_pack("{s:o,s:o}", "values", values, "metadata", meta);
+	if (json_array_size(warmups))
+		json_object_set_new(run, "warmups", warmups);
+	else
+		json_decref(warmups);
+	return run;
+}
+
+json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plugin, unsigned *skipped, char *err,
+			       size_t err_len)
+{
+	size_t n;
+	const struct alloclab_cell **cells = chosen(r, plugin, &n, skipped);
+	char **names;
+	json_t *benchmarks = json_array();
+	int prefix = plugin == NULL && several_plugins(cells, n);
+
+	if (n == 0) {
+		snprintf(err, err_len, "%s has no measured cell%s%s to export", r->path ? r->path : "the run",
+			 plugin ? " of plugin " : "", plugin ? plugin : "");
+		free(cells);
+		json_decref(benchmarks);
+		return NULL;
+	}
+	if (counts_fit(r, cells, n, err, err_len) != 0) {
+		free(cells);
+		json_decref(benchmarks);
+		return NULL;
 	}
 	names = calloc(n + 1, sizeof *names);
 	alloclab_row_names(cells, n, 0, names);
@@ -244,7 +311,6 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 	for (size_t i = 0; i < n; i++) {
 		const struct alloclab_cell *c = cells[i];
 		int counts = alloclab_metric_deterministic(c->metric);
-		double scale = counts ? 1.0 : 1e-9; /* ns -> s */
 		char name[1200], label[512], *params = json_dumps(c->params, JSON_SORT_KEYS | JSON_COMPACT);
 		json_t *runs = json_array();
 		const char *host0 = NULL, *cpu0 = NULL;
@@ -265,54 +331,7 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 			const struct alloclab_process *proc = &c->procs[p];
 			if (proc->nvalues == 0)
 				continue;
-			json_t *values = json_array(), *warmups = json_array(), *meta = json_object();
-			uint64_t loops = value_loops(&proc->values[0], c->threads, inner);
-			for (unsigned v = 0; v < proc->nvalues; v++) {
-				double x = proc->values[v].per_op;
-				json_array_append_new(values, counts ? json_integer((json_int_t)llround(x * COUNT_PER_OPS))
-								     : json_real(x * scale));
-				if (value_loops(&proc->values[v], c->threads, inner) != loops)
-					loops = 0;
-			}
-			for (unsigned w = 0; w < proc->nwarmups; w++) {
-				uint64_t wl = counts ? 1 : value_loops(&proc->warmups[w], c->threads, inner);
-				double x = proc->warmups[w].per_op;
-				json_array_append_new(warmups, counts ? json_pack("[I,I]", (json_int_t)1,
-										  (json_int_t)llround(x * COUNT_PER_OPS))
-								      : json_pack("[I,f]", (json_int_t)(wl ? wl : 1), x * scale));
-			}
-			/* A time value is the mean of loops x inner_loops
-			 * iterations, as pyperf's values are; counts are per
-			 * COUNT_PER_OPS operations, not per loop. */
-			if (loops && !counts) {
-				json_object_set_new(meta, "loops", json_integer((json_int_t)loops));
-				if (inner > 1)
-					json_object_set_new(meta, "inner_loops", json_integer((json_int_t)inner));
-			}
-			json_object_set_new(meta, "duration", json_real(proc->elapsed_s));
-			/* Under instructions the worker's peak is valgrind's. */
-			if (proc->peak_rss_kib >= 0 && !counts)
-				json_object_set_new(meta, "mem_max_rss", json_integer((json_int_t)proc->peak_rss_kib * 1024));
-			json_object_set_new(meta, "alloclab_process", json_integer(proc->index + 1));
-			/* pyperf insists that the runs of a benchmark share their
-			 * host: a merge across hosts names it apart. */
-			const char *h = proc->host ? proc->host : json_string_value(json_object_get(r->metadata, "host"));
-			const char *cpu = alloclab_process_cpu_model(r, proc);
-			if (!one_host) {
-				if (h)
-					json_object_set_new(meta, "alloclab_host", meta_string(h));
-				if (cpu)
-					json_object_set_new(meta, "alloclab_cpu_model", meta_string(cpu));
-			}
-			json_t *d = process_date(proc, date);
-			if (d)
-				json_object_set_new(meta, "date", d);
-			json_t *run = json_pack("{s:o,s:o}", "values", values, "metadata", meta);
-			if (json_array_size(warmups))
-				json_object_set_new(run, "warmups", warmups);
-			else
-				json_decref(warmups);
-			json_array_append_new(runs, run);
+			json_array_append_new(runs, pyperf_run(r, c, proc, inner, one_host));
 		}
 		json_t *meta = json_pack("{s:o,s:s,s:o,s:o,s:o,s:i}", "name", unique_name(used, name, c->params), "unit",
 					 counts ? "integer" : "second", "alloclab_plugin", meta_string(label),
