@@ -24,7 +24,8 @@ static const char usage[] =
 	"\n"
 	"options:\n"
 	"  -f, --format pyperf|csv\n"
-	"  -o, --output FILE      where (an export there is replaced, any other file is not)\n"
+	"  -o, --output FILE      where (an export there is replaced, any other file is not;\n"
+	"                         - for standard output)\n"
 	"  -p, --plugin LABEL     only this plugin's cells; pyperf names them without the label,\n"
 	"                         so that two exports compare with pyperf compare_to\n"
 	"  -h, --help\n";
@@ -61,15 +62,20 @@ int alloclab_cmd_export(int argc, char **argv)
 		return alloclab_usage_error("export", "where to? give -o FILE");
 	if (argc - optind != 1)
 		return alloclab_usage_error("export", "give one results file");
-	if (alloclab_output_usable(output, ALLOCLAB_OUTPUT_EXPORT, err, sizeof err) != 0)
+	/* "-": standard output, for a pipe; the export is made whole in
+	 * memory first, so that a refused one writes nothing there. */
+	const int to_stdout = strcmp(output, "-") == 0;
+	char *text = NULL;
+	size_t text_len = 0;
+	if (!to_stdout && alloclab_output_usable(output, ALLOCLAB_OUTPUT_EXPORT, err, sizeof err) != 0)
 		return alloclab_usage_error("export", "%s", err);
 	if ((r = alloclab_cli_load(argv[optind])) == NULL)
 		return 2;
-	if (alloclab_output_begin(output, ALLOCLAB_OUTPUT_EXPORT, &f, err, sizeof err) != 0) {
+	if (!to_stdout && alloclab_output_begin(output, ALLOCLAB_OUTPUT_EXPORT, &f, err, sizeof err) != 0) {
 		fprintf(stderr, "alloclab: %s\n", err);
 		goto out;
 	}
-	FILE *w = fdopen(dup(f.fd), "w");
+	FILE *w = to_stdout ? open_memstream(&text, &text_len) : fdopen(dup(f.fd), "w");
 	if (w == NULL) {
 		fprintf(stderr, "alloclab: cannot write %s\n", output);
 		goto out;
@@ -86,7 +92,11 @@ int alloclab_cmd_export(int argc, char **argv)
 		snprintf(err, sizeof err, "cannot write %s", output);
 		ok = 0;
 	}
-	if (!ok || alloclab_output_commit(&f, output, ALLOCLAB_OUTPUT_EXPORT, err, sizeof err) != 0) {
+	if (ok && to_stdout && (fwrite(text, 1, text_len, stdout) != text_len || fflush(stdout) != 0)) {
+		snprintf(err, sizeof err, "cannot write to standard output");
+		ok = 0;
+	}
+	if (!ok || (!to_stdout && alloclab_output_commit(&f, output, ALLOCLAB_OUTPUT_EXPORT, err, sizeof err) != 0)) {
 		fprintf(stderr, "alloclab: %s\n", err);
 		goto out;
 	}
@@ -95,6 +105,7 @@ int alloclab_cmd_export(int argc, char **argv)
 			skipped == 1 ? "" : "s");
 	rc = 0;
 out:
+	free(text);
 	alloclab_output_discard(&f);
 	alloclab_results_free(r);
 	return rc;

@@ -389,6 +389,18 @@ Test(export, pyperf_and_csv_follow_their_formats, .timeout = 120)
 	cr_expect(strstr(csv, ",ns_per_op,") && strstr(csv, ",ns,free+malloc,"), "the unit and what an op is: %s", csv);
 	free(csv);
 
+	/* "-": standard output, whole or nothing. */
+	r = run_alloclab(dir, (const char *const[]){"export", "-f", "csv", "r.json", "-o", "-", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(strncmp(r.out, header, strlen(header)), 0, "%s", r.out);
+	cr_expect_eq(count_lines(r.out), 1 + 24);
+	cmd_result_free(&r);
+	cr_expect_null(read_file(path_in(dir, "-")), "a file named - was written");
+	r = run_alloclab(dir, (const char *const[]){"export", "-f", "pyperf", "-p", "nosuch", "r.json", "-o", "-", NULL});
+	cr_expect_eq(r.status, 2);
+	cr_expect_str_empty(r.out, "a refused export wrote %s", r.out);
+	cmd_result_free(&r);
+
 	/* A label a spreadsheet would run as a formula stays text. */
 	r = run_alloclab(dir, (const char *const[]){"run", "-p", "system:as==cmd|' /C calc'!A0", "-w", "churn:ops=2000",
 						    "-t", "1", "-n", "1", "-v", "1", "--no-check", "-q", "-o", "f.json", NULL});
