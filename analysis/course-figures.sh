@@ -61,37 +61,33 @@ import json, re, sys
 
 out = sys.argv[1]
 
-def medians(name, kind):
-    """{(row, plugin): median} from compare's JSON."""
+def columns(name, kind):
+    """{(row, plugin): column} from compare's JSON; a row is its Python
+    benchmark, else "workload t=N"."""
     try:
         doc = json.load(open(f"{out}/{name}.{kind}.json"))
     except (OSError, ValueError):
         return {}
     got = {}
     for row in doc.get("rows", []):
-        key = "%s t=%s" % (row.get("workload"), row.get("threads"))
+        key = (row.get("params") or {}).get("bench") or "%s t=%s" % (row.get("workload"), row.get("threads"))
         for plugin, col in zip(doc["columns"], row["columns"]):
-            got[(key, plugin)] = col.get("median")
+            got[(key, plugin)] = col
     return got
+
+def medians(name, kind):
+    """{(row, plugin): median}."""
+    return {k: col.get("median") for k, col in columns(name, kind).items()}
 
 def ratio(d, key, plugin):
     a, b = d.get((key, plugin)), d.get((key, "system"))
     return a / b if a and b else None
 
 def paired(name):
-    """{(benchmark, plugin): (ratio, low, high)} from compare's JSON of a
-    paired run: each ratio to glibc with its 95% interval."""
-    try:
-        doc = json.load(open(f"{out}/{name}.time.json"))
-    except (OSError, ValueError):
-        return {}
-    got = {}
-    for row in doc.get("rows", []):
-        bench = (row.get("params") or {}).get("bench") or "%s t=%s" % (row.get("workload"), row.get("threads"))
-        for plugin, col in zip(doc["columns"], row["columns"]):
-            if "ratio" in col:
-                got[(bench, plugin)] = (col["ratio"], *col.get("interval", (None, None)))
-    return got
+    """{(row, plugin): (ratio, low, high)} of a paired run: each ratio to
+    glibc with its 95% interval."""
+    return {k: (col["ratio"], *col.get("interval", (None, None)))
+            for k, col in columns(name, "time").items() if "ratio" in col}
 
 def heap(name):
     """Each frame's regions (outer, inner) and blocks split over two lines,
