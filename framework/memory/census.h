@@ -3,10 +3,10 @@
  * instance's ops that keeps every live block's requested size, so that
  * what a program holds is known exactly (requested bytes live, and the
  * most), for a program that cannot say it itself: one run under the
- * preload library (the exec workload's warm-ups). It costs a lock and a
- * hash lookup a call, so it runs only where nothing is timed. Its table
- * is mapped, never malloc'd (under the preload library malloc is what is
- * counted). One per process.
+ * preload library (the exec workload's warm-ups). It costs a lock (one of
+ * 64 stripes, by address), a hash lookup and an atomic add a call, so it
+ * runs only where nothing is timed. Its tables are mapped, never malloc'd
+ * (under the preload library malloc is what is counted). One per process.
  */
 #ifndef ALLOCLAB_CENSUS_H
 #define ALLOCLAB_CENSUS_H

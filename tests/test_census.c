@@ -1,0 +1,79 @@
+/* The census counts exactly with threads counting at once
+ * (framework/memory/census.c): its stripes add up to the total. */
+#include "helpers.h"
+#include "memory/census.h"
+
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+/* Blocks from libc, through the ABI's ops. */
+static void *l_malloc(void *inst, size_t size) { (void)inst; return malloc(size); }
+static void *l_calloc(void *inst, size_t n, size_t size) { (void)inst; return calloc(n, size); }
+static void *l_realloc(void *inst, void *b, size_t size) { (void)inst; return realloc(b, size); }
+static void l_free(void *inst, void *b) { (void)inst; free(b); }
+static void l_free_sized(void *inst, void *b, size_t size) { (void)inst, (void)size; free(b); }
+
+enum { THREADS = 4, BLOCKS = 20000, ROUNDS = 3 };
+static pthread_barrier_t gate;
+static struct alloclab_allocator a;
+static uint64_t seen_live[ROUNDS], seen_peak[ROUNDS];
+
+/* Each thread holds BLOCKS blocks of 24 + its number bytes at once, then
+ * frees them; thread 0 reads the census while all of them hold theirs and
+ * once they have freed them. Between, each churns: every block freed and
+ * allocated again, sizes moved by realloc. */
+static void *counter(void *arg)
+{
+	unsigned me = (unsigned)(uintptr_t)arg;
+	size_t size = 24 + me;
+	void **b = malloc(BLOCKS * sizeof *b);
+	for (unsigned r = 0; r < ROUNDS; r++) {
+		for (unsigned i = 0; i < BLOCKS; i++)
+			b[i] = i % 2 ? a.ops.malloc(a.instance, size) : a.ops.calloc(a.instance, 1, size);
+		for (unsigned i = 0; i < BLOCKS; i += 3) {
+			a.ops.free(a.instance, b[i]);
+			b[i] = a.ops.realloc(a.instance, a.ops.malloc(a.instance, 7), size);
+		}
+		pthread_barrier_wait(&gate);
+		if (me == 0) {
+			uint64_t live, peak;
+			alloclab_census_read(&live, &peak);
+			seen_live[r] = live, seen_peak[r] = peak;
+		}
+		pthread_barrier_wait(&gate);
+		for (unsigned i = 0; i < BLOCKS; i++)
+			i % 2 ? a.ops.free(a.instance, b[i]) : a.ops.free_sized(a.instance, b[i], size);
+		pthread_barrier_wait(&gate);
+	}
+	free(b);
+	return NULL;
+}
+
+Test(census, threads_counting_at_once_add_up_exactly)
+{
+	a.ops.malloc = l_malloc, a.ops.calloc = l_calloc, a.ops.realloc = l_realloc;
+	a.ops.free = l_free, a.ops.free_sized = l_free_sized;
+	cr_assert_eq(alloclab_census_install(&a, NULL), 0);
+	pthread_barrier_init(&gate, NULL, THREADS);
+	pthread_t t[THREADS];
+	for (unsigned i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, counter, (void *)(uintptr_t)i);
+	for (unsigned i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	uint64_t all = 0;
+	for (unsigned i = 0; i < THREADS; i++)
+		all += (uint64_t)BLOCKS * (24 + i);
+	for (unsigned r = 0; r < ROUNDS; r++) {
+		/* All held at once: exactly their sum, and never more (the
+		 * churn before it frees first, then allocates). */
+		cr_expect_eq(seen_live[r], all, "round %u: %llu live, want %llu", r, (unsigned long long)seen_live[r],
+			     (unsigned long long)all);
+		cr_expect_eq(seen_peak[r], all, "round %u: at most %llu, want %llu", r, (unsigned long long)seen_peak[r],
+			     (unsigned long long)all);
+	}
+	uint64_t live, peak;
+	alloclab_census_read(&live, &peak);
+	cr_expect_eq(live, 0, "%llu bytes still live once every block was freed", (unsigned long long)live);
+	cr_expect_eq(peak, all);
+}
