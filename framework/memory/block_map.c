@@ -29,7 +29,7 @@ static int grow(struct alloclab_block_map *m)
 {
 	uintptr_t *keys = m->keys;
 	uint64_t *sizes = m->sizes;
-	size_t cap = m->cap, ncap = cap ? cap * 2 : 1u << 16;
+	size_t cap = m->cap, ncap = cap ? cap * 2 : 1u << 12;
 	uintptr_t *nkeys = pages(ncap * sizeof *nkeys);
 	uint64_t *nsizes = pages(ncap * sizeof *nsizes);
 	if (nkeys == NULL || nsizes == NULL) {
@@ -62,7 +62,7 @@ int alloclab_block_map_valid(const struct alloclab_block_map *m)
 
 	if (m->cap == 0)
 		return m->used == 0 && m->live_blocks == 0 && m->live_bytes == 0;
-	if ((m->cap & (m->cap - 1)) != 0 || m->cap < (1u << 16) || m->used > m->cap / 2)
+	if ((m->cap & (m->cap - 1)) != 0 || m->cap < (1u << 12) || m->used > m->cap / 2)
 		return 0;
 	for (size_t i = 0; i < m->cap; i++) {
 		if (m->keys[i] == 0)

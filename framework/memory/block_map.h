@@ -17,7 +17,8 @@
 /*
  * Invariants (alloclab_block_map_valid; debug builds check them whenever
  * the table is rebuilt, and cheap ones on every call):
- *   cap is 0 (not begun) or a power of two of at least 2^16 slots
+ *   cap is 0 (not begun) or a power of two of at least 2^12 slots (small:
+ *   the census keeps 64 tables, most of them small)
  *   used counts the slots whose key is not 0 (live entries and
  *   tombstones), and used <= cap / 2: probing always finds an empty slot
  *   live_blocks counts the live entries (key not 0, size not a tombstone)
