@@ -3,9 +3,14 @@
 #include "helpers.h"
 #include "memory/census.h"
 
+#include <stdatomic.h>
+
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* Blocks from libc, through the ABI's ops. */
 static void *l_malloc(void *inst, size_t size) { (void)inst; return malloc(size); }
@@ -76,4 +81,53 @@ Test(census, threads_counting_at_once_add_up_exactly)
 	alloclab_census_read(&live, &peak);
 	cr_expect_eq(live, 0, "%llu bytes still live once every block was freed", (unsigned long long)live);
 	cr_expect_eq(peak, all);
+}
+
+static atomic_int stop;
+
+static void *churner(void *arg)
+{
+	(void)arg;
+	void *b[64] = {0};
+	for (unsigned i = 0; !atomic_load(&stop); i++) {
+		a.ops.free(a.instance, b[i % 64]);
+		b[i % 64] = a.ops.malloc(a.instance, 16 + i % 200);
+	}
+	for (unsigned i = 0; i < 64; i++)
+		a.ops.free(a.instance, b[i]);
+	return NULL;
+}
+
+/* A child forked while another thread counts can count too: no stripe's
+ * lock is left held in it. Each child allocates across many stripes and
+ * exits; one that hangs is killed by its alarm and fails the test. */
+Test(census, a_child_forked_while_threads_count_does_not_hang, .timeout = 120)
+{
+	a.ops.malloc = l_malloc, a.ops.calloc = l_calloc, a.ops.realloc = l_realloc;
+	a.ops.free = l_free, a.ops.free_sized = l_free_sized;
+	cr_assert_eq(alloclab_census_install(&a, NULL), 0);
+	pthread_t t[2];
+	for (unsigned i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, churner, NULL);
+	unsigned hung = 0;
+	for (unsigned k = 0; k < 300; k++) {
+		pid_t pid = fork();
+		cr_assert_neq(pid, -1);
+		if (pid == 0) {
+			alarm(5);
+			void *b[256];
+			for (unsigned i = 0; i < 256; i++)
+				b[i] = a.ops.malloc(a.instance, 8 + i);
+			for (unsigned i = 0; i < 256; i++)
+				a.ops.free(a.instance, b[i]);
+			_exit(0);
+		}
+		int st;
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		hung += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	atomic_store(&stop, 1);
+	for (unsigned i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	cr_expect_eq(hung, 0, "%u of 300 children did not finish", hung);
 }

@@ -4,6 +4,7 @@
 #include "base/hash.h"
 #include "memory/block_map.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 /*
@@ -139,6 +140,21 @@ static void c_free_sized(void *inst, void *block, size_t size)
 	inner.free_sized(inst, block, size);
 }
 
+/* A fork while another thread holds a stripe would leave the child's copy
+ * of that lock held for ever, and the child's first call on one of the
+ * stripe's blocks spinning: every stripe is taken across the fork. */
+static void take_all(void)
+{
+	for (unsigned i = 0; i < STRIPES; i++)
+		take(&stripes[i]);
+}
+
+static void give_all(void)
+{
+	for (unsigned i = STRIPES; i-- > 0;)
+		give(&stripes[i]);
+}
+
 int alloclab_census_install(struct alloclab_allocator *a, void (*peak_hook)(void))
 {
 	for (unsigned i = 0; i < STRIPES; i++)
@@ -147,6 +163,8 @@ int alloclab_census_install(struct alloclab_allocator *a, void (*peak_hook)(void
 				alloclab_block_map_free(&stripes[i].map);
 			return -1;
 		}
+	if (pthread_atfork(take_all, give_all, give_all) != 0)
+		return -1;
 	on_peak = peak_hook;
 	inner = a->ops;
 	alloclab_allocator_no_shortcuts(a);
