@@ -21,13 +21,18 @@
 #     census; `kept`, which has no figure under exec).
 # A pair of allocators is decided on a side when their medians differ by 3%
 # or more; it agrees when both sides decide it the same way. The goal is
-# 90% of the pairs decided on both sides.
+# 90% of the pairs decided on both sides. Beside it, the same count on the
+# pairs each side resolves: medians 3% apart and a rank test (Mann-Whitney,
+# two-sided, exact) at p < 0.05 on the repeats natively and on the
+# processes under alloclab (compare's own test): a program whose memory
+# varies from run to run as much as between allocators decides nothing.
+# With 3 repeats no pair can be resolved (the smallest p is 0.1): give 5.
 set -euo pipefail
 usage="usage: memory-native.sh BUILD_DIR PROGRAMS.tsv OUTDIR [REPEATS]"
 build=${1:?$usage}
 programs=$(cd "$(dirname "${2:?$usage}")" && pwd)/$(basename "$2")
 out=${3:?$usage}
-repeats=${4:-3}
+repeats=${4:-5}
 A="$(cd "$build" && pwd)/cli/alloclab"
 [ -x "$A" ] || { echo "memory-native.sh: no alloclab at $A" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "memory-native.sh: GNU time is needed (apt-get install time)" >&2; exit 2; }
@@ -90,6 +95,13 @@ for line in "${lines[@]}"; do
 		"$A" compare "$out/$name.json" --plugins system,jemalloc,mimalloc,tcmalloc --metric "$m" --format json \
 			>"$out/$name.$m.json" 2>/dev/null || echo '{}' >"$out/$name.$m.json"
 	done
+	# Each pair's own rank test (compare's, on the processes' figures).
+	for m in rss fragmentation; do
+		for ab in system,jemalloc system,mimalloc system,tcmalloc jemalloc,mimalloc jemalloc,tcmalloc mimalloc,tcmalloc; do
+			"$A" compare "$out/$name.json" --plugins "$ab" --metric "$m" --format json \
+				>"$out/$name.$m.$ab.json" 2>/dev/null || echo '{}' >"$out/$name.$m.$ab.json"
+		done
+	done
 done
 
 /usr/bin/python3.11 - "$out" "${names[@]}" <<'PY'
@@ -110,6 +122,32 @@ def figures(name, metric):
         return {a: c.get("median") for a, c in zip(doc["columns"], cols)}
     except (OSError, ValueError, KeyError, IndexError):
         return {}
+
+def exact_mw_p(xs, ys):
+    """Two-sided exact Mann-Whitney p of two small samples (ties halved)."""
+    n, m = len(xs), len(ys)
+    if n < 2 or m < 2:
+        return 1.0
+    def u_of(a, b):
+        return sum((x > y) + 0.5 * (x == y) for x in a for y in b)
+    pooled = xs + ys
+    u = u_of(xs, ys)
+    mean = n * m / 2
+    extreme = total = 0
+    for pick in itertools.combinations(range(n + m), n):
+        chosen = set(pick)
+        a = [pooled[i] for i in pick]
+        b = [pooled[i] for i in range(n + m) if i not in chosen]
+        total += 1
+        extreme += abs(u_of(a, b) - mean) >= abs(u - mean) - 1e-9
+    return extreme / total
+
+def alloclab_p(name, metric, a, b):
+    try:
+        doc = json.load(open(f"{out}/{name}.{metric}.{a},{b}.json"))
+        return doc["rows"][0]["columns"][1].get("p")
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
 
 def side(x, y):
     """+1, -1, or 0 when the two are within 3% (not decided)."""
@@ -133,7 +171,39 @@ for name in names:
         print("%-14s %-9s %10s %10s %14s %10s" % (name, a, fmt(row[0], "%.0f"), fmt(row[1], "%.0f"),
                                                  fmt(row[2], "%.2f"), fmt(row[3], "%.0f")))
 print()
+def resolved(name, metric, a, b, k):
+    """+1/-1 where both the 3% rule and the rank test decide, 0 where not, on each side."""
+    n = side(table[(name, a)][0], table[(name, b)][0])
+    x = side(table[(name, a)][k], table[(name, b)][k])
+    if n and exact_mw_p(native.get((name, a), []), native.get((name, b), [])) >= 0.05:
+        n = 0
+    p = alloclab_p(name, metric, a, b)
+    if x and (p is None or p >= 0.05):
+        x = 0
+    return n, x
+
 per_program = {}
+print("pairs resolved on both sides (3% apart and a rank test at p < 0.05 on each side):")
+for k, (m, what) in enumerate(metrics[:2], 1):
+    agree = both = native_res = alloclab_res = 0
+    per = []
+    for name in names:
+        pa = pb = 0
+        for a, b in itertools.combinations(allocs, 2):
+            n, x = resolved(name, m, a, b, k)
+            native_res += n != 0
+            alloclab_res += x != 0
+            if n and x:
+                both += 1
+                pb += 1
+                agree += n == x
+                pa += n == x
+        per.append("%s %d/%d" % (name, pa, pb))
+    share = "%.0f%%" % (100 * agree / both) if both else "-"
+    print("%-42s %3d of %3d rank alike (%s); resolved natively %d, by alloclab %d" % (what, agree, both, share,
+                                                                                      native_res, alloclab_res))
+    print("  " + ", ".join(per))
+print()
 for k, (m, what) in enumerate(metrics, 1):
     agree = decided = native_only = 0
     programs_alike = programs_counted = 0
