@@ -78,6 +78,15 @@ def report(name, rows):
           + (f", after {statistics.median(reached1):.0f} processes (median), {max(reached1)} at most" if reached1 else ""))
     print(f"          within +-2%: {len(reached2)} of {len(rows)} rows"
           + (f", after {statistics.median(reached2):.0f} processes (median), {max(reached2)} at most" if reached2 else ""))
+    short = sorted((r for r, k in zip(rows, n1) if not k), key=lambda r: -r["half"][-1])
+    if short and len(short) < len(rows):
+        named = ", ".join(f"{r['name']} +-{r['half'][-1]:.1f}%" for r in short[:8])
+        print(f"          not within +-1% ({len(short)}): {named}" + (", ..." if len(short) > 8 else ""))
+
+def row_name(plugin, c):
+    p = c["params"]
+    what = f"max_size={p['max_size']}" if c["workload"] == "churn" else p.get("variant", "")
+    return f"{plugin} {c['workload']} {what} t={c['threads']}"
 
 def paired_rows(table):
     rows = []
@@ -92,7 +101,7 @@ def paired_rows(table):
                 if r["process"] in mine]
         half = [half_percent(logs[:n]) for n in range(1, len(logs) + 1)]
         m, h = statistics.mean(logs), math.log(1 + half[-1] / 100)
-        rows.append({"half": half, "different": m - h > 0 or m + h < 0})
+        rows.append({"half": half, "different": m - h > 0 or m + h < 0, "name": row_name(plugin, c)})
     return rows
 
 def unpaired_rows(table):
@@ -108,7 +117,7 @@ def unpaired_rows(table):
         half = [unpaired_half(a[:n], b[:n]) if n >= 2 else float("inf") for n in range(1, min(len(a), len(b)) + 1)]
         m = statistics.mean(math.log(x) for x in b) - statistics.mean(math.log(x) for x in a)
         h = math.log(1 + half[-1] / 100)
-        rows.append({"half": half, "different": m - h > 0 or m + h < 0})
+        rows.append({"half": half, "different": m - h > 0 or m + h < 0, "name": row_name(plugin, c)})
     return rows
 
 report("values", paired_rows(cells(sys.argv[1])))
