@@ -22,18 +22,56 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The calling thread's involuntary context switches so far. */
-static long switches(void)
+/* The calling thread's context switches and CPU time so far. The CPU
+ * time from the clock, not from getrusage: getrusage's is brought up to
+ * date only at the scheduler's ticks, milliseconds behind a running
+ * thread. */
+struct thread_clock {
+	long involuntary, voluntary;
+	uint64_t cpu_ns;
+};
+
+static struct thread_clock thread_clock(void)
 {
 	struct rusage ru;
-	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : -1;
+	struct timespec ts;
+	if (getrusage(RUSAGE_THREAD, &ru) != 0 || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return (struct thread_clock){-1, -1, 0};
+	return (struct thread_clock){ru.ru_nivcsw, ru.ru_nvcsw,
+				     (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec};
 }
 
 /* Read outside the timed part: the system call costs no plugin anything. */
 static void timed_start(struct alloclab_slice *sl)
 {
-	sl->start_switches = switches();
+	struct thread_clock c = thread_clock();
+	sl->start_switches = c.involuntary;
+	sl->start_voluntary = c.voluntary;
+	sl->start_cpu_ns = c.cpu_ns;
 	sl->start_ns = now_ns();
+}
+
+/*
+ * Taken off the CPU while it ran, by the scheduler (an involuntary switch)
+ * or by the hypervisor: a virtual machine's CPU that the host gave to
+ * another guest stops the thread's clock of CPU time (the kernel leaves
+ * stolen time out of it) but not the wall clock, and no switch is
+ * counted. A part that waited of its own accord (a voluntary switch: a
+ * plugin's lock, a system call that slept) is the plugin's and is kept.
+ * Off the CPU means for more than STOLEN_NS_MIN plus an eighth of the
+ * part: reading the clocks costs a little of each.
+ */
+#define STOLEN_NS_MIN 20000
+
+static int taken_off(const struct alloclab_slice *sl, uint64_t ns)
+{
+	struct thread_clock c = thread_clock();
+	if (c.involuntary != sl->start_switches)
+		return 1;
+	if (c.voluntary != sl->start_voluntary || c.cpu_ns < sl->start_cpu_ns)
+		return 0;
+	uint64_t cpu = c.cpu_ns - sl->start_cpu_ns;
+	return ns > cpu && ns - cpu > STOLEN_NS_MIN + ns / 8;
 }
 
 static void record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops, int preempted)
@@ -60,7 +98,7 @@ static void record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops, int pre
 static void timed_end(struct alloclab_slice *sl, uint64_t ops)
 {
 	uint64_t ns = now_ns() - sl->start_ns;
-	record(sl, ns, ops, switches() != sl->start_switches);
+	record(sl, ns, ops, taken_off(sl, ns));
 }
 
 void alloclab_slice_record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops)

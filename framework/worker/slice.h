@@ -7,7 +7,9 @@
  * Preempted slices. A slice that the scheduler interrupted (the thread's
  * involuntary context switches moved while it ran) carries the time the
  * thread was off the CPU, milliseconds in a slice of tens of microseconds:
- * one of them made one plugin's value 20 to 90% slower. Every timed part
+ * one of them made one plugin's value 20 to 90% slower. So does one whose
+ * virtual CPU the host took away for a while: its wall time well above
+ * the thread's CPU time, with no switch of its own (slice.c). Every timed part
  * is recorded with whether it was preempted, and a value drops the slice
  * rounds (every plugin's slice of that round, on every thread) in which
  * any was: the plugins lose the same rounds, so the pairing holds, and a
@@ -37,7 +39,9 @@ struct alloclab_slice {
 	uint64_t warm_ns, warm_ops; /* the value's untimed parts (a value all untimed) */
 	uint64_t last_ops;          /* the operations of this thread's last value */
 	uint64_t start_ns;          /* the current part's start ... */
-	long start_switches;        /* ... and the thread's involuntary switches then */
+	long start_switches;        /* ... and the thread's involuntary switches then, */
+	long start_voluntary;       /* its voluntary ones, */
+	uint64_t start_cpu_ns;      /* and its CPU time (stolen time left out) */
 	/* The value's timed parts, in order: part k is this plugin's part of
 	 * slice round k. nparts <= cap; a part that could not be recorded
 	 * (no memory) sets lost, and the value then keeps every round. */
