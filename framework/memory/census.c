@@ -11,9 +11,10 @@
  * Blocks are spread over stripes by address, each stripe a table under its
  * own lock, so that a program's threads counting different blocks seldom
  * wait for each other: under one lock for every call the census serialised
- * them, and a program whose live set depends on how its threads keep pace
- * (xmalloc-test's producer and consumer) held in the census run a third of
- * what it held in its measured runs. A block's alloc and free land in one
+ * them, which changed how a program whose live set depends on its threads'
+ * pace (xmalloc-test's producer and consumer) ran while counted, and made
+ * a counted run of alloc-test 4.1 times its plain time (2.5 now). A
+ * block's alloc and free land in one
  * stripe: free is noted before the allocator can hand the block out again,
  * an alloc after it was handed out, so a stripe sees each block's calls in
  * order.
@@ -97,6 +98,7 @@ static void note_free(void *block)
 	give(s);
 	account(before, after);
 }
+
 static void *c_malloc(void *inst, size_t size)
 {
 	void *p = inner.malloc(inst, size);

@@ -28,7 +28,7 @@
 /* One timed part of a slice. */
 struct alloclab_slice_part {
 	uint64_t ns, ops;
-	int preempted; /* the thread was switched out while it ran */
+	int preempted; /* the thread was taken off the CPU while it ran (slice.c) */
 };
 
 struct alloclab_slice {
