@@ -14,10 +14,9 @@
  * them, which changed how a program whose live set depends on its threads'
  * pace (xmalloc-test's producer and consumer) ran while counted, and made
  * a counted run of alloc-test 4.1 times its plain time (2.5 now). A
- * block's alloc and free land in one
- * stripe: free is noted before the allocator can hand the block out again,
- * an alloc after it was handed out, so a stripe sees each block's calls in
- * order.
+ * block's alloc and free land in one stripe: free is noted before the
+ * allocator can hand the block out again, an alloc after it was handed
+ * out, so a stripe sees each block's calls in order.
  *
  * The total held is one atomic counter of requested bytes, changed by each
  * stripe's change; the most held is its largest value, kept by
