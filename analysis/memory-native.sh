@@ -28,6 +28,7 @@
 # varies from run to run as much as between allocators decides nothing.
 # With 3 repeats no pair can be resolved (the smallest p is 0.1): give 5.
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 usage="usage: memory-native.sh BUILD_DIR PROGRAMS.tsv OUTDIR [REPEATS]"
 build=${1:?$usage}
 programs=$(cd "$(dirname "${2:?$usage}")" && pwd)/$(basename "$2")
@@ -104,8 +105,10 @@ for line in "${lines[@]}"; do
 	done
 done
 
-/usr/bin/python3.11 - "$out" "${names[@]}" <<'PY'
-import itertools, json, statistics, sys
+ANALYSIS_DIR=$here PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3.11 - "$out" "${names[@]}" <<'PY'
+import itertools, json, os, statistics, sys
+sys.path.insert(0, os.environ["ANALYSIS_DIR"])
+from rank_tests import rank_sum_p
 
 out, names = sys.argv[1], sys.argv[2:]
 allocs = ["system", "jemalloc", "mimalloc", "tcmalloc"]
@@ -122,25 +125,6 @@ def figures(name, metric):
         return {a: c.get("median") for a, c in zip(doc["columns"], cols)}
     except (OSError, ValueError, KeyError, IndexError):
         return {}
-
-def exact_mw_p(xs, ys):
-    """Two-sided exact Mann-Whitney p of two small samples (ties halved)."""
-    n, m = len(xs), len(ys)
-    if n < 2 or m < 2:
-        return 1.0
-    def u_of(a, b):
-        return sum((x > y) + 0.5 * (x == y) for x in a for y in b)
-    pooled = xs + ys
-    u = u_of(xs, ys)
-    mean = n * m / 2
-    extreme = total = 0
-    for pick in itertools.combinations(range(n + m), n):
-        chosen = set(pick)
-        a = [pooled[i] for i in pick]
-        b = [pooled[i] for i in range(n + m) if i not in chosen]
-        total += 1
-        extreme += abs(u_of(a, b) - mean) >= abs(u - mean) - 1e-9
-    return extreme / total
 
 def alloclab_p(name, metric, a, b):
     try:
@@ -171,64 +155,59 @@ for name in names:
         print("%-14s %-9s %10s %10s %14s %10s" % (name, a, fmt(row[0], "%.0f"), fmt(row[1], "%.0f"),
                                                  fmt(row[2], "%.2f"), fmt(row[3], "%.0f")))
 print()
-def resolved(name, metric, a, b, k):
-    """+1/-1 where both the 3% rule and the rank test decide, 0 where not, on each side."""
+def judged(name, metric, k, a, b, resolve):
+    """Each side's order of a and b: +1/-1, 0 where the medians are within
+    3% (or, with resolve, where the rank test does not reach p < 0.05),
+    None where a side has no figure."""
     n = side(table[(name, a)][0], table[(name, b)][0])
     x = side(table[(name, a)][k], table[(name, b)][k])
-    if n and exact_mw_p(native.get((name, a), []), native.get((name, b), [])) >= 0.05:
-        n = 0
-    p = alloclab_p(name, metric, a, b)
-    if x and (p is None or p >= 0.05):
-        x = 0
+    if resolve:
+        if n and rank_sum_p(native.get((name, a), []), native.get((name, b), [])) >= 0.05:
+            n = 0
+        p = alloclab_p(name, metric, a, b)
+        if x and (p is None or p >= 0.05):
+            x = 0
     return n, x
 
-per_program = {}
-print("pairs resolved on both sides (3% apart and a rank test at p < 0.05 on each side):")
-for k, (m, what) in enumerate(metrics[:2], 1):
-    agree = both = native_res = alloclab_res = 0
-    per = []
+def tally(metric, k, resolve):
+    """Counts over every program's pairs, and each program's (alike, on both)."""
+    t = {"alike": 0, "both": 0, "tied_here": 0, "native": 0, "alloclab": 0, "per": {}}
     for name in names:
         pa = pb = 0
         for a, b in itertools.combinations(allocs, 2):
-            n, x = resolved(name, m, a, b, k)
-            native_res += n != 0
-            alloclab_res += x != 0
+            n, x = judged(name, metric, k, a, b, resolve)
+            t["native"] += bool(n)
+            t["alloclab"] += bool(x)
+            if n and x == 0:
+                t["tied_here"] += 1
             if n and x:
-                both += 1
                 pb += 1
-                agree += n == x
                 pa += n == x
-        per.append("%s %d/%d" % (name, pa, pb))
-    share = "%.0f%%" % (100 * agree / both) if both else "-"
-    print("%-42s %3d of %3d rank alike (%s); resolved natively %d, by alloclab %d" % (what, agree, both, share,
-                                                                                      native_res, alloclab_res))
-    print("  " + ", ".join(per))
+        t["alike"] += pa
+        t["both"] += pb
+        t["per"][name] = (pa, pb)
+    return t
+
+def share(t):
+    return "%.0f%%" % (100 * t["alike"] / t["both"]) if t["both"] else "-"
+
+print("pairs resolved on both sides (3% apart and a rank test at p < 0.05 on each side):")
+for k, (m, what) in enumerate(metrics[:2], 1):
+    t = tally(m, k, True)
+    print("%-42s %3d of %3d rank alike (%s); resolved natively %d, by alloclab %d" % (
+        what, t["alike"], t["both"], share(t), t["native"], t["alloclab"]))
+    print("  " + ", ".join("%s %d/%d" % (name, *t["per"][name]) for name in names))
 print()
+per_program = {}
 for k, (m, what) in enumerate(metrics, 1):
-    agree = decided = native_only = 0
-    programs_alike = programs_counted = 0
-    for name in names:
-        pa = pd = 0
-        for a, b in itertools.combinations(allocs, 2):
-            n = side(table[(name, a)][0], table[(name, b)][0])
-            x = side(table[(name, a)][k], table[(name, b)][k])
-            if n is None or n == 0:
-                continue
-            if x is None or x == 0:
-                native_only += x == 0
-                continue
-            decided += 1
-            pd += 1
-            agree += n == x
-            pa += n == x
-        if pd:
-            programs_counted += 1
-            programs_alike += pa == pd
-            per_program.setdefault(name, []).append("%s %d/%d" % (m, pa, pd))
-    share = "%.0f%%" % (100 * agree / decided) if decided else "-"
+    t = tally(m, k, False)
+    counted = [name for name in names if t["per"][name][1]]
+    in_order = sum(t["per"][name][0] == t["per"][name][1] for name in counted)
+    for name in counted:
+        per_program.setdefault(name, []).append("%s %d/%d" % (m, *t["per"][name]))
     print("%-42s %3d of %3d pairs decided on both sides rank alike (%s); decided natively, tied here: %d; "
-          "programs in the native order: %d of %d" % (what, agree, decided, share, native_only, programs_alike,
-                                                      programs_counted))
+          "programs in the native order: %d of %d" % (what, t["alike"], t["both"], share(t), t["tied_here"],
+                                                      in_order, len(counted)))
 print()
 print("per program, pairs alike of those decided on both sides:")
 for name in names:

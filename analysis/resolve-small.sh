@@ -12,6 +12,7 @@
 # test on the cells' process means (compare's own tests).
 #   analysis/resolve-small.sh [build folder] [output folder] [processes] [work] [extra steps]
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build}
 out=${2:-alloclab-results/resolve-small}
 processes=${3:-20}
@@ -36,9 +37,10 @@ t2=$(date +%s.%N)
 "$alloclab" run "${plan[@]}" -o "$out/unpaired.json" >/dev/null
 t3=$(date +%s.%N)
 
-/usr/bin/python3.11 - "$out/paired.json" "$out/slices.json" "$out/unpaired.json" "$t0" "$t1" "$t2" "$t3" <<'PY'
-import itertools, json, math, statistics, sys
-from functools import lru_cache
+ANALYSIS_DIR=$here PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3.11 - "$out/paired.json" "$out/slices.json" "$out/unpaired.json" "$t0" "$t1" "$t2" "$t3" <<'PY'
+import json, math, os, statistics, sys
+sys.path.insert(0, os.environ["ANALYSIS_DIR"])
+from rank_tests import rank_sum_p, signed_rank_p
 
 def runs(path, plugin):
     doc = json.load(open(path))
@@ -46,36 +48,6 @@ def runs(path, plugin):
         if c["plugin"] == plugin:
             return sorted(c["runs"], key=lambda r: r["process"])
     sys.exit(f"{path}: no cell of {plugin}")
-
-def signed_rank_p(d):
-    # exact two-sided Wilcoxon signed-rank p (no zeros in time ratios)
-    n = len(d)
-    order = sorted(range(n), key=lambda i: abs(d[i]))
-    w = sum(r + 1 for r, i in enumerate(order) if d[i] > 0)
-    counts = [1] + [0] * (n * (n + 1) // 2)
-    for k in range(1, n + 1):
-        for s in range(len(counts) - 1, k - 1, -1):
-            counts[s] += counts[s - k]
-    total = 2 ** n
-    lo = sum(counts[:w + 1]) / total
-    hi = sum(counts[w:]) / total
-    return min(1.0, 2 * min(lo, hi))
-
-def rank_sum_p(a, b):
-    # exact two-sided Mann-Whitney p (process means: no ties in practice)
-    n, m = len(a), len(b)
-    u = sum(1 for x in a for y in b if x < y) + 0.5 * sum(1 for x in a for y in b if x == y)
-    @lru_cache(None)
-    def ways(i, j, s):
-        if s < 0:
-            return 0
-        if i == 0 or j == 0:
-            return 1 if s == 0 else 0
-        return ways(i - 1, j, s - j) + ways(i, j - 1, s)
-    total = math.comb(n + m, n)
-    lo = sum(ways(n, m, s) for s in range(0, int(math.floor(u)) + 1)) / total
-    hi = sum(ways(n, m, s) for s in range(int(math.ceil(u)), n * m + 1)) / total
-    return min(1.0, 2 * min(lo, hi))
 
 def mean_of(run):
     return statistics.mean(v["ns_per_op"] for v in run["values"])
