@@ -276,7 +276,7 @@ static void plot_frame(FILE *p, const struct alloclab_heap_frame *f, const struc
 		fputs("set colorbox\nset cbtics ('empty' 0, 'half' 0.5, 'full' 1)\nset bmargin 8\n", p);
 		frame_caption(f, &ff->l, caption, sizeof caption);
 		fputs("set title ", p);
-		alloclab_gnuplot_quote(p, title);
+		alloclab_gnuplot_title(p, title);
 		fputs(" noenhanced\nset label 1 \"", p);
 		/* The caption is ours: only digits, words and \n. */
 		fputs(caption, p);

@@ -23,16 +23,35 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void alloclab_gnuplot_quote(FILE *f, const char *s)
+static void quote_n(FILE *f, const char *s, size_t n)
 {
 	fputc('\'', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	for (size_t i = 0; i < n && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
 		if (c == '\'')
 			fputc('\'', f);
 		fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
 	}
 	fputc('\'', f);
+}
+
+void alloclab_gnuplot_quote(FILE *f, const char *s) { quote_n(f, s, strlen(s)); }
+
+void alloclab_gnuplot_title(FILE *f, const char *s)
+{
+	size_t n = strlen(s);
+	while (n > ALLOCLAB_TITLE_WIDTH) {
+		size_t cut = ALLOCLAB_TITLE_WIDTH;
+		while (cut > 0 && s[cut] != ' ')
+			cut--;
+		if (cut == 0)
+			break; /* one word wider than a line: whole */
+		quote_n(f, s, cut);
+		fputs(".\"\\n\".", f);
+		s += cut + 1;
+		n -= cut + 1;
+	}
+	quote_n(f, s, n);
 }
 
 void alloclab_safe_file_name(const char *name, char *out, size_t len)
@@ -124,7 +143,7 @@ static int all_zero(const struct alloclab_figure *fig)
 static void write_script(FILE *p, const struct alloclab_figure *fig, const char *data)
 {
 	fputs("set title ", p);
-	alloclab_gnuplot_quote(p, fig->title);
+	alloclab_gnuplot_title(p, fig->title);
 	fputs(" noenhanced\nset xlabel ", p);
 	alloclab_gnuplot_quote(p, fig->xlabel);
 	fputs(" noenhanced\nset ylabel ", p);

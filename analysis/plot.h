@@ -36,6 +36,13 @@ int alloclab_plot(const struct alloclab_results *r, const char *dir, const char 
  * the command and start another). */
 void alloclab_gnuplot_quote(FILE *f, const char *s);
 
+/* A title quoted so, broken at spaces into lines of at most
+ * ALLOCLAB_TITLE_WIDTH characters (pieces joined by gnuplot's "."): a
+ * title is centred on the graph, and one wider than the picture loses both
+ * ends. */
+#define ALLOCLAB_TITLE_WIDTH 100
+void alloclab_gnuplot_title(FILE *f, const char *s);
+
 /* A figure name made safe as a file name: [a-z0-9_.-] kept, anything else
  * '_', no leading '.', at most 100 bytes. */
 void alloclab_safe_file_name(const char *name, char *out, size_t len);

@@ -339,3 +339,53 @@ Test(plot, every_group_has_its_own_baseline, .timeout = 120)
 	alloclab_figure_list_free(&figs);
 	alloclab_results_free(doc);
 }
+
+/* A title longer than a line is broken at spaces into quoted pieces that
+ * gnuplot joins with line breaks, each piece at most a line, nothing lost;
+ * a quote in it stays doubled; a word longer than a line stays whole. */
+Test(plot, long_titles_are_broken_into_lines)
+{
+	char title[400], *text = NULL;
+	size_t len = 0;
+	snprintf(title, sizeof title, "%s", "fragmentation at the peak: resident over the most the program's run held "
+					   "(the harness and the workload's own tables taken off; medians; 1 is none) "
+					   "and a little more to need a third line of text here");
+	FILE *m = open_memstream(&text, &len);
+	alloclab_gnuplot_title(m, title);
+	fclose(m);
+	/* Split at the joins, unquote, and put the spaces back. */
+	char joined[800] = "";
+	size_t pieces = 0;
+	for (char *p = text; *p;) {
+		cr_assert_eq(*p, '\'', "piece %zu does not start with a quote: %s", pieces, text);
+		char piece[400];
+		size_t k = 0;
+		for (p++; *p && !(*p == '\'' && p[1] != '\''); p++) {
+			if (*p == '\'')
+				p++;
+			piece[k++] = *p;
+		}
+		piece[k] = '\0';
+		cr_expect_leq(k, ALLOCLAB_TITLE_WIDTH, "a line of %zu characters: %s", k, piece);
+		if (pieces++)
+			strcat(joined, " ");
+		strcat(joined, piece);
+		p++; /* the closing quote */
+		if (*p) {
+			cr_assert(strncmp(p, ".\"\\n\".", 6) == 0, "not joined by a line break: %s", p);
+			p += 6;
+		}
+	}
+	cr_expect_eq(pieces, 3, "%zu lines: %s", pieces, text);
+	cr_expect_str_eq(joined, title);
+	free(text);
+
+	char word[300];
+	memset(word, 'x', 250);
+	word[250] = '\0';
+	m = open_memstream(&text, &len);
+	alloclab_gnuplot_title(m, word);
+	fclose(m);
+	cr_expect_eq(len, 252, "a word longer than a line was cut: %s", text);
+	free(text);
+}
