@@ -69,8 +69,11 @@ void alloclab_slice_record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops)
 
 /* The slice rounds to drop from a value: (*dropped)[k], k below the
  * returned number of rounds (the most parts of any of the n slices), is
- * set when any slice's part k was preempted; *ndropped counts them.
- * *dropped is malloc'd (NULL when there are no rounds). -1: no memory. */
+ * set when any slice's part k was preempted; *ndropped counts them. None
+ * is dropped when that would leave a slice none of its timed operations,
+ * or when a slice lost a part: so *ndropped < the rounds, and every slice
+ * keeps the same rounds. *dropped is malloc'd (NULL when there are no
+ * rounds). -1: no memory. */
 long alloclab_slices_preempted(struct alloclab_slice *const *sl, size_t n, unsigned char **dropped,
 			       size_t *ndropped);
 /* One slice's value: its timed parts' time and operations, less the
