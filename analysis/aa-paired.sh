@@ -10,23 +10,33 @@
 # needed before its interval was within +-1% and +-2% (of at most
 # PROCESSES). An A/A cannot show a design's bias (both sides share it):
 # see paired-slices.sh and pair-interference.sh for that.
-#   analysis/aa-paired.sh [alloclab] [output folder] [processes]
+#
+# The slices design takes SLICE_VALUES values a process (20 unless given;
+# the other two designs the default 3): what is left of its spread is one
+# twin slower through a whole value, a draw of that value's layout, and
+# more values a process average it (docs/measurements/paired.md).
+# REPORT_ONLY=1 reports the output folder's results again without running.
+#   analysis/aa-paired.sh [alloclab] [output folder] [processes] [slice values]
 set -euo pipefail
 alloclab=${1:-build/cli/alloclab}
 out=${2:-alloclab-results/aa-paired}
 processes=${3:-20}
+slice_values=${4:-20}
 mkdir -p "$out"
 plan=(-w churn:max_size=32+64+128+256+512 -w unicode:variant=2chars+32chars -t 1,2 -n "$processes" -q)
 for p in system jemalloc mimalloc; do plan+=(-p "$p" -p "$p:as=$p-B"); done
 
-t0=$(date +%s)
-"$alloclab" run --paired "${plan[@]}" -o "$out/paired.json" >/dev/null
-t1=$(date +%s)
-"$alloclab" run --paired --slice-ops 2000 "${plan[@]}" -o "$out/slices.json" >/dev/null
-t2=$(date +%s)
-"$alloclab" run "${plan[@]}" -o "$out/unpaired.json" >/dev/null
-t3=$(date +%s)
-echo "paired (whole values): $((t1 - t0)) s; paired (slices): $((t2 - t1)) s; unpaired: $((t3 - t2)) s; $processes processes a cell"
+if [ -z "${REPORT_ONLY:-}" ]; then
+	t0=$(date +%s)
+	"$alloclab" run --paired "${plan[@]}" -o "$out/paired.json" >/dev/null
+	t1=$(date +%s)
+	"$alloclab" run --paired --slice-ops 2000 -v "$slice_values" "${plan[@]}" -o "$out/slices.json" >/dev/null
+	t2=$(date +%s)
+	"$alloclab" run "${plan[@]}" -o "$out/unpaired.json" >/dev/null
+	t3=$(date +%s)
+	echo "paired (whole values): $((t1 - t0)) s; paired (slices, $slice_values values a process): $((t2 - t1)) s;" \
+		"unpaired: $((t3 - t2)) s; $processes processes a cell"
+fi
 
 /usr/bin/python3.11 - "$out/paired.json" "$out/slices.json" "$out/unpaired.json" <<'PY'
 import json, math, statistics, sys
