@@ -49,8 +49,10 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+/* Each on cache lines of its own (the array from zeroed): every member's
+ * fields, the op table among them, lie alike against the lines. */
 struct member {
-	const struct alloclab_pair_member *spec;
+	_Alignas(64) const struct alloclab_pair_member *spec;
 	char copy[ALLOCLAB_PATH_PLUS_LEN]; /* the private copy's path, or "" */
 	struct alloclab_loaded_plugin plugin;
 	struct alloclab_allocator alloc;
@@ -428,9 +430,18 @@ static int open_members(struct pair *p, char *err, size_t err_len)
 	return 0;
 }
 
+/* Zeroed, on a cache line of its own: the plugins' harness state (the
+ * op table a workload calls through, its thread's state, the slice
+ * counter its loop reads) must not sit differently against the cache
+ * lines for one plugin than for another, or the one whose state spans
+ * one line more pays a miss more after every other plugin's slice. */
 static void *zeroed(size_t n, size_t size)
 {
-	return calloc(n ? n : 1, size);
+	if (n && size > (SIZE_MAX - 63) / n)
+		return NULL;
+	size_t bytes = ((n ? n * size : size) + 63) & ~(size_t)63;
+	void *z = aligned_alloc(64, bytes ? bytes : 64);
+	return z ? memset(z, 0, bytes ? bytes : 64) : NULL;
 }
 
 /* Every plugin's per-thread state, stacks aside (made at the first value). */
