@@ -437,11 +437,12 @@ static int open_members(struct pair *p, char *err, size_t err_len)
  * one line more pays a miss more after every other plugin's slice. */
 static void *zeroed(size_t n, size_t size)
 {
-	if (n && size > (SIZE_MAX - 63) / n)
+	n = n ? n : 1;
+	if (size > (SIZE_MAX - 64) / n)
 		return NULL;
-	size_t bytes = ((n ? n * size : size) + 63) & ~(size_t)63;
-	void *z = aligned_alloc(64, bytes ? bytes : 64);
-	return z ? memset(z, 0, bytes ? bytes : 64) : NULL;
+	size_t bytes = size ? (n * size + 63) & ~(size_t)63 : 64;
+	void *z = aligned_alloc(64, bytes);
+	return z ? memset(z, 0, bytes) : NULL;
 }
 
 /* Every plugin's per-thread state, stacks aside (made at the first value). */

@@ -258,16 +258,18 @@ long alloclab_slices_preempted(struct alloclab_slice *const *sl, size_t n, unsig
 	 * a part, keeps them all (alloclab_slice_sum): then every slice of
 	 * the value keeps them all, so that the plugins still lose the same
 	 * rounds and the count of dropped rounds is what was dropped. */
-	for (size_t k = 0; k < n && *ndropped; k++) {
+	int keep_all = *ndropped == rounds;
+	for (size_t k = 0; k < n && *ndropped && !keep_all; k++) {
 		uint64_t all = 0, kept = 0;
 		for (size_t j = 0; j < sl[k]->nparts; j++) {
 			all += sl[k]->parts[j].ops;
 			kept += d[j] ? 0 : sl[k]->parts[j].ops;
 		}
-		if (sl[k]->lost || (all && !kept) || *ndropped == rounds) {
-			memset(d, 0, rounds);
-			*ndropped = 0;
-		}
+		keep_all = sl[k]->lost || (all && !kept);
+	}
+	if (keep_all) {
+		memset(d, 0, rounds);
+		*ndropped = 0;
 	}
 	*dropped = d;
 	return (long)rounds;
