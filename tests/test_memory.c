@@ -389,8 +389,10 @@ Test(memory, a_programs_census_counts_its_blocks_in_every_process, .timeout = 12
 		/* The census run's memory holds the census's table: never read. */
 		cr_expect_eq(w->workload_anon_peak_kib, 0, "%s: the census run's memory was read", c->plugin);
 		/* Its resident set before the plugin was loaded: the program's
-		 * own start, less than its peak by a table of 4 MB. */
-		cr_expect(w->own_bytes > 0 && w->own_bytes / 1024 + least / 1024 < p->values[0].program_peak_rss_kib,
+		 * own start, less than its peak by about the table of 4 MB (not
+		 * all of it: the first blocks can fill pages the start had
+		 * touched; a CI run saw 3,928 KiB more for 3,937 held). */
+		cr_expect(w->own_bytes > 0 && w->own_bytes / 1024 + least / 1024 * 97 / 100 < p->values[0].program_peak_rss_kib,
 			  "%s: started with %llu KiB, peaked at %llu", c->plugin, (unsigned long long)w->own_bytes / 1024,
 			  (unsigned long long)p->values[0].program_peak_rss_kib);
 		cr_expect_eq(p->values[0].live_peak_bytes, 0, "the measured value is not counted");
@@ -400,7 +402,7 @@ Test(memory, a_programs_census_counts_its_blocks_in_every_process, .timeout = 12
 		 * the most held. */
 		double want = ((double)p->values[0].program_peak_rss_kib - (double)w->own_bytes / 1024) /
 			      ((double)w->live_peak_bytes / 1024);
-		cr_expect(m.frag_peak > 1 && fabs(m.frag_peak - want) < 1e-9, "%s: fragmentation %g, want %g", c->plugin,
+		cr_expect(m.frag_peak > 0.97 && fabs(m.frag_peak - want) < 1e-9, "%s: fragmentation %g, want %g", c->plugin,
 			  m.frag_peak, want);
 		/* Once the program has gone, the worker holds only its idle
 		 * instance: no figure of the program's kept memory. */
