@@ -44,8 +44,11 @@ void alloclab_gnuplot_title(FILE *f, const char *s)
 		size_t cut = ALLOCLAB_TITLE_WIDTH;
 		while (cut > 0 && s[cut] != ' ')
 			cut--;
-		if (cut == 0)
-			break; /* one word wider than a line: whole */
+		if (cut == 0) /* one word wider than a line: a line of its own */
+			for (cut = ALLOCLAB_TITLE_WIDTH; cut < n && s[cut] != ' '; cut++)
+				;
+		if (cut == n)
+			break;
 		quote_n(f, s, cut);
 		fputs(".\"\\n\".", f);
 		s += cut + 1;

@@ -156,16 +156,27 @@ static void give_all(void)
 		give(&stripes[i]);
 }
 
+/* Registered once however often the census is installed: a second
+ * registration would take every stripe twice across a fork. */
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static int fork_handlers;
+
+static void register_fork_handlers(void)
+{
+	fork_handlers = pthread_atfork(take_all, give_all, give_all) == 0;
+}
+
 int alloclab_census_install(struct alloclab_allocator *a, void (*peak_hook)(void))
 {
+	pthread_once(&fork_once, register_fork_handlers);
+	if (!fork_handlers)
+		return -1;
 	for (unsigned i = 0; i < STRIPES; i++)
 		if (alloclab_block_map_init(&stripes[i].map) != 0) {
 			while (i--)
 				alloclab_block_map_free(&stripes[i].map);
 			return -1;
 		}
-	if (pthread_atfork(take_all, give_all, give_all) != 0)
-		return -1;
 	on_peak = peak_hook;
 	inner = a->ops;
 	alloclab_allocator_no_shortcuts(a);

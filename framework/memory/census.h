@@ -19,7 +19,8 @@
  * counted). on_peak, if not NULL, is called (on the calling thread, no
  * lock held) each time the most held has grown by a sixteenth since the
  * last call: where to read what the process has resident at its peak.
- * 0, or -1 when its table cannot be mapped (a left as it was). */
+ * 0, or -1 when its table cannot be mapped (a left as it was). One
+ * census a process: its tables and counts are the process's. */
 int alloclab_census_install(struct alloclab_allocator *a, void (*on_peak)(void));
 
 /* Requested bytes live now, and the most live at once since install. */
