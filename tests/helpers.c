@@ -6,10 +6,12 @@
 #include "results/results.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -165,4 +167,48 @@ void skip_unless_valgrind_counts(void)
 		cr_skip_test("valgrind is not installed");
 	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
 		cr_skip_test("valgrind cannot run a sanitized or already valgrinded alloclab");
+}
+
+int count_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d))) {
+		char sub[4200];
+		if (e->d_name[0] == '.' && (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
+			continue;
+		snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+		n += e->d_type == DT_DIR ? count_files(sub) : 1;
+	}
+	closedir(d);
+	return n;
+}
+
+void assert_run_refused(const char *dir, const char *const *args, const char *text)
+{
+	struct cmd_result r = run_alloclab(dir, args);
+	char out[4200];
+	struct stat st;
+	cr_expect_eq(r.status, 2, "%s: status %d: %s", text, r.status, r.err);
+	cr_expect(strstr(r.err, text) != NULL, "expected '%s', got: %s", text, r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	snprintf(out, sizeof out, "%s/refused.json", dir);
+	cr_expect_neq(stat(out, &st), 0, "%s: a results file was written", text);
+	cmd_result_free(&r);
+}
+
+int alive(long pid)
+{
+	char path[128], state = 0;
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	int n = fscanf(f, "%*d %*s %c", &state);
+	fclose(f);
+	return n == 1 && state != 'Z' && state != 'X';
 }

@@ -48,4 +48,14 @@ struct alloclab_results *load_results(const char *dir, const char *name);
 /* The cell of that plugin label and thread count (first one), or NULL. */
 const struct alloclab_cell *cell_of(const struct alloclab_results *r, const char *plugin, unsigned threads);
 
+/* Files under dir, its subfolders' included (0 when it is missing). */
+int count_files(const char *dir);
+
+/* The command is refused as bad input should be: exit status 2, one line on
+ * stderr holding `text`, and no dir/refused.json written. */
+void assert_run_refused(const char *dir, const char *const *args, const char *text);
+
+/* Whether process pid exists and is not a zombie. */
+int alive(long pid);
+
 #endif

@@ -1,0 +1,343 @@
+/*
+ * Text from outside that alloclab reads: results files crafted to run
+ * commands through gnuplot, write outside the pictures' folder, or put
+ * escapes on the terminal; results files whose version is not their
+ * layout; word lists; command lines with empty, repeated, overlong and
+ * non-finite values; a program that claims to be alloclab.
+ */
+#define _GNU_SOURCE 1
+#include "helpers.h"
+#include "plugin/stats.h"
+#include "results/results.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A run of two plugins on one workload at 1 and 2 threads, 3 processes a
+ * cell, written by the results writer with whatever names are given. */
+static void write_run(const char *path, const char *label_a, const char *label_b, const char *workload)
+{
+	char *argv[] = {"test"}, err[512];
+	struct alloclab_results *r = alloclab_results_new(1, argv, NULL);
+	const char *labels[] = {label_a, label_b};
+
+	for (unsigned p = 0; p < 2; p++) {
+		struct alloclab_plugin_info info = {.label = (char *)labels[p], .spec = "x", .name = "x"};
+		alloclab_results_add_plugin(r, &info);
+		for (unsigned t = 1; t <= 2; t++) {
+			struct alloclab_cell c = {.plugin = (char *)labels[p], .plugin_index = p, .workload = (char *)workload,
+						  .threads = t, .status = ALLOCLAB_CELL_OK, .planned = 3,
+						  .params = json_pack("{s:i}", "ops", 10)};
+			struct alloclab_cell *cell = alloclab_results_add_cell(r, &c);
+			for (unsigned k = 0; k < 3; k++) {
+				struct alloclab_process pr = {.index = k, .peak_rss_kib = 1000};
+				pr.values = calloc(1, sizeof *pr.values);
+				pr.nvalues = 1;
+				pr.values[0].wall_ns = 1000;
+				pr.values[0].thread_ns = calloc(t, sizeof(uint64_t));
+				pr.values[0].thread_ops = calloc(t, sizeof(uint64_t));
+				for (unsigned i = 0; i < t; i++)
+					pr.values[0].thread_ops[i] = 100;
+				pr.values[0].per_op = 10.0 * t + p + k * 0.1;
+				alloclab_cell_add_process(cell, &pr);
+			}
+		}
+	}
+	r->complete = 1;
+	cr_assert_eq(alloclab_results_write(r, path, err, sizeof err), 0, "%s", err);
+	alloclab_results_free(r);
+}
+
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+Test(untrusted_text, plot_never_runs_a_files_text_nor_writes_outside, .timeout = 60)
+{
+	char *dir = scratch_dir(), path[4200], pwned[4400];
+	struct stat st;
+
+	snprintf(pwned, sizeof pwned, "%s/PWNED", dir);
+	/* Quotes and line breaks that would end gnuplot's string and command,
+	 * system() and backquotes, and a workload that climbs out of -o. */
+	char label[16384];
+	snprintf(label, sizeof label, "a'\nsystem('touch %s')\nset title 'x` touch %s`", pwned, pwned);
+	snprintf(path, sizeof path, "%s/evil.json", dir);
+	write_run(path, label, "b\"\r\n;!touch PWNED", "../../escape");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"plot", "evil.json", "-o", "pics/inner", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(stat(pwned, &st) != 0, "a command from the file ran");
+	snprintf(path, sizeof path, "%s/PWNED", dir);
+	cr_expect(stat(path, &st) != 0, "a command from the file ran");
+	/* Everything it wrote is inside pics/inner; nothing beside it. */
+	snprintf(path, sizeof path, "%s/pics/inner", dir);
+	cr_expect_geq(count_files(path), 4, "pictures missing");
+	snprintf(path, sizeof path, "%s/pics", dir);
+	snprintf(pwned, sizeof pwned, "%s/inner", path);
+	cr_expect_eq(count_files(path), count_files(pwned), "a file outside -o");
+	cr_expect_eq(count_files(dir) - 1, count_files(path), "a file outside -o");
+	cmd_result_free(&r);
+}
+
+Test(untrusted_text, compare_takes_the_documented_maximum_of_files, .timeout = 60)
+{
+	char *dir = scratch_dir(), path[4200];
+	const char *args[70];
+	size_t n = 0;
+
+	args[n++] = "compare";
+	for (int i = 0; i < 64; i++) {
+		static char names[64][32];
+		snprintf(names[i], sizeof names[i], "r%02d.json", i);
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		write_run(path, "a", "b", "churn");
+		args[n++] = names[i];
+	}
+	args[n++] = "--format";
+	args[n++] = "csv";
+	args[n] = NULL;
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	/* A header and 4 rows (2 plugins x 2 thread counts), no more. */
+	cr_expect_eq(count_lines(r.out), 5, "%.500s", r.out);
+	cmd_result_free(&r);
+	args[0] = "compare";
+	args[65] = "r00.json";
+	args[66] = NULL;
+	r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "at most 64 results files") != NULL, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+Test(untrusted_text, command_lines_are_checked, .timeout = 60)
+{
+	static const char *const bad[][2] = {
+		{"--timeout=nan", "--timeout 'nan' is not a number of seconds"},
+		{"--timeout=inf", "--timeout 'inf' is not a number of seconds"},
+		{"--timeout=-1", "is not a number of seconds"},
+		{"-t1,,2", "--threads '1,,2' has an empty entry"},
+		{"-t1,1", "--threads '1,1' gives 1 twice"},
+		{"-t,", "has an empty entry"},
+		{"-n99999999999999999999", "is too large"},
+		{"-wchurn:ops=5,ops=7", "ops is given twice"},
+		{"-wchurn:ops=99999999999G", "is too large"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct cmd_result r = run_alloclab(NULL, (const char *const[]){"run", "-p", "system", bad[i][0], NULL});
+		cr_expect_eq(r.status, 2, "%s: status %d", bad[i][0], r.status);
+		cr_expect(strstr(r.err, bad[i][1]) != NULL, "%s: '%s' not in: %s", bad[i][0], bad[i][1], r.err);
+		cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+		cmd_result_free(&r);
+	}
+}
+
+Test(untrusted_text, words_files_are_checked_once, .timeout = 60)
+{
+	char *dir = scratch_dir(), path[4200];
+	snprintf(path, sizeof path, "%s/fifo", dir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "unicode:words=16",
+		"--words", "fifo", NULL});
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "--words fifo: not a regular file") != NULL, "%s", r.err);
+	cmd_result_free(&r);
+	/* A comma in the path reaches the worker intact. */
+	snprintf(path, sizeof path, "%s/a,b words.txt", dir);
+	FILE *f = fopen(path, "w");
+	fputs("alpha beta gamma delta epsilon zeta eta theta iota kappa\n", f);
+	fclose(f);
+	r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "unicode:words=16,variant=text,rounds=2",
+		"--words", "a,b words.txt", "-t", "1", "-n", "1", "-o", "r.json", NULL});
+	cr_expect_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+}
+
+/* Lists and counts checked where they are given, not in the worker. */
+Test(untrusted_text, repeated_list_items_and_overlong_commands_are_refused_up_front)
+{
+	char *dir = scratch_dir(), cmd[2000] = "exec:cmd=true";
+	assert_run_refused(dir, (const char *const[]){"run", "-p", "system", "-w", "python:bench=nbody+nbody", "-o",
+						      "refused.json", NULL},
+			   "bench=nbody is given twice");
+	assert_run_refused(dir, (const char *const[]){"run", "-p", "system", "-w", "churn:ops=100+100", "-o",
+						      "refused.json", NULL},
+			   "ops=100 is given twice");
+	for (int i = 0; i < 70; i++)
+		strcat(cmd, " x");
+	assert_run_refused(dir, (const char *const[]){"run", "-p", "system", "-w", cmd, "-o", "refused.json", NULL},
+			   "cmd= has 71 words, more than 62");
+	/* A group that brings an item given too is no slip: measured once. */
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w",
+								      "python:bench=quick+nbody,loops=1", "-t", "1", "-n", "1",
+								      "-v", "1", "--warmups", "0", "-o", "q.json", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "q.json");
+	unsigned nbody = 0;
+	for (unsigned i = 0; i < res->ncells; i++)
+		nbody += strcmp(json_string_value(json_object_get(res->cells[i].params, "bench")), "nbody") == 0;
+	cr_expect_eq(nbody, 1, "nbody measured %u times", nbody);
+	alloclab_results_free(res);
+}
+
+Test(untrusted_text, a_results_file_whose_version_is_not_its_layout_is_refused)
+{
+	char *dir = scratch_dir(), path[4200];
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "churn:ops=100", "-t", "1",
+								      "-n", "1", "-o", "r.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	snprintf(path, sizeof path, "%s/r.json", dir);
+	char *text = read_file(path), *at = strstr(text, "\"format_version\":3");
+	cr_assert(at, "no format_version 3 in %s", text);
+	at[strlen("\"format_version\":")] = '1';
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	r = run_alloclab(dir, (const char *const[]){"show", "r.json", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "format_version") && strstr(r.err, "complete"), "%s", r.err);
+	cmd_result_free(&r);
+}
+
+/* An interrupted run's cells, measured by fewer processes than planned,
+ * are drawn marked as partial. */
+Test(untrusted_text, partial_cells_are_marked_in_the_pictures, .timeout = 60)
+{
+	char *argv[] = {"test"}, err[512], path[4200], svg[4300];
+	char *dir = scratch_dir();
+	struct alloclab_results *r = alloclab_results_new(1, argv, NULL);
+	const char *labels[] = {"whole", "cut"};
+	for (unsigned p = 0; p < 2; p++) {
+		struct alloclab_plugin_info info = {.label = (char *)labels[p], .spec = "x", .name = "x"};
+		alloclab_results_add_plugin(r, &info);
+		struct alloclab_cell c = {.plugin = (char *)labels[p], .plugin_index = p, .workload = "churn", .threads = 1,
+					  .status = p ? ALLOCLAB_CELL_PENDING : ALLOCLAB_CELL_OK, .planned = 3,
+					  .params = json_pack("{s:i}", "ops", 10)};
+		struct alloclab_cell *cell = alloclab_results_add_cell(r, &c);
+		for (unsigned k = 0; k < (p ? 1u : 3u); k++) {
+			struct alloclab_process pr = {.index = k, .peak_rss_kib = 1000};
+			pr.values = calloc(1, sizeof *pr.values);
+			pr.nvalues = 1;
+			pr.values[0].wall_ns = 1000;
+			pr.values[0].thread_ns = calloc(1, sizeof(uint64_t));
+			pr.values[0].thread_ops = calloc(1, sizeof(uint64_t));
+			pr.values[0].thread_ops[0] = 100;
+			pr.values[0].per_op = 10.0 + p;
+			alloclab_cell_add_process(cell, &pr);
+		}
+	}
+	r->complete = 0;
+	snprintf(path, sizeof path, "%s/cut.json", dir);
+	cr_assert_eq(alloclab_results_write(r, path, err, sizeof err), 0, "%s", err);
+	alloclab_results_free(r);
+	struct cmd_result res = run_alloclab(dir, (const char *const[]){"plot", "cut.json", "-o", "pics", NULL});
+	cr_assert_eq(res.status, 0, "%s", res.err);
+	cmd_result_free(&res);
+	snprintf(svg, sizeof svg, "%s/pics/churn-plugins.svg", dir);
+	char *text = read_file(svg);
+	cr_assert(text, "no %s", svg);
+	cr_expect(strstr(text, "cut (PARTIAL"), "the partial cell is not marked");
+	cr_expect_null(strstr(text, "whole (PARTIAL"), "the whole cell is marked partial");
+	free(text);
+}
+
+/* A results file whose labels hold escape sequences and line breaks:
+ * every command shows them as text, never passes them to the terminal. */
+Test(untrusted_text, text_from_a_results_file_never_reaches_the_terminal_raw, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "churn:ops=2000", "-t", "1",
+								      "-n", "2", "-v", "1", "--no-check", "-o", "r.json", "-q",
+								      NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	json_t *doc = json_load_file(path_in(dir, "r.json"), 0, NULL);
+	cr_assert_not_null(doc);
+	json_t *cell = json_array_get(json_object_get(doc, "cells"), 0);
+	json_object_set_new(cell, "plugin", json_string("sys\033[2J\033]0;pwned\007tem\nforged line"));
+	cr_assert_eq(json_dump_file(doc, path_in(dir, "evil.json"), 0), 0);
+	json_decref(doc);
+	const char *const *commands[] = {
+		(const char *const[]){"show", "evil.json", NULL},
+		(const char *const[]){"compare", "evil.json", NULL},
+		(const char *const[]){"show", "--format", "csv", "evil.json", NULL},
+	};
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+		r = run_alloclab(dir, commands[i]);
+		cr_expect(!has_control(r.out) && !has_control(r.err), "command %zu passed a control character: %s %s", i,
+			  r.out, r.err);
+		cr_expect(strstr(r.out, "forged line\n") == NULL || strstr(r.out, "?forged line"), "%zu: %s", i, r.out);
+		cmd_result_free(&r);
+	}
+}
+
+/* A pyperf file that registers a benchmark whose name holds an escape
+ * sequence: the name is kept as text, harmless wherever it is shown. */
+Test(untrusted_text, a_benchmark_name_with_an_escape_is_shown_harmless, .timeout = 120)
+{
+	char *dir = scratch_dir(), *pf = path_in(dir, "pf");
+	mkdir(pf, 0755);
+	FILE *f = fopen(path_in(dir, "pf/bm.py"), "w");
+	fputs("import pyperf\npyperf.Runner().bench_func('x\\x1b[31mred', lambda: None)\n", f);
+	fclose(f);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "python:pyperf=pf/bm.py", "-t",
+								      "1", "-n", "1", "-v", "1", "--no-check", "-o", "b.json",
+								      NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(!has_control(r.out) && !has_control(r.err), "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"show", "b.json", NULL});
+	cr_expect(strstr(r.out, "x?[31mred") && !has_control(r.out), "%s", r.out);
+	cmd_result_free(&r);
+}
+
+/* ALLOCLAB_SELF from the environment that names another program is not
+ * believed: the workers are this alloclab. */
+Test(untrusted_text, alloclab_self_naming_another_program_is_ignored, .timeout = 60)
+{
+	char *dir = scratch_dir(), *fake = path_in(dir, "not-alloclab");
+	char script[8400];
+	snprintf(script, sizeof script, "#!/bin/sh\ntouch '%s/it-ran'\nexit 3\n", dir);
+	FILE *f = fopen(fake, "w");
+	fputs(script, f);
+	fclose(f);
+	chmod(fake, 0755);
+	setenv("ALLOCLAB_SELF", fake, 1);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "churn:ops=2000", "-t", "1",
+								      "-n", "1", "-v", "1", "--no-check", "-o", "s.json", "-q",
+								      NULL});
+	unsetenv("ALLOCLAB_SELF");
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	cr_expect_null(read_file(path_in(dir, "it-ran")), "the workers ran ALLOCLAB_SELF's program");
+}
+
+/* A word list in /proc says it is empty (st_size 0) and holds text: it is
+ * read to its end. */
+Test(untrusted_text, a_word_list_in_proc_is_read_to_its_end, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w",
+								      "unicode:text=/proc/self/status,rounds=1", "-t", "1", "-n",
+								      "1", "-v", "1", "--no-check", "-o", "u.json", "-q", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *res = load_results(dir, "u.json");
+	cr_expect_eq(res->cells[0].status, ALLOCLAB_CELL_OK, "%s", res->cells[0].message ? res->cells[0].message : "");
+	alloclab_results_free(res);
+}
