@@ -1,10 +1,10 @@
 /* Comparing runs and plugins. See compare.h. */
 #include "compare.h"
-#include "figures/pairs.h"
+#include "statistics/pairs.h"
 
 #include "cells.h"
-#include "significance.h"
-#include "figures/summary.h"
+#include "statistics/significance.h"
+#include "statistics/summary.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -198,7 +198,7 @@ static const char *compared_metric(const struct alloclab_compare_opts *o, char *
 
 /* Both cells of one paired run (run --paired): the ratios of their times
  * in the same processes, each process's pair_ratio over the base's of the
- * same round (figures/pairs.h). 0 with *st filled, or -1 when they were not
+ * same round (statistics/pairs.h). 0 with *st filled, or -1 when they were not
  * measured side by side. */
 static int paired_stat(const struct comparison *k, size_t c, const struct alloclab_cell *cell,
 		       const struct alloclab_cell *other, struct alloclab_pair_stat *st)

@@ -5,7 +5,7 @@
 #include "figures/figure.h"
 #include "process/memory_timeline.h"
 #include "figures/process_memory.h"
-#include "figures/summary.h"
+#include "statistics/summary.h"
 
 #include <math.h>
 #include <stdlib.h>

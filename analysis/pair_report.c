@@ -1,7 +1,7 @@
 /* The paired comparison's table. See pair_report.h. */
 #include "pair_report.h"
 #include "cells.h"
-#include "figures/pairs.h"
+#include "statistics/pairs.h"
 
 #include <math.h>
 #include <stdlib.h>

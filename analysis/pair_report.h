@@ -3,12 +3,12 @@
  * group against the reference, row by row, as the ratio of their times in
  * the same processes with its 95% interval and a verdict that says "not
  * resolved" where the interval holds 1; and a line with the run's noise,
- * unpaired beside paired (figures/pairs.h has the statistics).
+ * unpaired beside paired (statistics/pairs.h has the statistics).
  */
 #ifndef ALLOCLAB_PAIR_REPORT_H
 #define ALLOCLAB_PAIR_REPORT_H
 
-#include "figures/pairs.h"
+#include "statistics/pairs.h"
 #include "results/results.h"
 
 #include <stdio.h>

@@ -11,8 +11,8 @@
 #include "registry.h"
 #include "files/scratch.h"
 #include "process/program.h"
-#include "figures/summary.h"
-#include "figures/pairs.h"
+#include "statistics/summary.h"
+#include "statistics/pairs.h"
 
 #include <ctype.h>
 #include <errno.h>

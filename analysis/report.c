@@ -2,13 +2,12 @@
 #include "report.h"
 
 #include "cells.h"
-#include "figures/confidence.h"
+#include "statistics/summary.h"
 #include "latency_report.h"
 #include "memory_report.h"
 #include "pair_report.h"
 #include "measure/placement.h"
 #include "registry.h"
-#include "figures/summary.h"
 
 #include <math.h>
 #include <stdlib.h>

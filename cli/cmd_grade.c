@@ -13,7 +13,7 @@
 #include "base/shell_word.h"
 #include "check/check.h"
 #include "figures/cell_values.h"
-#include "figures/summary.h"
+#include "statistics/summary.h"
 #include "files/output_path.h"
 #include "files/scratch.h"
 #include "files/self_exe.h"

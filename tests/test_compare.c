@@ -8,7 +8,7 @@
 #include "plot.h"
 #include "results/results.h"
 #include "helpers.h"
-#include "significance.h"
+#include "statistics/significance.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

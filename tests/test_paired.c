@@ -5,7 +5,7 @@
  * fallback when plugins cannot share a process; bad input.
  */
 #include "helpers.h"
-#include "figures/pairs.h"
+#include "statistics/pairs.h"
 #include "results/results.h"
 #include "worker/slice.h"
 

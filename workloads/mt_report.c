@@ -3,7 +3,7 @@
 
 #include "figures/cell_values.h"
 #include "measure/placement.h"
-#include "figures/summary.h"
+#include "statistics/summary.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * Paired comparisons in a run (run --paired, --pair A,B,...): the group,
  * its slots, and a slot's round. See internal.h; the worker's side is
- * worker/paired.c, the statistics figures/pairs.c.
+ * worker/paired.c, the statistics statistics/pairs.c.
  *
  * A slot's round is one worker process holding every plugin of the slot
  * when they can share one (the ratio then cancels what the process and
@@ -14,7 +14,7 @@
 #define _GNU_SOURCE 1
 #include "run/internal.h"
 #include "base/rng.h"
-#include "figures/pairs.h"
+#include "statistics/pairs.h"
 #include "process/child.h"
 #include "worker/worker.h"
 

@@ -8,7 +8,7 @@
 
 #include "figures/cell_values.h"
 #include "process/child.h"
-#include "figures/confidence.h"
+#include "statistics/summary.h"
 #include "run/progress.h"
 #include "results/results.h"
 #include "files/scratch.h"
@@ -34,7 +34,7 @@
 
 
 
-/* -n auto's stopping rule (confidence.h) on a cell's per-process means. */
+/* -n auto's stopping rule (statistics/summary.h) on a cell's per-process means. */
 static double ci_half_width_percent(const struct alloclab_cell *c)
 {
 	size_t n;

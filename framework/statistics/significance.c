@@ -1,7 +1,7 @@
 /* Significance tests. See significance.h. */
-#include "significance.h"
+#include "statistics/significance.h"
 
-#include "figures/summary.h"
+#include "statistics/summary.h"
 
 #include <math.h>
 #include <stdlib.h>

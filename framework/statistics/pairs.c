@@ -1,6 +1,6 @@
 /* The statistics of paired comparisons. See pairs.h. */
-#include "figures/pairs.h"
-#include "figures/confidence.h"
+#include "statistics/pairs.h"
+#include "statistics/summary.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -95,7 +95,7 @@ void alloclab_pair_stat_of(const double *r, size_t n, struct alloclab_pair_stat 
 		for (size_t i = 0; i < n; i++)
 			sq += (l[i] - mean) * (l[i] - mean);
 		double sd = sqrt(sq / (double)(n - 1));
-		/* The t interval of the mean logarithm, as confidence.c takes a
+		/* The t interval of the mean logarithm, as summary.c takes a
 		 * mean's: its half-width over the mean of exp(l) is close to
 		 * t * sd / sqrt(n) for spreads of a few percent. */
 		double half = alloclab_t95((unsigned)(n - 1)) * sd / sqrt((double)n);
