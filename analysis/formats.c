@@ -1,101 +1,81 @@
 /*
  * Output formats, as one table: each has a name, what it is for, and a
- * printer for a comparison (analysis/compare.h) and for a run (`alloclab
- * show`). `alloclab compare`, `alloclab show` and their usage texts all take
- * the names from here.
+ * printer for a comparison (statistics/comparison.h) and for a run
+ * (`alloclab show`). `alloclab compare`, `alloclab show` and their usage
+ * texts all take the names from here. Every printer reads the typed
+ * comparison; none computes a figure of its own.
  */
 #include "formats.h"
 
-#include "compare.h"
+#include "comparison_json.h"
 #include "report.h"
+#include "units.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int row_unmeasured(const json_t *row);
-
-
-/* The text of one table cell: base "18.9 ns"; others "19.3 ns: 1.02x
- * slower (+2%)" or "19.0 ns: not significant". */
-/* What the comparison's numbers are: times (the default), instruction
- * counts, or one of the memory figures (compare --metric rss, ...). */
-static enum { KIND_TIME, KIND_COUNTS, KIND_KIB, KIND_RATIO, KIND_FAULTS } kind;
-
-static void kib_text(double kib, char *out, size_t len)
+/* The number of an entry, in its unit. */
+static void mean_text(const struct alloclab_comparison *cmp, double mean, char *out, size_t len)
 {
-	if (kib >= 1024 * 1024)
-		snprintf(out, len, "%.2f GiB", kib / (1024 * 1024));
-	else if (kib >= 1024)
-		snprintf(out, len, "%.1f MiB", kib / 1024);
-	else
-		snprintf(out, len, "%.0f KiB", kib);
+	switch (cmp->quantity) {
+	case ALLOCLAB_QUANTITY_COUNTS: snprintf(out, len, "%.1f instr", mean); break;
+	case ALLOCLAB_QUANTITY_KIB: alloclab_format_kib(mean, out, len); break;
+	case ALLOCLAB_QUANTITY_RATIO: snprintf(out, len, "%.2f", mean); break;
+	case ALLOCLAB_QUANTITY_FAULTS: snprintf(out, len, "%.0f faults", mean); break;
+	default: alloclab_format_ns(mean, out, len);
+	}
 }
 
-static void cell_text(const json_t *entry, int base, char *out, size_t len)
+static const char *status_text(enum alloclab_entry_status s)
 {
-	char t[64], r[64];
+	return s == ALLOCLAB_ENTRY_ERROR ? "error" : s == ALLOCLAB_ENTRY_NOT_APPLICABLE ? "not applicable" : "not measured";
+}
 
-	if (entry == NULL || json_is_null(entry)) {
+/* The text of one table cell: base "18.9 ns"; others "19.3 ns: 1.02x
+ * slower (+2%)" or "19.0 ns: not significant", a paired one with its
+ * ratio's 95% interval. */
+static void cell_text(const struct alloclab_comparison *cmp, const struct alloclab_comparison_entry *e, int base,
+		      char *out, size_t len)
+{
+	char t[64], r[64], interval[64] = "";
+
+	if (e->status == ALLOCLAB_ENTRY_ABSENT) {
 		snprintf(out, len, "-");
 		return;
 	}
-	if (json_object_get(entry, "status")) {
+	if (e->status != ALLOCLAB_ENTRY_MEASURED) {
 		/* Never measured: said as such, never as a number. */
-		snprintf(out, len, "%s", json_string_value(json_object_get(entry, "status")));
+		snprintf(out, len, "%s", status_text(e->status));
 		return;
 	}
-	double mean = json_number_value(json_object_get(entry, "mean"));
-	switch (kind) {
-	case KIND_COUNTS: snprintf(t, sizeof t, "%.1f instr", mean); break;
-	case KIND_KIB: kib_text(mean, t, sizeof t); break;
-	case KIND_RATIO: snprintf(t, sizeof t, "%.2f", mean); break;
-	case KIND_FAULTS: snprintf(t, sizeof t, "%.0f faults", mean); break;
-	default: alloclab_format_ns(mean, t, sizeof t);
-	}
+	mean_text(cmp, e->mean, t, sizeof t);
 	if (base) {
 		snprintf(out, len, "%s", t);
 		return;
 	}
-	if (json_is_false(json_object_get(entry, "reachable"))) {
+	if (e->verdict == ALLOCLAB_VERDICT_CANNOT_TELL) {
 		snprintf(out, len, "%s: cannot tell (too few processes)", t);
 		return;
 	}
-	/* Paired: the ratio's 95% interval, always said. */
-	const json_t *iv = json_object_get(entry, "interval");
-	char interval[64] = "";
-	if (json_is_array(iv))
-		snprintf(interval, sizeof interval, " [%.3f..%.3f]", json_number_value(json_array_get(iv, 0)),
-			 json_number_value(json_array_get(iv, 1)));
-	if (!json_is_true(json_object_get(entry, "significant"))) {
-		snprintf(out, len, "%s: %s%s", t, iv ? "not resolved" : "not significant", interval);
+	if (e->has_interval)
+		snprintf(interval, sizeof interval, " [%.3f..%.3f]", e->lo, e->hi);
+	if (e->verdict != ALLOCLAB_VERDICT_LESS && e->verdict != ALLOCLAB_VERDICT_MORE) {
+		snprintf(out, len, "%s: %s%s", t, e->tested == ALLOCLAB_TESTED_PAIRED ? "not resolved" : "not significant",
+			 interval);
 		return;
 	}
-	if (kind != KIND_TIME) {
-		double ratio = json_number_value(json_object_get(entry, "ratio"));
-		snprintf(r, sizeof r, ratio >= 1 ? "%.2fx more (%+.0f%%)" : "%.2fx fewer (%+.0f%%)",
-			 ratio >= 1 ? ratio : 1 / ratio, (ratio - 1) * 100);
-	} else {
-		alloclab_format_ratio(json_number_value(json_object_get(entry, "ratio")), r, sizeof r);
-	}
+	if (cmp->quantity != ALLOCLAB_QUANTITY_TIME)
+		snprintf(r, sizeof r, e->ratio >= 1 ? "%.2fx more (%+.0f%%)" : "%.2fx fewer (%+.0f%%)",
+			 e->ratio >= 1 ? e->ratio : 1 / e->ratio, (e->ratio - 1) * 100);
+	else
+		alloclab_format_ratio(e->ratio, r, sizeof r);
 	snprintf(out, len, "%s: %s%s", t, r, interval);
 }
 
-static int row_significant(const json_t *row)
+static int row_warned(const struct alloclab_comparison *cmp, const struct alloclab_comparison_row *row)
 {
-	json_t *e;
-	size_t c;
-	json_array_foreach(json_object_get(row, "columns"), c, e)
-		if (c > 0 && json_is_true(json_object_get(e, "significant")))
-			return 1;
-	return 0;
-}
-
-static int row_warned(const json_t *row)
-{
-	json_t *e;
-	size_t c;
-	json_array_foreach(json_object_get(row, "columns"), c, e)
-		if (json_array_size(json_object_get(e, "warnings")) > 0)
+	for (size_t c = 0; c < cmp->ncols; c++)
+		if (row->entries[c].nwarnings > 0)
 			return 1;
 	return 0;
 }
@@ -106,59 +86,49 @@ struct table {
 	size_t rows, cols;
 };
 
-static char *geomean_text(double g)
+static char *geomean_text(const struct alloclab_comparison *cmp, double g)
 {
 	char *s = malloc(48);
+	int time = cmp->quantity == ALLOCLAB_QUANTITY_TIME;
 	if (g >= 1)
-		snprintf(s, 48, "%.2fx %s", g, kind == KIND_TIME ? "slower" : "more");
+		snprintf(s, 48, "%.2fx %s", g, time ? "slower" : "more");
 	else
-		snprintf(s, 48, "%.2fx %s", 1 / g, kind == KIND_TIME ? "faster" : "fewer");
+		snprintf(s, 48, "%.2fx %s", 1 / g, time ? "faster" : "fewer");
 	return s;
 }
 
-static void build_table(const json_t *cmp, struct table *t)
+/* The rows shown: the significant ones whose every column was measured. */
+static void build_table(const struct alloclab_comparison *cmp, struct table *t)
 {
-	const char *metric = json_string_value(json_object_get(cmp, "metric"));
-	kind = metric == NULL ? KIND_TIME
-	       : strcmp(metric, ALLOCLAB_METRIC_INSTRUCTIONS) == 0 ? KIND_COUNTS
-	       : strcmp(metric, "fragmentation_at_peak") == 0 ? KIND_RATIO
-	       : strcmp(metric, "minor_faults_per_value") == 0 ? KIND_FAULTS
-	       : strcmp(metric, "rss_peak_kib") == 0 || strcmp(metric, "kept_after_free_kib") == 0 ? KIND_KIB
-	       : KIND_TIME;
-	json_t *rows = json_object_get(cmp, "rows"), *cols = json_object_get(cmp, "columns"), *row, *name;
-	size_t ncols = json_array_size(cols) + 1, shown = 0, i, c;
-	int geo = json_array_size(rows) >= 2;
+	size_t ncols = cmp->ncols + 1;
 
 	t->cols = ncols;
-	t->cells = calloc((json_array_size(rows) + 2) * ncols, sizeof *t->cells);
+	t->cells = calloc((cmp->nrows + 2) * ncols, sizeof *t->cells);
 	t->cells[0] = strdup("Benchmark");
-	json_array_foreach(cols, c, name) t->cells[c + 1] = strdup(json_string_value(name));
+	for (size_t c = 0; c < cmp->ncols; c++)
+		t->cells[c + 1] = strdup(cmp->columns[c]);
 	t->rows = 1;
-	json_array_foreach(rows, i, row)
-	{
+	for (size_t i = 0; i < cmp->nrows; i++) {
+		const struct alloclab_comparison_row *row = &cmp->rows[i];
 		char text[256];
-		if (!row_significant(row) || row_unmeasured(row))
+		if (!alloclab_row_significant(row, cmp->ncols) || alloclab_row_unmeasured(row, cmp->ncols))
 			continue;
-		snprintf(text, sizeof text, "%s%s", json_string_value(json_object_get(row, "name")),
-			 row_warned(row) ? " (!)" : "");
+		snprintf(text, sizeof text, "%s%s", row->name, row_warned(cmp, row) ? " (!)" : "");
 		t->cells[t->rows * ncols] = strdup(text);
-		for (c = 0; c + 1 < ncols; c++) {
-			cell_text(json_array_get(json_object_get(row, "columns"), c), c == 0, text, sizeof text);
+		for (size_t c = 0; c < cmp->ncols; c++) {
+			cell_text(cmp, &row->entries[c], c == 0, text, sizeof text);
 			t->cells[t->rows * ncols + c + 1] = strdup(text);
 		}
 		t->rows++;
-		shown++;
 	}
-	if (geo) {
+	if (cmp->nrows >= 2) {
 		t->cells[t->rows * ncols] = strdup("Geometric mean");
 		t->cells[t->rows * ncols + 1] = strdup("(ref)");
-		for (c = 2; c < ncols; c++) {
-			json_t *g = json_array_get(json_object_get(cmp, "geometric_mean"), c - 1);
-			t->cells[t->rows * ncols + c] = json_is_number(g) ? geomean_text(json_number_value(g)) : strdup("-");
-		}
+		for (size_t c = 1; c < cmp->ncols; c++)
+			t->cells[t->rows * ncols + c + 1] =
+				cmp->has_geometric_mean[c] ? geomean_text(cmp, cmp->geometric_mean[c]) : strdup("-");
 		t->rows++;
 	}
-	(void)shown;
 }
 
 static void free_table(struct table *t)
@@ -168,87 +138,56 @@ static void free_table(struct table *t)
 	free(t->cells);
 }
 
-/* A row none of whose columns could reach significance, whatever the
- * values: the test had too few samples. */
-static int row_unreachable(const json_t *row)
+static int row_plain_not_significant(const struct alloclab_comparison_row *row, size_t ncols)
 {
-	json_t *e;
-	size_t c;
-	int any = 0;
-	json_array_foreach(json_object_get(row, "columns"), c, e)
-	{
-		if (c == 0 || !json_is_object(e) || json_object_get(e, "status"))
-			continue;
-		if (!json_is_false(json_object_get(e, "reachable")))
-			return 0;
-		any = 1;
-	}
-	return any;
+	return !alloclab_row_significant(row, ncols) && !alloclab_row_unreachable(row, ncols) &&
+	       !alloclab_row_unmeasured(row, ncols);
 }
 
-/* A row with a column that was never measured (error, not applicable). */
-static int row_unmeasured(const json_t *row)
+static void print_row_list(const struct alloclab_comparison *cmp, FILE *out, const char *title,
+			   int (*pick)(const struct alloclab_comparison_row *row, size_t ncols))
 {
-	json_t *e;
-	size_t c;
-	json_array_foreach(json_object_get(row, "columns"), c, e)
-		if (json_is_object(e) && json_object_get(e, "status"))
-			return 1;
-	return 0;
-}
+	size_t n = 0;
 
-static void print_row_list(const json_t *cmp, FILE *out, const char *title, int (*pick)(const json_t *row))
-{
-	json_t *row;
-	size_t i, n = 0;
-
-	json_array_foreach(json_object_get(cmp, "rows"), i, row) n += (size_t)pick(row);
+	for (size_t i = 0; i < cmp->nrows; i++)
+		n += (size_t)pick(&cmp->rows[i], cmp->ncols);
 	if (n == 0)
 		return;
 	fprintf(out, "%s (%zu): ", title, n);
 	n = 0;
-	json_array_foreach(json_object_get(cmp, "rows"), i, row)
-		if (pick(row))
-			fprintf(out, "%s%s", n++ ? "; " : "", json_string_value(json_object_get(row, "name")));
+	for (size_t i = 0; i < cmp->nrows; i++)
+		if (pick(&cmp->rows[i], cmp->ncols))
+			fprintf(out, "%s%s", n++ ? "; " : "", cmp->rows[i].name);
 	fputc('\n', out);
 }
 
-static int row_plain_not_significant(const json_t *row)
+static void print_not_significant(const struct alloclab_comparison *cmp, FILE *out)
 {
-	return !row_significant(row) && !row_unreachable(row) && !row_unmeasured(row);
+	if (strncmp(cmp->metric, "latency_", 8) == 0)
+		fprintf(out, "Compared: %s, each process's percentile of its timed calls (--latency)\n", cmp->metric);
+	else if (cmp->quantity == ALLOCLAB_QUANTITY_KIB || cmp->quantity == ALLOCLAB_QUANTITY_RATIO ||
+		 cmp->quantity == ALLOCLAB_QUANTITY_FAULTS)
+		fprintf(out, "Compared: %s, one figure per process (docs/guides/memory.md)\n", cmp->metric);
+	print_row_list(cmp, out, cmp->paired ? "Not resolved" : "Not significant", row_plain_not_significant);
+	print_row_list(cmp, out, "Cannot be significant with the processes measured", alloclab_row_unreachable);
+	print_row_list(cmp, out, "Not measured in every column (error, not applicable, or no latency)",
+		       alloclab_row_unmeasured);
 }
 
-static void print_not_significant(const json_t *cmp, FILE *out)
+static void print_warnings(const struct alloclab_comparison *cmp, FILE *out)
 {
-	const char *metric = json_string_value(json_object_get(cmp, "metric"));
-	if (metric && strncmp(metric, "latency_", 8) == 0)
-		fprintf(out, "Compared: %s, each process's percentile of its timed calls (--latency)\n", metric);
-	else if (metric && (strcmp(metric, "rss_peak_kib") == 0 || strcmp(metric, "kept_after_free_kib") == 0 ||
-			    strcmp(metric, "fragmentation_at_peak") == 0 || strcmp(metric, "minor_faults_per_value") == 0))
-		fprintf(out, "Compared: %s, one figure per process (docs/guides/memory.md)\n", metric);
-	print_row_list(cmp, out, json_is_true(json_object_get(cmp, "paired")) ? "Not resolved" : "Not significant",
-		       row_plain_not_significant);
-	print_row_list(cmp, out, "Cannot be significant with the processes measured", row_unreachable);
-	print_row_list(cmp, out, "Not measured in every column (error, not applicable, or no latency)", row_unmeasured);
-}
-
-static void print_warnings(const json_t *cmp, FILE *out)
-{
-	json_t *row, *e, *w, *cols = json_object_get(cmp, "columns");
-	size_t i, c, k;
 	int header = 0;
 
-	json_array_foreach(json_object_get(cmp, "rows"), i, row)
-		json_array_foreach(json_object_get(row, "columns"), c, e)
-			json_array_foreach(json_object_get(e, "warnings"), k, w)
-	{
-		if (!header) {
-			fprintf(out, "\nWarnings (!):\n");
-			header = 1;
-		}
-		fprintf(out, "- %s, %s: %s\n", json_string_value(json_object_get(row, "name")),
-			json_string_value(json_array_get(cols, c)), json_string_value(w));
-	}
+	for (size_t i = 0; i < cmp->nrows; i++)
+		for (size_t c = 0; c < cmp->ncols; c++)
+			for (size_t k = 0; k < cmp->rows[i].entries[c].nwarnings; k++) {
+				if (!header) {
+					fprintf(out, "\nWarnings (!):\n");
+					header = 1;
+				}
+				fprintf(out, "- %s, %s: %s\n", cmp->rows[i].name, cmp->columns[c],
+					cmp->rows[i].entries[c].warnings[k]);
+			}
 }
 
 static void rst_rule(FILE *out, const size_t *w, size_t cols, char ch)
@@ -263,15 +202,15 @@ static void rst_rule(FILE *out, const size_t *w, size_t cols, char ch)
 
 /* A paired comparison says so above its table: its rows are the ratios of
  * the same processes' times, with their 95% intervals. */
-static void print_paired_header(const json_t *cmp, FILE *out)
+static void print_paired_header(const struct alloclab_comparison *cmp, FILE *out)
 {
-	if (json_is_true(json_object_get(cmp, "paired")))
+	if (cmp->paired)
 		fputs("Paired: each ratio is of times taken side by side in the same worker processes (the geometric\n"
 		      "mean over processes), [its 95% interval]; a ratio whose interval holds 1 is not resolved.\n\n",
 		      out);
 }
 
-static void print_rst(const json_t *cmp, FILE *out)
+static void print_rst(const struct alloclab_comparison *cmp, FILE *out)
 {
 	struct table t;
 	size_t *w;
@@ -298,7 +237,7 @@ static void print_rst(const json_t *cmp, FILE *out)
 	free(w);
 }
 
-static void print_markdown(const json_t *cmp, FILE *out)
+static void print_markdown(const struct alloclab_comparison *cmp, FILE *out)
 {
 	struct table t;
 
@@ -336,67 +275,71 @@ static void csv_field(FILE *out, const char *s)
 	}
 }
 
-static void print_csv(const json_t *cmp, FILE *out)
+/* The unit of the CSV's mean columns: instructions, a memory figure's
+ * name, or ns. */
+static const char *csv_unit(const struct alloclab_comparison *cmp)
 {
-	json_t *cols = json_object_get(cmp, "columns"), *row, *name, *e;
-	size_t i, c;
-	/* A paired comparison's ratios carry their intervals. */
-	const int paired = json_is_true(json_object_get(cmp, "paired"));
+	if (cmp->quantity == ALLOCLAB_QUANTITY_COUNTS)
+		return "instructions";
+	if (strncmp(cmp->metric, "latency_", 8) != 0 && strcmp(cmp->metric, ALLOCLAB_METRIC_TIME) != 0)
+		return cmp->metric;
+	return "ns";
+}
 
+static void print_csv_header(const struct alloclab_comparison *cmp, FILE *out)
+{
+	char mean[80];
+	snprintf(mean, sizeof mean, " mean %s", csv_unit(cmp));
+	const char *const suffix[] = {mean, " ratio", " p", " significant", " ratio 95% low", " ratio 95% high"};
 	fputs("benchmark", out);
-	json_array_foreach(cols, c, name)
-	{
-		const char *metric = json_string_value(json_object_get(cmp, "metric"));
-		/* The unit: instructions, a memory figure's name, or ns. */
-		char mean[80];
-		snprintf(mean, sizeof mean, " mean %s",
-			 metric && strcmp(metric, ALLOCLAB_METRIC_INSTRUCTIONS) == 0 ? "instructions"
-			 : metric && strncmp(metric, "latency_", 8) != 0 && strcmp(metric, ALLOCLAB_METRIC_TIME) != 0
-				 ? metric
-				 : "ns");
-		const char *const suffix[] = {mean, " ratio", " p", " significant", " ratio 95% low", " ratio 95% high"};
-		for (size_t k = 0; k < (c > 0 ? (paired ? 6u : 4u) : 1u); k++) {
+	for (size_t c = 0; c < cmp->ncols; c++)
+		for (size_t k = 0; k < (c > 0 ? (cmp->paired ? 6u : 4u) : 1u); k++) {
 			char head[512];
-			snprintf(head, sizeof head, "%s%s", json_string_value(name), suffix[k]);
+			snprintf(head, sizeof head, "%s%s", cmp->columns[c], suffix[k]);
 			fputc(',', out);
 			csv_field(out, head);
 		}
-	}
 	fputc('\n', out);
-	json_array_foreach(json_object_get(cmp, "rows"), i, row)
-	{
-		csv_field(out, json_string_value(json_object_get(row, "name")));
-		json_array_foreach(json_object_get(row, "columns"), c, e)
-		{
-			if (json_is_null(e) || json_object_get(e, "status")) {
+}
+
+static void print_csv(const struct alloclab_comparison *cmp, FILE *out)
+{
+	/* A paired comparison's ratios carry their intervals. */
+	const int paired = cmp->paired;
+
+	print_csv_header(cmp, out);
+	for (size_t i = 0; i < cmp->nrows; i++) {
+		csv_field(out, cmp->rows[i].name);
+		for (size_t c = 0; c < cmp->ncols; c++) {
+			const struct alloclab_comparison_entry *e = &cmp->rows[i].entries[c];
+			if (e->status != ALLOCLAB_ENTRY_MEASURED) {
 				/* No number where there was no measurement: the
 				 * columns keep their places. */
 				fputs(c > 0 ? (paired ? ",,,,,," : ",,,,") : ",", out);
 				continue;
 			}
-			fprintf(out, ",%.6g", json_number_value(json_object_get(e, "mean")));
-			if (c > 0) {
-				fprintf(out, ",%.6f,", json_number_value(json_object_get(e, "ratio")));
-				if (json_is_number(json_object_get(e, "p")))
-					fprintf(out, "%.6g", json_number_value(json_object_get(e, "p")));
-				fprintf(out, ",%s", json_is_true(json_object_get(e, "significant")) ? "yes" : "no");
-				const json_t *iv = json_object_get(e, "interval");
-				if (paired && json_is_array(iv))
-					fprintf(out, ",%.6f,%.6f", json_number_value(json_array_get(iv, 0)),
-						json_number_value(json_array_get(iv, 1)));
-				else if (paired)
-					fputs(",,", out);
-			}
+			fprintf(out, ",%.6g", e->mean);
+			if (c == 0)
+				continue;
+			fprintf(out, ",%.6f,", e->compared ? e->ratio : 0.0);
+			if (e->compared && e->has_p)
+				fprintf(out, "%.6g", e->p);
+			fprintf(out, ",%s", e->significant ? "yes" : "no");
+			if (paired && e->has_interval)
+				fprintf(out, ",%.6f,%.6f", e->lo, e->hi);
+			else if (paired)
+				fputs(",,", out);
 		}
 		fputc('\n', out);
 	}
 }
 
-
-static void print_json(const json_t *cmp, FILE *out)
+static void print_json(const struct alloclab_comparison *cmp, FILE *out)
 {
-	json_dumpf(cmp, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	json_t *doc = alloclab_comparison_to_json(cmp);
+	json_dumpf(doc, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 	fputc('\n', out);
+	json_decref(doc);
 }
 
 static void show_text(const struct alloclab_results *r, FILE *out)

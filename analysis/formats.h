@@ -6,15 +6,15 @@
 #define ALLOCLAB_FORMATS_H
 
 #include "results/results.h"
+#include "statistics/comparison.h"
 
-#include <jansson.h>
 #include <stdio.h>
 
 struct alloclab_output_format {
 	const char *name;
 	const char *help;
-	/* Prints a comparison (alloclab_compare's object); NULL: not for compare. */
-	void (*compare)(const json_t *cmp, FILE *out);
+	/* Prints a comparison; NULL: not for compare. */
+	void (*compare)(const struct alloclab_comparison *cmp, FILE *out);
 	/* Prints a run; NULL: not for show. */
 	void (*show)(const struct alloclab_results *r, FILE *out);
 };

@@ -2,7 +2,7 @@
 #include "latency_report.h"
 
 #include "cells.h"
-#include "compare.h"
+#include "units.h"
 #include "figures/figure.h"
 
 #include <math.h>

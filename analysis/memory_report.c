@@ -6,6 +6,7 @@
 #include "process/memory_timeline.h"
 #include "figures/process_memory.h"
 #include "statistics/summary.h"
+#include "units.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,18 +33,15 @@ static double median_of(double *v, size_t n)
 	return s.median;
 }
 
+/* A figure that may be unknown (< 0) or under a KiB. */
 static void kib_text(double kib, char *out, size_t len)
 {
 	if (kib < 0)
 		snprintf(out, len, "-");
-	else if (kib >= 1024 * 1024)
-		snprintf(out, len, "%.2f GiB", kib / (1024 * 1024));
-	else if (kib >= 1024)
-		snprintf(out, len, "%.1f MiB", kib / 1024);
-	else if (kib >= 1 || kib == 0)
-		snprintf(out, len, "%.0f KiB", kib);
-	else
+	else if (kib < 1 && kib != 0)
 		snprintf(out, len, "%.0f B", kib * 1024);
+	else
+		alloclab_format_kib(kib, out, len);
 }
 
 /* Resident over requested-live, the harness's baseline and the workload's

@@ -1,11 +1,11 @@
 /*
  * `alloclab compare BASE.json OTHER.json [MORE.json...]` and
- * `alloclab compare RUN.json --plugins A,B[,...]`: the comparison tables of
- * analysis/compare.h, with one-line errors for bad input.
+ * `alloclab compare RUN.json --plugins A,B[,...]`: the comparison
+ * (statistics/comparison.h) in one of the output formats (analysis/formats.h),
+ * with one-line errors for bad input.
  */
 #include "cells.h"
 #include "cli.h"
-#include "compare.h"
 #include "formats.h"
 #include "plugin/loader.h"
 #include "base/numbers.h"
@@ -183,11 +183,11 @@ static int plugin_columns(const char *plugins, struct alloclab_results *run, con
 
 int alloclab_cmd_compare(int argc, char **argv)
 {
-	struct compare_args a = {.o = {ALLOCLAB_TEST_RANK, 1.0, {0, -1, NULL, ALLOCLAB_MEMORY_NONE}},
+	struct compare_args a = {.o = {ALLOCLAB_TEST_RANK, 1.0, {0, -1, NULL, ALLOCLAB_MEMORY_NONE}, alloclab_row_names},
 				 .format = alloclab_output_format_find("rst", 0), .plugins = NULL};
 	struct alloclab_column cols[MAX_FILES];
 	struct alloclab_results *runs[MAX_FILES] = {0};
-	json_t *cmp;
+	struct alloclab_comparison *cmp;
 	char err[ALLOCLAB_ERR_LEN], names[128];
 	size_t ncols = 0;
 	int nfiles, parsed, rc = 2;
@@ -225,7 +225,7 @@ int alloclab_cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	a.format->compare(cmp, stdout);
-	json_decref(cmp);
+	alloclab_comparison_free(cmp);
 	rc = 0;
 out:
 	free_columns(cols, ncols);

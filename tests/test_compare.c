@@ -4,7 +4,7 @@
  * pictures that are real PNG and SVG files, and one-line errors for bad
  * input.
  */
-#include "compare.h"
+#include "units.h"
 #include "plot.h"
 #include "results/results.h"
 #include "helpers.h"

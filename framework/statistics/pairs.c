@@ -1,6 +1,7 @@
 /* The statistics of paired comparisons. See pairs.h. */
 #include "statistics/pairs.h"
 #include "statistics/summary.h"
+#include "figures/cell_values.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -146,4 +147,41 @@ int alloclab_pair_stat_between(const struct alloclab_cell *base, const struct al
 	alloclab_pair_stat_of(r, n, out);
 	free(r);
 	return n ? 0 : -1;
+}
+
+/* The median of v[0 .. n), which it sorts; -1 for none. */
+static double median_of(double *v, size_t n)
+{
+	struct alloclab_summary s;
+	if (n == 0)
+		return -1;
+	alloclab_summarize(v, n, &s);
+	return s.median;
+}
+
+void alloclab_run_noise(const struct alloclab_results *r, struct alloclab_run_noise *out)
+{
+	double *unpaired = calloc(r->ncells + 1, sizeof *unpaired), *paired = calloc(r->ncells + 1, sizeof *paired);
+	size_t nu = 0, np = 0;
+
+	for (unsigned i = 0; unpaired && paired && i < r->ncells; i++) {
+		const struct alloclab_cell *c = &r->cells[i];
+		size_t n;
+		double *m = alloclab_cell_process_means(c, &n), sum = 0, sq = 0;
+		if (alloclab_cell_measured(c) && n >= 2) {
+			for (size_t k = 0; k < n; k++)
+				sum += m[k];
+			for (size_t k = 0; k < n; k++)
+				sq += (m[k] - sum / n) * (m[k] - sum / n);
+			unpaired[nu++] = 100 * sqrt(sq / (double)(n - 1)) / (sum / n);
+		}
+		free(m);
+		struct alloclab_pair_stat st;
+		const struct alloclab_cell *ref = alloclab_pair_reference(r, c);
+		if (ref && ref != c && alloclab_cell_measured(c) && alloclab_pair_stat(c, &st) == 0 && st.n >= 2)
+			paired[np++] = st.spread_percent;
+	}
+	*out = (struct alloclab_run_noise){median_of(unpaired, nu), median_of(paired, np), nu, np};
+	free(unpaired);
+	free(paired);
 }

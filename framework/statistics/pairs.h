@@ -47,6 +47,17 @@ int alloclab_pair_stat(const struct alloclab_cell *c, struct alloclab_pair_stat 
 int alloclab_pair_stat_between(const struct alloclab_cell *base, const struct alloclab_cell *other,
 			       struct alloclab_pair_stat *out);
 
+/* The machine's noise in a run, measured on it: how much one cell's
+ * process means spread (the median over the run's cells of their
+ * coefficient of variation, in percent), beside how much its paired
+ * ratios spread (the median of the paired cells' spread_percent). A count
+ * of 0: no cell to tell. */
+struct alloclab_run_noise {
+	double unpaired_percent, paired_percent;
+	size_t unpaired_cells, paired_cells;
+};
+void alloclab_run_noise(const struct alloclab_results *r, struct alloclab_run_noise *out);
+
 /* Wilcoxon's signed-rank test of d[0 .. n) against 0, two-sided p. */
 double alloclab_signed_rank_p(const double *d, size_t n);
 

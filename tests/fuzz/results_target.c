@@ -6,7 +6,9 @@
  * clang (tests/meson.build, the 'fuzz' setup) and, with any compiler, as a
  * replay of the corpus and of every crash ever found (replay.c).
  */
-#include "compare.h"
+#include "cells.h"
+#include "formats.h"
+#include "statistics/comparison.h"
 #include "export.h"
 #include "figures/figure.h"
 #include "plot.h"
@@ -38,15 +40,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	alloclab_report_print(r, sink, 1);
 	{
 		struct alloclab_column cols[2] = {{"a", r, NULL}, {"b", r, NULL}};
-		struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 1.0, {0, -1, NULL, ALLOCLAB_MEMORY_NONE}};
-		json_t *cmp = alloclab_compare(cols, 2, &o, err, sizeof err);
-		json_decref(cmp);
+		struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 1.0, {0, -1, NULL, ALLOCLAB_MEMORY_NONE},
+						  alloclab_row_names};
+		/* Every format of it, from the one struct. */
+		struct alloclab_comparison *cmp = alloclab_compare(cols, 2, &o, err, sizeof err);
+		for (const struct alloclab_output_format *f = alloclab_output_formats; cmp && f->name; f++)
+			if (f->compare)
+				f->compare(cmp, sink);
+		alloclab_comparison_free(cmp);
 		/* A latency percentile, of every op and of one. */
 		o.measure.quantile = 0.99;
-		json_decref(alloclab_compare(cols, 2, &o, err, sizeof err));
+		alloclab_comparison_free(alloclab_compare(cols, 2, &o, err, sizeof err));
 		o.measure.op = 0;
 		o.measure.quantile = 1;
-		json_decref(alloclab_compare(cols, 2, &o, err, sizeof err));
+		alloclab_comparison_free(alloclab_compare(cols, 2, &o, err, sizeof err));
 	}
 	{
 		/* The exports, of every plugin and of one. */
