@@ -265,7 +265,7 @@ static json_t *pyperf_run(const struct alloclab_results *r, const struct allocla
 	json_object_set_new(meta, "alloclab_process", json_integer(proc->index + 1));
 	/* pyperf insists that the runs of a benchmark share their
 	 * host: a merge across hosts names it apart. */
-	const char *h = proc->host ? proc->host : json_string_value(json_object_get(r->metadata, "host"));
+	const char *h = alloclab_process_host(r, proc);
 	const char *cpu = alloclab_process_cpu_model(r, proc);
 	if (!one_host) {
 		if (h)
@@ -273,7 +273,7 @@ static json_t *pyperf_run(const struct alloclab_results *r, const struct allocla
 		if (cpu)
 			json_object_set_new(meta, "alloclab_cpu_model", meta_string(cpu));
 	}
-	json_t *d = process_date(proc, json_string_value(json_object_get(r->metadata, "date")));
+	json_t *d = process_date(proc, r->facts.date);
 	if (d)
 		json_object_set_new(meta, "date", d);
 	json_t *run = json_pack("{s:o,s:o}", "values", values, "metadata", meta);
@@ -320,7 +320,7 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 		alloclab_cell_label(c, label, sizeof label);
 		snprintf(name, sizeof name, "%s%s%s", prefix ? label : "", prefix ? ": " : "", names[i]);
 		for (unsigned p = 0; p < c->nprocs; p++) {
-			const char *h = c->procs[p].host ? c->procs[p].host : json_string_value(json_object_get(r->metadata, "host"));
+			const char *h = alloclab_process_host(r, &c->procs[p]);
 			const char *cpu = alloclab_process_cpu_model(r, &c->procs[p]);
 			if (p == 0)
 				host0 = h, cpu0 = cpu;
@@ -360,9 +360,7 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 	free(cells);
 	json_decref(used);
 	json_t *suite_meta = json_pack("{s:o}", "alloclab_version",
-				       meta_string(json_string_value(json_object_get(r->metadata, "alloclab_version"))
-							   ? json_string_value(json_object_get(r->metadata, "alloclab_version"))
-							   : "unknown"));
+				       meta_string(r->facts.alloclab_version ? r->facts.alloclab_version : "unknown"));
 	return json_pack("{s:s,s:o,s:o}", "version", "1.0", "benchmarks", benchmarks, "metadata", suite_meta);
 }
 
@@ -414,7 +412,7 @@ int alloclab_export_csv(const struct alloclab_results *r, const char *plugin, FI
 		alloclab_cell_label(c, label, sizeof label);
 		for (unsigned p = 0; p < c->nprocs; p++) {
 			const struct alloclab_process *proc = &c->procs[p];
-			const char *h = proc->host ? proc->host : json_string_value(json_object_get(r->metadata, "host"));
+			const char *h = alloclab_process_host(r, proc);
 			const char *cpu = alloclab_process_cpu_model(r, proc);
 			for (unsigned v = 0; v < proc->nvalues; v++) {
 				csv_field(out, label);

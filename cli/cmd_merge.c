@@ -102,7 +102,7 @@ int alloclab_cmd_merge(int argc, char **argv)
 			"alloclab merge: warning: the shards ran on %s (%u hosts): compare compares processes within "
 			"one CPU model where it can, and says when it pooled them\n",
 			rep.mixed_cpu_models ? "different CPU models" : "different kernels", rep.hosts);
-	const json_t *command = json_object_get(shards[0]->metadata, "command");
+	const json_t *command = alloclab_results_command(shards[0]);
 	/* Each missing shard's command, whole, for the first few; the rest by
 	 * number, so that a sweep of a thousand shards with one given does not
 	 * print a thousand commands. */

@@ -677,7 +677,7 @@ static int cmd_status(int argc, char **argv)
 			planned += r->cells[c].status == ALLOCLAB_CELL_NOT_APPLICABLE ? 0 : r->cells[c].planned;
 			failed += r->cells[c].status == ALLOCLAB_CELL_ERROR;
 		}
-		const char *host = json_string_value(json_object_get(r->metadata, "host"));
+		const char *host = r->facts.host;
 		int whole = r->complete && !r->interrupted;
 		if (whole)
 			done++;

@@ -234,7 +234,7 @@ int alloclab_results_read_shard(const struct alloclab_results_reader *rd, struct
 }
 
 /* config.paired: the group's labels (checked against the plugins once
- * they are read, alloclab_results_check_pairs) and the slice. */
+ * they are read, reader.c's check_pairs) and the slice. */
 static int read_paired(const struct alloclab_results_reader *rd, struct alloclab_results *r)
 {
 	struct alloclab_run_facts *f = &r->facts;
@@ -274,6 +274,10 @@ int alloclab_results_read_facts(const struct alloclab_results_reader *rd, struct
 
 	free(f->cache_simulated);
 	free(f->cpu_model);
+	free(f->host);
+	free(f->date);
+	free(f->alloclab_version);
+	free(f->kernel);
 	free(f->shard_plan);
 	free(f->cell_processes);
 	for (unsigned i = 0; i < f->npair; i++)
@@ -281,7 +285,10 @@ int alloclab_results_read_facts(const struct alloclab_results_reader *rd, struct
 	free(f->pair_plugins);
 	memset(f, 0, sizeof *f);
 	f->load_start = f->load_end = -1;
-	if (alloclab_results_get_string(rd, r->metadata, K_METADATA, K_CPU_MODEL, 0, &f->cpu_model) != 0)
+	if (alloclab_results_get_string(rd, r->metadata, K_METADATA, K_CPU_MODEL, 0, &f->cpu_model) != 0 ||
+	    alloclab_results_get_string(rd, r->metadata, K_METADATA, K_HOST, 0, &f->host) != 0 ||
+	    alloclab_results_get_string(rd, r->metadata, K_METADATA, K_ALLOCLAB_VERSION, 0, &f->alloclab_version) != 0 ||
+	    alloclab_results_get_string(rd, r->metadata, K_METADATA, K_KERNEL, 0, &f->kernel) != 0)
 		return -1;
 	if (alloclab_results_get_uint(rd, r->metadata, K_METADATA, K_CPUS_ALLOWED, 0, 0, 1u << 20, &cpus) != 0 ||
 	    alloclab_results_get_number(rd, r->metadata, K_METADATA, K_LOAD_AVERAGE_START, -1, 1e9, &f->load_start) != 0 ||
@@ -300,6 +307,7 @@ int alloclab_results_read_facts(const struct alloclab_results_reader *rd, struct
 			  n != 19 || y < 1970 || mo < 1 || mo > 12 || da < 1 || da > 31 || h > 23 || mi > 59 || se > 60 ||
 			  (s[19] != '\0' && strcmp(s + 19, "Z") != 0)))
 			return alloclab_results_bad(rd, K_METADATA, K_DATE, "is not a date as YYYY-MM-DDTHH:MM:SSZ");
+		f->date = s ? strdup(s) : NULL;
 	}
 	{
 		json_t *m = json_object_get(r->config, K_MEASURE);

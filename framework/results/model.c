@@ -64,6 +64,17 @@ const char *alloclab_process_cpu_model(const struct alloclab_results *r, const s
 	return p->host_cpu_model ? p->host_cpu_model : r->facts.cpu_model;
 }
 
+const json_t *alloclab_results_command(const struct alloclab_results *r)
+{
+	const json_t *c = json_object_get(r->metadata, K_COMMAND);
+	return json_is_array(c) ? c : NULL;
+}
+
+const char *alloclab_process_host(const struct alloclab_results *r, const struct alloclab_process *p)
+{
+	return p->host ? p->host : r->facts.host;
+}
+
 static void value_clear(struct alloclab_value *v)
 {
 	free(v->thread_ns);
@@ -137,6 +148,10 @@ void alloclab_results_free(struct alloclab_results *r)
 	json_decref(r->config);
 	free(r->facts.cache_simulated);
 	free(r->facts.cpu_model);
+	free(r->facts.host);
+	free(r->facts.date);
+	free(r->facts.alloclab_version);
+	free(r->facts.kernel);
 	free(r->facts.shard_plan);
 	for (unsigned i = 0; i < r->facts.npair; i++)
 		free(r->facts.pair_plugins[i]);

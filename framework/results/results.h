@@ -247,6 +247,9 @@ struct alloclab_run_facts {
 	unsigned max_processes;
 	double ci_percent;
 	char *cpu_model;          /* metadata's; NULL unknown */
+	/* Where, when and by what the run was made (metadata's host, date as
+	 * "YYYY-MM-DDTHH:MM:SSZ", alloclab_version, kernel); NULL unknown. */
+	char *host, *date, *alloclab_version, *kernel;
 	/* A shard of a plan (--shard K/N): K from 1, N, the plan's identity
 	 * (16 hex digits) and each cell's processes in the whole plan
 	 * (ncell_processes == ncells); shard_count 0: not a shard. */
@@ -290,6 +293,13 @@ void alloclab_results_set_shard(struct alloclab_results *r, unsigned index, unsi
 /* The CPU model process p ran on: its own (a merged file), else the run's
  * (NULL unknown). */
 const char *alloclab_process_cpu_model(const struct alloclab_results *r, const struct alloclab_process *p);
+/* The command line that made the run (metadata's array of words, as
+ * alloclab recorded it), or NULL when the file has none. */
+const json_t *alloclab_results_command(const struct alloclab_results *r);
+
+/* The host process p ran on: its own (a merged file), else the run's
+ * (NULL unknown). */
+const char *alloclab_process_host(const struct alloclab_results *r, const struct alloclab_process *p);
 
 /* An empty run with this metadata and config (references taken over),
  * its facts read from them as a file's are: a merge's. 0 facts refused. */

@@ -1,6 +1,8 @@
 /*
- * The key names of a results document, in one place. Only results.c uses
- * them: it is the one writer and the one reader (see results.h).
+ * The key names of a results document, in one place. Only the results
+ * room (framework/results/) includes this: it is the one writer and the
+ * one reader (see results.h); everything downstream reads the typed model
+ * (struct alloclab_run_facts and the rest of results.h).
  */
 #ifndef ALLOCLAB_RESULTS_KEYS_H
 #define ALLOCLAB_RESULTS_KEYS_H
