@@ -1,6 +1,6 @@
 /*
  * The conformance cases of `alloclab check`. Each runs in its own child
- * process (cli_check.c), on a thread of its own that is attached to the
+ * process (check_run.c), on a thread of its own that is attached to the
  * plugin as a workload thread would be, and says pass, fail or skip with a
  * reason a plugin author can act on.
  */

@@ -1,7 +1,7 @@
 /*
  * Conformance cases for allocator plugins (`alloclab check`): what a plugin
  * must do before its numbers mean anything. Each case is run in a child
- * process of its own by cli_check.c, so that a crash or a hang is a failure
+ * process of its own by check_run.c, so that a crash or a hang is a failure
  * of that case only.
  */
 #ifndef ALLOCLAB_CHECK_H

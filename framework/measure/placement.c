@@ -1,4 +1,4 @@
-/* Cache-line placement arithmetic. See cacheline.h. */
+/* Cache-line placement arithmetic. See placement.h. */
 #include "measure/placement.h"
 
 #include <stdio.h>

@@ -88,7 +88,7 @@ struct alloclab_run_config {
 	unsigned latency;
 	/* --shard K/N: only the process rounds r with r % N == K - 1 (K from
 	 * 1), so that every shard measures every cell; 0 of 0: the whole plan.
-	 * The results carry the plan's identity (alloclab_plan_hash) and K. */
+	 * The results carry the plan's identity (runner.c's plan_hash) and K. */
 	unsigned shard_index, shard_count;
 	/* --sample-ms: each worker's memory sampled from outside it every
 	 * this many ms (memory_timeline.h); 0 not. */
