@@ -4,6 +4,8 @@
  * merge (`alloclab merge`) submitted as a job that runs once every task
  * has succeeded; `alloclab slurm status DIR` follows it from the files the
  * tasks write (Slurm's accounting is often off). docs/guides/cluster.md.
+ * The sweep's files (its scripts and record) are framework/run/sweep.h's;
+ * this command checks what it is given, makes the folder, submits.
  *
  * DIR, on a filesystem every node sees, gets:
  *   sweep.json        what was submitted (the one record `status` reads)
@@ -16,17 +18,15 @@
 #include "cli.h"
 #include "run_options.h"
 #include "base/shell_word.h"
-#include "files/input_file.h"
 #include "plugin/loader.h"
 #include "base/numbers.h"
 #include "process/program.h"
 #include "files/self_exe.h"
-#include "files/output_path.h"
 #include "process/child.h"
+#include "run/sweep.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,17 +140,12 @@ static int submit(const char *dir, double timeout_s, const char *script, const c
 }
 
 /* A sweep: what the command line asks for, and what is worked out for the
- * scripts (the folder, the run's arguments, its order seed). */
+ * scripts (the folder, the run's arguments, its order seed) in plan. */
 struct sweep {
-	unsigned shards, at_once;
-	const char *dir_arg, *partition, *time_limit, *cpu_bind, *extra[MAX_EXTRA];
-	unsigned nextra;
-	int shared, dry;
+	struct alloclab_sweep plan;
+	const char *dir_arg, *extra[MAX_EXTRA];
+	int dry;
 	double submit_timeout_s;
-	char **run_args; /* the run's arguments, after -- */
-	int nrun;
-	int seed_given; /* the run's arguments set --order-seed */
-	uint64_t seed;  /* else the one every shard gets */
 	char dir[PATH_MAX], logs[PATH_MAX + 16], self[PATH_MAX], cwd[PATH_MAX];
 	/* What this command made, removed again when it fails before a job
 	 * was submitted: nothing half-made stays behind. */
@@ -176,22 +171,22 @@ static int parse_options(int argc, char **argv, struct sweep *s)
 	while ((opt = getopt_long(argc, argv, "+:n:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			if (alloclab_parse_count("slurm", "--shards", optarg, 1, ALLOCLAB_MAX_SHARDS, &s->shards) != 0)
+			if (alloclab_parse_count("slurm", "--shards", optarg, 1, ALLOCLAB_MAX_SHARDS, &s->plan.shards) != 0)
 				return 2;
 			break;
 		case 'o': s->dir_arg = optarg; break;
-		case 'P': s->partition = optarg; break;
+		case 'P': s->plan.partition = optarg; break;
 		case 'K':
-			if (alloclab_parse_count("slurm", "--nodes-at-once", optarg, 1, 100000, &s->at_once) != 0)
+			if (alloclab_parse_count("slurm", "--nodes-at-once", optarg, 1, 100000, &s->plan.at_once) != 0)
 				return 2;
 			break;
-		case 'T': s->time_limit = optarg; break;
-		case 'B': s->cpu_bind = optarg; break;
-		case 'S': s->shared = 1; break;
+		case 'T': s->plan.time_limit = optarg; break;
+		case 'B': s->plan.cpu_bind = optarg; break;
+		case 'S': s->plan.shared = 1; break;
 		case 'X':
-			if (s->nextra == MAX_EXTRA)
+			if (s->plan.nextra == MAX_EXTRA)
 				return alloclab_usage_error("slurm", "at most %d --sbatch options", MAX_EXTRA);
-			s->extra[s->nextra++] = optarg;
+			s->extra[s->plan.nextra++] = optarg;
 			break;
 		case 'D': s->dry = 1; break;
 		case 'W':
@@ -211,17 +206,17 @@ static int parse_options(int argc, char **argv, struct sweep *s)
  * exit status. */
 static int check_options(int argc, char **argv, struct sweep *s)
 {
-	if (s->shards == 0)
+	if (s->plan.shards == 0)
 		return alloclab_usage_error("slurm", "how many shards? give --shards N");
 	if (s->dir_arg == NULL || s->dir_arg[0] == '\0')
 		return alloclab_usage_error("slurm", "which folder? give -o DIR (on a filesystem every node sees)");
 	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0)
 		return alloclab_usage_error("slurm", "give the run's arguments after --");
-	if ((s->partition && !sbatch_value_ok(s->partition)) || (s->time_limit && !sbatch_value_ok(s->time_limit)) ||
-	    strspn(s->cpu_bind, "abcdefghijklmnopqrstuvwxyz0123456789_,:=") != strlen(s->cpu_bind) ||
-	    s->cpu_bind[0] == '\0')
+	if ((s->plan.partition && !sbatch_value_ok(s->plan.partition)) || (s->plan.time_limit && !sbatch_value_ok(s->plan.time_limit)) ||
+	    strspn(s->plan.cpu_bind, "abcdefghijklmnopqrstuvwxyz0123456789_,:=") != strlen(s->plan.cpu_bind) ||
+	    s->plan.cpu_bind[0] == '\0')
 		return alloclab_usage_error("slurm", "--partition, --time and --cpu-bind take one word each");
-	for (unsigned i = 0; i < s->nextra; i++) {
+	for (unsigned i = 0; i < s->plan.nextra; i++) {
 		char shown[128];
 		alloclab_printable(s->extra[i], shown, sizeof shown);
 		if (!sbatch_value_ok(s->extra[i]) || s->extra[i][0] != '-')
@@ -231,15 +226,15 @@ static int check_options(int argc, char **argv, struct sweep *s)
 			return alloclab_usage_error("slurm", "--sbatch %s: alloclab sets that option of its jobs itself",
 						    shown);
 	}
-	s->run_args = argv + optind;
-	s->nrun = argc - optind;
-	for (int i = 0; i < s->nrun; i++) {
+	s->plan.run_args = argv + optind;
+	s->plan.nrun = argc - optind;
+	for (int i = 0; i < s->plan.nrun; i++) {
 		int value_follows;
 		const struct alloclab_run_option *set[16];
-		int n = alloclab_run_options_in(s->run_args[i], set, 16, &value_follows);
+		int n = alloclab_run_options_in(s->plan.run_args[i], set, 16, &value_follows);
 		if (n < 0) {
 			char shown[128];
-			alloclab_printable(s->run_args[i], shown, sizeof shown);
+			alloclab_printable(s->plan.run_args[i], shown, sizeof shown);
 			return alloclab_usage_error("slurm", "the run's option '%s' is not one (write options in full)", shown);
 		}
 		for (int k = 0; k < n && k < 16; k++) {
@@ -248,7 +243,7 @@ static int check_options(int argc, char **argv, struct sweep *s)
 								     "for each shard",
 							    set[k]->name);
 			if (set[k]->key == 'S')
-				s->seed_given = 1;
+				s->plan.seed_given = 1;
 		}
 		i += value_follows;
 	}
@@ -328,15 +323,15 @@ static void remove_made(struct sweep *s)
  * status. */
 static int check_plan(const struct sweep *s)
 {
-	char **check = calloc((size_t)s->nrun + 8, sizeof *check), shard_arg[32], why[ALLOCLAB_ERR_LEN],
+	char **check = calloc((size_t)s->plan.nrun + 8, sizeof *check), shard_arg[32], why[ALLOCLAB_ERR_LEN],
 	     said[ALLOCLAB_ERR_LEN], *out = NULL;
 	int k = 0;
 	check[k++] = (char *)s->self;
 	check[k++] = "run";
-	for (int i = 0; i < s->nrun; i++)
-		check[k++] = s->run_args[i];
+	for (int i = 0; i < s->plan.nrun; i++)
+		check[k++] = s->plan.run_args[i];
 	/* The last shard has the fewest rounds: if it has one, all do. */
-	snprintf(shard_arg, sizeof shard_arg, "%u/%u", s->shards, s->shards);
+	snprintf(shard_arg, sizeof shard_arg, "%u/%u", s->plan.shards, s->plan.shards);
 	check[k++] = "--shard";
 	check[k++] = shard_arg;
 	check[k++] = "--dry-run";
@@ -344,7 +339,7 @@ static int check_plan(const struct sweep *s)
 	int rc = alloclab_capture(check, NULL, PLAN_CHECK_TIMEOUT_S, 1 << 16, &out, why, sizeof why, said, sizeof said);
 	free(check);
 	if (rc != 0) {
-		fprintf(stderr, "alloclab slurm: the run's arguments do not make a plan of %u shards: %s\n", s->shards,
+		fprintf(stderr, "alloclab slurm: the run's arguments do not make a plan of %u shards: %s\n", s->plan.shards,
 			rc < 0 ? why : said[0] ? said : "(the run said nothing)");
 		free(out);
 		return 2;
@@ -366,144 +361,22 @@ static int check_plan(const struct sweep *s)
 	return 0;
 }
 
-/* A script's text (freed here) into path, under the output policy
- * (output_path.h), executable. 0, or the exit status. */
-static int save_script(const char *path, char *text, int *made)
+/* The batch scripts: 0, or the exit status. */
+static int write_scripts(struct sweep *s)
 {
 	char err[ALLOCLAB_ERR_LEN + 600];
-	struct alloclab_output_file f;
-	size_t len = strlen(text);
-
-	if (alloclab_output_begin(path, ALLOCLAB_OUTPUT_SCRIPT, &f, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
-		free(text);
-		return 2;
-	}
-	if (write(f.fd, text, len) != (ssize_t)len || fchmod(f.fd, 0755) != 0) {
-		fprintf(stderr, "alloclab: cannot write %s: %s\n", path, strerror(errno));
-		alloclab_output_discard(&f);
-		free(text);
-		return 2;
-	}
-	free(text);
-	if (alloclab_output_commit(&f, path, ALLOCLAB_OUTPUT_SCRIPT, err, sizeof err) != 0) {
+	if (alloclab_sweep_write_scripts(&s->plan, &s->made_shards, &s->made_merge, err, sizeof err) != 0) {
 		fprintf(stderr, "alloclab: %s\n", err);
 		return 2;
 	}
-	*made = 1;
 	return 0;
 }
 
-/* DIR/shards.sh: the array's batch script, a task per shard. 0, or the
- * exit status. */
-static int write_shards_script(struct sweep *s)
-{
-	char path[PATH_MAX + 64];
-	char *text = NULL;
-	size_t text_len = 0;
-	FILE *f = open_memstream(&text, &text_len);
-
-	fprintf(f, "#!/bin/sh\n# %u shards of one alloclab run, a Slurm array task each " ALLOCLAB_SCRIPT_MARK "slurm).\n",
-		s->shards);
-	fprintf(f, "#SBATCH --job-name=alloclab-shards\n#SBATCH --array=1-%u", s->shards);
-	if (s->at_once)
-		fprintf(f, "%%%u", s->at_once);
-	/* No path in an #SBATCH line (sbatch's own parser would split or
-	 * expand it): the job's working folder is the sweep's, where it is
-	 * submitted, and its logs are named from there. */
-	fputs("\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --output=logs/shard-%a.out\n", f);
-	if (!s->shared)
-		fputs("#SBATCH --exclusive\n", f);
-	if (s->partition)
-		fprintf(f, "#SBATCH --partition=%s\n", s->partition);
-	if (s->time_limit)
-		fprintf(f, "#SBATCH --time=%s\n", s->time_limit);
-	for (unsigned i = 0; i < s->nextra; i++)
-		fprintf(f, "#SBATCH %s\n", s->extra[i]);
-	fputs("# Exit status 1 is a cell that failed in a shard that finished: the merge shows it.\n", f);
-	/* The run's arguments name files as seen from where slurm was run. */
-	fputs("cd -- ", f);
-	alloclab_shell_word(f, s->cwd);
-	fputs(" || exit 2\n", f);
-	fprintf(f, "srun --cpu-bind=%s ", s->cpu_bind);
-	alloclab_shell_word(f, s->self);
-	fputs(" run", f);
-	for (int i = 0; i < s->nrun; i++) {
-		fputc(' ', f);
-		alloclab_shell_word(f, s->run_args[i]);
-	}
-	if (!s->seed_given)
-		fprintf(f, " --order-seed %llu", (unsigned long long)s->seed);
-	fprintf(f, " --shard \"$SLURM_ARRAY_TASK_ID/%u\" -o ", s->shards);
-	alloclab_shell_word(f, s->dir);
-	fputs("/shard-\"$SLURM_ARRAY_TASK_ID\".json\nrc=$?\n[ \"$rc\" -eq 1 ] && rc=0\nexit \"$rc\"\n", f);
-	fclose(f);
-	snprintf(path, sizeof path, "%s/shards.sh", s->dir);
-	return save_script(path, text, &s->made_shards);
-}
-
-/* DIR/merge.sh: the merge's batch script. 0, or the exit status. */
-static int write_merge_script(struct sweep *s)
-{
-	char path[PATH_MAX + 64];
-	char *text = NULL;
-	size_t text_len = 0;
-	FILE *f = open_memstream(&text, &text_len);
-
-	fputs("#!/bin/sh\n# The merge of the shards " ALLOCLAB_SCRIPT_MARK "slurm): runs once every task succeeded.\n"
-	      "#SBATCH --job-name=alloclab-merge\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --output=logs/merge.out\n",
-	      f);
-	if (s->partition)
-		fprintf(f, "#SBATCH --partition=%s\n", s->partition);
-	for (unsigned i = 0; i < s->nextra; i++)
-		fprintf(f, "#SBATCH %s\n", s->extra[i]);
-	fputs("exec ", f);
-	alloclab_shell_word(f, s->self);
-	fputs(" merge -o ", f);
-	alloclab_shell_word(f, s->dir);
-	fputs("/merged.json", f);
-	for (unsigned k = 1; k <= s->shards; k++) {
-		fputc(' ', f);
-		alloclab_shell_word(f, s->dir);
-		fprintf(f, "/shard-%u.json", k);
-	}
-	fputc('\n', f);
-	fclose(f);
-	snprintf(path, sizeof path, "%s/merge.sh", s->dir);
-	return save_script(path, text, &s->made_merge);
-}
-
-/* sweep.json: what was submitted so far, the one record `status` reads,
- * under the output policy (rewritten whole after each submission). 0, or
- * the exit status. */
+/* sweep.json, with the jobs submitted so far: 0, or the exit status. */
 static int write_record(struct sweep *s, const char *shards_id, const char *merge_id)
 {
-	char path[PATH_MAX + 64], err[ALLOCLAB_ERR_LEN + 600];
-	struct alloclab_output_file f;
-	json_t *args = json_array();
-	for (int i = 0; i < s->nrun; i++)
-		json_array_append_new(args, json_string(s->run_args[i]));
-	if (!s->seed_given) {
-		char seed[32];
-		snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->seed);
-		json_array_append_new(args, json_string("--order-seed"));
-		json_array_append_new(args, json_string(seed));
-	}
-	json_t *sweep = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s,s:o,s:s?,s:s?,s:b}", "format", "alloclab-sweep",
-				  "format_version", 1, "shards", (int)s->shards, "alloclab", s->self, "folder", s->dir,
-				  "chdir", s->cwd, "run_arguments", args, "shards_job", shards_id, "merge_job", merge_id,
-				  "submitted", shards_id != NULL);
-	snprintf(path, sizeof path, "%s/sweep.json", s->dir);
-	int rc = alloclab_output_begin(path, ALLOCLAB_OUTPUT_SWEEP, &f, err, sizeof err);
-	if (rc == 0 && json_dumpfd(sweep, f.fd, JSON_INDENT(1)) != 0) {
-		snprintf(err, sizeof err, "cannot write %.900s: %s", path, strerror(errno));
-		alloclab_output_discard(&f);
-		rc = -1;
-	}
-	if (rc == 0)
-		rc = alloclab_output_commit(&f, path, ALLOCLAB_OUTPUT_SWEEP, err, sizeof err);
-	json_decref(sweep);
-	if (rc != 0) {
+	char err[ALLOCLAB_ERR_LEN + 600];
+	if (alloclab_sweep_write_record(&s->plan, shards_id, merge_id, err, sizeof err) != 0) {
 		fprintf(stderr, "alloclab: %s\n", err);
 		return 2;
 	}
@@ -548,8 +421,8 @@ static int submit_jobs(struct sweep *s)
 	}
 	if ((rc = write_record(s, shards_id, merge_id)) != 0)
 		return rc;
-	printf("submitted %u shards as job %s (array 1-%u) and their merge as job %s, which writes ", s->shards, shards_id,
-	       s->shards, merge_id);
+	printf("submitted %u shards as job %s (array 1-%u) and their merge as job %s, which writes ", s->plan.shards, shards_id,
+	       s->plan.shards, merge_id);
 	alloclab_shell_word(stdout, s->dir);
 	fputs("/merged.json\nfollow: alloclab slurm status ", stdout);
 	alloclab_shell_word(stdout, s->dir);
@@ -561,7 +434,7 @@ static int cmd_status(int argc, char **argv);
 
 int alloclab_cmd_slurm(int argc, char **argv)
 {
-	struct sweep s = {.cpu_bind = "cores", .submit_timeout_s = SBATCH_TIMEOUT_S};
+	struct sweep s = {.plan = {.cpu_bind = "cores"}, .submit_timeout_s = SBATCH_TIMEOUT_S};
 	int rc;
 
 	if (argc >= 2 && strcmp(argv[1], "status") == 0)
@@ -579,17 +452,21 @@ int alloclab_cmd_slurm(int argc, char **argv)
 		return rc;
 	/* One order for every shard, so that a round visits the cells in the
 	 * same order wherever it runs. */
-	if (!s.seed_given) {
-		if (getrandom(&s.seed, sizeof s.seed, 0) != (ssize_t)sizeof s.seed)
-			s.seed = (uint64_t)time(NULL) * 2654435761u;
-		s.seed &= (1ull << 62) - 1;
-		if (s.seed == 0)
-			s.seed = 1;
+	if (!s.plan.seed_given) {
+		if (getrandom(&s.plan.seed, sizeof s.plan.seed, 0) != (ssize_t)sizeof s.plan.seed)
+			s.plan.seed = (uint64_t)time(NULL) * 2654435761u;
+		s.plan.seed &= (1ull << 62) - 1;
+		if (s.plan.seed == 0)
+			s.plan.seed = 1;
 	}
+	s.plan.self = s.self;
+	s.plan.cwd = s.cwd;
+	s.plan.dir = s.dir;
+	s.plan.extra = s.extra;
 	if ((rc = check_plan(&s)) != 0)
 		return rc;
 	alloclab_catch_interrupts();
-	if ((rc = make_folder(&s)) != 0 || (rc = write_shards_script(&s)) != 0 || (rc = write_merge_script(&s)) != 0) {
+	if ((rc = make_folder(&s)) != 0 || (rc = write_scripts(&s)) != 0) {
 		remove_made(&s);
 		return rc;
 	}
@@ -625,50 +502,34 @@ static void print_merge(const char *self, const char *dir)
 static int cmd_status(int argc, char **argv)
 {
 	char path[PATH_MAX + 64], err[ALLOCLAB_ERR_LEN + 600];
-	json_error_t je;
+	struct alloclab_sweep_record rec;
 
 	if (argc != 2 || argv[1][0] == '-')
 		return alloclab_usage_error("slurm", "usage: alloclab slurm status DIR");
-	snprintf(path, sizeof path, "%s/sweep.json", argv[1]);
-	FILE *f = alloclab_fopen_regular(path, err, sizeof err);
-	json_t *sweep = f ? json_loadf(f, 0, &je) : NULL;
-	if (f)
-		fclose(f);
-	json_t *args = json_object_get(sweep, "run_arguments");
-	json_int_t shards = json_integer_value(json_object_get(sweep, "shards"));
-	const char *self = json_string_value(json_object_get(sweep, "alloclab"));
-	const char *dir = json_string_value(json_object_get(sweep, "folder"));
-	if (sweep == NULL || !json_is_string(json_object_get(sweep, "format")) ||
-	    strcmp(json_string_value(json_object_get(sweep, "format")), "alloclab-sweep") != 0 || !json_is_array(args) ||
-	    shards < 1 || shards > ALLOCLAB_MAX_SHARDS || self == NULL || dir == NULL || !alloclab_shell_word_one_line(self) ||
-	    !alloclab_shell_word_one_line(dir)) {
-		fprintf(stderr, "alloclab: %s: %s\n", path,
-			f == NULL ? err : sweep == NULL ? je.text : "not a sweep written by alloclab slurm");
-		json_decref(sweep);
+	if (alloclab_sweep_read_record(argv[1], &rec, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s\n", err);
 		return 2;
 	}
-	const char *jobs = json_string_value(json_object_get(sweep, "shards_job"));
-	const char *merge_job = json_string_value(json_object_get(sweep, "merge_job"));
-	if ((jobs && strspn(jobs, "0123456789") != strlen(jobs)) || (merge_job && strspn(merge_job, "0123456789") != strlen(merge_job)))
-		jobs = merge_job = NULL; /* not a job id sbatch gave: shown as nothing */
+	const char *self = rec.self, *dir = rec.dir, *jobs = rec.shards_job, *merge_job = rec.merge_job;
+	unsigned shards = rec.shards;
 	char shown[PATH_MAX];
 	alloclab_printable(argv[1], shown, sizeof shown);
-	printf("sweep %s: %lld shards%s%s%s\n", shown, (long long)shards, jobs ? ", job " : " (not submitted)",
+	printf("sweep %s: %u shards%s%s%s\n", shown, shards, jobs ? ", job " : " (not submitted)",
 	       jobs ? jobs : "", jobs && !merge_job ? ", its merge not submitted (see merge.sh)" : "");
 	if (merge_job)
 		printf("merge job %s\n", merge_job);
 	unsigned done = 0;
-	for (json_int_t k = 1; k <= shards; k++) {
+	for (unsigned k = 1; k <= shards; k++) {
 		char shard[PATH_MAX + 32];
-		snprintf(shard, sizeof shard, "%s/shard-%lld.json", argv[1], (long long)k);
+		snprintf(shard, sizeof shard, "%s/shard-%u.json", argv[1], k);
 		struct stat st;
 		if (stat(shard, &st) != 0) {
-			printf("  shard %lld: not started\n", (long long)k);
+			printf("  shard %u: not started\n", k);
 			continue;
 		}
 		struct alloclab_results *r = alloclab_results_load(shard, NULL, err, sizeof err);
 		if (r == NULL) {
-			printf("  shard %lld: unreadable: %s\n", (long long)k, err);
+			printf("  shard %u: unreadable: %s\n", k, err);
 			continue;
 		}
 		unsigned measured = 0, planned = 0, failed = 0;
@@ -681,7 +542,7 @@ static int cmd_status(int argc, char **argv)
 		int whole = r->complete && !r->interrupted;
 		if (whole)
 			done++;
-		printf("  shard %lld: %s, %u of %u processes%s%s%s\n", (long long)k,
+		printf("  shard %u: %s, %u of %u processes%s%s%s\n", k,
 		       whole ? "done" : r->complete ? "interrupted" : "running or stopped", measured, planned,
 		       failed ? " (cells failed)" : "", host ? " on " : "", host ? host : "");
 		alloclab_results_free(r);
@@ -699,19 +560,16 @@ static int cmd_status(int argc, char **argv)
 		printf("a shard that does not finish can be measured again, anywhere, with:\n  ");
 		alloclab_shell_word(stdout, self);
 		fputs(" run", stdout);
-		size_t i;
-		json_t *a;
-		json_array_foreach(args, i, a)
-			if (json_is_string(a)) {
-				fputc(' ', stdout);
-				alloclab_shell_word(stdout, json_string_value(a));
-			}
-		printf(" --shard K/%lld -o ", (long long)shards);
+		for (size_t i = 0; i < rec.nrun; i++) {
+			fputc(' ', stdout);
+			alloclab_shell_word(stdout, rec.run_args[i]);
+		}
+		printf(" --shard K/%u -o ", shards);
 		alloclab_shell_word(stdout, dir);
 		fputs("/shard-K.json\nthen merge: ", stdout);
 		print_merge(self, dir);
 		fputc('\n', stdout);
 	}
-	json_decref(sweep);
+	alloclab_sweep_record_clear(&rec);
 	return 0;
 }
