@@ -357,6 +357,101 @@ static const char *precision_text(const struct alloclab_cell *c, char *out, size
 	return out;
 }
 
+/* Parameters every row of a workload shares are said once, above the
+ * table; a row shows only what tells it from the others. */
+static void print_common_params(const struct alloclab_results *r, int ww, FILE *out)
+{
+	for (unsigned i = 0, header = 0; i < r->ncells; i++) {
+		char common[2048];
+		int first = 1;
+		for (unsigned k = 0; k < i && first; k++)
+			first = strcmp(r->cells[k].workload, r->cells[i].workload) != 0;
+		if (!first)
+			continue;
+		alloclab_cell_params_text(r, &r->cells[i], 0, common, sizeof common);
+		if (common[0] == '\0')
+			continue;
+		if (!header++)
+			fprintf(out, "parameters (the same in every row of the workload):\n");
+		fprintf(out, "  %-*s ", ww, r->cells[i].workload);
+		print_wrapped(out, ww + 3, ww + 3, 100, ",", common);
+	}
+}
+
+/* A row's parameters that tell it apart, and the check cases its plugin
+ * failed: a plugin that failed `alloclab check` is marked on every row,
+ * since its numbers may not mean what they seem. */
+static void row_params(const struct alloclab_results *r, const struct alloclab_cell *c, char *params, size_t len)
+{
+	const json_t *check = r->plugins[c->plugin_index].check;
+	json_t *f;
+	size_t k, used;
+
+	alloclab_cell_params_text(r, c, 1, params, len);
+	used = strlen(params);
+	json_array_foreach(check, k, f)
+		if (used < len)
+			used += (size_t)snprintf(params + used, len - used, "%s%s", k ? ", " : " [fails check: ",
+						 json_string_value(json_object_get(f, "case")));
+	if (json_array_size(check) && used < len)
+		snprintf(params + used, len - used, "]");
+}
+
+/* One cell's row of the table. */
+static void print_row(const struct alloclab_results *r, const struct alloclab_cell *c, int pw, int ww, FILE *out)
+{
+	char params[512], label[512], mops[32], value[32];
+	size_t n;
+	double *values = alloclab_cell_values(c, &n);
+	struct alloclab_summary s;
+
+	alloclab_cell_label(c, label, sizeof label);
+	row_params(r, c, params, sizeof params);
+	alloclab_summarize(values, n, &s);
+	free(values);
+	fprintf(out, "%-*s  %-*s %7u ", pw, label, ww, c->workload, c->threads);
+	/* A row that did not measure still says which it is (a benchmark of
+	 * a folder, by its parameters). */
+	if (c->status == ALLOCLAB_CELL_ERROR)
+		fprintf(out, "%10s %7s %9s %10s  %s%serror: %s\n", "-", "-", "-", "-", params, params[0] ? ": " : "",
+			c->message);
+	else if (c->status == ALLOCLAB_CELL_NOT_APPLICABLE)
+		fprintf(out, "%10s %7s %9s %10s  %s%snot applicable: %s\n", "-", "-", "-", "-", params,
+			params[0] ? ": " : "", c->message);
+	else if (n == 0)
+		fprintf(out, "%10s %7s %9s %10s  not measured (interrupted)\n", "-", "-", "-", "-");
+	else {
+		const char *partial = c->status == ALLOCLAB_CELL_OK ? "" : " (partial: interrupted)";
+		char spread[16];
+		precision_text(c, spread, sizeof spread);
+		fprintf(out, "%10s %7s %9s %6.1f MiB%s%s%s\n", value_text(c, s.median, value, sizeof value), spread,
+			mops_text(c, s.median, mops, sizeof mops), (double)alloclab_cell_peak_rss_kib(c) / 1024.0,
+			params[0] || partial[0] ? "  " : "", params, partial);
+	}
+}
+
+/* What plugins printed while measured, and the check cases they failed. */
+static void print_plugin_notes(const struct alloclab_results *r, FILE *out)
+{
+	for (unsigned i = 0; i < r->ncells; i++)
+		for (unsigned p = 0; p < r->cells[i].nprocs; p++)
+			if (r->cells[i].procs[p].plugin_output) {
+				char label[512];
+				alloclab_cell_label(&r->cells[i], label, sizeof label);
+				fprintf(out, "\nnote: plugin %s printed while measured (%s, threads=%u): %.300s\n", label,
+					r->cells[i].workload, r->cells[i].threads, r->cells[i].procs[p].plugin_output);
+				p = r->cells[i].nprocs;
+			}
+	for (unsigned i = 0; i < r->nplugins; i++) {
+		json_t *f;
+		size_t k;
+		json_array_foreach(r->plugins[i].check, k, f)
+			fprintf(out, "%s  %s fails check case %s: %s\n", k ? "" : "\nplugins that failed alloclab check (measured all the same):\n",
+				r->plugins[i].label, json_string_value(json_object_get(f, "case")),
+				json_string_value(json_object_get(f, "why")));
+	}
+}
+
 void alloclab_report_print(const struct alloclab_results *r, FILE *out, int workload_reports)
 {
 	int pw = label_width(r), ww = 8;
@@ -377,87 +472,13 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 			ww = (int)strlen(r->cells[i].workload) > 30 ? 30 : (int)strlen(r->cells[i].workload);
 	}
 	int instructions = r->ncells && alloclab_metric_deterministic(r->cells[0].metric);
-	/* Parameters every row of a workload shares are said once, above the
-	 * table; a row shows only what tells it from the others. */
-	for (unsigned i = 0, header = 0; i < r->ncells; i++) {
-		char common[2048];
-		int first = 1;
-		for (unsigned k = 0; k < i && first; k++)
-			first = strcmp(r->cells[k].workload, r->cells[i].workload) != 0;
-		if (!first)
-			continue;
-		alloclab_cell_params_text(r, &r->cells[i], 0, common, sizeof common);
-		if (common[0] == '\0')
-			continue;
-		if (!header++)
-			fprintf(out, "parameters (the same in every row of the workload):\n");
-		fprintf(out, "  %-*s ", ww, r->cells[i].workload);
-		print_wrapped(out, ww + 3, ww + 3, 100, ",", common);
-	}
+	print_common_params(r, ww, out);
 	fprintf(out, "%s%-*s  %-*s %7s %10s %7s %9s %10s  %s\n", r->ncells ? "\n" : "", pw, "plugin", ww, "workload",
 		"threads", instructions ? "instr/op" : "ns/op", "±95%", instructions ? "-" : "Mops/s", "peak RSS",
 		"parameters / status");
-	for (unsigned i = 0; i < r->ncells; i++) {
-		const struct alloclab_cell *c = &r->cells[i];
-		char params[512], label[512], mops[32], value[32];
-		size_t n;
-		double *values = alloclab_cell_values(c, &n);
-		struct alloclab_summary s;
-
-		alloclab_cell_label(c, label, sizeof label);
-		alloclab_cell_params_text(r, c, 1, params, sizeof params);
-		{
-			/* A plugin that failed `alloclab check` is marked on
-			 * every row: its numbers may not mean what they seem. */
-			const json_t *check = r->plugins[c->plugin_index].check;
-			json_t *f;
-			size_t k, used = strlen(params);
-			json_array_foreach(check, k, f)
-				if (used < sizeof params)
-					used += (size_t)snprintf(params + used, sizeof params - used, "%s%s", k ? ", " : " [fails check: ",
-								 json_string_value(json_object_get(f, "case")));
-			if (json_array_size(check) && used < sizeof params)
-				snprintf(params + used, sizeof params - used, "]");
-		}
-		alloclab_summarize(values, n, &s);
-		free(values);
-		fprintf(out, "%-*s  %-*s %7u ", pw, label, ww, c->workload, c->threads);
-		/* A row that did not measure still says which it is (a
-		 * benchmark of a folder, by its parameters). */
-		if (c->status == ALLOCLAB_CELL_ERROR)
-			fprintf(out, "%10s %7s %9s %10s  %s%serror: %s\n", "-", "-", "-", "-", params, params[0] ? ": " : "",
-				c->message);
-		else if (c->status == ALLOCLAB_CELL_NOT_APPLICABLE)
-			fprintf(out, "%10s %7s %9s %10s  %s%snot applicable: %s\n", "-", "-", "-", "-", params,
-				params[0] ? ": " : "", c->message);
-		else if (n == 0)
-			fprintf(out, "%10s %7s %9s %10s  not measured (interrupted)\n", "-", "-", "-", "-");
-		else {
-			const char *partial = c->status == ALLOCLAB_CELL_OK ? "" : " (partial: interrupted)";
-			char spread[16];
-			precision_text(c, spread, sizeof spread);
-			fprintf(out, "%10s %7s %9s %6.1f MiB%s%s%s\n", value_text(c, s.median, value, sizeof value), spread,
-				mops_text(c, s.median, mops, sizeof mops), (double)alloclab_cell_peak_rss_kib(c) / 1024.0,
-				params[0] || partial[0] ? "  " : "", params, partial);
-		}
-	}
 	for (unsigned i = 0; i < r->ncells; i++)
-		for (unsigned p = 0; p < r->cells[i].nprocs; p++)
-			if (r->cells[i].procs[p].plugin_output) {
-				char label[512];
-				alloclab_cell_label(&r->cells[i], label, sizeof label);
-				fprintf(out, "\nnote: plugin %s printed while measured (%s, threads=%u): %.300s\n", label,
-					r->cells[i].workload, r->cells[i].threads, r->cells[i].procs[p].plugin_output);
-				p = r->cells[i].nprocs;
-			}
-	for (unsigned i = 0; i < r->nplugins; i++) {
-		json_t *f;
-		size_t k;
-		json_array_foreach(r->plugins[i].check, k, f)
-			fprintf(out, "%s  %s fails check case %s: %s\n", k ? "" : "\nplugins that failed alloclab check (measured all the same):\n",
-				r->plugins[i].label, json_string_value(json_object_get(f, "case")),
-				json_string_value(json_object_get(f, "why")));
-	}
+		print_row(r, &r->cells[i], pw, ww, out);
+	print_plugin_notes(r, out);
 	print_machine_note(r, out);
 	print_auto(r, out);
 	print_harness_share(r, out);
