@@ -95,6 +95,92 @@ static void end_of_run_peaks(const struct alloclab_value *v, unsigned n, double 
 	}
 }
 
+/* The value whose counts fragmentation is taken from: the last measured
+ * one, or where only warm-ups counted (python's census: the measured
+ * values pay nothing for it) the last warm-up that did (*from_warmups). */
+static const struct alloclab_value *counted_value(const struct alloclab_process *p, int *from_warmups)
+{
+	const struct alloclab_value *last = &p->values[p->nvalues - 1], *counted = NULL;
+	*from_warmups = 1;
+	for (unsigned v = 0; v < p->nvalues; v++)
+		if (p->values[v].live_end_bytes || p->values[v].live_peak_bytes)
+			*from_warmups = 0;
+	if (!*from_warmups)
+		return last;
+	for (unsigned v = 0; v < p->nwarmups; v++)
+		if (p->warmups[v].live_end_bytes || p->warmups[v].live_peak_bytes)
+			counted = &p->warmups[v];
+	*from_warmups = counted != NULL;
+	return counted ? counted : last;
+}
+
+/* The resident peaks fragmentation may be taken over: the measured
+ * values' anonymous one, and the warm-ups' total and anonymous ones. */
+struct peaks {
+	double anon, warmup, warmup_anon;
+};
+
+/* Resident over requested-live at the end of the run and at the peak. */
+static void fragmentation(const struct alloclab_process *p, struct alloclab_process_memory *m,
+			  const struct alloclab_value *counted, int from_warmups, const struct peaks *pk)
+{
+	const struct alloclab_value *last = &p->values[p->nvalues - 1];
+	/* Fragmentation on the anonymous memory where it was read (the heap:
+	 * a library's code pages, libpython's, are not what the program
+	 * holds), else on the whole resident set (an older file). */
+	double base = m->baseline_kib, end = counted->rss_end_of_run_kib > 0 ? (double)counted->rss_end_of_run_kib : -1,
+	       peak = from_warmups ? pk->warmup : m->peak_kib;
+	if (from_warmups == 0 && counted == last && end < 0)
+		end = m->end_of_run_kib;
+	if (p->anon_before_plugin_kib > 0 && counted->anon_end_of_run_kib > 0) {
+		base = (double)p->anon_before_plugin_kib;
+		end = (double)counted->anon_end_of_run_kib;
+		peak = from_warmups ? pk->warmup_anon : pk->anon;
+	}
+	/* The workload's own reading at its peak (a program under exec: its
+	 * processes', not the worker's): nothing of the harness in it, its
+	 * own memory from before the plugin served it taken off. */
+	if (counted->workload_anon_peak_kib) {
+		peak = (double)counted->workload_anon_peak_kib;
+		double own = m->own_kib > 0 ? m->own_kib : 0;
+		m->frag_peak = m->live_peak_kib > 0 ? fmax(0, peak - own) / m->live_peak_kib : -1;
+		peak = -1; /* done */
+	}
+	/* Net figures never go below 0: a resident set under the baseline
+	 * (the harness gave back some of its own) is nothing of the plugin's. */
+	double off = base + (m->own_kib > 0 ? m->own_kib : 0);
+	if (base >= 0) {
+		/* A run that ends holding a sliver of its most (a replay's last
+		 * objects) would divide what the allocator kept of its peak by
+		 * almost nothing: that is retention, which kept shows, not
+		 * packing. */
+		if (end >= 0 && m->live_end_kib > 0 && m->live_end_kib * FRAG_END_SHARE >= m->live_peak_kib)
+			m->frag_end = fmax(0, end - off) / m->live_end_kib;
+		if (peak >= 0 && m->live_peak_kib > 0)
+			m->frag_peak = fmax(0, peak - off) / m->live_peak_kib;
+	}
+}
+
+/* A program's own peak under exec, exact: the figure of the program's
+ * memory (the worker's samples add the harness's and miss a short peak). */
+static void program_peak(const struct alloclab_process *p, struct alloclab_process_memory *m,
+			 const struct alloclab_value *counted, int from_warmups)
+{
+	for (unsigned v = 0; v < p->nvalues; v++)
+		if (p->values[v].program_peak_rss_kib && (double)p->values[v].program_peak_rss_kib > m->program_peak_kib)
+			m->program_peak_kib = (double)p->values[v].program_peak_rss_kib;
+	if (m->program_peak_kib > 0)
+		m->peak_kib = m->peak_net_kib = m->program_peak_kib;
+	/* A program under exec whose census said its resident set before
+	 * the plugin was loaded (own) and no reading of its own at the peak:
+	 * the measured values' peak by wait4 less that start, over the most
+	 * it held. What the census run itself held (its table) never enters,
+	 * and the allocator's start-up counts as the allocator's. */
+	if (m->program_peak_kib > 0 && from_warmups && counted->own_bytes && !counted->workload_anon_peak_kib &&
+	    m->live_peak_kib > 0)
+		m->frag_peak = fmax(0, m->program_peak_kib - m->own_kib) / m->live_peak_kib;
+}
+
 void alloclab_process_memory(const struct alloclab_process *p, struct alloclab_process_memory *m)
 {
 	struct timeline_extra x = {-1, -1, -1, -1, -1};
@@ -120,23 +206,8 @@ void alloclab_process_memory(const struct alloclab_process *p, struct alloclab_p
 	 * (rounded up to KiB) can only miss a peak. */
 	if (exact_peak > 0)
 		m->live_peak_kib = exact_peak;
-	/* A workload that counts only in its warm-ups (python's census: the
-	 * measured values pay nothing for it) has its fragmentation from
-	 * them: their memory against what they held. */
-	int from_warmups = 1;
-	for (unsigned v = 0; v < p->nvalues; v++)
-		if (p->values[v].live_end_bytes || p->values[v].live_peak_bytes)
-			from_warmups = 0;
-	const struct alloclab_value *last = &p->values[p->nvalues - 1], *counted = last;
-	if (from_warmups) {
-		counted = NULL;
-		for (unsigned v = 0; v < p->nwarmups; v++)
-			if (p->warmups[v].live_end_bytes || p->warmups[v].live_peak_bytes)
-				counted = &p->warmups[v];
-		from_warmups = counted != NULL;
-		if (counted == NULL)
-			counted = last;
-	}
+	int from_warmups;
+	const struct alloclab_value *last = &p->values[p->nvalues - 1], *counted = counted_value(p, &from_warmups);
 	/* The worker's own reading once run() ended, where it made one: the
 	 * sampler may have had no sample in a short run. */
 	if (last->rss_end_of_run_kib > 0)
@@ -144,67 +215,19 @@ void alloclab_process_memory(const struct alloclab_process *p, struct alloclab_p
 	/* Samples can miss a short run's peak; the worker's own readings at
 	 * the end of each run cannot be above it. (Not the kernel's high-water
 	 * mark: that counts the harness's own peaks, a trace's validation.) */
-	double anon_peak = x.anon_peak, warmup_peak = x.warmup_peak, warmup_anon_peak = x.warmup_anon_peak;
-	end_of_run_peaks(p->values, p->nvalues, &m->peak_kib, &anon_peak);
-	end_of_run_peaks(p->warmups, p->nwarmups, &warmup_peak, &warmup_anon_peak);
+	struct peaks pk = {x.anon_peak, x.warmup_peak, x.warmup_anon_peak};
+	end_of_run_peaks(p->values, p->nvalues, &m->peak_kib, &pk.anon);
+	end_of_run_peaks(p->warmups, p->nwarmups, &pk.warmup, &pk.warmup_anon);
 	if (counted->live_end_bytes)
 		m->live_end_kib = (double)counted->live_end_bytes / 1024;
-
-	/* Fragmentation on the anonymous memory where it was read (the heap:
-	 * a library's code pages, libpython's, are not what the program
-	 * holds), else on the whole resident set (an older file). */
-	double base = m->baseline_kib, end = counted->rss_end_of_run_kib > 0 ? (double)counted->rss_end_of_run_kib : -1,
-	       peak = from_warmups ? warmup_peak : m->peak_kib;
-	if (from_warmups == 0 && counted == last && end < 0)
-		end = m->end_of_run_kib;
-	if (p->anon_before_plugin_kib > 0 && counted->anon_end_of_run_kib > 0) {
-		base = (double)p->anon_before_plugin_kib;
-		end = (double)counted->anon_end_of_run_kib;
-		peak = from_warmups ? warmup_anon_peak : anon_peak;
-	}
-	/* The workload's own reading at its peak (a program under exec: its
-	 * processes', not the worker's): nothing of the harness in it, its
-	 * own memory from before the plugin served it taken off. */
-	if (counted->workload_anon_peak_kib) {
-		peak = (double)counted->workload_anon_peak_kib;
-		double own = m->own_kib > 0 ? m->own_kib : 0;
-		m->frag_peak = m->live_peak_kib > 0 ? fmax(0, peak - own) / m->live_peak_kib : -1;
-		peak = -1; /* done */
-	}
-	/* Net figures never go below 0: a resident set under the baseline
-	 * (the harness gave back some of its own) is nothing of the plugin's. */
-	double off = base + (m->own_kib > 0 ? m->own_kib : 0);
-	if (base >= 0) {
-		/* A run that ends holding a sliver of its most (a replay's last
-		 * objects) would divide what the allocator kept of its peak by
-		 * almost nothing: that is retention, which kept shows, not
-		 * packing. */
-		if (end >= 0 && m->live_end_kib > 0 && m->live_end_kib * FRAG_END_SHARE >= m->live_peak_kib)
-			m->frag_end = fmax(0, end - off) / m->live_end_kib;
-		if (peak >= 0 && m->live_peak_kib > 0)
-			m->frag_peak = fmax(0, peak - off) / m->live_peak_kib;
-	}
+	fragmentation(p, m, counted, from_warmups, &pk);
 	if (m->baseline_kib >= 0) {
 		if (m->peak_kib >= 0)
 			m->peak_net_kib = fmax(0, m->peak_kib - m->baseline_kib);
 		if (m->after_finish_kib >= 0)
 			m->kept_kib = fmax(0, m->after_finish_kib - m->baseline_kib);
 	}
-	/* A program's own peak, exact: the figure of the program's memory
-	 * (the worker's samples add the harness's and miss a short peak). */
-	for (unsigned v = 0; v < p->nvalues; v++)
-		if (p->values[v].program_peak_rss_kib && (double)p->values[v].program_peak_rss_kib > m->program_peak_kib)
-			m->program_peak_kib = (double)p->values[v].program_peak_rss_kib;
-	if (m->program_peak_kib > 0)
-		m->peak_kib = m->peak_net_kib = m->program_peak_kib;
-	/* A program under exec whose census said its resident set before
-	 * the plugin was loaded (own) and no reading of its own at the peak:
-	 * the measured values' peak by wait4 less that start, over the most
-	 * it held. What the census run itself held (its table) never enters,
-	 * and the allocator's start-up counts as the allocator's. */
-	if (m->program_peak_kib > 0 && from_warmups && counted->own_bytes && !counted->workload_anon_peak_kib &&
-	    m->live_peak_kib > 0)
-		m->frag_peak = fmax(0, m->program_peak_kib - m->own_kib) / m->live_peak_kib;
+	program_peak(p, m, counted, from_warmups);
 	if (last->faults_counted) {
 		uint64_t minor = 0;
 		for (unsigned v = 0; v < p->nvalues; v++)
