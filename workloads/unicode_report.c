@@ -144,23 +144,20 @@ static const json_t *line_placement(const struct alloclab_cell *cell, size_t l)
 	return NULL;
 }
 
-void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out)
+/* Each line's best time per thread over the cell's values (of the first
+ * 64 threads); the number of lines, and the benchmark's reps in *reps. */
+static unsigned best_lines(const struct alloclab_cell *cell, struct best *lines, unsigned *reps)
 {
-	const json_t *params = cell->params;
-	unsigned threads = cell->threads, nlines = 0, reps = 1;
-	unsigned shown = threads < 64 ? threads : 64;
-	struct best lines[MAX_LINES];
+	unsigned nlines = 0;
 	json_t *line;
 	size_t l;
-	const char *layout = json_string_value(json_object_get(params, "layout"));
-	const char *charset = json_string_value(json_object_get(params, "charset"));
 
-	memset(lines, 0, sizeof lines);
+	memset(lines, 0, MAX_LINES * sizeof *lines);
 	for (struct alloclab_report_iter it = alloclab_reports(cell, ALLOCLAB_REPORTS_PER_VALUE); alloclab_reports_next(&it);) {
 		unsigned t = it.thread;
 		if (t >= 64)
 			continue;
-		reps = (unsigned)json_integer_value(json_object_get(it.report, "reps"));
+		*reps = (unsigned)json_integer_value(json_object_get(it.report, "reps"));
 		json_array_foreach(json_object_get(it.report, "lines"), l, line)
 		{
 			struct best *b = &lines[l];
@@ -177,23 +174,39 @@ void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out)
 				b->best[t] = ns;
 		}
 	}
-	if (nlines == 0)
-		return;
+	return nlines;
+}
+
+/* A line's best time over its first `shown` threads; UINT64_MAX none. */
+static uint64_t best_of(const struct best *b, unsigned shown)
+{
+	uint64_t best = UINT64_MAX;
+	for (unsigned th = 0; th < shown; th++)
+		if (b->best[th] && b->best[th] < best)
+			best = b->best[th];
+	return best;
+}
+
+/* The benchmark's own lines, as the 2008 program printed them, with each
+ * thread's time where there are several. */
+static void print_benchmark_lines(const struct alloclab_cell *cell, const struct best *lines, unsigned nlines,
+				  unsigned reps, FILE *out)
+{
+	const char *layout = json_string_value(json_object_get(cell->params, "layout"));
+	const char *charset = json_string_value(json_object_get(cell->params, "charset"));
+	unsigned threads = cell->threads, shown = threads < 64 ? threads : 64;
 
 	fprintf(out, "\nTesting Unicode/Bytes Allocation Speed with %s%s, layout %s (%s), %u thread%s\n", cell->plugin,
 		cell->cache_aligned ? " (cache-aligned)" : "", layout ? layout : "?", charset ? charset : "?", threads,
 		threads > 1 ? "s" : "");
 	fprintf(out, "------------------------------------------------------------------------\n");
 	for (unsigned n = 0; n < nlines; n++) {
-		struct best *b = &lines[n];
-		uint64_t best = UINT64_MAX;
+		const struct best *b = &lines[n];
 		if (b->variant == NULL)
 			continue;
 		if (n == 0 || lines[n - 1].words != b->words)
 			words_rule(out, b->words);
-		for (unsigned th = 0; th < shown; th++)
-			if (b->best[th] && b->best[th] < best)
-				best = b->best[th];
+		uint64_t best = best_of(b, shown);
 		if (best == UINT64_MAX)
 			continue;
 		alloclab_unicode_seed_line(out, b->variant, b->words, strcmp(b->kind, "bytes") == 0, (double)best * 1e-9,
@@ -210,30 +223,31 @@ void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out)
 			fprintf(out, " us per object; aggregate %.1f M objects/s)\n", aggregate * 1e-6);
 		}
 	}
+}
 
-	/* Unicode against Bytes, line by line: the benchmark's question, with
-	 * the times to more digits than its format's three decimals of a
-	 * microsecond, which hide the differences between allocators. */
+/* Unicode against Bytes, line by line: the benchmark's question, with the
+ * times to more digits than its format's three decimals of a microsecond,
+ * which hide the differences between allocators. */
+static void print_unicode_against_bytes(const struct best *lines, unsigned nlines, unsigned reps, unsigned shown,
+					FILE *out)
+{
 	fprintf(out, "\nUnicode against Bytes, best ns per object:\n  %5s  %-8s %9s %9s %14s\n", "words", "variant",
 		"Unicode", "Bytes", "Unicode/Bytes");
 	for (unsigned n = 0; n + 1 < nlines; n++) {
-		struct best *u = &lines[n], *b = &lines[n + 1];
-		uint64_t bu = UINT64_MAX, bb = UINT64_MAX;
+		const struct best *u = &lines[n], *b = &lines[n + 1];
 		if (u->variant == NULL || b->variant == NULL || strcmp(u->kind, "unicode") != 0 ||
 		    strcmp(b->kind, "bytes") != 0 || u->words != b->words)
 			continue;
-		for (unsigned th = 0; th < shown; th++) {
-			if (u->best[th] && u->best[th] < bu)
-				bu = u->best[th];
-			if (b->best[th] && b->best[th] < bb)
-				bb = b->best[th];
-		}
+		uint64_t bu = best_of(u, shown), bb = best_of(b, shown);
 		fprintf(out, "  %5u  %-8s %9.2f %9.2f %14.3f\n", u->words, u->variant, (double)bu / ((double)u->words * reps),
 			(double)bb / ((double)b->words * reps), (double)bu / (double)bb);
 	}
+}
 
-	if (lines[0].placement == NULL)
-		return;
+/* Where each line's blocks fell on cache lines, from the pass after the
+ * rounds. */
+static void print_line_placement(const struct best *lines, unsigned nlines, unsigned threads, FILE *out)
+{
 	fprintf(out, "\nCache-line placement (%lld-byte lines), one pass after the rounds:\n",
 		(long long)json_integer_value(json_object_get(lines[0].placement, "line_size")));
 	fprintf(out, "%-8s %6s %-8s %-44s %10s  %s\n", "variant", "words", "kind", "block sizes (bytes x count)",
@@ -257,6 +271,20 @@ void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out)
 		}
 		fputc('\n', out);
 	}
+}
+
+void alloclab_unicode_print_cell(const struct alloclab_cell *cell, FILE *out)
+{
+	struct best lines[MAX_LINES];
+	unsigned reps = 1, shown = cell->threads < 64 ? cell->threads : 64;
+	unsigned nlines = best_lines(cell, lines, &reps);
+
+	if (nlines == 0)
+		return;
+	print_benchmark_lines(cell, lines, nlines, reps, out);
+	print_unicode_against_bytes(lines, nlines, reps, shown, out);
+	if (lines[0].placement != NULL)
+		print_line_placement(lines, nlines, cell->threads, out);
 }
 
 /* Where blocks start within a cache line, summed over every line of the

@@ -443,6 +443,58 @@ void alloclab_region_set_clear(struct alloclab_region_set *set)
 	memset(set, 0, sizeof *set);
 }
 
+/* An inner region's own figures in its frame object: what the tracked
+ * blocks in it hold, and its occupancy and split lines and pages per bin,
+ * as hex digits. */
+static void inner_figures(json_t *o, const struct alloclab_region *r, const struct inner_acc *a)
+{
+	uint8_t occ[ALLOCLAB_HEAPMAP_BINS], bits[ALLOCLAB_HEAPMAP_BINS / 4], page_bits[ALLOCLAB_HEAPMAP_BINS / 4];
+	char occ_text[ALLOCLAB_HEAPMAP_BINS + 1], bits_text[ALLOCLAB_HEAPMAP_BINS / 4 + 1],
+		page_text[ALLOCLAB_HEAPMAP_BINS / 4 + 1];
+	for (unsigned b = 0; b < ALLOCLAB_HEAPMAP_BINS; b++) {
+		uint64_t width = bin_start(r->bytes, b + 1) - bin_start(r->bytes, b);
+		uint64_t v = width ? (a->bin_bytes[b] * 15 + width - 1) / width : 0;
+		occ[b] = (uint8_t)(v > 15 ? 15 : v);
+	}
+	memset(bits, 0, sizeof bits);
+	memset(page_bits, 0, sizeof page_bits);
+	for (unsigned b = 0; b < ALLOCLAB_HEAPMAP_BINS; b++) {
+		if (a->splits[b])
+			bits[b / 4] |= (uint8_t)(8 >> (b % 4));
+		if (a->page_splits[b])
+			page_bits[b / 4] |= (uint8_t)(8 >> (b % 4));
+	}
+	hex_digits(occ_text, occ, sizeof occ);
+	hex_digits(bits_text, bits, sizeof bits);
+	hex_digits(page_text, page_bits, sizeof page_bits);
+	json_object_set_new(o, "tracked_blocks", alloclab_stat_json(a->tracked_blocks));
+	json_object_set_new(o, "tracked_bytes", alloclab_stat_json(a->tracked_bytes));
+	json_object_set_new(o, "split_lines", alloclab_stat_json(a->split_lines));
+	json_object_set_new(o, "split_pages", alloclab_stat_json(a->split_pages));
+	json_object_set_new(o, "occupancy", json_string(occ_text));
+	json_object_set_new(o, "splits", json_string(bits_text));
+	json_object_set_new(o, "page_splits", json_string(page_text));
+}
+
+/* The frame as one line of the heap map's file. 0, or -1 with err. */
+static int write_frame(const json_t *frame, size_t nregions, char *err, size_t err_len)
+{
+	char *text = frame ? json_dumps(frame, JSON_COMPACT) : NULL;
+	if (text == NULL) {
+		snprintf(err, err_len, "out of memory for a frame of %zu regions", nregions);
+		return -1;
+	}
+	size_t n = strlen(text);
+	text[n] = '\n'; /* the NUL becomes the line's end */
+	if (write_all(hm.fd, text, n + 1) != 0) {
+		snprintf(err, err_len, "cannot write the heap map's frames: %s", strerror(errno));
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
 static int frame_locked(int64_t at_call, char *err, size_t err_len)
 {
 	const uint64_t line = 64, page = 4096;
@@ -492,32 +544,7 @@ static int frame_locked(int64_t at_call, char *err, size_t err_len)
 				      alloclab_stat_json(r->blocks), "inner", k < ninner && inner[k] == i);
 		if (k < ninner && inner[k] == i) {
 			const struct inner_acc *a = &acc[k++];
-			uint8_t occ[ALLOCLAB_HEAPMAP_BINS], bits[ALLOCLAB_HEAPMAP_BINS / 4], page_bits[ALLOCLAB_HEAPMAP_BINS / 4];
-			char occ_text[ALLOCLAB_HEAPMAP_BINS + 1], bits_text[ALLOCLAB_HEAPMAP_BINS / 4 + 1],
-				page_text[ALLOCLAB_HEAPMAP_BINS / 4 + 1];
-			for (unsigned b = 0; b < ALLOCLAB_HEAPMAP_BINS; b++) {
-				uint64_t width = bin_start(r->bytes, b + 1) - bin_start(r->bytes, b);
-				uint64_t v = width ? (a->bin_bytes[b] * 15 + width - 1) / width : 0;
-				occ[b] = (uint8_t)(v > 15 ? 15 : v);
-			}
-			memset(bits, 0, sizeof bits);
-			memset(page_bits, 0, sizeof page_bits);
-			for (unsigned b = 0; b < ALLOCLAB_HEAPMAP_BINS; b++) {
-				if (a->splits[b])
-					bits[b / 4] |= (uint8_t)(8 >> (b % 4));
-				if (a->page_splits[b])
-					page_bits[b / 4] |= (uint8_t)(8 >> (b % 4));
-			}
-			hex_digits(occ_text, occ, sizeof occ);
-			hex_digits(bits_text, bits, sizeof bits);
-			hex_digits(page_text, page_bits, sizeof page_bits);
-			json_object_set_new(o, "tracked_blocks", alloclab_stat_json(a->tracked_blocks));
-			json_object_set_new(o, "tracked_bytes", alloclab_stat_json(a->tracked_bytes));
-			json_object_set_new(o, "split_lines", alloclab_stat_json(a->split_lines));
-			json_object_set_new(o, "split_pages", alloclab_stat_json(a->split_pages));
-			json_object_set_new(o, "occupancy", json_string(occ_text));
-			json_object_set_new(o, "splits", json_string(bits_text));
-			json_object_set_new(o, "page_splits", json_string(page_text));
+			inner_figures(o, r, a);
 			split_lines += a->split_lines;
 			split_pages += a->split_pages;
 		}
@@ -537,19 +564,8 @@ static int frame_locked(int64_t at_call, char *err, size_t err_len)
 			  alloclab_stat_json(split_pages), "stats", stats, "regions_total", alloclab_stat_json(l.total),
 			  "regions", regions);
 	regions = NULL;
-	char *text = frame ? json_dumps(frame, JSON_COMPACT) : NULL;
-	if (text == NULL) {
-		snprintf(err, err_len, "out of memory for a frame of %zu regions", l.n);
+	if (write_frame(frame, l.n, err, err_len) != 0)
 		goto out;
-	}
-	size_t n = strlen(text);
-	text[n] = '\n'; /* the NUL becomes the line's end */
-	if (write_all(hm.fd, text, n + 1) != 0) {
-		snprintf(err, err_len, "cannot write the heap map's frames: %s", strerror(errno));
-		free(text);
-		goto out;
-	}
-	free(text);
 	hm.frames++;
 	rc = 0;
 out:
