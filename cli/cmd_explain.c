@@ -116,6 +116,48 @@ static int by_difference(const void *x, const void *y)
 	return (dp < dq) - (dp > dq);
 }
 
+/* Every function of either side, per op, the largest differences first;
+ * then each side's total, against its functions' sum and its measured
+ * count. */
+static void print_functions(const struct side *sides, const char *workload, unsigned threads, unsigned top)
+{
+	size_t n = sides[0].profile.n + sides[1].profile.n, nrows = 0;
+	struct row *rows = calloc(n + 1, sizeof *rows);
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < sides[k].profile.n; i++) {
+			const char *f = sides[k].profile.e[i].function;
+			int seen = 0;
+			for (size_t j = 0; j < nrows && !seen; j++)
+				seen = strcmp(rows[j].function, f) == 0;
+			if (seen)
+				continue;
+			rows[nrows].function = f;
+			rows[nrows].a = (double)alloclab_profile_ir(&sides[0].profile, f) / (double)sides[0].ops;
+			rows[nrows].b = (double)alloclab_profile_ir(&sides[1].profile, f) / (double)sides[1].ops;
+			nrows++;
+		}
+	qsort(rows, nrows, sizeof *rows, by_difference);
+	printf("instructions per op of %s, one value after a warm-up, %u thread%s (callgrind, the timed region):\n",
+	       workload, threads, threads == 1 ? "" : "s");
+	printf("  %-52s %12s %12s %12s\n", "function [object]", "A", "B", "B - A");
+	for (size_t i = 0; i < nrows && i < top; i++) {
+		if (rows[i].a == 0 && rows[i].b == 0)
+			break;
+		printf("  %-52.52s %12.3f %12.3f %+12.3f\n", rows[i].function, rows[i].a, rows[i].b, rows[i].b - rows[i].a);
+	}
+	if (nrows > top)
+		printf("  (%zu more functions)\n", nrows - top);
+	for (int k = 0; k < 2; k++) {
+		uint64_t sum = 0;
+		for (size_t i = 0; i < sides[k].profile.n; i++)
+			sum += sides[k].profile.e[i].ir;
+		printf("%s %s: %.3f instructions per op over %llu ops; its functions sum to %.3f, measured %.3f\n",
+		       k ? "B" : "A", sides[k].plugin.spec, (double)sides[k].profile.total / (double)sides[k].ops,
+		       (unsigned long long)sides[k].ops, (double)sum / (double)sides[k].ops, sides[k].per_op);
+	}
+	free(rows);
+}
+
 int alloclab_cmd_explain(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -180,42 +222,7 @@ int alloclab_cmd_explain(int argc, char **argv)
 		}
 	}
 
-	/* Every function of either side, per op. */
-	size_t n = sides[0].profile.n + sides[1].profile.n, nrows = 0;
-	struct row *rows = calloc(n + 1, sizeof *rows);
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; i < sides[k].profile.n; i++) {
-			const char *f = sides[k].profile.e[i].function;
-			int seen = 0;
-			for (size_t j = 0; j < nrows && !seen; j++)
-				seen = strcmp(rows[j].function, f) == 0;
-			if (seen)
-				continue;
-			rows[nrows].function = f;
-			rows[nrows].a = (double)alloclab_profile_ir(&sides[0].profile, f) / (double)sides[0].ops;
-			rows[nrows].b = (double)alloclab_profile_ir(&sides[1].profile, f) / (double)sides[1].ops;
-			nrows++;
-		}
-	qsort(rows, nrows, sizeof *rows, by_difference);
-	printf("instructions per op of %s, one value after a warm-up, %u thread%s (callgrind, the timed region):\n",
-	       ws.workload->name, threads, threads == 1 ? "" : "s");
-	printf("  %-52s %12s %12s %12s\n", "function [object]", "A", "B", "B - A");
-	for (size_t i = 0; i < nrows && i < top; i++) {
-		if (rows[i].a == 0 && rows[i].b == 0)
-			break;
-		printf("  %-52.52s %12.3f %12.3f %+12.3f\n", rows[i].function, rows[i].a, rows[i].b, rows[i].b - rows[i].a);
-	}
-	if (nrows > top)
-		printf("  (%zu more functions)\n", nrows - top);
-	for (int k = 0; k < 2; k++) {
-		uint64_t sum = 0;
-		for (size_t i = 0; i < sides[k].profile.n; i++)
-			sum += sides[k].profile.e[i].ir;
-		printf("%s %s: %.3f instructions per op over %llu ops; its functions sum to %.3f, measured %.3f\n",
-		       k ? "B" : "A", sides[k].plugin.spec, (double)sides[k].profile.total / (double)sides[k].ops,
-		       (unsigned long long)sides[k].ops, (double)sum / (double)sides[k].ops, sides[k].per_op);
-	}
-	free(rows);
+	print_functions(sides, ws.workload->name, threads, top);
 	rc = 0;
 out:
 	for (int k = 0; k < 2; k++) {
