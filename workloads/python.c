@@ -607,12 +607,94 @@ static const char *python_plan_not_applicable(const struct alloclab_params *p)
  * and some seconds, or a folder of up to FOLDER_FILES_BUDGET files. */
 #define FOLDER_FILES_BUDGET 60
 
+/* The benchmarks a pyperf file or folder registers: each file run once
+ * by the harness in a child with a deadline. The harness's list (an
+ * array, at least one entry), or NULL with err set. */
+static json_t *discover(const struct alloclab_params *p, const struct stat *st, char *err, size_t err_len)
+{
+	char libs[ALLOCLAB_PATH_PLUS_LEN], why[ALLOCLAB_PATH_LEN];
+	struct alloclab_child_result res;
+
+	snprintf(libs, sizeof libs, "%s/lib", data_dir());
+	struct discovery d = {p->text[P_PYPERF], p->text[P_ARGS], libs, (double)p->v[P_SCALE] / 100.0,
+			      alloclab_plan_step_timeout()};
+	const double deadline_s = S_ISDIR(st->st_mode) ? d.timeout_s * FOLDER_FILES_BUDGET : d.timeout_s + 10;
+	if (alloclab_child_run(discovery_child, &d, deadline_s, &res, err, err_len) != 0)
+		return NULL;
+	json_t *found = res.exited && res.exit_code == 0 ? json_loads(res.output, 0, NULL) : NULL;
+	if (!json_is_array(found) || json_array_size(found) == 0) {
+		char *printed = alloclab_child_printed(&res);
+		if (res.exited && res.exit_code == 0)
+			snprintf(why, sizeof why, "%s", S_ISDIR(st->st_mode)
+				 ? "no benchmark found (a folder holds *.py files, */run_benchmark.py or pyperformance's MANIFEST)"
+				 : "no benchmark found");
+		else
+			alloclab_child_describe(&res, deadline_s, why, sizeof why);
+		snprintf(err, err_len, "workload 'python': pyperf=%s: %s%s%.300s", d.path, why, printed ? ": " : "",
+			 printed ? printed : "");
+		free(printed);
+		json_decref(found);
+		found = NULL;
+	}
+	alloclab_child_result_free(&res);
+	return found;
+}
+
+/* One benchmark of the harness's list as the parameters of its cell,
+ * into *q; its text checked (one line, arguments a word each). 0, or -1
+ * with err set. */
+static int benchmark_params(const struct alloclab_params *p, const json_t *e, const char *path,
+			    struct alloclab_params *q, char *err, size_t err_len)
+{
+	const char *file = json_string_value(json_object_get(e, "file"));
+	const char *name = json_string_value(json_object_get(e, "name"));
+	const char *failed_row = json_string_value(json_object_get(e, "error"));
+	json_t *args = json_object_get(e, "args"), *a;
+	json_int_t task = json_integer_value(json_object_get(e, "task"));
+	char joined[ALLOCLAB_PATH_LEN] = "";
+	size_t used = 0, k;
+	if (file == NULL || !json_is_array(args) || task < 0 || task > MAX_TASKS) {
+		snprintf(err, err_len, "workload 'python': pyperf=%s: the harness's list is malformed", path);
+		return -1;
+	}
+	/* A name becomes a row's label on terminals and in exports. */
+	if (!alloclab_shell_word_one_line(file) || (name && !alloclab_shell_word_one_line(name))) {
+		char shown[200];
+		alloclab_printable(name && !alloclab_shell_word_one_line(name) ? name : file, shown, sizeof shown);
+		snprintf(err, err_len, "workload 'python': pyperf=%s: the benchmark '%s' has a control character "
+			 "(an escape sequence?) in its %s", path, shown,
+			 name && !alloclab_shell_word_one_line(name) ? "name" : "file name");
+		return -1;
+	}
+	json_array_foreach(args, k, a) {
+		const char *w = json_string_value(a);
+		if (w == NULL || w[0] == '\0' || strchr(w, ' ') || used + strlen(w) + 2 > sizeof joined) {
+			snprintf(err, err_len, "workload 'python': %s: argument %zu cannot be passed (empty, a space in it, "
+				 "or too long)", file, k + 1);
+			return -1;
+		}
+		used += (size_t)snprintf(joined + used, sizeof joined - used, "%s%s", used ? " " : "", w);
+	}
+	*q = *p;
+	q->text[P_PYPERF] = alloclab_params_intern(file, strlen(file));
+	q->text[P_ARGS] = alloclab_params_intern(joined, strlen(joined));
+	q->text[P_NAME] = alloclab_params_intern(name ? name : "", name ? strlen(name) : 0);
+	if (failed_row && json_is_true(json_object_get(e, "not_applicable")))
+		remember_not_applicable(q, failed_row);
+	/* A file that failed (a module missing) is measured as its task 1:
+	 * the worker meets the same failure and says so in the cell. */
+	q->v[P_TASK] = task > 0 ? (uint64_t)task : 1;
+	if (!q->text[P_PYPERF] || !q->text[P_ARGS] || !q->text[P_NAME]) {
+		snprintf(err, err_len, "workload 'python': out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 static int python_expand(const struct alloclab_params *p, struct alloclab_params *out, unsigned max, unsigned *n,
 			 char *err, size_t err_len)
 {
 	struct stat st;
-	char libs[ALLOCLAB_PATH_PLUS_LEN], why[ALLOCLAB_PATH_LEN];
-	struct alloclab_child_result res;
 
 	*n = 0;
 	if (p->text[P_PYPERF][0] == '\0' || p->v[P_TASK] != 0) {
@@ -627,95 +709,33 @@ static int python_expand(const struct alloclab_params *p, struct alloclab_params
 			 p->text[P_PYPERF]);
 		return -1;
 	}
-	snprintf(libs, sizeof libs, "%s/lib", data_dir());
-	struct discovery d = {p->text[P_PYPERF], p->text[P_ARGS], libs, (double)p->v[P_SCALE] / 100.0,
-			      alloclab_plan_step_timeout()};
-	const double deadline_s = S_ISDIR(st.st_mode) ? d.timeout_s * FOLDER_FILES_BUDGET : d.timeout_s + 10;
-	if (alloclab_child_run(discovery_child, &d, deadline_s, &res, err, err_len) != 0)
+	json_t *found = discover(p, &st, err, err_len), *e;
+	if (found == NULL)
 		return -1;
-	json_t *found = res.exited && res.exit_code == 0 ? json_loads(res.output, 0, NULL) : NULL, *e;
-	if (!json_is_array(found) || json_array_size(found) == 0) {
-		char *printed = alloclab_child_printed(&res);
-		if (res.exited && res.exit_code == 0)
-			snprintf(why, sizeof why, "%s", S_ISDIR(st.st_mode)
-				 ? "no benchmark found (a folder holds *.py files, */run_benchmark.py or pyperformance's MANIFEST)"
-				 : "no benchmark found");
-		else
-			alloclab_child_describe(&res, deadline_s, why, sizeof why);
-		snprintf(err, err_len, "workload 'python': pyperf=%s: %s%s%.300s", d.path, why, printed ? ": " : "",
-			 printed ? printed : "");
-		free(printed);
-		json_decref(found);
-		alloclab_child_result_free(&res);
-		return -1;
-	}
-	alloclab_child_result_free(&res);
-	size_t i;
 	/* One file that cannot even run (its arguments wrong) is the user's to
 	 * fix, now; in a folder such a file is its row's error. */
 	const char *failed = json_string_value(json_object_get(json_array_get(found, 0), "error"));
+	int rc = 0;
 	if (!S_ISDIR(st.st_mode) && failed && !json_is_true(json_object_get(json_array_get(found, 0), "not_applicable"))) {
-		snprintf(err, err_len, "workload 'python': pyperf=%s: %s", d.path, failed);
-		json_decref(found);
-		return -1;
+		snprintf(err, err_len, "workload 'python': pyperf=%s: %s", p->text[P_PYPERF], failed);
+		rc = -1;
 	}
+	size_t i;
 	json_array_foreach(found, i, e) {
-		const char *file = json_string_value(json_object_get(e, "file"));
-		const char *name = json_string_value(json_object_get(e, "name"));
-		const char *failed_row = json_string_value(json_object_get(e, "error"));
-		json_t *args = json_object_get(e, "args"), *a;
-		json_int_t task = json_integer_value(json_object_get(e, "task"));
-		char joined[ALLOCLAB_PATH_LEN] = "";
-		size_t used = 0, k;
+		if (rc != 0)
+			break;
 		if (*n == max) {
-			snprintf(err, err_len, "workload 'python': pyperf=%s has more than %u benchmarks", d.path, max);
-			json_decref(found);
-			return -1;
-		}
-		if (file == NULL || !json_is_array(args) || task < 0 || task > MAX_TASKS) {
-			snprintf(err, err_len, "workload 'python': pyperf=%s: the harness's list is malformed", d.path);
-			json_decref(found);
-			return -1;
-		}
-		/* A name becomes a row's label on terminals and in exports. */
-		if (!alloclab_shell_word_one_line(file) || (name && !alloclab_shell_word_one_line(name))) {
-			char shown[200];
-			alloclab_printable(name && !alloclab_shell_word_one_line(name) ? name : file, shown, sizeof shown);
-			snprintf(err, err_len, "workload 'python': pyperf=%s: the benchmark '%s' has a control character "
-				 "(an escape sequence?) in its %s", d.path, shown,
-				 name && !alloclab_shell_word_one_line(name) ? "name" : "file name");
-			json_decref(found);
-			return -1;
-		}
-		json_array_foreach(args, k, a) {
-			const char *w = json_string_value(a);
-			if (w == NULL || w[0] == '\0' || strchr(w, ' ') ||
-			    used + strlen(w) + 2 > sizeof joined) {
-				snprintf(err, err_len, "workload 'python': %s: argument %zu cannot be passed (empty, a space in it, "
-					 "or too long)", file, k + 1);
-				json_decref(found);
-				return -1;
-			}
-			used += (size_t)snprintf(joined + used, sizeof joined - used, "%s%s", used ? " " : "", w);
-		}
-		struct alloclab_params *q = &out[(*n)++];
-		*q = *p;
-		q->text[P_PYPERF] = alloclab_params_intern(file, strlen(file));
-		q->text[P_ARGS] = alloclab_params_intern(joined, strlen(joined));
-		q->text[P_NAME] = alloclab_params_intern(name ? name : "", name ? strlen(name) : 0);
-		if (failed_row && json_is_true(json_object_get(e, "not_applicable")))
-			remember_not_applicable(q, failed_row);
-		/* A file that failed (a module missing) is measured as its task 1:
-		 * the worker meets the same failure and says so in the cell. */
-		q->v[P_TASK] = task > 0 ? (uint64_t)task : 1;
-		if (!q->text[P_PYPERF] || !q->text[P_ARGS] || !q->text[P_NAME]) {
-			snprintf(err, err_len, "workload 'python': out of memory");
-			json_decref(found);
-			return -1;
+			snprintf(err, err_len, "workload 'python': pyperf=%s has more than %u benchmarks", p->text[P_PYPERF],
+				 max);
+			rc = -1;
+		} else if (benchmark_params(p, e, p->text[P_PYPERF], &out[*n], err, err_len) == 0) {
+			(*n)++;
+		} else {
+			rc = -1;
 		}
 	}
 	json_decref(found);
-	return 0;
+	return rc;
 }
 
 const struct alloclab_workload alloclab_workload_python = {
