@@ -75,7 +75,8 @@ def resolve(including, name, quoted):
     """The project file an include names, or None (a system header)."""
     here = os.path.dirname(including)
     candidates = [os.path.normpath(os.path.join(here, name)), os.path.normpath(os.path.join("framework", name)),
-                  os.path.normpath(os.path.join("framework/include", name))]
+                  os.path.normpath(os.path.join("framework/include", name)),
+                  os.path.normpath(os.path.join("workloads", name))]
     for c in candidates:
         if c in FILES_SET:
             return c

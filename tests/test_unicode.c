@@ -8,12 +8,12 @@
 #include "helpers.h"
 #include "registry.h"
 #include "results/results.h"
-#include "string_layouts.h"
-#include "words.h"
+#include "helpers/string_layouts.h"
+#include "helpers/words.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
-#include "unicode_report.h"
+#include "helpers/unicode_report.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -18,8 +18,8 @@
  * objects were the first two and did not share a line where the
  * original's do.
  */
-#include "false_sharing.h"
-#include "mt_report.h"
+#include "helpers/false_sharing.h"
+#include "helpers/mt_report.h"
 #include "measure/placement.h"
 
 #include <pthread.h>

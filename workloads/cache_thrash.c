@@ -12,8 +12,8 @@
  * placement report (each thread's object, all held at once) shows the
  * lines two threads share.
  */
-#include "false_sharing.h"
-#include "mt_report.h"
+#include "helpers/false_sharing.h"
+#include "helpers/mt_report.h"
 #include "measure/placement.h"
 
 #include <stdio.h>

@@ -18,7 +18,7 @@
 #include "memory/resident.h"
 #include "worker/worker.h"
 #include "base/rng.h"
-#include "mt_report.h"
+#include "helpers/mt_report.h"
 #include "workload/workload.h"
 
 #include <pthread.h>

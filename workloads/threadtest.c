@@ -6,11 +6,11 @@
  * no block leaves its thread. baseline=1 does the same work into a static
  * array without allocating: the harness's own floor.
  */
-#include "false_sharing.h"
+#include "helpers/false_sharing.h"
 #include "measure/placement.h"
 #include "memory/resident.h"
 #include "base/rng.h"
-#include "mt_report.h"
+#include "helpers/mt_report.h"
 #include "workload/workload.h"
 
 #include <stdatomic.h>

@@ -24,9 +24,9 @@
  */
 #include "measure/placement.h"
 #include "base/rng.h"
-#include "string_layouts.h"
-#include "unicode_report.h"
-#include "words.h"
+#include "helpers/string_layouts.h"
+#include "helpers/unicode_report.h"
+#include "helpers/words.h"
 #include "workload/workload.h"
 #include "worker/worker.h"
 

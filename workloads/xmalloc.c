@@ -17,10 +17,10 @@
  * original counts frees. Each producer makes `ops` objects a value (whole
  * batches); the original runs for a time instead.
  */
-#include "false_sharing.h"
+#include "helpers/false_sharing.h"
 #include "measure/placement.h"
 #include "base/rng.h"
-#include "mt_report.h"
+#include "helpers/mt_report.h"
 #include "workload/workload.h"
 
 #include <pthread.h>

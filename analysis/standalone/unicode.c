@@ -12,7 +12,7 @@
  *   unicode-standalone-ALLOCATOR WORDS CHARS ROUNDS
  */
 #include "entry.h"
-#include "string_layouts.h"
+#include "helpers/string_layouts.h"
 
 #include <stdint.h>
 #include <stdio.h>
