@@ -39,6 +39,8 @@ esac
 packages=(
 	build-essential git meson ninja-build pkg-config
 	libjansson-dev libzstd-dev libjemalloc-dev libmimalloc-dev libcriterion-dev python3-dev gnuplot-nox valgrind
+	# The history store (SQLite) and file identities (nettle's SHA-256)
+	libsqlite3-dev nettle-dev
 	libtcmalloc-minimal4 libtbbmalloc2
 	# The exec workload's programs (docs/guides/preload.md)
 	sqlite3 xz-utils perl

@@ -147,11 +147,8 @@ static void free_plugin_args(struct alloclab_run_config *cfg)
 	for (unsigned i = 0; i < cfg->npair; i++)
 		free((char *)cfg->pair[i]);
 	cfg->npair = 0;
-	for (unsigned i = 0; i < cfg->nplugins; i++) {
-		free(cfg->plugins[i].spec);
-		free(cfg->plugins[i].options);
-		free(cfg->plugins[i].as);
-	}
+	for (unsigned i = 0; i < cfg->nplugins; i++)
+		alloclab_plugin_arg_clear(&cfg->plugins[i]);
 	cfg->nplugins = 0;
 }
 

@@ -297,6 +297,8 @@ int alloclab_results_read_facts(const struct alloclab_results_reader *rd, struct
 		return -1;
 	f->cpus_allowed = (int)cpus;
 	f->cache_simulated = geometry;
+	if (alloclab_results_get_uint(rd, r->config, K_CONFIG, K_ORDER_SEED, 0, 0, UINT64_MAX, &f->order_seed) != 0)
+		return -1;
 	/* The run's date, as alloclab writes it (UTC, "2026-12-01T14:10:00Z"):
 	 * other tools are given it (an export's dates). */
 	{

@@ -130,6 +130,8 @@ static void plugin_clear(struct alloclab_plugin_info *p)
 	free(p->version);
 	free(p->description);
 	free(p->path);
+	free(p->sha256);
+	free(p->source_commit);
 	json_decref(p->caps);
 	json_decref(p->check);
 }
@@ -178,6 +180,9 @@ unsigned alloclab_results_add_plugin(struct alloclab_results *r, const struct al
 	p->caps = info->caps ? info->caps : json_array();
 	p->min_align = info->min_align;
 	p->check = info->check;
+	p->sha256 = dup_or_null(info->sha256);
+	p->source_commit = dup_or_null(info->source_commit);
+	p->source_dirty = info->source_commit ? info->source_dirty : -1;
 	return r->nplugins++;
 }
 

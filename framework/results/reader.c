@@ -4,6 +4,7 @@
 #include "results/internal.h"
 #include "results/results_keys.h"
 #include "base/invariant.h"
+#include "files/file_hash.h"
 
 #include <errno.h>
 #include <math.h>
@@ -116,6 +117,34 @@ fail:
 	return -1;
 }
 
+/* A plugin's file hash and its source, where the file has them. */
+static int read_build_identity(const struct alloclab_results_reader *rd, const json_t *obj, const char *where,
+			       struct alloclab_plugin_info *p)
+{
+	char w[160];
+	json_t *src = json_object_get(obj, K_SOURCE);
+	p->source_dirty = -1;
+	if (alloclab_results_get_string(rd, obj, where, K_SHA256, 0, &p->sha256) != 0)
+		return -1;
+	if (p->sha256 && !alloclab_sha256_hex_valid(p->sha256))
+		return alloclab_results_bad(rd, where, K_SHA256, "is not 64 lower-case hex digits");
+	if (src == NULL)
+		return 0;
+	snprintf(w, sizeof w, "%s.%s", where, K_SOURCE);
+	if (!json_is_object(src))
+		return alloclab_results_bad(rd, where, K_SOURCE, "is %s, not an object", alloclab_json_type_name(src));
+	if (alloclab_results_get_string(rd, src, w, K_COMMIT, 1, &p->source_commit) != 0)
+		return -1;
+	size_t n = strspn(p->source_commit, "0123456789abcdef");
+	if (n < 7 || n > 64 || p->source_commit[n] != '\0')
+		return alloclab_results_bad(rd, w, K_COMMIT, "is not a commit hash (7 to 64 lower-case hex digits)");
+	json_t *dirty = json_object_get(src, K_DIRTY);
+	if (!json_is_boolean(dirty))
+		return alloclab_results_bad(rd, w, K_DIRTY, dirty ? "is not true or false" : "missing");
+	p->source_dirty = json_is_true(dirty);
+	return 0;
+}
+
 static int read_plugin(const struct alloclab_results_reader *rd, const json_t *obj, const char *where, struct alloclab_plugin_info *p)
 {
 	json_t *caps, *x;
@@ -153,6 +182,8 @@ static int read_plugin(const struct alloclab_results_reader *rd, const json_t *o
 		free(s2);
 	}
 	p->check = check ? json_incref(check) : NULL;
+	if (read_build_identity(rd, obj, where, p) != 0)
+		return -1;
 	if (p->options == NULL)
 		p->options = strdup("");
 	if (p->label == NULL && rd->version >= 2)

@@ -212,6 +212,12 @@ struct alloclab_plugin_info {
 	/* NULL: not checked before the run; else the `alloclab check` cases it
 	 * failed, [{case, why}] (empty: it passed). */
 	json_t *check;
+	/* The file's contents, SHA-256 as 64 hex digits (NULL: a file of an
+	 * older format); the source commit it was built from and whether that
+	 * tree was dirty, where the one who built it said (source_commit NULL,
+	 * source_dirty -1: unknown). */
+	char *sha256, *source_commit;
+	int source_dirty;
 };
 
 /* How a run was configured: written as the document's config. */
@@ -250,6 +256,8 @@ struct alloclab_run_facts {
 	/* Where, when and by what the run was made (metadata's host, date as
 	 * "YYYY-MM-DDTHH:MM:SSZ", alloclab_version, kernel); NULL unknown. */
 	char *host, *date, *alloclab_version, *kernel;
+	/* The seed of the cells' order in each round (config's); 0 unknown. */
+	uint64_t order_seed;
 	/* A shard of a plan (--shard K/N): K from 1, N, the plan's identity
 	 * (16 hex digits) and each cell's processes in the whole plan
 	 * (ncell_processes == ncells); shard_count 0: not a shard. */

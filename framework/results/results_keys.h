@@ -71,6 +71,10 @@
 #define K_CAPS "caps"
 #define K_MIN_ALIGN "min_align"
 #define K_CHECK "check"
+#define K_SHA256 "sha256"
+#define K_SOURCE "source"
+#define K_COMMIT "commit"
+#define K_DIRTY "dirty"
 #define K_CASE "case"
 #define K_WHY "why"
 

@@ -161,6 +161,10 @@ static json_t *plugin_to_json(const struct alloclab_plugin_info *p)
 			      K_MIN_ALIGN, (json_int_t)p->min_align);
 	if (p->check)
 		json_object_set(o, K_CHECK, p->check);
+	if (p->sha256)
+		json_object_set_new(o, K_SHA256, json_string(p->sha256));
+	if (p->source_commit)
+		json_object_set_new(o, K_SOURCE, json_pack("{s:s,s:b}", K_COMMIT, p->source_commit, K_DIRTY, p->source_dirty > 0));
 	return o;
 }
 

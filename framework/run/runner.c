@@ -14,6 +14,8 @@
 #include "files/scratch.h"
 #include "process/process_tree.h"
 #include "files/self_exe.h"
+#include "files/file_hash.h"
+#include "plugin/plugin_arg.h"
 #include "worker/worker.h"
 
 #include <alloclab/plugin_options.h>
@@ -85,10 +87,27 @@ static int probe_plugins(struct alloclab_run *run)
 		alloclab_caps_format(probe.caps, caps, sizeof caps);
 		for (char *save = NULL, *c = strtok_r(caps, ",", &save); c; c = strtok_r(NULL, ",", &save))
 			json_array_append_new(caps_list, json_string(c));
+		/* What identifies the build: its file's contents, and its
+		 * source where the one who built it said. */
+		char sha256[ALLOCLAB_SHA256_HEX], commit[65];
+		int dirty = -1;
+		if (alloclab_file_sha256(probe.path, sha256, err, sizeof err) != 0) {
+			fprintf(stderr, "alloclab: plugin %s: %s\n", cfg->plugins[i].spec, err);
+			alloclab_probe_clear(&probe);
+			return -1;
+		}
+		if (cfg->plugins[i].source && alloclab_source_parse(cfg->plugins[i].source, commit, &dirty) != 0) {
+			fprintf(stderr, "alloclab: plugin %s: source= takes a commit hash (7 to 64 lower-case hex digits), "
+					"then +dirty when its tree held changes, not '%.80s'\n",
+				cfg->plugins[i].spec, cfg->plugins[i].source);
+			alloclab_probe_clear(&probe);
+			return -1;
+		}
 		struct alloclab_plugin_info info = {
 			.spec = cfg->plugins[i].spec, .options = cfg->plugins[i].options, .name = probe.name,
 			.version = probe.version, .description = probe.description, .path = probe.path,
-			.caps = caps_list, .min_align = probe.min_align,
+			.caps = caps_list, .min_align = probe.min_align, .sha256 = sha256,
+			.source_commit = cfg->plugins[i].source ? commit : NULL, .source_dirty = dirty,
 		};
 		run->caps[i] = probe.caps;
 		alloclab_results_add_plugin(run->results, &info);
