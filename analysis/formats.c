@@ -57,7 +57,9 @@ static void cell_text(const struct alloclab_comparison *cmp, const struct allocl
 		snprintf(out, len, "%s: cannot tell (too few processes)", t);
 		return;
 	}
-	if (e->has_interval)
+	/* Compare's tables give the paired intervals (what a paired run is
+	 * for); the others are in the JSON and in ab's table. */
+	if (e->has_interval && e->tested == ALLOCLAB_TESTED_PAIRED)
 		snprintf(interval, sizeof interval, " [%.3f..%.3f]", e->lo, e->hi);
 	if (e->verdict != ALLOCLAB_VERDICT_LESS && e->verdict != ALLOCLAB_VERDICT_MORE) {
 		snprintf(out, len, "%s: %s%s", t, e->tested == ALLOCLAB_TESTED_PAIRED ? "not resolved" : "not significant",
@@ -325,7 +327,7 @@ static void print_csv(const struct alloclab_comparison *cmp, FILE *out)
 			if (e->compared && e->has_p)
 				fprintf(out, "%.6g", e->p);
 			fprintf(out, ",%s", e->significant ? "yes" : "no");
-			if (paired && e->has_interval)
+			if (paired && e->has_interval && e->tested == ALLOCLAB_TESTED_PAIRED)
 				fprintf(out, ",%.6f,%.6f", e->lo, e->hi);
 			else if (paired)
 				fputs(",,", out);

@@ -233,6 +233,7 @@ static void paired_entry(struct building *k, size_t c, struct alloclab_compariso
 	e->hi = st->hi;
 	e->has_p = 1;
 	e->p = st->p;
+	e->p_interval = st->n >= 2 ? st->p_t : -1;
 	e->statistic = 0;
 	e->tested = ALLOCLAB_TESTED_PAIRED;
 	e->reachable = st->n >= 2;
@@ -242,6 +243,19 @@ static void paired_entry(struct building *k, size_t c, struct alloclab_compariso
 	k->cmp->paired = 1;
 	count_ratio(k, c, st->ratio);
 	set_verdict(e);
+}
+
+/* The range of x's values over b's: the smallest and the largest ratio
+ * any two of their values give. */
+static void counts_range(const struct cell_values *b, const struct cell_values *x, double *lo, double *hi)
+{
+	double bmin = INFINITY, bmax = 0, xmin = INFINITY, xmax = 0;
+	for (size_t i = 0; i < b->nv; i++)
+		bmin = fmin(bmin, b->v[i]), bmax = fmax(bmax, b->v[i]);
+	for (size_t i = 0; i < x->nv; i++)
+		xmin = fmin(xmin, x->v[i]), xmax = fmax(xmax, x->v[i]);
+	*lo = bmax > 0 ? xmin / bmax : 0;
+	*hi = bmin > 0 ? xmax / bmin : INFINITY;
 }
 
 /* The ratio of column c's cell to the base cell of its row, and the test
@@ -277,8 +291,20 @@ static void test_against_base(struct building *k, size_t c, struct alloclab_comp
 	}
 	e->reachable = min_p < ALLOCLAB_ALPHA;
 	e->significant = e->reachable && t.p < ALLOCLAB_ALPHA && fabs(e->ratio - 1) * 100 >= o->min_speed;
+	if (e->tested == ALLOCLAB_TESTED_COUNTS) {
+		/* A count differs when the difference is more than either
+		 * side's counts vary among themselves (mimalloc's clock-driven
+		 * page retirement, a replay's background decoding move a few
+		 * instructions): [lo, hi] is the ratio's range over them. */
+		counts_range(b, x, &e->lo, &e->hi);
+		e->has_interval = 1;
+		e->significant = e->significant && (e->lo > 1 || e->hi < 1);
+	} else if (e->tested == ALLOCLAB_TESTED_PROCESSES) {
+		e->has_interval = alloclab_ratio_interval(b->p, b->np, x->p, x->np, &e->lo, &e->hi) == 0;
+	}
 	e->has_p = !(!k->other_metric && alloclab_metric_deterministic(cell->metric));
 	e->p = t.p;
+	e->p_interval = e->tested == ALLOCLAB_TESTED_PROCESSES && e->reachable ? t.p : -1;
 	e->statistic = t.statistic;
 	if (!e->reachable) {
 		int by_process = e->tested == ALLOCLAB_TESTED_PROCESSES;

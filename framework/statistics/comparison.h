@@ -113,11 +113,20 @@ struct alloclab_comparison_entry {
 	/* Against the base (compared: past the first column, both measured). */
 	int compared;
 	double ratio;        /* this mean over the base's (paired: the geometric mean of the processes' ratios) */
-	int has_interval;    /* paired with two processes or more: [lo, hi] is the ratio's 95% interval */
+	/* [lo, hi] holds the ratio: paired (two processes or more), its 95%
+	 * interval (t on the processes' log ratios); tested by processes, the
+	 * 95% interval of the ratio of means (significance.h); counts, the
+	 * range their own variation allows. */
+	int has_interval;
 	double lo, hi;
 	unsigned npairs;     /* paired: the processes whose ratios were taken */
 	int has_p;           /* p and statistic mean something (not for deterministic counts) */
 	double p, statistic;
+	/* The p-value of the test whose interval [lo, hi] is (paired: t on the
+	 * processes' log ratios, pairs.h's p_t), the one a series of
+	 * comparisons is corrected on (changes.h); tested by processes, the
+	 * rank test's p; < 0 none. */
+	double p_interval;
 	enum alloclab_tested tested;
 	int reachable;       /* the test could decide with these samples */
 	int significant;     /* reachable, decided, and at least min_speed percent */

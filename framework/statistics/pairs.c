@@ -1,5 +1,6 @@
 /* The statistics of paired comparisons. See pairs.h. */
 #include "statistics/pairs.h"
+#include "statistics/significance.h"
 #include "statistics/summary.h"
 #include "figures/cell_values.h"
 
@@ -83,6 +84,7 @@ void alloclab_pair_stat_of(const double *r, size_t n, struct alloclab_pair_stat 
 	memset(out, 0, sizeof *out);
 	out->n = (unsigned)n;
 	out->p = 1;
+	out->p_t = 1;
 	out->hi = INFINITY;
 	if (l == NULL || n == 0) {
 		free(l);
@@ -105,6 +107,8 @@ void alloclab_pair_stat_of(const double *r, size_t n, struct alloclab_pair_stat 
 		out->half_percent = 100 * (exp(half) - 1);
 		out->spread_percent = 100 * (exp(sd) - 1);
 		out->p = alloclab_signed_rank_p(l, n);
+		double se = sd / sqrt((double)n), t = se > 0 ? mean / se : (mean != 0 ? INFINITY : 0), df = (double)(n - 1);
+		out->p_t = se > 0 ? alloclab_incomplete_beta(df / 2, 0.5, df / (df + t * t)) : (mean != 0 ? 0 : 1);
 	} else {
 		out->half_percent = 1e9;
 	}

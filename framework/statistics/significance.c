@@ -198,3 +198,28 @@ size_t alloclab_mann_whitney_needed(double alpha)
 		n++;
 	return n;
 }
+
+int alloclab_ratio_interval(const double *a, size_t na, const double *b, size_t nb, double *lo, double *hi)
+{
+	struct alloclab_summary sa, sb;
+
+	if (na < 2 || nb < 2)
+		return -1;
+	alloclab_summarize(a, na, &sa);
+	alloclab_summarize(b, nb, &sb);
+	if (sa.mean <= 0 || sb.mean <= 0)
+		return -1;
+	double va = sa.stdev * sa.stdev / ((double)na * sa.mean * sa.mean);
+	double vb = sb.stdev * sb.stdev / ((double)nb * sb.mean * sb.mean);
+	double ratio = sb.mean / sa.mean, se = sqrt(va + vb);
+	if (se == 0) {
+		*lo = *hi = ratio;
+		return 0;
+	}
+	/* Welch-Satterthwaite, on the two relative variances. */
+	double df = (va + vb) * (va + vb) / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
+	double t = alloclab_t95(df < 1 ? 1u : (unsigned)df);
+	*lo = ratio * exp(-t * se);
+	*hi = ratio * exp(t * se);
+	return 0;
+}

@@ -25,6 +25,14 @@ struct alloclab_test_result {
 void alloclab_t_test(const double *a, size_t na, const double *b, size_t nb, struct alloclab_test_result *r);
 void alloclab_mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct alloclab_test_result *r);
 
+/* The 95% interval of mean(b) / mean(a) for two independent samples
+ * (per-process means, say): the delta method on the logarithm of the
+ * ratio, var = s_a^2 / (n_a m_a^2) + s_b^2 / (n_b m_b^2), with Welch's
+ * degrees of freedom (rounded down: the interval errs wide). 0 with
+ * [*lo, *hi], or -1 when a side has fewer than two values or a mean is not
+ * positive. */
+int alloclab_ratio_interval(const double *a, size_t na, const double *b, size_t nb, double *lo, double *hi);
+
 /* The smallest two-sided p-value the rank test can give for samples of
  * na and nb values, whatever they are: 2 / C(na + nb, na). When it is not
  * below alpha, no difference can ever be called significant. */
