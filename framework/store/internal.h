@@ -1,0 +1,37 @@
+/*
+ * What the store's files share (store.h is its public face): the open
+ * database and the helpers every query uses. Nothing outside the room
+ * includes this.
+ */
+#ifndef ALLOCLAB_STORE_INTERNAL_H
+#define ALLOCLAB_STORE_INTERNAL_H
+
+#include "store/store.h"
+
+#include <sqlite3.h>
+
+/* "alcl": what PRAGMA application_id says of a file this room made, so
+ * that another program's SQLite file is never taken for a store. */
+#define ALLOCLAB_STORE_APPLICATION_ID 0x616c636c
+
+struct alloclab_store {
+	sqlite3 *db;
+	char *path;
+	int schema_found; /* user_version when opened */
+	int writable;
+};
+
+/* Runs SQL that returns no rows (err may be NULL). 0, or -1 with err. */
+int alloclab_store_exec(struct alloclab_store *s, const char *sql, char *err, size_t err_len);
+/* PRAGMA user_version, or -1. */
+int alloclab_store_user_version(struct alloclab_store *s);
+/* A prepared statement, or NULL with err ("PATH: the store: ..."). */
+sqlite3_stmt *alloclab_store_prepare(struct alloclab_store *s, const char *sql, char *err, size_t err_len);
+/* err = "PATH: what: SQLite's message"; returns -1. */
+int alloclab_store_fail(struct alloclab_store *s, const char *what, char *err, size_t err_len);
+
+/* schema.c: takes the store from schema `from` to ALLOCLAB_STORE_SCHEMA
+ * in one transaction. */
+int alloclab_store_migrate(struct alloclab_store *s, int from, char *err, size_t err_len);
+
+#endif

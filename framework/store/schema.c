@@ -1,0 +1,103 @@
+/*
+ * The store's schema, as the steps that made it: step k takes a store of
+ * schema k-1 to schema k. A new store runs every step; an older one the
+ * steps it lacks, in one transaction. A step, once released, is never
+ * edited: what changes is a new step.
+ *
+ *   1  runs kept together (history add): machines, builds, runs with
+ *      their documents, cells, processes, values
+ *   2  a repository's history (history run): its commits in order, what
+ *      became of each, and the runs that measured it
+ */
+#include "store/internal.h"
+
+#include <stdio.h>
+
+static const char *const steps[ALLOCLAB_STORE_SCHEMA] = {
+	/* 1 */
+	"CREATE TABLE machine ("
+	"  id INTEGER PRIMARY KEY,"
+	"  host TEXT NOT NULL, cpu_model TEXT NOT NULL, cpus INTEGER NOT NULL, kernel TEXT NOT NULL,"
+	"  UNIQUE (host, cpu_model, cpus, kernel));"
+	"CREATE TABLE build ("
+	"  id INTEGER PRIMARY KEY,"
+	"  sha256 TEXT NOT NULL,"         /* the plugin file's contents; '' unknown (a file of an older format) */
+	"  name TEXT NOT NULL,"           /* the plugin's own name (its descriptor's) */
+	"  options TEXT NOT NULL,"        /* the options it was run with */
+	"  source_commit TEXT NOT NULL,"  /* '' unknown (not NULL: UNIQUE takes NULLs for different values) */
+	"  source_dirty INTEGER NOT NULL," /* -1 unknown, 0, 1 */
+	"  UNIQUE (sha256, name, options, source_commit, source_dirty));"
+	"CREATE TABLE run ("
+	"  id INTEGER PRIMARY KEY,"
+	"  identity TEXT NOT NULL UNIQUE," /* date, host, command, order seed, shard */
+	"  machine INTEGER NOT NULL REFERENCES machine(id),"
+	"  date TEXT NOT NULL, alloclab_version TEXT NOT NULL, metric TEXT NOT NULL,"
+	"  paired INTEGER NOT NULL, slice_ops INTEGER NOT NULL,"
+	"  complete INTEGER NOT NULL,"    /* the run finished (not interrupted, its final document written) */
+	"  processes INTEGER NOT NULL,"   /* every cell's processes: a copy with more replaces one with fewer */
+	"  added TEXT NOT NULL,"
+	"  document BLOB NOT NULL);"      /* the results document, zstd-compressed JSON */
+	"CREATE TABLE cell ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+	"  build INTEGER NOT NULL REFERENCES build(id),"
+	"  label TEXT NOT NULL, workload TEXT NOT NULL,"
+	"  params TEXT NOT NULL,"         /* canonical JSON: keys sorted, compact */
+	"  threads INTEGER NOT NULL, metric TEXT NOT NULL, status TEXT NOT NULL, message TEXT,"
+	"  pair_design TEXT);"
+	"CREATE INDEX cell_by_build ON cell (build);"
+	"CREATE INDEX cell_by_run ON cell (run);"
+	"CREATE TABLE process ("
+	"  cell INTEGER NOT NULL REFERENCES cell(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  pair_ratio REAL,"              /* NULL: not paired */
+	"  peak_rss_kib INTEGER,"
+	"  PRIMARY KEY (cell, idx));"
+	"CREATE TABLE value ("
+	"  cell INTEGER NOT NULL REFERENCES cell(id) ON DELETE CASCADE,"
+	"  process INTEGER NOT NULL, idx INTEGER NOT NULL,"
+	"  per_op REAL NOT NULL,"         /* in the cell's metric's unit */
+	"  PRIMARY KEY (cell, process, idx));",
+	/* 2 */
+	"CREATE TABLE repo_commit ("
+	"  repo TEXT NOT NULL, commit_hash TEXT NOT NULL, ordinal INTEGER NOT NULL, subject TEXT NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('pending', 'measured', 'broken')),"
+	"  why TEXT, sha256 TEXT,"
+	"  PRIMARY KEY (repo, commit_hash));"
+	"CREATE TABLE commit_run ("
+	"  repo TEXT NOT NULL, commit_hash TEXT NOT NULL,"
+	"  run INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+	"  kind TEXT NOT NULL,"           /* time, instructions, memory */
+	"  base TEXT,"                    /* the commit it was measured against; NULL none */
+	"  PRIMARY KEY (repo, commit_hash, kind, run));",
+};
+
+int alloclab_store_migrate(struct alloclab_store *s, int from, char *err, size_t err_len)
+{
+	if (from >= ALLOCLAB_STORE_SCHEMA)
+		return 0;
+	if (alloclab_store_exec(s, "BEGIN IMMEDIATE", err, err_len) != 0)
+		return -1;
+	/* Another writer may have migrated it while this one waited. */
+	int now = alloclab_store_user_version(s);
+	if (now == 0) {
+		char id[64];
+		snprintf(id, sizeof id, "PRAGMA application_id = %d", ALLOCLAB_STORE_APPLICATION_ID);
+		if (alloclab_store_exec(s, id, err, err_len) != 0) {
+			alloclab_store_exec(s, "ROLLBACK", NULL, 0);
+			return -1;
+		}
+	}
+	for (int k = now; k < ALLOCLAB_STORE_SCHEMA; k++)
+		if (alloclab_store_exec(s, steps[k], err, err_len) != 0) {
+			alloclab_store_exec(s, "ROLLBACK", NULL, 0);
+			return -1;
+		}
+	char set[64];
+	snprintf(set, sizeof set, "PRAGMA user_version = %d", ALLOCLAB_STORE_SCHEMA);
+	if (alloclab_store_exec(s, set, err, err_len) != 0 || alloclab_store_exec(s, "COMMIT", err, err_len) != 0) {
+		alloclab_store_exec(s, "ROLLBACK", NULL, 0);
+		return -1;
+	}
+	return 0;
+}

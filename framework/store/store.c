@@ -1,0 +1,206 @@
+/* Opening a store, checking it is one, migrating it. See store.h. */
+#define _GNU_SOURCE 1
+#include "store/internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* How long a writer waits for another to finish before it gives up: a
+ * `history run` adds a run in well under a second, so a minute is many
+ * writers deep. */
+#define BUSY_TIMEOUT_MS 60000
+
+int alloclab_store_fail(struct alloclab_store *s, const char *what, char *err, size_t err_len)
+{
+	if (err)
+		snprintf(err, err_len, "%.900s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+	return -1;
+}
+
+int alloclab_store_exec(struct alloclab_store *s, const char *sql, char *err, size_t err_len)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		if (err)
+			snprintf(err, err_len, "%.900s: %s", s->path, msg ? msg : sqlite3_errmsg(s->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+sqlite3_stmt *alloclab_store_prepare(struct alloclab_store *s, const char *sql, char *err, size_t err_len)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		alloclab_store_fail(s, "the store", err, err_len);
+		return NULL;
+	}
+	return st;
+}
+
+/* One integer a PRAGMA answers; -1 when it does not (not a database). */
+static int pragma_int(struct alloclab_store *s, const char *pragma)
+{
+	sqlite3_stmt *st = NULL;
+	int v = -1;
+	if (sqlite3_prepare_v2(s->db, pragma, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int alloclab_store_user_version(struct alloclab_store *s)
+{
+	return pragma_int(s, "PRAGMA user_version");
+}
+
+/* What the file is: a store of some schema (0, s->schema_found set), or
+ * not one (-1 with err). Reads only. */
+static int identify(struct alloclab_store *s, char *err, size_t err_len)
+{
+	int app = pragma_int(s, "PRAGMA application_id"), schema = pragma_int(s, "PRAGMA user_version");
+	if (app < 0 || schema < 0) {
+		/* SQLite reads the header on the first statement: a file that
+		 * is not SQLite, or a damaged one, fails here. */
+		snprintf(err, err_len, "%.900s: not an alloclab history store (%s)", s->path, sqlite3_errmsg(s->db));
+		return -1;
+	}
+	if (app != ALLOCLAB_STORE_APPLICATION_ID || schema < 1) {
+		snprintf(err, err_len, "%.900s: not an alloclab history store (another program's SQLite file%s): give a new "
+			 "path for a store", s->path, app == 0 && schema == 0 ? ", or an empty one" : "");
+		return -1;
+	}
+	if (schema > ALLOCLAB_STORE_SCHEMA) {
+		snprintf(err, err_len, "%.900s: a store of schema %d, newer than this alloclab's (%d): use a newer alloclab",
+			 s->path, schema, ALLOCLAB_STORE_SCHEMA);
+		return -1;
+	}
+	s->schema_found = schema;
+	return 0;
+}
+
+/* A whole check of the file's pages: a damaged store is refused before
+ * anything is read from it or written to it. */
+static int check_intact(struct alloclab_store *s, char *err, size_t err_len)
+{
+	sqlite3_stmt *st = NULL;
+	int ok = 0;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+		const char *said = (const char *)sqlite3_column_text(st, 0);
+		ok = said && strcmp(said, "ok") == 0;
+		if (!ok)
+			snprintf(err, err_len, "%.900s: a damaged store (SQLite's check: %.200s)", s->path, said ? said : "?");
+	} else {
+		snprintf(err, err_len, "%.900s: a damaged store (%s)", s->path, sqlite3_errmsg(s->db));
+	}
+	sqlite3_finalize(st);
+	return ok ? 0 : -1;
+}
+
+/* A new store made whole under a temporary name beside path, then linked
+ * to path: a writer that opens path meanwhile sees no file or a whole
+ * store, never half of one, and of two writers making it at once the
+ * second takes the first's. 0, or -1 with err. */
+static int create_store(const char *path, char *err, size_t err_len)
+{
+	char tmp[PATH_MAX];
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.new-XXXXXX", path) >= sizeof tmp) {
+		snprintf(err, err_len, "%.900s: the path is too long", path);
+		return -1;
+	}
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(err, err_len, "%.900s: %s", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	struct alloclab_store s = {.path = (char *)path, .writable = 1};
+	int rc = -1;
+	if (sqlite3_open_v2(tmp, &s.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) == SQLITE_OK)
+		rc = alloclab_store_migrate(&s, 0, err, err_len);
+	else
+		snprintf(err, err_len, "%.900s: %s", path, sqlite3_errmsg(s.db));
+	sqlite3_close_v2(s.db);
+	if (rc == 0 && link(tmp, path) != 0 && errno != EEXIST) {
+		snprintf(err, err_len, "%.900s: %s", path, strerror(errno));
+		rc = -1;
+	}
+	unlink(tmp);
+	return rc;
+}
+
+struct alloclab_store *alloclab_store_open(const char *path, enum alloclab_store_mode mode, char *err, size_t err_len)
+{
+	struct stat sb;
+	int exists = stat(path, &sb) == 0;
+
+	if (!exists && errno == ENOENT && mode == ALLOCLAB_STORE_CREATE) {
+		if (create_store(path, err, err_len) != 0)
+			return NULL;
+		exists = stat(path, &sb) == 0;
+	}
+
+	if (exists && !S_ISREG(sb.st_mode)) {
+		snprintf(err, err_len, "%.900s: not a regular file (a store is one file)", path);
+		return NULL;
+	}
+	if (!exists) {
+		snprintf(err, err_len, "%.900s: %s", path, errno == ENOENT ? "no such store (history add makes one)"
+										: strerror(errno));
+		return NULL;
+	}
+	if (exists && sb.st_size == 0) {
+		/* An empty file is SQLite's empty database: taken for a new
+		 * store it would be written, and it may be someone's. */
+		snprintf(err, err_len, "%.900s: an empty file, not an alloclab history store: remove it or give a new path",
+			 path);
+		return NULL;
+	}
+	struct alloclab_store *s = calloc(1, sizeof *s);
+	s->path = strdup(path);
+	s->writable = mode != ALLOCLAB_STORE_READ;
+	int flags = (s->writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOFOLLOW;
+	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+		snprintf(err, err_len, "%.900s: %s", path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
+		alloclab_store_close(s);
+		return NULL;
+	}
+	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(s->db, 1);
+	/* A damaged store is refused before anything is written to it. */
+	if (identify(s, err, err_len) != 0 || (s->writable && check_intact(s, err, err_len) != 0)) {
+		alloclab_store_close(s);
+		return NULL;
+	}
+	/* Only now is the file known to be a store: the migration (a store
+	 * opened to read is read as it is: what a newer step adds is missing,
+	 * and what asks for it finds nothing). The rollback journal, not
+	 * WAL: a reader without write access to the folder can still read. */
+	if (alloclab_store_exec(s, "PRAGMA foreign_keys = ON", err, err_len) != 0 ||
+	    (s->writable && alloclab_store_migrate(s, s->schema_found, err, err_len) != 0)) {
+		alloclab_store_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+void alloclab_store_close(struct alloclab_store *s)
+{
+	if (s == NULL)
+		return;
+	sqlite3_close_v2(s->db);
+	free(s->path);
+	free(s);
+}
+
+int alloclab_store_schema_found(const struct alloclab_store *s)
+{
+	return s->schema_found;
+}
