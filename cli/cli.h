@@ -25,6 +25,11 @@ int alloclab_cmd_new(int argc, char **argv);
 int alloclab_cmd_explain(int argc, char **argv);
 int alloclab_cmd_heapmap(int argc, char **argv);
 int alloclab_cmd_grade(int argc, char **argv);
+int alloclab_cmd_ab(int argc, char **argv);
+int alloclab_cmd_history(int argc, char **argv);
+/* `history run` and `history bisect` (cmd_history_run.c). */
+int alloclab_cmd_history_run(int argc, char **argv);
+int alloclab_cmd_history_bisect(int argc, char **argv);
 /* `alloclab __worker SPEC`: the runner's freshly executed worker. */
 int alloclab_cmd_worker(int argc, char **argv);
 

@@ -31,6 +31,10 @@ static const char usage[] =
 	"  explain where two plugins' instructions per op differ, function by function (callgrind)\n"
 	"  heapmap pictures of a plugin's heap: its regions and where live blocks lie\n"
 	"  grade   put course submissions through a level's cases and time them: one row each\n"
+	"  ab      measure two builds of a plugin against each other: instructions, time side\n"
+	"          by side, memory; one table, and an exit status for a pull request's gate\n"
+	"  history keep a plugin's runs in a store; build and measure a repository's commits;\n"
+	"          show each series with its change points; bisect a change\n"
 	"  stats   run a workload once and print a plugin's statistics (obmalloc: as CPython does)\n"
 	"  record  run a workload once and record its allocator calls to a trace (replay: -w trace)\n"
 	"  exec    run any program with a plugin as its malloc; print its time and peak memory\n"
@@ -92,5 +96,9 @@ int main(int argc, char **argv)
 		return alloclab_cmd_heapmap(argc - 1, argv + 1);
 	if (strcmp(argv[1], "grade") == 0)
 		return alloclab_cmd_grade(argc - 1, argv + 1);
+	if (strcmp(argv[1], "ab") == 0)
+		return alloclab_cmd_ab(argc - 1, argv + 1);
+	if (strcmp(argv[1], "history") == 0)
+		return alloclab_cmd_history(argc - 1, argv + 1);
 	return alloclab_usage_error(NULL, "unknown command '%s'", argv[1]);
 }

@@ -43,6 +43,7 @@ EXTERNAL_FILES = {
     "shards.sh": "the script alloclab slurm writes",
     "merge.sh": "the script alloclab slurm writes",
     "b.py": "an example of a benchmark file's name",
+    "config.h": "the header the history tests write into their repository's commits",
 }
 EXTERNAL_FUNCTIONS = {
     "_debugmallocstats": "CPython's sys._debugmallocstats()",

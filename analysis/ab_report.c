@@ -1,0 +1,185 @@
+/* The A/B table. See ab_report.h. */
+#include "ab_report.h"
+
+#include "units.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+/* A level in its metric's unit. */
+static void level_text(enum alloclab_ab_metric m, double v, char *out, size_t len)
+{
+	if (m == ALLOCLAB_AB_INSTRUCTIONS)
+		snprintf(out, len, "%.3f", v);
+	else if (m == ALLOCLAB_AB_TIME)
+		alloclab_format_ns(v, out, len);
+	else
+		alloclab_format_kib(v, out, len);
+}
+
+/* "1.02x slower", "+2.053 instr/op (1.97% more)", "not resolved". */
+static void verdict_text(const struct alloclab_ab_row *r, char *out, size_t len)
+{
+	int more = r->verdict == ALLOCLAB_VERDICT_MORE;
+	if (r->status) {
+		snprintf(out, len, "%s", r->status);
+	} else if (r->verdict == ALLOCLAB_VERDICT_CANNOT_TELL) {
+		snprintf(out, len, "cannot tell (too few processes)");
+	} else if (r->verdict != ALLOCLAB_VERDICT_LESS && !more) {
+		snprintf(out, len, r->metric == ALLOCLAB_AB_INSTRUCTIONS ? "the same" : "not resolved");
+	} else if (r->metric == ALLOCLAB_AB_INSTRUCTIONS) {
+		snprintf(out, len, "%+.3f instr/op (%.2f%% %s)", r->head - r->base, fabs(r->ratio - 1) * 100,
+			 more ? "more" : "fewer");
+	} else if (r->metric == ALLOCLAB_AB_TIME) {
+		snprintf(out, len, "%.3gx %s (%+.1f%%)", more ? r->ratio : 1 / r->ratio, more ? "slower" : "faster",
+			 (r->ratio - 1) * 100);
+	} else {
+		snprintf(out, len, "%.3gx %s (%+.1f%%)", more ? r->ratio : 1 / r->ratio, more ? "larger" : "smaller",
+			 (r->ratio - 1) * 100);
+	}
+}
+
+static void interval_text(const struct alloclab_ab_row *r, char *out, size_t len)
+{
+	if (!r->has_interval)
+		snprintf(out, len, "-");
+	else if (r->metric == ALLOCLAB_AB_INSTRUCTIONS && r->lo == r->hi)
+		snprintf(out, len, "exact");
+	else
+		snprintf(out, len, "%.4f .. %.4f", r->lo, r->hi);
+}
+
+/* A row's texts: levels, ratio (16 bytes), interval (48) and verdict
+ * (80); "-" where a row was not measured. */
+static void row_texts(const struct alloclab_ab_row *r, char *b, char *h, char *ratio, char *iv, char *v)
+{
+	verdict_text(r, v, 80);
+	if (r->status) {
+		snprintf(b, 32, "-");
+		snprintf(h, 32, "-");
+		snprintf(iv, 48, "-");
+		return;
+	}
+	level_text(r->metric, r->base, b, 32);
+	level_text(r->metric, r->head, h, 32);
+	interval_text(r, iv, 48);
+	snprintf(ratio, 16, "%.4f", r->ratio);
+}
+
+static const char *metric_label(enum alloclab_ab_metric m)
+{
+	return m == ALLOCLAB_AB_INSTRUCTIONS ? "instructions" : m == ALLOCLAB_AB_TIME ? "time" : "peak memory";
+}
+
+/* The gate's outcome of a row, in words: NULL when it passes. */
+static const char *gate_text(const struct alloclab_ab_row *r, const double *thresholds)
+{
+	return thresholds && alloclab_ab_row_fails(r, thresholds[r->metric]) ? "FAIL" : NULL;
+}
+
+static void print_text(const struct alloclab_ab_report *rep, FILE *out)
+{
+	const struct alloclab_ab_result *res = rep->result;
+	int rw = 8;
+	for (size_t i = 0; i < res->nrows; i++)
+		rw = (int)strlen(res->rows[i].name) > rw ? (int)strlen(res->rows[i].name) : rw;
+	rw = rw > 40 ? 40 : rw;
+	fprintf(out, "HEAD (%s) over BASE (%s):\n\n", rep->head_name, rep->base_name);
+	fprintf(out, "%-12s  %-*s %12s %12s %8s  %-18s %4s  %s\n", "metric", rw, "row", "BASE", "HEAD", "ratio",
+		"95% interval", "n", "verdict");
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct alloclab_ab_row *r = &res->rows[i];
+		char b[32], h[32], iv[48], v[80];
+		char ratio[16] = "-";
+		row_texts(r, b, h, ratio, iv, v);
+		const char *gate = gate_text(r, rep->thresholds);
+		fprintf(out, "%-12s  %-*.*s %12s %12s %8s  %-18s %4u  %s%s%s\n", metric_label(r->metric), rw, rw, r->name, b,
+			h, ratio, iv, r->n, v, gate ? "  <- " : "", gate ? gate : "");
+	}
+	fputc('\n', out);
+	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
+		for (size_t i = 0; i < res->nrows; i++)
+			if (res->rows[i].metric == (enum alloclab_ab_metric)m) {
+				fprintf(out, "%s: %s\n", metric_label(res->rows[i].metric), res->rows[i].design);
+				break;
+			}
+}
+
+static void print_markdown(const struct alloclab_ab_report *rep, FILE *out)
+{
+	const struct alloclab_ab_result *res = rep->result;
+	int failing = 0;
+	for (size_t i = 0; i < res->nrows; i++)
+		failing += gate_text(&res->rows[i], rep->thresholds) != NULL;
+	fprintf(out, "### alloclab ab: %s over %s\n\n", rep->head_name, rep->base_name);
+	if (rep->thresholds)
+		fprintf(out, "**%s**%s\n\n", failing ? "Regression above the threshold" : "No regression above the threshold",
+			failing ? ": the rows marked FAIL" : "");
+	fputs("| metric | row | BASE | HEAD | ratio | 95% interval | verdict |\n|---|---|---:|---:|---:|---|---|\n", out);
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct alloclab_ab_row *r = &res->rows[i];
+		char b[32], h[32], iv[48], v[80];
+		char ratio[16] = "-";
+		row_texts(r, b, h, ratio, iv, v);
+		const char *gate = gate_text(r, rep->thresholds);
+		/* A label from outside goes into the table as text: a '|' would
+		 * open a column. */
+		fprintf(out, "| %s | ", metric_label(r->metric));
+		for (const char *c = r->name; *c; c++)
+			fprintf(out, *c == '|' ? "\\|" : "%c", *c);
+		fprintf(out, " | %s | %s | %s | %s | %s%s |\n", b, h, ratio, iv, v, gate ? " **FAIL**" : "");
+	}
+	fputc('\n', out);
+	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
+		for (size_t i = 0; i < res->nrows; i++)
+			if (res->rows[i].metric == (enum alloclab_ab_metric)m) {
+				fprintf(out, "- %s: %s\n", metric_label(res->rows[i].metric), res->rows[i].design);
+				break;
+			}
+}
+
+static void print_json(const struct alloclab_ab_report *rep, FILE *out)
+{
+	const struct alloclab_ab_result *res = rep->result;
+	json_t *rows = json_array(), *files = json_object();
+	static const char *const verdicts[] = {"none", "less", "more", "not resolved", "cannot tell"};
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct alloclab_ab_row *r = &res->rows[i];
+		if (r->status) {
+			json_array_append_new(rows, json_pack("{s:s,s:s,s:s}", "metric", alloclab_ab_metric_names[r->metric],
+							      "row", r->name, "status", r->status));
+			continue;
+		}
+		json_t *row = json_pack("{s:s,s:s,s:f,s:f,s:f,s:o,s:s,s:i,s:s,s:b}", "metric", alloclab_ab_metric_names[r->metric],
+					"row", r->name, "base", r->base, "head", r->head, "ratio", r->ratio, "interval",
+					r->has_interval ? json_pack("[f,f]", r->lo, r->hi) : json_null(), "verdict",
+					verdicts[r->verdict], "n", (int)r->n, "design", r->design, "fails",
+					gate_text(r, rep->thresholds) != NULL);
+		json_array_append_new(rows, row);
+	}
+	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
+		if (res->files[m][0])
+			json_object_set_new(files, alloclab_ab_metric_names[m], json_string(res->files[m]));
+	json_t *doc = json_pack("{s:s,s:s,s:o,s:o}", "base", rep->base_name, "head", rep->head_name, "rows", rows,
+				"results", files);
+	json_dumpf(doc, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	fputc('\n', out);
+	json_decref(doc);
+}
+
+const struct alloclab_ab_format alloclab_ab_formats[] = {
+	{"text", print_text},
+	{"md", print_markdown},
+	{"markdown", print_markdown},
+	{"json", print_json},
+	{NULL, NULL},
+};
+
+const struct alloclab_ab_format *alloclab_ab_format_find(const char *name)
+{
+	for (const struct alloclab_ab_format *f = alloclab_ab_formats; f->name; f++)
+		if (strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
+}

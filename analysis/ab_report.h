@@ -1,0 +1,31 @@
+/*
+ * The A/B table (`alloclab ab`, history/ab.h): one row per metric and
+ * workload row, HEAD over BASE with the ratio's interval and the verdict,
+ * and the gate's outcome where a threshold was given; as text for a
+ * terminal, Markdown for a pull-request comment, or JSON.
+ */
+#ifndef ALLOCLAB_AB_REPORT_H
+#define ALLOCLAB_AB_REPORT_H
+
+#include "history/ab.h"
+
+#include <stdio.h>
+
+struct alloclab_ab_report {
+	const struct alloclab_ab_result *result;
+	const char *base_name, *head_name; /* what each side is, for people (a path, a revision) */
+	/* Per metric, the gate's threshold in percent (< 0: none on it);
+	 * NULL: no gate. */
+	const double *thresholds;
+};
+
+struct alloclab_ab_format {
+	const char *name;
+	void (*print)(const struct alloclab_ab_report *rep, FILE *out);
+};
+
+/* NULL-terminated: text, md (markdown), json. */
+extern const struct alloclab_ab_format alloclab_ab_formats[];
+const struct alloclab_ab_format *alloclab_ab_format_find(const char *name);
+
+#endif

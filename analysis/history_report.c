@@ -1,0 +1,257 @@
+/* What history prints. See history_report.h. */
+#include "history_report.h"
+
+#include "base/json_text.h"
+#include "figures/cell_values.h"
+#include "statistics/changes.h"
+#include "statistics/summary.h"
+#include "units.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const verdict_names[] = {"none", "less", "more", "not resolved", "cannot tell"};
+
+static const char *unit_of(enum alloclab_ab_metric m)
+{
+	return m == ALLOCLAB_AB_INSTRUCTIONS ? "instructions per op" : m == ALLOCLAB_AB_TIME ? "time per op" : "peak memory";
+}
+
+static void level_text(enum alloclab_ab_metric m, double v, char *out, size_t len)
+{
+	if (v < 0)
+		snprintf(out, len, "-");
+	else if (m == ALLOCLAB_AB_INSTRUCTIONS)
+		snprintf(out, len, "%.3f", v);
+	else if (m == ALLOCLAB_AB_TIME)
+		alloclab_format_ns(v, out, len);
+	else
+		alloclab_format_kib(v, out, len);
+}
+
+/* "2.1% slower", "+2.053 instr/op", "15.2% larger". */
+static void change_text(enum alloclab_ab_metric m, const struct alloclab_history_point *p, double base, char *out,
+			size_t len)
+{
+	double pct = (p->ratio - 1) * 100;
+	if (m == ALLOCLAB_AB_INSTRUCTIONS)
+		snprintf(out, len, "%+.3f instr/op (%+.2f%%)", p->level - base, pct);
+	else if (m == ALLOCLAB_AB_TIME)
+		snprintf(out, len, "%.1f%% %s", fabs(pct), pct > 0 ? "slower" : "faster");
+	else
+		snprintf(out, len, "%.1f%% %s", fabs(pct), pct > 0 ? "larger" : "smaller");
+}
+
+static double level_of(const struct alloclab_history_series *s, size_t commit)
+{
+	for (size_t i = 0; i < s->npoints; i++)
+		if (s->points[i].commit == commit)
+			return s->points[i].level;
+	return -1;
+}
+
+static void print_series(const struct alloclab_history_view *v, const struct alloclab_history_series *s, FILE *out)
+{
+	fprintf(out, "\n%s, %s (%s; each commit over the one before it, side by side, and its 95%% interval)\n",
+		alloclab_ab_metric_names[s->metric], s->row, unit_of(s->metric));
+	fprintf(out, "  %4s  %-12s %12s %8s  %-18s %-22s %s\n", "#", "commit", "level", "step", "95% interval",
+		s->metric == ALLOCLAB_AB_TIME && v->reference ? "against the reference" : "", "subject");
+	for (size_t i = 0; i < s->npoints; i++) {
+		const struct alloclab_history_point *p = &s->points[i];
+		const struct alloclab_commit *c = &v->commits[p->commit];
+		char level[32], step[16] = "-", iv[48] = "-", ref[48] = "", mark[96] = "";
+		level_text(s->metric, p->level, level, sizeof level);
+		if (p->has_step) {
+			snprintf(step, sizeof step, "%.4f", p->ratio);
+			if (p->has_interval)
+				snprintf(iv, sizeof iv, p->lo == p->hi ? "exact" : "%.4f .. %.4f", p->lo, p->hi);
+		}
+		if (p->has_reference)
+			snprintf(ref, sizeof ref, "%.3f [%.3f .. %.3f]", p->ref_ratio, p->ref_lo, p->ref_hi);
+		if (p->change) {
+			char what[64];
+			change_text(s->metric, p, level_of(s, p->base), what, sizeof what);
+			snprintf(mark, sizeof mark, "CHANGE %s  ", what);
+		}
+		fprintf(out, "  %4u  %-12.12s %12s %8s  %-18s %-22s %s%.60s\n", c->ordinal, c->commit, level, step, iv, ref,
+			mark, c->subject ? c->subject : "");
+	}
+	if (s->has_drift)
+		fprintf(out, "  against %s, the last commit over the first: %.4f [%.4f .. %.4f], %s\n", v->reference, s->drift,
+			s->drift_lo, s->drift_hi, s->drift_resolved ? "a resolved drift" : "no drift resolved");
+}
+
+static void print_text(const struct alloclab_history_view *v, FILE *out)
+{
+	size_t measured = 0, broken = 0;
+	for (size_t i = 0; i < v->ncommits; i++) {
+		measured += v->commits[i].state == ALLOCLAB_COMMIT_MEASURED;
+		broken += v->commits[i].state == ALLOCLAB_COMMIT_BROKEN;
+	}
+	fprintf(out, "repository %s: %zu commits, %zu measured, %zu broken\nmeasured on %s\n", v->repo, v->ncommits,
+		measured, broken, v->machine ? v->machine : "(nothing measured yet)");
+	if (v->reference)
+		fprintf(out, "reference: %s (each commit's time against it, in the same processes)\n", v->reference);
+	for (size_t i = 0; i < v->nseries; i++)
+		print_series(v, &v->series[i], out);
+	fprintf(out, "\nchange points (time and memory: resolved steps kept by Benjamini-Hochberg at %g%% false "
+		     "discoveries over each series; instructions: any difference beyond the counts' own variation):\n",
+		100 * ALLOCLAB_CHANGE_FDR);
+	size_t n = 0;
+	for (size_t i = 0; i < v->nseries; i++)
+		for (size_t k = 0; k < v->series[i].npoints; k++) {
+			const struct alloclab_history_series *s = &v->series[i];
+			const struct alloclab_history_point *p = &s->points[k];
+			if (!p->change)
+				continue;
+			char what[64];
+			change_text(s->metric, p, level_of(s, p->base), what, sizeof what);
+			fprintf(out, "  %4u  %.12s  %s %s: %.4f, %s\n", v->commits[p->commit].ordinal, v->commits[p->commit].commit,
+				alloclab_ab_metric_names[s->metric], s->row, p->ratio, what);
+			n++;
+		}
+	if (n == 0)
+		fputs("  none\n", out);
+	for (size_t i = 0; i < v->ncommits; i++)
+		if (v->commits[i].state == ALLOCLAB_COMMIT_BROKEN)
+			fprintf(out, "broken: %u %.12s: %.300s\n", v->commits[i].ordinal, v->commits[i].commit,
+				v->commits[i].why ? v->commits[i].why : "");
+}
+
+static json_t *point_json(const struct alloclab_history_view *v, const struct alloclab_history_point *p)
+{
+	json_t *o = json_pack("{s:i,s:s,s:f}", "index", (int)v->commits[p->commit].ordinal, "commit",
+			      v->commits[p->commit].commit, "level", p->level);
+	if (p->has_step)
+		json_object_set_new(o, "step", json_pack("{s:s,s:f,s:o,s:o,s:s,s:b}", "base", v->commits[p->base].commit,
+							 "ratio", p->ratio, "interval",
+							 p->has_interval ? json_pack("[f,f]", p->lo, p->hi) : json_null(),
+							 "p", p->p >= 0 ? json_real(p->p) : json_null(), "verdict",
+							 verdict_names[p->verdict], "change", p->change));
+	if (p->has_reference)
+		json_object_set_new(o, "reference",
+				    json_pack("{s:f,s:[f,f]}", "ratio", p->ref_ratio, "interval", p->ref_lo, p->ref_hi));
+	return o;
+}
+
+json_t *alloclab_history_json(const struct alloclab_history_view *v)
+{
+	static const char *const states[] = {"pending", "measured", "broken"};
+	json_t *commits = json_array(), *series = json_array();
+	for (size_t i = 0; i < v->ncommits; i++) {
+		const struct alloclab_commit *c = &v->commits[i];
+		json_array_append_new(commits, json_pack("{s:i,s:s,s:o,s:s,s:o}", "index", (int)c->ordinal, "commit", c->commit,
+							 "subject", alloclab_json_text(c->subject ? c->subject : ""), "state",
+							 states[c->state], "why",
+							 c->why ? alloclab_json_text(c->why) : json_null()));
+	}
+	for (size_t i = 0; i < v->nseries; i++) {
+		const struct alloclab_history_series *s = &v->series[i];
+		json_t *points = json_array();
+		for (size_t k = 0; k < s->npoints; k++)
+			json_array_append_new(points, point_json(v, &s->points[k]));
+		json_t *o = json_pack("{s:s,s:o,s:o}", "metric", alloclab_ab_metric_names[s->metric], "row",
+				      alloclab_json_text(s->row), "points", points);
+		if (s->has_drift)
+			json_object_set_new(o, "drift", json_pack("{s:f,s:[f,f],s:b}", "ratio", s->drift, "interval", s->drift_lo,
+								  s->drift_hi, "resolved", s->drift_resolved));
+		json_array_append_new(series, o);
+	}
+	return json_pack("{s:o,s:o,s:o,s:o,s:o}", "repository", alloclab_json_text(v->repo), "machine",
+			 v->machine ? alloclab_json_text(v->machine) : json_null(), "reference",
+			 v->reference ? alloclab_json_text(v->reference) : json_null(), "commits", commits, "series", series);
+}
+
+void alloclab_history_print(const struct alloclab_history_view *v, int json, FILE *out)
+{
+	if (!json) {
+		print_text(v, out);
+		return;
+	}
+	json_t *doc = alloclab_history_json(v);
+	json_dumpf(doc, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	fputc('\n', out);
+	json_decref(doc);
+}
+
+/* A cell's level (the mean of its process means) and its ±95% in
+ * percent. */
+static void cell_level(const struct alloclab_cell *c, double *level, double *half)
+{
+	size_t n;
+	double *m = alloclab_cell_process_means(c, &n);
+	struct alloclab_summary s;
+	alloclab_summarize(m, n, &s);
+	*level = n ? s.mean : -1;
+	*half = n >= 2 ? alloclab_ci_half_width_percent(m, n) : -1;
+	free(m);
+}
+
+int alloclab_history_print_runs(struct alloclab_store *s, alloclab_report_checker check, FILE *out, char *err,
+				size_t err_len)
+{
+	int64_t *ids;
+	size_t n;
+	if (alloclab_store_runs(s, &ids, &n, err, err_len) != 0)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char machine[1200];
+		struct alloclab_results *r = alloclab_store_load_run(s, ids[i], check, err, err_len);
+		if (r == NULL || alloclab_store_run_machine(s, ids[i], machine, sizeof machine, err, err_len) != 0) {
+			alloclab_results_free(r);
+			rc = -1;
+			break;
+		}
+		fprintf(out, "run %lld, %s on %s (alloclab %s)\n", (long long)ids[i], r->facts.date ? r->facts.date : "?",
+			machine, r->facts.alloclab_version ? r->facts.alloclab_version : "?");
+		for (unsigned c = 0; c < r->ncells; c++) {
+			const struct alloclab_cell *cell = &r->cells[c];
+			const struct alloclab_plugin_info *p = &r->plugins[cell->plugin_index];
+			double level, half;
+			cell_level(cell, &level, &half);
+			fprintf(out, "  %-28.28s %-10.10s t=%-3u sha256 %.12s%s%.12s  ", cell->plugin, cell->workload,
+				cell->threads, p->sha256 ? p->sha256 : "?", p->source_commit ? " @ " : "",
+				p->source_commit ? p->source_commit : "");
+			if (level < 0)
+				fprintf(out, "%s\n", cell->status == ALLOCLAB_CELL_ERROR ? "error" : "not measured");
+			else
+				fprintf(out, "%.4g %s%s%.1f%%\n", level, cell->metric, half >= 0 ? " ±" : "", half >= 0 ? half : 0);
+		}
+		alloclab_results_free(r);
+	}
+	free(ids);
+	return rc;
+}
+
+void alloclab_history_print_outcome(const struct alloclab_history_outcome *o, const char *db, FILE *out)
+{
+	fprintf(out, "%zu commits: %zu steps measured now, %zu measured before, %zu broken", o->commits, o->measured,
+		o->known, o->broken);
+	if (o->elsewhere)
+		fprintf(out, ", %zu left to other shards", o->elsewhere);
+	if (db)
+		fprintf(out, "\nkept in %s: alloclab history show --db %s\n", db, db);
+	else
+		fputs("\nthis shard's results are in the run's folder: a run without --shard adds them to the store\n", out);
+}
+
+void alloclab_bisect_print(const struct alloclab_bisect_outcome *o, enum alloclab_ab_metric metric, FILE *out)
+{
+	fprintf(out, "%s, %s: bad over good %.4f [%.4f .. %.4f]\n", alloclab_ab_metric_names[metric], o->row, o->change,
+		o->change_lo, o->change_hi);
+	for (size_t i = 0; i < o->nsteps; i++) {
+		const struct alloclab_bisect_step *s = &o->steps[i];
+		if (s->broken)
+			fprintf(out, "  %.12s  does not build: skipped\n", s->commit);
+		else
+			fprintf(out, "  %.12s  over good %.4f [%.4f .. %.4f]: %s\n", s->commit, s->ratio, s->lo, s->hi,
+				s->bad ? "changed (like bad)" : "unchanged (like good)");
+	}
+	if (o->first_bad[0])
+		fprintf(out, "first commit with the change: %s (%zu builds)\n", o->first_bad, o->builds);
+	else
+		fprintf(out, "good and bad do not differ in %s: nothing to find (%zu builds)\n", alloclab_ab_metric_names[metric],
+			o->builds);
+}

@@ -1,0 +1,242 @@
+/* The options of ab and history. See ab_options.h. */
+#include "ab_options.h"
+
+#include "cli.h"
+
+#include "base/numbers.h"
+#include "cells.h"
+#include "registry.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The suite when none is given: what an allocator's change moves. churn
+ * (blocks of every small size replaced at random), unicode (CPython's
+ * string objects) and the replay of a Python benchmark's allocations. */
+static const char *const default_workloads[] = {"churn", "unicode", "trace:file=richards.trace,loops=2"};
+
+void alloclab_ab_args_init(struct alloclab_ab_args *a, const char *default_reference)
+{
+	memset(a, 0, sizeof *a);
+	a->threads = "1";
+	a->format = "text";
+	a->processes = 20;
+	a->values = 5;
+	a->memory_processes = 5;
+	a->timeout_s = 60;
+	a->metrics = (1u << ALLOCLAB_AB_NMETRICS) - 1;
+	a->reference = default_reference;
+	a->build.timeout_s = 600;
+	a->metric = ALLOCLAB_AB_TIME;
+	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
+		a->thresholds[m] = -1;
+}
+
+static int metric_named(const char *name)
+{
+	for (int k = 0; k < ALLOCLAB_AB_NMETRICS; k++)
+		if (strcmp(name, alloclab_ab_metric_names[k]) == 0)
+			return k;
+	return -1;
+}
+
+/* --fail-above: "2%" or "time=2%,memory=5%". 0, or the exit status. */
+static int parse_thresholds(const char *command, const char *text, struct alloclab_ab_args *a)
+{
+	char *copy = strdup(text), *cursor = copy, *item;
+	int rc = 0;
+	while (rc == 0 && (item = strsep(&cursor, ",")) != NULL) {
+		char *eq = strchr(item, '='), *num = eq ? eq + 1 : item;
+		size_t len = strlen(num);
+		double v;
+		if (len && num[len - 1] == '%')
+			num[--len] = '\0';
+		if (alloclab_parse_seconds(num, &v) != 0 || v < 0 || v > 1000) {
+			rc = alloclab_usage_error(command, "--fail-above takes a percentage such as 2%% or time=2%%, not '%s'",
+						  text);
+			break;
+		}
+		if (eq) {
+			*eq = '\0';
+			int m = metric_named(item);
+			if (m < 0)
+				rc = alloclab_usage_error(command, "--fail-above: '%s' is not a metric (instructions, time, memory)",
+							  item);
+			else
+				a->thresholds[m] = v;
+		} else {
+			for (int k = 0; k < ALLOCLAB_AB_NMETRICS; k++)
+				a->thresholds[k] = v;
+		}
+	}
+	free(copy);
+	a->gate = rc == 0;
+	return rc;
+}
+
+static int parse_metrics(const char *command, const char *text, unsigned *out)
+{
+	char *copy = strdup(text), *cursor = copy, *item;
+	int rc = 0;
+	*out = 0;
+	while (rc == 0 && (item = strsep(&cursor, ",")) != NULL) {
+		int m = metric_named(item);
+		if (m < 0)
+			rc = alloclab_usage_error(command, "--metrics takes instructions, time and memory, not '%s'", item);
+		else
+			*out |= 1u << m;
+	}
+	free(copy);
+	return rc;
+}
+
+static int parse_design(const char *command, const char *text, uint64_t *slice_ops)
+{
+	uint64_t n;
+	if (strcmp(text, "values") == 0) {
+		*slice_ops = 0;
+		return 0;
+	}
+	if (strncmp(text, "slices:", 7) == 0 &&
+	    alloclab_parse_u64(text + 7, strlen(text + 7), 1, &n) == ALLOCLAB_NUMBER_OK && n >= 100 && n <= 100000000) {
+		*slice_ops = n;
+		return 0;
+	}
+	return alloclab_usage_error(command, "--design takes values or slices:N (N operations, 100 or more), not '%s'",
+				    text);
+}
+
+static int parse_shard(const char *command, const char *text, struct alloclab_ab_args *a)
+{
+	unsigned k, n;
+	int used = 0;
+	if (sscanf(text, "%u/%u%n", &k, &n, &used) != 2 || text[used] != '\0' || n < 1 || n > 1000 || k < 1 || k > n)
+		return alloclab_usage_error(command, "--shard takes K/N (1 <= K <= N <= 1000), not '%s'", text);
+	a->shard_index = k;
+	a->shard_count = n;
+	return 0;
+}
+
+/* An option the command does not take: the usage error. */
+static int not_taken(const char *command, const char *option)
+{
+	return alloclab_usage_error(command, "%s is not an option of %s", option, command);
+}
+
+/* One option of the shared table (its value in optarg). 0, or the exit
+ * status. */
+static int take(const char *command, int opt, unsigned takes, struct alloclab_ab_args *a)
+{
+	switch (opt) {
+	case 'R': a->build.repo = optarg; return 0;
+	case 'S': a->build.subdir = optarg; return 0;
+	case 'B': a->build.command = optarg; return 0;
+	case 'P': a->build.plugin = optarg; return 0;
+	case 'T': return alloclab_parse_timeout(command, optarg, 86400, &a->build.timeout_s);
+	case 'w':
+		if (a->nworkloads == 64)
+			return alloclab_usage_error(command, "at most 64 workloads");
+		a->workloads[a->nworkloads++] = optarg;
+		return 0;
+	case 't': a->threads = optarg; return 0;
+	case 'm': return parse_metrics(command, optarg, &a->metrics);
+	case 'n': return alloclab_parse_count(command, "--processes", optarg, 2, 10000, &a->processes);
+	case 'v': return alloclab_parse_count(command, "--values", optarg, 1, 10000, &a->values);
+	case 'M': return alloclab_parse_count(command, "--memory-processes", optarg, 2, 10000, &a->memory_processes);
+	case 'D': return parse_design(command, optarg, &a->slice_ops);
+	case 'r': a->reference = strcmp(optarg, "none") == 0 ? NULL : optarg; return 0;
+	case 'o': a->output = optarg; return 0;
+	case 'W': return alloclab_parse_timeout(command, optarg, 86400, &a->timeout_s);
+	case 'F': return takes & ALLOCLAB_AB_TAKES_GATE ? parse_thresholds(command, optarg, a) : not_taken(command, "--fail-above");
+	case 'f':
+		if (!(takes & ALLOCLAB_AB_TAKES_GATE))
+			return not_taken(command, "--format");
+		if (strcmp(optarg, "text") != 0 && strcmp(optarg, "md") != 0 && strcmp(optarg, "markdown") != 0 &&
+		    strcmp(optarg, "json") != 0)
+			return alloclab_usage_error(command, "--format takes text, md or json, not '%s'", optarg);
+		a->format = optarg;
+		return 0;
+	case 'd':
+		if (!(takes & ALLOCLAB_AB_TAKES_DB))
+			return not_taken(command, "--db");
+		a->db = optarg;
+		return 0;
+	case 'K': return takes & ALLOCLAB_AB_TAKES_SHARD ? parse_shard(command, optarg, a) : not_taken(command, "--shard");
+	case 'G':
+	case 'X':
+		if (!(takes & ALLOCLAB_AB_TAKES_BISECT))
+			return not_taken(command, opt == 'G' ? "--good" : "--bad");
+		*(opt == 'G' ? &a->good : &a->bad) = optarg;
+		return 0;
+	case 'Y': {
+		int m = metric_named(optarg);
+		if (!(takes & ALLOCLAB_AB_TAKES_BISECT))
+			return not_taken(command, "--metric");
+		if (m < 0)
+			return alloclab_usage_error(command, "--metric takes time, instructions or memory, not '%s'", optarg);
+		a->metric = (enum alloclab_ab_metric)m;
+		return 0;
+	}
+	default: return 2;
+	}
+}
+
+int alloclab_ab_args_parse(const char *command, int argc, char **argv, unsigned takes, const char *usage,
+			   struct alloclab_ab_args *a)
+{
+	static const struct option longopts[] = {
+		{"repo", required_argument, NULL, 'R'},       {"subdir", required_argument, NULL, 'S'},
+		{"build", required_argument, NULL, 'B'},      {"plugin", required_argument, NULL, 'P'},
+		{"build-timeout", required_argument, NULL, 'T'}, {"workload", required_argument, NULL, 'w'},
+		{"threads", required_argument, NULL, 't'},    {"metrics", required_argument, NULL, 'm'},
+		{"processes", required_argument, NULL, 'n'},  {"values", required_argument, NULL, 'v'},
+		{"design", required_argument, NULL, 'D'},     {"memory-processes", required_argument, NULL, 'M'},
+		{"reference", required_argument, NULL, 'r'},  {"fail-above", required_argument, NULL, 'F'},
+		{"format", required_argument, NULL, 'f'},     {"output", required_argument, NULL, 'o'},
+		{"timeout", required_argument, NULL, 'W'},    {"db", required_argument, NULL, 'd'},
+		{"shard", required_argument, NULL, 'K'},      {"good", required_argument, NULL, 'G'},
+		{"bad", required_argument, NULL, 'X'},        {"metric", required_argument, NULL, 'Y'},
+		{"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+	};
+	int opt;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":w:t:m:n:v:f:o:h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (opt == ':')
+			return alloclab_usage_error(command, "option '%s' needs a value", argv[optind - 1]);
+		if (opt == '?')
+			return alloclab_usage_error(command, "unknown option '%s'", argv[optind - 1]);
+		int rc = take(command, opt, takes, a);
+		if (rc != 0)
+			return rc;
+	}
+	if (a->nworkloads == 0)
+		for (size_t i = 0; i < sizeof default_workloads / sizeof *default_workloads; i++)
+			a->workloads[a->nworkloads++] = default_workloads[i];
+	return -1;
+}
+
+void alloclab_ab_args_plan(const struct alloclab_ab_args *a, const char *dir, struct alloclab_ab_plan *plan)
+{
+	memset(plan, 0, sizeof *plan);
+	plan->reference = a->reference;
+	plan->workloads = a->workloads;
+	plan->nworkloads = a->nworkloads;
+	plan->threads = a->threads;
+	plan->metrics = a->metrics;
+	plan->processes = a->processes;
+	plan->values = a->values;
+	plan->memory_processes = a->memory_processes;
+	plan->slice_ops = a->slice_ops;
+	plan->timeout_s = a->timeout_s;
+	plan->dir = dir;
+	plan->name_rows = alloclab_row_names;
+	plan->check = alloclab_workload_check_report;
+	plan->progress = isatty(2);
+}

@@ -1,0 +1,149 @@
+/* A build's steps. See step.h. */
+#define _GNU_SOURCE 1
+#include "build/step.h"
+
+#include "base/lengths.h"
+#include "files/self_exe.h"
+#include "process/child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Appends text to the log: the file whole, memory up to its bound. */
+static void log_add(struct alloclab_build_log *b, const char *text, size_t n)
+{
+	if (b->fd >= 0 && n && write(b->fd, text, n) < 0) {
+		/* A log that cannot be written loses its text, not the build. */
+	}
+	size_t keep = b->len + n > ALLOCLAB_BUILD_LOG_MAX ? ALLOCLAB_BUILD_LOG_MAX - b->len : n;
+	char *grown = keep ? realloc(b->text, b->len + keep + 1) : NULL;
+	if (grown == NULL)
+		return;
+	b->text = grown;
+	memcpy(b->text + b->len, text, keep);
+	b->len += keep;
+	b->text[b->len] = '\0';
+}
+
+int alloclab_build_log_open(struct alloclab_build_log *log, const char *path, double timeout_s, char *err,
+			    size_t err_len)
+{
+	memset(log, 0, sizeof *log);
+	log->fd = -1;
+	log->until = now_s() + timeout_s;
+	snprintf(log->status, sizeof log->status, "ok");
+	if (path && (log->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) {
+		snprintf(err, err_len, "%.900s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void alloclab_build_log_close(struct alloclab_build_log *log)
+{
+	if (log->fd >= 0)
+		close(log->fd);
+	free(log->text);
+	log->fd = -1;
+	log->text = NULL;
+	log->len = 0;
+}
+
+struct command {
+	char *const *argv;
+	const char *cwd;
+};
+
+static int step_child(void *arg, int fd)
+{
+	const struct command *c = arg;
+	char pc[ALLOCLAB_PATH_PLUS_LEN];
+	const char *old = getenv("PKG_CONFIG_PATH");
+	snprintf(pc, sizeof pc, "%s%s%s", alloclab_sdk_pkgconfig_dir(), old && old[0] ? ":" : "", old ? old : "");
+	setenv("PKG_CONFIG_PATH", pc, 1);
+	if (dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || (c->cwd && chdir(c->cwd) != 0))
+		return 127;
+	execvp(c->argv[0], c->argv);
+	fprintf(stderr, "cannot run %s: %s\n", c->argv[0], strerror(errno));
+	return 127;
+}
+
+int alloclab_build_step(struct alloclab_build_log *b, char *const *argv, const char *cwd)
+{
+	struct command command = {argv, cwd};
+	char line[700], err[ALLOCLAB_ERR_LEN];
+	struct alloclab_child_result res;
+	double left = b->until - now_s();
+	int n = snprintf(line, sizeof line, "$");
+	for (char *const *w = argv; *w && n > 0 && (size_t)n < sizeof line; w++)
+		n += snprintf(line + n, sizeof line - (size_t)n, " %s", *w);
+	log_add(b, line, strlen(line) < sizeof line ? strlen(line) : sizeof line - 1);
+	log_add(b, "\n", 1);
+	if (left <= 0 || alloclab_child_run(step_child, &command, left, &res, err, sizeof err) != 0) {
+		snprintf(b->status, sizeof b->status, left <= 0 ? "timed out" : "failed");
+		snprintf(b->first_error, sizeof b->first_error, "%s", left <= 0 ? "the build's time ran out" : err);
+		return -1;
+	}
+	log_add(b, res.output, res.output_len);
+	int ok = res.exited && res.exit_code == 0;
+	if (!ok) {
+		char how[300];
+		alloclab_child_describe(&res, left, how, sizeof how);
+		snprintf(b->status, sizeof b->status, res.timed_out ? "timed out" : "failed");
+		snprintf(line, sizeof line, "%s: %s\n", argv[0], how);
+		log_add(b, line, strlen(line));
+		if (res.timed_out)
+			snprintf(b->first_error, sizeof b->first_error, "%s %s", argv[0], how);
+		else
+			alloclab_build_first_error(b->text, b->first_error, sizeof b->first_error);
+	}
+	alloclab_child_result_free(&res);
+	return ok ? 0 : -1;
+}
+
+/* Whether a line of a log reads as an error. */
+static int is_error(const char *line, size_t n)
+{
+	static const char *const marks[] = {": error:", "fatal error:", "ERROR:", "Error:", "undefined reference",
+					    "error: ", NULL};
+	for (const char *const *m = marks; *m; m++) {
+		size_t k = strlen(*m);
+		for (size_t i = 0; i + k <= n; i++)
+			if (memcmp(line + i, *m, k) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+void alloclab_build_first_error(const char *log, char *out, size_t len)
+{
+	const char *last = NULL;
+	size_t last_n = 0;
+	out[0] = '\0';
+	for (const char *p = log ? log : ""; *p;) {
+		size_t n = strcspn(p, "\n");
+		if (is_error(p, n)) {
+			snprintf(out, len, "%.*s", (int)n, p);
+			return;
+		}
+		if (n > 0 && p[0] != '$') {
+			last = p;
+			last_n = n;
+		}
+		p += n + (p[n] == '\n');
+	}
+	if (last)
+		snprintf(out, len, "%.*s", (int)last_n, last);
+}

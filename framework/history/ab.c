@@ -1,0 +1,339 @@
+/* A/B of two builds. See ab.h. */
+#define _GNU_SOURCE 1
+#include "history/ab.h"
+
+#include "files/self_exe.h"
+#include "process/program.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *const alloclab_ab_metric_names[ALLOCLAB_AB_NMETRICS] = {"instructions", "time", "memory"};
+
+/* The most argv words a run of the plan takes. */
+#define MAX_ARGS 96
+
+/* A copy of a side's plugin in the plan's folder: two builds are then two
+ * files whatever they were (the same file given twice, an A/A, too), so
+ * the loader gives each its own state. */
+static int copy_plugin(const char *from, const char *to, char *err, size_t err_len)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC | O_NONBLOCK), out = -1, rc = -1;
+	struct stat st;
+	if (in < 0 || fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "%.900s: %s", from, in < 0 ? strerror(errno) : "not a regular file");
+		goto done;
+	}
+	unlink(to);
+	if ((out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0755)) < 0) {
+		snprintf(err, err_len, "%.900s: %s", to, strerror(errno));
+		goto done;
+	}
+	ssize_t n;
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	if (n != 0) {
+		snprintf(err, err_len, "cannot copy %.900s: %s", from, strerror(errno));
+		goto done;
+	}
+	rc = 0;
+done:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return rc;
+}
+
+/* "PATH:OPTIONS,as=LABEL,source=S": a side as run's -p takes it. */
+static char *side_spec(const struct alloclab_ab_build *b, const char *path)
+{
+	char *spec = NULL;
+	int n = asprintf(&spec, "%s:%s%sas=%s%s%s", path, b->options ? b->options : "",
+			 b->options && b->options[0] ? "," : "", b->label, b->source ? ",source=" : "", b->source ? b->source : "");
+	return n < 0 ? NULL : spec;
+}
+
+struct argv_list {
+	char *w[MAX_ARGS];
+	int n;
+	char *owned[16];
+	int nowned;
+};
+
+static void add(struct argv_list *a, const char *word)
+{
+	if (a->n < MAX_ARGS - 1)
+		a->w[a->n++] = (char *)word;
+	a->w[a->n] = NULL;
+}
+
+static const char *own(struct argv_list *a, char *text)
+{
+	if (a->nowned < 16)
+		a->owned[a->nowned++] = text;
+	return text;
+}
+
+static void argv_free(struct argv_list *a)
+{
+	for (int i = 0; i < a->nowned; i++)
+		free(a->owned[i]);
+}
+
+/* The run that measures one metric, into path. */
+static void run_argv(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m, const char *const specs[2],
+		     const char *path, struct argv_list *a)
+{
+	char *text;
+	add(a, alloclab_self_path());
+	add(a, "run");
+	if (m == ALLOCLAB_AB_INSTRUCTIONS) {
+		/* Counts are the same in every process: one, two values after
+		 * a warm-up, the cells in the plan's order. */
+		add(a, "--measure");
+		add(a, "instructions");
+		add(a, "-n");
+		add(a, "1");
+		add(a, "-v");
+		add(a, "2");
+		add(a, "--order");
+		add(a, "fixed");
+	} else if (m == ALLOCLAB_AB_TIME) {
+		add(a, "--paired");
+		add(a, "-n");
+		add(a, own(a, asprintf(&text, "%u", p->processes) < 0 ? NULL : text));
+		add(a, "-v");
+		add(a, own(a, asprintf(&text, "%u", p->values) < 0 ? NULL : text));
+		if (p->slice_ops) {
+			add(a, "--slice-ops");
+			add(a, own(a, asprintf(&text, "%llu", (unsigned long long)p->slice_ops) < 0 ? NULL : text));
+		}
+		if (p->reference) {
+			add(a, "-p");
+			add(a, p->reference);
+		}
+	} else {
+		add(a, "-n");
+		add(a, own(a, asprintf(&text, "%u", p->memory_processes) < 0 ? NULL : text));
+		add(a, "-v");
+		add(a, "1");
+	}
+	add(a, "-p");
+	add(a, specs[0]);
+	add(a, "-p");
+	add(a, specs[1]);
+	for (size_t i = 0; i < p->nworkloads; i++) {
+		add(a, "-w");
+		add(a, p->workloads[i]);
+	}
+	add(a, "-t");
+	add(a, p->threads);
+	add(a, "--timeout");
+	add(a, own(a, asprintf(&text, "%g", p->timeout_s) < 0 ? NULL : text));
+	/* What a build does right is check's question, not ab's: a failing
+	 * case is seen in `alloclab check`; a crash is a cell's error here. */
+	add(a, "--no-check");
+	add(a, "-q");
+	add(a, "-o");
+	add(a, path);
+}
+
+/* How long a run of the plan may take in all: every worker's deadline,
+ * and a margin for the runner itself. */
+static double run_deadline(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m)
+{
+	double workers = (double)p->nworkloads * 4 * (m == ALLOCLAB_AB_TIME ? p->processes
+						      : m == ALLOCLAB_AB_MEMORY ? 2.0 * p->memory_processes : 2);
+	return workers * p->timeout_s + 120;
+}
+
+/* The failed cells of the side labelled `label`: 1 with why set, else 0. */
+static int side_failed(const struct alloclab_results *r, const char *label, char *why, size_t len)
+{
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *c = &r->cells[i];
+		if (strcmp(c->plugin, label) == 0 && c->status == ALLOCLAB_CELL_ERROR) {
+			snprintf(why, len, "%s t=%u: %s", c->workload, c->threads, c->message ? c->message : "failed");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A run that finished with failed cells: which side, and what. */
+static void name_failure(const struct alloclab_ab_plan *p, const struct alloclab_results *r,
+			 struct alloclab_ab_result *out, char *err, size_t err_len)
+{
+	char wb[700] = "", wh[700] = "";
+	int b = side_failed(r, p->base.label, wb, sizeof wb), h = side_failed(r, p->head.label, wh, sizeof wh);
+	snprintf(out->failed_side, sizeof out->failed_side, "%s", b && h ? "both" : b ? "BASE" : h ? "HEAD" : "");
+	if (b && h)
+		snprintf(err, err_len, "BASE (%s) and HEAD (%s) both failed: BASE %s; HEAD %s", p->base.label, p->head.label,
+			 wb, wh);
+	else if (b || h)
+		snprintf(err, err_len, "%s (%s) failed: %s", b ? "BASE" : "HEAD", b ? p->base.label : p->head.label,
+			 b ? wb : wh);
+	else
+		snprintf(err, err_len, "the run failed, though neither build's cells say why (the reference's?)");
+}
+
+static void add_row(struct alloclab_ab_result *out, const struct alloclab_ab_row *row)
+{
+	struct alloclab_ab_row *grown = realloc(out->rows, (out->nrows + 1) * sizeof *grown);
+	if (grown == NULL)
+		return;
+	out->rows = grown;
+	out->rows[out->nrows++] = *row;
+}
+
+/* Why a row has no comparison: the first side that was not measured. */
+static char *unmeasured_text(const struct alloclab_comparison_entry *b, const struct alloclab_comparison_entry *h)
+{
+	const struct alloclab_comparison_entry *e = b->status != ALLOCLAB_ENTRY_MEASURED ? b : h;
+	const char *what = e->status == ALLOCLAB_ENTRY_NOT_APPLICABLE ? "not applicable"
+			   : e->status == ALLOCLAB_ENTRY_ERROR	     ? "error"
+			   : e->status == ALLOCLAB_ENTRY_ABSENT	     ? "not measured"
+								     : "not measured";
+	char *text = NULL;
+	if (asprintf(&text, "%s%s%s", what, e->message ? ": " : "", e->message ? e->message : "") < 0)
+		return NULL;
+	return text;
+}
+
+static const char *design_text(enum alloclab_ab_metric m, const struct alloclab_results *r,
+			       const struct alloclab_comparison_entry *e)
+{
+	if (m == ALLOCLAB_AB_INSTRUCTIONS)
+		return "callgrind, exact";
+	if (m == ALLOCLAB_AB_MEMORY)
+		return "processes of their own";
+	if (e->tested != ALLOCLAB_TESTED_PAIRED)
+		return "not paired";
+	if (e->cell && e->cell->pair_design && strcmp(e->cell->pair_design, ALLOCLAB_PAIR_SLICES) == 0)
+		return "paired, slices";
+	if (e->cell && e->cell->pair_design && strcmp(e->cell->pair_design, ALLOCLAB_PAIR_VALUES) != 0)
+		return "paired, processes back to back";
+	(void)r;
+	return "paired, whole values";
+}
+
+int alloclab_ab_rows_of(const struct alloclab_ab_plan *p, enum alloclab_ab_metric metric,
+			const struct alloclab_results *r, struct alloclab_ab_result *out, char *err, size_t err_len)
+{
+	struct alloclab_column cols[2] = {{p->base.label, r, p->base.label}, {p->head.label, r, p->head.label}};
+	struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 0, {0, -1, NULL, ALLOCLAB_MEMORY_NONE}, p->name_rows};
+	if (metric == ALLOCLAB_AB_MEMORY)
+		o.measure.memory = ALLOCLAB_MEMORY_RSS;
+	struct alloclab_comparison *cmp = alloclab_compare(cols, 2, &o, err, err_len);
+	if (cmp == NULL)
+		return -1;
+	for (size_t i = 0; i < cmp->nrows; i++) {
+		const struct alloclab_comparison_entry *b = &cmp->rows[i].entries[0], *h = &cmp->rows[i].entries[1];
+		if (b->status != ALLOCLAB_ENTRY_MEASURED || h->status != ALLOCLAB_ENTRY_MEASURED || !h->compared) {
+			struct alloclab_ab_row row = {.metric = metric, .name = strdup(cmp->rows[i].name),
+						      .verdict = ALLOCLAB_VERDICT_NONE, .design = ""};
+			row.status = unmeasured_text(b, h);
+			add_row(out, &row);
+			continue;
+		}
+		struct alloclab_ab_row row = {
+			.metric = metric, .name = strdup(cmp->rows[i].name), .base = b->mean, .head = h->mean,
+			.ratio = h->ratio, .has_interval = h->has_interval, .lo = h->lo, .hi = h->hi,
+			.verdict = h->verdict, .p = h->p_interval,
+			.n = h->tested == ALLOCLAB_TESTED_PAIRED ? h->npairs : (unsigned)h->nprocesses,
+			.design = design_text(metric, r, h),
+		};
+		add_row(out, &row);
+	}
+	alloclab_comparison_free(cmp);
+	return 0;
+}
+
+/* One metric: its run made (a results file in the plan's folder), read
+ * back, its rows added. */
+static int measure_metric(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m, const char *const specs[2],
+			  struct alloclab_ab_result *out, char *err, size_t err_len)
+{
+	char *path = out->files[m], why[1200] = "", said[1200] = "", *printed = NULL;
+	struct argv_list a = {0};
+	snprintf(path, sizeof out->files[m], "%s/%s.json", p->dir, alloclab_ab_metric_names[m]);
+	if (p->reuse) {
+		struct alloclab_results *old = alloclab_results_load(path, p->check, err, err_len);
+		if (old && old->complete && !old->interrupted) {
+			int ok = alloclab_ab_rows_of(p, m, old, out, err, err_len);
+			alloclab_results_free(old);
+			return ok;
+		}
+		alloclab_results_free(old);
+	}
+	run_argv(p, m, specs, path, &a);
+	if (p->progress)
+		fprintf(stderr, "alloclab ab: measuring %s\n", alloclab_ab_metric_names[m]);
+	int rc = alloclab_capture(a.w, NULL, run_deadline(p, m), 1 << 16, &printed, why, sizeof why, said, sizeof said);
+	argv_free(&a);
+	free(printed);
+	if (rc != 0 && rc != 1) {
+		snprintf(err, err_len, "measuring %s: %s", alloclab_ab_metric_names[m],
+			 rc < 0 ? why : said[0] ? said : "alloclab run failed");
+		path[0] = '\0';
+		return -1;
+	}
+	struct alloclab_results *r = alloclab_results_load(path, p->check, err, err_len);
+	if (r == NULL)
+		return -1;
+	int ok = rc == 0 ? alloclab_ab_rows_of(p, m, r, out, err, err_len) : -1;
+	if (rc == 1)
+		name_failure(p, r, out, err, err_len);
+	alloclab_results_free(r);
+	return ok;
+}
+
+int alloclab_ab_measure(const struct alloclab_ab_plan *p, struct alloclab_ab_result *out, char *err, size_t err_len)
+{
+	char copies[2][4200];
+	const struct alloclab_ab_build *sides[2] = {&p->base, &p->head};
+	char *specs[2] = {NULL, NULL};
+	int rc = 0;
+
+	memset(out, 0, sizeof *out);
+	if (mkdir(p->dir, 0777) != 0 && errno != EEXIST) {
+		snprintf(err, err_len, "%.900s: %s", p->dir, strerror(errno));
+		return -1;
+	}
+	for (int k = 0; k < 2 && rc == 0; k++) {
+		snprintf(copies[k], sizeof copies[k], "%s/%s.so", p->dir, k ? "head" : "base");
+		rc = copy_plugin(sides[k]->plugin, copies[k], err, err_len);
+		if (rc == 0 && (specs[k] = side_spec(sides[k], copies[k])) == NULL)
+			rc = -1;
+	}
+	for (int m = 0; m < ALLOCLAB_AB_NMETRICS && rc == 0; m++)
+		if (p->metrics & (1u << m))
+			rc = measure_metric(p, (enum alloclab_ab_metric)m, (const char *const *)specs, out, err, err_len);
+	free(specs[0]);
+	free(specs[1]);
+	return rc;
+}
+
+void alloclab_ab_result_clear(struct alloclab_ab_result *r)
+{
+	for (size_t i = 0; i < r->nrows; i++) {
+		free(r->rows[i].name);
+		free(r->rows[i].status);
+	}
+	free(r->rows);
+	memset(r, 0, sizeof *r);
+}
+
+int alloclab_ab_row_fails(const struct alloclab_ab_row *r, double threshold_percent)
+{
+	return threshold_percent >= 0 && r->verdict == ALLOCLAB_VERDICT_MORE && (r->ratio - 1) * 100 > threshold_percent;
+}

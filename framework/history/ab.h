@@ -1,0 +1,119 @@
+/*
+ * A/B of two builds of one plugin (`alloclab ab`, and each step of
+ * `history run` and `history bisect`): BASE and HEAD measured on a suite
+ * in three metrics, each by the design that answers it best, and one
+ * verdict per metric and row.
+ *
+ *   instructions  callgrind's count of the timed region (deterministic:
+ *                 fixed seeds, one process a cell), per operation; a
+ *                 difference larger than the counts' own variation is real,
+ *                 however small, and shown to the instruction
+ *   time          the two builds side by side in the same worker processes
+ *                 (run --paired): whole values alternated by default, the
+ *                 design whose ratio is the real one; slices when asked
+ *                 for (tighter, but shrinking a change toward 1:
+ *                 docs/guides/plugin-history.md has the measurement); the
+ *                 geometric mean of the processes' ratios and its 95%
+ *                 interval
+ *   memory        the peak resident set net of the harness, each build in
+ *                 processes of its own (paired processes share one
+ *                 resident set), by the rank test over processes, with the
+ *                 95% interval of the ratio of means
+ *
+ * Every measurement is an ordinary results file kept in the plan's
+ * folder (show, compare, plot and the store read it), made by `alloclab
+ * run` in a child with a deadline. A build that crashes or fails a cell is
+ * an error naming its side (BASE or HEAD) and what it did.
+ */
+#ifndef ALLOCLAB_AB_H
+#define ALLOCLAB_AB_H
+
+#include "results/results.h"
+#include "statistics/comparison.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum alloclab_ab_metric { ALLOCLAB_AB_INSTRUCTIONS, ALLOCLAB_AB_TIME, ALLOCLAB_AB_MEMORY, ALLOCLAB_AB_NMETRICS };
+
+/* "instructions", "time", "memory" (index: the enum). */
+extern const char *const alloclab_ab_metric_names[ALLOCLAB_AB_NMETRICS];
+
+/* One side: a plugin file, the options it runs with, and what it was
+ * built from where known. */
+struct alloclab_ab_build {
+	const char *label;   /* how tables name it: "base", "head", a commit */
+	const char *plugin;  /* the plugin file's path */
+	const char *options; /* "" none */
+	const char *source;  /* "COMMIT" or "COMMIT+dirty"; NULL unknown */
+};
+
+struct alloclab_ab_plan {
+	struct alloclab_ab_build base, head;
+	/* A fixed plugin measured beside both in the time runs (history's
+	 * guard against a slow drift); NULL none. */
+	const char *reference;
+	const char *const *workloads; /* -w specs */
+	size_t nworkloads;
+	const char *threads;          /* run's -t list, "1" */
+	unsigned metrics;             /* 1 << enum alloclab_ab_metric, or'd */
+	unsigned processes;           /* time: paired processes a cell */
+	unsigned values;              /* time: values a process */
+	unsigned memory_processes;    /* memory: processes a cell and build */
+	uint64_t slice_ops;           /* time: 0 whole values, else slices of this many operations */
+	double timeout_s;             /* a worker's deadline (run's --timeout) */
+	const char *dir;              /* where the results files go (made) */
+	/* How the presentation names rows and checks workload reports (the
+	 * framework knows no workload). */
+	alloclab_row_namer name_rows;
+	alloclab_report_checker check;
+	int progress;                 /* say on stderr what is being measured */
+	/* A metric whose results file is already in dir, complete, is read
+	 * rather than measured again (history run going on after an
+	 * interruption, or after its shards). */
+	int reuse;
+};
+
+/* One metric on one row: HEAD over BASE. */
+struct alloclab_ab_row {
+	enum alloclab_ab_metric metric;
+	char *name;          /* the row: workload, parameters that vary, threads */
+	double base, head;   /* each build's level (instructions per op, ns per op, KiB) */
+	double ratio;        /* head / base */
+	int has_interval;
+	double lo, hi;       /* instructions: the counts' range; time and memory: 95% interval */
+	enum alloclab_verdict verdict;
+	double p;            /* the p-value a series corrects on (comparison.h's p_interval); < 0 none */
+	unsigned n;          /* processes (pairs for time) */
+	const char *design;  /* how it was measured, in words */
+	/* A row either build could not measure: why ("not applicable: the
+	 * workload needs realloc"); NULL measured. Its figures mean nothing. */
+	char *status;
+};
+
+struct alloclab_ab_result {
+	struct alloclab_ab_row *rows;
+	size_t nrows;
+	char files[ALLOCLAB_AB_NMETRICS][4200]; /* the results file of each metric measured; "" not */
+	/* Where measuring failed: which side ("BASE", "HEAD", "both"), and
+	 * what happened, in one line. */
+	char failed_side[8];
+};
+
+/* Measures the plan. 0 with *out filled; -1 with err set: a run could not
+ * be made (bad input: nothing about either build), or, with
+ * out->failed_side set, a build failed a cell (err names it). */
+int alloclab_ab_measure(const struct alloclab_ab_plan *p, struct alloclab_ab_result *out, char *err, size_t err_len);
+void alloclab_ab_result_clear(struct alloclab_ab_result *r);
+
+/* The rows of one results file of the plan (a metric's run, measured now
+ * or before) as rows of out, for the plan's base and head labels. 0, or
+ * -1 with err. */
+int alloclab_ab_rows_of(const struct alloclab_ab_plan *p, enum alloclab_ab_metric metric,
+			const struct alloclab_results *r, struct alloclab_ab_result *out, char *err, size_t err_len);
+
+/* The gate: whether row r is a resolved regression larger than
+ * threshold_percent (a negative threshold: no gate on that metric). */
+int alloclab_ab_row_fails(const struct alloclab_ab_row *r, double threshold_percent);
+
+#endif

@@ -1,0 +1,228 @@
+/* A repository's history measured. See history.h. */
+#define _GNU_SOURCE 1
+#include "history/history.h"
+
+#include "files/file_hash.h"
+#include "history/revision.h"
+#include "history/series.h"
+#include "process/child.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const kinds[ALLOCLAB_AB_NMETRICS] = {"instructions", "time", "memory"};
+
+/* A commit's build, kept in the run's folder: made once, read again. */
+static int commit_build(const struct alloclab_history_plan *p, const char *commit, struct alloclab_built *b, char *err,
+			size_t err_len)
+{
+	char dir[PATH_MAX], builds[PATH_MAX];
+	struct stat st;
+	/* The run's folder is at most ALLOCLAB_HISTORY_DIR_MAX long
+	 * (alloclab_history_run refuses a longer one). */
+	snprintf(builds, sizeof builds, "%.3000s/builds", p->dir);
+	snprintf(dir, sizeof dir, "%.3100s/%.64s", builds, commit);
+	if (mkdir(builds, 0777) != 0 && errno != EEXIST) {
+		snprintf(err, err_len, "%.600s: %s", builds, strerror(errno));
+		return -1;
+	}
+	memset(b, 0, sizeof *b);
+	snprintf(b->plugin, sizeof b->plugin, "%.3200s/plugin.so", dir);
+	snprintf(b->log, sizeof b->log, "%.3200s/build.log", dir);
+	snprintf(b->source, sizeof b->source, "%s", commit);
+	if (stat(b->plugin, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		return 0;
+	if (p->progress)
+		fprintf(stderr, "alloclab history: building %.12s\n", commit);
+	return alloclab_build_commit(&p->build, commit, dir, b, err, err_len);
+}
+
+/* The step's runs into the store, linked to the commit, and the commit
+ * marked measured. */
+static int keep_step(struct alloclab_store *s, const char *repo, const char *commit, const char *base,
+		     const struct alloclab_ab_result *res, const char *sha256, char *err, size_t err_len)
+{
+	int64_t ids[ALLOCLAB_AB_NMETRICS] = {0};
+	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++) {
+		if (!res->files[m][0])
+			continue;
+		struct alloclab_results *r = alloclab_results_load(res->files[m], NULL, err, err_len);
+		enum alloclab_store_added what;
+		int rc = r ? alloclab_store_add_run(s, r, &what, &ids[m], err, err_len) : -1;
+		alloclab_results_free(r);
+		if (rc != 0)
+			return -1;
+	}
+	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
+		if (res->files[m][0] && alloclab_store_link_run(s, repo, commit, ids[m], kinds[m], base, err, err_len) != 0)
+			return -1;
+	return alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_MEASURED, NULL, sha256, err, err_len);
+}
+
+/* One step: this commit's build against the previous one's, measured (or
+ * its files read again) in steps/COMMIT; kept when there is a store. */
+static int measure_step(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
+			const char *base_commit, const struct alloclab_built *base, const char *commit,
+			const struct alloclab_built *head, char *err, size_t err_len)
+{
+	char steps[PATH_MAX], dir[PATH_MAX], bl[16], hl[16], sha[ALLOCLAB_SHA256_HEX];
+	snprintf(steps, sizeof steps, "%.3000s/steps", p->dir);
+	snprintf(dir, sizeof dir, "%.3100s/%.64s", steps, commit);
+	if ((mkdir(steps, 0777) != 0 && errno != EEXIST) || (mkdir(dir, 0777) != 0 && errno != EEXIST)) {
+		snprintf(err, err_len, "%.600s: %s", dir, strerror(errno));
+		return -1;
+	}
+	alloclab_history_commit_label(base_commit, bl, sizeof bl);
+	alloclab_history_commit_label(commit, hl, sizeof hl);
+	struct alloclab_ab_plan ab = p->ab;
+	ab.base = (struct alloclab_ab_build){bl, base->plugin, "", base->source};
+	ab.head = (struct alloclab_ab_build){hl, head->plugin, "", head->source};
+	ab.dir = dir;
+	ab.reuse = 1;
+	if (p->progress)
+		fprintf(stderr, "alloclab history: measuring %.12s against %.12s\n", commit, base_commit);
+	struct alloclab_ab_result res;
+	int rc = alloclab_ab_measure(&ab, &res, err, err_len);
+	if (rc == 0 && s && alloclab_file_sha256(head->plugin, sha, err, err_len) == 0)
+		rc = keep_step(s, repo, commit, base_commit, &res, sha, err, err_len);
+	else if (rc == 0 && s)
+		rc = -1;
+	if (rc != 0 && strcmp(res.failed_side, "HEAD") == 0) {
+		/* A build that crashes is that commit's fault when it is
+		 * HEAD's: recorded as broken, and the history goes on. */
+		char why[1400];
+		snprintf(why, sizeof why, "%s", err);
+		rc = s && alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_BROKEN, why, NULL, err, err_len) != 0
+			     ? -1
+			     : 1;
+		if (rc == 1)
+			snprintf(err, err_len, "%s", why);
+	}
+	alloclab_ab_result_clear(&res);
+	return rc;
+}
+
+/* Records every commit of the range in the store, in order. */
+static int record_commits(struct alloclab_store *s, const char *repo, const struct alloclab_revision *revs, size_t n,
+			  char *err, size_t err_len)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct alloclab_commit c = {.commit = (char *)revs[i].commit, .subject = revs[i].subject,
+					    .ordinal = (unsigned)i};
+		if (alloclab_store_put_commit(s, repo, &c, err, err_len) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The state the store has of a commit; pending when there is no store. */
+static enum alloclab_commit_state state_of(const struct alloclab_commit *known, size_t nknown, const char *commit)
+{
+	for (size_t i = 0; i < nknown; i++)
+		if (strcmp(known[i].commit, commit) == 0)
+			return known[i].state;
+	return ALLOCLAB_COMMIT_PENDING;
+}
+
+/* One commit of the range: built, and measured against prev (the last
+ * commit that built; -1 none). *prev moves to it when it built. */
+static int one_commit(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
+		      const struct alloclab_revision *revs, size_t i, enum alloclab_commit_state state, long *prev,
+		      struct alloclab_built *built, size_t *step, struct alloclab_history_outcome *out, char *err,
+		      size_t err_len)
+{
+	const char *commit = revs[i].commit;
+	char why[1400];
+	if (state == ALLOCLAB_COMMIT_BROKEN) {
+		out->broken++;
+		return 0;
+	}
+	if (commit_build(p, commit, &built[i], why, sizeof why) != 0) {
+		out->broken++;
+		if (p->progress)
+			fprintf(stderr, "alloclab history: %.12s does not build: %s\n", commit, why);
+		return s ? alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_BROKEN, why, NULL, err, err_len) : 0;
+	}
+	if (*prev < 0 || state == ALLOCLAB_COMMIT_MEASURED) {
+		/* The first commit is the others' base: measured in the step
+		 * of the commit after it. */
+		char sha[ALLOCLAB_SHA256_HEX];
+		if (*prev >= 0)
+			out->known++;
+		if (*prev < 0 && s && state != ALLOCLAB_COMMIT_MEASURED &&
+		    (alloclab_file_sha256(built[i].plugin, sha, err, err_len) != 0 ||
+		     alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_MEASURED, NULL, sha, err, err_len) != 0))
+			return -1;
+		*prev = (long)i;
+		return 0;
+	}
+	size_t k = (*step)++;
+	if (p->shard_count && k % p->shard_count != p->shard_index - 1) {
+		out->elsewhere++;
+		*prev = (long)i;
+		return 0;
+	}
+	int rc = measure_step(s, p, repo, revs[*prev].commit, &built[*prev], commit, &built[i], why, sizeof why);
+	if (rc == 1) {
+		out->broken++;
+		if (p->progress)
+			fprintf(stderr, "alloclab history: %.12s fails: %s\n", commit, why);
+		return 0;
+	}
+	if (rc != 0) {
+		snprintf(err, err_len, "%.12s: %s", commit, why);
+		return -1;
+	}
+	out->measured++;
+	*prev = (long)i;
+	return 0;
+}
+
+int alloclab_history_run(struct alloclab_store *s, const struct alloclab_history_plan *p,
+			 struct alloclab_history_outcome *out, char *err, size_t err_len)
+{
+	struct alloclab_revision *revs = NULL;
+	struct alloclab_commit *known = NULL;
+	size_t n = 0, nknown = 0, step = 0;
+	char repo[PATH_MAX];
+	int rc = -1;
+
+	memset(out, 0, sizeof *out);
+	if (strlen(p->dir) > ALLOCLAB_HISTORY_DIR_MAX) {
+		snprintf(err, err_len, "the run's folder's path is longer than %d bytes", ALLOCLAB_HISTORY_DIR_MAX);
+		return -1;
+	}
+	if (realpath(p->build.repo, repo) == NULL) {
+		snprintf(err, err_len, "%.600s: %s", p->build.repo, strerror(errno));
+		return -1;
+	}
+	if (mkdir(p->dir, 0777) != 0 && errno != EEXIST) {
+		snprintf(err, err_len, "%.600s: %s", p->dir, strerror(errno));
+		return -1;
+	}
+	if (alloclab_revision_list(repo, p->range, &revs, &n, err, err_len) != 0)
+		return -1;
+	out->commits = n;
+	struct alloclab_built *built = calloc(n, sizeof *built);
+	if (built == NULL || (s && (record_commits(s, repo, revs, n, err, err_len) != 0 ||
+				    alloclab_store_commits(s, repo, &known, &nknown, err, err_len) != 0)))
+		goto done;
+	long prev = -1;
+	rc = 0;
+	for (size_t i = 0; i < n && rc == 0 && !alloclab_interrupted(); i++)
+		rc = one_commit(s, p, repo, revs, i, state_of(known, nknown, revs[i].commit), &prev, built, &step, out, err,
+				err_len);
+	if (rc == 0 && alloclab_interrupted()) {
+		snprintf(err, err_len, "interrupted: what was measured is kept; the same command goes on from there");
+		rc = -1;
+	}
+done:
+	free(built);
+	alloclab_store_commits_free(known, nknown);
+	alloclab_revision_list_free(revs, n);
+	return rc;
+}

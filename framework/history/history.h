@@ -1,0 +1,76 @@
+/*
+ * `history run` and `history bisect`: a repository's commits built and
+ * measured in order, each against the one before it (ab.h, side by side,
+ * beside a fixed reference), everything kept in the store; and the search
+ * for the commit where a metric changed.
+ *
+ * A run can be stopped at any moment and started again: a commit's state
+ * is in the store (pending, measured, broken), its build is kept in the
+ * run's folder (builds/COMMIT/plugin.so and build.log), and each step's
+ * results files (steps/COMMIT/, a file a metric) are read again rather than measured
+ * again; the store keeps a run once however often it is added. Shards
+ * (--shard K/N) measure every Nth step into the folder without the store,
+ * so that steps can run on several machines (a Slurm array); a run without
+ * --shard afterwards adds what they measured.
+ */
+#ifndef ALLOCLAB_HISTORY_H
+#define ALLOCLAB_HISTORY_H
+
+#include "history/ab.h"
+#include "history/build.h"
+#include "store/store.h"
+
+/* The longest folder a history works in (its builds and steps go below). */
+#define ALLOCLAB_HISTORY_DIR_MAX 3000
+
+struct alloclab_history_plan {
+	struct alloclab_build_spec build; /* build.repo: the repository */
+	const char *range;                /* "A..B" */
+	const char *dir;                  /* builds/ and steps/ go here */
+	/* How each step is measured: the suite, metrics, design, reference;
+	 * its sides and folder are filled in for each step. */
+	struct alloclab_ab_plan ab;
+	unsigned shard_index, shard_count; /* --shard K/N; 0 of 0: every step */
+	int progress;
+};
+
+struct alloclab_history_outcome {
+	size_t commits;  /* in the range */
+	size_t measured; /* steps measured now */
+	size_t known;    /* steps measured before (the store had them) */
+	size_t broken;   /* commits that did not build or crashed */
+	size_t elsewhere; /* steps left to other shards */
+};
+
+/* Runs the plan; s NULL only for a shard. 0 with *out, or -1 with err
+ * (bad input, the store). */
+int alloclab_history_run(struct alloclab_store *s, const struct alloclab_history_plan *p,
+			 struct alloclab_history_outcome *out, char *err, size_t err_len);
+
+/* One step of a bisection, as it was measured. */
+struct alloclab_bisect_step {
+	char commit[65];
+	double ratio, lo, hi; /* against good */
+	int has_interval;
+	int bad;              /* classed with bad (its change is bad's) */
+	int broken;           /* did not build: skipped */
+};
+
+struct alloclab_bisect_outcome {
+	double change, change_lo, change_hi; /* bad against good, the metric's row */
+	char row[200];
+	struct alloclab_bisect_step *steps;
+	size_t nsteps;
+	char first_bad[65];   /* the answer; "" when good and bad do not differ */
+	size_t builds;        /* builds made */
+};
+
+/* Finds the first commit of good..bad where the plan's one metric (and
+ * its first row) moved as it did from good to bad, measuring each probe
+ * against good side by side. 0 with *out, or -1 with err. */
+int alloclab_history_bisect(const struct alloclab_history_plan *p, const char *good, const char *bad,
+			    enum alloclab_ab_metric metric, struct alloclab_bisect_outcome *out, char *err,
+			    size_t err_len);
+void alloclab_bisect_outcome_clear(struct alloclab_bisect_outcome *o);
+
+#endif

@@ -1,0 +1,284 @@
+/* A repository's history as series. See series.h. */
+#define _GNU_SOURCE 1
+#include "history/series.h"
+
+#include "statistics/changes.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void alloclab_history_commit_label(const char *commit, char *out, size_t len)
+{
+	snprintf(out, len, "%.12s", commit);
+}
+
+static const char *const kinds[ALLOCLAB_AB_NMETRICS] = {"instructions", "time", "memory"};
+
+static long commit_index(const struct alloclab_history_view *v, const char *commit)
+{
+	for (size_t i = 0; commit && i < v->ncommits; i++)
+		if (strcmp(v->commits[i].commit, commit) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* The series of a metric and row, made when new. */
+static struct alloclab_history_series *series_of(struct alloclab_history_view *v, enum alloclab_ab_metric m,
+						 const char *row)
+{
+	for (size_t i = 0; i < v->nseries; i++)
+		if (v->series[i].metric == m && strcmp(v->series[i].row, row) == 0)
+			return &v->series[i];
+	struct alloclab_history_series *grown = realloc(v->series, (v->nseries + 1) * sizeof *grown);
+	if (grown == NULL)
+		return NULL;
+	v->series = grown;
+	struct alloclab_history_series *s = &v->series[v->nseries++];
+	memset(s, 0, sizeof *s);
+	s->metric = m;
+	s->row = strdup(row);
+	return s;
+}
+
+/* A commit's point on a series, made (unmeasured) when new. */
+static struct alloclab_history_point *point_of(struct alloclab_history_series *s, size_t commit)
+{
+	for (size_t i = 0; i < s->npoints; i++)
+		if (s->points[i].commit == commit)
+			return &s->points[i];
+	struct alloclab_history_point *grown = realloc(s->points, (s->npoints + 1) * sizeof *grown);
+	if (grown == NULL)
+		return NULL;
+	s->points = grown;
+	struct alloclab_history_point *p = &s->points[s->npoints++];
+	memset(p, 0, sizeof *p);
+	p->commit = commit;
+	p->level = -1;
+	p->p = -1;
+	return p;
+}
+
+/* The reference's label in a time run: the group's reference when it is
+ * neither build. */
+static const char *reference_of(const struct alloclab_results *r, const char *base, const char *head)
+{
+	if (r->facts.npair == 0)
+		return NULL;
+	const char *ref = r->facts.pair_plugins[0];
+	return strcmp(ref, base) != 0 && strcmp(ref, head) != 0 ? ref : NULL;
+}
+
+/* Each build's time against the reference, row by row, onto its point. */
+static void add_reference(struct alloclab_history_view *v, const struct alloclab_results *r, const char *ref,
+			  const char *label, size_t commit)
+{
+	char err[512];
+	struct alloclab_column cols[2] = {{ref, r, ref}, {label, r, label}};
+	struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 0, {0, -1, NULL, ALLOCLAB_MEMORY_NONE}, v->name_rows};
+	struct alloclab_comparison *cmp = alloclab_compare(cols, 2, &o, err, sizeof err);
+	for (size_t i = 0; cmp && i < cmp->nrows; i++) {
+		const struct alloclab_comparison_entry *e = &cmp->rows[i].entries[1];
+		struct alloclab_history_series *s = series_of(v, ALLOCLAB_AB_TIME, cmp->rows[i].name);
+		struct alloclab_history_point *p = s ? point_of(s, commit) : NULL;
+		if (p == NULL || !e->compared || e->tested != ALLOCLAB_TESTED_PAIRED || !e->has_interval)
+			continue;
+		p->has_reference = 1;
+		p->ref_ratio = e->ratio;
+		p->ref_lo = e->lo;
+		p->ref_hi = e->hi;
+	}
+	alloclab_comparison_free(cmp);
+}
+
+/* One step's run of one metric: the head's point and its step, the
+ * base's level where it has none yet, and for time the reference. */
+static int add_step_run(struct alloclab_history_view *v, enum alloclab_ab_metric m, const struct alloclab_results *r,
+			size_t head, size_t base, char *err, size_t err_len)
+{
+	char hl[16], bl[16];
+	alloclab_history_commit_label(v->commits[head].commit, hl, sizeof hl);
+	alloclab_history_commit_label(v->commits[base].commit, bl, sizeof bl);
+	struct alloclab_ab_plan plan = {.base = {.label = bl}, .head = {.label = hl}, .name_rows = v->name_rows,
+					.check = v->check};
+	struct alloclab_ab_result res = {0};
+	if (alloclab_ab_rows_of(&plan, m, r, &res, err, err_len) != 0)
+		return -1;
+	for (size_t i = 0; i < res.nrows; i++) {
+		const struct alloclab_ab_row *row = &res.rows[i];
+		if (row->status)
+			continue;
+		struct alloclab_history_series *s = series_of(v, m, row->name);
+		/* One point at a time: making the next may move the others. */
+		struct alloclab_history_point *b = s ? point_of(s, base) : NULL;
+		if (b && b->level < 0)
+			b->level = row->base;
+		struct alloclab_history_point *h = b ? point_of(s, head) : NULL;
+		if (h == NULL)
+			continue;
+		h->level = row->head;
+		h->has_step = 1;
+		h->base = base;
+		h->ratio = row->ratio;
+		h->has_interval = row->has_interval;
+		h->lo = row->lo;
+		h->hi = row->hi;
+		h->p = row->p;
+		h->verdict = row->verdict;
+	}
+	alloclab_ab_result_clear(&res);
+	const char *ref = m == ALLOCLAB_AB_TIME ? reference_of(r, bl, hl) : NULL;
+	if (ref) {
+		free(v->reference);
+		v->reference = strdup(ref);
+		add_reference(v, r, ref, bl, base);
+		add_reference(v, r, ref, hl, head);
+	}
+	return 0;
+}
+
+/* Notes where the steps ran: one machine, or that there were several. */
+static void note_machine(struct alloclab_history_view *v, struct alloclab_store *s, int64_t id)
+{
+	char m[1200], err[256];
+	if (alloclab_store_run_machine(s, id, m, sizeof m, err, sizeof err) != 0)
+		return;
+	if (v->machine == NULL) {
+		v->machine = strdup(m);
+	} else if (strcmp(v->machine, m) != 0 && strncmp(v->machine, "several: ", 9) != 0) {
+		char *both = NULL;
+		if (asprintf(&both, "several: %s; %s", v->machine, m) >= 0) {
+			free(v->machine);
+			v->machine = both;
+		}
+	}
+}
+
+/* Every measured commit's newest run of each metric. */
+static int load_steps(struct alloclab_store *s, struct alloclab_history_view *v, char *err, size_t err_len)
+{
+	for (size_t c = 0; c < v->ncommits; c++) {
+		if (v->commits[c].state != ALLOCLAB_COMMIT_MEASURED)
+			continue;
+		for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++) {
+			int64_t *ids;
+			char **bases;
+			size_t n;
+			if (alloclab_store_commit_runs(s, v->repo, v->commits[c].commit, kinds[m], &ids, &bases, &n, err,
+						       err_len) != 0)
+				return -1;
+			long base = n ? commit_index(v, bases[0]) : -1;
+			int rc = 0;
+			if (base >= 0) {
+				struct alloclab_results *r = alloclab_store_load_run(s, ids[0], v->check, err, err_len);
+				rc = r ? add_step_run(v, (enum alloclab_ab_metric)m, r, c, (size_t)base, err, err_len) : -1;
+				note_machine(v, s, ids[0]);
+				alloclab_results_free(r);
+			}
+			for (size_t k = 0; k < n; k++)
+				free(bases[k]);
+			free(bases);
+			free(ids);
+			if (rc != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int by_commit(const void *a, const void *b)
+{
+	size_t x = ((const struct alloclab_history_point *)a)->commit, y = ((const struct alloclab_history_point *)b)->commit;
+	return (x > y) - (x < y);
+}
+
+/* The change points of a series, and its drift against the reference. */
+static void find_changes(struct alloclab_history_series *s)
+{
+	qsort(s->points, s->npoints, sizeof *s->points, by_commit);
+	double *p = calloc(s->npoints + 1, sizeof *p);
+	int *kept = calloc(s->npoints + 1, sizeof *kept);
+	for (size_t i = 0; p && kept && i < s->npoints; i++)
+		p[i] = s->points[i].has_step ? s->points[i].p : -1;
+	if (p && kept && s->metric != ALLOCLAB_AB_INSTRUCTIONS)
+		alloclab_bh_keep(p, s->npoints, ALLOCLAB_CHANGE_FDR, kept);
+	for (size_t i = 0; p && kept && i < s->npoints; i++) {
+		struct alloclab_history_point *pt = &s->points[i];
+		int resolved = pt->verdict == ALLOCLAB_VERDICT_LESS || pt->verdict == ALLOCLAB_VERDICT_MORE;
+		pt->change = pt->has_step && resolved && (s->metric == ALLOCLAB_AB_INSTRUCTIONS || kept[i]);
+	}
+	free(p);
+	free(kept);
+	/* Drift: the last commit against the reference over the first, their
+	 * intervals combined as independent (on the logarithms). */
+	const struct alloclab_history_point *first = NULL, *last = NULL;
+	for (size_t i = 0; i < s->npoints; i++)
+		if (s->points[i].has_reference) {
+			if (first == NULL)
+				first = &s->points[i];
+			last = &s->points[i];
+		}
+	if (first && last && first != last && first->ref_lo > 0 && last->ref_lo > 0) {
+		double h1 = log(first->ref_hi / first->ref_lo) / 2, h2 = log(last->ref_hi / last->ref_lo) / 2;
+		double h = sqrt(h1 * h1 + h2 * h2);
+		s->has_drift = 1;
+		s->drift = last->ref_ratio / first->ref_ratio;
+		s->drift_lo = s->drift * exp(-h);
+		s->drift_hi = s->drift * exp(h);
+		s->drift_resolved = s->drift_lo > 1 || s->drift_hi < 1;
+	}
+}
+
+/* The repository to show: the one asked for, or the store's only one. */
+static int pick_repo(struct alloclab_store *s, const char *repo, char **out, char *err, size_t err_len)
+{
+	char **repos;
+	size_t n;
+	if (alloclab_store_repos(s, &repos, &n, err, err_len) != 0)
+		return -1;
+	*out = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (*out == NULL && (repo == NULL ? n == 1 : strcmp(repos[i], repo) == 0))
+			*out = strdup(repos[i]);
+	if (*out == NULL && repo)
+		snprintf(err, err_len, "the store has no history of repository %.600s", repo);
+	else if (*out == NULL)
+		snprintf(err, err_len, "%s", n == 0 ? "the store has no repository's history (history run makes one; "
+						     "history add keeps runs alone)"
+						   : "the store holds the histories of several repositories: give --repo");
+	for (size_t i = 0; i < n; i++)
+		free(repos[i]);
+	free(repos);
+	return *out ? 0 : -1;
+}
+
+int alloclab_history_view_load(struct alloclab_store *s, const char *repo, struct alloclab_history_view *v, char *err,
+			       size_t err_len)
+{
+	if (pick_repo(s, repo, &v->repo, err, err_len) != 0 ||
+	    alloclab_store_commits(s, v->repo, &v->commits, &v->ncommits, err, err_len) != 0 ||
+	    load_steps(s, v, err, err_len) != 0)
+		return -1;
+	for (size_t i = 0; i < v->nseries; i++)
+		find_changes(&v->series[i]);
+	return 0;
+}
+
+void alloclab_history_view_clear(struct alloclab_history_view *v)
+{
+	for (size_t i = 0; i < v->nseries; i++) {
+		free(v->series[i].row);
+		free(v->series[i].points);
+	}
+	free(v->series);
+	alloclab_store_commits_free(v->commits, v->ncommits);
+	free(v->repo);
+	free(v->machine);
+	free(v->reference);
+	v->series = NULL;
+	v->nseries = 0;
+	v->commits = NULL;
+	v->ncommits = 0;
+	v->repo = v->machine = v->reference = NULL;
+}

@@ -1,0 +1,76 @@
+/*
+ * A repository's history as series (what `history show` prints and the
+ * report's history pages draw): for each metric and workload row, every
+ * measured commit with its level, its step (the commit over the one
+ * before, measured side by side: history run's ab), its time against the
+ * fixed reference, and whether the step is a change point (changes.h for
+ * time and memory: resolved and kept by Benjamini-Hochberg over the
+ * series; instructions: any difference larger than the counts' own
+ * variation).
+ *
+ * Everything is computed again from the runs the store keeps, through the
+ * results reader and the statistics room: the store holds measurements,
+ * never conclusions.
+ */
+#ifndef ALLOCLAB_SERIES_H
+#define ALLOCLAB_SERIES_H
+
+#include "history/ab.h"
+#include "store/store.h"
+
+#include <stddef.h>
+
+/* One commit on one series. */
+struct alloclab_history_point {
+	size_t commit;        /* index into the view's commits */
+	double level;         /* instructions per op, ns per op, or KiB; < 0 not measured */
+	/* The step: this commit over the one before it that built. */
+	int has_step;
+	size_t base;          /* that commit's index */
+	double ratio, lo, hi; /* the step's ratio and its interval (has_interval) */
+	int has_interval;
+	double p;             /* the step's p (time: t on the paired logarithms; memory: the rank test); < 0 none */
+	enum alloclab_verdict verdict;
+	int change;           /* a change point */
+	/* time: this commit against the reference, in the same processes. */
+	int has_reference;
+	double ref_ratio, ref_lo, ref_hi;
+};
+
+struct alloclab_history_series {
+	enum alloclab_ab_metric metric;
+	char *row;            /* the workload row (workload, parameters that vary, threads) */
+	struct alloclab_history_point *points;
+	size_t npoints;
+	/* time with a reference: the last commit's ratio to the reference over
+	 * the first's (their processes compared as samples: a slow drift that
+	 * no single step resolves shows here). */
+	int has_drift;
+	double drift, drift_lo, drift_hi;
+	int drift_resolved;
+};
+
+struct alloclab_history_view {
+	char *repo;
+	struct alloclab_commit *commits;
+	size_t ncommits;
+	char *machine;        /* where the steps ran ("host, CPU, N CPUs, kernel"); several: "several: ..." */
+	char *reference;      /* the reference's label in the time runs, or NULL */
+	struct alloclab_history_series *series;
+	size_t nseries;
+	/* Given by the caller: how rows are named, how workload reports are
+	 * checked (the framework knows no workload). */
+	alloclab_row_namer name_rows;
+	alloclab_report_checker check;
+};
+
+/* Loads repository repo's history (NULL: the only one the store has). 0,
+ * or -1 with err (no such repository, a run the reader refuses). */
+int alloclab_history_view_load(struct alloclab_store *s, const char *repo, struct alloclab_history_view *v, char *err,
+			       size_t err_len);
+void alloclab_history_view_clear(struct alloclab_history_view *v);
+
+/* The label a commit's build has in its step's runs. */
+void alloclab_history_commit_label(const char *commit, char *out, size_t len);
+
+#endif

@@ -1,0 +1,396 @@
+/*
+ * A plugin's history: the store (files that are not stores refused and
+ * left as they were, a run kept once, many writers at once, a store of the
+ * first schema migrated), ab's exit status as a gate (a change of a few
+ * instructions, an A/A, a build that crashes), and a small repository's
+ * history run (a commit that does not build, one that changes the count),
+ * resumed, shown, and bisected; a build that hangs; hostile names.
+ *
+ * The repository is made here from tests/fixtures/history/plugin.c, its
+ * commits changing config.h; its builds use --build with the C compiler
+ * and the SDK's header folder. The measurements are instruction counts
+ * (deterministic, and quick at a few thousand operations); one ab measures
+ * time, to show its table and design.
+ */
+#define _GNU_SOURCE 1
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Runs a shell command (paths here are scratch folders: no quoting
+ * needed); fails the test when it fails. */
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	int rc = system(cmd);
+	cr_assert(rc == 0, "command failed (%d): %s", rc, cmd);
+}
+
+static const char *source_root(void)
+{
+	return getenv("ALLOCLAB_SOURCE_ROOT");
+}
+
+/* The build command every commit of the test repository takes. */
+static void build_command(char *out, size_t len)
+{
+	snprintf(out, len, "cc -O2 -shared -fPIC -I%s/framework/include plugin.c -o plugin.so", source_root());
+}
+
+/* A plugin of the fixture built with config.h's knobs, into path. */
+static void build_plugin(const char *dir, const char *name, int extra, int slack)
+{
+	sh("mkdir -p %s/%s-src && cp %s/tests/fixtures/history/plugin.c %s/%s-src/ && "
+	   "printf '#define EXTRA_WORK %d\\n#define SLACK_PERCENT %d\\n' > %s/%s-src/config.h && "
+	   "cc -O2 -shared -fPIC -I%s/framework/include %s/%s-src/plugin.c -o %s/%s.so",
+	   dir, name, source_root(), dir, name, extra, slack, dir, name, source_root(), dir, name, dir, name);
+}
+
+/* A results file to add: a quick run of the system plugin. */
+static void quick_run(const char *dir, const char *name)
+{
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "churn:ops=2000", "-t", "1",
+								      "-n", "2", "-v", "1", "-q", "-o", name, NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+static char *file_sum(const char *path)
+{
+	char cmd[4400], *out = calloc(1, 200);
+	snprintf(cmd, sizeof cmd, "sha256sum < %s", path);
+	FILE *p = popen(cmd, "r");
+	if (p) {
+		if (fgets(out, 200, p) == NULL)
+			out[0] = '\0';
+		pclose(p);
+	}
+	return out;
+}
+
+/* `history add` refuses the file in one line, exit status 2, and leaves
+ * it byte for byte as it was. */
+static void expect_refused_unchanged(const char *dir, const char *db, const char *text)
+{
+	char *before = file_sum(db);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "add", "run.json", "--db", db, NULL});
+	cr_expect_eq(r.status, 2, "%s: status %d: %s", db, r.status, r.err);
+	cr_expect(strstr(r.err, text) != NULL, "expected '%s', got: %s", text, r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	char *after = file_sum(db);
+	cr_expect_str_eq(before, after, "%s was modified", db);
+	free(before);
+	free(after);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", db, NULL});
+	cr_expect_eq(r.status, 2, "show %s: %s", db, r.out);
+	cmd_result_free(&r);
+}
+
+Test(history, files_that_are_not_stores_are_refused_and_left_alone, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	quick_run(dir, "run.json");
+	sh("cd %s && printf 'not a database\\n' > text.db && head -c 5000 /dev/urandom > random.db && : > empty.db", dir);
+	sh("cd %s && sqlite3 other.db 'CREATE TABLE t (x); INSERT INTO t VALUES (1);'", dir);
+	/* A real store of a newer schema, and a damaged one. */
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "add", "run.json", "--db", "real.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	sh("cd %s && cp real.db newer.db && sqlite3 newer.db 'PRAGMA user_version = 99;' && cp real.db damaged.db && "
+	   "dd if=/dev/urandom of=damaged.db bs=1024 seek=2 count=8 conv=notrunc 2>/dev/null",
+	   dir);
+	expect_refused_unchanged(dir, "text.db", "not an alloclab history store");
+	expect_refused_unchanged(dir, "random.db", "not an alloclab history store");
+	expect_refused_unchanged(dir, "empty.db", "an empty file");
+	expect_refused_unchanged(dir, "other.db", "another program's SQLite file");
+	expect_refused_unchanged(dir, "newer.db", "newer than this alloclab's");
+	expect_refused_unchanged(dir, "damaged.db", "damaged");
+}
+
+static int runs_in(const char *dir, const char *db)
+{
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", db, NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	int n = 0;
+	for (const char *p = r.out; p && *p;) {
+		n += strncmp(p, "run ", 4) == 0;
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	cmd_result_free(&r);
+	return n;
+}
+
+Test(history, a_run_added_twice_is_kept_once, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	quick_run(dir, "a.json");
+	quick_run(dir, "b.json");
+	sh("cd %s && cp a.json copy-of-a.json", dir);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "add", "a.json", "b.json", "--db", "h.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"history", "add", "a.json", "copy-of-a.json", "--db", "h.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "already there") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+	cr_expect_eq(runs_in(dir, "h.db"), 2);
+}
+
+/* Copies of one run with dates of their own: each a run of its own. */
+static void distinct_runs(const char *dir, int n)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/run.json", dir);
+	json_t *doc = json_load_file(path, 0, NULL);
+	cr_assert_not_null(doc);
+	for (int i = 0; i < n; i++) {
+		char date[32], out[4300];
+		snprintf(date, sizeof date, "2026-01-%02dT%02d:%02d:00Z", 1 + i / 60, (i / 60) % 24, i % 60);
+		json_object_set_new(json_object_get(doc, "metadata"), "date", json_string(date));
+		snprintf(out, sizeof out, "%s/r%02d.json", dir, i);
+		cr_assert_eq(json_dump_file(doc, out, JSON_COMPACT), 0);
+	}
+	json_decref(doc);
+}
+
+Test(history, many_writers_at_once_lose_no_run, .timeout = 300)
+{
+	char *dir = scratch_dir(), exe[4200];
+	quick_run(dir, "run.json");
+	distinct_runs(dir, 40);
+	snprintf(exe, sizeof exe, "%s", getenv("ALLOCLAB_EXE"));
+	/* Eight writers, five runs each, started together. */
+	for (int w = 0; w < 8; w++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			char *argv[12] = {exe, "history", "add", "--db", "h.db"};
+			char names[5][16];
+			for (int k = 0; k < 5; k++) {
+				snprintf(names[k], sizeof names[k], "r%02d.json", w * 5 + k);
+				argv[5 + k] = names[k];
+			}
+			argv[10] = NULL;
+			if (chdir(dir) != 0 || freopen("/dev/null", "w", stdout) == NULL)
+				_exit(3);
+			execv(exe, argv);
+			_exit(4);
+		}
+	}
+	int failed = 0, status;
+	while (wait(&status) > 0)
+		failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	cr_expect_eq(failed, 0, "%d writers failed", failed);
+	cr_expect_eq(runs_in(dir, "h.db"), 40);
+}
+
+Test(history, a_store_of_the_first_schema_is_migrated, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	quick_run(dir, "a.json");
+	quick_run(dir, "b.json");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "add", "a.json", "--db", "old.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	/* Schema 2 only added the repository's tables: without them, and
+	 * saying 1, the file is what schema 1 made. */
+	sh("cd %s && sqlite3 old.db 'DROP TABLE commit_run; DROP TABLE repo_commit; PRAGMA user_version = 1;'", dir);
+	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "old.db", NULL});
+	cr_expect_eq(r.status, 0, "read as it is: %s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"history", "add", "b.json", "--db", "old.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	cr_expect_eq(runs_in(dir, "old.db"), 2);
+	char cmd[4400];
+	snprintf(cmd, sizeof cmd, "sqlite3 %s/old.db 'PRAGMA user_version;'", dir);
+	FILE *p = popen(cmd, "r");
+	char line[32] = "";
+	cr_assert(p && fgets(line, sizeof line, p));
+	pclose(p);
+	cr_expect_eq(atoi(line), 2, "schema after the migration: %s", line);
+}
+
+Test(history, ab_gates_on_a_change_of_a_few_instructions, .timeout = 300)
+{
+	char *dir = scratch_dir();
+	build_plugin(dir, "base", 0, 0);
+	build_plugin(dir, "head", 16, 0);
+	build_plugin(dir, "twin", 0, 0);
+	const char *common[] = {"--metrics", "instructions", "-w", "churn:ops=2000", "--fail-above", "1%", NULL};
+	const char *args[20] = {"ab", "base.so", "head.so", "-o", "ab1"};
+	int n = 5;
+	for (int k = 0; common[k]; k++)
+		args[n++] = common[k];
+	args[n] = NULL;
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 1, "a resolved regression above 1%%: %s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "FAIL") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "instr/op") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+	args[2] = "twin.so";
+	args[4] = "ab2";
+	r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 0, "an A/A: %s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "the same") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+	args[2] = test_plugin("crash_nth");
+	args[4] = "ab3";
+	r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 2, "a crashing HEAD: %s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "HEAD") != NULL, "the message names the side: %s", r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+Test(history, ab_measures_time_side_by_side, .timeout = 300)
+{
+	char *dir = scratch_dir();
+	build_plugin(dir, "base", 0, 0);
+	build_plugin(dir, "head", 0, 0);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"ab", "base.so", "head.so", "--metrics", "time,memory",
+								      "-w", "churn:ops=20000", "-n", "3", "-v", "2",
+								      "--memory-processes", "3", "-o", "t", "-f", "md", NULL});
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "| time |") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "| peak memory |") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "paired, whole values") != NULL, "the design is named: %s", r.out);
+	cmd_result_free(&r);
+	/* Its results are ordinary results files. */
+	r = run_alloclab(dir, (const char *const[]){"show", "t/time.json", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+/* The test repository: six commits, the third adding instructions, the
+ * fourth not building, the fifth building again. */
+static void make_repo(const char *repo)
+{
+	const char *root = source_root();
+	sh("mkdir -p '%s' && cd '%s' && git init -q && git config user.email t@example.org && git config user.name t && "
+	   "cp %s/tests/fixtures/history/plugin.c . && printf '#define EXTRA_WORK 0\\n#define SLACK_PERCENT 0\\n' > "
+	   "config.h && git add . && git commit -qm first && echo notes > README && git add README && git commit -qm readme "
+	   "&& printf '#define EXTRA_WORK 16\\n#define SLACK_PERCENT 0\\n' > config.h && git commit -qam 'more work' && "
+	   "printf '#error broken\\n' > config.h && git commit -qam broken && printf '#define EXTRA_WORK 16\\n#define "
+	   "SLACK_PERCENT 0\\n' > config.h && git commit -qam fixed && echo more >> README && git commit -qam readme2",
+	   repo, repo, root);
+}
+
+static json_t *show_json(const char *dir, const char *db)
+{
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", db, "-f", "json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	json_t *doc = json_loads(r.out, 0, NULL);
+	cr_assert_not_null(doc, "%s", r.out);
+	cmd_result_free(&r);
+	return doc;
+}
+
+Test(history, a_repositorys_history_finds_its_change_and_its_broken_commit, .timeout = 600)
+{
+	char *dir = scratch_dir(), repo[4300], build[4400];
+	/* A repository path with a space and a quote in it. */
+	snprintf(repo, sizeof repo, "%s/my repo", dir);
+	make_repo(repo);
+	build_command(build, sizeof build);
+	const char *args[] = {"history", "run", "--repo", repo, "HEAD~5..HEAD", "--db", "h.db", "-o", "hist", "--build", build,
+			      "--plugin", "plugin.so", "--metrics", "instructions", "-w", "churn:ops=2000", NULL};
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 1, "a commit did not build: %s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "6 commits: 4 steps measured now") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+	/* Again: nothing measured again, nothing added twice. */
+	r = run_alloclab(dir, args);
+	cr_expect(strstr(r.out, "0 steps measured now, 4 measured before") != NULL, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+	json_t *doc = show_json(dir, "h.db");
+	json_t *series = json_array_get(json_object_get(doc, "series"), 0), *p;
+	size_t i;
+	int changes = 0, at = -1;
+	json_array_foreach(json_object_get(series, "points"), i, p)
+	{
+		json_t *step = json_object_get(p, "step");
+		if (json_is_true(json_object_get(step, "change"))) {
+			changes++;
+			at = (int)json_integer_value(json_object_get(p, "index"));
+		}
+	}
+	cr_expect_eq(changes, 1, "one change point");
+	cr_expect_eq(at, 2, "at the commit that added work");
+	json_t *broken = json_array_get(json_object_get(doc, "commits"), 3);
+	cr_expect_str_eq(json_string_value(json_object_get(broken, "state")), "broken");
+	cr_expect(strstr(json_string_value(json_object_get(broken, "why")), "#error") != NULL);
+	json_decref(doc);
+}
+
+Test(history, bisect_finds_the_commit_that_changed_the_count, .timeout = 600)
+{
+	char *dir = scratch_dir(), repo[4300], build[4400];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_repo(repo);
+	build_command(build, sizeof build);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "bisect", "--repo", repo, "--good", "HEAD~5",
+								      "--bad", "HEAD", "--metric", "instructions", "--build",
+								      build, "--plugin", "plugin.so", "-w", "churn:ops=2000",
+								      "-o", "b", NULL});
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	char cmd[4400], third[64] = "";
+	snprintf(cmd, sizeof cmd, "git -C %s rev-parse HEAD~3", repo);
+	FILE *f = popen(cmd, "r");
+	cr_assert(f && fgets(third, sizeof third, f));
+	pclose(f);
+	third[strcspn(third, "\n")] = '\0';
+	cr_expect(strstr(r.out, third) != NULL, "the first commit with the change is %s: %s", third, r.out);
+	cmd_result_free(&r);
+}
+
+Test(history, a_build_that_hangs_is_ended_at_its_deadline, .timeout = 120)
+{
+	char *dir = scratch_dir(), repo[4300];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_repo(repo);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"ab", "HEAD~1", "HEAD", "--repo", repo, "--build",
+								      "sleep 100", "--build-timeout", "2", "-o", "o", NULL});
+	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "BASE") != NULL && strstr(r.err, "time") != NULL, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+Test(history, hostile_revisions_run_nothing, .timeout = 120)
+{
+	char *dir = scratch_dir(), repo[4300], marker[4400], rev[4600];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	snprintf(marker, sizeof marker, "%s/ran", dir);
+	make_repo(repo);
+	/* A revision that reads as an option of git's, and a hook that would
+	 * run on checkout. */
+	snprintf(rev, sizeof rev, "--output=%s", marker);
+	sh("printf '#!/bin/sh\\ntouch %s\\n' > '%s/.git/hooks/post-checkout' && chmod +x '%s/.git/hooks/post-checkout'", marker,
+	   repo, repo);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"ab", rev, "HEAD", "--repo", repo, "-o", "o", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cmd_result_free(&r);
+	char build[4400];
+	build_command(build, sizeof build);
+	r = run_alloclab(dir, (const char *const[]){"ab", "HEAD~1", "HEAD", "--repo", repo, "--build", build, "--plugin",
+						     "plugin.so", "--metrics", "instructions", "-w", "churn:ops=2000", "-o", "p",
+						     NULL});
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+	struct stat st;
+	cr_expect_neq(stat(marker, &st), 0, "something of the repository's ran");
+}
