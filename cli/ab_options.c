@@ -93,10 +93,11 @@ static int parse_metrics(const char *command, const char *text, unsigned *out)
 	return rc;
 }
 
-static int parse_design(const char *command, const char *text, uint64_t *slice_ops)
+static int parse_design(const char *command, const char *text, uint64_t *slice_ops, int *unpaired)
 {
 	uint64_t n;
-	if (strcmp(text, "values") == 0) {
+	*unpaired = strcmp(text, "processes") == 0;
+	if (strcmp(text, "values") == 0 || *unpaired) {
 		*slice_ops = 0;
 		return 0;
 	}
@@ -105,8 +106,8 @@ static int parse_design(const char *command, const char *text, uint64_t *slice_o
 		*slice_ops = n;
 		return 0;
 	}
-	return alloclab_usage_error(command, "--design takes values or slices:N (N operations, 100 or more), not '%s'",
-				    text);
+	return alloclab_usage_error(command,
+				    "--design takes values, slices:N (N operations, 100 or more) or processes, not '%s'", text);
 }
 
 static int parse_shard(const char *command, const char *text, struct alloclab_ab_args *a)
@@ -146,7 +147,7 @@ static int take(const char *command, int opt, unsigned takes, struct alloclab_ab
 	case 'n': return alloclab_parse_count(command, "--processes", optarg, 2, 10000, &a->processes);
 	case 'v': return alloclab_parse_count(command, "--values", optarg, 1, 10000, &a->values);
 	case 'M': return alloclab_parse_count(command, "--memory-processes", optarg, 2, 10000, &a->memory_processes);
-	case 'D': return parse_design(command, optarg, &a->slice_ops);
+	case 'D': return parse_design(command, optarg, &a->slice_ops, &a->unpaired);
 	case 'r': a->reference = strcmp(optarg, "none") == 0 ? NULL : optarg; return 0;
 	case 'o': a->output = optarg; return 0;
 	case 'W': return alloclab_parse_timeout(command, optarg, 86400, &a->timeout_s);
@@ -234,6 +235,7 @@ void alloclab_ab_args_plan(const struct alloclab_ab_args *a, const char *dir, st
 	plan->values = a->values;
 	plan->memory_processes = a->memory_processes;
 	plan->slice_ops = a->slice_ops;
+	plan->unpaired = a->unpaired;
 	plan->timeout_s = a->timeout_s;
 	plan->dir = dir;
 	plan->name_rows = alloclab_row_names;

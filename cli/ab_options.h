@@ -29,6 +29,7 @@ struct alloclab_ab_args {
 	const char *threads, *reference, *output, *format, *db, *good, *bad;
 	unsigned metrics, processes, values, memory_processes;
 	uint64_t slice_ops;
+	int unpaired;
 	double timeout_s;
 	double thresholds[ALLOCLAB_AB_NMETRICS];
 	int gate;

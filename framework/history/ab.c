@@ -108,12 +108,13 @@ static void run_argv(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m
 		add(a, "--order");
 		add(a, "fixed");
 	} else if (m == ALLOCLAB_AB_TIME) {
-		add(a, "--paired");
+		if (!p->unpaired)
+			add(a, "--paired");
 		add(a, "-n");
 		add(a, own(a, asprintf(&text, "%u", p->processes) < 0 ? NULL : text));
 		add(a, "-v");
 		add(a, own(a, asprintf(&text, "%u", p->values) < 0 ? NULL : text));
-		if (p->slice_ops) {
+		if (p->slice_ops && !p->unpaired) {
 			add(a, "--slice-ops");
 			add(a, own(a, asprintf(&text, "%llu", (unsigned long long)p->slice_ops) < 0 ? NULL : text));
 		}
@@ -217,7 +218,7 @@ static const char *design_text(enum alloclab_ab_metric m, const struct alloclab_
 	if (m == ALLOCLAB_AB_MEMORY)
 		return "processes of their own";
 	if (e->tested != ALLOCLAB_TESTED_PAIRED)
-		return "not paired";
+		return "processes of their own (not paired)";
 	if (e->cell && e->cell->pair_design && strcmp(e->cell->pair_design, ALLOCLAB_PAIR_SLICES) == 0)
 		return "paired, slices";
 	if (e->cell && e->cell->pair_design && strcmp(e->cell->pair_design, ALLOCLAB_PAIR_VALUES) != 0)

@@ -61,6 +61,9 @@ struct alloclab_ab_plan {
 	unsigned values;              /* time: values a process */
 	unsigned memory_processes;    /* memory: processes a cell and build */
 	uint64_t slice_ops;           /* time: 0 whole values, else slices of this many operations */
+	/* time: each build in processes of its own instead (what tools that
+	 * cannot pair must do: the comparison's baseline). */
+	int unpaired;
 	double timeout_s;             /* a worker's deadline (run's --timeout) */
 	const char *dir;              /* where the results files go (made) */
 	/* How the presentation names rows and checks workload reports (the
