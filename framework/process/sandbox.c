@@ -1,19 +1,22 @@
 /*
  * Sandboxes made by bubblewrap. See sandbox.h.
  *
- * The child (child.c's supervised child) opens every bind as root, if it
- * is root, moves the descriptors out of the way of child.c's own, sets
- * the limits, drops to the unprivileged user and only then executes
- * bwrap, which mounts the descriptors, not paths: a folder the dropped
- * user could not reach (a scratch folder of mode 0700) is shown all the
- * same, and no path is looked up twice.
+ * As root, the child (child.c's supervised child) first shows each bind
+ * at a place of its own in a private mount namespace (a folder of mode
+ * 0711 under the scratch root), so that the unprivileged user bwrap then
+ * runs as can reach it wherever it lies (a submission under /root, a
+ * build tree in a folder of mode 0700) while what is in it keeps its own
+ * permissions; then it sets the limits, drops to the unprivileged user
+ * and only then executes bwrap.
  */
 #define _GNU_SOURCE 1
 #include "process/sandbox.h"
 #include "base/lengths.h"
+#include "files/scratch.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <grp.h>
 #include <limits.h>
@@ -21,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -29,9 +33,6 @@
 /* The user a sandbox runs as when alloclab is root: nobody, who owns no
  * file. */
 #define SANDBOX_UID 65534u
-/* The descriptors of the binds, from here up (child.c uses a few low
- * numbers and puts its own at 10 and above). */
-#define BIND_FD_BASE 200
 #define MAX_BINDS 64
 
 unsigned alloclab_sandbox_uid(void) { return geteuid() == 0 ? SANDBOX_UID : (unsigned)getuid(); }
@@ -172,9 +173,10 @@ static void add_hides(struct args *a, const struct alloclab_sandbox *sb, const c
 	}
 }
 
-/* bwrap's arguments, then argv. The binds' descriptors are
- * BIND_FD_BASE + i. */
-static int build_args(const struct alloclab_sandbox *sb, const char *bwrap, char *const *argv, struct args *a)
+/* bwrap's arguments, then argv. Each bind is shown from stage/i where
+ * stage is not "" (as root), else from where it is. */
+static int build_args(const struct alloclab_sandbox *sb, const char *bwrap, const char *stage, char *const *argv,
+		      struct args *a)
 {
 	char (*srcs)[PATH_MAX] = calloc(sb->nbinds + 1, PATH_MAX);
 	char num[64];
@@ -203,10 +205,11 @@ static int build_args(const struct alloclab_sandbox *sb, const char *bwrap, char
 	snprintf(num, sizeof num, "%llu", (unsigned long long)sb->work_bytes);
 	add3(a, "--size", num, "--tmpfs"), add(a, sb->work);
 	for (size_t i = 0; i < sb->nbinds; i++) {
+		char staged[ALLOCLAB_PATH_PLUS_LEN];
 		if (realpath(sb->binds[i].src, srcs[i]) == NULL)
 			srcs[i][0] = '\0';
-		snprintf(num, sizeof num, "%d", BIND_FD_BASE + (int)i);
-		add3(a, "--ro-bind-fd", num, sb->binds[i].dest);
+		snprintf(staged, sizeof staged, "%s/%zu", stage, i);
+		add3(a, "--ro-bind", stage[0] ? staged : sb->binds[i].src, sb->binds[i].dest);
 	}
 	add_hides(a, sb, (const char (*)[PATH_MAX])srcs);
 	free(srcs);
@@ -221,6 +224,7 @@ struct sandbox_child {
 	const struct alloclab_sandbox *sb;
 	char **argv;
 	pid_t parent;
+	const char *stage; /* "" none */
 };
 
 static void limit(int resource, uint64_t soft, uint64_t hard)
@@ -242,25 +246,36 @@ static int drop_root(void)
 	return 0;
 }
 
+/* As root: a private mount namespace where each bind is also at
+ * stage/i. 0, or -1. */
+static int stage_binds(const struct sandbox_child *c)
+{
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		fprintf(stderr, "sandbox: cannot make a mount namespace: %s\n", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < c->sb->nbinds; i++) {
+		char staged[ALLOCLAB_PATH_PLUS_LEN];
+		snprintf(staged, sizeof staged, "%s/%zu", c->stage, i);
+		if (mount(c->sb->binds[i].src, staged, NULL, MS_BIND | MS_REC, NULL) != 0) {
+			fprintf(stderr, "sandbox: cannot show %s: %s\n", c->sb->binds[i].src, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int sandbox_child(void *arg, int fd)
 {
 	const struct sandbox_child *c = arg;
 	const struct alloclab_sandbox *sb = c->sb;
-	/* The binds, opened with alloclab's rights, at known numbers. */
-	for (size_t i = 0; i < sb->nbinds; i++) {
-		int o = open(sb->binds[i].src, O_PATH | O_CLOEXEC);
-		if (o < 0 || dup3(o, BIND_FD_BASE + (int)i, 0) < 0) {
-			fprintf(stderr, "sandbox: cannot open %s: %s\n", sb->binds[i].src, strerror(errno));
-			return 126;
-		}
-		close(o);
-	}
+	if (c->stage[0] && stage_binds(c) != 0)
+		return 126;
 	if (dup2(fd, 1) < 0)
 		return 126;
 	/* Nothing else of alloclab's goes in: every other descriptor closes
 	 * at exec. */
-	close_range(3, BIND_FD_BASE - 1, CLOSE_RANGE_CLOEXEC);
-	close_range(BIND_FD_BASE + (unsigned)sb->nbinds, ~0u, CLOSE_RANGE_CLOEXEC);
+	close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
 	unsigned uid = alloclab_sandbox_uid();
 	uint64_t tasks = user_tasks(uid) + (uint64_t)sb->processes;
 	limit(RLIMIT_NPROC, tasks, tasks);
@@ -282,10 +297,38 @@ static int sandbox_child(void *arg, int fd)
 	return 127;
 }
 
+/* As root, the folder the binds are staged in: mode 0711 (the dropped
+ * user may pass, not list), an empty folder or file for each bind to
+ * be mounted on. 0, or -1 with err. */
+static int make_stage(const struct alloclab_sandbox *sb, char *stage, size_t len, char *err, size_t err_len)
+{
+	stage[0] = '\0';
+	if (geteuid() != 0)
+		return 0;
+	if (alloclab_scratch_make("sandbox", stage, len) != 0 || chmod(stage, 0711) != 0) {
+		snprintf(err, err_len, "cannot make a scratch folder: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < sb->nbinds; i++) {
+		char at[ALLOCLAB_PATH_PLUS_LEN];
+		struct stat st;
+		snprintf(at, sizeof at, "%s/%zu", stage, i);
+		int made = stat(sb->binds[i].src, &st) != 0 ? -1
+			   : S_ISDIR(st.st_mode)	     ? mkdir(at, 0755)
+							     : close(open(at, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+		if (made != 0) {
+			snprintf(err, err_len, "cannot show %s in a sandbox: %s", sb->binds[i].src, strerror(errno));
+			alloclab_scratch_remove(stage);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int alloclab_sandbox_run(const struct alloclab_sandbox *sb, char *const *argv, double timeout_s,
 			 struct alloclab_child_result *res, char *err, size_t err_len)
 {
-	char bwrap[ALLOCLAB_PATH_LEN];
+	char bwrap[ALLOCLAB_PATH_LEN], stage[ALLOCLAB_SCRATCH_LEN];
 	struct args a = {0};
 	if (sb->nbinds > MAX_BINDS) {
 		snprintf(err, err_len, "a sandbox takes at most %d binds", MAX_BINDS);
@@ -295,14 +338,18 @@ int alloclab_sandbox_run(const struct alloclab_sandbox *sb, char *const *argv, d
 		snprintf(err, err_len, "no bwrap on PATH (Debian's package bubblewrap)");
 		return -1;
 	}
-	if (build_args(sb, bwrap, argv, &a) != 0) {
-		args_free(&a);
-		snprintf(err, err_len, "out of memory");
+	if (make_stage(sb, stage, sizeof stage, err, err_len) != 0)
 		return -1;
+	int rc = -1;
+	if (build_args(sb, bwrap, stage, argv, &a) != 0) {
+		snprintf(err, err_len, "out of memory");
+	} else {
+		struct sandbox_child c = {sb, a.v, getpid(), stage};
+		rc = alloclab_child_run(sandbox_child, &c, timeout_s, res, err, err_len);
 	}
-	struct sandbox_child c = {sb, a.v, getpid()};
-	int rc = alloclab_child_run(sandbox_child, &c, timeout_s, res, err, err_len);
 	args_free(&a);
+	if (stage[0])
+		alloclab_scratch_remove(stage);
 	return rc;
 }
 

@@ -25,9 +25,10 @@
  *     could still read what root reads. As another user it runs as that
  *     user, in a user namespace (it reads, of what it is shown, what that
  *     user may read);
- *   - no descriptor of alloclab's but its standard ones reaches it (the
- *     binds are opened before the drop and handed to bwrap, which closes
- *     them once mounted);
+ *   - no descriptor of alloclab's but its standard ones reaches it;
+ *   - as root, the binds are shown wherever they lie (a folder above them
+ *     of mode 0700 stops nothing: they are staged in a mount namespace of
+ *     the sandbox's own before the drop), with their own permissions;
  *   - nothing in the environment but what `env` gives.
  * It does not: bound the memory it may hold beyond the supervisor's
  * limit (child.h) and the tmpfs sizes, keep it from using the CPU until
