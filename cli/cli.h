@@ -25,6 +25,8 @@ int alloclab_cmd_new(int argc, char **argv);
 int alloclab_cmd_explain(int argc, char **argv);
 int alloclab_cmd_heapmap(int argc, char **argv);
 int alloclab_cmd_grade(int argc, char **argv);
+/* What the grader runs inside a submission's sandbox. */
+int alloclab_cmd_grade_inside(int argc, char **argv);
 /* `alloclab __worker SPEC`: the runner's freshly executed worker. */
 int alloclab_cmd_worker(int argc, char **argv);
 

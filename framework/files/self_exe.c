@@ -84,3 +84,13 @@ int alloclab_program_on_path(const char *program)
 	free(copy);
 	return found;
 }
+
+const char *alloclab_sdk_include_dir(void)
+{
+	return alloclab_running_from_build_tree() ? ALLOCLAB_SDK_BUILD_INCLUDE : ALLOCLAB_SDK_INSTALL_INCLUDE;
+}
+
+const char *alloclab_sdk_pkgconfig_dir(void)
+{
+	return alloclab_running_from_build_tree() ? ALLOCLAB_SDK_BUILD_PC_DIR : ALLOCLAB_SDK_INSTALL_PC_DIR;
+}

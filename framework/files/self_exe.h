@@ -24,4 +24,10 @@ int alloclab_running_from_build_tree(void);
  * shell's `command -v` answers, without a shell. */
 int alloclab_program_on_path(const char *program);
 
+/* The plugin SDK of this alloclab: the folder holding alloclab/plugin.h,
+ * and the one holding alloclab-plugin.pc (PKG_CONFIG_PATH): the build
+ * tree's when running from it, else where they were installed. */
+const char *alloclab_sdk_include_dir(void);
+const char *alloclab_sdk_pkgconfig_dir(void);
+
 #endif
