@@ -40,6 +40,8 @@ packages=(
 	build-essential git meson ninja-build pkg-config
 	libjansson-dev libzstd-dev libjemalloc-dev libmimalloc-dev libcriterion-dev python3-dev gnuplot-nox valgrind
 	libtcmalloc-minimal4 libtbbmalloc2
+	# alloclab grade's sandbox (docs/guides/grading.md)
+	bubblewrap
 	# The exec workload's programs (docs/guides/preload.md)
 	sqlite3 xz-utils perl
 	# The python workload's benchmarks that exercise libraries (docs/guides/python.md)
