@@ -200,7 +200,11 @@ static int build_args(const struct alloclab_sandbox *sb, const char *bwrap, cons
 	}
 	add_system(a);
 	add2(a, "--proc", "/proc");
+	/* /dev of the harmless devices, read-only but for a small /dev/shm:
+	 * bwrap's own is a tmpfs as large as half the memory. */
 	add2(a, "--dev", "/dev");
+	add2(a, "--remount-ro", "/dev");
+	add3(a, "--size", "67108864", "--tmpfs"), add(a, "/dev/shm");
 	add3(a, "--size", "67108864", "--tmpfs"), add(a, "/tmp");
 	snprintf(num, sizeof num, "%llu", (unsigned long long)sb->work_bytes);
 	add3(a, "--size", num, "--tmpfs"), add(a, sb->work);

@@ -11,11 +11,13 @@
  *     user namespace, a new session (it cannot push keys into a terminal);
  *   - the system's folders (/usr and the usual links to it) read-only, of
  *     /etc only what programs need to run (not shadow, not the host's
- *     keys), /proc of its own namespace, a /dev of the harmless devices;
+ *     keys), /proc of its own namespace, a /dev of the harmless devices,
+ *     read-only but for a small /dev/shm;
  *   - the binds asked for, read-only, and nothing else of the machine's
  *     files: no home, no /tmp, no /root, nothing under `hide` even where a
  *     bind holds it; one writable folder, `work`, in memory and of a
- *     bounded size, that goes with the sandbox; /tmp likewise, small;
+ *     bounded size, that goes with the sandbox; /tmp and /dev/shm
+ *     likewise, small (64 MiB);
  *   - limits on every process in it: address space, file size, CPU time,
  *     no core files, and processes (threads included) counted for the
  *     user it runs as;
