@@ -67,24 +67,9 @@ json_t *alloclab_grade_row_json(const struct alloclab_grade_row *row)
 int alloclab_grade_journal_append(int fd, const struct alloclab_grade_row *row, char *err, size_t err_len)
 {
 	json_t *j = alloclab_grade_row_json(row);
-	char *text = json_dumps(j, JSON_COMPACT);
+	int rc = alloclab_json_line(fd, j);
 	json_decref(j);
-	if (text == NULL) {
-		snprintf(err, err_len, "out of memory");
-		return -1;
-	}
-	size_t len = strlen(text), off = 0;
-	text[len] = '\n';
-	while (off < len + 1) {
-		ssize_t n = write(fd, text + off, len + 1 - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	free(text);
-	if (off < len + 1 || fsync(fd) != 0) {
+	if (rc != 0 || fsync(fd) != 0) {
 		snprintf(err, err_len, "cannot write the journal: %s", strerror(errno));
 		return -1;
 	}
