@@ -37,9 +37,10 @@ run() { # name, then alloclab run's arguments
 PLUGINS=system,course-bump,course-freelist,course-segregated
 run churn -p system -p "$P/course-bump.so" -p "$P/course-freelist.so" -p "$P/course-segregated.so" \
 	-w churn:ops=100000 -t 1 -n 5 --paired
-# Peak RSS is a process's: the bump allocator and glibc each in their own.
-PLUGINS=system,course-bump
-run churn-memory -p system -p "$P/course-bump.so" -w churn:ops=100000 -t 1 -n 3
+# Peak RSS is a process's: the bump allocator, the free list and glibc
+# each in their own.
+PLUGINS=system,course-bump,course-freelist
+run churn-memory -p system -p "$P/course-bump.so" -p "$P/course-freelist.so" -w churn:ops=100000 -t 1 -n 3
 PLUGINS=system,course-freelist,course-segregated
 run fragment -p system -p "$P/course-freelist.so" -p "$P/course-segregated.so" -w fragment -t 1 -n 3
 PLUGINS=system,course-threadcache
@@ -123,22 +124,27 @@ def table_peak(name, plugin):
     return None
 
 rows = []
-t = medians("churn", "time")
-r = medians("churn", "rss")
-for plugin, quoted, exercise in (("course-bump", 4.0, "1"), ("course-freelist", 4.1, "2"),
-                                 ("course-segregated", 0.36, "3")):
-    rows.append((exercise, f"{plugin} churn, time over glibc's", quoted, ratio(t, "churn t=1", plugin)))
+t = paired("churn")
+for plugin, quoted, exercise in (("course-bump", 28.4, "1"), ("course-freelist", 3.84, "2"),
+                                 ("course-segregated", 0.28, "3")):
+    got = t.get(("churn t=1", plugin))
+    rows.append((exercise, f"{plugin} churn, time over glibc's", quoted, got[0] if got else None,
+                 "[%.3f, %.3f]" % got[1:] if got and got[1] else ""))
 rows.append(("1", "course-bump churn:ops=100000 peak RSS (MiB, show's)", 108, table_peak("churn-memory", "course-bump")))
 rows.append(("1", "glibc churn:ops=100000 peak RSS (MiB, show's)", 3.9, table_peak("churn-memory", "system")))
+rows.append(("2", "course-freelist churn:ops=100000 peak RSS (MiB, show's)", 4.2,
+             table_peak("churn-memory", "course-freelist")))
 t = medians("fragment", "time")
 f = medians("fragment", "frag")
-rows.append(("2", "course-freelist fragment, time over glibc's", None, ratio(t, "fragment t=1", "course-freelist")))
-rows.append(("3", "course-segregated fragment, time over glibc's", None, ratio(t, "fragment t=1", "course-segregated")))
+rows.append(("2", "course-freelist fragment, time over glibc's (medians)", 17.3,
+             ratio(t, "fragment t=1", "course-freelist")))
+rows.append(("3", "course-segregated fragment, time over glibc's (medians)", 7.2,
+             ratio(t, "fragment t=1", "course-segregated")))
 for plugin, quoted, exercise in (("course-freelist", 1.30, "2"), ("course-segregated", 3.43, "3"), ("system", 1.25, "3")):
     rows.append((exercise, f"{plugin} fragment, fragmentation at the peak", quoted, f.get(("fragment t=1", plugin))))
 t = paired("threads")
-for key, quoted in (("churn t=1", 0.57), ("churn t=2", 0.64), ("larson t=1", 0.54), ("larson t=2", 0.61),
-                    ("xmalloc t=2", 0.56)):
+for key, quoted in (("churn t=1", 0.54), ("churn t=2", 0.52), ("larson t=1", 0.44), ("larson t=2", 0.54),
+                    ("xmalloc t=2", 2.24)):
     got = t.get((key, "course-threadcache"))
     rows.append(("4", f"course-threadcache {key}, time over glibc's", quoted, got[0] if got else None,
                  "[%.3f, %.3f]" % got[1:] if got and got[1] else ""))
@@ -153,8 +159,8 @@ for plugin, quoted, exercise in (("system", 189.9, "1"), ("course-bump", 55.0, "
                                  ("obmalloc-radix", 242.1, "5")):
     rows.insert(0, (exercise, f"{plugin} churn, instructions an op", quoted, ins.get(plugin)))
 py = paired("python")
-for plugin, quoted in (("course-arenas", (1.05, 0.97, 0.90)), ("obmalloc-radix", (1.05, 1.05, 0.89)),
-                       ("cpython", (1.01, 0.91, 0.74))):
+for plugin, quoted in (("course-arenas", (0.98, 1.05, 0.93)), ("obmalloc-radix", (0.96, 0.98, 0.89)),
+                       ("cpython", (0.96, 0.92, 0.74))):
     for bench, q in zip(("nbody", "richards", "json_dumps"), quoted):
         got = py.get((bench, plugin))
         rows.append(("5", f"{plugin} python {bench}, time over glibc's", q, got[0] if got else None,
