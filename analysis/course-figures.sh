@@ -132,7 +132,7 @@ for plugin, quoted, exercise in (("course-bump", 28.4, "1"), ("course-freelist",
                  "[%.3f, %.3f]" % got[1:] if got and got[1] else ""))
 rows.append(("1", "course-bump churn:ops=100000 peak RSS (MiB, show's)", 108, table_peak("churn-memory", "course-bump")))
 rows.append(("1", "glibc churn:ops=100000 peak RSS (MiB, show's)", 3.9, table_peak("churn-memory", "system")))
-rows.append(("2", "course-freelist churn:ops=100000 peak RSS (MiB, show's)", 4.2,
+rows.append(("2", "course-freelist churn:ops=100000 peak RSS (MiB, show's)", 4.3,
              table_peak("churn-memory", "course-freelist")))
 t = medians("fragment", "time")
 f = medians("fragment", "frag")
