@@ -16,6 +16,7 @@
 #include "process/sandbox.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,29 @@ int alloclab_cmd_grade_inside(int argc, char **argv)
 	return alloclab_grade_inside(&in);
 }
 
+/* Whether the grading's folder lies in a submission (its journal and
+ * every row would be in a student's folder): the submission's index, or
+ * -1. */
+static long output_in_submission(const char *dir, char *const *args, size_t n)
+{
+	char out[PATH_MAX], parent[PATH_MAX], sub[PATH_MAX];
+	if (realpath(dir, out) == NULL) {
+		snprintf(parent, sizeof parent, "%s", dir);
+		char *slash = strrchr(parent, '/');
+		if (slash)
+			*slash = '\0';
+		if (realpath(slash ? (parent[0] ? parent : "/") : ".", out) == NULL)
+			return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+		if (realpath(args[i], sub) != NULL && (k = strlen(sub)) > 0 && strncmp(out, sub, k) == 0 &&
+		    (out[k] == '\0' || out[k] == '/'))
+			return (long)i;
+	}
+	return -1;
+}
+
 int alloclab_cmd_grade(int argc, char **argv)
 {
 	struct alloclab_grade_settings s = DEFAULT_SETTINGS;
@@ -151,6 +175,10 @@ int alloclab_cmd_grade(int argc, char **argv)
 	size_t n = (size_t)(argc - optind);
 	if (alloclab_submissions_repeated(args, n, &first, &second))
 		return alloclab_usage_error("grade", "%s is given twice (as %s)", args[second], args[first]);
+	long inside = output_in_submission(dir, args, n);
+	if (inside >= 0)
+		return alloclab_usage_error("grade", "the grading's folder %s is inside the submission %s: give another -o",
+					    dir, args[inside]);
 	char why[ALLOCLAB_ERR_LEN + 200];
 	if (s.sandboxed && alloclab_sandbox_usable(why, sizeof why) != 0)
 		return alloclab_usage_error("grade",
