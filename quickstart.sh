@@ -42,6 +42,8 @@ packages=(
 	# The history store (SQLite) and file identities (nettle's SHA-256)
 	libsqlite3-dev nettle-dev
 	libtcmalloc-minimal4 libtbbmalloc2
+	# alloclab grade's sandbox (docs/guides/grading.md)
+	bubblewrap
 	# The exec workload's programs (docs/guides/preload.md)
 	sqlite3 xz-utils perl
 	# The python workload's benchmarks that exercise libraries (docs/guides/python.md)

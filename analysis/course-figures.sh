@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The figures the course quotes (docs/course/), measured again with this
 # build: each quoted figure beside the one measured now. A benchmark that
-# prints figures, not a test. Times are read as ratios to glibc measured
-# in the same run, measured side by side (--paired: a shared machine moves
-# absolute times between processes); memory figures
-# and heap-map counts as they are.
+# prints figures, not a test. Instruction counts an operation (valgrind,
+# exact for a given compiler and build: the Quick start's gcc release build
+# is quoted) first; times as ratios to glibc measured side by side in the
+# same processes (--paired), with their 95% intervals and the conditions
+# they were measured in (the CPUs, the load average before and after each
+# run), for a ratio between a page-fault-bound allocator and a user-space
+# one moves with the machine's load (docs/course/README.md says why);
+# memory figures and heap-map counts as they are.
 #   analysis/course-figures.sh BUILD_DIR OUTDIR
 set -euo pipefail
 build=$(cd "${1:?usage: course-figures.sh BUILD_DIR OUTDIR}" && pwd)
@@ -16,11 +20,15 @@ P="$build/tests/plugins"
 for p in bump freelist segregated threadcache arenas; do
 	[ -f "$P/course-$p.so" ] || { echo "course-figures.sh: no $P/course-$p.so (a test build has them)" >&2; exit 2; }
 done
+: >"$out/conditions.txt"
 run() { # name, then alloclab run's arguments
 	local name=$1
 	shift
 	[ -t 2 ] && printf 'measuring %s\n' "$name" >&2
+	local before
+	before=$(cut -d' ' -f1 /proc/loadavg)
 	"$A" run --no-check -q -o "$out/$name.json" "$@" >/dev/null
+	printf '%s %s %s %s\n' "$name" "$(nproc)" "$before" "$(cut -d' ' -f1 /proc/loadavg)" >>"$out/conditions.txt"
 	"$A" compare "$out/$name.json" --plugins "$PLUGINS" --format json >"$out/$name.time.json"
 	"$A" compare "$out/$name.json" --plugins "$PLUGINS" --metric rss --format json >"$out/$name.rss.json"
 	"$A" compare "$out/$name.json" --plugins "$PLUGINS" --metric fragmentation --format json >"$out/$name.frag.json"
@@ -29,9 +37,10 @@ run() { # name, then alloclab run's arguments
 PLUGINS=system,course-bump,course-freelist,course-segregated
 run churn -p system -p "$P/course-bump.so" -p "$P/course-freelist.so" -p "$P/course-segregated.so" \
 	-w churn:ops=100000 -t 1 -n 5 --paired
-# Peak RSS is a process's: the bump allocator and glibc each in their own.
-PLUGINS=system,course-bump
-run churn-memory -p system -p "$P/course-bump.so" -w churn:ops=100000 -t 1 -n 3
+# Peak RSS is a process's: the bump allocator, the free list and glibc
+# each in their own.
+PLUGINS=system,course-bump,course-freelist
+run churn-memory -p system -p "$P/course-bump.so" -p "$P/course-freelist.so" -w churn:ops=100000 -t 1 -n 3
 PLUGINS=system,course-freelist,course-segregated
 run fragment -p system -p "$P/course-freelist.so" -p "$P/course-segregated.so" -w fragment -t 1 -n 3
 PLUGINS=system,course-threadcache
@@ -41,11 +50,12 @@ run threads -p system -p "$P/course-threadcache.so" -w churn -w larson -w xmallo
 PLUGINS=system,course-arenas,obmalloc-radix,cpython
 run python -p system -p "$P/course-arenas.so" -p obmalloc-radix -p cpython -w python:bench=quick,value_ms=20 \
 	-t 1 -n 10 --paired
-# Exercise 5's instruction counts (the course's command; a gcc release
-# build's counts are the ones quoted).
+# The instruction counts an operation of churn every exercise quotes (a
+# gcc release build's counts are the ones quoted).
 [ -t 2 ] && printf 'measuring instructions\n' >&2
-"$A" run --no-check -q --measure instructions -p "$P/course-arenas.so" -p obmalloc-radix \
-	-p "$P/course-segregated.so" -w churn -t 1 -n 1 -o "$out/instructions.json" >/dev/null
+"$A" run --no-check -q --measure instructions -p system -p "$P/course-bump.so" -p "$P/course-freelist.so" \
+	-p "$P/course-segregated.so" -p "$P/course-threadcache.so" -p "$P/course-arenas.so" -p obmalloc-radix \
+	-w churn:ops=100000 -t 1 -n 1 -o "$out/instructions.json" >/dev/null
 heapmap() { # name, plugin, workload, frames
 	[ -t 2 ] && printf 'heap map %s\n' "$1" >&2
 	rm -rf "$out/heap-$1"
@@ -114,22 +124,27 @@ def table_peak(name, plugin):
     return None
 
 rows = []
-t = medians("churn", "time")
-r = medians("churn", "rss")
-for plugin, quoted, exercise in (("course-bump", 4.0, "1"), ("course-freelist", 4.1, "2"),
-                                 ("course-segregated", 0.36, "3")):
-    rows.append((exercise, f"{plugin} churn, time over glibc's", quoted, ratio(t, "churn t=1", plugin)))
+t = paired("churn")
+for plugin, quoted, exercise in (("course-bump", 28.4, "1"), ("course-freelist", 3.84, "2"),
+                                 ("course-segregated", 0.28, "3")):
+    got = t.get(("churn t=1", plugin))
+    rows.append((exercise, f"{plugin} churn, time over glibc's", quoted, got[0] if got else None,
+                 "[%.3f, %.3f]" % got[1:] if got and got[1] else ""))
 rows.append(("1", "course-bump churn:ops=100000 peak RSS (MiB, show's)", 108, table_peak("churn-memory", "course-bump")))
 rows.append(("1", "glibc churn:ops=100000 peak RSS (MiB, show's)", 3.9, table_peak("churn-memory", "system")))
+rows.append(("2", "course-freelist churn:ops=100000 peak RSS (MiB, show's)", 4.3,
+             table_peak("churn-memory", "course-freelist")))
 t = medians("fragment", "time")
 f = medians("fragment", "frag")
-rows.append(("2", "course-freelist fragment, time over glibc's", None, ratio(t, "fragment t=1", "course-freelist")))
-rows.append(("3", "course-segregated fragment, time over glibc's", None, ratio(t, "fragment t=1", "course-segregated")))
+rows.append(("2", "course-freelist fragment, time over glibc's (medians)", 17.3,
+             ratio(t, "fragment t=1", "course-freelist")))
+rows.append(("3", "course-segregated fragment, time over glibc's (medians)", 7.2,
+             ratio(t, "fragment t=1", "course-segregated")))
 for plugin, quoted, exercise in (("course-freelist", 1.30, "2"), ("course-segregated", 3.43, "3"), ("system", 1.25, "3")):
     rows.append((exercise, f"{plugin} fragment, fragmentation at the peak", quoted, f.get(("fragment t=1", plugin))))
 t = paired("threads")
-for key, quoted in (("churn t=1", 0.57), ("churn t=2", 0.64), ("larson t=1", 0.54), ("larson t=2", 0.61),
-                    ("xmalloc t=2", 0.56)):
+for key, quoted in (("churn t=1", 0.54), ("churn t=2", 0.52), ("larson t=1", 0.44), ("larson t=2", 0.54),
+                    ("xmalloc t=2", 2.24)):
     got = t.get((key, "course-threadcache"))
     rows.append(("4", f"course-threadcache {key}, time over glibc's", quoted, got[0] if got else None,
                  "[%.3f, %.3f]" % got[1:] if got and got[1] else ""))
@@ -138,11 +153,14 @@ try:
            for c in json.load(open(f"{out}/instructions.json"))["cells"] if c.get("runs")}
 except (OSError, ValueError, KeyError, IndexError):
     ins = {}
-for plugin, quoted in (("course-arenas", 249.3), ("obmalloc-radix", 242.1), ("course-segregated", 72.0)):
-    rows.append(("5", f"{plugin} churn, instructions an op", quoted, ins.get(plugin)))
+for plugin, quoted, exercise in (("system", 189.9, "1"), ("course-bump", 55.0, "1"),
+                                 ("course-freelist", 267.3, "2"), ("course-segregated", 72.0, "3"),
+                                 ("course-threadcache", 153.5, "4"), ("course-arenas", 249.3, "5"),
+                                 ("obmalloc-radix", 242.1, "5")):
+    rows.insert(0, (exercise, f"{plugin} churn, instructions an op", quoted, ins.get(plugin)))
 py = paired("python")
-for plugin, quoted in (("course-arenas", (1.05, 0.97, 0.90)), ("obmalloc-radix", (1.05, 1.05, 0.89)),
-                       ("cpython", (1.01, 0.91, 0.74))):
+for plugin, quoted in (("course-arenas", (0.98, 1.05, 0.93)), ("obmalloc-radix", (0.96, 0.98, 0.89)),
+                       ("cpython", (0.96, 0.92, 0.74))):
     for bench, q in zip(("nbody", "richards", "json_dumps"), quoted):
         got = py.get((bench, plugin))
         rows.append(("5", f"{plugin} python {bench}, time over glibc's", q, got[0] if got else None,
@@ -161,6 +179,10 @@ for name, exercise, quoted in (("bump", "1", None), ("segregated", "3", (0, 372,
     if quoted[2] is not None:
         rows.append((exercise, label + ": blocks split over two lines", quoted[2], first[2] if first else None))
 
+rows.sort(key=lambda r: (r[0], "instructions" not in r[1]))
+for line in open(f"{out}/conditions.txt"):
+    name, cpus, before, after = line.split()
+    print(f"conditions of {name}: {cpus} CPUs, load average {before} before, {after} after")
 print("%-3s %-58s %10s %10s  %s" % ("ex", "figure", "quoted", "measured", "95% interval (paired)"))
 for exercise, what, quoted, measured, *interval in rows:
     fmt = lambda v: "-" if v is None else ("%.3g" % v if isinstance(v, float) else str(v))

@@ -7,17 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-void alloclab_verdict_text(const struct alloclab_comparison_entry *e, int counts, char *out, size_t len)
+void alloclab_verdict_words(enum alloclab_verdict v, double ratio, int counts, int paired, char *out, size_t len)
 {
 	const char *less = counts ? "fewer" : "faster", *more = counts ? "more" : "slower";
-	switch (e->verdict) {
-	case ALLOCLAB_VERDICT_LESS: snprintf(out, len, "%.3gx %s", 1 / e->ratio, less); break;
-	case ALLOCLAB_VERDICT_MORE: snprintf(out, len, "%.3gx %s", e->ratio, more); break;
-	case ALLOCLAB_VERDICT_CANNOT_TELL:
-		snprintf(out, len, e->tested == ALLOCLAB_TESTED_PAIRED ? "one process: no interval" : "cannot tell");
-		break;
+	switch (v) {
+	case ALLOCLAB_VERDICT_LESS: snprintf(out, len, "%.3gx %s", 1 / ratio, less); break;
+	case ALLOCLAB_VERDICT_MORE: snprintf(out, len, "%.3gx %s", ratio, more); break;
+	case ALLOCLAB_VERDICT_CANNOT_TELL: snprintf(out, len, paired ? "one process: no interval" : "cannot tell"); break;
 	default: snprintf(out, len, "not resolved");
 	}
+}
+
+void alloclab_verdict_text(const struct alloclab_comparison_entry *e, int counts, char *out, size_t len)
+{
+	alloclab_verdict_words(e->verdict, e->ratio, counts, e->tested == ALLOCLAB_TESTED_PAIRED, out, len);
 }
 
 const char *alloclab_pair_design_note(const struct alloclab_results *r, const struct alloclab_cell *c)

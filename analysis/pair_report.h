@@ -22,6 +22,10 @@ void alloclab_pair_report(const struct alloclab_results *r, FILE *out);
  * interval". */
 void alloclab_verdict_text(const struct alloclab_comparison_entry *e, int counts, char *out, size_t len);
 
+/* The same words for a verdict and its ratio (paired: a verdict below two
+ * processes reads "one process: no interval"). */
+void alloclab_verdict_words(enum alloclab_verdict v, double ratio, int counts, int paired, char *out, size_t len);
+
 /* How a cell was paired, where that is not the run's own design: "slices",
  * "whole values alternated", "processes of their own, back to back"; NULL
  * when it is the run's. */

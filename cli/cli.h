@@ -30,6 +30,8 @@ int alloclab_cmd_history(int argc, char **argv);
 /* `history run` and `history bisect` (cmd_history_run.c). */
 int alloclab_cmd_history_run(int argc, char **argv);
 int alloclab_cmd_history_bisect(int argc, char **argv);
+/* What the grader runs inside a submission's sandbox. */
+int alloclab_cmd_grade_inside(int argc, char **argv);
 /* `alloclab __worker SPEC`: the runner's freshly executed worker. */
 int alloclab_cmd_worker(int argc, char **argv);
 

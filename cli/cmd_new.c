@@ -7,6 +7,7 @@
  */
 #include "cli.h"
 #include "base/shell_word.h"
+#include "files/self_exe.h"
 #include "plugin/loader.h"
 
 #include <errno.h>
@@ -122,6 +123,27 @@ static int write_new(const char *path, const char *text, char *err, size_t err_l
 	return 0;
 }
 
+/* text as a meson string literal: quoted, its backslashes and quotes
+ * escaped. -1 for a control character (no line of a meson file may hold
+ * one) or no room. */
+static int meson_string(const char *text, char *out, size_t len)
+{
+	size_t n = 0;
+	if (len < 3)
+		return -1;
+	out[n++] = '\'';
+	for (const char *p = text; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f || n + 4 > len)
+			return -1;
+		if (*p == '\\' || *p == '\'')
+			out[n++] = '\\';
+		out[n++] = *p;
+	}
+	out[n++] = '\'';
+	out[n] = '\0';
+	return 0;
+}
+
 int alloclab_cmd_new(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -182,9 +204,14 @@ int alloclab_cmd_new(int argc, char **argv)
 		return alloclab_usage_error("new", "cannot make %s: %s", dir,
 					    errno == EEXIST ? "it exists (alloclab new replaces nothing)" : strerror(errno));
 
+	char sdk[2 * PATH_MAX + 3];
+	if (meson_string(alloclab_sdk_include_dir(), sdk, sizeof sdk) != 0) {
+		rmdir(dir);
+		return alloclab_usage_error("new", "the SDK's folder has a control character in its name");
+	}
 	const char *subs[] = {"NAME", name, "TEMPLATE", templates[t].name, "WHAT", templates[t].what, "LEVEL",
 			      templates[t].level, "FAILS", templates[t].fails, "MEASURE", templates[t].measure, "COURSE",
-			      templates[t].course, NULL};
+			      templates[t].course, "SDK_INCLUDE", sdk, NULL};
 	const char *files[][2] = {{templates[t].name, ".c"}, {"meson.build", ".in"}, {"README.md", ".in"}};
 	const char *out_names[] = {NULL, "meson.build", "README.md"};
 	char c_name[80];

@@ -463,6 +463,9 @@ int alloclab_cmd_slurm(int argc, char **argv)
 	s.plan.cwd = s.cwd;
 	s.plan.dir = s.dir;
 	s.plan.extra = s.extra;
+	s.plan.tmpdir = getenv("TMPDIR");
+	if (s.plan.tmpdir && (rc = one_line_path("TMPDIR", s.plan.tmpdir)) != 0)
+		return rc;
 	if ((rc = check_plan(&s)) != 0)
 		return rc;
 	alloclab_catch_interrupts();

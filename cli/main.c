@@ -68,6 +68,8 @@ int main(int argc, char **argv)
 		return alloclab_cmd_list(argc - 1, argv + 1);
 	if (strcmp(argv[1], "__worker") == 0)
 		return alloclab_cmd_worker(argc - 1, argv + 1);
+	if (strcmp(argv[1], "__grade-inside") == 0)
+		return alloclab_cmd_grade_inside(argc - 1, argv + 1);
 	if (strcmp(argv[1], "check") == 0)
 		return alloclab_cmd_check(argc - 1, argv + 1);
 	if (strcmp(argv[1], "compare") == 0)

@@ -44,6 +44,8 @@ EXTERNAL_FILES = {
     "merge.sh": "the script alloclab slurm writes",
     "b.py": "an example of a benchmark file's name",
     "config.h": "the header the history tests write into their repository's commits",
+    "evidence.h": "the header the grading tests write for their hostile submissions",
+    "mine.c": "the file `alloclab new plugin mine` writes for a student",
 }
 EXTERNAL_FUNCTIONS = {
     "_debugmallocstats": "CPython's sys._debugmallocstats()",

@@ -54,7 +54,7 @@ Test(course, each_template_builds_and_fails_its_level_as_documented, .timeout = 
 		sprintf(meson, "%s/meson.build", folder);
 		char *rt = read_file(readme), *mt = read_file(meson);
 		cr_expect(rt && strstr(rt, "--level") && !strstr(rt, "@"), "README: %s", rt);
-		cr_expect(mt && strstr(mt, "dependency('alloclab-plugin')") && strstr(mt, name), "meson.build: %s", mt);
+		cr_expect(mt && strstr(mt, "dependency('alloclab-plugin'") && strstr(mt, name), "meson.build: %s", mt);
 		free(rt), free(mt), free(readme), free(meson);
 		build(folder, name);
 		snprintf(so, sizeof so, "./%s/%s.so", name, name);
@@ -305,29 +305,37 @@ Test(course, the_heap_map_counts_quoted_are_what_the_solutions_give, .timeout = 
 	}
 }
 
-/* Exercise 5's instruction counts (deterministic: the same on any
- * machine with the Quick start's compiler and build), within 1%, at a
- * tenth of the operations the course's command runs (the per-op count
- * moves 0.1%). */
+/* The instruction counts an operation of churn the exercises quote
+ * (deterministic: the same on any machine with the Quick start's compiler
+ * and build), within 1%: glibc's and each reference solution's, and
+ * obmalloc-radix's. */
 Test(course, the_instruction_counts_quoted_are_what_the_solutions_give, .timeout = 200)
 {
 #if defined(__clang__) || (defined(ALLOCLAB_INVARIANTS) && ALLOCLAB_INVARIANTS)
 	cr_skip_test("the course quotes the counts of a gcc release build without invariants");
 #endif
 	skip_unless_valgrind_counts();
+	/* glibc's count is a run's as a student makes it: without the
+	 * MALLOC_PERTURB_ meson sets for tests, which makes glibc fill
+	 * every block it hands out and takes back. */
+	unsetenv("MALLOC_PERTURB_");
 	static const struct {
 		const char *plugin;
 		double quoted;
-	} quoted[] = {{"course-arenas", 249.3}, {"obmalloc-radix", 242.1}, {"course-segregated", 72.0}};
+	} quoted[] = {{"course-arenas", 249.3},   {"obmalloc-radix", 242.1},	    {"course-segregated", 72.0},
+		      {"system", 189.9},	  {"course-bump", 55.0},	    {"course-freelist", 267.3},
+		      {"course-threadcache", 153.5}};
 	char *dir = scratch_dir();
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--measure", "instructions", "--no-check", "-q",
 		"-p", test_plugin("course-arenas"), "-p", "obmalloc-radix", "-p", test_plugin("course-segregated"),
+		"-p", "system", "-p", test_plugin("course-bump"), "-p", test_plugin("course-freelist"),
+		"-p", test_plugin("course-threadcache"),
 		"-w", "churn:ops=100000", "-t", "1", "-n", "1", "-v", "1", "-o", "i.json", NULL});
 	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
 	cmd_result_free(&r);
 	struct alloclab_results *doc = load_results(dir, "i.json");
-	cr_assert_eq(doc->ncells, 3);
-	for (size_t i = 0; i < 3; i++) {
+	cr_assert_eq(doc->ncells, 7);
+	for (size_t i = 0; i < 7; i++) {
 		double got = doc->cells[i].procs[0].values[0].per_op;
 		cr_expect(fabs(got / quoted[i].quoted - 1) < 0.01, "%s: %.2f instructions an op, the course says %.1f",
 			  quoted[i].plugin, got, quoted[i].quoted);
@@ -335,42 +343,25 @@ Test(course, the_instruction_counts_quoted_are_what_the_solutions_give, .timeout
 	alloclab_results_free(doc);
 }
 
-/* A teacher grades a folder of submissions in one command: ten here, the
- * course's reference solutions and broken plugins (one crashes in free,
- * one never returns, one crashes while loading, one is not a plugin), a
- * folder with nothing built, and a student's build folder. Every one is a
- * row; the grading itself never fails. */
-Test(course, a_teacher_grades_ten_submissions_in_one_command, .timeout = 600)
+/* The course's first commands, as its README writes them, on a machine
+ * where pkg-config knows nothing of the SDK (PKG_CONFIG_PATH unset,
+ * alloclab not installed): the folder `new` writes builds as it is. */
+Test(course, the_first_build_command_works_as_written, .timeout = 300)
 {
-	char *dir = scratch_dir(), *empty = path_in(dir, "nothing-built"), *student = path_in(dir, "student-ann");
-	mkdir(empty, 0755);
-	mkdir(student, 0755);
-	mkdir(path_in(student, "build"), 0755);
-	cr_assert_eq(symlink(test_plugin("course-freelist"), path_in(student, "build/fl.so")), 0);
-	const char *const args[] = {"grade", "--level", "2", "--timeout", "5", test_plugin("course-bump"),
-				    test_plugin("course-freelist"), test_plugin("course-segregated"),
-				    test_plugin("course-arenas"), test_plugin("bad_crash_free"), test_plugin("bad_hang"),
-				    test_plugin("crash_in_load"), test_plugin("not_elf"), empty, student, NULL};
-	struct cmd_result r = run_alloclab(dir, args);
-	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
-	cr_expect_eq(count_lines(r.out), 2 + 10 + 1, "%s", r.out);
-	static const struct {
-		const char *row, *says;
-	} expect[] = {
-		{"course-bump.so", "FAIL"},           {"course-freelist.so", "pass"}, {"course-segregated.so", "pass"},
-		{"bad_crash_free.so", "edge-sizes"},  {"bad_hang.so", "timed out"},   {"crash_in_load.so", "does not load"},
-		{"not_elf.so", "does not load"},       {"nothing-built", "no plugin built"}, {"student-ann", "pass"},
-	};
-	for (size_t i = 0; i < sizeof expect / sizeof *expect; i++) {
-		const char *line = strstr(r.out, expect[i].row);
-		cr_assert_not_null(line, "no row for %s: %s", expect[i].row, r.out);
-		size_t len = strcspn(line, "\n");
-		char row[1200];
-		snprintf(row, sizeof row, "%.*s", (int)len, line);
-		cr_expect(strstr(row, expect[i].says), "%s: '%s' not in '%s'", expect[i].row, expect[i].says, row);
-	}
-	/* The ones that pass are timed against the reference. */
-	const char *fl = strstr(r.out, "course-freelist.so");
-	cr_expect(fl && strstr(fl, "x ") && strstr(fl, "x ") < strchr(fl, '\n'), "%s", r.out);
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"new", "plugin", "mine", "--template", "bump", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd,
+		 "cd '%s' && unset PKG_CONFIG_PATH && cd mine && meson setup build >../setup.log 2>&1 && ninja -C build "
+		 ">../ninja.log 2>&1",
+		 dir);
+	int rc = system(cmd);
+	char *log = read_file(path_in(dir, "setup.log"));
+	cr_assert_eq(rc, 0, "the course's build fails as written: %s", log);
+	free(log);
+	r = run_alloclab(path_in(dir, "mine"), (const char *const[]){"check", "--level", "1", "./build/mine.so", NULL});
+	cr_expect_eq(r.status, 1, "the template fails level 1 until its TODOs are done: %s %s", r.out, r.err);
 	cmd_result_free(&r);
 }

@@ -120,6 +120,9 @@ Test(slurm_scripts, hostile_names_run_nothing_but_the_run, .timeout = 120)
 	/* No path in an #SBATCH line: sbatch's own parser never sees one. */
 	char *script = read_file(path_in(out, "shards.sh"));
 	cr_assert_not_null(script);
+	/* sbatch ran as a supervised child, with a scratch TMPDIR that goes
+	 * when it ends: the jobs take the user's (here none). */
+	cr_expect(strstr(script, "\nunset TMPDIR\n") != NULL, "%s", script);
 	for (const char *p = strstr(script, "#SBATCH"); p; p = strstr(p + 1, "#SBATCH")) {
 		size_t len = strcspn(p, "\n");
 		int logs = strncmp(p, "#SBATCH --output=logs/", 22) == 0;

@@ -1,5 +1,7 @@
 /* Text from outside as JSON. See json_text.h. */
 #include "base/json_text.h"
+#include <errno.h>
+#include <unistd.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,4 +24,30 @@ json_t *alloclab_json_text(const char *s)
 	j = json_string(copy);
 	free(copy);
 	return j;
+}
+
+int alloclab_json_line(int fd, const json_t *obj)
+{
+	char *text = json_dumps(obj, JSON_COMPACT);
+	if (text == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	size_t len = strlen(text), off = 0;
+	text[len] = '\n'; /* in place of the terminator: the line is written whole */
+	while (off < len + 1) {
+		ssize_t n = write(fd, text + off, len + 1 - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	free(text);
+	if (off < len + 1) {
+		if (errno == 0)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
 }

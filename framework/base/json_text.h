@@ -12,4 +12,9 @@
  * byte past ASCII replaced by '?'. A new reference. */
 json_t *alloclab_json_text(const char *s);
 
+/* Writes obj as one line of compact JSON to fd, all of it, in one piece
+ * where the descriptor takes it (a journal's row, an event a reader waits
+ * for line by line). 0, or -1 with errno set. */
+int alloclab_json_line(int fd, const json_t *obj);
+
 #endif

@@ -998,10 +998,26 @@ static void *program_api_thread(void *arg)
 	return NULL;
 }
 
+/* Appends ", WHAT" (or WHAT first) to the list in done, as much as fits. */
+static void note(char *done, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(char *done, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(done);
+	va_list ap;
+	if (used + 3 >= len)
+		return;
+	if (used) {
+		memcpy(done + used, ", ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(done + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
 static void check_honesty(const struct alloclab_allocator *a, struct alloclab_check_result *r)
 {
-	char done[256] = "";
-	size_t used = 0;
+	char done[400] = "";
 
 	if (a->ops.stats) {
 		stat_count = 0;
@@ -1010,28 +1026,28 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 			FAIL("declares stats, but stats() returned %d", rc);
 		if (stat_count == 0)
 			FAIL("declares stats, but stats() reported no value");
-		used += (size_t)snprintf(done + used, sizeof done - used, "stats (%d values) ", stat_count);
+		note(done, sizeof done, "stats (%d values)", stat_count);
 	}
 	if (a->ops.free_sized && (a->caps & ALLOCLAB_CAP_SIZED_FREE)) {
 		for (size_t size = 1; size < 5000; size = size * 2 + 1) {
 			void *p = ck_malloc(a, size);
 			ck_free_sized(a, p, size);
 		}
-		used += (size_t)snprintf(done + used, sizeof done - used, "free_sized ");
+		note(done, sizeof done, "free_sized");
 	}
 	if (a->ops.aligned_alloc) {
 		void *p = ck_aligned_alloc(a, 4096, 10);
 		if (p == NULL || (uintptr_t)p % 4096)
 			FAIL("declares aligned allocation, but aligned_alloc(4096, 10) gave %p", p);
 		ck_free(a, p);
-		used += (size_t)snprintf(done + used, sizeof done - used, "aligned_alloc ");
+		note(done, sizeof done, "aligned_alloc");
 	}
 	if (a->ops.realloc) {
 		unsigned char *p = ck_realloc(a, NULL, 40);
 		if (p == NULL)
 			FAIL("declares realloc, but realloc(NULL, 40) returned NULL (it must act as malloc)");
 		ck_free(a, p);
-		used += (size_t)snprintf(done + used, sizeof done - used, "realloc(NULL) ");
+		note(done, sizeof done, "realloc(NULL)");
 	}
 	if (a->direct_malloc) {
 		/* The entry points stand for malloc and free: each block of one
@@ -1047,7 +1063,7 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 			ck_free(a, p);
 			a->direct_free(q);
 		}
-		used += (size_t)snprintf(done + used, sizeof done - used, "entry_points ");
+		note(done, sizeof done, "entry_points");
 	}
 	if (a->program.malloc) {
 		/* The program API, on this thread and on one never attached. */
@@ -1058,7 +1074,7 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 			pthread_join(t, NULL);
 		if (pc.why[0])
 			FAIL("program_api: %s", pc.why);
-		used += (size_t)snprintf(done + used, sizeof done - used, "program_api ");
+		note(done, sizeof done, "program_api");
 	}
 	if (a->ops.trim) {
 		/* trim gives back what is free; what is live stays as it was. */
@@ -1083,9 +1099,38 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 					     size, k);
 			ck_free(a, b[i]);
 		}
-		used += (size_t)snprintf(done + used, sizeof done - used, "trim ");
+		note(done, sizeof done, "trim");
 	}
-	snprintf(r->why, sizeof r->why, "declared ops work: %s", used ? done : "(only the required ones)");
+	/* calloc and usable_size rest on malloc: where malloc itself gives
+	 * nothing (a template not done yet), the other cases say so. */
+	void *m = ck_malloc(a, 300);
+	if (a->ops.calloc && m) {
+		unsigned char *p = ck_calloc(a, 100, 3);
+		if (p == NULL)
+			FAIL("declares calloc, but calloc(100, 3) returned NULL where malloc(300) did not");
+		for (size_t i = 0; i < 300; i++)
+			if (p[i] != 0)
+				FAIL("declares calloc, but calloc(100, 3)'s block is not zeroed at byte %zu", i);
+		ck_free(a, p);
+		note(done, sizeof done, "calloc");
+	}
+	if (a->ops.usable_size && m) {
+		size_t usable = ck_usable_size(a, m);
+		if (usable < 300)
+			FAIL("declares usable_size, but usable_size gave %zu for a block of 300 bytes", usable);
+		note(done, sizeof done, "usable_size");
+	}
+	if (m)
+		ck_free(a, m);
+	else if (a->ops.calloc || a->ops.usable_size)
+		note(done, sizeof done, "%s%s%s not tried: malloc(300) returned NULL", a->ops.calloc ? "calloc" : "",
+		     a->ops.calloc && a->ops.usable_size ? " and " : "", a->ops.usable_size ? "usable_size" : "");
+	if (a->ops.thread_attach)
+		note(done, sizeof done, "thread hooks (called on every thread)");
+	if (a->caps & ALLOCLAB_CAP_THREAD_SAFE)
+		note(done, sizeof done, "thread safety (the cases threads%s test it)",
+		     a->caps & ALLOCLAB_CAP_CROSS_THREAD_FREE ? " and cross-thread" : "");
+	snprintf(r->why, sizeof r->why, "declared ops work: %s", done[0] ? done : "none declared beyond malloc and free");
 }
 
 const struct alloclab_check_case alloclab_check_cases[] = {

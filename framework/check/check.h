@@ -73,5 +73,12 @@ void alloclab_check_run_case(const struct alloclab_check_case *c, const struct a
 json_t *alloclab_check_plugin(const char *spec, const char *options, char *const *only, int nonly,
 			      const char *const *required, double timeout,
 			      void (*progress)(const json_t *record, void *arg), void *arg, int *failed);
+/* The same with one deadline for all the cases together, budget_s (0:
+ * none): each case gets what is left of it (at most timeout), and once it
+ * is spent the rest are "not run", so a plugin that hangs costs the
+ * budget once, not a timeout per case. */
+json_t *alloclab_check_plugin_within(const char *spec, const char *options, char *const *only, int nonly,
+				     const char *const *required, double timeout, double budget_s,
+				     void (*progress)(const json_t *record, void *arg), void *arg, int *failed);
 
 #endif

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct case_arg {
 	const char *spec, *options;
@@ -69,6 +70,13 @@ static void repro_command(const char *spec, const char *options, const char *nam
 	free(text);
 }
 
+/* The cases whose failures may be races between threads, which a run
+ * alone may not show again. */
+static int threaded_case(const char *name)
+{
+	return strcmp(name, "threads") == 0 || strcmp(name, "cross-thread") == 0 || strcmp(name, "thread-lifecycle") == 0;
+}
+
 /* The steps every case goes through: when one crashes or hangs there, the
  * other cases would only do the same. */
 static int shared_step(const char *step)
@@ -92,8 +100,23 @@ json_t *alloclab_check_plugin(const char *spec, const char *options, char *const
 			      const char *const *required, double timeout,
 			      void (*progress)(const json_t *record, void *arg), void *arg, int *failed)
 {
+	return alloclab_check_plugin_within(spec, options, only, nonly, required, timeout, 0, progress, arg, failed);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+json_t *alloclab_check_plugin_within(const char *spec, const char *options, char *const *only, int nonly,
+				     const char *const *required, double timeout, double budget_s,
+				     void (*progress)(const json_t *record, void *arg), void *arg, int *failed)
+{
 	json_t *cases = json_array();
 	char stopped[700] = "";
+	double until = now_s() + budget_s;
 
 	*failed = 0;
 	for (size_t i = 0; alloclab_check_cases[i].name && !alloclab_interrupted(); i++) {
@@ -106,6 +129,13 @@ json_t *alloclab_check_plugin(const char *spec, const char *options, char *const
 
 		if (!wanted(c, only, nonly))
 			continue;
+		/* One deadline for all the cases: what a case that hangs takes
+		 * is taken from the rest. */
+		double left = budget_s > 0 ? until - now_s() : timeout;
+		if (budget_s > 0 && left < 0.5 && !stopped[0])
+			snprintf(stopped, sizeof stopped, "not run: the %g s the cases are given together ran out", budget_s);
+		if (left < timeout)
+			timeout = left > 0.5 ? left : 0.5;
 		if (stopped[0]) {
 			/* A shared step failed: every other case would too. */
 			entry = json_pack("{s:s,s:s,s:o}", "case", c->name, "status", "not run", "why",
@@ -141,7 +171,9 @@ json_t *alloclab_check_plugin(const char *spec, const char *options, char *const
 			char again[600];
 			repro_command(spec, options, c->name, again, sizeof again);
 			snprintf(why, sizeof why, "plugin %s: the case's process %s; alone: %s (under valgrind: valgrind "
-						  "--trace-children=yes %s)", spec, how, again, again);
+						  "--trace-children=yes %s)%s", spec, how, again, again,
+				 threaded_case(c->name) ? "; a race may need several runs to show again: repeat it until it fails"
+							: "");
 			if (shared_step(step))
 				snprintf(stopped, sizeof stopped, "not run: %s %s in case %s", step,
 					 res.timed_out ? "hung" : "failed", c->name);

@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 static const char *const kind_names[] = {"results file", "trace", "picture", "export", "heap map", "batch script",
-					 "sweep record"};
+					 "sweep record", "grading's file"};
 static const char *const kind_described[] = {"an alloclab results file", "an alloclab trace", "a PNG, GIF or SVG picture",
 					     "a pyperf JSON file or an alloclab CSV export",
 					     "an alloclab heap map's frames", "a batch script written by alloclab",
-					     "an alloclab sweep record"};
+					     "an alloclab sweep record", "a file written by alloclab grade"};
 
 /* Whether the regular file at fd is of this kind, by its first bytes. */
 static int is_kind(int fd, enum alloclab_output_kind kind)
@@ -43,6 +43,10 @@ static int is_kind(int fd, enum alloclab_output_kind kind)
 		       strstr(second, ALLOCLAB_SCRIPT_MARK) != NULL;
 	}
 	case ALLOCLAB_OUTPUT_SWEEP: return head[0] == '{' && strstr(head, "\"alloclab-sweep\"") != NULL;
+	case ALLOCLAB_OUTPUT_GRADE:
+		return (head[0] == '{' && strstr(head, ALLOCLAB_GRADE_JSON_MARK) != NULL) ||
+		       strncmp(head, ALLOCLAB_GRADE_TEXT_MARK, strlen(ALLOCLAB_GRADE_TEXT_MARK)) == 0 ||
+		       strncmp(head, ALLOCLAB_GRADE_CSV_HEADER, strlen(ALLOCLAB_GRADE_CSV_HEADER)) == 0;
 	}
 	return 0;
 }

@@ -29,7 +29,14 @@ enum alloclab_output_kind {
 	ALLOCLAB_OUTPUT_HEAPMAP, /* `alloclab heapmap`: its frames (heapmap.h) */
 	ALLOCLAB_OUTPUT_SCRIPT,  /* `alloclab slurm`: a batch script it wrote (ALLOCLAB_SCRIPT_MARK) */
 	ALLOCLAB_OUTPUT_SWEEP,   /* `alloclab slurm`: its sweep.json */
+	ALLOCLAB_OUTPUT_GRADE,   /* `alloclab grade`: its table, CSV, JSON, feedback and build logs */
 };
+
+/* How every text file `alloclab grade` writes begins, and the key its
+ * JSON holds; its CSV's header begins with ALLOCLAB_GRADE_CSV_HEADER. */
+#define ALLOCLAB_GRADE_TEXT_MARK "alloclab grade: "
+#define ALLOCLAB_GRADE_JSON_MARK "\"alloclab-grade\""
+#define ALLOCLAB_GRADE_CSV_HEADER "submission,path,"
 
 /* What the second line of every script alloclab writes holds, so that
  * only such a script is ever replaced by one. */

@@ -94,8 +94,10 @@ static int build_folder(const struct alloclab_build_spec *spec, const char *src,
 		char *const sh[] = {"sh", "-c", (char *)spec->command, NULL};
 		rc = alloclab_build_step(&log, sh, src);
 	} else if (is_file(meson_file)) {
-		char *const setup[] = {"meson", "setup", "--buildtype=release", "--wipe", (char *)build_dir, (char *)src, NULL};
-		char *const fresh[] = {"meson", "setup", "--buildtype=release", (char *)build_dir, (char *)src, NULL};
+		char *const setup[] = {"meson", "setup", "--buildtype=release", "--wrap-mode=nodownload", "--wipe", (char *)build_dir,
+				      (char *)src, NULL};
+		char *const fresh[] = {"meson", "setup", "--buildtype=release", "--wrap-mode=nodownload", (char *)build_dir,
+				      (char *)src, NULL};
 		char *const ninja[] = {"ninja", "-C", (char *)build_dir, NULL};
 		char probe[PATH_MAX];
 		snprintf(probe, sizeof probe, "%s/build.ninja", build_dir);

@@ -42,6 +42,18 @@ static int save_script(const char *path, char *text, int *made, char *err, size_
 	return 0;
 }
 
+/* The job's TMPDIR: the user's, not the one sbatch ran with. */
+static void tmpdir_line(FILE *f, const struct alloclab_sweep *s)
+{
+	if (s->tmpdir) {
+		fputs("export TMPDIR=", f);
+		alloclab_shell_word(f, s->tmpdir);
+		fputc('\n', f);
+	} else {
+		fputs("unset TMPDIR\n", f);
+	}
+}
+
 /* The #SBATCH lines both jobs share. */
 static void sbatch_common(FILE *f, const struct alloclab_sweep *s)
 {
@@ -73,6 +85,7 @@ static char *shards_script(const struct alloclab_sweep *s)
 	sbatch_common(f, s);
 	fputs("# Exit status 1 is a cell that failed in a shard that finished: the merge shows it.\n", f);
 	/* The run's arguments name files as seen from where slurm was run. */
+	tmpdir_line(f, s);
 	fputs("cd -- ", f);
 	alloclab_shell_word(f, s->cwd);
 	fputs(" || exit 2\n", f);
@@ -105,6 +118,7 @@ static char *merge_script(const struct alloclab_sweep *s)
 		fprintf(f, "#SBATCH --partition=%s\n", s->partition);
 	for (unsigned i = 0; i < s->nextra; i++)
 		fprintf(f, "#SBATCH %s\n", s->extra[i]);
+	tmpdir_line(f, s);
 	fputs("exec ", f);
 	alloclab_shell_word(f, s->self);
 	fputs(" merge -o ", f);

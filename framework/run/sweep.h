@@ -36,6 +36,11 @@ struct alloclab_sweep {
 	const char *dir;       /* the sweep's folder, absolute */
 	const char *self;      /* alloclab, by the path every node runs it from */
 	const char *cwd;       /* where the run's arguments were given (their paths are from there) */
+	/* The TMPDIR alloclab slurm was given (NULL: none). sbatch passes its
+	 * environment on to the jobs, and it runs as a supervised child whose
+	 * TMPDIR is a scratch folder that goes when sbatch ends: the scripts
+	 * set the user's back. */
+	const char *tmpdir;
 };
 
 /* DIR/shards.sh and DIR/merge.sh, executable; *made_* say which were

@@ -30,6 +30,7 @@
 #define ALLOCLAB_COMPARISON_H
 
 #include "figures/cell_values.h"
+#include "statistics/verdict.h"
 #include "results/results.h"
 
 #include <stddef.h>
@@ -82,15 +83,6 @@ enum alloclab_entry_status {
 	ALLOCLAB_ENTRY_NOT_MEASURED,   /* interrupted, or no samples of what is compared */
 };
 
-/* How an entry compares with the base. Invariant: LESS and MORE only when
- * significant, and then LESS iff ratio < 1. */
-enum alloclab_verdict {
-	ALLOCLAB_VERDICT_NONE,         /* the base itself, or nothing to compare with */
-	ALLOCLAB_VERDICT_LESS,         /* faster, fewer, smaller */
-	ALLOCLAB_VERDICT_MORE,         /* slower, more, larger */
-	ALLOCLAB_VERDICT_NOT_RESOLVED, /* the difference is inside the noise */
-	ALLOCLAB_VERDICT_CANNOT_TELL,  /* too few samples for the test ever to decide */
-};
 
 /* How an entry was tested against the base. */
 enum alloclab_tested {

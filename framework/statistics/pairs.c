@@ -116,6 +116,14 @@ void alloclab_pair_stat_of(const double *r, size_t n, struct alloclab_pair_stat 
 	free(l);
 }
 
+enum alloclab_verdict alloclab_pair_verdict_of(const struct alloclab_pair_stat *st)
+{
+	return st->n < 2	   ? ALLOCLAB_VERDICT_CANNOT_TELL
+	       : !st->resolved	   ? ALLOCLAB_VERDICT_NOT_RESOLVED
+	       : st->ratio < 1	   ? ALLOCLAB_VERDICT_LESS
+				   : ALLOCLAB_VERDICT_MORE;
+}
+
 int alloclab_pair_stat(const struct alloclab_cell *c, struct alloclab_pair_stat *out)
 {
 	double *r;

@@ -15,6 +15,7 @@
 #define ALLOCLAB_PAIRS_H
 
 #include "results/results.h"
+#include "statistics/verdict.h"
 
 #include <stddef.h>
 
@@ -41,6 +42,11 @@ struct alloclab_pair_stat {
 
 /* The statistics of ratios r[0 .. n), each > 0. */
 void alloclab_pair_stat_of(const double *r, size_t n, struct alloclab_pair_stat *out);
+
+/* What the statistics say of them: LESS or MORE where the interval
+ * resolves the ratio, NOT_RESOLVED where it holds 1, CANNOT_TELL below two
+ * processes (comparison.h's verdicts). */
+enum alloclab_verdict alloclab_pair_verdict_of(const struct alloclab_pair_stat *st);
 
 /* A paired cell's against its reference (its processes' pair_ratio; the
  * reference's own: n processes, ratio 1). -1 when c is not paired or has

@@ -1,0 +1,199 @@
+/*
+ * The grader's one reader of a sandbox's events (inside.h): each line
+ * checked as text from outside is (a known event, in its order, every
+ * field of its type and bounded, a case of the level named once, ratios
+ * finite and positive), copied into the row with control characters
+ * shown as '?'. A sandbox that ended before its end event leaves the
+ * cases it did not report "not run", with how it ended.
+ */
+#define _GNU_SOURCE 1
+#include "grade/inside.h"
+#include "grade/build.h"
+#include "check/check.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A string field into out, at most len - 1 bytes, control characters
+ * shown as '?'. 0, or -1 when the field is there and not a string (or
+ * missing and required). */
+static int text(const json_t *obj, const char *key, int required, char *out, size_t len)
+{
+	const json_t *v = json_object_get(obj, key);
+	out[0] = '\0';
+	if (v == NULL)
+		return required ? -1 : 0;
+	if (!json_is_string(v))
+		return -1;
+	snprintf(out, len, "%s", json_string_value(v));
+	for (char *p = out; *p; p++)
+		if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t')
+			*p = '?';
+	return 0;
+}
+
+static int one_of(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (strcmp(s, *set) == 0)
+			return 1;
+	return 0;
+}
+
+/* Where the reading is: what has been seen, in order. */
+enum stage { START, BUILT, CASES, MEASURED, LOAD_FAILED, ENDED };
+
+static int read_build(const json_t *e, struct alloclab_grade_row *row, char **log)
+{
+	static const char *const statuses[] = {"ok", "failed", "timed out", NULL};
+	char plugin[sizeof row->plugin];
+	if (text(e, "status", 1, row->build, sizeof row->build) != 0 || !one_of(row->build, statuses) ||
+	    text(e, "first_error", 1, row->build_error, sizeof row->build_error) != 0 ||
+	    text(e, "plugin", 0, plugin, sizeof plugin) != 0 || !json_is_string(json_object_get(e, "log")))
+		return -1;
+	char note[sizeof row->note];
+	if (text(e, "note", 0, note, sizeof note) != 0)
+		return -1;
+	if (note[0]) {
+		size_t used = strlen(row->note);
+		snprintf(row->note + used, sizeof row->note - used, "%s%s", used ? "; " : "", note);
+	}
+	if (strcmp(row->build, "ok") == 0)
+		snprintf(row->plugin, sizeof row->plugin, "%s", plugin);
+	const char *l = json_string_value(json_object_get(e, "log"));
+	size_t n = strnlen(l, ALLOCLAB_GRADE_LOG_MAX);
+	*log = strndup(l, n);
+	return 0;
+}
+
+static int read_case(const json_t *e, unsigned level, struct alloclab_grade_row *row)
+{
+	static const char *const statuses[] = {"pass", "fail", "skip", "not run", NULL};
+	char name[64], status[16];
+	if (text(e, "case", 1, name, sizeof name) != 0 || !one_of(name, alloclab_check_level(level)) ||
+	    text(e, "status", 1, status, sizeof status) != 0 || !one_of(status, statuses) ||
+	    row->ncases >= ALLOCLAB_GRADE_MAX_CASES)
+		return -1;
+	for (unsigned i = 0; i < row->ncases; i++)
+		if (strcmp(row->cases[i].name, name) == 0)
+			return -1;
+	struct alloclab_grade_case *c = &row->cases[row->ncases];
+	if (text(e, "why", 1, c->why, sizeof c->why) != 0 || text(e, "plugin_output", 0, c->printed, sizeof c->printed) != 0)
+		return -1;
+	snprintf(c->name, sizeof c->name, "%s", name);
+	c->status = strcmp(status, "pass") == 0	  ? ALLOCLAB_GRADE_PASS
+		    : strcmp(status, "skip") == 0 ? ALLOCLAB_GRADE_SKIP
+		    : strcmp(status, "fail") == 0 ? ALLOCLAB_GRADE_FAIL
+						  : ALLOCLAB_GRADE_NOT_RUN;
+	row->ncases++;
+	return 0;
+}
+
+static int read_measure(const json_t *e, struct alloclab_grade_row *row)
+{
+	const json_t *ratios = json_object_get(e, "ratios"), *v;
+	size_t i;
+	if (ratios == NULL)
+		return text(e, "why", 1, row->measure_note, sizeof row->measure_note);
+	if (!json_is_array(ratios) || json_array_size(ratios) == 0 || json_array_size(ratios) > ALLOCLAB_GRADE_MAX_RATIOS)
+		return -1;
+	json_array_foreach(ratios, i, v)
+	{
+		double r = json_number_value(v);
+		if (!json_is_number(v) || !isfinite(r) || r <= 0 || r > 1e6)
+			return -1;
+		row->ratios[i] = r;
+	}
+	row->nratios = (unsigned)json_array_size(ratios);
+	return 0;
+}
+
+/* One line's event; -1 when it is none, or out of order. */
+static int read_event(const char *line, size_t n, unsigned level, enum stage *at, struct alloclab_grade_row *row,
+		      char **log)
+{
+	json_t *e = json_loadb(line, n, JSON_REJECT_DUPLICATES, NULL);
+	const char *kind = json_string_value(json_object_get(e, "event"));
+	int rc = -1;
+	if (kind == NULL || *at == ENDED)
+		;
+	else if (strcmp(kind, "build") == 0 && *at == START && *log == NULL) {
+		rc = read_build(e, row, log);
+		*at = BUILT;
+	} else if (strcmp(kind, "load") == 0 && *at <= BUILT) {
+		char why[ALLOCLAB_GRADE_TEXT - 20];
+		rc = text(e, "why", 1, why, sizeof why);
+		snprintf(row->problem, sizeof row->problem, "does not load: %s", why);
+		*at = LOAD_FAILED;
+	} else if (strcmp(kind, "case") == 0 && *at <= CASES) {
+		rc = read_case(e, level, row);
+		*at = CASES;
+	} else if (strcmp(kind, "measure") == 0 && *at == CASES) {
+		rc = read_measure(e, row);
+		*at = MEASURED;
+	} else if (strcmp(kind, "end") == 0) {
+		rc = 0;
+		*at = ENDED;
+	}
+	json_decref(e);
+	return rc;
+}
+
+/* The level's cases the sandbox never reported, "not run". */
+static void add_missing(unsigned level, const char *why, struct alloclab_grade_row *row)
+{
+	for (const char *const *name = alloclab_check_level(level); *name; name++) {
+		unsigned i = 0;
+		while (i < row->ncases && strcmp(row->cases[i].name, *name) != 0)
+			i++;
+		if (i < row->ncases || row->ncases >= ALLOCLAB_GRADE_MAX_CASES)
+			continue;
+		struct alloclab_grade_case *c = &row->cases[row->ncases++];
+		snprintf(c->name, sizeof c->name, "%s", *name);
+		c->status = ALLOCLAB_GRADE_NOT_RUN;
+		snprintf(c->why, sizeof c->why, "not run: %.1180s", why);
+	}
+}
+
+void alloclab_grade_events_read(const char *text_in, size_t len, unsigned level, const char *ended,
+				struct alloclab_grade_row *row, char **log)
+{
+	enum stage at = START;
+	unsigned line_no = 0;
+	int load_failed = 0;
+	*log = NULL;
+	for (size_t off = 0; off < len;) {
+		const char *line = text_in + off, *nl = memchr(line, '\n', len - off);
+		if (nl == NULL)
+			break; /* cut short where the sandbox ended */
+		line_no++;
+		if (read_event(line, (size_t)(nl - line), level, &at, row, log) != 0) {
+			snprintf(row->problem, sizeof row->problem,
+				 "its sandbox sent line %u that is no event in its place: its grading was stopped there",
+				 line_no);
+			at = ENDED;
+			break;
+		}
+		load_failed |= at == LOAD_FAILED;
+		off = (size_t)(nl - text_in) + 1;
+	}
+	int built = !row->build[0] || strcmp(row->build, "ok") == 0;
+	if (at != ENDED && !row->problem[0])
+		snprintf(row->problem, sizeof row->problem, "its grading ended early: %s",
+			 ended[0] ? ended : "the sandbox stopped without a word");
+	if (built && row->plugin[0] && !load_failed)
+		add_missing(level, row->problem[0] ? row->problem : "its grading ended early", row);
+	row->npass = row->nfail = 0;
+	for (unsigned i = 0; i < row->ncases; i++) {
+		if (row->cases[i].status == ALLOCLAB_GRADE_PASS || row->cases[i].status == ALLOCLAB_GRADE_SKIP)
+			row->npass++;
+		else
+			row->nfail++;
+	}
+	row->passed = built && row->plugin[0] && !row->problem[0] && row->ncases > 0 && row->nfail == 0;
+	if (!row->passed)
+		row->nratios = 0;
+}

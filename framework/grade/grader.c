@@ -1,0 +1,326 @@
+/*
+ * The grading's loop: each submission in a sandbox of its own (or, asked
+ * for by name, with the grader's rights), its events read into its row,
+ * the row journalled. See grade.h.
+ */
+#define _GNU_SOURCE 1
+#include "grade/grade.h"
+#include "grade/inside.h"
+#include "grade/journal.h"
+#include "grade/submission.h"
+#include "files/output_path.h"
+#include "files/scratch.h"
+#include "files/self_exe.h"
+#include "process/child.h"
+#include "process/sandbox.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* What the sandbox may take: memory for its folder, processes, address
+ * space, file size (docs/guides/grading.md says these). */
+#define WORK_BYTES (1ull << 30)
+#define SANDBOX_PROCESSES 256
+#define ADDRESS_SPACE (16ull << 30)
+#define FILE_SIZE (256ull << 20)
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void alloclab_grade_file_stem(size_t index, const char *name, char *out, size_t len)
+{
+	size_t n = (size_t)snprintf(out, len, "%02zu-", index + 1);
+	for (const char *p = name; *p && n + 1 < len; p++)
+		out[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
+				   *p == '_' || *p == '-'
+			   ? *p
+			   : '-';
+	out[n < len ? n : len - 1] = '\0';
+}
+
+/* The whole deadline of one submission's sandbox. */
+static double deadline_of(const struct alloclab_grade_settings *s)
+{
+	return s->build_timeout_s + 2 * s->check_timeout_s + (s->measuring ? s->measure_timeout_s : 0) + 30;
+}
+
+/* The inside's command line: argv[0..] into v (words kept in buf). */
+static void inside_argv(const struct alloclab_grade_settings *s, const struct alloclab_submission *sub,
+			const char *submission, const char *work, const char *reference, char **v, char (*buf)[64])
+{
+	size_t n = 0;
+	v[n++] = (char *)alloclab_self_path();
+	v[n++] = "__grade-inside";
+	snprintf(buf[0], 64, "%u", s->level);
+	snprintf(buf[1], 64, "%u", s->processes);
+	snprintf(buf[2], 64, "%g", s->build_timeout_s);
+	snprintf(buf[3], 64, "%g", s->check_timeout_s);
+	snprintf(buf[4], 64, "%g", s->measure_timeout_s);
+	const char *pairs[][2] = {{"--level", buf[0]}, {"--kind", sub->kind}, {"--submission", submission},
+				  {"--work", work}, {"--reference", reference}, {"--processes", buf[1]},
+				  {"--build-timeout", buf[2]}, {"--check-timeout", buf[3]}, {"--measure-timeout", buf[4]}};
+	for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+		v[n++] = (char *)pairs[i][0];
+		v[n++] = (char *)pairs[i][1];
+	}
+	if (sub->plugin[0] && strcmp(sub->kind, "built") == 0) {
+		v[n++] = "--plugin";
+		v[n++] = (char *)sub->plugin;
+	}
+	if (!s->measuring)
+		v[n++] = "--no-measure";
+	v[n] = NULL;
+}
+
+/* Whether a reference names a plugin by its path (bound into the
+ * sandbox), not a bundled one by its name. */
+static int reference_is_path(const char *reference) { return strchr(reference, '/') != NULL; }
+
+/* What alloclab itself needs inside: its executable's tree (the build
+ * tree, or the installation), its plugins, the SDK. */
+static size_t own_binds(struct alloclab_sandbox_bind *b, char (*paths)[ALLOCLAB_PATH_LEN])
+{
+	size_t n = 0;
+	if (alloclab_running_from_build_tree()) {
+		snprintf(paths[n], ALLOCLAB_PATH_LEN, "%s", ALLOCLAB_BUILD_ROOT);
+		snprintf(paths[n + 1], ALLOCLAB_PATH_LEN, "%s", alloclab_sdk_include_dir());
+		n += 2;
+	} else {
+		/* PREFIX/bin/alloclab: the prefix holds the plugins and the SDK. */
+		char *slash;
+		snprintf(paths[n], ALLOCLAB_PATH_LEN, "%s", alloclab_self_path());
+		for (int up = 0; up < 2 && (slash = strrchr(paths[n], '/')) != NULL && slash != paths[n]; up++)
+			*slash = '\0';
+		snprintf(paths[n + 1], ALLOCLAB_PATH_LEN, "%s", ALLOCLAB_INSTALL_PLUGIN_DIR);
+		snprintf(paths[n + 2], ALLOCLAB_PATH_LEN, "%s", alloclab_sdk_include_dir());
+		snprintf(paths[n + 3], ALLOCLAB_PATH_LEN, "%s", alloclab_sdk_pkgconfig_dir());
+		n += 4;
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++)
+		if (access(paths[i], F_OK) == 0) {
+			b[kept].src = paths[i];
+			b[kept].dest = paths[i];
+			kept++;
+		}
+	return kept;
+}
+
+/* Runs one submission's inside, in its sandbox: its output and how it
+ * ended into *res. 0, or -1 with err when it could not be started. */
+static int run_sandboxed(const struct alloclab_grade_job *job, const struct alloclab_submission *subs, size_t at,
+			 struct alloclab_child_result *res, char *err, size_t err_len)
+{
+	const struct alloclab_grade_settings *s = job->settings;
+	const struct alloclab_submission *sub = &subs[at];
+	static char own[8][ALLOCLAB_PATH_LEN];
+	struct alloclab_sandbox_bind binds[10];
+	char submission[ALLOCLAB_PATH_PLUS_LEN], reference[ALLOCLAB_PATH_PLUS_LEN], pc[ALLOCLAB_PATH_PLUS_LEN];
+	size_t nb = own_binds(binds, own);
+	const char *base = strrchr(sub->path, '/') + 1;
+	if (strcmp(sub->kind, "c-file") == 0 || strcmp(sub->kind, "plugin") == 0)
+		snprintf(submission, sizeof submission, "/submission/%s", base);
+	else
+		snprintf(submission, sizeof submission, "/submission");
+	binds[nb++] = (struct alloclab_sandbox_bind){sub->path, submission};
+	snprintf(reference, sizeof reference, "%s", s->reference);
+	if (reference_is_path(s->reference)) {
+		const char *rb = strrchr(s->reference, '/') + 1;
+		snprintf(reference, sizeof reference, "/reference/%s", rb);
+		binds[nb++] = (struct alloclab_sandbox_bind){s->reference, reference};
+	}
+	/* Every other submission, and the grading's own folder, unseen. */
+	const char **hide = calloc(job->nargs + 1, sizeof *hide);
+	size_t nh = 0;
+	for (size_t i = 0; hide && i < job->nargs; i++)
+		if (i != at && subs[i].path[0])
+			hide[nh++] = subs[i].path;
+	if (hide)
+		hide[nh++] = job->dir;
+	snprintf(pc, sizeof pc, "PKG_CONFIG_PATH=%s", alloclab_sdk_pkgconfig_dir());
+	const char *env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work", "TMPDIR=/work/tmp", "LANG=C.UTF-8",
+			     "XDG_CACHE_HOME=/work/cache", pc, NULL};
+	struct alloclab_sandbox sb = {binds, nb, hide, nh, "/work", WORK_BYTES, env, SANDBOX_PROCESSES, ADDRESS_SPACE,
+				      FILE_SIZE, (unsigned)deadline_of(s)};
+	char *argv[40], words[5][64];
+	inside_argv(s, sub, submission, "/work", reference, argv, words);
+	int rc = alloclab_sandbox_run(&sb, argv, deadline_of(s), res, err, err_len);
+	free(hide);
+	return rc;
+}
+
+static int exec_child(void *arg, int fd)
+{
+	char **argv = arg;
+	if (dup2(fd, 1) < 0)
+		return 127;
+	execv(argv[0], argv);
+	return 127;
+}
+
+/* The same with the grader's own rights (--unsandboxed), in a scratch
+ * folder of its own. */
+static int run_unsandboxed(const struct alloclab_grade_job *job, const struct alloclab_submission *sub,
+			   struct alloclab_child_result *res, char *err, size_t err_len)
+{
+	char work[ALLOCLAB_SCRATCH_LEN], tmp[ALLOCLAB_SCRATCH_LEN + 8];
+	if (alloclab_scratch_make("grade", work, sizeof work) != 0) {
+		snprintf(err, err_len, "cannot make a scratch folder: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(tmp, sizeof tmp, "%s/tmp", work);
+	mkdir(tmp, 0700);
+	char *argv[40], words[5][64];
+	inside_argv(job->settings, sub, sub->path, work, job->settings->reference, argv, words);
+	int rc = alloclab_child_run(exec_child, argv, deadline_of(job->settings), res, err, err_len);
+	alloclab_scratch_remove(work);
+	return rc;
+}
+
+/* The build's log, as DIR/logs/STEM.build.log. */
+static void write_log(const char *dir, const char *stem, const struct alloclab_grade_row *row, const char *log)
+{
+	char path[ALLOCLAB_PATH_PLUS2_LEN], err[ALLOCLAB_ERR_LEN];
+	struct alloclab_output_file f;
+	snprintf(path, sizeof path, "%s/logs/%s.build.log", dir, stem);
+	if (alloclab_output_begin(path, ALLOCLAB_OUTPUT_GRADE, &f, err, sizeof err) != 0)
+		return;
+	FILE *out = fdopen(dup(f.fd), "w");
+	if (out) {
+		fprintf(out, "%sthe build of %s (%s), %s\n%s", ALLOCLAB_GRADE_TEXT_MARK, row->name, row->path, row->build,
+			log);
+		fclose(out);
+	}
+	if (alloclab_output_commit(&f, path, ALLOCLAB_OUTPUT_GRADE, err, sizeof err) != 0)
+		fprintf(stderr, "alloclab grade: %s\n", err);
+}
+
+/* One submission graded into row. 0, or -1 when it was interrupted
+ * (nothing to journal) or its sandbox could not be made (err). */
+static int grade_one(const struct alloclab_grade_job *job, const struct alloclab_submission *subs, size_t at,
+		     struct alloclab_grade_row *row, char *err, size_t err_len)
+{
+	const struct alloclab_submission *sub = &subs[at];
+	double start = now_s();
+	memset(row, 0, sizeof *row);
+	snprintf(row->name, sizeof row->name, "%s", sub->name);
+	snprintf(row->path, sizeof row->path, "%s", sub->arg);
+	snprintf(row->kind, sizeof row->kind, "%s", sub->kind);
+	snprintf(row->note, sizeof row->note, "%s", sub->note);
+	if (strcmp(sub->kind, "none") == 0) {
+		snprintf(row->problem, sizeof row->problem, "%s", sub->problem);
+		return 0;
+	}
+	if (strcmp(sub->kind, "plugin") == 0 || strcmp(sub->kind, "built") == 0)
+		snprintf(row->plugin, sizeof row->plugin, "%s", sub->plugin);
+	struct alloclab_child_result res;
+	int rc = job->settings->sandboxed ? run_sandboxed(job, subs, at, &res, err, err_len)
+					  : run_unsandboxed(job, sub, &res, err, err_len);
+	if (rc != 0)
+		return -1;
+	if (res.interrupted) {
+		alloclab_child_result_free(&res);
+		return -1;
+	}
+	char ended[ALLOCLAB_GRADE_TEXT] = "", *log = NULL;
+	if (res.exited && res.exit_code > 128 && res.exit_code < 160 && !res.timed_out) {
+		/* bwrap's status for what it ran being killed by a signal. */
+		snprintf(ended, sizeof ended, "its process in the sandbox was killed by signal %d (%s)",
+			 res.exit_code - 128, strsignal(res.exit_code - 128));
+	} else if (!res.exited || res.exit_code != 0) {
+		alloclab_child_describe(&res, deadline_of(job->settings), ended, sizeof ended);
+		alloclab_child_add_printed(&res, ended, sizeof ended);
+	}
+	alloclab_grade_events_read(res.output, res.output_len, job->settings->level, ended, row, &log);
+	alloclab_child_result_free(&res);
+	row->seconds = now_s() - start;
+	if (log && log[0]) {
+		char stem[300];
+		alloclab_grade_file_stem(at, row->name, stem, sizeof stem);
+		write_log(job->dir, stem, row, log);
+	}
+	free(log);
+	return 0;
+}
+
+/* The journal's row of a submission (by its path as given), or NULL. */
+static const struct alloclab_grade_row *journalled(const struct alloclab_grade_row *rows, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rows[i].path, path) == 0)
+			return &rows[i];
+	return NULL;
+}
+
+int alloclab_grade_run(const struct alloclab_grade_job *job, struct alloclab_grade_row **rows, char *note,
+		       size_t note_len, char *err, size_t err_len)
+{
+	struct alloclab_grade_row *done = NULL;
+	size_t ndone = 0;
+	struct alloclab_submission *subs = calloc(job->nargs, sizeof *subs);
+	*rows = calloc(job->nargs, sizeof **rows);
+	int fd = -1, failed = 0;
+	if (subs == NULL || *rows == NULL || alloclab_submissions_resolve(job->args, job->nargs, subs) != 0) {
+		snprintf(err, err_len, "out of memory");
+		failed = 1;
+	} else if ((fd = alloclab_grade_journal_open(job->dir, job->settings, job->resume, &done, &ndone, note, note_len,
+						     err, err_len)) < 0) {
+		failed = 1;
+	}
+	if (!failed && ndone) {
+		size_t used = strlen(note);
+		snprintf(note + used, note_len - used, "%s%zu rows resumed from the journal", used ? "; " : "", ndone);
+	}
+	for (size_t i = 0; !failed && i < job->nargs && !alloclab_interrupted(); i++) {
+		const struct alloclab_grade_row *old = journalled(done, ndone, job->args[i]);
+		if (old) {
+			(*rows)[i] = *old;
+			continue;
+		}
+		if (isatty(2))
+			fprintf(stderr, "\rgrading %zu of %zu \033[K", i + 1, job->nargs);
+		if (grade_one(job, subs, i, &(*rows)[i], err, err_len) != 0) {
+			failed = !alloclab_interrupted();
+			memset(&(*rows)[i], 0, sizeof **rows);
+			break;
+		}
+		if (alloclab_grade_journal_append(fd, &(*rows)[i], err, err_len) != 0)
+			failed = 1;
+	}
+	if (isatty(2))
+		fputs("\r\033[K", stderr);
+	if (fd >= 0)
+		close(fd);
+	free(done);
+	done = NULL;
+	ndone = 0;
+	/* The rows as the journal holds them: what was written is what is
+	 * reported. */
+	char again[ALLOCLAB_ERR_LEN];
+	if (!failed && (fd = alloclab_grade_journal_open(job->dir, job->settings, 1, &done, &ndone, again, sizeof again,
+							 err, err_len)) < 0)
+		failed = 1;
+	if (fd >= 0)
+		close(fd);
+	for (size_t i = 0; !failed && i < job->nargs; i++) {
+		const struct alloclab_grade_row *row = journalled(done, ndone, job->args[i]);
+		if (row)
+			(*rows)[i] = *row;
+		else
+			memset(&(*rows)[i], 0, sizeof **rows);
+	}
+	free(done);
+	if (subs)
+		alloclab_submissions_free(subs, job->nargs);
+	free(subs);
+	return failed ? -1 : 0;
+}

@@ -1,0 +1,357 @@
+/*
+ * `alloclab grade` as a teacher meets it: a class of submissions built,
+ * checked and timed in one command, each in a sandbox; hostile
+ * submissions (tests/grade/) that try every way out the sandbox must
+ * stop; rows named by their paths and kept in a journal that survives a
+ * killed grading; no sandbox, no grading unless asked for by name.
+ */
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fputs(text, f);
+	fclose(f);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char buf[65536];
+	size_t n;
+	cr_assert(in && out, "%s -> %s: %s", from, to, strerror(errno));
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		cr_assert_eq(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	cr_assert_eq(fclose(out), 0);
+}
+
+static const char *source(const char *name)
+{
+	static char path[8][4200];
+	static int slot;
+	char *p = path[slot++ % 8];
+	snprintf(p, 4200, "%s/%s", getenv("ALLOCLAB_SOURCE_ROOT"), name);
+	return p;
+}
+
+/* The grading's JSON (DIR/grades.json), and a row of it by name. */
+static json_t *grades(const char *dir)
+{
+	json_error_t e;
+	json_t *j = json_load_file(path_in(dir, "alloclab-grade/grades.json"), 0, &e);
+	cr_assert_not_null(j, "grades.json: %s", e.text);
+	return j;
+}
+
+static const json_t *row_of(const json_t *g, const char *name)
+{
+	const json_t *row;
+	size_t i;
+	json_array_foreach(json_object_get(g, "rows"), i, row)
+	if (strcmp(json_string_value(json_object_get(row, "name")), name) == 0)
+		return row;
+	cr_assert_fail("no row %s", name);
+	return NULL;
+}
+
+/* Everything a row's cases printed, one string. */
+static char *printed(const json_t *row)
+{
+	char *all = calloc(1, 1 << 16);
+	const json_t *c;
+	size_t i;
+	json_array_foreach(json_object_get(row, "cases"), i, c)
+	{
+		const char *p = json_string_value(json_object_get(c, "plugin_output"));
+		if (p && strlen(all) + strlen(p) + 2 < (1 << 16))
+			strcat(strcat(all, p), "\n");
+	}
+	return all;
+}
+
+/* A hostile submission: a folder with its source, the course's bump
+ * allocator it includes, and evidence.h saying where evidence goes. */
+static void hostile(const char *subs, const char *name, const char *evidence, const char *victim, int port)
+{
+	char *dir = path_in(subs, name), file[200], header[9000];
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	snprintf(file, sizeof file, "tests/grade/%s.c", name);
+	copy_file(source(file), path_in(dir, "hostile.c"));
+	copy_file(source("tests/course/bump.c"), path_in(dir, "bump.inc"));
+	snprintf(header, sizeof header, "#define EVIDENCE \"%s\"\n#define SUBMISSIONS \"%s\"\n#define VICTIM \"%s\"\n"
+					"#define PORT %d\n", evidence, subs, victim, port);
+	write_text(path_in(dir, "evidence.h"), header);
+}
+
+/* Each escape the issue names, tried by hostile submissions (a plugin's
+ * constructor, a meson.build), is stopped, and every other row is kept:
+ * reading /etc/shadow, being root outside, listing the other
+ * submissions, rewriting another's plugin, a daemon writing outside
+ * after its grading, killing the grader, the network, a fork bomb, an
+ * address space or a file past the limits. */
+Test(grade, each_way_out_of_the_sandbox_is_stopped, .timeout = 300)
+{
+	char *dir = scratch_dir(), *subs = path_in(dir, "subs"), *evidence = path_in(dir, "evidence");
+	cr_assert_eq(mkdir(subs, 0755), 0);
+	cr_assert_eq(mkdir(evidence, 0777), 0);
+	/* A port on the loopback that nobody inside may reach. */
+	int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t alen = sizeof a;
+	cr_assert_eq(bind(listener, (struct sockaddr *)&a, sizeof a), 0);
+	cr_assert_eq(listen(listener, 16), 0);
+	getsockname(listener, (struct sockaddr *)&a, &alen);
+	char *victim_dir = path_in(subs, "victim"), *victim = path_in(victim_dir, "victim.so");
+	cr_assert_eq(mkdir(victim_dir, 0755), 0);
+	copy_file(test_plugin("course-bump"), victim);
+	chmod(victim, 0755);
+	char *before = read_file(victim);
+	hostile(subs, "snoop", evidence, victim, ntohs(a.sin_port));
+	write_text(path_in(subs, "snoop/rootonly"), "root's alone\n");
+	chmod(path_in(subs, "snoop/rootonly"), 0600);
+	hostile(subs, "vandal", evidence, victim, 0);
+	hostile(subs, "killer", evidence, victim, 0);
+	/* A build that reads /etc/shadow and lists the class as meson sets it up. */
+	char *builder = path_in(subs, "builder"), meson[4096], *text = read_file(source("tests/grade/hostile-meson.build"));
+	cr_assert_eq(mkdir(builder, 0755), 0);
+	char *at = strstr(text, "EVIDENCE, SUBMISSIONS");
+	cr_assert_not_null(at);
+	snprintf(meson, sizeof meson, "%.*s'%s', '%s'%s", (int)(at - text), text, evidence, subs,
+		 at + strlen("EVIDENCE, SUBMISSIONS"));
+	write_text(path_in(builder, "meson.build"), meson);
+	copy_file(source("tests/course/bump.c"), path_in(builder, "builder.c"));
+	free(text);
+
+	const char *const args[] = {"grade", "--level", "1", "--no-measure", "--timeout", "60", "subs/snoop", "subs/vandal",
+				    "subs/killer", "subs/builder", "subs/victim", NULL};
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	sleep(3); /* what a daemon would write after its grading, it has written by now */
+	json_t *g = grades(dir);
+	/* Nothing got out: no evidence anywhere, no connection. */
+	cr_expect_eq(count_files(evidence), 0, "evidence left by a submission: %s", r.out);
+	cr_expect(accept(listener, NULL, NULL) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK),
+		  "a submission reached the loopback");
+	close(listener);
+	/* What it printed: in its cases, or, where a case could not run (its
+	 * daemon is killed as a stray), in its row's problem. */
+	char *said = printed(row_of(g, "snoop"));
+	strncat(said, json_string_value(json_object_get(row_of(g, "snoop"), "problem")), 4096);
+	cr_expect(strstr(said, "S:denied") && strstr(said, "L:denied") && strstr(said, "N:denied") &&
+		  strstr(said, "F:denied"), "%s", said);
+	/* (A sanitized alloclab runs its sandboxes without the address-space
+	 * limit: the sanitizer's shadow needs terabytes.) */
+	if (!getenv("ALLOCLAB_UNDER_SANITIZER"))
+		cr_expect(strstr(said, "A:denied"), "%s", said);
+	/* As root, the sandbox is an unprivileged user outside too: a file
+	 * only root may read stays unread. */
+	if (geteuid() == 0)
+		cr_expect(strstr(said, "R:denied"), "%s", said);
+	int forked = -1;
+	const char *p = strstr(said, "P:");
+	cr_expect(p && sscanf(p, "P:%d", &forked) == 1 && forked >= 1 && forked < 400, "processes: %s", said);
+	free(said);
+	said = printed(row_of(g, "vandal"));
+	cr_expect(strstr(said, "V:denied"), "%s", said);
+	free(said);
+	/* The victim's plugin is untouched and its row passes; the killer's
+	 * row fails alone; the builder's sandbox read nothing. */
+	char *after = read_file(victim);
+	cr_expect(before && after && memcmp(before, after, 16) == 0, "the victim's plugin was rewritten");
+	cr_expect(json_is_true(json_object_get(row_of(g, "victim"), "passed")), "%s", r.out);
+	cr_expect(json_is_false(json_object_get(row_of(g, "killer"), "passed")), "%s", r.out);
+	cr_expect(json_is_true(json_object_get(row_of(g, "builder"), "passed")), "%s", r.out);
+	cr_expect_eq(json_array_size(json_object_get(g, "rows")), 5);
+	json_decref(g);
+	cmd_result_free(&r);
+}
+
+/* A teacher grades a class in one command: built plugins (the course's
+ * solutions, broken ones: crashing in free, hanging, crashing while
+ * loading, not a plugin), a folder with nothing in it, source folders
+ * built with meson and a bare .c, a build that fails, two folders of one
+ * name, a link to another student's file, and a file named like a
+ * bundled plugin. Every one is a row named by its path; a hang costs one
+ * deadline; measured rows carry their interval. */
+Test(grade, a_class_in_one_command, .timeout = 600)
+{
+	char *dir = scratch_dir();
+	const char *const folders[] = {"nothing-built", "a", "b", "a/mine", "b/mine", "linked", "linked/build", NULL};
+	for (const char *const *f = folders; *f; f++)
+		cr_assert_eq(mkdir(path_in(dir, *f), 0755), 0);
+	copy_file(source("tests/course/freelist.c"), path_in(dir, "a/mine/mine.c"));
+	copy_file(source("tests/course/bump.c"), path_in(dir, "b/mine/mine.c"));
+	write_text(path_in(dir, "a/mine/meson.build"),
+		   "project('mine', 'c')\nshared_module('mine', 'mine.c', name_prefix: '', dependencies: "
+		   "dependency('alloclab-plugin'))\n");
+	write_text(path_in(dir, "broken.c"), "#include <alloclab/plugin.h>\nint broken = ;\n");
+	write_text(path_in(dir, "system"), "not the bundled plugin\n");
+	cr_assert_eq(symlink(test_plugin("course-segregated"), path_in(dir, "linked/build/fl.so")), 0);
+	const char *const args[] = {"grade", "--level", "2", "--timeout", "8", "--processes", "3",
+				    test_plugin("course-freelist"), test_plugin("course-segregated"), test_plugin("course-bump"),
+				    test_plugin("bad_crash_free"), test_plugin("bad_hang"), test_plugin("crash_in_load"),
+				    test_plugin("not_elf"), "nothing-built", "a/mine", "b/mine", "broken.c", "system", "linked",
+				    NULL};
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	static const struct {
+		const char *row, *says;
+	} expect[] = {
+		{"course-freelist.so", "pass"},
+		{"course-bump.so", "footprint"},
+		{"bad_crash_free.so", "edge-sizes"},
+		{"bad_hang.so", "timed out"},
+		{"crash_in_load.so", "does not load"},
+		{"not_elf.so", "neither a plugin"},
+		{"nothing-built", "nothing to build"},
+		{"a/mine", "pass"},
+		{"b/mine", "footprint"},
+		{"broken.c", "broken.c:2:14: error"},
+		{"system", "neither a plugin"},
+		{"linked", "the same file as course-segregated.so"},
+		{"course-segregated.so", "the same file as linked's build/fl.so"},
+	};
+	for (size_t i = 0; i < sizeof expect / sizeof *expect; i++) {
+		char head[300];
+		snprintf(head, sizeof head, "\n%s ", expect[i].row);
+		const char *line = strstr(r.out, head);
+		cr_assert_not_null(line, "no row for %s: %s", expect[i].row, r.out);
+		char row[1600];
+		snprintf(row, sizeof row, "%.*s", (int)strcspn(line + 1, "\n"), line + 1);
+		cr_expect(strstr(row, expect[i].says), "%s: '%s' not in '%s'", expect[i].row, expect[i].says, row);
+	}
+	json_t *g = grades(dir);
+	/* A hang costs one deadline (8 s), not one per case. */
+	double hung = json_number_value(json_object_get(row_of(g, "bad_hang.so"), "seconds"));
+	cr_expect(hung > 7 && hung < 30, "the hanging submission took %.1f s", hung);
+	/* A measured row: its ratio inside its interval, with a verdict. */
+	const json_t *t = json_object_get(row_of(g, "a/mine"), "time");
+	cr_assert_not_null(t, "a/mine was not measured: %s", r.out);
+	double ratio = json_number_value(json_object_get(t, "ratio"));
+	const json_t *iv = json_object_get(t, "interval");
+	cr_expect(json_number_value(json_array_get(iv, 0)) <= ratio && ratio <= json_number_value(json_array_get(iv, 1)));
+	cr_expect(json_is_string(json_object_get(t, "verdict")));
+	/* The gradebook's files: a CSV row and a feedback file each. */
+	char *csv = read_file(path_in(dir, "alloclab-grade/grades.csv"));
+	cr_expect(csv && count_lines(csv) == 1 + 13, "%s", csv);
+	free(csv);
+	char *fb = read_file(path_in(dir, "alloclab-grade/feedback/10-b-mine.txt"));
+	cr_expect(fb && strstr(fb, "footprint") && strstr(fb, "cc -std=gnu11") &&
+		  strstr(fb, "alloclab check --case footprint ./build/mine.so"), "%s", fb);
+	free(fb);
+	char *log = read_file(path_in(dir, "alloclab-grade/logs/11-broken.c.build.log"));
+	cr_expect(log && strstr(log, "error"), "%s", log);
+	free(log);
+	json_decref(g);
+	cmd_result_free(&r);
+}
+
+/* The journal keeps every row a grading finished: SIGKILL the grader
+ * while a submission hangs, and --resume keeps the rows done and grades
+ * the rest; a line cut short is dropped and graded again. */
+Test(grade, a_killed_grading_keeps_its_rows_and_resumes, .timeout = 300)
+{
+	char *dir = scratch_dir(), *journal = path_in(dir, "alloclab-grade/journal.jsonl");
+	const char *first = strdup(test_plugin("course-bump")), *hang = strdup(test_plugin("bad_hang")),
+		   *last = strdup(test_plugin("course-freelist"));
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (chdir(dir) != 0)
+			_exit(9);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(getenv("ALLOCLAB_EXE"), "alloclab", "grade", "--level", "1", "--no-measure", "--timeout", "60", first,
+		      hang, last, (char *)NULL);
+		_exit(127);
+	}
+	/* Once the first row is in the journal, the grader is on the hang. */
+	for (int i = 0; i < 600; i++) {
+		char *text = read_file(journal);
+		int lines = text ? count_lines(text) : 0;
+		free(text);
+		if (lines >= 2)
+			break;
+		usleep(50000);
+	}
+	usleep(300000);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	char *text = read_file(journal);
+	cr_assert(text && count_lines(text) == 2, "%s", text);
+	free(text);
+	/* The grader's kill took its sandbox with it. */
+	/* A row cut short at the end, as a kill mid-write leaves it. */
+	FILE *f = fopen(journal, "a");
+	fputs("{\"name\":\"cut", f);
+	fclose(f);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"grade", "--level", "1", "--no-measure", "--timeout",
+								      "5", "--resume", first, hang, last, NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cr_expect(strstr(r.out, "1 rows resumed") && strstr(r.out, "cut short"), "%s", r.out);
+	cr_expect(strstr(r.out, "course-freelist.so") && strstr(r.out, "bad_hang.so"), "%s", r.out);
+	text = read_file(journal);
+	cr_expect(text && count_lines(text) == 4, "%s", text);
+	free(text);
+	cmd_result_free(&r);
+	/* Without --resume a grading's folder is not graded over. */
+	r = run_alloclab(dir, (const char *const[]){"grade", "--level", "1", first, NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "--resume") && count_lines(r.err) == 1, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+/* Where no sandbox can be made, grade refuses with one line, unless told
+ * by name to run unsandboxed, and then says so loudly. */
+Test(grade, no_sandbox_no_grading_unless_asked)
+{
+	char *dir = scratch_dir(), *old = strdup(getenv("PATH"));
+	setenv("PATH", dir, 1); /* no bwrap in it */
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"grade", "--level", "1", "--no-measure",
+								      test_plugin("course-bump"), NULL});
+	setenv("PATH", old, 1);
+	cr_expect_eq(r.status, 2, "%s %s", r.out, r.err);
+	cr_expect(strstr(r.err, "bubblewrap") && count_lines(r.err) == 1, "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"grade", "--level", "1", "--no-measure", "--unsandboxed",
+						    test_plugin("course-bump"), NULL});
+	cr_expect_eq(r.status, 0, "%s %s", r.out, r.err);
+	cr_expect(strstr(r.out, "UNSANDBOXED") && strstr(r.err, "UNSANDBOXED"), "%s %s", r.out, r.err);
+	cr_expect(strstr(r.out, "course-bump.so pass"), "%s", r.out);
+	cmd_result_free(&r);
+	/* Bad input: one line, status 2. */
+	const char *const *bad[] = {
+		(const char *const[]){"grade", "--level", "1", "x", "./x", NULL},
+		(const char *const[]){"grade", "--level", "9", "x", NULL},
+		(const char *const[]){"grade", "x", NULL},
+		(const char *const[]){"grade", "--level", "1", "--reference", "./nosuch.so", "x", NULL},
+		(const char *const[]){"grade", "--level", "1", "--processes", "1", "x", NULL},
+		(const char *const[]){"grade", "--level", "1", "-o", "sub/out", "sub", NULL},
+	};
+	mkdir(path_in(dir, "sub"), 0755);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		r = run_alloclab(dir, bad[i]);
+		cr_expect_eq(r.status, 2, "case %zu: %s", i, r.err);
+		cr_expect_eq(count_lines(r.err), 1, "case %zu: %s", i, r.err);
+		cmd_result_free(&r);
+	}
+}
