@@ -57,7 +57,9 @@ problems = []
 def walk(tops):
     for top in tops:
         for dirpath, dirnames, names in os.walk(os.path.join(ROOT, top)):
-            dirnames[:] = [d for d in dirnames if not d.startswith("build") and d != "__pycache__"]
+            # Build trees (build, build-clang) are left out at the top, by
+            # the caller: a folder below may be called build (a room is).
+            dirnames[:] = [d for d in dirnames if d != "__pycache__"]
             for name in sorted(names):
                 yield os.path.relpath(os.path.join(dirpath, name), ROOT)
 
