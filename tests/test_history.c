@@ -394,3 +394,50 @@ Test(history, hostile_revisions_run_nothing, .timeout = 120)
 	struct stat st;
 	cr_expect_neq(stat(marker, &st), 0, "something of the repository's ran");
 }
+
+Test(history, shards_measure_the_steps_and_a_last_run_keeps_them, .timeout = 600)
+{
+	char *dir = scratch_dir(), repo[4300], build[4400];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_repo(repo);
+	build_command(build, sizeof build);
+	const char *common[] = {"--repo", repo, "HEAD~5..HEAD", "-o", "hist", "--build", build, "--plugin", "plugin.so",
+				"--metrics", "instructions", "-w", "churn:ops=2000", NULL};
+	for (int k = 1; k <= 2; k++) {
+		const char *args[24] = {"history", "run", "--shard", k == 1 ? "1/2" : "2/2"};
+		int n = 4;
+		for (int i = 0; common[i]; i++)
+			args[n++] = common[i];
+		args[n] = NULL;
+		struct cmd_result r = run_alloclab(dir, args);
+		cr_expect_eq(r.status, 1, "shard %d (a commit does not build): %s%s", k, r.out, r.err);
+		cr_expect(strstr(r.out, "left to other shards") != NULL, "%s", r.out);
+		cmd_result_free(&r);
+	}
+	struct stat st;
+	cr_expect_neq(stat(path_in(dir, "alloclab-history.db"), &st), 0, "a shard wrote a store");
+	/* The last run measures nothing again: it reads what the shards kept. */
+	char marker[4400];
+	snprintf(marker, sizeof marker, "%s/hist/steps", dir);
+	sh("touch -d '2000-01-01' $(find %s -name '*.json')", marker);
+	const char *args[24] = {"history", "run", "--db", "h.db"};
+	int n = 4;
+	for (int i = 0; common[i]; i++)
+		args[n++] = common[i];
+	args[n] = NULL;
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_expect(strstr(r.out, "4 steps measured now") != NULL, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+	char cmd[4600], line[32] = "";
+	snprintf(cmd, sizeof cmd, "find %s -name '*.json' -newermt 2001-01-01 | wc -l", marker);
+	FILE *f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	if (fgets(line, sizeof line, f) == NULL)
+		line[0] = '\0';
+	pclose(f);
+	cr_expect_eq(atoi(line), 0, "%s results files measured again", line);
+	json_t *doc = show_json(dir, "h.db");
+	cr_expect_eq(json_array_size(json_object_get(json_array_get(json_object_get(doc, "series"), 0), "points")), 5,
+		     "every built commit in the series");
+	json_decref(doc);
+}
