@@ -55,6 +55,8 @@ static void print_series(const struct alloclab_history_view *v, const struct all
 {
 	fprintf(out, "\n%s, %s (%s; each commit over the one before it, side by side, and its 95%% interval)\n",
 		alloclab_ab_metric_names[s->metric], s->row, unit_of(s->metric));
+	if (v->machine && strncmp(v->machine, "several: ", 9) == 0)
+		fprintf(out, "  on %s (a series of its own: runs of two machines are never one series)\n", s->machine);
 	fprintf(out, "  %4s  %-12s %12s %8s  %-18s %-22s %s\n", "#", "commit", "level", "step", "95% interval",
 		s->metric == ALLOCLAB_AB_TIME && v->reference ? "against the reference" : "", "subject");
 	for (size_t i = 0; i < s->npoints; i++) {
@@ -151,8 +153,8 @@ json_t *alloclab_history_json(const struct alloclab_history_view *v)
 		json_t *points = json_array();
 		for (size_t k = 0; k < s->npoints; k++)
 			json_array_append_new(points, point_json(v, &s->points[k]));
-		json_t *o = json_pack("{s:s,s:o,s:o}", "metric", alloclab_ab_metric_names[s->metric], "row",
-				      alloclab_json_text(s->row), "points", points);
+		json_t *o = json_pack("{s:s,s:o,s:o,s:o}", "metric", alloclab_ab_metric_names[s->metric], "row",
+				      alloclab_json_text(s->row), "machine", alloclab_json_text(s->machine), "points", points);
 		if (s->has_drift)
 			json_object_set_new(o, "drift", json_pack("{s:f,s:[f,f],s:b}", "ratio", s->drift, "interval", s->drift_lo,
 								  s->drift_hi, "resolved", s->drift_resolved));

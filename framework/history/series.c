@@ -26,10 +26,11 @@ static long commit_index(const struct alloclab_history_view *v, const char *comm
 
 /* The series of a metric and row, made when new. */
 static struct alloclab_history_series *series_of(struct alloclab_history_view *v, enum alloclab_ab_metric m,
-						 const char *row)
+						 const char *row, const char *machine)
 {
 	for (size_t i = 0; i < v->nseries; i++)
-		if (v->series[i].metric == m && strcmp(v->series[i].row, row) == 0)
+		if (v->series[i].metric == m && strcmp(v->series[i].row, row) == 0 &&
+		    strcmp(v->series[i].machine, machine) == 0)
 			return &v->series[i];
 	struct alloclab_history_series *grown = realloc(v->series, (v->nseries + 1) * sizeof *grown);
 	if (grown == NULL)
@@ -39,6 +40,7 @@ static struct alloclab_history_series *series_of(struct alloclab_history_view *v
 	memset(s, 0, sizeof *s);
 	s->metric = m;
 	s->row = strdup(row);
+	s->machine = strdup(machine);
 	return s;
 }
 
@@ -72,7 +74,7 @@ static const char *reference_of(const struct alloclab_results *r, const char *ba
 
 /* Each build's time against the reference, row by row, onto its point. */
 static void add_reference(struct alloclab_history_view *v, const struct alloclab_results *r, const char *ref,
-			  const char *label, size_t commit)
+			  const char *label, size_t commit, const char *machine)
 {
 	char err[512];
 	struct alloclab_column cols[2] = {{ref, r, ref}, {label, r, label}};
@@ -80,7 +82,7 @@ static void add_reference(struct alloclab_history_view *v, const struct alloclab
 	struct alloclab_comparison *cmp = alloclab_compare(cols, 2, &o, err, sizeof err);
 	for (size_t i = 0; cmp && i < cmp->nrows; i++) {
 		const struct alloclab_comparison_entry *e = &cmp->rows[i].entries[1];
-		struct alloclab_history_series *s = series_of(v, ALLOCLAB_AB_TIME, cmp->rows[i].name);
+		struct alloclab_history_series *s = series_of(v, ALLOCLAB_AB_TIME, cmp->rows[i].name, machine);
 		struct alloclab_history_point *p = s ? point_of(s, commit) : NULL;
 		if (p == NULL || !e->compared || e->tested != ALLOCLAB_TESTED_PAIRED || !e->has_interval)
 			continue;
@@ -95,7 +97,7 @@ static void add_reference(struct alloclab_history_view *v, const struct alloclab
 /* One step's run of one metric: the head's point and its step, the
  * base's level where it has none yet, and for time the reference. */
 static int add_step_run(struct alloclab_history_view *v, enum alloclab_ab_metric m, const struct alloclab_results *r,
-			size_t head, size_t base, char *err, size_t err_len)
+			size_t head, size_t base, const char *machine, char *err, size_t err_len)
 {
 	char hl[16], bl[16];
 	alloclab_history_commit_label(v->commits[head].commit, hl, sizeof hl);
@@ -109,7 +111,7 @@ static int add_step_run(struct alloclab_history_view *v, enum alloclab_ab_metric
 		const struct alloclab_ab_row *row = &res.rows[i];
 		if (row->status)
 			continue;
-		struct alloclab_history_series *s = series_of(v, m, row->name);
+		struct alloclab_history_series *s = series_of(v, m, row->name, machine);
 		/* One point at a time: making the next may move the others. */
 		struct alloclab_history_point *b = s ? point_of(s, base) : NULL;
 		if (b && b->level < 0)
@@ -132,18 +134,16 @@ static int add_step_run(struct alloclab_history_view *v, enum alloclab_ab_metric
 	if (ref) {
 		free(v->reference);
 		v->reference = strdup(ref);
-		add_reference(v, r, ref, bl, base);
-		add_reference(v, r, ref, hl, head);
+		add_reference(v, r, ref, bl, base, machine);
+		add_reference(v, r, ref, hl, head, machine);
 	}
 	return 0;
 }
 
-/* Notes where the steps ran: one machine, or that there were several. */
-static void note_machine(struct alloclab_history_view *v, struct alloclab_store *s, int64_t id)
+/* Notes where the steps ran: one machine, or that there were several
+ * (their series are kept apart). */
+static void note_machine(struct alloclab_history_view *v, const char *m)
 {
-	char m[1200], err[256];
-	if (alloclab_store_run_machine(s, id, m, sizeof m, err, sizeof err) != 0)
-		return;
 	if (v->machine == NULL) {
 		v->machine = strdup(m);
 	} else if (strcmp(v->machine, m) != 0 && strncmp(v->machine, "several: ", 9) != 0) {
@@ -171,9 +171,13 @@ static int load_steps(struct alloclab_store *s, struct alloclab_history_view *v,
 			long base = n ? commit_index(v, bases[0]) : -1;
 			int rc = 0;
 			if (base >= 0) {
+				char machine[1200];
 				struct alloclab_results *r = alloclab_store_load_run(s, ids[0], v->check, err, err_len);
-				rc = r ? add_step_run(v, (enum alloclab_ab_metric)m, r, c, (size_t)base, err, err_len) : -1;
-				note_machine(v, s, ids[0]);
+				rc = r && alloclab_store_run_machine(s, ids[0], machine, sizeof machine, err, err_len) == 0
+					     ? add_step_run(v, (enum alloclab_ab_metric)m, r, c, (size_t)base, machine, err, err_len)
+					     : -1;
+				if (rc == 0)
+					note_machine(v, machine);
 				alloclab_results_free(r);
 			}
 			for (size_t k = 0; k < n; k++)
@@ -269,6 +273,7 @@ void alloclab_history_view_clear(struct alloclab_history_view *v)
 {
 	for (size_t i = 0; i < v->nseries; i++) {
 		free(v->series[i].row);
+		free(v->series[i].machine);
 		free(v->series[i].points);
 	}
 	free(v->series);

@@ -40,6 +40,7 @@ struct alloclab_history_point {
 struct alloclab_history_series {
 	enum alloclab_ab_metric metric;
 	char *row;            /* the workload row (workload, parameters that vary, threads) */
+	char *machine;        /* where its steps ran: runs of two machines are never one series */
 	struct alloclab_history_point *points;
 	size_t npoints;
 	/* time with a reference: the last commit's ratio to the reference over
