@@ -10,18 +10,18 @@
 #   instructions  as within, counted by callgrind: the largest relative difference
 #                 between twins, which should be (all but) zero
 set -euo pipefail
-alloclab=${1:-build/cli/alloclab}
-out=${2:-alloclab-results/aa}
+. "$(dirname "$0")/lib.sh"
+bench_alloclab "${1:-build}"
+bench_out "${2:-alloclab-results/aa}"
 processes=${3:-5}
 mode=${4:-runs}
-mkdir -p "$out"
 
 case "$mode" in
 runs)
 	config=(-p system -p jemalloc -p mimalloc -p obmalloc-radix:mode=none -p obmalloc-bigpool:mode=none
 		-w churn:max_size=32+64+128+256+512 -t 1,2 -n "$processes")
-	"$alloclab" run "${config[@]}" -q -o "$out/a.json" >/dev/null
-	"$alloclab" run "${config[@]}" -q -o "$out/b.json" >/dev/null
+	bench_run "$out/a.json" "${config[@]}"
+	bench_run "$out/b.json" "${config[@]}"
 	for test in rank pyperf; do
 		"$alloclab" compare "$out/a.json" "$out/b.json" --test "$test" --format csv >"$out/aa-$test.csv"
 		awk -F, -v test="$test" 'NR > 1 { n++; if ($NF == "no") quiet++ }
@@ -38,7 +38,7 @@ within | instructions)
 	else
 		config+=(-n "$processes")
 	fi
-	"$alloclab" run "${config[@]}" -q -o "$out/within.json" >/dev/null
+	bench_run "$out/within.json" "${config[@]}"
 	total=0
 	quiet=0
 	worst=0
@@ -64,7 +64,6 @@ within | instructions)
 	fi
 	;;
 *)
-	echo "aa-check.sh: mode is runs, within or instructions, not '$mode'" >&2
-	exit 2
+	bench_fail "mode is runs, within or instructions, not '$mode'"
 	;;
 esac

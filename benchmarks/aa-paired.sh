@@ -18,55 +18,45 @@
 # REPORT_ONLY=1 reports the output folder's results again without running.
 #   benchmarks/aa-paired.sh [alloclab] [output folder] [processes] [slice values]
 set -euo pipefail
-alloclab=${1:-build/cli/alloclab}
-out=${2:-alloclab-results/aa-paired}
+. "$(dirname "$0")/lib.sh"
+[ -n "${REPORT_ONLY:-}" ] || bench_alloclab "${1:-build}"
+bench_out "${2:-alloclab-results/aa-paired}"
 processes=${3:-20}
 slice_values=${4:-20}
-mkdir -p "$out"
-plan=(-w churn:max_size=32+64+128+256+512 -w unicode:variant=2chars+32chars -t 1,2 -n "$processes" -q)
+plan=(-w churn:max_size=32+64+128+256+512 -w unicode:variant=2chars+32chars -t 1,2 -n "$processes")
 for p in system jemalloc mimalloc; do plan+=(-p "$p" -p "$p:as=$p-B"); done
 
 if [ -z "${REPORT_ONLY:-}" ]; then
 	t0=$(date +%s)
-	"$alloclab" run --paired "${plan[@]}" -o "$out/paired.json" >/dev/null
+	bench_run "$out/paired.json" --paired "${plan[@]}"
 	t1=$(date +%s)
-	"$alloclab" run --paired --slice-ops 2000 -v "$slice_values" "${plan[@]}" -o "$out/slices.json" >/dev/null
+	bench_run "$out/slices.json" --paired --slice-ops 2000 -v "$slice_values" "${plan[@]}"
 	t2=$(date +%s)
-	"$alloclab" run "${plan[@]}" -o "$out/unpaired.json" >/dev/null
+	bench_run "$out/unpaired.json" "${plan[@]}"
 	t3=$(date +%s)
 	echo "paired (whole values): $((t1 - t0)) s; paired (slices, $slice_values values a process): $((t2 - t1)) s;" \
 		"unpaired: $((t3 - t2)) s; $processes processes a cell"
 fi
 
-/usr/bin/python3.11 - "$out/paired.json" "$out/slices.json" "$out/unpaired.json" <<'PY'
+bench_python - "$out/paired.json" "$out/slices.json" "$out/unpaired.json" <<'PY'
 import json, math, statistics, sys
-
-T95 = [0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-       2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-def t95(df):
-    return T95[df] if df < len(T95) else 2.0
+from alloclab_json import load, ok_cells, process_means, runs
+from intervals import mean_half, percent, welch_half
 
 def key(c):
     return (c["workload"], json.dumps(c["params"], sort_keys=True), c["threads"])
 
 def cells(path):
-    doc = json.load(open(path))
-    return {(c["plugin"], key(c)): c for c in doc["cells"] if c["status"] == "ok"}
+    return ok_cells(load(path), lambda c: (c["plugin"], key(c)))
 
 def half_percent(logs):
     # the 95% interval of the mean log ratio, as a percentage
-    n = len(logs)
-    return 100 * (math.exp(t95(n - 1) * statistics.stdev(logs) / math.sqrt(n)) - 1) if n >= 2 else float("inf")
+    return percent(mean_half(logs)[1]) if len(logs) >= 2 else float("inf")
 
 def unpaired_half(a, b):
     # the ratio of two cells' levels (the means of their process means, on a
     # log scale) and its Welch-style 95% interval
-    la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
-    se = math.sqrt(statistics.variance(la) / len(la) + statistics.variance(lb) / len(lb))
-    return 100 * (math.exp(t95(min(len(la), len(lb)) - 1) * se) - 1)
-
-def mean_of(run):
-    return statistics.mean(v["ns_per_op"] for v in run["values"])
+    return percent(welch_half([math.log(x) for x in a], [math.log(x) for x in b])[1])
 
 def needed(series, limit):
     # the fewest processes k whose first-k interval is within limit, from 2 on
@@ -98,36 +88,34 @@ def row_name(plugin, c):
     what = f"max_size={p['max_size']}" if c["workload"] == "churn" else p.get("variant", "")
     return f"{plugin} {c['workload']} {what} t={c['threads']}"
 
+def twins(table):
+    # each plugin's cell beside its twin's (NAME-B) in the same row
+    for (plugin, k), c in table.items():
+        twin = table.get((plugin + "-B", k))
+        if not plugin.endswith("-B") and twin is not None:
+            yield plugin, c, twin
+
+def row(plugin, c, half, m):
+    # a row's interval after each number of processes; different where the
+    # last leaves 0 (the log of a ratio of 1) out
+    h = math.log(1 + half[-1] / 100)
+    return {"half": half, "different": m - h > 0 or m + h < 0, "name": row_name(plugin, c)}
+
 def paired_rows(table):
     rows = []
-    for (plugin, k), c in table.items():
-        if plugin.endswith("-B"):
-            continue
-        twin = table.get((plugin + "-B", k))
-        if twin is None:
-            continue
+    for plugin, c, twin in twins(table):
         mine = {r["process"]: r["pair_ratio"] for r in c["runs"]}
-        logs = [math.log(r["pair_ratio"] / mine[r["process"]]) for r in sorted(twin["runs"], key=lambda r: r["process"])
-                if r["process"] in mine]
-        half = [half_percent(logs[:n]) for n in range(1, len(logs) + 1)]
-        m, h = statistics.mean(logs), math.log(1 + half[-1] / 100)
-        rows.append({"half": half, "different": m - h > 0 or m + h < 0, "name": row_name(plugin, c)})
+        logs = [math.log(r["pair_ratio"] / mine[r["process"]]) for r in runs(twin) if r["process"] in mine]
+        rows.append(row(plugin, c, [half_percent(logs[:n]) for n in range(1, len(logs) + 1)], statistics.mean(logs)))
     return rows
 
 def unpaired_rows(table):
     rows = []
-    for (plugin, k), c in table.items():
-        if plugin.endswith("-B"):
-            continue
-        twin = table.get((plugin + "-B", k))
-        if twin is None:
-            continue
-        a = [mean_of(r) for r in sorted(c["runs"], key=lambda r: r["process"])]
-        b = [mean_of(r) for r in sorted(twin["runs"], key=lambda r: r["process"])]
+    for plugin, c, twin in twins(table):
+        a, b = process_means(c), process_means(twin)
         half = [unpaired_half(a[:n], b[:n]) if n >= 2 else float("inf") for n in range(1, min(len(a), len(b)) + 1)]
         m = statistics.mean(math.log(x) for x in b) - statistics.mean(math.log(x) for x in a)
-        h = math.log(1 + half[-1] / 100)
-        rows.append({"half": half, "different": m - h > 0 or m + h < 0, "name": row_name(plugin, c)})
+        rows.append(row(plugin, c, half, m))
     return rows
 
 report("values", paired_rows(cells(sys.argv[1])))

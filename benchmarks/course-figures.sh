@@ -11,27 +11,26 @@
 # memory figures and heap-map counts as they are.
 #   benchmarks/course-figures.sh BUILD_DIR OUTDIR
 set -euo pipefail
-build=$(cd "${1:?usage: course-figures.sh BUILD_DIR OUTDIR}" && pwd)
-out=${2:?usage: course-figures.sh BUILD_DIR OUTDIR}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-A="$build/cli/alloclab"
+. "$(dirname "$0")/lib.sh"
+usage="usage: course-figures.sh BUILD_DIR OUTDIR"
+bench_alloclab "${1:?$usage}"
+bench_out "${2:?$usage}"
 P="$build/tests/plugins"
 for p in bump freelist segregated threadcache arenas; do
-	[ -f "$P/course-$p.so" ] || { echo "course-figures.sh: no $P/course-$p.so (a test build has them)" >&2; exit 2; }
+	[ -f "$P/course-$p.so" ] || bench_fail "no $P/course-$p.so (a test build has them)"
 done
 : >"$out/conditions.txt"
 run() { # name, then alloclab run's arguments
 	local name=$1
 	shift
-	[ -t 2 ] && printf 'measuring %s\n' "$name" >&2
+	bench_say "measuring $name"
 	local before
 	before=$(cut -d' ' -f1 /proc/loadavg)
-	"$A" run --no-check -q -o "$out/$name.json" "$@" >/dev/null
+	bench_run "$out/$name.json" --no-check "$@"
 	printf '%s %s %s %s\n' "$name" "$(nproc)" "$before" "$(cut -d' ' -f1 /proc/loadavg)" >>"$out/conditions.txt"
-	"$A" compare "$out/$name.json" --plugins "$PLUGINS" --format json >"$out/$name.time.json"
-	"$A" compare "$out/$name.json" --plugins "$PLUGINS" --metric rss --format json >"$out/$name.rss.json"
-	"$A" compare "$out/$name.json" --plugins "$PLUGINS" --metric fragmentation --format json >"$out/$name.frag.json"
+	bench_compare "$out/$name.time.json" "$out/$name.json" --plugins "$PLUGINS"
+	bench_compare "$out/$name.rss.json" "$out/$name.json" --plugins "$PLUGINS" --metric rss
+	bench_compare "$out/$name.frag.json" "$out/$name.json" --plugins "$PLUGINS" --metric fragmentation
 }
 
 PLUGINS=system,course-bump,course-freelist,course-segregated
@@ -52,36 +51,33 @@ run python -p system -p "$P/course-arenas.so" -p obmalloc-radix -p cpython -w py
 	-t 1 -n 10 --paired
 # The instruction counts an operation of churn every exercise quotes (a
 # gcc release build's counts are the ones quoted).
-[ -t 2 ] && printf 'measuring instructions\n' >&2
-"$A" run --no-check -q --measure instructions -p system -p "$P/course-bump.so" -p "$P/course-freelist.so" \
-	-p "$P/course-segregated.so" -p "$P/course-threadcache.so" -p "$P/course-arenas.so" -p obmalloc-radix \
-	-w churn:ops=100000 -t 1 -n 1 -o "$out/instructions.json" >/dev/null
+bench_say "measuring instructions"
+bench_run "$out/instructions.json" --no-check --measure instructions -p system -p "$P/course-bump.so" \
+	-p "$P/course-freelist.so" -p "$P/course-segregated.so" -p "$P/course-threadcache.so" -p "$P/course-arenas.so" \
+	-p obmalloc-radix -w churn:ops=100000 -t 1 -n 1
 heapmap() { # name, plugin, workload, frames
-	[ -t 2 ] && printf 'heap map %s\n' "$1" >&2
+	bench_say "heap map $1"
 	rm -rf "$out/heap-$1"
-	"$A" heapmap -p "$2" -w "$3" -n "$4" -o "$out/heap-$1" >"$out/heap-$1.txt" 2>&1 || true
+	"$alloclab" heapmap -p "$2" -w "$3" -n "$4" -o "$out/heap-$1" >"$out/heap-$1.txt" 2>&1 || true
 }
 heapmap bump "$P/course-bump.so" churn:ops=20000 2
 heapmap segregated "$P/course-segregated.so" churn 3
 heapmap arenas "$P/course-arenas.so" churn 3
 heapmap radix obmalloc-radix churn 3
 
-/usr/bin/python3.11 - "$out" "$A" <<'PY'
+bench_python - "$out" "$alloclab" <<'PY'
 import json, re, sys
+from alloclab_json import compare_rows, load
 
 out = sys.argv[1]
 
 def columns(name, kind):
     """{(row, plugin): column} from compare's JSON; a row is its Python
     benchmark, else "workload t=N"."""
-    try:
-        doc = json.load(open(f"{out}/{name}.{kind}.json"))
-    except (OSError, ValueError):
-        return {}
     got = {}
-    for row in doc.get("rows", []):
+    for row, cols in compare_rows(f"{out}/{name}.{kind}.json"):
         key = (row.get("params") or {}).get("bench") or "%s t=%s" % (row.get("workload"), row.get("threads"))
-        for plugin, col in zip(doc["columns"], row["columns"]):
+        for plugin, col in cols.items():
             got[(key, plugin)] = col
     return got
 
@@ -150,7 +146,7 @@ for key, quoted in (("churn t=1", 0.54), ("churn t=2", 0.52), ("larson t=1", 0.4
                  "[%.3f, %.3f]" % got[1:] if got and got[1] else ""))
 try:
     ins = {c["plugin"]: c["runs"][0]["values"][0]["instructions_per_op"]
-           for c in json.load(open(f"{out}/instructions.json"))["cells"] if c.get("runs")}
+           for c in load(f"{out}/instructions.json")["cells"] if c.get("runs")}
 except (OSError, ValueError, KeyError, IndexError):
     ins = {}
 for plugin, quoted, exercise in (("system", 189.9, "1"), ("course-bump", 55.0, "1"),

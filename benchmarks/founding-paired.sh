@@ -13,12 +13,11 @@
 # An extra plugin (a path, e.g. a PGO build's obmalloc-radix.so:as=radix-pgo)
 # joins the group and is compared with radix and with CPython's.
 set -euo pipefail
-build=${1:-build}
-out=${2:-alloclab-results/founding-paired}
+. "$(dirname "$0")/lib.sh"
+bench_alloclab "${1:-build}"
+bench_out "${2:-alloclab-results/founding-paired}"
 processes=${3:-20}
 shift $(($# < 3 ? $# : 3))
-alloclab=$build/cli/alloclab
-mkdir -p "$out"
 plugins=(-p obmalloc-bigpool:preset=table-64m-16k,mode=none,as=big-pool
 	-p obmalloc-radix:preset=table-64m-16k,mode=none,as=radix -p obmalloc-radix:mode=none,as=radix-py311 -p cpython)
 extra=()
@@ -30,7 +29,7 @@ workloads=(-w churn -w unicode)
 for t in richards json_dumps nbody deltablue; do workloads+=(-w "trace:file=$t.trace"); done
 
 start=$(date +%s)
-"$alloclab" run -q --paired "${plugins[@]}" "${workloads[@]}" -t 1 -n "$processes" -o "$out/founding.json" >/dev/null
+bench_run "$out/founding.json" --paired "${plugins[@]}" "${workloads[@]}" -t 1 -n "$processes"
 echo "paired run: $(($(date +%s) - start)) s, $processes processes a cell"
 echo
 echo "== radix against big pools (the published table's question)"

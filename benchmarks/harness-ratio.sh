@@ -8,12 +8,13 @@
 # prints figures, not a test.
 #   benchmarks/harness-ratio.sh BUILD_DIR OUTDIR [OPS]
 set -euo pipefail
-build=${1:?usage: harness-ratio.sh BUILD_DIR OUTDIR [OPS]}
-out=${2:?usage: harness-ratio.sh BUILD_DIR OUTDIR [OPS]}
+. "$(dirname "$0")/lib.sh"
+usage="usage: harness-ratio.sh BUILD_DIR OUTDIR [OPS]"
+bench_alloclab "${1:?$usage}"
+bench_out "${2:?$usage}"
 ops=${3:-200000}
 # unicode: one fixed word length, the workload's default layout (py312, ASCII)
 words=1024 chars=32 rounds=20
-mkdir -p "$out"
 
 # standalone EXE ARGS...: the loop's instructions per op, from its dump
 standalone() {
@@ -27,11 +28,8 @@ standalone() {
 
 # framework PLUGIN WORKLOAD: alloclab's instructions per op for one cell
 framework() {
-	"$build"/cli/alloclab run -q --no-check --measure instructions -p "$1" -w "$2" -t 1 -n 1 -v 1 \
-		--warmups 0 -o "$out/$1.json" >/dev/null
-	"$build"/cli/alloclab show --format json "$out/$1.json" | /usr/bin/python3 -c '
-import json, sys
-print("%.2f" % json.load(sys.stdin)["cells"][0]["runs"][0]["values"][0]["instructions_per_op"])'
+	bench_run "$out/$1.json" --no-check --measure instructions -p "$1" -w "$2" -t 1 -n 1 -v 1 --warmups 0
+	bench_value "$out/$1.json" instructions_per_op %.2f
 }
 
 printf '%-10s %-8s %12s %12s %8s %14s\n' allocator loop standalone alloclab ratio "harness share"
@@ -40,9 +38,9 @@ for exe in "$build"/benchmarks/standalone/churn-standalone-*; do
 	name=${exe##*churn-standalone-}
 	s=$(standalone "$exe" "$ops" "$ops")
 	f=$(framework "$name" "churn:ops=$ops")
-	printf '%-10s %-8s %12s %12s %8.3f\n' "$name" churn "$s" "$f" "$(echo "$f / $s" | bc -l)"
+	printf '%-10s %-8s %12s %12s %8.3f\n' "$name" churn "$s" "$f" "$(bench_calc "$f / $s")"
 	s=$(standalone "$build/benchmarks/standalone/unicode-standalone-$name" $((2 * words * rounds)) "$words" "$chars" "$rounds")
 	f=$(framework "$name" "unicode:variant=${chars}chars,words=$words,rounds=$rounds")
-	printf '%-10s %-8s %12s %12s %8.3f %13.1f%%\n' "$name" unicode "$s" "$f" "$(echo "$f / $s" | bc -l)" \
-		"$(echo "100 * ($f - $s) / $f" | bc -l)"
+	printf '%-10s %-8s %12s %12s %8.3f %13.1f%%\n' "$name" unicode "$s" "$f" "$(bench_calc "$f / $s")" \
+		"$(bench_calc "100 * ($f - $s) / $f")"
 done

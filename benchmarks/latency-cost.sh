@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # What --latency costs (docs/guides/latency.md). A benchmark that prints figures, not a test:
 #   1. with --latency off, instructions per op of churn (callgrind, timed region only)
 #      by this build and by a build of REF, a commit from before --latency existed,
@@ -12,44 +13,38 @@
 #   benchmarks/latency-cost.sh BUILD_DIR OUTDIR [REF] [PROCESSES]
 # REF defaults to 289a740, the last commit before --latency.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 usage="usage: latency-cost.sh BUILD_DIR OUTDIR [REF] [PROCESSES]"
-build=$(cd "${1:?$usage}" && pwd)
-out=${2:?$usage}
+bench_alloclab "${1:?$usage}"
+bench_out "${2:?$usage}"
 ref=${3:-289a740}
 n=${4:-5}
-src=$(cd "$(dirname "$0")/.." && pwd)
-A="$build/cli/alloclab"
-py=/usr/bin/python3
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 cd "$out"
 plugins=(system jemalloc mimalloc)
 churn=churn:ops=200000
 
-# Instructions per op of churn at one thread, by one build; extra args appended.
+# Instructions per op of churn at one thread, by one build (alloclab=EXE
+# before the call for another's); extra args appended.
 instructions() {
-	local exe=$1 plugin=$2
-	shift 2
-	"$exe" run -q --no-check -t 1 -n 1 -v 1 --warmups 1 -p "$plugin" -w "$churn" --measure instructions "$@" \
-		-o "$out/i.json" >/dev/null
-	"$exe" show --format json "$out/i.json" |
-		$py -c 'import json,sys; d=json.load(sys.stdin); print(d["cells"][0]["runs"][0]["values"][0]["instructions_per_op"])'
+	local plugin=$1
+	shift
+	bench_run "$out/i.json" --no-check -t 1 -n 1 -v 1 --warmups 1 -p "$plugin" -w "$churn" --measure instructions "$@"
+	bench_value "$out/i.json" instructions_per_op
 }
 
 echo "== 1. --latency off: instructions per op of $churn, this build against $ref"
 if [ ! -x "$out/ref-build/cli/alloclab" ]; then
-	rm -rf "$out/ref-src"
-	mkdir -p "$out/ref-src"
-	git -C "$src" archive "$ref" | tar -x -C "$out/ref-src"
-	meson setup -Dbuildtype=release "$out/ref-build" "$out/ref-src" >/dev/null
-	ninja -C "$out/ref-build" cli/alloclab plugins/system.so plugins/jemalloc.so plugins/mimalloc.so >/dev/null
+	: >"$out/ref-build.log"
+	bench_checkout "$ref" "$out/ref-src"
+	bench_configure "$out/ref-build" "$out/ref-src" "$out/ref-build.log" -Dbuildtype=release
+	bench_ninja "$out/ref-build" "$out/ref-build.log" cli/alloclab plugins/system.so plugins/jemalloc.so plugins/mimalloc.so
 fi
 printf '%-10s %25s %25s %16s\n' plugin "$ref (twice)" "this build (twice)" "difference"
 for p in "${plugins[@]}"; do
-	old1=$(instructions "$out/ref-build/cli/alloclab" "$p")
-	old2=$(instructions "$out/ref-build/cli/alloclab" "$p")
-	new1=$(instructions "$A" "$p")
-	new2=$(instructions "$A" "$p")
+	old1=$(alloclab=$out/ref-build/cli/alloclab instructions "$p")
+	old2=$(alloclab=$out/ref-build/cli/alloclab instructions "$p")
+	new1=$(instructions "$p")
+	new2=$(instructions "$p")
 	if [ "$old1" = "$old2" ] && [ "$new1" = "$new2" ]; then
 		same=$(awk -v a="$old1" -v b="$new1" 'BEGIN { printf "%+.0f a value", (b - a) * 200000 }')
 	else
@@ -62,30 +57,25 @@ echo
 echo "== 2. time per op of churn:ops=2000000: off, --latency, --latency-every 1000, off again; medians of $n processes"
 args=()
 for p in "${plugins[@]}"; do args+=(-p "$p"); done
-run() { "$A" run -q --no-check -t 1 -n "$n" -v 3 "${args[@]}" -w churn:ops=2000000 "${@:2}" -o "$out/$1.json" >/dev/null; }
+run() { bench_run "$out/$1.json" --no-check -t 1 -n "$n" -v 3 "${args[@]}" -w churn:ops=2000000 "${@:2}"; }
 run off
 run on --latency
 run sparse --latency-every 1000
 run off2
 mhz=$(awk -F: '/^cpu MHz/ { print $2; exit }' /proc/cpuinfo)
-for f in off on sparse off2; do "$A" show --format json "$out/$f.json" >"$out/$f.show.json"; done
-$py - "$out" "$mhz" <<'EOF'
-import json, statistics, sys
+for f in off on sparse off2; do bench_show "$out/$f.json" >"$out/$f.show.json"; done
+bench_python - "$out" "$mhz" <<'EOF'
+import statistics, sys
+from alloclab_json import label, load, medians
 out, mhz = sys.argv[1], float(sys.argv[2])
-def medians(name):
-    d = json.load(open(f"{out}/{name}.show.json"))
-    m, over = {}, []
-    for c in d["cells"]:
-        p = c["plugin"]
-        label = d["plugins"][p]["label"] if isinstance(p, int) else p
-        vals = [v["ns_per_op"] for r in c["runs"] for v in r["values"]]
-        over += [v["latency"]["overhead_ns"] for r in c["runs"] for v in r["values"] if "latency" in v]
-        m[label] = statistics.median(vals)
-    return m, over
-off, _ = medians("off")
-off2, _ = medians("off2")
-on, over = medians("on")
-sparse, _ = medians("sparse")
+def medians_of(name):
+    d = load(f"{out}/{name}.show.json")
+    over = [v["latency"]["overhead_ns"] for c in d["cells"] for r in c["runs"] for v in r["values"] if "latency" in v]
+    return medians(d, lambda c: label(d, c)), over
+off, _ = medians_of("off")
+off2, _ = medians_of("off2")
+on, over = medians_of("on")
+sparse, _ = medians_of("sparse")
 cyc = mhz / 1000
 print(f"{'plugin':10} {'off':>8} {'every':>8} {'1/1000':>8} {'timed call':>18} {'untimed call':>18}")
 for p in off:

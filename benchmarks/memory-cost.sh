@@ -8,33 +8,27 @@
 # so what it costs is the supervisor's CPU time beside them.
 #   benchmarks/memory-cost.sh BUILD_DIR OUTDIR [PROCESSES]
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 usage="usage: memory-cost.sh BUILD_DIR OUTDIR [PROCESSES]"
-build=$(cd "${1:?$usage}" && pwd)
-out=${2:?$usage}
+bench_alloclab "${1:?$usage}"
+bench_out "${2:?$usage}"
 n=${3:-7}
-A="$build/cli/alloclab"
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 w=churn:ops=20000000
 
-run() { "$A" run -q --no-check -t 1,2 -n "$n" -v 3 -p system -p mimalloc -w "$w" "${@:2}" -o "$out/$1.json" >/dev/null; }
+run() { bench_run "$out/$1.json" --no-check -t 1,2 -n "$n" -v 3 -p system -p mimalloc -w "$w" "${@:2}"; }
 run off --sample-ms 0
 run ten --sample-ms 10
 run one --sample-ms 1
 run off2 --sample-ms 0
-for f in off ten one off2; do "$A" show --format json "$out/$f.json" >"$out/$f.show.json"; done
-/usr/bin/python3 - "$out" <<'PY'
-import json, statistics, sys
+for f in off ten one off2; do bench_show "$out/$f.json" >"$out/$f.show.json"; done
+bench_python - "$out" <<'PY'
+import sys
+from alloclab_json import label, load, medians
 out = sys.argv[1]
-def medians(name):
-    d = json.load(open(f"{out}/{name}.show.json"))
-    m = {}
-    for c in d["cells"]:
-        p = c["plugin"]
-        label = d["plugins"][p]["label"] if isinstance(p, int) else p
-        m[(label, c["threads"])] = statistics.median(v["ns_per_op"] for r in c["runs"] for v in r["values"])
-    return m
-off, off2, ten, one = medians("off"), medians("off2"), medians("ten"), medians("one")
+def medians_of(name):
+    d = load(f"{out}/{name}.show.json")
+    return medians(d, lambda c: (label(d, c), c["threads"]))
+off, off2, ten, one = medians_of("off"), medians_of("off2"), medians_of("ten"), medians_of("one")
 print(f"{'plugin':10} {'threads':>7} {'off ns/op':>10} {'10 ms':>16} {'1 ms':>16}")
 for k in off:
     base = (off[k] + off2[k]) / 2

@@ -28,24 +28,21 @@
 # varies from run to run as much as between allocators decides nothing.
 # With 3 repeats no pair can be resolved (the smallest p is 0.1): give 5.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+. "$(dirname "$0")/lib.sh"
 usage="usage: memory-native.sh BUILD_DIR PROGRAMS.tsv OUTDIR [REPEATS]"
-build=${1:?$usage}
+bench_alloclab "${1:?$usage}"
 programs=$(cd "$(dirname "${2:?$usage}")" && pwd)/$(basename "$2")
-out=${3:?$usage}
+outdir=${3:?$usage}
 repeats=${4:-5}
-A="$(cd "$build" && pwd)/cli/alloclab"
-[ -x "$A" ] || { echo "memory-native.sh: no alloclab at $A" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "memory-native.sh: GNU time is needed (apt-get install time)" >&2; exit 2; }
+[ -x /usr/bin/time ] || bench_fail "GNU time is needed (apt-get install time)"
 libs=/usr/lib/x86_64-linux-gnu
 declare -A native=([system]="" [jemalloc]="$libs/libjemalloc.so.2" [mimalloc]="$libs/libmimalloc.so.2"
 	[tcmalloc]="$libs/libtcmalloc_minimal.so.4")
 allocators=(system jemalloc mimalloc tcmalloc)
 for a in "${allocators[@]}"; do
-	[ -z "${native[$a]}" ] || [ -f "${native[$a]}" ] || { echo "memory-native.sh: no ${native[$a]}" >&2; exit 2; }
+	[ -z "${native[$a]}" ] || [ -f "${native[$a]}" ] || bench_fail "no ${native[$a]}"
 done
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+bench_out "$outdir"
 # REPORT_ONLY=1: the tables again from what OUTDIR already holds.
 [ "${REPORT_ONLY:-0}" = 1 ] || : >"$out/native.tsv"
 
@@ -89,25 +86,24 @@ for line in "${lines[@]}"; do
 	[ -x "$bin" ] || continue
 	w="exec:cmd=$bin${args:+ $args}"
 	[ "$dir" = - ] || w="$w,cwd=$dir"
-	[ -t 2 ] && printf 'alloclab: %s\n' "$name" >&2
-	"$A" run -p system -p jemalloc -p mimalloc -p tcmalloc -w "$w" -t 1 -n "$repeats" -v 1 --warmups 1 \
-		--no-check --timeout 600 -q -o "$out/$name.json" >/dev/null 2>"$out/$name.err" || true
+	bench_say "alloclab: $name"
+	bench_run "$out/$name.json" -p system -p jemalloc -p mimalloc -p tcmalloc -w "$w" -t 1 -n "$repeats" -v 1 \
+		--warmups 1 --no-check --timeout 600 2>"$out/$name.err" || true
 	for m in rss fragmentation kept; do
-		"$A" compare "$out/$name.json" --plugins system,jemalloc,mimalloc,tcmalloc --metric "$m" --format json \
-			>"$out/$name.$m.json" 2>/dev/null || echo '{}' >"$out/$name.$m.json"
+		bench_compare "$out/$name.$m.json" "$out/$name.json" --plugins system,jemalloc,mimalloc,tcmalloc --metric "$m" \
+			2>/dev/null
 	done
 	# Each pair's own rank test (compare's, on the processes' figures).
 	for m in rss fragmentation; do
 		for ab in system,jemalloc system,mimalloc system,tcmalloc jemalloc,mimalloc jemalloc,tcmalloc mimalloc,tcmalloc; do
-			"$A" compare "$out/$name.json" --plugins "$ab" --metric "$m" --format json \
-				>"$out/$name.$m.$ab.json" 2>/dev/null || echo '{}' >"$out/$name.$m.$ab.json"
+			bench_compare "$out/$name.$m.$ab.json" "$out/$name.json" --plugins "$ab" --metric "$m" 2>/dev/null
 		done
 	done
 done
 
-ANALYSIS_DIR=$here PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3.11 - "$out" "${names[@]}" <<'PY'
-import itertools, json, os, statistics, sys
-sys.path.insert(0, os.environ["ANALYSIS_DIR"])
+bench_python - "$out" "${names[@]}" <<'PY'
+import itertools, statistics, sys
+from alloclab_json import compare_rows
 from rank_tests import rank_sum_p
 
 out, names = sys.argv[1], sys.argv[2:]
@@ -119,19 +115,13 @@ for line in open(f"{out}/native.tsv"):
         native.setdefault((name, alloc), []).append(float(kib))
 
 def figures(name, metric):
-    try:
-        doc = json.load(open(f"{out}/{name}.{metric}.json"))
-        cols = doc["rows"][0]["columns"]
-        return {a: c.get("median") for a, c in zip(doc["columns"], cols)}
-    except (OSError, ValueError, KeyError, IndexError):
-        return {}
+    rows = compare_rows(f"{out}/{name}.{metric}.json")
+    return {a: c.get("median") for a, c in rows[0][1].items()} if rows else {}
 
 def alloclab_p(name, metric, a, b):
-    try:
-        doc = json.load(open(f"{out}/{name}.{metric}.{a},{b}.json"))
-        return doc["rows"][0]["columns"][1].get("p")
-    except (OSError, ValueError, KeyError, IndexError):
-        return None
+    rows = compare_rows(f"{out}/{name}.{metric}.{a},{b}.json")
+    cols = list(rows[0][1].values()) if rows else []
+    return cols[1].get("p") if len(cols) > 1 else None
 
 def side(x, y):
     """+1, -1, or 0 when the two are within 3% (not decided)."""

@@ -23,18 +23,17 @@
 # whole comparison runs REPEATS times (default 2), to show how stable
 # the count is.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 usage="usage: mt-originals.sh BUILD_DIR ORIGINALS_DIR OUTDIR [ROUNDS] [REPEATS]"
-build=${1:?$usage}
+bench_alloclab "${1:?$usage}"
 orig=$(cd "${2:?$usage}" && pwd)
-out=${3:?$usage}
+bench_out "${3:?$usage}"
 rounds=${4:-10}
 repeats=${5:-2}
 reps=2000000
-A="$(cd "$build" && pwd)/cli/alloclab"
 # obmalloc-radix in its default mode: its own lock around every call, as
 # CPython's GIL serialises obmalloc.
 plugins=(system jemalloc mimalloc tcmalloc tbbmalloc obmalloc-radix)
-mkdir -p "$out"
 cd "$out"
 
 # workload  original command (after the binary)  alloclab's workload
@@ -72,7 +71,7 @@ for ((rep = 1; rep <= repeats; rep++)); do
 			read -r -a argv <<<"$cmd"
 			[ -x "$orig/${argv[0]}" ] || continue
 			for p in "${order[@]}"; do
-				text=$(timeout 120 "$A" exec --no-check -p "$p" -- "$orig/${argv[0]}" "${argv[@]:1}" 2>&1 || true)
+				text=$(timeout 120 "$alloclab" exec --no-check -p "$p" -- "$orig/${argv[0]}" "${argv[@]:1}" 2>&1 || true)
 				printf '%s\t%s\t%s\t%s\n' "$name" "$r" "$p" "$(figure "$name" "$text")" >>"originals-$rep.tsv"
 			done
 		done
@@ -83,24 +82,18 @@ for ((rep = 1; rep <= repeats; rep++)); do
 		IFS='|' read -r _ _ wl <<<"$spec"
 		args+=(-w "$wl")
 	done
-	"$A" run -q --no-check --paired "${args[@]}" -t 2 -n "$rounds" -o "alloclab-$rep.json" 2>"alloclab-$rep.err" >/dev/null
+	bench_run "alloclab-$rep.json" --no-check --paired "${args[@]}" -t 2 -n "$rounds" 2>"alloclab-$rep.err"
 
 	echo "== repeat $rep of $repeats ($rounds rounds a side)"
-	/usr/bin/python3.11 - "originals-$rep.tsv" "alloclab-$rep.json" "${plugins[@]}" <<'PY'
-import itertools, json, math, statistics, sys
+	bench_python - "originals-$rep.tsv" "alloclab-$rep.json" "${plugins[@]}" <<'PY'
+import itertools, math, sys
 from collections import defaultdict
-
-T95 = [0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-       2.131, 2.120, 2.110, 2.101, 2.093, 2.086]
+from alloclab_json import label, load
+from intervals import mean_half, ratio_interval
 
 def interval(logs):
     """The geometric mean of the ratios and its 95% t interval."""
-    n = len(logs)
-    if n < 2:
-        return None
-    m = statistics.mean(logs)
-    h = (T95[n - 1] if n - 1 < len(T95) else 2.0) * statistics.stdev(logs) / math.sqrt(n)
-    return math.exp(m), math.exp(m - h), math.exp(m + h)
+    return ratio_interval(*mean_half(logs)) if len(logs) >= 2 else None
 
 plugins = sys.argv[3:]
 # Originals: a figure per (workload, round, plugin), higher is better.
@@ -111,8 +104,7 @@ for line in open(sys.argv[1]):
         theirs[(w, int(r))][p] = float(v)
 # alloclab: each process's time ratio to the reference; the speed ratio
 # of b over a in one process is pair_ratio(a) / pair_ratio(b).
-doc = json.load(open(sys.argv[2]))
-label = lambda c: c["plugin"]
+doc = load(sys.argv[2])
 ours = defaultdict(dict)
 designs = {}
 for c in doc["cells"]:
@@ -120,7 +112,7 @@ for c in doc["cells"]:
         continue
     designs[c["workload"]] = c["pair_design"]
     for run in c["runs"]:
-        ours[(c["workload"], run["process"])][label(c)] = run["pair_ratio"]
+        ours[(c["workload"], run["process"])][label(doc, c)] = run["pair_ratio"]
 
 def pair_logs(table, w, a, b, speed_is_figure):
     logs = []

@@ -9,29 +9,25 @@
 # and CPython's, paired (benchmarks/founding-paired.sh).
 #   benchmarks/obmalloc-pgo.sh [build folder] [PGO build folder] [output folder] [processes]
 set -euo pipefail
-build=${1:-build}
+. "$(dirname "$0")/lib.sh"
+bench_alloclab "${1:-build}"
 pgo=${2:-build-pgo}
-out=${3:-alloclab-results/obmalloc-pgo}
+bench_out "${3:-alloclab-results/obmalloc-pgo}"
 processes=${4:-20}
-here=$(cd "$(dirname "$0")/.." && pwd)
-mkdir -p "$out"
+for log in setup build-generate build-use; do : >"$out/$log.log"; done
 
 # werror off: with -Db_pgo=use, every file that no training run reached
 # (the tests) warns that it has no profile.
-if [ ! -d "$pgo" ]; then
-	meson setup "$pgo" "$here" --buildtype=release -Dwerror=false -Db_pgo=generate >"$out/setup.log"
-else
-	meson configure "$pgo" -Dwerror=false -Db_pgo=generate >"$out/setup.log"
-fi
-ninja -C "$pgo" >"$out/build-generate.log"
+bench_configure "$pgo" "$SOURCE_DIR" "$out/setup.log" -Dbuildtype=release -Dwerror=false -Db_pgo=generate
+bench_ninja "$pgo" "$out/build-generate.log"
 # Training: what the plugins' hot paths see in the measurements, once.
 for p in obmalloc-radix:mode=none obmalloc-radix:preset=table-64m-16k,mode=none \
 	obmalloc-bigpool:preset=table-64m-16k,mode=none obmalloc-radix:mode=per-thread; do
-	"$pgo/cli/alloclab" run -q --no-check -p "$p" -w churn -w unicode:rounds=10 -w trace:file=richards.trace \
-		-t 1 -n 1 -o "$out/training.json" >/dev/null
+	alloclab=$pgo/cli/alloclab bench_run "$out/training.json" --no-check -p "$p" -w churn -w unicode:rounds=10 \
+		-w trace:file=richards.trace -t 1 -n 1
 done
-meson configure "$pgo" -Db_pgo=use >>"$out/setup.log"
-ninja -C "$pgo" plugins/obmalloc-radix.so plugins/obmalloc-bigpool.so >"$out/build-use.log"
+bench_configure "$pgo" "$SOURCE_DIR" "$out/setup.log" -Db_pgo=use
+bench_ninja "$pgo" "$out/build-use.log" plugins/obmalloc-radix.so plugins/obmalloc-bigpool.so
 
-bash "$here/benchmarks/founding-paired.sh" "$build" "$out" "$processes" \
+bash "$BENCH_DIR/founding-paired.sh" "$build" "$out" "$processes" \
 	"$(cd "$pgo" && pwd)/plugins/obmalloc-radix.so:mode=none,as=radix-pgo"

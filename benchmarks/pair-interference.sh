@@ -11,33 +11,27 @@
 # alone cells.
 #   benchmarks/pair-interference.sh [alloclab] [output folder] [processes]
 set -euo pipefail
-alloclab=${1:-build/cli/alloclab}
-out=${2:-alloclab-results/pair-interference}
+. "$(dirname "$0")/lib.sh"
+bench_alloclab "${1:-build}"
+bench_out "${2:-alloclab-results/pair-interference}"
 processes=${3:-20}
-mkdir -p "$out"
 for design in values slices; do
 slice=(); [ "$design" = slices ] && slice=(--slice-ops 2000)
-"$alloclab" run -q --pair system,mimalloc "${slice[@]}" -p system -p mimalloc -p system:as=system-alone \
-	-p mimalloc:as=mimalloc-alone -w churn -w unicode -t 1,2 -n "$processes" -o "$out/$design.json" >/dev/null
+bench_run "$out/$design.json" --pair system,mimalloc "${slice[@]}" -p system -p mimalloc -p system:as=system-alone \
+	-p mimalloc:as=mimalloc-alone -w churn -w unicode -t 1,2 -n "$processes"
 echo "== paired in $design"
-/usr/bin/python3.11 - "$out/$design.json" <<'PY'
-import json, math, statistics, sys
+bench_python - "$out/$design.json" <<'PY'
+import math, sys
+from alloclab_json import load, ok_cells, pair_logs, process_means
+from intervals import mean_half, ratio_interval, welch_half
 
-def t95(df):
-    T = [0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-         2.131, 2.120, 2.110, 2.101, 2.093, 2.086]
-    return T[df] if df < len(T) else 2.0
-
-doc = json.load(open(sys.argv[1]))
-cells = {(c["plugin"], c["workload"], c["threads"]): c for c in doc["cells"] if c["status"] == "ok"}
+cells = ok_cells(load(sys.argv[1]), lambda c: (c["plugin"], c["workload"], c["threads"]))
 
 def logs(c):
-    return [math.log(statistics.mean(v["ns_per_op"] for v in r["values"])) for r in c["runs"]]
+    return [math.log(m) for m in process_means(c)]
 
 def welch(a, b):
-    m = statistics.mean(b) - statistics.mean(a)
-    h = t95(min(len(a), len(b)) - 1) * math.sqrt(statistics.variance(a) / len(a) + statistics.variance(b) / len(b))
-    return math.exp(m), math.exp(m - h), math.exp(m + h)
+    return ratio_interval(*welch_half(a, b))
 
 print(f"{'workload':9} {'t':>2}  {'plugin':9} {'in the pair / alone':>28}   {'mimalloc/system: paired':>26} {'alone':>24}")
 for wl in ("churn", "unicode"):
@@ -45,8 +39,7 @@ for wl in ("churn", "unicode"):
         key = lambda p: (p, wl, t)
         if not all(key(p) in cells for p in ("system", "mimalloc", "system-alone", "mimalloc-alone")):
             continue
-        pr = [math.log(r["pair_ratio"]) for r in cells[key("mimalloc")]["runs"]]
-        pm, ph = statistics.mean(pr), t95(len(pr) - 1) * statistics.stdev(pr) / math.sqrt(len(pr))
+        pm, ph = mean_half(pair_logs(cells[key("mimalloc")]))
         alone = welch(logs(cells[key("system-alone")]), logs(cells[key("mimalloc-alone")]))
         for p in ("system", "mimalloc"):
             r, lo, hi = welch(logs(cells[key(p + "-alone")]), logs(cells[key(p)]))

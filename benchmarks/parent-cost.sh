@@ -4,15 +4,16 @@
 # operation): a benchmark of the results file's cost, not a timed test.
 # Before the journal the parent rewrote the whole file after every worker,
 # so this grew with the run; it should now be flat.
-#   benchmarks/parent-cost.sh build/cli/alloclab OUTDIR
+#   benchmarks/parent-cost.sh ALLOCLAB OUTDIR     (ALLOCLAB: a build folder, or the alloclab in one)
 set -euo pipefail
-alloclab=${1:?usage: parent-cost.sh ALLOCLAB OUTDIR}
-out=${2:?usage: parent-cost.sh ALLOCLAB OUTDIR}
-mkdir -p "$out"
+. "$(dirname "$0")/lib.sh"
+usage="usage: parent-cost.sh ALLOCLAB OUTDIR"
+bench_alloclab "${1:?$usage}"
+bench_out "${2:?$usage}"
 printf '%8s %14s %16s\n' workers "runner CPU s" "ms per worker"
 for n in 10 100 1000; do
-	"$alloclab" run -q -p noop -w churn:ops=1,slots=1 -t 1 -n "$n" -v 1 --warmups 0 -o "$out/parent-$n.json" >/dev/null
-	"$alloclab" show --format json "$out/parent-$n.json" | /usr/bin/python3 -c '
+	bench_run "$out/parent-$n.json" -p noop -w churn:ops=1,slots=1 -t 1 -n "$n" -v 1 --warmups 0
+	bench_show "$out/parent-$n.json" | bench_python -c '
 import json, sys
 m = json.load(sys.stdin)["metadata"]
 print("%8d %14.3f %16.3f" % (m["workers"], m["runner_cpu_s"], 1000 * m["runner_cpu_s"] / m["workers"]))'

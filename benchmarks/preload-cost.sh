@@ -7,13 +7,13 @@
 #   2. CPU and wall time of the same, interleaved in one run (medians).
 #   benchmarks/preload-cost.sh BUILD_DIR OUTDIR [PROCESSES]
 set -euo pipefail
-build=$(cd "${1:?usage: preload-cost.sh BUILD_DIR OUTDIR [PROCESSES]}" && pwd)
-out=${2:?usage: preload-cost.sh BUILD_DIR OUTDIR [PROCESSES]}
+. "$(dirname "$0")/lib.sh"
+usage="usage: preload-cost.sh BUILD_DIR OUTDIR [PROCESSES]"
+bench_alloclab "${1:?$usage}"
+bench_out "${2:?$usage}"
 n=${3:-5}
-A="$build/cli/alloclab"
 lib=/usr/lib/x86_64-linux-gnu
 progs="$build/workloads"
-mkdir -p "$out"
 cd "$out"
 declare -A native=([jemalloc]=$lib/libjemalloc.so.2 [mimalloc]=$lib/libmimalloc.so.2 [tcmalloc]=$lib/libtcmalloc_minimal.so.4)
 
@@ -44,23 +44,19 @@ echo "(extra/call: the difference divided by the program's malloc and free calls
 
 echo
 echo "== 2. CPU and wall time, medians of $n runs each, interleaved"
-"$A" run -q --no-check -t 1 -n "$n" -v 1 --warmups 0 -p jemalloc -p mimalloc -p tcmalloc \
+bench_run preload-cost.json --no-check -t 1 -n "$n" -v 1 --warmups 0 -p jemalloc -p mimalloc -p tcmalloc \
 	-w exec:program=heavy -w "exec:program=heavy,native=${native[jemalloc]}" \
-	-w "exec:program=heavy,native=${native[mimalloc]}" -w "exec:program=heavy,native=${native[tcmalloc]}" \
-	-o preload-cost.json
-"$A" show --format json preload-cost.json | /usr/bin/python3 -c '
-import json, statistics, sys
+	-w "exec:program=heavy,native=${native[mimalloc]}" -w "exec:program=heavy,native=${native[tcmalloc]}"
+bench_show preload-cost.json | bench_python -c '
+import json, sys
+from alloclab_json import label, median_cpu_s as cpu, median_wall_s as wall, thread_reports
 d = json.load(sys.stdin)
 libs = {"jemalloc": "libjemalloc.so.2", "mimalloc": "libmimalloc.so.2", "tcmalloc": "libtcmalloc_minimal.so.4"}
 runs = {}
 for c in d["cells"]:
-    p = c["plugin"]
-    label = d["plugins"][p]["label"] if isinstance(p, int) else p
-    reps = [v["thread_reports"][0] for r in c.get("runs", []) for v in r["values"] if v.get("thread_reports")]
+    reps = thread_reports(c)
     if reps:
-        runs[(label, c["params"]["program"], c["params"].get("native", ""))] = reps
-cpu = lambda rs: statistics.median(r["user_s"] + r["sys_s"] for r in rs)
-wall = lambda rs: statistics.median(r["wall_s"] for r in rs)
+        runs[(label(d, c), c["params"]["program"], c["params"].get("native", ""))] = reps
 print("%-14s %-9s %11s %11s %7s %11s %11s %7s" % ("program", "allocator", "native CPU", "alloclab", "ratio",
                                                 "native wall", "alloclab", "ratio"))
 for (plug, prog, nat), reps in sorted(runs.items()):

@@ -12,32 +12,34 @@
 # runs; with host=embedded it embeds the shared libpython, 9 to 34%
 # slower (benchmarks/python-embed-cost.sh).
 set -euo pipefail
-build=${1:?usage: pyperf-agreement.sh BUILD_DIR OUTDIR FILE [ARG...]}
-out=${2:?usage: pyperf-agreement.sh BUILD_DIR OUTDIR FILE [ARG...]}
-file=$(realpath "${3:?usage: pyperf-agreement.sh BUILD_DIR OUTDIR FILE [ARG...]}")
+. "$(dirname "$0")/lib.sh"
+usage="usage: pyperf-agreement.sh BUILD_DIR OUTDIR FILE [ARG...]"
+bench_alloclab "${1:?$usage}"
+outdir=${2:?$usage}
+file=$(realpath "${3:?$usage}")
 shift 3
 python=${PYTHON:-python3}
-A="$(cd "$build" && pwd)/cli/alloclab"
 if ! "$python" -c 'import pyperf' 2>/dev/null; then
 	echo "pyperf is not importable by $python (Debian 12 does not package it): nothing to compare"
 	exit 0
 fi
-mkdir -p "$out"
+bench_out "$outdir"
 cd "$out"
 rm -f pyperf.json
 "$python" "$file" "$@" -o pyperf.json
 args=$(IFS=' '; echo "$*")
-"$A" run -q --no-check -p cpython -w "python:pyperf=$file${args:+,args=$args}" -t 1 -n 5 -o alloclab.json
-"$A" show --format json alloclab.json | /usr/bin/python3 -c '
+bench_run alloclab.json --no-check -p cpython -w "python:pyperf=$file${args:+,args=$args}" -t 1 -n 5
+bench_show alloclab.json | bench_python -c '
 import json, statistics, sys
+from alloclab_json import load, values
 ours = {}
 doc = json.load(sys.stdin)
 for c in doc["cells"]:
-    vals = [v["ns_per_op"] for r in c.get("runs", []) for v in r["values"]]
+    vals = values(c)
     name = c["params"].get("name") or c["params"].get("pyperf")
     if vals:
         ours[name] = statistics.median(vals)
-ref = json.load(open("pyperf.json"))
+ref = load("pyperf.json")
 print("%-32s %14s %14s %8s" % ("benchmark", "pyperf ns", "alloclab ns", "ratio"))
 for b in ref["benchmarks"]:
     name = b.get("metadata", {}).get("name") or ref.get("metadata", {}).get("name")

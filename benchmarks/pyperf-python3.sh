@@ -14,10 +14,11 @@
 # has), 3 processes; the table is each benchmark's median ns and
 # alloclab / python3.11.
 set -euo pipefail
-build=$(cd "${1:?usage: pyperf-python3.sh BUILD_DIR OUTDIR FILE_OR_FOLDER...}" && pwd)
-out=${2:?usage: pyperf-python3.sh BUILD_DIR OUTDIR FILE_OR_FOLDER...}
+. "$(dirname "$0")/lib.sh"
+usage="usage: pyperf-python3.sh BUILD_DIR OUTDIR FILE_OR_FOLDER..."
+bench_alloclab "${1:?$usage}"
+outdir=${2:?$usage}
 shift 2
-A="$build/cli/alloclab"
 PY=/usr/bin/python3.11
 files=()
 for f in "$@"; do
@@ -27,9 +28,10 @@ for f in "$@"; do
 		files+=("$(realpath "$f")")
 	fi
 done
+bench_out "$outdir"
 mkdir -p "$out/standin/pyperf"
 cd "$out"
-here=$PWD
+here=$out
 cat >standin/pyperf/__init__.py <<'EOF'
 import argparse, json, os, statistics, time
 
@@ -80,9 +82,10 @@ for f in "${files[@]}"; do
 		echo "$f: python3.11 with the stand-in failed (left out): $(tail -1 "$here/standin.err")"
 	fi
 done
-"$A" run -q --no-check -p cpython "${specs[@]}" -t 1 -n 3 -o alloclab.json || true
-"$A" show --format json alloclab.json | "$PY" -c '
+bench_run alloclab.json --no-check -p cpython "${specs[@]}" -t 1 -n 3 || true
+bench_show alloclab.json | bench_python -c '
 import json, statistics, sys
+from alloclab_json import values
 runs = {}
 for line in open("standin.jsonl"):
     r = json.loads(line)
@@ -91,7 +94,7 @@ ref = {name: statistics.median(v) for name, v in runs.items()}
 print("%-32s %14s %14s %9s" % ("benchmark", "python3.11 ns", "alloclab ns", "ratio"))
 ratios = []
 for c in json.load(sys.stdin)["cells"]:
-    vals = [v["ns_per_op"] for r in c.get("runs", []) for v in r["values"]]
+    vals = values(c)
     name = c["params"].get("name")
     if not vals or name not in ref:
         continue

@@ -11,26 +11,22 @@
 # applicable (and why), or its error. It ends with the counts, the rows
 # the dry run said would not apply, and the run's command.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 usage="usage: pyperformance-table.sh BUILD_DIR BENCHMARKS_DIR OUTDIR [PLUGIN...]"
-build=${1:?$usage}
+bench_alloclab "${1:?$usage}"
 bench=$(cd "${2:?$usage}" && pwd)
-out=${3:?$usage}
+outdir=${3:?$usage}
 shift 3
 plugins=("$@")
 [ ${#plugins[@]} -gt 0 ] || plugins=(system obmalloc-radix:mode=none)
-A="$(cd "$build" && pwd)/cli/alloclab"
-[ -x "$A" ] || { echo "pyperformance-table.sh: no alloclab at $A" >&2; exit 2; }
-[ -f "$bench/MANIFEST" ] || { echo "pyperformance-table.sh: $bench has no MANIFEST" >&2; exit 2; }
+[ -f "$bench/MANIFEST" ] || bench_fail "$bench has no MANIFEST"
 # The folder goes into a workload's parameters, where a comma separates
 # them.
-case $bench in *,*) echo "pyperformance-table.sh: $bench: a comma in the folder's path cannot be passed to pyperf=" >&2
-	exit 2 ;; esac
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+case $bench in *,*) bench_fail "$bench: a comma in the folder's path cannot be passed to pyperf=" ;; esac
+bench_out "$outdir"
 for f in dry-run.txt run.txt run.err run.json; do
 	if [ -L "$out/$f" ] || { [ -e "$out/$f" ] && [ ! -f "$out/$f" ]; }; then
-		echo "pyperformance-table.sh: $out/$f is not a plain file: not replaced" >&2
-		exit 2
+		bench_fail "$out/$f is not a plain file: not replaced"
 	fi
 done
 rm -f "$out/run.json"
@@ -38,23 +34,24 @@ rm -f "$out/run.json"
 args=()
 for p in "${plugins[@]}"; do args+=(-p "$p"); done
 args+=(-w "python:pyperf=$bench,value_ms=20" -t 1 -n 1 -v 1 --no-check --timeout 600)
-"$A" run "${args[@]}" --dry-run >"$out/dry-run.txt" 2>&1 || true
-[ -t 2 ] && printf 'running every entry under %s\n' "${plugins[*]}" >&2
+"$alloclab" run "${args[@]}" --dry-run >"$out/dry-run.txt" 2>&1 || true
+bench_say "running every entry under ${plugins[*]}"
 status=0
-"$A" run "${args[@]}" -q -o "$out/run.json" >"$out/run.txt" 2>"$out/run.err" || status=$?
+"$alloclab" run "${args[@]}" -q -o "$out/run.json" >"$out/run.txt" 2>"$out/run.err" || status=$?
 # A run whose rows failed still has its results; one that wrote none
 # failed as a whole.
 if [ ! -f "$out/run.json" ]; then
-	echo "pyperformance-table.sh: alloclab run failed (status $status):" >&2
+	printf '%s: alloclab run failed (status %s):\n' "$BENCH_NAME" "$status" >&2
 	cat "$out/run.err" >&2
 	exit 2
 fi
 
-/usr/bin/python3.11 - "$out" "$bench" "alloclab run ${args[*]}" <<'PY'
-import collections, json, os, re, sys
+bench_python - "$out" "$bench" "alloclab run ${args[*]}" <<'PY'
+import collections, os, re, sys
+from alloclab_json import load
 
 out, bench, command = sys.argv[1], sys.argv[2], sys.argv[3]
-doc = json.load(open(f"{out}/run.json"))
+doc = load(f"{out}/run.json")
 labels = [p["label"] for p in doc["plugins"]]
 
 def cell_text(s):

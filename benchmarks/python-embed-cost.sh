@@ -14,15 +14,15 @@
 # harness.
 #   benchmarks/python-embed-cost.sh BUILD_DIR OUTDIR [BENCH...]
 set -euo pipefail
-build=$(cd "${1:?usage: python-embed-cost.sh BUILD_DIR OUTDIR [BENCH...]}" && pwd)
-out=${2:?usage: python-embed-cost.sh BUILD_DIR OUTDIR [BENCH...]}
+. "$(dirname "$0")/lib.sh"
+usage="usage: python-embed-cost.sh BUILD_DIR OUTDIR [BENCH...]"
+bench_alloclab "${1:?$usage}"
+bench_out "${2:?$usage}"
 shift 2
 benches=("$@")
 ((${#benches[@]})) || benches=(float nqueens json_dumps deepcopy richards generators)
-A="$build/cli/alloclab"
-src="$(cd "$(dirname "$0")/.." && pwd)/workloads/python/bench"
+src="$SOURCE_DIR/workloads/python/bench"
 PY=/usr/bin/python3.11
-mkdir -p "$out"
 cd "$out"
 
 printf '#include <Python.h>\nint main(int argc, char **argv) { return Py_BytesMain(argc, argv); }\n' >embed.c
@@ -48,13 +48,14 @@ print("%.0f" % (statistics.median(timed(loops) / loops for _ in range(15)) * 1e9
 EOF
 
 specs=$(IFS=+; echo "${benches[*]}")
-"$A" run -q --no-check -p cpython -w "python:bench=$specs,profile=no,hash_seed=1,host=python3" \
-	-w "python:bench=$specs,profile=no,hash_seed=1,host=embedded" -t 1 -n 3 -o embed-cost.json
+bench_run embed-cost.json --no-check -p cpython -w "python:bench=$specs,profile=no,hash_seed=1,host=python3" \
+	-w "python:bench=$specs,profile=no,hash_seed=1,host=embedded" -t 1 -n 3
 declare -A ours
-while read -r key ns; do ours[$key]=$ns; done < <("$A" show --format json embed-cost.json | $PY -c '
+while read -r key ns; do ours[$key]=$ns; done < <(bench_show embed-cost.json | bench_python -c '
 import json, statistics, sys
+from alloclab_json import values
 for c in json.load(sys.stdin)["cells"]:
-    vals = [v["ns_per_op"] for r in c.get("runs", []) for v in r["values"]]
+    vals = values(c)
     if vals:
         print(c["params"]["bench"] + "/" + c["params"]["host"], "%.0f" % statistics.median(vals))')
 
@@ -69,6 +70,6 @@ for b in "${benches[@]}"; do
 		echo "$b: alloclab measured nothing (see embed-cost.json)"
 		continue
 	fi
-	printf '%-14s %14s %14s %14s %14s %10.3f %10.3f %10.3f\n' "$b" "$p" "$e" "$a" "$d" "$(echo "$a / $p" | bc -l)" \
-		"$(echo "$e / $p" | bc -l)" "$(echo "$d / $e" | bc -l)"
+	printf '%-14s %14s %14s %14s %14s %10.3f %10.3f %10.3f\n' "$b" "$p" "$e" "$a" "$d" "$(bench_calc "$a / $p")" \
+		"$(bench_calc "$e / $p")" "$(bench_calc "$d / $e")"
 done

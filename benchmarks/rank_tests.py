@@ -1,4 +1,4 @@
-"""Exact two-sided rank tests for the analysis scripts' small samples
+"""Exact two-sided rank tests for the benchmark scripts' small samples
 (a few to a few dozen processes or runs): one copy, imported by the
 scripts that need them (resolve-small.sh, memory-native.sh)."""
 import math

@@ -10,11 +10,15 @@
 # to, without the noise of running anything.
 #   benchmarks/same-code.sh BUILD_A BUILD_B     (build folders, as meson made them)
 set -euo pipefail
-a=${1:?usage: same-code.sh BUILD_A BUILD_B}
-b=${2:?usage: same-code.sh BUILD_A BUILD_B}
-command -v objdump >/dev/null || { echo "same-code.sh: objdump (binutils) is needed" >&2; exit 2; }
+. "$(dirname "$0")/lib.sh"
+usage="usage: same-code.sh BUILD_A BUILD_B"
+bench_alloclab "${1:?$usage}"
+a=$build
+bench_alloclab "${2:?$usage}"
+b=$build
+command -v objdump >/dev/null || bench_fail "objdump (binutils) is needed"
 
-/usr/bin/python3.11 - "$a" "$b" <<'PY'
+bench_python - "$a" "$b" <<'PY'
 import os, re, subprocess, sys
 
 def functions(path):

@@ -8,16 +8,22 @@
 # With one build it writes OUT/a.csv only (keep it to compare later).
 # About four minutes a build on a 2-core machine.
 set -euo pipefail
-out=${1:?usage: same-figures.sh OUT ALLOCLAB_A [ALLOCLAB_B]}
-a=${2:?usage: same-figures.sh OUT ALLOCLAB_A [ALLOCLAB_B]}
-b=${3:-}
-mkdir -p "$out"
+. "$(dirname "$0")/lib.sh"
+usage="usage: same-figures.sh OUT ALLOCLAB_A [ALLOCLAB_B]"
+bench_out "${1:?$usage}"
+b=""
+if [ -n "${3:-}" ]; then
+	bench_alloclab "$3"
+	b=$alloclab
+fi
+bench_alloclab "${2:?$usage}"
+a=$alloclab
 
 # The replay replays one file for both builds: each build records its own
 # traces, and two recordings of a Python benchmark differ.
-trace=$(cd "$(dirname "$a")/../traces" && pwd)/richards.trace
-[ -f "$trace" ] || { echo "same-figures.sh: no $trace (build A records it)" >&2; exit 2; }
-plan=(--measure instructions -t 1 -n 1 -v 2 --warmups 0 --order fixed -q
+trace=$build/traces/richards.trace
+[ -f "$trace" ] || bench_fail "no $trace (build A records it)"
+plan=(--measure instructions -t 1 -n 1 -v 2 --warmups 0 --order fixed
 	-p system -p mimalloc -p obmalloc-radix:mode=none -p obmalloc-bigpool:mode=none -p cpython
 	-w churn:ops=20000 -w unicode:words=512,rounds=2 -w "trace:file=$trace,loops=1"
 	-w fragment -w steady -w threadtest -w larson -w xmalloc -w cache-thrash -w cache-scratch)
@@ -28,10 +34,11 @@ plan=(--measure instructions -t 1 -n 1 -v 2 --warmups 0 --order fixed -q
 # the CPU model, which differ by nature.
 figures() {
 	local exe=$1 name=$2
-	"$exe" run "${plan[@]}" -o "$out/$name.json" >/dev/null
-	/usr/bin/python3.11 - "$out/$name.json" >"$out/$name.csv" <<'PY'
+	alloclab=$exe bench_run "$out/$name.json" "${plan[@]}"
+	bench_python - "$out/$name.json" >"$out/$name.csv" <<'PY'
 import json, sys
-doc = json.load(open(sys.argv[1]))
+from alloclab_json import load
+doc = load(sys.argv[1])
 for cell in doc["cells"]:
     key = [cell["plugin"], cell["workload"], json.dumps(cell["params"], sort_keys=True), str(cell["threads"])]
     if cell["status"] != "ok":
@@ -46,7 +53,7 @@ PY
 
 figures "$a" a
 if [ -z "$b" ]; then
-	echo "figures of $a: $out/a.csv ($(wc -l <"$out/a.csv") lines)"
+	echo "figures of $2: $out/a.csv ($(wc -l <"$out/a.csv") lines)"
 	exit 0
 fi
 figures "$b" b
@@ -55,7 +62,7 @@ figures "$b" b
 # move a few instructions per value); such a line may differ between the
 # builds by as much as it differs between two runs of A.
 figures "$a" a2
-/usr/bin/python3.11 - "$out/a.csv" "$out/a2.csv" "$out/b.csv" <<'PY'
+bench_python - "$out/a.csv" "$out/a2.csv" "$out/b.csv" <<'PY'
 # Three kinds of line: alike in A's two runs and in B (the same figure);
 # varying between A's own runs (B must fall within A's spread); alike in
 # A's runs but not in B. The last happens where an allocator's instruction

@@ -9,48 +9,39 @@
 # half-width of each and how many rows each resolved.
 #   benchmarks/suite-paired.sh [alloclab] [output folder]
 set -euo pipefail
-alloclab=${1:-build/cli/alloclab}
-out=${2:-alloclab-results/suite-paired}
-mkdir -p "$out"
+. "$(dirname "$0")/lib.sh"
+bench_alloclab "${1:-build}"
+bench_out "${2:-alloclab-results/suite-paired}"
 
 start=$(date +%s)
-"$alloclab" run -q -o "$out/paired.json" >/dev/null
+bench_run "$out/paired.json"
 mid=$(date +%s)
-"$alloclab" run -q --unpaired -o "$out/unpaired.json" >/dev/null
+bench_run "$out/unpaired.json" --unpaired
 end=$(date +%s)
 echo "default suite: paired $((mid - start)) s, unpaired $((end - mid)) s"
 
-/usr/bin/python3.11 - "$out/paired.json" "$out/unpaired.json" <<'PY'
-import json, math, statistics, sys
+bench_python - "$out/paired.json" "$out/unpaired.json" <<'PY'
+import math, statistics, sys
 from collections import defaultdict
-
-T95 = [0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
-def t95(df):
-    return T95[df] if df < len(T95) else 2.0
+from alloclab_json import load, ok_cells, pair_logs, process_means
+from intervals import mean_half, percent, welch_half
 
 def cells(path):
-    doc = json.load(open(path))
-    return {(c["plugin"], c["workload"], c["threads"]): c for c in doc["cells"] if c["status"] == "ok"}
+    return ok_cells(load(path), lambda c: (c["plugin"], c["workload"], c["threads"]))
 
-def log_mean(run):
-    return math.log(statistics.mean(v["ns_per_op"] for v in run["values"]))
+def log_means(c):
+    return [math.log(m) for m in process_means(c)]
 
 paired, unpaired = cells(sys.argv[1]), cells(sys.argv[2])
 rows = defaultdict(lambda: {"paired": [], "unpaired": [], "pres": 0, "ures": 0})
 for (plugin, wl, t), c in sorted(paired.items()):
     if plugin == "system" or (plugin, wl, t) not in unpaired or ("system", wl, t) not in unpaired:
         continue
-    logs = [math.log(r["pair_ratio"]) for r in c["runs"]]
-    n = len(logs)
-    ph = t95(n - 1) * statistics.stdev(logs) / math.sqrt(n)
-    a = [log_mean(r) for r in unpaired[("system", wl, t)]["runs"]]
-    b = [log_mean(r) for r in unpaired[(plugin, wl, t)]["runs"]]
-    uh = t95(min(len(a), len(b)) - 1) * math.sqrt(statistics.variance(a) / len(a) + statistics.variance(b) / len(b))
-    um = statistics.mean(b) - statistics.mean(a)
-    pm = statistics.mean(logs)
+    pm, ph = mean_half(pair_logs(c))
+    um, uh = welch_half(log_means(unpaired[("system", wl, t)]), log_means(unpaired[(plugin, wl, t)]))
     row = rows[(wl, c["runs"][0].get("pair_ratio") and c.get("pair_design"))]
-    row["paired"].append(100 * (math.exp(ph) - 1))
-    row["unpaired"].append(100 * (math.exp(uh) - 1))
+    row["paired"].append(percent(ph))
+    row["unpaired"].append(percent(uh))
     row["pres"] += abs(pm) > ph
     row["ures"] += abs(um) > uh
 print(f"{'workload':10} {'design':10} {'rows':>4}  {'paired: median +-':>18} {'resolved':>8}  {'unpaired: median +-':>20} {'resolved':>8}")

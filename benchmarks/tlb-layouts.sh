@@ -7,22 +7,23 @@
 #   benchmarks/tlb-layouts.sh BUILD_DIR OUTDIR [PROCESSES]   (default 8)
 # Or give an existing run's results as OUTDIR/tlb.json to print its table.
 set -euo pipefail
-build=$(cd "${1:?usage: tlb-layouts.sh BUILD_DIR OUTDIR [PROCESSES]}" && pwd)
-out=${2:?usage: tlb-layouts.sh BUILD_DIR OUTDIR [PROCESSES]}
+. "$(dirname "$0")/lib.sh"
+usage="usage: tlb-layouts.sh BUILD_DIR OUTDIR [PROCESSES]"
+bench_alloclab "${1:?$usage}"
+bench_out "${2:?$usage}"
 n=${3:-8}
-A="$build/cli/alloclab"
-mkdir -p "$out"
 cd "$out"
 rows=json_dumps+json_loads+unpickle+telco+sqlite_synth+spectral_norm+scimark_monte_carlo+django_template+nbody+float+pathlib
 if [ ! -f tlb.json ]; then
-	"$A" run --measure tlb -n "$n" -v 1 -t 1 --timeout 900 -q -o tlb.json \
+	bench_run tlb.json --measure tlb -n "$n" -v 1 -t 1 --timeout 900 \
 		-w "python:bench=$rows,loops=1,profile=no,hash_seed=1" \
 		-p obmalloc-bigpool:preset=table-64m-16k,mode=none,as=big-pool \
 		-p obmalloc-radix:preset=table-64m-16k,mode=none,as=radix \
 		-p obmalloc-radix:preset=table-16m-4k,mode=none,as=radix-4k
 fi
-"$A" show --format json tlb.json | /usr/bin/python3 -c '
+bench_show tlb.json | bench_python -c '
 import json, statistics, sys
+from alloclab_json import label
 d = json.load(sys.stdin)
 # The published time changes (the 2020 python-dev table): big-pool -> radix,
 # and radix 4 KiB/16 MiB -> 16 KiB/64 MiB; None where it did not move.
@@ -31,12 +32,10 @@ published = {"json_dumps": (4, 4), "json_loads": (3, 3), "unpickle": (9, 5), "te
              "django_template": (-3, -4), "nbody": (-2, None), "float": (-1, -1), "pathlib": (None, 2)}
 per = {}
 for c in d["cells"]:
-    p = c["plugin"]
-    label = d["plugins"][p]["label"] if isinstance(p, int) else p
     xs = [v["d1_misses_per_op"] / v["instructions_per_op"] * 1000
           for r in c.get("runs", []) for v in r["values"] if v.get("instructions_per_op")]
     if xs:
-        per.setdefault(c["params"]["bench"], {})[label] = xs
+        per.setdefault(c["params"]["bench"], {})[label(d, c)] = xs
 def fmt(xs):
     return "%.3f (%.3f-%.3f)" % (statistics.median(xs), min(xs), max(xs))
 agree = [0, 0]; moved = [0, 0]; apart = [0, 0]

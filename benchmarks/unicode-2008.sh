@@ -7,17 +7,18 @@
 #   benchmarks/unicode-2008.sh [alloclab] [output folder] [processes] [plugins...]
 # UNICODE_2008_PARAMS=freelist=0 adds workload parameters (the free list off).
 set -euo pipefail
-alloclab=${1:-build/cli/alloclab}
-out=${2:-alloclab-results/unicode-2008}
+. "$(dirname "$0")/lib.sh"
+bench_alloclab "${1:-build}"
+bench_out "${2:-alloclab-results/unicode-2008}"
 processes=${3:-3}
 shift $(($# < 3 ? $# : 3))
 plugins=("$@")
 [ ${#plugins[@]} -gt 0 ] || plugins=(obmalloc-py26 cpython)
-published="$(dirname "$0")/unicode-2008-published.tsv"
-mkdir -p "$out"
+published="$BENCH_DIR/unicode-2008-published.tsv"
 args=()
 for p in "${plugins[@]}"; do args+=(-p "$p"); done
-"$alloclab" run "${args[@]}" -w "unicode:layout=2008,reps=100${UNICODE_2008_PARAMS:+,$UNICODE_2008_PARAMS}" -t 1 -n "$processes" -q -o "$out/u.json" >/dev/null
+bench_run "$out/u.json" "${args[@]}" -w "unicode:layout=2008,reps=100${UNICODE_2008_PARAMS:+,$UNICODE_2008_PARAMS}" -t 1 \
+	-n "$processes"
 "$alloclab" show "$out/u.json" | awk -v published="$published" '
 	BEGIN {
 		while ((getline line < published) > 0) {
