@@ -2,7 +2,7 @@
 # A/A check: measures the same thing twice and compares the two with each
 # significance test. A sound test calls (almost) every row "not
 # significant": nothing changed but time.
-#   benchmarks/aa-check.sh [alloclab] [output folder] [processes: 5, 10, auto, ...] [mode]
+#   benchmarks/aa-check.sh [BUILD] [OUT] [processes: 5, 10, auto, ...] [mode]
 # mode:
 #   runs          (default) one configuration in two runs, compared run against run
 #   within        each plugin twice in one run (as=NAME-B), compared plugin against
@@ -11,8 +11,7 @@
 #                 between twins, which should be (all but) zero
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-bench_alloclab "${1:-build}"
-bench_out "${2:-alloclab-results/aa}"
+bench_args "[BUILD] [OUT] [processes: 5, 10, auto, ...] [mode]" "$@"
 processes=${3:-5}
 mode=${4:-runs}
 

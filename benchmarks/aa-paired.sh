@@ -16,7 +16,7 @@
 # twin slower through a whole value, a draw of that value's layout, and
 # more values a process average it (docs/measurements/paired.md).
 # REPORT_ONLY=1 reports the output folder's results again without running.
-#   benchmarks/aa-paired.sh [alloclab] [output folder] [processes] [slice values]
+#   benchmarks/aa-paired.sh [BUILD] [OUT] [processes] [slice values]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 [ -n "${REPORT_ONLY:-}" ] || bench_alloclab "${1:-build}"

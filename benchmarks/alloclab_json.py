@@ -66,6 +66,12 @@ def thread_reports(cell):
     return [v["thread_reports"][0] for r in cell.get("runs", []) for v in r["values"] if v.get("thread_reports")]
 
 
+def exec_runs(doc):
+    """(label, params, thread reports) of each cell that has reports: the
+    exec workload's programs, each under a plugin or natively preloaded."""
+    return [(label(doc, c), c["params"], thread_reports(c)) for c in doc["cells"] if thread_reports(c)]
+
+
 def median_cpu_s(reports):
     """The median CPU seconds (user and system) of thread reports."""
     return statistics.median(r["user_s"] + r["sys_s"] for r in reports)

@@ -9,12 +9,10 @@
 # run), for a ratio between a page-fault-bound allocator and a user-space
 # one moves with the machine's load (docs/course/README.md says why);
 # memory figures and heap-map counts as they are.
-#   benchmarks/course-figures.sh BUILD_DIR OUTDIR
+#   benchmarks/course-figures.sh BUILD OUT
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: course-figures.sh BUILD_DIR OUTDIR"
-bench_alloclab "${1:?$usage}"
-bench_out "${2:?$usage}"
+bench_args "BUILD OUT" "$@"
 P="$build/tests/plugins"
 for p in bump freelist segregated threadcache arenas; do
 	[ -f "$P/course-$p.so" ] || bench_fail "no $P/course-$p.so (a test build has them)"

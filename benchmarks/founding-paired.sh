@@ -9,13 +9,12 @@
 # GIL). Prints radix against big pools (the published question) and
 # radix-py311 against CPython's (the model against its original), each
 # row's ratio with its 95% interval, "not resolved" where it holds 1.
-#   benchmarks/founding-paired.sh [build folder] [output folder] [processes] [extra plugin ...]
+#   benchmarks/founding-paired.sh [BUILD] [OUT] [processes] [extra plugin ...]
 # An extra plugin (a path, e.g. a PGO build's obmalloc-radix.so:as=radix-pgo)
 # joins the group and is compared with radix and with CPython's.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-bench_alloclab "${1:-build}"
-bench_out "${2:-alloclab-results/founding-paired}"
+bench_args "[BUILD] [OUT] [processes] [extra plugin ...]" "$@"
 processes=${3:-20}
 shift $(($# < 3 ? $# : 3))
 plugins=(-p obmalloc-bigpool:preset=table-64m-16k,mode=none,as=big-pool

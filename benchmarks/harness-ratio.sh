@@ -6,12 +6,10 @@
 # operation (churn) or per object (unicode) and alloclab / standalone; for
 # unicode also the harness's share of alloclab's count. A benchmark that
 # prints figures, not a test.
-#   benchmarks/harness-ratio.sh BUILD_DIR OUTDIR [OPS]
+#   benchmarks/harness-ratio.sh BUILD OUT [OPS]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: harness-ratio.sh BUILD_DIR OUTDIR [OPS]"
-bench_alloclab "${1:?$usage}"
-bench_out "${2:?$usage}"
+bench_args "BUILD OUT [OPS]" "$@"
 ops=${3:-200000}
 # unicode: one fixed word length, the workload's default layout (py312, ASCII)
 words=1024 chars=32 rounds=20

@@ -10,13 +10,11 @@
 #      --latency-every 1000 (the wrapper's cost on the calls it does not time),
 #      interleaved (medians): the cost of timing one call in ns and in cycles,
 #      beside the empty measurement that is subtracted from each call's time.
-#   benchmarks/latency-cost.sh BUILD_DIR OUTDIR [REF] [PROCESSES]
+#   benchmarks/latency-cost.sh BUILD OUT [REF] [PROCESSES]
 # REF defaults to 289a740, the last commit before --latency.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: latency-cost.sh BUILD_DIR OUTDIR [REF] [PROCESSES]"
-bench_alloclab "${1:?$usage}"
-bench_out "${2:?$usage}"
+bench_args "BUILD OUT [REF] [PROCESSES]" "$@"
 ref=${3:-289a740}
 n=${4:-5}
 cd "$out"

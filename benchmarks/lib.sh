@@ -33,6 +33,26 @@ bench_alloclab() {
 	[ -x "$alloclab" ] || bench_fail "no alloclab at $alloclab (give a build folder, or the alloclab in one)"
 }
 
+# bench_args USAGE ARG...: the usual first two arguments, the build (or the
+# alloclab in one) and the output folder, read as bench_alloclab and
+# bench_out read them. USAGE is how the script is called after its name,
+# kept in usage for the script's checks of its later arguments; where it
+# starts with "[" both may be left out: build, and alloclab-results/ and
+# the script's name.
+bench_args() {
+	# shellcheck disable=SC2034 # the scripts' own variable
+	usage="usage: $BENCH_NAME $1"
+	shift
+	if [ "${usage#"usage: $BENCH_NAME ["}" != "$usage" ]; then
+		bench_alloclab "${1:-build}"
+		bench_out "${2:-alloclab-results/${BENCH_NAME%.sh}}"
+	else
+		if [ -z "${1:-}" ] || [ -z "${2:-}" ]; then bench_fail "$usage"; fi
+		bench_alloclab "$1"
+		bench_out "$2"
+	fi
+}
+
 # bench_out DIR: the output folder, made if it is not there; its absolute
 # path in out, so that the script may change folder.
 bench_out() {

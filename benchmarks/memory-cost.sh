@@ -6,12 +6,10 @@
 # threads, medians of PROCESSES processes. The sampler runs in the
 # supervising process: no instruction is added to the worker's threads,
 # so what it costs is the supervisor's CPU time beside them.
-#   benchmarks/memory-cost.sh BUILD_DIR OUTDIR [PROCESSES]
+#   benchmarks/memory-cost.sh BUILD OUT [PROCESSES]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: memory-cost.sh BUILD_DIR OUTDIR [PROCESSES]"
-bench_alloclab "${1:?$usage}"
-bench_out "${2:?$usage}"
+bench_args "BUILD OUT [PROCESSES]" "$@"
 n=${3:-7}
 w=churn:ops=20000000
 

@@ -4,7 +4,7 @@
 # figures, not a test, for a user who has the programs built outside the
 # project (mimalloc-bench's mstress, glibc-thread, alloc-test, rptest,
 # malloc-large, xmalloc-test, larson, cfrac, espresso, or any others):
-#   benchmarks/memory-native.sh BUILD_DIR PROGRAMS.tsv OUTDIR [REPEATS]
+#   benchmarks/memory-native.sh BUILD PROGRAMS.tsv OUT [REPEATS]
 # PROGRAMS.tsv: one program a line, NAME<TAB>BINARY<TAB>ARGUMENTS<TAB>FOLDER
 # (the folder it must run in, or -); a line whose binary is missing is left
 # out, and said to be.
@@ -29,7 +29,7 @@
 # With 3 repeats no pair can be resolved (the smallest p is 0.1): give 5.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: memory-native.sh BUILD_DIR PROGRAMS.tsv OUTDIR [REPEATS]"
+usage="usage: memory-native.sh BUILD PROGRAMS.tsv OUT [REPEATS]"
 bench_alloclab "${1:?$usage}"
 programs=$(cd "$(dirname "${2:?$usage}")" && pwd)/$(basename "$2")
 outdir=${3:?$usage}
@@ -43,7 +43,7 @@ for a in "${allocators[@]}"; do
 	[ -z "${native[$a]}" ] || [ -f "${native[$a]}" ] || bench_fail "no ${native[$a]}"
 done
 bench_out "$outdir"
-# REPORT_ONLY=1: the tables again from what OUTDIR already holds.
+# REPORT_ONLY=1: the tables again from what OUT already holds.
 [ "${REPORT_ONLY:-0}" = 1 ] || : >"$out/native.tsv"
 
 # Each line: name, binary, arguments, folder.

@@ -5,7 +5,7 @@
 # originals built outside the project (mimalloc-bench's xmalloc-test,
 # larson, cache-thrash and cache-scratch, Hoard's threadtest; the C++ ones
 # with -fno-allocation-dce, or GCC 12 removes their new/delete pairs):
-#   benchmarks/mt-originals.sh BUILD_DIR ORIGINALS_DIR OUTDIR [ROUNDS] [REPEATS]
+#   benchmarks/mt-originals.sh BUILD ORIGINALS_DIR OUT [ROUNDS] [REPEATS]
 #
 # Both sides at 2 threads, with every allocator's difference measured
 # with its 95% interval:
@@ -24,7 +24,7 @@
 # the count is.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: mt-originals.sh BUILD_DIR ORIGINALS_DIR OUTDIR [ROUNDS] [REPEATS]"
+usage="usage: mt-originals.sh BUILD ORIGINALS_DIR OUT [ROUNDS] [REPEATS]"
 bench_alloclab "${1:?$usage}"
 orig=$(cd "${2:?$usage}" && pwd)
 bench_out "${3:?$usage}"

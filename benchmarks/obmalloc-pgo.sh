@@ -7,7 +7,7 @@
 # unicode and a replay, at 1 and 2 threads), rebuilds it with
 # -Db_pgo=use, and measures its obmalloc-radix beside the ordinary build's
 # and CPython's, paired (benchmarks/founding-paired.sh).
-#   benchmarks/obmalloc-pgo.sh [build folder] [PGO build folder] [output folder] [processes]
+#   benchmarks/obmalloc-pgo.sh [BUILD] [PGO_BUILD] [OUT] [processes]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 bench_alloclab "${1:-build}"

@@ -9,11 +9,10 @@
 # levels, the means of their process means, with a Welch 95% interval on
 # the logarithms), and the pair's ratio against the ratio of the two
 # alone cells.
-#   benchmarks/pair-interference.sh [alloclab] [output folder] [processes]
+#   benchmarks/pair-interference.sh [BUILD] [OUT] [processes]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-bench_alloclab "${1:-build}"
-bench_out "${2:-alloclab-results/pair-interference}"
+bench_args "[BUILD] [OUT] [processes]" "$@"
 processes=${3:-20}
 for design in values slices; do
 slice=(); [ "$design" = slices ] && slice=(--slice-ops 2000)

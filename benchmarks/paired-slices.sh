@@ -9,11 +9,10 @@
 # switch costs the caches a little: a cost both plugins pay alike pulls
 # the real pair's ratio toward 1, which whole values (the plugins' caches
 # their own for a whole value) do not.
-#   benchmarks/paired-slices.sh [alloclab] [output folder] [processes]
+#   benchmarks/paired-slices.sh [BUILD] [OUT] [processes]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-bench_alloclab "${1:-build}"
-bench_out "${2:-alloclab-results/paired-slices}"
+bench_args "[BUILD] [OUT] [processes]" "$@"
 processes=${3:-10}
 printf '%-12s %-3s %-20s %8s %-19s %8s\n' "slice ops" "t" "pair" "ratio" "95% interval" "spread"
 for slice in 1000 2000 5000 20000 100000 0; do

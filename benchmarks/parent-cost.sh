@@ -4,12 +4,10 @@
 # operation): a benchmark of the results file's cost, not a timed test.
 # Before the journal the parent rewrote the whole file after every worker,
 # so this grew with the run; it should now be flat.
-#   benchmarks/parent-cost.sh ALLOCLAB OUTDIR     (ALLOCLAB: a build folder, or the alloclab in one)
+#   benchmarks/parent-cost.sh BUILD OUT
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: parent-cost.sh ALLOCLAB OUTDIR"
-bench_alloclab "${1:?$usage}"
-bench_out "${2:?$usage}"
+bench_args "BUILD OUT" "$@"
 printf '%8s %14s %16s\n' workers "runner CPU s" "ms per worker"
 for n in 10 100 1000; do
 	bench_run "$out/parent-$n.json" -p noop -w churn:ops=1,slots=1 -t 1 -n "$n" -v 1 --warmups 0

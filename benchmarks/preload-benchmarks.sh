@@ -6,12 +6,10 @@
 #      allocators preloaded natively (Debian's libjemalloc / libmimalloc),
 #      interleaved in one run; median CPU and wall time, alloclab / native;
 #   2. the ranking of the bundled allocators on the programs.
-#   benchmarks/preload-benchmarks.sh BUILD_DIR OUTDIR [PROCESSES]
+#   benchmarks/preload-benchmarks.sh BUILD OUT [PROCESSES]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: preload-benchmarks.sh BUILD_DIR OUTDIR [PROCESSES]"
-bench_alloclab "${1:?$usage}"
-bench_out "${2:?$usage}"
+bench_args "BUILD OUT [PROCESSES]" "$@"
 n=${3:-5}
 lib=/usr/lib/x86_64-linux-gnu
 cd "$out"
@@ -21,14 +19,8 @@ bench_run overhead.json --no-check -t 1 -n "$n" -v 1 --warmups 0 -p jemalloc -p 
 	-w exec -w "exec:native=$lib/libjemalloc.so.2" -w "exec:native=$lib/libmimalloc.so.2"
 bench_show overhead.json | bench_python -c '
 import json, sys
-from alloclab_json import label, median_cpu_s as cpu, median_wall_s as wall, thread_reports
-d = json.load(sys.stdin)
-runs = {}
-for c in d["cells"]:
-    reports = thread_reports(c)
-    if reports:
-        prm = c["params"]
-        runs[(label(d, c), prm["program"], prm.get("native", ""))] = reports
+from alloclab_json import exec_runs, median_cpu_s as cpu, median_wall_s as wall
+runs = {(plug, prm["program"], prm.get("native", "")): reps for plug, prm, reps in exec_runs(json.load(sys.stdin))}
 print("%-8s %-9s %11s %11s %8s %11s %11s %8s" % ("program", "allocator", "native CPU", "alloclab", "ratio",
                                                  "native wall", "alloclab", "ratio"))
 for (plug, prog, native), reps in sorted(runs.items()):
@@ -48,13 +40,10 @@ bench_run programs.json --no-check -t 1 -n "$n" -v 1 --warmups 0 -p system -p je
 echo "-- median CPU seconds (user + sys) per program"
 bench_show programs.json | bench_python -c '
 import json, sys
-from alloclab_json import label, median_cpu_s, thread_reports
-d = json.load(sys.stdin)
+from alloclab_json import exec_runs, median_cpu_s
 table = {}
-for c in d["cells"]:
-    reps = thread_reports(c)
-    if reps:
-        table.setdefault(c["params"]["program"], {})[label(d, c)] = median_cpu_s(reps)
+for plug, prm, reps in exec_runs(json.load(sys.stdin)):
+    table.setdefault(prm["program"], {})[plug] = median_cpu_s(reps)
 for prog, row in table.items():
     print("%-8s " % prog + "  ".join("%s %.3f" % kv for kv in sorted(row.items(), key=lambda kv: kv[1])))
 '

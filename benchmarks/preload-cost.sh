@@ -5,12 +5,10 @@
 #      programs under `alloclab exec -p ALLOCATOR` and under Debian's own
 #      library preloaded natively, for jemalloc, mimalloc and tcmalloc;
 #   2. CPU and wall time of the same, interleaved in one run (medians).
-#   benchmarks/preload-cost.sh BUILD_DIR OUTDIR [PROCESSES]
+#   benchmarks/preload-cost.sh BUILD OUT [PROCESSES]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: preload-cost.sh BUILD_DIR OUTDIR [PROCESSES]"
-bench_alloclab "${1:?$usage}"
-bench_out "${2:?$usage}"
+bench_args "BUILD OUT [PROCESSES]" "$@"
 n=${3:-5}
 lib=/usr/lib/x86_64-linux-gnu
 progs="$build/workloads"
@@ -49,14 +47,9 @@ bench_run preload-cost.json --no-check -t 1 -n "$n" -v 1 --warmups 0 -p jemalloc
 	-w "exec:program=heavy,native=${native[mimalloc]}" -w "exec:program=heavy,native=${native[tcmalloc]}"
 bench_show preload-cost.json | bench_python -c '
 import json, sys
-from alloclab_json import label, median_cpu_s as cpu, median_wall_s as wall, thread_reports
-d = json.load(sys.stdin)
+from alloclab_json import exec_runs, median_cpu_s as cpu, median_wall_s as wall
 libs = {"jemalloc": "libjemalloc.so.2", "mimalloc": "libmimalloc.so.2", "tcmalloc": "libtcmalloc_minimal.so.4"}
-runs = {}
-for c in d["cells"]:
-    reps = thread_reports(c)
-    if reps:
-        runs[(label(d, c), c["params"]["program"], c["params"].get("native", ""))] = reps
+runs = {(plug, prm["program"], prm.get("native", "")): reps for plug, prm, reps in exec_runs(json.load(sys.stdin))}
 print("%-14s %-9s %11s %11s %7s %11s %11s %7s" % ("program", "allocator", "native CPU", "alloclab", "ratio",
                                                 "native wall", "alloclab", "ratio"))
 for (plug, prog, nat), reps in sorted(runs.items()):

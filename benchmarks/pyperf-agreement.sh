@@ -2,7 +2,7 @@
 # Do alloclab's times of a pyperf benchmark file agree with pyperf's own?
 # (docs/guides/python.md). A benchmark that prints figures, not a test, for a
 # machine where pyperf is installed (Debian 12 does not package it):
-#   PYTHON=python3 benchmarks/pyperf-agreement.sh BUILD_DIR OUTDIR FILE [ARG...]
+#   PYTHON=python3 benchmarks/pyperf-agreement.sh BUILD OUT FILE [ARG...]
 # pyperf runs FILE with its own processes (`FILE ARG... -o OUT/pyperf.json`),
 # alloclab runs it under the cpython plugin (nothing hooked: CPython's own
 # obmalloc, as pyperf's Python has), both on this machine, one after the
@@ -13,7 +13,7 @@
 # slower (benchmarks/python-embed-cost.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: pyperf-agreement.sh BUILD_DIR OUTDIR FILE [ARG...]"
+usage="usage: pyperf-agreement.sh BUILD OUT FILE [ARG...]"
 bench_alloclab "${1:?$usage}"
 outdir=${2:?$usage}
 file=$(realpath "${3:?$usage}")

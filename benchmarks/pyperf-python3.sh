@@ -4,7 +4,7 @@
 # docs/guides/pyperformance.md). A benchmark that prints figures, not a test, for
 # a machine without pyperf (Debian 12 does not package it; with pyperf,
 # benchmarks/pyperf-agreement.sh compares with pyperf itself):
-#   benchmarks/pyperf-python3.sh BUILD_DIR OUTDIR FILE_OR_FOLDER...
+#   benchmarks/pyperf-python3.sh BUILD OUT FILE_OR_FOLDER...
 # A folder is read as pyperformance's: each bm_*/run_benchmark.py. The
 # stand-in does what pyperf's timing does, in one process: loops doubled
 # until a value takes 100 ms, one warm-up, the median of 15 values, each
@@ -15,7 +15,7 @@
 # alloclab / python3.11.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: pyperf-python3.sh BUILD_DIR OUTDIR FILE_OR_FOLDER..."
+usage="usage: pyperf-python3.sh BUILD OUT FILE_OR_FOLDER..."
 bench_alloclab "${1:?$usage}"
 outdir=${2:?$usage}
 shift 2

@@ -2,7 +2,7 @@
 # What alloclab does with each of pyperformance's benchmarks, from a run:
 # the table of docs/guides/pyperformance.md, made by a script rather than
 # by hand. A report that prints a table, not a test.
-#   benchmarks/pyperformance-table.sh BUILD_DIR BENCHMARKS_DIR OUTDIR [PLUGIN...]
+#   benchmarks/pyperformance-table.sh BUILD BENCHMARKS_DIR OUT [PLUGIN...]
 # BENCHMARKS_DIR is pyperformance's benchmarks folder (the one holding its
 # MANIFEST). Every manifest entry runs under each plugin (default: system
 # and obmalloc-radix:mode=none), one process a row, values of 20 ms; the
@@ -12,7 +12,7 @@
 # the dry run said would not apply, and the run's command.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: pyperformance-table.sh BUILD_DIR BENCHMARKS_DIR OUTDIR [PLUGIN...]"
+usage="usage: pyperformance-table.sh BUILD BENCHMARKS_DIR OUT [PLUGIN...]"
 bench_alloclab "${1:?$usage}"
 bench=$(cd "${2:?$usage}" && pwd)
 outdir=${3:?$usage}

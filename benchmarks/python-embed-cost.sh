@@ -5,19 +5,17 @@
 # one after the other:
 #   python3.11   Debian's /usr/bin/python3.11 (libpython linked in statically)
 #   embedder     a one-line C program around Debian's libpython3.11.so
-#                (Py_BytesMain), built into OUTDIR: the shared library alone
+#                (Py_BytesMain), built into OUT: the shared library alone
 #   alloclab     alloclab run -p cpython (nothing hooked), median ns a loop:
 #                host=python3, the worker inside the python3.11 executable
 #                (the default), and host=embedded, embedding the library
 # and the ratios say how alloclab's default compares with python3, and how
 # much of the embedded way's time is the shared library and how much the
 # harness.
-#   benchmarks/python-embed-cost.sh BUILD_DIR OUTDIR [BENCH...]
+#   benchmarks/python-embed-cost.sh BUILD OUT [BENCH...]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: python-embed-cost.sh BUILD_DIR OUTDIR [BENCH...]"
-bench_alloclab "${1:?$usage}"
-bench_out "${2:?$usage}"
+bench_args "BUILD OUT [BENCH...]" "$@"
 shift 2
 benches=("$@")
 ((${#benches[@]})) || benches=(float nqueens json_dumps deepcopy richards generators)

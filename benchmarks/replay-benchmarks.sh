@@ -8,12 +8,10 @@
 #   4. the radix-tree vs big-pool comparison (the 2020 python-dev table's
 #      configurations) on replays of the Python suite, in time and in
 #      instructions, to set beside the live comparison.
-#   benchmarks/replay-benchmarks.sh BUILD_DIR OUTDIR [PROCESSES]
+#   benchmarks/replay-benchmarks.sh BUILD OUT [PROCESSES]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: replay-benchmarks.sh BUILD_DIR OUTDIR [PROCESSES]"
-bench_alloclab "${1:?$usage}"
-bench_out "${2:?$usage}"
+bench_args "BUILD OUT [PROCESSES]" "$@"
 n=${3:-10}
 cd "$out"
 

@@ -10,11 +10,10 @@
 # after which the difference is resolved at p < 0.01 and stays so: paired
 # by the signed-rank test on the processes' ratios, unpaired by the rank
 # test on the cells' process means (compare's own tests).
-#   benchmarks/resolve-small.sh [build folder] [output folder] [processes] [work] [extra steps]
+#   benchmarks/resolve-small.sh [BUILD] [OUT] [processes] [work] [extra steps]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-bench_alloclab "${1:-build}"
-bench_out "${2:-alloclab-results/resolve-small}"
+bench_args "[BUILD] [OUT] [processes] [work] [extra steps]" "$@"
 processes=${3:-20}
 work=${4:-20}
 extra=${5:-1}

@@ -4,12 +4,12 @@
 # the timed region only), every value of every cell, compared line by
 # line. A change that should not change behaviour (moving code between
 # files, assertions compiled out of a release build) must print "same".
-#   benchmarks/same-figures.sh OUT ALLOCLAB_A [ALLOCLAB_B]
+#   benchmarks/same-figures.sh OUT BUILD_A [BUILD_B]
 # With one build it writes OUT/a.csv only (keep it to compare later).
 # About four minutes a build on a 2-core machine.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: same-figures.sh OUT ALLOCLAB_A [ALLOCLAB_B]"
+usage="usage: same-figures.sh OUT BUILD_A [BUILD_B]"
 bench_out "${1:?$usage}"
 b=""
 if [ -n "${3:-}" ]; then

@@ -7,11 +7,10 @@
 # the ratio, paired (the processes' ratios) and unpaired (the two cells'
 # process means, Welch on their logarithms); per workload, the median
 # half-width of each and how many rows each resolved.
-#   benchmarks/suite-paired.sh [alloclab] [output folder]
+#   benchmarks/suite-paired.sh [BUILD] [OUT]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-bench_alloclab "${1:-build}"
-bench_out "${2:-alloclab-results/suite-paired}"
+bench_args "[BUILD] [OUT]" "$@"
 
 start=$(date +%s)
 bench_run "$out/paired.json"

@@ -4,13 +4,11 @@
 # a test: each cell's processes after the first map 37k mod 256 pages before
 # the plugin (worker.h, alloclab_layout_pad), so the medians below are over
 # layouts, as address-space randomisation spreads a real machine's runs.
-#   benchmarks/tlb-layouts.sh BUILD_DIR OUTDIR [PROCESSES]   (default 8)
-# Or give an existing run's results as OUTDIR/tlb.json to print its table.
+#   benchmarks/tlb-layouts.sh BUILD OUT [PROCESSES]   (default 8)
+# Or give an existing run's results as OUT/tlb.json to print its table.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-usage="usage: tlb-layouts.sh BUILD_DIR OUTDIR [PROCESSES]"
-bench_alloclab "${1:?$usage}"
-bench_out "${2:?$usage}"
+bench_args "BUILD OUT [PROCESSES]" "$@"
 n=${3:-8}
 cd "$out"
 rows=json_dumps+json_loads+unpickle+telco+sqlite_synth+spectral_norm+scimark_monte_carlo+django_template+nbody+float+pathlib

@@ -4,12 +4,11 @@
 # passes a round, on the era's allocator (obmalloc-py26) and on CPython
 # 3.11's; then its published lines beside the measured ones, line by line:
 # Unicode/Bytes published and measured, and whether the direction agrees.
-#   benchmarks/unicode-2008.sh [alloclab] [output folder] [processes] [plugins...]
+#   benchmarks/unicode-2008.sh [BUILD] [OUT] [processes] [plugins...]
 # UNICODE_2008_PARAMS=freelist=0 adds workload parameters (the free list off).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-bench_alloclab "${1:-build}"
-bench_out "${2:-alloclab-results/unicode-2008}"
+bench_args "[BUILD] [OUT] [processes] [plugins...]" "$@"
 processes=${3:-3}
 shift $(($# < 3 ? $# : 3))
 plugins=("$@")
