@@ -8,23 +8,22 @@
 # named like a bundled plugin. Every submission is built, checked and, where
 # it passes, timed against glibc (5 paired processes), each in its sandbox.
 # A benchmark that prints figures, not a test.
-#   benchmarks/grade-class.sh BUILD_DIR OUTDIR [TIMEOUT]
+#   benchmarks/grade-class.sh BUILD OUT [TIMEOUT]
 set -euo pipefail
-build=$(cd "${1:?usage: grade-class.sh BUILD_DIR OUTDIR [TIMEOUT]}" && pwd)
-out=${2:?usage: grade-class.sh BUILD_DIR OUTDIR [TIMEOUT]}
+. "$(dirname "$0")/lib.sh"
+bench_args "BUILD OUT [TIMEOUT]" "$@"
 timeout=${3:-30}
-src=$(cd "$(dirname "$0")/.." && pwd)
-A="$build/cli/alloclab"
-rm -rf "$out"
+src=$SOURCE_DIR
+# What an earlier run left (the class and its grading), not the folder.
+rm -rf "$out/class" "$out/grading"
 mkdir -p "$out/class"
-out=$(cd "$out" && pwd)
 cd "$out/class"
 for i in $(seq -w 1 25); do
 	if ((10#$i % 2)); then solution=freelist; else solution=segregated; fi
-	"$A" new plugin "s$i" --template "$solution" >/dev/null
+	"$alloclab" new plugin "s$i" --template "$solution" >/dev/null
 	cp "$src/tests/course/$solution.c" "s$i/s$i.c"
 done
-"$A" new plugin broken-build --template freelist >/dev/null
+"$alloclab" new plugin broken-build --template freelist >/dev/null
 echo 'this is not C;' >>broken-build/broken-build.c
 mkdir crashes hangs killer
 cp "$src/tests/plugins/bad_crash_free.c" "$src/tests/plugins/test_plugin_common.h" crashes/
@@ -35,17 +34,18 @@ touch killer/evidence.h
 echo 'not the bundled glibc plugin' >system
 cd "$out"
 start=$(date +%s.%N)
-"$A" grade --level 2 --timeout "$timeout" -o "$out/grading" class/* >"$out/table.txt"
+"$alloclab" grade --level 2 --timeout "$timeout" -o "$out/grading" class/* >"$out/table.txt"
 end=$(date +%s.%N)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-/usr/bin/python3.11 - "$out" "$start" "$end" "$load" "$timeout" <<'PY'
-import json, sys
-out, start, end, load, timeout = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
-rows = json.load(open(f"{out}/grading/grades.json"))["rows"]
+bench_python - "$out" "$start" "$end" "$load" "$timeout" <<'PY'
+import sys
+from alloclab_json import load
+out, start, end, load_average, timeout = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
+rows = load(f"{out}/grading/grades.json")["rows"]
 passing = [r for r in rows if r["passed"]]
 good = [r["seconds"] for r in passing]
 print(f"{len(rows)} submissions ({len(good)} passed) graded in {end - start:.1f} s "
-      f"(--timeout {timeout}; load average after: {load})")
+      f"(--timeout {timeout}; load average after: {load_average})")
 if good:
     print(f"a passing submission: {sum(good) / len(good):.1f} s on average (build, {passing[0]['cases_passed']} cases, 5 paired processes)")
 for r in rows:
