@@ -172,7 +172,7 @@ struct run_args {
  * mimalloc over glibc read 0.44 in slices against 0.40 in whole values
  * (0.38 measured apart); in the default suite's group of eight, 0.58
  * against 0.41, and obmalloc-radix 0.69 against 0.81
- * (docs/measurements/paired.md, analysis/paired-slices.sh). An untimed part before each slice took back
+ * (docs/measurements/paired.md, benchmarks/paired-slices.sh). An untimed part before each slice took back
  * less than half of it. */
 #define DEFAULT_SLICE_OPS 0
 #define DEFAULT_SLICE_WARM 0

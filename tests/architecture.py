@@ -4,7 +4,8 @@ checked on the source tree.
 
   layers     a file includes only its own layer and the layers before it:
              the SDK, then the framework's rooms in the order
-             framework/meson.build gives, then workloads, analysis, cli;
+             framework/meson.build gives, then workloads, analysis, cli,
+             benchmarks (the standalone loops the benchmark scripts measure);
              a plugin includes only the SDK and its own folder
   circles    no two modules (a .c and its .h) include each other, directly
              or through others
@@ -23,7 +24,7 @@ import sys
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAX_ROOM_FILES = 12
 MAX_FUNCTION_LINES = 120
-CODE_DIRS = ["framework", "workloads", "analysis", "cli", "plugins", "preload", "templates"]
+CODE_DIRS = ["framework", "workloads", "analysis", "cli", "benchmarks", "plugins", "preload", "templates"]
 
 problems = []
 
@@ -62,7 +63,7 @@ def layer(path):
             return 0, "the SDK"
         return 1 + ROOMS.index(parts[1]), "framework/" + parts[1]
     top = {"workloads": 1 + len(ROOMS), "preload": 1 + len(ROOMS), "analysis": 2 + len(ROOMS),
-           "cli": 3 + len(ROOMS)}
+           "cli": 3 + len(ROOMS), "benchmarks": 4 + len(ROOMS)}
     if parts[0] in top:
         return top[parts[0]], parts[0]
     return None, parts[0]  # plugins, templates: the SDK only

@@ -24,7 +24,7 @@ import re
 import sys
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CODE_DIRS = ["framework", "workloads", "analysis", "cli", "plugins", "preload", "templates", "tests", "measurements",
+CODE_DIRS = ["framework", "workloads", "analysis", "cli", "plugins", "preload", "templates", "tests", "benchmarks",
              ".ci"]
 TOP_DIRS = set(CODE_DIRS) | {"docs", "traces"}
 

@@ -6,7 +6,7 @@
  * configured with -Dinvariants=true (the test suite's clang build). In a
  * release build the macro is nothing at all: not one instruction, so the
  * measured figures are those of a build without checks
- * (analysis/same-figures.sh compares them).
+ * (benchmarks/same-figures.sh compares them).
  *
  * A broken invariant is a bug of alloclab's, never bad input: input from
  * outside is refused by its reader with a message, before any invariant

@@ -7,7 +7,7 @@
  * work=K adds a fixed cost to every malloc instead, one too small for the
  * clock: K steps of a dependent multiply chain (a few cycles each, the
  * same on every call), for the paired mode's resolution figures
- * (analysis/resolve-small.sh): spin:work=20 against spin:work=21 is a
+ * (benchmarks/resolve-small.sh): spin:work=20 against spin:work=21 is a
  * difference of a few percent that no clock reading could make exact.
  */
 #include "test_plugin_common.h"
