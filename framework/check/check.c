@@ -1015,10 +1015,10 @@ static void note(char *done, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void check_honesty(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+/* The honesty case in parts, each a group of declared ops tried; a part
+ * that fails says why in r and returns (FAIL), and the case stops there. */
+static void honest_ops(const struct alloclab_allocator *a, struct alloclab_check_result *r, char *done, size_t len)
 {
-	char done[400] = "";
-
 	if (a->ops.stats) {
 		stat_count = 0;
 		int rc = a->ops.stats(a->instance, count_stat, NULL);
@@ -1026,29 +1026,34 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 			FAIL("declares stats, but stats() returned %d", rc);
 		if (stat_count == 0)
 			FAIL("declares stats, but stats() reported no value");
-		note(done, sizeof done, "stats (%d values)", stat_count);
+		note(done, len, "stats (%d values)", stat_count);
 	}
 	if (a->ops.free_sized && (a->caps & ALLOCLAB_CAP_SIZED_FREE)) {
 		for (size_t size = 1; size < 5000; size = size * 2 + 1) {
 			void *p = ck_malloc(a, size);
 			ck_free_sized(a, p, size);
 		}
-		note(done, sizeof done, "free_sized");
+		note(done, len, "free_sized");
 	}
 	if (a->ops.aligned_alloc) {
 		void *p = ck_aligned_alloc(a, 4096, 10);
 		if (p == NULL || (uintptr_t)p % 4096)
 			FAIL("declares aligned allocation, but aligned_alloc(4096, 10) gave %p", p);
 		ck_free(a, p);
-		note(done, sizeof done, "aligned_alloc");
+		note(done, len, "aligned_alloc");
 	}
 	if (a->ops.realloc) {
 		unsigned char *p = ck_realloc(a, NULL, 40);
 		if (p == NULL)
 			FAIL("declares realloc, but realloc(NULL, 40) returned NULL (it must act as malloc)");
 		ck_free(a, p);
-		note(done, sizeof done, "realloc(NULL)");
+		note(done, len, "realloc(NULL)");
 	}
+}
+
+static void honest_entries(const struct alloclab_allocator *a, struct alloclab_check_result *r, char *done,
+			   size_t len)
+{
 	if (a->direct_malloc) {
 		/* The entry points stand for malloc and free: each block of one
 		 * is freed by the other, written in full, and aligned. */
@@ -1063,7 +1068,7 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 			ck_free(a, p);
 			a->direct_free(q);
 		}
-		note(done, sizeof done, "entry_points");
+		note(done, len, "entry_points");
 	}
 	if (a->program.malloc) {
 		/* The program API, on this thread and on one never attached. */
@@ -1074,35 +1079,44 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 			pthread_join(t, NULL);
 		if (pc.why[0])
 			FAIL("program_api: %s", pc.why);
-		note(done, sizeof done, "program_api");
+		note(done, len, "program_api");
 	}
-	if (a->ops.trim) {
-		/* trim gives back what is free; what is live stays as it was. */
-		enum { N = 256 };
-		unsigned char *b[N];
-		for (unsigned i = 0; i < N; i++) {
-			size_t size = 16 + (i * 977) % 70000;
-			if ((b[i] = ck_malloc(a, size)) == NULL)
-				FAIL("malloc(%zu) returned NULL", size);
-			memset(b[i], (int)(i & 0xff), size);
-		}
-		for (unsigned i = 0; i < N; i += 2)
-			ck_free(a, b[i]);
-		int rc = a->ops.trim(a->instance);
-		if (rc != 0 && rc != -ENOTSUP)
-			FAIL("trim() returned %d", rc);
-		for (unsigned i = 1; i < N; i += 2) {
-			size_t size = 16 + (i * 977) % 70000;
-			for (size_t k = 0; k < size; k += 61)
-				if (b[i][k] != (unsigned char)(i & 0xff))
-					FAIL("after trim(), a live block of %zu bytes no longer holds what was written at offset %zu",
-					     size, k);
-			ck_free(a, b[i]);
-		}
-		note(done, sizeof done, "trim");
+}
+
+/* trim gives back what is free; what is live stays as it was. */
+static void honest_trim(const struct alloclab_allocator *a, struct alloclab_check_result *r, char *done, size_t len)
+{
+	enum { N = 256 };
+	unsigned char *b[N];
+	if (!a->ops.trim)
+		return;
+	for (unsigned i = 0; i < N; i++) {
+		size_t size = 16 + (i * 977) % 70000;
+		if ((b[i] = ck_malloc(a, size)) == NULL)
+			FAIL("malloc(%zu) returned NULL", size);
+		memset(b[i], (int)(i & 0xff), size);
 	}
-	/* calloc and usable_size rest on malloc: where malloc itself gives
-	 * nothing (a template not done yet), the other cases say so. */
+	for (unsigned i = 0; i < N; i += 2)
+		ck_free(a, b[i]);
+	int rc = a->ops.trim(a->instance);
+	if (rc != 0 && rc != -ENOTSUP)
+		FAIL("trim() returned %d", rc);
+	for (unsigned i = 1; i < N; i += 2) {
+		size_t size = 16 + (i * 977) % 70000;
+		for (size_t k = 0; k < size; k += 61)
+			if (b[i][k] != (unsigned char)(i & 0xff))
+				FAIL("after trim(), a live block of %zu bytes no longer holds what was written at offset %zu", size,
+				     k);
+		ck_free(a, b[i]);
+	}
+	note(done, len, "trim");
+}
+
+/* calloc and usable_size rest on malloc: where malloc itself gives
+ * nothing (a template not done yet), the other cases say so. */
+static void honest_on_malloc(const struct alloclab_allocator *a, struct alloclab_check_result *r, char *done,
+			     size_t len)
+{
 	void *m = ck_malloc(a, 300);
 	if (a->ops.calloc && m) {
 		unsigned char *p = ck_calloc(a, 100, 3);
@@ -1112,19 +1126,32 @@ static void check_honesty(const struct alloclab_allocator *a, struct alloclab_ch
 			if (p[i] != 0)
 				FAIL("declares calloc, but calloc(100, 3)'s block is not zeroed at byte %zu", i);
 		ck_free(a, p);
-		note(done, sizeof done, "calloc");
+		note(done, len, "calloc");
 	}
 	if (a->ops.usable_size && m) {
 		size_t usable = ck_usable_size(a, m);
 		if (usable < 300)
 			FAIL("declares usable_size, but usable_size gave %zu for a block of 300 bytes", usable);
-		note(done, sizeof done, "usable_size");
+		note(done, len, "usable_size");
 	}
 	if (m)
 		ck_free(a, m);
 	else if (a->ops.calloc || a->ops.usable_size)
-		note(done, sizeof done, "%s%s%s not tried: malloc(300) returned NULL", a->ops.calloc ? "calloc" : "",
+		note(done, len, "%s%s%s not tried: malloc(300) returned NULL", a->ops.calloc ? "calloc" : "",
 		     a->ops.calloc && a->ops.usable_size ? " and " : "", a->ops.usable_size ? "usable_size" : "");
+}
+
+static void check_honesty(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+{
+	void (*const parts[])(const struct alloclab_allocator *, struct alloclab_check_result *, char *, size_t) = {
+		honest_ops, honest_entries, honest_trim, honest_on_malloc};
+	char done[400] = "";
+
+	for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+		parts[k](a, r, done, sizeof done);
+		if (r->status == ALLOCLAB_CHECK_FAIL)
+			return;
+	}
 	if (a->ops.thread_attach)
 		note(done, sizeof done, "thread hooks (called on every thread)");
 	if (a->caps & ALLOCLAB_CAP_THREAD_SAFE)
