@@ -35,7 +35,8 @@ static const char usage[] =
 	"Measures HEAD against BASE, two builds of one plugin: instructions per operation\n"
 	"(callgrind, exact), time side by side in the same worker processes (the ratio with\n"
 	"its 95% interval) and peak memory, on a suite; one table, HEAD over BASE.\n"
-	"BASE and HEAD are each a plugin file (.so), a plugin's source folder (built with\n"
+	"BASE and HEAD are each a plugin file (.so, options after it as -p takes them:\n"
+	"build/plugins/obmalloc-radix.so:mode=none), a plugin's source folder (built with\n"
 	"meson when it has a meson.build, make when it has a Makefile, or --build), or\n"
 	"with --repo a git revision of that repository (built in a worktree of its own).\n"
 	"\n"
@@ -185,8 +186,10 @@ int alloclab_cmd_ab(int argc, char **argv)
 		return rc;
 	struct alloclab_ab_plan plan;
 	alloclab_ab_args_plan(&a, dir, &plan);
-	plan.base = (struct alloclab_ab_build){"base", sides[0].plugin, "", sides[0].source[0] ? sides[0].source : NULL};
-	plan.head = (struct alloclab_ab_build){"head", sides[1].plugin, "", sides[1].source[0] ? sides[1].source : NULL};
+	plan.base = (struct alloclab_ab_build){"base", sides[0].plugin, sides[0].options,
+					       sides[0].source[0] ? sides[0].source : NULL};
+	plan.head = (struct alloclab_ab_build){"head", sides[1].plugin, sides[1].options,
+					       sides[1].source[0] ? sides[1].source : NULL};
 	struct alloclab_ab_result result;
 	if (alloclab_ab_measure(&plan, &result, err, sizeof err) != 0) {
 		fprintf(stderr, "alloclab ab: %s\n", err);

@@ -199,6 +199,15 @@ int alloclab_build_side(const struct alloclab_build_spec *spec, const char *text
 			return -1;
 		return alloclab_build_commit(spec, commit, build_dir, out, err, err_len);
 	}
+	/* A file may carry its plugin's options as run's -p does:
+	 * PATH.so:OPTIONS. */
+	const char *opts = strstr(text, ".so:");
+	char path[PATH_MAX];
+	if (opts && !is_file(text) && (size_t)(opts + 3 - text) < sizeof path) {
+		snprintf(path, sizeof path, "%.*s", (int)(opts + 3 - text), text);
+		snprintf(out->options, sizeof out->options, "%s", opts + 4);
+		text = path;
+	}
 	if (is_file(text)) {
 		if (realpath(text, out->plugin) == NULL) {
 			snprintf(err, err_len, "%s", strerror(errno));

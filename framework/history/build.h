@@ -24,6 +24,7 @@ struct alloclab_build_spec {
 
 struct alloclab_built {
 	char plugin[PATH_MAX]; /* the plugin file */
+	char options[1024];    /* the plugin's options, given after ".so:" with a file ("" none) */
 	char source[80];       /* "COMMIT", "COMMIT+dirty", or "" unknown */
 	char log[PATH_MAX];    /* the build's log ("" nothing was built) */
 };
