@@ -93,21 +93,29 @@ static int parse_metrics(const char *command, const char *text, unsigned *out)
 	return rc;
 }
 
-static int parse_design(const char *command, const char *text, uint64_t *slice_ops, int *unpaired)
+/* values, processes, slices:N or slices:N:W (W untimed operations before
+ * each slice's N timed ones). */
+static int parse_design(const char *command, const char *text, struct alloclab_ab_args *a)
 {
-	uint64_t n;
-	*unpaired = strcmp(text, "processes") == 0;
-	if (strcmp(text, "values") == 0 || *unpaired) {
-		*slice_ops = 0;
+	uint64_t n, w = 0;
+	const char *colon = strncmp(text, "slices:", 7) == 0 ? strchr(text + 7, ':') : NULL;
+	size_t nlen = colon ? (size_t)(colon - text - 7) : strlen(text) - (text[0] ? 7 : 0);
+	a->unpaired = strcmp(text, "processes") == 0;
+	a->slice_ops = a->slice_warm = 0;
+	if (strcmp(text, "values") == 0 || a->unpaired)
 		return 0;
-	}
-	if (strncmp(text, "slices:", 7) == 0 &&
-	    alloclab_parse_u64(text + 7, strlen(text + 7), 1, &n) == ALLOCLAB_NUMBER_OK && n >= 100 && n <= 100000000) {
-		*slice_ops = n;
+	if (strncmp(text, "slices:", 7) == 0 && alloclab_parse_u64(text + 7, nlen, 1, &n) == ALLOCLAB_NUMBER_OK &&
+	    n >= 100 && n <= 100000000 &&
+	    (colon == NULL || (alloclab_parse_u64(colon + 1, strlen(colon + 1), 1, &w) == ALLOCLAB_NUMBER_OK &&
+			       w <= 100000000))) {
+		a->slice_ops = n;
+		a->slice_warm = w;
 		return 0;
 	}
 	return alloclab_usage_error(command,
-				    "--design takes values, slices:N (N operations, 100 or more) or processes, not '%s'", text);
+				    "--design takes values, slices:N[:W] (N timed operations, 100 or more, after W untimed "
+				    "ones) or processes, not '%s'",
+				    text);
 }
 
 static int parse_shard(const char *command, const char *text, struct alloclab_ab_args *a)
@@ -147,7 +155,7 @@ static int take(const char *command, int opt, unsigned takes, struct alloclab_ab
 	case 'n': return alloclab_parse_count(command, "--processes", optarg, 2, 10000, &a->processes);
 	case 'v': return alloclab_parse_count(command, "--values", optarg, 1, 10000, &a->values);
 	case 'M': return alloclab_parse_count(command, "--memory-processes", optarg, 2, 10000, &a->memory_processes);
-	case 'D': return parse_design(command, optarg, &a->slice_ops, &a->unpaired);
+	case 'D': return parse_design(command, optarg, a);
 	case 'r': a->reference = strcmp(optarg, "none") == 0 ? NULL : optarg; return 0;
 	case 'o': a->output = optarg; return 0;
 	case 'W': return alloclab_parse_timeout(command, optarg, 86400, &a->timeout_s);
@@ -235,6 +243,7 @@ void alloclab_ab_args_plan(const struct alloclab_ab_args *a, const char *dir, st
 	plan->values = a->values;
 	plan->memory_processes = a->memory_processes;
 	plan->slice_ops = a->slice_ops;
+	plan->slice_warm = a->slice_warm;
 	plan->unpaired = a->unpaired;
 	plan->timeout_s = a->timeout_s;
 	plan->dir = dir;

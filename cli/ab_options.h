@@ -28,7 +28,7 @@ struct alloclab_ab_args {
 	size_t nworkloads;
 	const char *threads, *reference, *output, *format, *db, *good, *bad;
 	unsigned metrics, processes, values, memory_processes;
-	uint64_t slice_ops;
+	uint64_t slice_ops, slice_warm;
 	int unpaired;
 	double timeout_s;
 	double thresholds[ALLOCLAB_AB_NMETRICS];

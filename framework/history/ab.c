@@ -117,6 +117,8 @@ static void run_argv(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m
 		if (p->slice_ops && !p->unpaired) {
 			add(a, "--slice-ops");
 			add(a, own(a, asprintf(&text, "%llu", (unsigned long long)p->slice_ops) < 0 ? NULL : text));
+			add(a, "--slice-warm");
+			add(a, own(a, asprintf(&text, "%llu", (unsigned long long)p->slice_warm) < 0 ? NULL : text));
 		}
 		if (p->reference) {
 			add(a, "-p");
@@ -210,21 +212,23 @@ static char *unmeasured_text(const struct alloclab_comparison_entry *b, const st
 	return text;
 }
 
-static const char *design_text(enum alloclab_ab_metric m, const struct alloclab_results *r,
-			       const struct alloclab_comparison_entry *e)
+static void design_text(enum alloclab_ab_metric m, const struct alloclab_results *r,
+			const struct alloclab_comparison_entry *e, char *out, size_t len)
 {
+	const char *d = e->cell ? e->cell->pair_design : NULL;
 	if (m == ALLOCLAB_AB_INSTRUCTIONS)
-		return "callgrind, exact";
-	if (m == ALLOCLAB_AB_MEMORY)
-		return "processes of their own";
-	if (e->tested != ALLOCLAB_TESTED_PAIRED)
-		return "processes of their own (not paired)";
-	if (e->cell && e->cell->pair_design && strcmp(e->cell->pair_design, ALLOCLAB_PAIR_SLICES) == 0)
-		return "paired, slices";
-	if (e->cell && e->cell->pair_design && strcmp(e->cell->pair_design, ALLOCLAB_PAIR_VALUES) != 0)
-		return "paired, processes back to back";
-	(void)r;
-	return "paired, whole values";
+		snprintf(out, len, "callgrind, exact");
+	else if (m == ALLOCLAB_AB_MEMORY)
+		snprintf(out, len, "processes of their own");
+	else if (e->tested != ALLOCLAB_TESTED_PAIRED)
+		snprintf(out, len, "processes of their own (not paired)");
+	else if (d && strcmp(d, ALLOCLAB_PAIR_SLICES) == 0)
+		snprintf(out, len, "paired, slices of %llu operations (%llu untimed before each)",
+			 (unsigned long long)r->facts.slice_ops, (unsigned long long)r->facts.slice_warm);
+	else if (d && strcmp(d, ALLOCLAB_PAIR_VALUES) != 0)
+		snprintf(out, len, "paired, processes back to back");
+	else
+		snprintf(out, len, "paired, whole values");
 }
 
 int alloclab_ab_rows_of(const struct alloclab_ab_plan *p, enum alloclab_ab_metric metric,
@@ -241,7 +245,7 @@ int alloclab_ab_rows_of(const struct alloclab_ab_plan *p, enum alloclab_ab_metri
 		const struct alloclab_comparison_entry *b = &cmp->rows[i].entries[0], *h = &cmp->rows[i].entries[1];
 		if (b->status != ALLOCLAB_ENTRY_MEASURED || h->status != ALLOCLAB_ENTRY_MEASURED || !h->compared) {
 			struct alloclab_ab_row row = {.metric = metric, .name = strdup(cmp->rows[i].name),
-						      .verdict = ALLOCLAB_VERDICT_NONE, .design = ""};
+						      .verdict = ALLOCLAB_VERDICT_NONE};
 			row.status = unmeasured_text(b, h);
 			add_row(out, &row);
 			continue;
@@ -251,8 +255,8 @@ int alloclab_ab_rows_of(const struct alloclab_ab_plan *p, enum alloclab_ab_metri
 			.ratio = h->ratio, .has_interval = h->has_interval, .lo = h->lo, .hi = h->hi,
 			.verdict = h->verdict, .p = h->p_interval,
 			.n = h->tested == ALLOCLAB_TESTED_PAIRED ? h->npairs : (unsigned)h->nprocesses,
-			.design = design_text(metric, r, h),
 		};
+		design_text(metric, r, h, row.design, sizeof row.design);
 		add_row(out, &row);
 	}
 	alloclab_comparison_free(cmp);

@@ -61,6 +61,7 @@ struct alloclab_ab_plan {
 	unsigned values;              /* time: values a process */
 	unsigned memory_processes;    /* memory: processes a cell and build */
 	uint64_t slice_ops;           /* time: 0 whole values, else slices of this many operations */
+	uint64_t slice_warm;          /* time, slices: untimed operations before each slice's timed ones */
 	/* time: each build in processes of its own instead (what tools that
 	 * cannot pair must do: the comparison's baseline). */
 	int unpaired;
@@ -88,7 +89,7 @@ struct alloclab_ab_row {
 	enum alloclab_verdict verdict;
 	double p;            /* the p-value a series corrects on (comparison.h's p_interval); < 0 none */
 	unsigned n;          /* processes (pairs for time) */
-	const char *design;  /* how it was measured, in words */
+	char design[96];     /* how it was measured, in words */
 	/* A row either build could not measure: why ("not applicable: the
 	 * workload needs realloc"); NULL measured. Its figures mean nothing. */
 	char *status;
