@@ -188,8 +188,8 @@ static void workload_section(FILE *f, const struct alloclab_site *s, const struc
 	fputs("The level is the median of every value; ±95% the half-width of the 95% interval of the level, over the "
 	      "cell's processes.</p>\n",
 	      f);
-	alloclab_run_cells_table(f, pg->r, w->workload, pg->data);
 	alloclab_page_figures_write(f, s, &pg->figures, w->from, w->to);
+	alloclab_run_cells_table(f, pg->r, w->workload, pg->data);
 	char *own = workload_text(pg->r, w->workload);
 	text_block(f, "What the workload reports of its cells", own, 0);
 	free(own);

@@ -11,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A table of more rows than this scrolls in a frame of its own, its
+ * header kept, so that the page around it stays in reach. */
+#define TALL 30
+
 /* What a verdict is in one word, for its colour and its filter. */
 static const char *verdict_kind(const struct alloclab_comparison_entry *e)
 {
@@ -125,7 +129,8 @@ void alloclab_run_comparison_table(FILE *f, const struct alloclab_results *r, co
 				     cmp->deterministic ? "instructions per operation" : "time per operation",
 				     cmp->columns[0], alloclab_comparison_test_text(cmp), cmp->alpha);
 	}
-	fputs("</p>\n<div class=\"table-wrap\"><table class=\"sortable filterable comparison\"><thead><tr>"
+	fprintf(f, "</p>\n<div class=\"table-wrap%s\">", cmp->nrows * (cmp->ncols - 1) > TALL ? " tall" : "");
+	fputs("<table class=\"sortable filterable comparison\"><thead><tr>"
 	      "<th data-filter>workload</th><th>row</th><th data-filter>threads</th><th data-filter>plugin</th>"
 	      "<th>ratio</th><th>95% interval</th><th>n</th><th data-filter>verdict</th><th>how</th></tr></thead><tbody>\n",
 	      f);
@@ -229,17 +234,19 @@ static void cell_row(FILE *f, const struct alloclab_results *r, unsigned i, cons
 void alloclab_run_cells_table(FILE *f, const struct alloclab_results *r, const char *workload, const char *data)
 {
 	int counts = 0, with_params = 0;
+	unsigned rows = 0;
 	for (unsigned i = 0; i < r->ncells; i++)
 		if (strcmp(r->cells[i].workload, workload) == 0) {
+			rows++;
 			char params[2048];
 			counts = alloclab_metric_deterministic(r->cells[i].metric);
 			alloclab_cell_params_text(r, &r->cells[i], 1, params, sizeof params);
 			with_params |= params[0] != '\0';
 		}
-	fprintf(f, "<div class=\"table-wrap\"><table class=\"sortable filterable cells\"><thead><tr>"
+	fprintf(f, "<div class=\"table-wrap%s\"><table class=\"sortable filterable cells\"><thead><tr>"
 		   "<th data-filter>plugin</th>%s<th data-filter>threads</th><th>%s</th><th>±95%%</th><th>%s</th>"
 		   "<th>peak RSS</th><th data-filter>status</th><th>raw</th></tr></thead><tbody>\n",
-		with_params ? "<th data-filter>parameters</th>" : "", counts ? "instr/op" : "time/op",
+		rows > TALL ? " tall" : "", with_params ? "<th data-filter>parameters</th>" : "", counts ? "instr/op" : "time/op",
 		counts ? "-" : "Mops/s");
 	for (unsigned i = 0; i < r->ncells; i++)
 		if (strcmp(r->cells[i].workload, workload) == 0)
