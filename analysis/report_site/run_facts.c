@@ -208,5 +208,9 @@ void alloclab_run_facts_write(FILE *f, const struct alloclab_results *r, const c
 	generic(f, "metadata", r->metadata);
 	generic(f, "plan (config)", r->config);
 	fputs("</div></details>\n", f);
+}
+
+void alloclab_run_plugins_write(FILE *f, const struct alloclab_results *r)
+{
 	plugins_table(f, r);
 }

@@ -274,6 +274,7 @@ static int write_page(struct alloclab_site *s, struct page *pg, char *err, size_
 		workload_section(f, s, pg, &pg->workloads[i]);
 	part_section(f, s, pg, &pg->memory, "memory", "Memory", alloclab_memory_report);
 	part_section(f, s, pg, &pg->latency, "latency", "Latency of each call", alloclab_latency_report);
+	alloclab_run_plugins_write(f, pg->r);
 	raw_section(f, pg);
 	alloclab_html_end(f);
 	return alloclab_site_close(f, pg->p->file, err, err_len);

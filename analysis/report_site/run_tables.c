@@ -101,11 +101,12 @@ static void comparison_row(FILE *f, const struct alloclab_results *r, const stru
 	fputs("</span></td><td>", f);
 	const char *how = alloclab_pair_design_note(r, e->cell);
 	alloclab_html_text(f, how ? how : "");
+	/* What pyperf's check would say of the samples: beside, quieter. */
 	for (size_t w = 0; w < e->nwarnings; w++) {
-		fputs(w || how ? "; " : "", f);
+		fputs(w ? "; " : how ? "<br><span class=\"warning\">" : "<span class=\"warning\">", f);
 		alloclab_html_text(f, e->warnings[w]);
 	}
-	fputs("</td></tr>\n", f);
+	fputs(e->nwarnings ? "</span></td></tr>\n" : "</td></tr>\n", f);
 }
 
 void alloclab_run_comparison_table(FILE *f, const struct alloclab_results *r, const struct alloclab_comparison *cmp,
