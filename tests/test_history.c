@@ -6,9 +6,9 @@
  * history run (a commit that does not build, one that changes the count),
  * resumed, shown, and bisected; a build that hangs; hostile names.
  *
- * The repository is made here from tests/fixtures/history/plugin.c, its
- * commits changing config.h; its builds use --build with the C compiler
- * and the SDK's header folder. The measurements are instruction counts
+ * The repository is the helpers' (make_history_repo: the fixture
+ * tests/fixtures/history/plugin.c, its commits changing config.h); its
+ * builds use --build with the C compiler and the SDK's header folder. The measurements are instruction counts
  * (deterministic, and quick at a few thousand operations); one ab measures
  * time, to show its table and design.
  */
@@ -24,20 +24,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* Runs a shell command (paths here are scratch folders: no quoting
- * needed); fails the test when it fails. */
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	int rc = system(cmd);
-	cr_assert(rc == 0, "command failed (%d): %s", rc, cmd);
-}
 
 static const char *source_root(void)
 {

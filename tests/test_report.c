@@ -23,18 +23,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	int rc = system(cmd);
-	cr_assert(rc == 0, "command failed (%d): %s", rc, cmd);
-}
-
 static int count_of(const char *text, const char *what)
 {
 	int n = 0;

@@ -130,13 +130,10 @@ static void latest_table(FILE *f, const struct hsite *h)
 				p = &s->points[k];
 		if (p == NULL)
 			continue;
-		fputs("<tr><td data-f=\"", f);
-		alloclab_html_text(f, alloclab_ab_metric_names[s->metric]);
-		fputs("\">", f);
-		alloclab_html_text(f, alloclab_ab_metric_names[s->metric]);
-		fputs("</td><td>", f);
-		alloclab_html_text(f, s->row);
-		fputs("</td><td>", f);
+		fputs("<tr>", f);
+		alloclab_html_filter_cell(f, alloclab_ab_metric_names[s->metric]);
+		alloclab_html_cell(f, s->row);
+		fputs("<td>", f);
 		commit_link(f, &h->v.commits[p->commit]);
 		fputs("</td>", f);
 		level_cell(f, s, p);
@@ -178,13 +175,9 @@ static void changes_table(FILE *f, const struct hsite *h)
 				continue;
 			fprintf(f, "<tr><td class=\"num\" data-v=\"%u\">%u</td><td>", c->ordinal, c->ordinal);
 			commit_link(f, c);
-			fputs("</td><td data-f=\"", f);
-			alloclab_html_text(f, alloclab_ab_metric_names[s->metric]);
-			fputs("\">", f);
-			alloclab_html_text(f, alloclab_ab_metric_names[s->metric]);
-			fputs("</td><td>", f);
-			alloclab_html_text(f, s->row);
 			fputs("</td>", f);
+			alloclab_html_filter_cell(f, alloclab_ab_metric_names[s->metric]);
+			alloclab_html_cell(f, s->row);
 			snprintf(text, sizeof text, "%.4f", p->ratio);
 			alloclab_html_number_cell(f, p->ratio, text);
 			alloclab_history_change_text(s->metric, p, alloclab_history_level_at(s, p->base), text, sizeof text);
@@ -328,11 +321,9 @@ static void commit_steps(FILE *f, const struct hsite *h, size_t commit)
 				      "<th>level</th><th>over</th><th>ratio</th><th>95% interval</th><th>verdict</th>"
 				      "<th>against the reference</th></tr></thead><tbody>\n",
 				      f);
-			fputs("<tr><td>", f);
-			alloclab_html_text(f, alloclab_ab_metric_names[s->metric]);
-			fputs("</td><td>", f);
-			alloclab_html_text(f, s->row);
-			fputs("</td>", f);
+			fputs("<tr>", f);
+			alloclab_html_cell(f, alloclab_ab_metric_names[s->metric]);
+			alloclab_html_cell(f, s->row);
 			level_cell(f, s, p);
 			step_cells(f, h, s, p);
 			reference_cell(f, p);

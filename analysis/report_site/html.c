@@ -126,3 +126,19 @@ void alloclab_html_number_cell(FILE *f, double v, const char *shown)
 	alloclab_html_text(f, shown);
 	fputs("</td>", f);
 }
+
+void alloclab_html_cell(FILE *f, const char *text)
+{
+	fputs("<td>", f);
+	alloclab_html_text(f, text);
+	fputs("</td>", f);
+}
+
+void alloclab_html_filter_cell(FILE *f, const char *text)
+{
+	fputs("<td data-f=\"", f);
+	alloclab_html_text(f, text);
+	fputs("\">", f);
+	alloclab_html_text(f, text);
+	fputs("</td>", f);
+}

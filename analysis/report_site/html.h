@@ -40,6 +40,11 @@ void alloclab_html_end(FILE *f);
  * same characters); a name that is not one is written as text alone. */
 void alloclab_html_link(FILE *f, const char *href, const char *text);
 
+/* A table cell of text: <td>TEXT</td>; a column filtered by its words:
+ * <td data-f="TEXT">TEXT</td>. */
+void alloclab_html_cell(FILE *f, const char *text);
+void alloclab_html_filter_cell(FILE *f, const char *text);
+
 /* A table cell with a number: its value for sorting in data-v, its text
  * as shown (both escaped); NaN or < 0 with unknown: "-". */
 void alloclab_html_number_cell(FILE *f, double v, const char *shown);

@@ -151,11 +151,10 @@ static void plugins_table(FILE *f, const struct alloclab_results *r)
 		const struct alloclab_plugin_info *p = &r->plugins[i];
 		fputs("<tr><td class=\"label\">", f);
 		alloclab_html_text(f, p->label);
-		fputs("</td><td>", f);
-		alloclab_html_text(f, p->name);
-		fputs("</td><td>", f);
-		alloclab_html_text(f, p->version);
-		fputs("</td><td class=\"mono\">", f);
+		fputs("</td>", f);
+		alloclab_html_cell(f, p->name);
+		alloclab_html_cell(f, p->version);
+		fputs("<td class=\"mono\">", f);
 		alloclab_html_text(f, p->path);
 		fputs("</td><td class=\"mono\">", f);
 		alloclab_html_printf(f, "%.12s", p->sha256 ? p->sha256 : "unknown");

@@ -67,13 +67,10 @@ static void comparison_row(FILE *f, const struct alloclab_results *r, const stru
 	const struct alloclab_comparison_row *row = &cmp->rows[i];
 	const struct alloclab_comparison_entry *e = &row->entries[c];
 	char text[160];
-	fputs("<tr><td data-f=\"", f);
-	alloclab_html_text(f, row->cell->workload);
-	fputs("\">", f);
-	alloclab_html_text(f, row->cell->workload);
-	fputs("</td><td>", f);
-	alloclab_html_text(f, row->name);
-	fprintf(f, "</td><td class=\"num\" data-v=\"%u\">%u</td><td class=\"label\">", row->cell->threads,
+	fputs("<tr>", f);
+	alloclab_html_filter_cell(f, row->cell->workload);
+	alloclab_html_cell(f, row->name);
+	fprintf(f, "<td class=\"num\" data-v=\"%u\">%u</td><td class=\"label\">", row->cell->threads,
 		row->cell->threads);
 	alloclab_html_text(f, cmp->columns[c]);
 	fputs("</td>", f);
@@ -199,13 +196,8 @@ static void cell_row(FILE *f, const struct alloclab_results *r, unsigned i, cons
 	fputs("\">", f);
 	alloclab_html_text(f, label);
 	fputs("</td>", f);
-	if (with_params) {
-		fputs("<td data-f=\"", f);
-		alloclab_html_text(f, params);
-		fputs("\">", f);
-		alloclab_html_text(f, params);
-		fputs("</td>", f);
-	}
+	if (with_params)
+		alloclab_html_filter_cell(f, params);
 	fprintf(f, "<td class=\"num\" data-v=\"%u\">%u</td>", c->threads, c->threads);
 	if (n && alloclab_cell_measured(c))
 		cell_figures(f, c, &s);
