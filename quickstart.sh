@@ -60,6 +60,9 @@ if [ "$mode" = test ]; then
 	packages+=(clang lld libclang-rt-14-dev)
 	# The one-node Slurm cluster the cluster test starts (tests/slurm_cluster.sh).
 	packages+=(munge slurm-wlm)
+	# The report's pages opened in a real browser (tests/browser/): Chromium,
+	# headless, driven over the DevTools protocol.
+	packages+=(chromium python3-websocket)
 fi
 
 missing=()

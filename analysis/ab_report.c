@@ -18,8 +18,7 @@ static void level_text(enum alloclab_ab_metric m, double v, char *out, size_t le
 		alloclab_format_kib(v, out, len);
 }
 
-/* "1.02x slower", "+2.053 instr/op (1.97% more)", "not resolved". */
-static void verdict_text(const struct alloclab_ab_row *r, char *out, size_t len)
+void alloclab_ab_verdict_text(const struct alloclab_ab_row *r, char *out, size_t len)
 {
 	int more = r->verdict == ALLOCLAB_VERDICT_MORE;
 	if (r->status) {
@@ -54,7 +53,7 @@ static void interval_text(const struct alloclab_ab_row *r, char *out, size_t len
  * (80); "-" where a row was not measured. */
 static void row_texts(const struct alloclab_ab_row *r, char *b, char *h, char *ratio, char *iv, char *v)
 {
-	verdict_text(r, v, 80);
+	alloclab_ab_verdict_text(r, v, 80);
 	if (r->status) {
 		snprintf(b, 32, "-");
 		snprintf(h, 32, "-");

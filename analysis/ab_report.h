@@ -24,6 +24,10 @@ struct alloclab_ab_format {
 	void (*print)(const struct alloclab_ab_report *rep, FILE *out);
 };
 
+/* A row's verdict as the table says it: "1.02x slower (+2.0%)", "+2.053
+ * instr/op (1.97% more)", "not resolved", "the same". */
+void alloclab_ab_verdict_text(const struct alloclab_ab_row *r, char *out, size_t len);
+
 /* NULL-terminated: text, md (markdown), json. */
 extern const struct alloclab_ab_format alloclab_ab_formats[];
 const struct alloclab_ab_format *alloclab_ab_format_find(const char *name);

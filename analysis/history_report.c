@@ -18,7 +18,7 @@ static const char *unit_of(enum alloclab_ab_metric m)
 	return m == ALLOCLAB_AB_INSTRUCTIONS ? "instructions per op" : m == ALLOCLAB_AB_TIME ? "time per op" : "peak memory";
 }
 
-static void level_text(enum alloclab_ab_metric m, double v, char *out, size_t len)
+void alloclab_history_level_text(enum alloclab_ab_metric m, double v, char *out, size_t len)
 {
 	if (v < 0)
 		snprintf(out, len, "-");
@@ -30,9 +30,8 @@ static void level_text(enum alloclab_ab_metric m, double v, char *out, size_t le
 		alloclab_format_kib(v, out, len);
 }
 
-/* "2.1% slower", "+2.053 instr/op", "15.2% larger". */
-static void change_text(enum alloclab_ab_metric m, const struct alloclab_history_point *p, double base, char *out,
-			size_t len)
+void alloclab_history_change_text(enum alloclab_ab_metric m, const struct alloclab_history_point *p, double base,
+				  char *out, size_t len)
 {
 	double pct = (p->ratio - 1) * 100;
 	if (m == ALLOCLAB_AB_INSTRUCTIONS)
@@ -43,7 +42,7 @@ static void change_text(enum alloclab_ab_metric m, const struct alloclab_history
 		snprintf(out, len, "%.1f%% %s", fabs(pct), pct > 0 ? "larger" : "smaller");
 }
 
-static double level_of(const struct alloclab_history_series *s, size_t commit)
+double alloclab_history_level_at(const struct alloclab_history_series *s, size_t commit)
 {
 	for (size_t i = 0; i < s->npoints; i++)
 		if (s->points[i].commit == commit)
@@ -63,7 +62,7 @@ static void print_series(const struct alloclab_history_view *v, const struct all
 		const struct alloclab_history_point *p = &s->points[i];
 		const struct alloclab_commit *c = &v->commits[p->commit];
 		char level[32], step[16] = "-", iv[48] = "-", ref[48] = "", mark[96] = "";
-		level_text(s->metric, p->level, level, sizeof level);
+		alloclab_history_level_text(s->metric, p->level, level, sizeof level);
 		if (p->has_step) {
 			snprintf(step, sizeof step, "%.4f", p->ratio);
 			if (p->has_interval)
@@ -73,7 +72,7 @@ static void print_series(const struct alloclab_history_view *v, const struct all
 			snprintf(ref, sizeof ref, "%.3f [%.3f .. %.3f]", p->ref_ratio, p->ref_lo, p->ref_hi);
 		if (p->change) {
 			char what[64];
-			change_text(s->metric, p, level_of(s, p->base), what, sizeof what);
+			alloclab_history_change_text(s->metric, p, alloclab_history_level_at(s, p->base), what, sizeof what);
 			snprintf(mark, sizeof mark, "CHANGE %s  ", what);
 		}
 		fprintf(out, "  %4u  %-12.12s %12s %8s  %-18s %-22s %s%.60s\n", c->ordinal, c->commit, level, step, iv, ref,
@@ -108,7 +107,7 @@ static void print_text(const struct alloclab_history_view *v, FILE *out)
 			if (!p->change)
 				continue;
 			char what[64];
-			change_text(s->metric, p, level_of(s, p->base), what, sizeof what);
+			alloclab_history_change_text(s->metric, p, alloclab_history_level_at(s, p->base), what, sizeof what);
 			fprintf(out, "  %4u  %.12s  %s %s: %.4f, %s\n", v->commits[p->commit].ordinal, v->commits[p->commit].commit,
 				alloclab_ab_metric_names[s->metric], s->row, p->ratio, what);
 			n++;

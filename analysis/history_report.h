@@ -16,6 +16,15 @@
 
 void alloclab_history_print(const struct alloclab_history_view *v, int json, FILE *out);
 
+/* How the table says a commit's level ("72.174", "24.4 ns", "3.4 MiB";
+ * "-" below 0), a series' level at a commit (< 0: none), and a change
+ * point's size ("2.1% slower", "+95.000 instr/op (+131.63%)", "15.2%
+ * larger") from its step and the level before it. */
+void alloclab_history_level_text(enum alloclab_ab_metric m, double v, char *out, size_t len);
+double alloclab_history_level_at(const struct alloclab_history_series *s, size_t commit);
+void alloclab_history_change_text(enum alloclab_ab_metric m, const struct alloclab_history_point *p, double base,
+				  char *out, size_t len);
+
 /* The view as JSON (what history show -f json prints and the report's
  * history pages read). */
 json_t *alloclab_history_json(const struct alloclab_history_view *v);

@@ -143,6 +143,24 @@ static int all_zero(const struct alloclab_figure *fig)
 	return 1;
 }
 
+/* The named places on x (a history's change points): a dotted line
+ * each, its text up beside it. */
+static void write_marks(FILE *p, const struct alloclab_figure *fig)
+{
+	for (size_t m = 0; m < fig->nmarks; m++) {
+		if (!isfinite(fig->mark_x[m]))
+			continue;
+		fprintf(p, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead dashtype 3 lc rgb '#5b3fc4'\n",
+			fig->mark_x[m], fig->mark_x[m]);
+		if (fig->mark_text[m] && fig->mark_text[m][0]) {
+			fprintf(p, "set label %zu ", m + 1);
+			alloclab_gnuplot_quote(p, fig->mark_text[m]);
+			fprintf(p, " at %.6g, graph 0.98 rotate by 90 right offset -0.7,0 tc rgb '#5b3fc4' noenhanced front\n",
+				fig->mark_x[m]);
+		}
+	}
+}
+
 static void write_script(FILE *p, const struct alloclab_figure *fig, const char *data)
 {
 	fputs("set title ", p);
@@ -160,7 +178,9 @@ static void write_script(FILE *p, const struct alloclab_figure *fig, const char 
 		fputs("set logscale x 10\n", p);
 	if (fig->ylog)
 		fputs("set logscale y 10\nset format y '%g'\n", p);
-	else if (fig->ymin_zero)
+	if (fig->ymin < fig->ymax)
+		fprintf(p, "set yrange [%.6g:%.6g]\n", fig->ymin, fig->ymax);
+	else if (fig->ymin_zero && !fig->ylog)
 		fputs(all_zero(fig) ? "set yrange [0:1]\n" : "set yrange [0:*]\n", p);
 	if (fig->kind == ALLOCLAB_FIGURE_BARS) {
 		fputs("set style data histogram\nset style histogram errorbars gap 2 lw 1\n"
@@ -200,6 +220,7 @@ static void write_script(FILE *p, const struct alloclab_figure *fig, const char 
 			fprintf(p, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '#e4e9f2' "
 				   "fillstyle solid 1.0 noborder\n",
 				b + 1, fig->band_from[b], fig->band_to[b]);
+	write_marks(p, fig);
 	fputs("plot ", p);
 	for (size_t s = 0; s < fig->nseries; s++) {
 		fputs(s ? ", " : "", p);
@@ -256,59 +277,98 @@ static int has_points(const struct alloclab_figure *fig)
 	return 0;
 }
 
-static int draw(const struct alloclab_figure *fig, const char *dir, const char *tmp, char *err, size_t err_len)
-{
-	static const char *const terms[][2] = {
-		{"pngcairo size 1100,650 font 'sans,10'", "png"},
-		{"svg size 1100,650 dynamic font 'sans,10'", "svg"},
-	};
-	char name[128], data[ALLOCLAB_PATH_PLUS_LEN];
+/* The formats a picture is drawn in (bit t of a mask: terms[t]). */
+static const char *const terms[][2] = {
+	{"pngcairo size 1100,650 font 'sans,10'", "png"},
+	{"svg size 1100,650 dynamic font 'sans,10'", "svg"},
+};
 
-	if (fig->nseries == 0)
-		return 0;
-	alloclab_safe_file_name(fig->name, name, sizeof name);
-	if (!has_points(fig)) {
-		fprintf(stderr, "alloclab: %s left out: no value to draw\n", name);
-		return 0;
-	}
-	snprintf(data, sizeof data, "%s/%s.dat", tmp, name);
-	if (write_data(fig, data, err, err_len) != 0)
+/* Figures [from, to) in the formats of the mask, by one gnuplot (its
+ * start is most of what a small picture costs), drawn in the scratch
+ * folder; each picture then reaches the user's folder under the output
+ * policy (output_path.h), so that a link or a file of another kind there
+ * is never written through. */
+static int draw_range(const struct alloclab_figure_list *figures, size_t from, size_t to, unsigned formats,
+		      const char *dir, const char *tmp, char *err, size_t err_len)
+{
+	char script[ALLOCLAB_PATH_PLUS_LEN], first[ALLOCLAB_PATH_PLUS_LEN] = "";
+	snprintf(script, sizeof script, "%s/figures-%zu.gp", tmp, from);
+	FILE *p = fopen(script, "w");
+	if (p == NULL) {
+		snprintf(err, err_len, "cannot write %s: %s", script, strerror(errno));
 		return -1;
-	for (size_t t = 0; t < 2; t++) {
-		char out[ALLOCLAB_PATH_PLUS_LEN], drawn[ALLOCLAB_PATH_PLUS_LEN], script[ALLOCLAB_PATH_PLUS_LEN];
-		/* gnuplot draws in the scratch folder; the picture reaches the
-		 * user's folder under the output policy (output_path.h), so that
-		 * a link or a file of another kind there is never written
-		 * through. */
-		snprintf(drawn, sizeof drawn, "%s/%s.%s", tmp, name, terms[t][1]);
-		snprintf(out, sizeof out, "%s/%s.%s", dir, name, terms[t][1]);
-		snprintf(script, sizeof script, "%s/%s.gp", tmp, name);
-		FILE *p = fopen(script, "w");
-		if (p == NULL) {
-			snprintf(err, err_len, "cannot write %s: %s", script, strerror(errno));
-			return -1;
-		}
-		fprintf(p, "set terminal %s\nset output ", terms[t][0]);
-		alloclab_gnuplot_quote(p, drawn);
-		fputc('\n', p);
-		write_script(p, fig, data);
-		fputs("set output\n", p);
-		if (fclose(p) != 0) {
-			snprintf(err, err_len, "cannot write %s: %s", script, strerror(errno));
-			return -1;
-		}
-		if (run_gnuplot(script, out, err, err_len) != 0 ||
-		    alloclab_output_copy(drawn, out, ALLOCLAB_OUTPUT_PICTURE, err, err_len) != 0)
-			return -1;
 	}
+	for (size_t i = from; i < to; i++) {
+		const struct alloclab_figure *fig = &figures->items[i];
+		char name[128], data[ALLOCLAB_PATH_PLUS_LEN];
+		if (fig->nseries == 0)
+			continue;
+		alloclab_safe_file_name(fig->name, name, sizeof name);
+		if (!has_points(fig)) {
+			if (to - from == figures->n) /* said once, not again when drawn one by one */
+				fprintf(stderr, "alloclab: %s left out: no value to draw\n", name);
+			continue;
+		}
+		snprintf(data, sizeof data, "%s/%s.dat", tmp, name);
+		if (write_data(fig, data, err, err_len) != 0) {
+			fclose(p);
+			return -1;
+		}
+		for (size_t t = 0; t < 2; t++) {
+			char drawn[ALLOCLAB_PATH_PLUS_LEN];
+			if (!(formats & (1u << t)))
+				continue;
+			snprintf(drawn, sizeof drawn, "%s/%s.%s", tmp, name, terms[t][1]);
+			if (first[0] == '\0')
+				snprintf(first, sizeof first, "%s/%s.%s", dir, name, terms[t][1]);
+			fprintf(p, "reset\nset terminal %s\nset output ", terms[t][0]);
+			alloclab_gnuplot_quote(p, drawn);
+			fputc('\n', p);
+			write_script(p, fig, data);
+			fputs("set output\n", p);
+		}
+	}
+	if (fclose(p) != 0) {
+		snprintf(err, err_len, "cannot write %s: %s", script, strerror(errno));
+		return -1;
+	}
+	if (first[0] && run_gnuplot(script, to - from == 1 ? first : "the pictures", err, err_len) != 0)
+		return -1;
+	for (size_t i = from; i < to; i++)
+		for (size_t t = 0; t < 2; t++) {
+			char name[128], drawn[ALLOCLAB_PATH_PLUS_LEN], out[ALLOCLAB_PATH_PLUS_LEN];
+			alloclab_safe_file_name(figures->items[i].name, name, sizeof name);
+			snprintf(drawn, sizeof drawn, "%s/%s.%s", tmp, name, terms[t][1]);
+			snprintf(out, sizeof out, "%s/%s.%s", dir, name, terms[t][1]);
+			if ((formats & (1u << t)) && figures->items[i].nseries && has_points(&figures->items[i]) &&
+			    alloclab_output_copy(drawn, out, ALLOCLAB_OUTPUT_PICTURE, err, err_len) != 0)
+				return -1;
+		}
 	return 0;
+}
+
+/* Every figure at once; when gnuplot fails on that, each on its own, so
+ * that the message names the picture it could not draw. */
+static int draw_all(const struct alloclab_figure_list *figures, const char *dir, unsigned formats, char *err,
+		    size_t err_len)
+{
+	char tmp[ALLOCLAB_PATH_LEN];
+	if (alloclab_scratch_make("plot", tmp, sizeof tmp) != 0) {
+		snprintf(err, err_len, "cannot create a temporary folder: %s", strerror(errno));
+		return -1;
+	}
+	int rc = draw_range(figures, 0, figures->n, formats, dir, tmp, err, err_len);
+	if (rc != 0 && figures->n > 1) {
+		rc = 0;
+		for (size_t i = 0; rc == 0 && i < figures->n; i++)
+			rc = draw_range(figures, i, i + 1, formats, dir, tmp, err, err_len);
+	}
+	alloclab_scratch_remove(tmp);
+	return rc;
 }
 
 int alloclab_plot_draw(const struct alloclab_figure_list *figures, const char *dir, char *err, size_t err_len)
 {
-	char tmp[ALLOCLAB_PATH_LEN];
-	int rc = 0;
-
 	{
 		/* The folder and its parents, as `-o a/b` asks. */
 		char path[ALLOCLAB_PATH_LEN];
@@ -324,14 +384,12 @@ int alloclab_plot_draw(const struct alloclab_figure_list *figures, const char *d
 			return -1;
 		}
 	}
-	if (alloclab_scratch_make("plot", tmp, sizeof tmp) != 0) {
-		snprintf(err, err_len, "cannot create a temporary folder: %s", strerror(errno));
-		return -1;
-	}
-	for (size_t i = 0; i < figures->n && rc == 0; i++)
-		rc = draw(&figures->items[i], dir, tmp, err, err_len);
-	alloclab_scratch_remove(tmp);
-	return rc;
+	return draw_all(figures, dir, 3, err, err_len);
+}
+
+int alloclab_plot_draw_svg(const struct alloclab_figure_list *figures, const char *dir, char *err, size_t err_len)
+{
+	return draw_all(figures, dir, 2, err, err_len);
 }
 
 /* ---- the run's figures ---- */
@@ -634,6 +692,12 @@ out:
 	free(l.groups);
 	free(l.threads);
 	free(l.cells);
+}
+
+void alloclab_plot_workload_figures(const struct alloclab_results *r, const char *workload, const char *baseline,
+				    struct alloclab_figure_list *out)
+{
+	workload_figures(r, workload, baseline, out);
 }
 
 void alloclab_plot_figures(const struct alloclab_results *r, const char *baseline, struct alloclab_figure_list *out)

@@ -24,9 +24,17 @@ int alloclab_plot_available(void);
 /* Every figure of the run. */
 void alloclab_plot_figures(const struct alloclab_results *r, const char *baseline, struct alloclab_figure_list *out);
 
+/* One workload's figures: its plugins against the baseline, its thread
+ * scaling, its own pictures (what alloclab_plot_figures gives of it). */
+void alloclab_plot_workload_figures(const struct alloclab_results *r, const char *workload, const char *baseline,
+				    struct alloclab_figure_list *out);
+
 /* Draws figures into dir (created if needed) as NAME.png and NAME.svg. 0,
- * or -1 with err set. */
+ * or -1 with err set. One gnuplot draws them all. */
 int alloclab_plot_draw(const struct alloclab_figure_list *figures, const char *dir, char *err, size_t err_len);
+/* The same as NAME.svg alone, into dir (which must exist): the vector
+ * pictures a report's pages embed. */
+int alloclab_plot_draw_svg(const struct alloclab_figure_list *figures, const char *dir, char *err, size_t err_len);
 
 /* Both: 0, or -1 with err set (also when the run has nothing measured). */
 int alloclab_plot(const struct alloclab_results *r, const char *dir, const char *baseline, char *err, size_t err_len);

@@ -17,6 +17,7 @@ int alloclab_cmd_exec(int argc, char **argv);
 int alloclab_cmd_show(int argc, char **argv);
 int alloclab_cmd_compare(int argc, char **argv);
 int alloclab_cmd_plot(int argc, char **argv);
+int alloclab_cmd_report(int argc, char **argv);
 int alloclab_cmd_check(int argc, char **argv);
 int alloclab_cmd_merge(int argc, char **argv);
 int alloclab_cmd_export(int argc, char **argv);

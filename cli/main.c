@@ -23,6 +23,7 @@ static const char usage[] =
 	"  check   put plugins through the conformance cases, each case in its own process\n"
 	"  compare compare runs, or plugins within a run: significance, tables (rst, markdown, csv, json)\n"
 	"  plot    draw a run's results with gnuplot (PNG and SVG)\n"
+	"  report  a static site of a run or of a history store, to open in a browser\n"
 	"  show    print the table and workload reports of a results file\n"
 	"  merge   put the shards of a run (run --shard K/N) together into one results file\n"
 	"  export  write a results file in pyperf's JSON format or as CSV, for other tools\n"
@@ -76,6 +77,8 @@ int main(int argc, char **argv)
 		return alloclab_cmd_compare(argc - 1, argv + 1);
 	if (strcmp(argv[1], "plot") == 0)
 		return alloclab_cmd_plot(argc - 1, argv + 1);
+	if (strcmp(argv[1], "report") == 0)
+		return alloclab_cmd_report(argc - 1, argv + 1);
 	if (strcmp(argv[1], "show") == 0)
 		return alloclab_cmd_show(argc - 1, argv + 1);
 	if (strcmp(argv[1], "stats") == 0)

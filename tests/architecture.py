@@ -77,7 +77,8 @@ def resolve(including, name, quoted):
     here = os.path.dirname(including)
     candidates = [os.path.normpath(os.path.join(here, name)), os.path.normpath(os.path.join("framework", name)),
                   os.path.normpath(os.path.join("framework/include", name)),
-                  os.path.normpath(os.path.join("workloads", name))]
+                  os.path.normpath(os.path.join("workloads", name)),
+                  os.path.normpath(os.path.join("analysis", name))]
     for c in candidates:
         if c in FILES_SET:
             return c

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <ftw.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -211,4 +212,32 @@ int alive(long pid)
 	int n = fscanf(f, "%*d %*s %c", &state);
 	fclose(f);
 	return n == 1 && state != 'Z' && state != 'X';
+}
+
+void sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	int rc = system(cmd);
+	cr_assert(rc == 0, "command failed (%d): %s", rc, cmd);
+}
+
+void make_history_repo(const char *repo)
+{
+	sh("mkdir -p '%s' && cd '%s' && git init -q && git config user.email t@example.org && git config user.name t && "
+	   "cp %s/tests/fixtures/history/plugin.c . && printf '#define EXTRA_WORK 0\\n#define SLACK_PERCENT 0\\n' > "
+	   "config.h && git add . && git commit -qm first && echo notes > README && git add README && git commit -qm readme "
+	   "&& printf '#define EXTRA_WORK 16\\n#define SLACK_PERCENT 0\\n' > config.h && git commit -qam 'more work' && "
+	   "printf '#error broken\\n' > config.h && git commit -qam broken && printf '#define EXTRA_WORK 16\\n#define "
+	   "SLACK_PERCENT 0\\n' > config.h && git commit -qam fixed && echo more >> README && git commit -qam readme2",
+	   repo, repo, getenv("ALLOCLAB_SOURCE_ROOT"));
+}
+
+void history_build_command(char *out, size_t len)
+{
+	snprintf(out, len, "cc -O2 -shared -fPIC -I%s/framework/include plugin.c -o plugin.so",
+		 getenv("ALLOCLAB_SOURCE_ROOT"));
 }

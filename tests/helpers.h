@@ -58,4 +58,15 @@ void assert_run_refused(const char *dir, const char *const *args, const char *te
 /* Whether process pid exists and is not a zombie. */
 int alive(long pid);
 
+/* Runs a shell command (paths in tests are scratch folders: no quoting
+ * needed); fails the test when it fails. */
+void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A git repository of the history fixture (tests/fixtures/history/plugin.c)
+ * at repo: six commits, the third adding instructions, the fourth not
+ * building, the fifth building again; and the command each commit builds
+ * with (history run's --build: the C compiler and the SDK's headers). */
+void make_history_repo(const char *repo);
+void history_build_command(char *out, size_t len);
+
 #endif

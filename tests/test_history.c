@@ -6,9 +6,9 @@
  * history run (a commit that does not build, one that changes the count),
  * resumed, shown, and bisected; a build that hangs; hostile names.
  *
- * The repository is made here from tests/fixtures/history/plugin.c, its
- * commits changing config.h; its builds use --build with the C compiler
- * and the SDK's header folder. The measurements are instruction counts
+ * The repository is the helpers' (make_history_repo: the fixture
+ * tests/fixtures/history/plugin.c, its commits changing config.h); its
+ * builds use --build with the C compiler and the SDK's header folder. The measurements are instruction counts
  * (deterministic, and quick at a few thousand operations); one ab measures
  * time, to show its table and design.
  */
@@ -25,29 +25,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Runs a shell command (paths here are scratch folders: no quoting
- * needed); fails the test when it fails. */
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	int rc = system(cmd);
-	cr_assert(rc == 0, "command failed (%d): %s", rc, cmd);
-}
-
 static const char *source_root(void)
 {
 	return getenv("ALLOCLAB_SOURCE_ROOT");
-}
-
-/* The build command every commit of the test repository takes. */
-static void build_command(char *out, size_t len)
-{
-	snprintf(out, len, "cc -O2 -shared -fPIC -I%s/framework/include plugin.c -o plugin.so", source_root());
 }
 
 /* A plugin of the fixture built with config.h's knobs, into path. */
@@ -276,20 +256,6 @@ Test(history, ab_measures_time_side_by_side, .timeout = 300)
 	cmd_result_free(&r);
 }
 
-/* The test repository: six commits, the third adding instructions, the
- * fourth not building, the fifth building again. */
-static void make_repo(const char *repo)
-{
-	const char *root = source_root();
-	sh("mkdir -p '%s' && cd '%s' && git init -q && git config user.email t@example.org && git config user.name t && "
-	   "cp %s/tests/fixtures/history/plugin.c . && printf '#define EXTRA_WORK 0\\n#define SLACK_PERCENT 0\\n' > "
-	   "config.h && git add . && git commit -qm first && echo notes > README && git add README && git commit -qm readme "
-	   "&& printf '#define EXTRA_WORK 16\\n#define SLACK_PERCENT 0\\n' > config.h && git commit -qam 'more work' && "
-	   "printf '#error broken\\n' > config.h && git commit -qam broken && printf '#define EXTRA_WORK 16\\n#define "
-	   "SLACK_PERCENT 0\\n' > config.h && git commit -qam fixed && echo more >> README && git commit -qam readme2",
-	   repo, repo, root);
-}
-
 static json_t *show_json(const char *dir, const char *db)
 {
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", db, "-f", "json", NULL});
@@ -305,8 +271,8 @@ Test(history, a_repositorys_history_finds_its_change_and_its_broken_commit, .tim
 	char *dir = scratch_dir(), repo[4300], build[4400];
 	/* A repository path with a space and a quote in it. */
 	snprintf(repo, sizeof repo, "%s/my repo", dir);
-	make_repo(repo);
-	build_command(build, sizeof build);
+	make_history_repo(repo);
+	history_build_command(build, sizeof build);
 	const char *args[] = {"history", "run", "--repo", repo, "HEAD~5..HEAD", "--db", "h.db", "-o", "hist", "--build", build,
 			      "--plugin", "plugin.so", "--metrics", "instructions", "-w", "churn:ops=2000", NULL};
 	struct cmd_result r = run_alloclab(dir, args);
@@ -341,8 +307,8 @@ Test(history, bisect_finds_the_commit_that_changed_the_count, .timeout = 600)
 {
 	char *dir = scratch_dir(), repo[4300], build[4400];
 	snprintf(repo, sizeof repo, "%s/repo", dir);
-	make_repo(repo);
-	build_command(build, sizeof build);
+	make_history_repo(repo);
+	history_build_command(build, sizeof build);
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "bisect", "--repo", repo, "--good", "HEAD~5",
 								      "--bad", "HEAD", "--metric", "instructions", "--build",
 								      build, "--plugin", "plugin.so", "-w", "churn:ops=2000",
@@ -362,7 +328,7 @@ Test(history, a_build_that_hangs_is_ended_at_its_deadline, .timeout = 120)
 {
 	char *dir = scratch_dir(), repo[4300];
 	snprintf(repo, sizeof repo, "%s/repo", dir);
-	make_repo(repo);
+	make_history_repo(repo);
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"ab", "HEAD~1", "HEAD", "--repo", repo, "--build",
 								      "sleep 100", "--build-timeout", "2", "-o", "o", NULL});
 	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
@@ -375,7 +341,7 @@ Test(history, hostile_revisions_run_nothing, .timeout = 120)
 	char *dir = scratch_dir(), repo[4300], marker[4400], rev[4600];
 	snprintf(repo, sizeof repo, "%s/repo", dir);
 	snprintf(marker, sizeof marker, "%s/ran", dir);
-	make_repo(repo);
+	make_history_repo(repo);
 	/* A revision that reads as an option of git's, and a hook that would
 	 * run on checkout. */
 	snprintf(rev, sizeof rev, "--output=%s", marker);
@@ -385,7 +351,7 @@ Test(history, hostile_revisions_run_nothing, .timeout = 120)
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cmd_result_free(&r);
 	char build[4400];
-	build_command(build, sizeof build);
+	history_build_command(build, sizeof build);
 	r = run_alloclab(dir, (const char *const[]){"ab", "HEAD~1", "HEAD", "--repo", repo, "--build", build, "--plugin",
 						     "plugin.so", "--metrics", "instructions", "-w", "churn:ops=2000", "-o", "p",
 						     NULL});

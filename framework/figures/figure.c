@@ -65,6 +65,20 @@ void alloclab_figure_band(struct alloclab_figure *f, double from, double to, con
 		f->band_title = strdup(title);
 }
 
+void alloclab_figure_mark(struct alloclab_figure *f, double x, const char *text)
+{
+	double *xs = realloc(f->mark_x, (f->nmarks + 1) * sizeof *xs);
+	if (xs == NULL)
+		return;
+	f->mark_x = xs;
+	char **texts = realloc(f->mark_text, (f->nmarks + 1) * sizeof *texts);
+	if (texts == NULL)
+		return;
+	f->mark_text = texts;
+	f->mark_x[f->nmarks] = x;
+	f->mark_text[f->nmarks++] = strdup(text);
+}
+
 void alloclab_figure_list_free(struct alloclab_figure_list *list)
 {
 	for (size_t i = 0; i < list->n; i++) {
@@ -89,6 +103,10 @@ void alloclab_figure_list_free(struct alloclab_figure_list *list)
 		free(f->band_from);
 		free(f->band_to);
 		free(f->band_title);
+		for (size_t m = 0; m < f->nmarks; m++)
+			free(f->mark_text[m]);
+		free(f->mark_x);
+		free(f->mark_text);
 	}
 	free(list->items);
 	list->items = NULL;

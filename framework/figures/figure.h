@@ -36,6 +36,7 @@ struct alloclab_figure {
 	struct alloclab_series *series;
 	size_t nseries;
 	double xmin, xmax;        /* LINES: used when xmin < xmax */
+	double ymin, ymax;        /* used when ymin < ymax (what lies outside, bars too, is cut) */
 	int ymin_zero;            /* 1: the y axis starts at 0 */
 	double vline;             /* > 0: a dashed vertical line at x = vline... */
 	char *vline_title;        /* ...with this title (the machine's cores) */
@@ -47,6 +48,11 @@ struct alloclab_figure {
 	double *band_from, *band_to;
 	size_t nbands;
 	char *band_title;
+	/* LINES: places on x named on the picture (a history's change
+	 * points): a dotted line at each and its text ("" none) beside it. */
+	double *mark_x;
+	char **mark_text;
+	size_t nmarks;
 };
 
 struct alloclab_figure_list {
@@ -64,6 +70,8 @@ void alloclab_figure_series_bars(struct alloclab_series *s);
 /* A shaded stretch [from, to] of x (LINES); the first call's title names
  * them all in the legend. */
 void alloclab_figure_band(struct alloclab_figure *f, double from, double to, const char *title);
+/* A named place on x (LINES). */
+void alloclab_figure_mark(struct alloclab_figure *f, double x, const char *text);
 void alloclab_figure_list_free(struct alloclab_figure_list *list);
 
 #endif

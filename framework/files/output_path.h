@@ -74,4 +74,39 @@ int alloclab_output_is_input(const char *path, const char *input);
 int alloclab_output_copy(const char *from, const char *path, enum alloclab_output_kind kind, char *err,
 			 size_t err_len);
 
+/*
+ * A folder written whole for the user (`alloclab report`'s site), under
+ * the same policy as a file:
+ *   - the folder asked for may be missing, empty, or an earlier folder of
+ *     the same kind: one whose mark file (a regular file named `mark`
+ *     whose first line starts with `signature`) lists, a line each, every
+ *     file and folder in it. Anything else in it (a file alloclab did not
+ *     write, a symbolic link, a device), a link or a file in its place is
+ *     refused, with one line naming it;
+ *   - it is written whole into a new private folder beside it, and only
+ *     then takes its place, in one exchange (renameat2): a writer stopped
+ *     half-way leaves the earlier folder as it was (and its own, named
+ *     PATH.partial-*, behind); the earlier folder's listed files are then
+ *     removed, never followed through a link.
+ * The writer lists what it wrote in the mark file itself, last.
+ */
+struct alloclab_output_folder {
+	char path[ALLOCLAB_PATH_LEN];    /* the folder asked for */
+	char staging[ALLOCLAB_PATH_PLUS_LEN]; /* where it is written until it takes its place */
+};
+
+/* Checks path and makes the staging folder. 0, or -1 with one line in err. */
+int alloclab_output_folder_begin(const char *path, const char *mark, const char *signature,
+				 struct alloclab_output_folder *f, char *err, size_t err_len);
+/* Puts the written folder in place (checked again, just before). 0, or -1
+ * with err; either way the staging folder is gone. */
+int alloclab_output_folder_commit(struct alloclab_output_folder *f, const char *mark, const char *signature, char *err,
+				  size_t err_len);
+/* Drops what was written: the staging folder and everything in it. */
+void alloclab_output_folder_discard(struct alloclab_output_folder *f);
+
+/* Whether name may be a path inside such a folder: parts of [A-Za-z0-9_.-]
+ * separated by single slashes, none starting with '.', at most 200 bytes. */
+int alloclab_output_folder_name_ok(const char *name);
+
 #endif

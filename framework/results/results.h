@@ -429,6 +429,8 @@ int alloclab_results_write(const struct alloclab_results *r, const char *path, c
 
 /* The document as JSON (compact when written). */
 json_t *alloclab_results_to_json(const struct alloclab_results *r);
+/* One cell of it, as the document holds it (a report's raw values). */
+json_t *alloclab_cell_to_json(const struct alloclab_cell *c);
 
 /*
  * Reads and checks a results file: JSON, format, version, every field's type

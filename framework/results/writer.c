@@ -125,8 +125,7 @@ json_t *alloclab_process_to_json(const struct alloclab_process *p, unsigned thre
 	return o;
 }
 
-
-static json_t *cell_to_json(const struct alloclab_cell *c)
+json_t *alloclab_cell_to_json(const struct alloclab_cell *c)
 {
 	json_t *runs = json_array();
 	json_t *o;
@@ -176,7 +175,7 @@ json_t *alloclab_results_to_json(const struct alloclab_results *r)
 	for (unsigned i = 0; i < r->nplugins; i++)
 		json_array_append_new(plugins, plugin_to_json(&r->plugins[i]));
 	for (unsigned i = 0; i < r->ncells; i++)
-		json_array_append_new(cells, cell_to_json(&r->cells[i]));
+		json_array_append_new(cells, alloclab_cell_to_json(&r->cells[i]));
 	return json_pack("{s:s,s:i,s:O,s:O,s:o,s:o,s:b,s:b}", K_FORMAT, ALLOCLAB_RESULTS_FORMAT, K_FORMAT_VERSION,
 			 ALLOCLAB_RESULTS_VERSION, K_METADATA, r->metadata, K_CONFIG, r->config, K_PLUGINS, plugins,
 			 K_CELLS, cells, K_INTERRUPTED, r->interrupted, K_COMPLETE, r->complete);

@@ -1,0 +1,319 @@
+/*
+ * `alloclab report`: a run's site (its comparison, every cell, its
+ * pictures as SVG, the raw values, the mark that lists its files), text
+ * from a results file shown and never run (every page, every picture), the
+ * output folder's policy (a folder that is not empty and no earlier
+ * report, a link, a link planted in an earlier report: refused and left
+ * as they were; an earlier report replaced whole), a repository's history
+ * (a page per commit, the broken one saying why, the change point, links
+ * to the runs' pages), a long history thinned and saying so, a store of
+ * runs alone. What a browser makes of the pages is tests/browser/'s.
+ */
+#define _GNU_SOURCE 1
+#include "helpers.h"
+#include "report_site/html.h"
+
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int count_of(const char *text, const char *what)
+{
+	int n = 0;
+	for (const char *p = text; p && (p = strstr(p, what)) != NULL; p += strlen(what))
+		n++;
+	return n;
+}
+
+static char *file_in(const char *dir, const char *name)
+{
+	char *path = path_in(dir, name), *text = read_file(path);
+	cr_assert_not_null(text, "%s is missing", path);
+	free(path);
+	return text;
+}
+
+/* A small paired run of two plugins (or unpaired: paired 0). */
+static void quick_run(const char *dir, const char *name, int paired)
+{
+	const char *args[32] = {"run", "-p", "system", "-p", "mimalloc", "-w", "churn:ops=5000", "-t", "1,2", "-n", "3",
+				"-v", "2", "-q", "-o", name};
+	int n = 16;
+	if (paired)
+		args[n++] = "--paired";
+	args[n] = NULL;
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+static struct cmd_result report(const char *dir, const char *in, const char *out)
+{
+	return run_alloclab(dir, (const char *const[]){"report", in, "-o", out, NULL});
+}
+
+static void report_ok(const char *dir, const char *in, const char *out)
+{
+	struct cmd_result r = report(dir, in, out);
+	cr_assert_eq(r.status, 0, "report %s: %s%s", in, r.out, r.err);
+	cmd_result_free(&r);
+}
+
+Test(report, a_runs_page_holds_its_comparison_every_cell_and_its_pictures, .timeout = 300)
+{
+	char *dir = scratch_dir();
+	quick_run(dir, "run.json", 1);
+	report_ok(dir, "run.json", "site");
+	char *site = path_in(dir, "site"), *page = file_in(site, "index.html"), *mark = file_in(site, "alloclab-report.txt");
+	cr_expect(strstr(page, "Content-Security-Policy") && strstr(page, ALLOCLAB_HTML_CSP), "the page sets its policy");
+	/* The paired comparison: mimalloc against system at 1 and 2 threads. */
+	char *cmp = strstr(page, "class=\"sortable filterable comparison\"");
+	cr_assert_not_null(cmp);
+	char *end = strstr(cmp, "</table>");
+	*end = '\0';
+	cr_expect_eq(count_of(cmp, "<tr>") - 1, 2, "two rows of the comparison");
+	*end = '<';
+	/* Every cell a row and its raw values, every figure drawn and listed. */
+	for (int i = 0; i < 4; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "data/run/cell-%d.json", i);
+		free(file_in(site, name));
+		cr_expect(strstr(mark, name), "the mark lists %s", name);
+	}
+	cr_expect(strstr(page, "data/run/cell-3.json"), "the rows link their values");
+	char *svg = file_in(site, "figures/run/churn-plugins.svg");
+	cr_expect(strstr(svg, "<svg"), "a vector picture");
+	cr_expect(strstr(page, "figures/run/churn-plugins.svg"), "the page shows it");
+	cr_expect(strstr(mark, "figures/run/churn-plugins.svg") && strstr(mark, "index.html"));
+	/* The comparison as data, as compare writes it. */
+	json_error_t e;
+	char *cj = path_in(site, "data/run/comparison.json");
+	json_t *doc = json_load_file(cj, 0, &e);
+	cr_expect_not_null(doc, "%s", e.text);
+	json_decref(doc);
+}
+
+/* A run whose every text from outside is hostile: labels, names, the
+ * host, the command, a message, what a plugin printed. */
+static void hostile_run(const char *dir)
+{
+	static const char *const texts[] = {"<script>alert(1)</script>", "\"><img src=x onerror=alert(2)>"};
+	char path[4200];
+	quick_run(dir, "run.json", 0);
+	snprintf(path, sizeof path, "%s/run.json", dir);
+	json_t *doc = json_load_file(path, 0, NULL), *p, *c;
+	size_t i;
+	cr_assert_not_null(doc);
+	json_t *plugins = json_object_get(doc, "plugins"), *cells = json_object_get(doc, "cells");
+	char old[2][64];
+	json_array_foreach(plugins, i, p) {
+		snprintf(old[i], sizeof old[i], "%s", json_string_value(json_object_get(p, "label")));
+		json_object_set_new(p, "label", json_string(texts[i]));
+		json_object_set_new(p, "name", json_string(texts[1 - i]));
+		json_object_set_new(p, "description", json_string(texts[i]));
+		json_object_set_new(p, "version", json_string(texts[1 - i]));
+	}
+	json_array_foreach(cells, i, c) {
+		json_object_set_new(c, "plugin", json_string(texts[strcmp(json_string_value(json_object_get(c, "plugin")), old[0]) != 0]));
+		json_object_set_new(c, "unit_op", json_string(texts[0]));
+	}
+	json_t *meta = json_object_get(doc, "metadata");
+	json_object_set_new(meta, "host", json_string(texts[0]));
+	json_object_set_new(meta, "cpu_model", json_string(texts[1]));
+	json_object_set_new(meta, "command", json_pack("[s,s,s,s]", "alloclab", "run", texts[0], texts[1]));
+	json_object_set_new(json_array_get(json_object_get(json_array_get(cells, 0), "runs"), 0), "plugin_output",
+			    json_string(texts[1]));
+	json_t *failed = json_array_get(cells, 1);
+	json_object_set_new(failed, "status", json_string("error"));
+	json_object_set_new(failed, "error", json_string(texts[0]));
+	cr_assert_eq(json_dump_file(doc, path, JSON_COMPACT), 0);
+	json_decref(doc);
+}
+
+static int scanned_files, scanned_bad;
+
+/* Every page: one script element, the site's own; no element a label made.
+ * Every picture: no script, no element from a label. */
+static int scan(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	size_t n = strlen(path);
+	int html = n > 5 && strcmp(path + n - 5, ".html") == 0, svg = n > 4 && strcmp(path + n - 4, ".svg") == 0;
+	if (type != FTW_F || (!html && !svg))
+		return 0;
+	char *text = read_file(path);
+	scanned_files++;
+	int scripts = count_of(text, "<script"), own = count_of(text, "<script src=\"assets/site.js\" defer></script>");
+	if ((html && (scripts != 1 || own != 1)) || (svg && scripts != 0) || strstr(text, "<img src=x") ||
+	    strstr(text, "<script>alert")) {
+		cr_log_error("%s: a label became markup", path);
+		scanned_bad++;
+	}
+	free(text);
+	return 0;
+}
+
+Test(report, text_from_a_results_file_is_shown_and_never_run, .timeout = 300)
+{
+	char *dir = scratch_dir();
+	hostile_run(dir);
+	report_ok(dir, "run.json", "site");
+	char *site = path_in(dir, "site"), *page = file_in(site, "index.html");
+	nftw(site, scan, 16, FTW_PHYS);
+	cr_expect_gt(scanned_files, 3, "pages and pictures scanned");
+	cr_expect_eq(scanned_bad, 0);
+	/* Shown as text. */
+	cr_expect(strstr(page, "&lt;script&gt;alert(1)&lt;/script&gt;"), "the first label as text");
+	cr_expect(strstr(page, "&quot;&gt;&lt;img src=x onerror=alert(2)&gt;"), "the second label as text");
+}
+
+Test(report, html_text_is_escaped_once_and_links_stay_inside_the_site)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	alloclab_html_text(f, "a<b>&\"'\x01\x7f\xff\xe2\x82 \xc3\xa9\n");
+	alloclab_html_link(f, "javascript:alert(1)", "j");
+	alloclab_html_link(f, "../../etc/passwd", "p");
+	alloclab_html_link(f, "https://example.org/", "h");
+	alloclab_html_link(f, "commit-3.html#x", "c");
+	fclose(f);
+	/* Each byte that starts no whole UTF-8 sequence is one U+FFFD. */
+	cr_expect_str_eq(out, "a&lt;b&gt;&amp;&quot;&#39;\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xc3\xa9\njph<a "
+			      "href=\"commit-3.html#x\">c</a>");
+	free(out);
+}
+
+/* A report refused: status 2, one line naming the problem, and what was
+ * at the folder as it was; nothing partial left beside it. */
+static void expect_refused(const char *dir, const char *out, const char *text)
+{
+	struct cmd_result r = report(dir, "run.json", out);
+	cr_expect_eq(r.status, 2, "%s: %s%s", out, r.out, r.err);
+	cr_expect(strstr(r.err, text) != NULL, "expected '%s', got: %s", text, r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cmd_result_free(&r);
+	char cmd[4400];
+	snprintf(cmd, sizeof cmd, "ls -d %s/*.partial-* 2>/dev/null | grep -q .", dir);
+	cr_expect_neq(system(cmd), 0, "a partial folder was left");
+}
+
+Test(report, the_output_folder_is_a_new_one_an_empty_one_or_an_earlier_reports, .timeout = 300)
+{
+	char *dir = scratch_dir();
+	quick_run(dir, "run.json", 0);
+	sh("cd %s && mkdir mine empty && echo precious > mine/notes.txt && ln -s mine link && echo x > file", dir);
+	expect_refused(dir, "mine", "notes.txt");
+	expect_refused(dir, "link", "symbolic link");
+	expect_refused(dir, "file", "not a folder");
+	char *notes = path_in(dir, "mine/notes.txt"), *kept = read_file(notes);
+	cr_expect_str_eq(kept, "precious\n");
+	report_ok(dir, "run.json", "empty");
+	report_ok(dir, "run.json", "site");
+	/* An earlier report is replaced whole: a run of fewer cells leaves no
+	 * cell of the first behind. */
+	sh("cd %s && %s run -p system -w churn:ops=2000 -t 1 -n 2 -v 1 -q -o small.json", dir, getenv("ALLOCLAB_EXE"));
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"report", "small.json", "-o", "site", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	char *gone = path_in(dir, "site/data/run/cell-3.json");
+	struct stat st;
+	cr_expect_neq(stat(gone, &st), 0, "the earlier report's cell 3 is gone");
+	/* What an earlier report holds besides its own files is refused: a
+	 * link planted in it, a file added. */
+	sh("cd %s && cp -r site site2 && ln -s /etc site/figures/run/planted.svg && echo mine > site2/extra.txt", dir);
+	expect_refused(dir, "site", "symbolic link");
+	expect_refused(dir, "site2", "extra.txt");
+	char *planted = path_in(dir, "site/figures/run/planted.svg");
+	cr_expect_eq(lstat(planted, &st), 0, "the planted link is left as it was");
+}
+
+/* A repository's history measured in instructions into h.db. */
+static void history(const char *dir)
+{
+	char repo[4300], build[4400];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_history_repo(repo);
+	history_build_command(build, sizeof build);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "run", "--repo", repo, "HEAD~5..HEAD",
+								      "--db", "h.db", "-o", "hist", "--build", build,
+								      "--plugin", "plugin.so", "--metrics", "instructions",
+								      "-w", "churn:ops=2000", NULL});
+	cr_assert_eq(r.status, 1, "a commit does not build: %s%s", r.out, r.err);
+	cmd_result_free(&r);
+}
+
+Test(report, a_history_has_a_page_per_commit_and_its_runs, .timeout = 600)
+{
+	char *dir = scratch_dir();
+	history(dir);
+	report_ok(dir, "h.db", "site");
+	char *site = path_in(dir, "site"), *index = file_in(site, "index.html");
+	cr_expect(strstr(index, "6 commits, 5 measured, 1 broken"), "the index says what the history holds");
+	cr_expect(strstr(index, "figures/history/series-0.svg"), "one chart per series");
+	cr_expect(strstr(index, "Change points") && strstr(index, "+95.000 instr/op"), "the change point and its size");
+	char *broken = file_in(site, "commit-3.html");
+	cr_expect(strstr(broken, "broken") && strstr(broken, "#error broken"), "the broken commit says why");
+	char *changed = file_in(site, "commit-2.html");
+	cr_expect(strstr(changed, "change point"), "the commit that changed the count says so");
+	cr_expect(strstr(changed, "href=\"run-"), "and links its run's page");
+	/* The history's data is what history show prints. */
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "h.db", "-f", "json", NULL});
+	cr_assert_eq(r.status, 0);
+	/* (show prints ten digits of a number, the site every one) */
+	json_t *shown = json_loads(r.out, 0, NULL), *kept = json_load_file(path_in(site, "data/history.json"), 0, NULL);
+	char *ten = kept ? json_dumps(kept, JSON_REAL_PRECISION(10)) : NULL;
+	json_t *kept10 = ten ? json_loads(ten, 0, NULL) : NULL;
+	cr_expect(shown && kept10 && json_equal(shown, kept10), "data/history.json is history show's JSON");
+	cmd_result_free(&r);
+}
+
+/* A step's run to copy: two builds of the history fixture, alike, by ab in
+ * instructions (ab/instructions.json). */
+static void ab_template(const char *dir)
+{
+	const char *root = getenv("ALLOCLAB_SOURCE_ROOT");
+	sh("cd %s && cp %s/tests/fixtures/history/plugin.c . && printf '#define EXTRA_WORK 0\\n#define SLACK_PERCENT 0\\n' "
+	   "> config.h && cc -O2 -shared -fPIC -I%s/framework/include plugin.c -o base.so && cp base.so head.so",
+	   dir, root, root);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"ab", "base.so", "head.so", "--metrics", "instructions",
+								      "-w", "churn:ops=2000", "-o", "ab", NULL});
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+}
+
+Test(report, a_long_history_is_thinned_and_says_so, .timeout = 600)
+{
+	char *dir = scratch_dir();
+	ab_template(dir);
+	sh("cd %s && %s ab/instructions.json h.db 300 100 200", dir, getenv("ALLOCLAB_SYNTHETIC_HISTORY"));
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"report", "h.db", "-o", "site", "--run-pages", "3", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	char *site = path_in(dir, "site"), *index = file_in(site, "index.html"), *all = file_in(site, "commits.html");
+	cr_expect(strstr(index, "thinned: every 2nd of 300 commits drawn, and each change point"), "the chart says so");
+	cr_expect(strstr(index, "The newest 30 of 300"), "the index lists the newest commits and says so");
+	cr_expect_eq(count_of(all, "<tr>") - 1, 300, "every commit on commits.html");
+	char *old = file_in(site, "commit-50.html"), *changed = file_in(site, "commit-200.html");
+	cr_expect(strstr(old, "its page was not made"), "a commit without a run page says so");
+	cr_expect(strstr(changed, "href=\"run-"), "a change point's runs have pages");
+}
+
+Test(report, a_store_of_runs_alone_lists_them, .timeout = 300)
+{
+	char *dir = scratch_dir();
+	quick_run(dir, "a.json", 0);
+	quick_run(dir, "b.json", 1);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "add", "a.json", "b.json", "--db", "h.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	report_ok(dir, "h.db", "site");
+	char *site = path_in(dir, "site"), *index = file_in(site, "index.html");
+	cr_expect(strstr(index, "href=\"run-1.html\"") && strstr(index, "href=\"run-2.html\""), "both runs, linked");
+	free(file_in(site, "run-2.html"));
+}
