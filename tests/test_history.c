@@ -365,8 +365,8 @@ Test(history, shards_measure_the_steps_and_a_last_run_keeps_them, .timeout = 600
 {
 	char *dir = scratch_dir(), repo[4300], build[4400];
 	snprintf(repo, sizeof repo, "%s/repo", dir);
-	make_repo(repo);
-	build_command(build, sizeof build);
+	make_history_repo(repo);
+	history_build_command(build, sizeof build);
 	const char *common[] = {"--repo", repo, "HEAD~5..HEAD", "-o", "hist", "--build", build, "--plugin", "plugin.so",
 				"--metrics", "instructions", "-w", "churn:ops=2000", NULL};
 	for (int k = 1; k <= 2; k++) {
