@@ -256,7 +256,16 @@ Test(report, a_history_has_a_page_per_commit_and_its_runs, .timeout = 600)
 	char *site = path_in(dir, "site"), *index = file_in(site, "index.html");
 	cr_expect(strstr(index, "6 commits, 5 measured, 1 broken"), "the index says what the history holds");
 	cr_expect(strstr(index, "figures/history/series-0.svg"), "one chart per series");
-	cr_expect(strstr(index, "Change points") && strstr(index, "+95.000 instr/op"), "the change point and its size");
+	/* The change's size as history show says it (the fixture's extra
+	 * counters cost what this compiler makes of them). */
+	struct cmd_result text = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "h.db", NULL});
+	char size[64] = "";
+	const char *change = strstr(text.out, "CHANGE +");
+	cr_assert(change && sscanf(change, "CHANGE %63s instr/op", size) == 1, "history show names the change: %s",
+		  text.out);
+	strcat(size, " instr/op");
+	cr_expect(strstr(index, "Change points") && strstr(index, size), "the change point and its size (%s)", size);
+	cmd_result_free(&text);
 	char *broken = file_in(site, "commit-3.html");
 	cr_expect(strstr(broken, "broken") && strstr(broken, "#error broken"), "the broken commit says why");
 	char *changed = file_in(site, "commit-2.html");
