@@ -12,7 +12,9 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char plugin_arg[8][4200];
 
@@ -361,4 +363,63 @@ Test(paired, auto_stops_on_the_ratios_interval, .timeout = 240)
 	cr_expect(st.n >= 5, "%u processes: fewer than -n auto's least", st.n);
 	cr_expect_eq(res->cells[0].nprocs, b->nprocs, "the pair stopped apart");
 	alloclab_results_free(res);
+}
+
+/* Copies path to dir/name (a plugin file of the test's own). */
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	cr_assert(in && out, "cannot copy %s to %s", from, to);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		cr_assert_eq(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	cr_assert_eq(fclose(out), 0);
+}
+
+/* Every process of every cell counted one instance of its copy of
+ * owner.so: the members had statics of their own. */
+static void expect_own_statics(const char *dir, const char *file, const char *how)
+{
+	struct alloclab_results *res = load_results(dir, file);
+	for (unsigned i = 0; i < res->ncells; i++) {
+		const struct alloclab_cell *c = &res->cells[i];
+		cr_expect_eq(c->status, ALLOCLAB_CELL_OK, "%s: %s", how, c->message ? c->message : "");
+		cr_expect_str_eq(c->pair_design, ALLOCLAB_PAIR_SLICES, "%s", how);
+		for (unsigned p = 0; p < c->nprocs; p++)
+			cr_expect_eq(alloclab_stat_value(json_object_get(c->procs[p].stats_after_finish, "creates")), 1,
+				     "%s: %s shared its statics with its twin", how, c->plugin);
+	}
+	alloclab_results_free(res);
+}
+
+/* One own-state plugin file at two settings, named by two paths that the
+ * loader takes for one file (a symbolic link, a hard link, a path through
+ * a linked folder): each member still gets a private copy, so the two
+ * settings are two allocators (before, they shared one file's statics
+ * and every cell read ok). */
+Test(paired, one_file_by_any_path_is_one_file, .timeout = 240)
+{
+	char *dir = scratch_dir(), *file = path_in(dir, "owner.so"), *hard = path_in(dir, "hard.so");
+	char *soft = path_in(dir, "soft.so"), *linked_dir = path_in(dir, "linked"), *through = path_in(dir, "linked/owner.so");
+	copy_file(test_plugin("owner"), file);
+	cr_assert_eq(link(file, hard), 0);
+	cr_assert_eq(symlink(file, soft), 0);
+	cr_assert_eq(symlink(dir, linked_dir), 0);
+	const char *other[] = {hard, soft, through};
+	const char *how[] = {"a hard link", "a symbolic link", "a path through a linked folder"};
+	for (int k = 0; k < 3; k++) {
+		char first[4200], second[4200], out[32];
+		snprintf(first, sizeof first, "%s:alone=0", file);
+		snprintf(second, sizeof second, "%s:as=twin", other[k]);
+		snprintf(out, sizeof out, "l%d.json", k);
+		struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--paired", "--no-check", "-p", first,
+									  "-p", second, "-w", "churn:ops=20000", "-t", "1",
+									  "-n", "2", "-v", "1", "--slice-ops", "2000", "-o",
+									  out, "-q", NULL});
+		cr_assert_eq(r.status, 0, "%s: %s %s", how[k], r.out, r.err);
+		cmd_result_free(&r);
+		expect_own_statics(dir, out, how[k]);
+	}
 }

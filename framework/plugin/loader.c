@@ -99,6 +99,20 @@ int alloclab_plugin_find(const char *spec, char *path, size_t path_len, char *er
 	return 0;
 }
 
+int alloclab_plugin_same_file(const char *a, const char *b)
+{
+	char pa[ALLOCLAB_PATH_LEN], pb[ALLOCLAB_PATH_LEN], err[ALLOCLAB_ERR_LEN];
+	struct stat sa, sb;
+
+	if (alloclab_plugin_find(a, pa, sizeof pa, err, sizeof err) != 0 ||
+	    alloclab_plugin_find(b, pb, sizeof pb, err, sizeof err) != 0)
+		return 0;
+	/* stat follows every link, as the loader's open does. */
+	if (stat(pa, &sa) != 0 || stat(pb, &sb) != 0)
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* dlopen's message for a file that is not ELF is cryptic ("invalid ELF
  * header", "file too short"); check the magic ourselves to say it plainly. */
 static int is_elf(const char *path)

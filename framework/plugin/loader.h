@@ -30,6 +30,15 @@ struct alloclab_loaded_plugin {
  */
 int alloclab_plugin_find(const char *spec, char *path, size_t path_len, char *err, size_t err_len);
 
+/*
+ * Whether two plugins (names or paths) are one file to the dynamic loader.
+ * dlopen takes a file it has already loaded, whatever path names it, when
+ * its device and inode are those of one loaded: after every symbolic link
+ * is followed, a link, a hard link or a path through a linked folder names
+ * the file it leads to. 1: one file; 0: two, or either cannot be found.
+ */
+int alloclab_plugin_same_file(const char *a, const char *b);
+
 /* Loads and validates the plugin at `spec` (name or path). 0 or -1 with err. */
 int alloclab_plugin_load(const char *spec, struct alloclab_loaded_plugin *out, char *err, size_t err_len);
 /* The same with more dlopen flags (the preload library's RTLD_DEEPBIND). */

@@ -16,6 +16,7 @@
 #include "base/rng.h"
 #include "statistics/pairs.h"
 #include "process/child.h"
+#include "plugin/loader.h"
 #include "worker/worker.h"
 
 #include <stdio.h>
@@ -35,7 +36,9 @@ static int label_index(const struct alloclab_results *r, const char *label)
  * own, the first too. Beside the originals, their copies read 0.4 to 3.4%
  * slower, resolved, on six of an A/A's 42 rows (what differs: the
  * original's code is the page cache's, the same pages in every process;
- * a copy's are new); with every instance a copy, none. */
+ * a copy's are new); with every instance a copy, none. "One file" is the
+ * loader's: the same device and inode, whatever paths lead there (a link,
+ * a hard link, a linked folder), never the paths' text. */
 static void group_members(const struct alloclab_run *run, struct alloclab_pair_member *m)
 {
 	const struct alloclab_results *r = run->results;
@@ -43,7 +46,7 @@ static void group_members(const struct alloclab_run *run, struct alloclab_pair_m
 		unsigned i = run->group[k];
 		m[k] = (struct alloclab_pair_member){run->cfg->plugins[i].spec, run->cfg->plugins[i].options, 0, 0};
 		for (unsigned j = 0; j < run->ngroup; j++)
-			m[k].private_copy |= j != k && strcmp(r->plugins[run->group[j]].path, r->plugins[i].path) == 0;
+			m[k].private_copy |= j != k && alloclab_plugin_same_file(r->plugins[run->group[j]].path, r->plugins[i].path);
 	}
 }
 
@@ -98,7 +101,7 @@ static int copies_share_an_allocator(const struct alloclab_run *run, char *why, 
 	for (unsigned k = 0; k < run->ngroup; k++)
 		for (unsigned j = 0; j < k; j++) {
 			const struct alloclab_plugin_info *a = &r->plugins[run->group[j]], *b = &r->plugins[run->group[k]];
-			if (strcmp(a->path, b->path) == 0 && !declares(b, "own-state") &&
+			if (alloclab_plugin_same_file(a->path, b->path) && !declares(b, "own-state") &&
 			    strcmp(run->cfg->plugins[run->group[j]].options, run->cfg->plugins[run->group[k]].options) != 0) {
 				snprintf(why, why_len, "'%s' and '%s' are one plugin whose allocator is the process's, not its "
 						       "file's (it does not declare own-state): two settings of it would be one "

@@ -419,6 +419,18 @@ static int open_members(struct pair *p, char *err, size_t err_len)
 				 why);
 			return -1;
 		}
+		/* The loader's own answer to "one file?": a handle it gave
+		 * another member means one set of statics for both (the file
+		 * changed since the plan decided on copies). */
+		for (unsigned i = 0; i < j; i++) {
+			const struct member *other = &p->m[setup_at(p, 0, i)];
+			if (other->plugin.handle == mb->plugin.handle) {
+				snprintf(err, err_len, "plugin '%s' and plugin '%s' are one file to the loader (its statics "
+					 "would serve both): they cannot be measured as two", other->spec->plugin,
+					 mb->spec->plugin);
+				return -1;
+			}
+		}
 		alloclab_phase("create");
 		if (alloclab_allocator_create(&mb->alloc, &mb->plugin, mb->spec->plugin_options, why, sizeof why) != 0) {
 			snprintf(err, err_len, "plugin '%s'%s cannot be created beside the others: %s", mb->spec->plugin,
