@@ -357,3 +357,20 @@ Test(misbehaving_plugins, a_plugin_that_closes_the_workers_descriptors_is_named,
 		  "%s", r.err);
 	cmd_result_free(&r);
 }
+
+/* A plugin that writes into blocks after freeing them (into the blocks it
+ * hands out next) is not measured as ok: the worker checks, after each
+ * value's run, that the blocks the workload holds carry what it wrote.
+ * Before, nothing checked, and the cell was ok. */
+Test(misbehaving_plugins, a_plugin_that_changes_live_blocks_is_not_measured, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	char plugin[4200];
+	snprintf(plugin, sizeof plugin, "%s:do=uaf", test_plugin("in_worker"));
+	static const char *const workloads[] = {"churn:ops=20000,min_size=64,max_size=64", "steady:steps=20000,min_size=64,max_size=64"};
+	for (size_t k = 0; k < 2; k++)
+		assert_cell_error(dir,
+				  (const char *const[]){"run", "--no-check", "-p", plugin, "-w", workloads[k], "-t", "1", "-n",
+							"1", "-v", "1", "-o", "r.json", "-q", NULL},
+				  "changed under the workload");
+}

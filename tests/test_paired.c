@@ -423,3 +423,77 @@ Test(paired, one_file_by_any_path_is_one_file, .timeout = 240)
 		expect_own_statics(dir, out, how[k]);
 	}
 }
+
+/* A paired run of `a` and `b` (labelled bad) on churn of one block size,
+ * at two threads, in slices or whole values; the results. */
+static struct alloclab_results *pair_run(const char *dir, const char *a, const char *b, const char *out, int sliced)
+{
+	const char *args[32] = {"run", "--paired", "--no-check", "-p", a, "-p", b, "-w",
+				"churn:ops=20000,min_size=64,max_size=64", "-t", "2", "-n", "2", "-v", "1",
+				"--timeout", "10", "-o", out, "-q"};
+	size_t n = 20;
+	if (sliced)
+		args[n++] = "--slice-ops", args[n++] = "2000";
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 1, "%s: %d %s %s", out, r.status, r.out, r.err);
+	cmd_result_free(&r);
+	return load_results(dir, out);
+}
+
+/* The plugin that ended a paired worker is the one named, in its own
+ * cell with the step it was in; every other cell of the pair says it was
+ * lost because of that plugin. Before, every cell read the same message,
+ * naming the reference plugin (an exit in create, closed descriptors) or
+ * no plugin at all (a crash, a hang). */
+Test(paired, a_failure_names_the_plugin_that_caused_it, .timeout = 240)
+{
+	char *dir = scratch_dir();
+	static const struct {
+		const char *reference, *culprit, *says;
+	} cases[] = {
+		{"in_worker", "in_worker:do=exit,as=bad", "ended the worker (exit status 0) in create"},
+		{"in_worker", "in_worker:do=close,as=bad", "closed the worker's descriptors"},
+		{"in_worker", "crash_nth:n=3000,as=bad", "killed by signal 11 (Segmentation fault) in prepare"},
+		{"in_worker", "hang:as=bad", "timed out after 10 s"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		char name[64], culprit[4200], out[32];
+		const char *colon = strchr(cases[k].culprit, ':');
+		snprintf(name, sizeof name, "%.*s", (int)(colon - cases[k].culprit), cases[k].culprit);
+		snprintf(culprit, sizeof culprit, "%s%s", test_plugin(name), colon);
+		snprintf(out, sizeof out, "f%zu.json", k);
+		for (int sliced = 0; sliced < 2; sliced++) {
+			struct alloclab_results *res = pair_run(dir, test_plugin(cases[k].reference), culprit, out, sliced);
+			const struct alloclab_cell *bad = cell_of(res, "bad", 2), *other = cell_of(res, "in-worker", 2);
+			cr_assert(bad && other);
+			cr_expect(bad->status == ALLOCLAB_CELL_ERROR && strstr(bad->message, "plugin 'bad'") &&
+					  strstr(bad->message, cases[k].says),
+				  "%s: %s", cases[k].culprit, bad->message ? bad->message : "ok");
+			cr_expect(other->status == ALLOCLAB_CELL_ERROR && strstr(other->message, "lost with its pair when 'bad' failed") &&
+					  strstr(other->message, cases[k].says),
+				  "%s: %s", cases[k].culprit, other->message ? other->message : "ok");
+			alloclab_results_free(res);
+		}
+	}
+}
+
+/* A plugin that writes into the blocks it freed, where its twin's blocks
+ * are by then (both built on the C library's malloc): the worker finds
+ * what the workload wrote changed, and no cell of the pair is measured
+ * as ok (before, both were, and the ratio reported). */
+Test(paired, blocks_written_after_free_are_found, .timeout = 240)
+{
+	char *dir = scratch_dir();
+	char bad[4200];
+	snprintf(bad, sizeof bad, "%s:do=uaf,as=bad", test_plugin("in_worker"));
+	for (int sliced = 0; sliced < 2; sliced++) {
+		struct alloclab_results *res = pair_run(dir, test_plugin("in_worker"), bad, "u.json", sliced);
+		for (unsigned i = 0; i < res->ncells; i++) {
+			const struct alloclab_cell *c = &res->cells[i];
+			cr_expect(c->status == ALLOCLAB_CELL_ERROR && strstr(c->message, "changed under the workload") &&
+					  strstr(c->message, "where the workload wrote 0x01"),
+				  "%s, %s: %s", sliced ? "slices" : "values", c->plugin, c->message ? c->message : "ok");
+		}
+		alloclab_results_free(res);
+	}
+}

@@ -32,9 +32,11 @@ static volatile sig_atomic_t interrupt_flag;
 /* This process's phase page: set in a supervised child, NULL elsewhere. */
 static char *phase_page;
 #define PHASE_SIZE 64
-/* The page: the step, a string, in its first STEP_SIZE bytes; the round
- * (alloclab_phase_round) as an int at ROUND_AT. */
+/* The page: the step, a string, in its first STEP_SIZE bytes; the member
+ * of a paired worker (alloclab_phase_member) as an int at MEMBER_AT; the
+ * round (alloclab_phase_round) as an int at ROUND_AT. */
 #define STEP_SIZE 48
+#define MEMBER_AT 48
 #define ROUND_AT 56
 
 void alloclab_phase(const char *step)
@@ -57,6 +59,12 @@ void alloclab_phase_round(int round)
 {
 	if (phase_page)
 		__atomic_store_n((int *)(void *)(phase_page + ROUND_AT), round, __ATOMIC_RELAXED);
+}
+
+void alloclab_phase_member(int member)
+{
+	if (phase_page)
+		__atomic_store_n((int *)(void *)(phase_page + MEMBER_AT), member, __ATOMIC_RELAXED);
 }
 
 void alloclab_phase_attach(void)
@@ -470,6 +478,8 @@ static void finish(struct supervised *s)
 	if (s->phase != MAP_FAILED) {
 		memcpy(res->phase, s->phase, STEP_SIZE - 1);
 		res->phase[STEP_SIZE - 1] = '\0';
+		res->member = __atomic_load_n((const int *)(const void *)(s->phase + MEMBER_AT), __ATOMIC_RELAXED);
+		res->round = __atomic_load_n((const int *)(const void *)(s->phase + ROUND_AT), __ATOMIC_RELAXED);
 		munmap(s->phase, PHASE_SIZE);
 	}
 	if (s->phase_fd >= 0)
