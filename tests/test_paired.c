@@ -497,3 +497,51 @@ Test(paired, blocks_written_after_free_are_found, .timeout = 240)
 		alloclab_results_free(res);
 	}
 }
+
+/* A paired run made without slices, then forged: a design the run could
+ * not have measured a cell in is refused by every command that reads the
+ * file, in one line naming the field (before, a forged "slices" was read
+ * as if the run had had them). */
+Test(paired, a_design_the_run_could_not_have_used_is_refused, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--paired", "-p", "system", "-p", "mimalloc",
+								      "-w", "churn:ops=2000", "-t", "1", "-n", "2", "-v",
+								      "2", "-o", "v.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	static const struct {
+		const char *design_1, *design_0, *why_1, *says;
+	} cases[] = {
+		{"slices", NULL, NULL, "made without slices"},
+		{"processes", NULL, "forged", "is not the design of its reference"},
+		{"processes", "processes", NULL, "pair_why: is missing"},
+		{NULL, NULL, "forged", "pair_why: is there"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		json_t *doc = json_load_file(path_in(dir, "v.json"), 0, NULL);
+		json_t *cells = json_object_get(doc, "cells");
+		if (cases[k].design_1)
+			json_object_set_new(json_array_get(cells, 1), "pair_design", json_string(cases[k].design_1));
+		if (cases[k].design_0)
+			json_object_set_new(json_array_get(cells, 0), "pair_design", json_string(cases[k].design_0));
+		if (cases[k].why_1)
+			json_object_set_new(json_array_get(cells, 1), "pair_why", json_string(cases[k].why_1));
+		cr_assert_eq(json_dump_file(doc, path_in(dir, "bad.json"), 0), 0);
+		json_decref(doc);
+		const char *const *commands[] = {
+			(const char *const[]){"show", "bad.json", NULL},
+			(const char *const[]){"compare", "bad.json", "--plugins", "system,mimalloc", NULL},
+			(const char *const[]){"export", "--format", "csv", "bad.json", "-o", "x.csv", NULL},
+			(const char *const[]){"plot", "bad.json", "-o", "pics", NULL},
+		};
+		for (size_t c = 0; c < sizeof commands / sizeof *commands; c++) {
+			r = run_alloclab(dir, commands[c]);
+			cr_expect_eq(r.status, 2, "%s, %s: %d %s", cases[k].says, commands[c][0], r.status, r.out);
+			cr_expect(strstr(r.err, "bad.json: cells[") && strstr(r.err, cases[k].says), "%s: %s", commands[c][0],
+				  r.err);
+			cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+			cmd_result_free(&r);
+		}
+	}
+}

@@ -341,3 +341,34 @@ Test(untrusted_text, a_word_list_in_proc_is_read_to_its_end, .timeout = 60)
 	cr_expect_eq(res->cells[0].status, ALLOCLAB_CELL_OK, "%s", res->cells[0].message ? res->cells[0].message : "");
 	alloclab_results_free(res);
 }
+
+/* Labels every format carries whole, or none: a run refuses one that is
+ * too long, not UTF-8 or holds a control character, in one line (before,
+ * an export cut labels at 511 bytes, and two long labels that differed
+ * at their ends became one); the reader refuses a file holding one, or
+ * two plugins of one label. */
+Test(untrusted_text, labels_the_formats_cannot_carry_whole_are_refused, .timeout = 60)
+{
+	char *dir = scratch_dir(), a[400], b[400];
+	snprintf(a, sizeof a, "system:as=%0300d-a", 0);
+	snprintf(b, sizeof b, "system:as=%0300d-b", 0);
+	assert_run_refused(dir, (const char *const[]){"run", "-p", a, "-p", b, "-w", "churn:ops=100", "-n", "1",
+						      "-o", "refused.json", NULL},
+			   "more than the 255");
+	assert_run_refused(dir, (const char *const[]){"run", "-p", "system:as=red\033[31m", "-w", "churn:ops=100", "-n",
+						      "1", "-o", "refused.json", NULL},
+			   "control character");
+	assert_run_refused(dir, (const char *const[]){"run", "-p", "system:as=caf\xe9", "-w", "churn:ops=100", "-n", "1",
+						      "-o", "refused.json", NULL},
+			   "not UTF-8");
+	write_run(path_in(dir, "long.json"), a + 10, b + 10, "churn");
+	write_run(path_in(dir, "twice.json"), "same", "same", "churn");
+	static const char *const files[][2] = {{"long.json", "plugins[0].label: is 302 bytes long"},
+					       {"twice.json", "plugins[1].label: 'same' is also plugins[0]'s label"}};
+	for (size_t k = 0; k < 2; k++) {
+		struct cmd_result r = run_alloclab(dir, (const char *const[]){"show", files[k][0], NULL});
+		cr_expect_eq(r.status, 2, "%s: %d", files[k][0], r.status);
+		cr_expect(strstr(r.err, files[k][1]) && count_lines(r.err) == 1, "%s: %s", files[k][0], r.err);
+		cmd_result_free(&r);
+	}
+}

@@ -254,7 +254,8 @@ static int read_paired(const struct alloclab_results_reader *rd, struct alloclab
 	f->pair_plugins = calloc(json_array_size(labels), sizeof *f->pair_plugins);
 	json_array_foreach(labels, i, x)
 	{
-		if (!json_is_string(x) || json_string_length(x) == 0 || strlen(json_string_value(x)) != json_string_length(x))
+		if (!json_is_string(x) || json_string_length(x) == 0 || strlen(json_string_value(x)) != json_string_length(x) ||
+		    json_string_length(x) > ALLOCLAB_MAX_LABEL)
 			return alloclab_results_bad(rd, K_CONFIG "." K_PAIRED, K_PAIR_PLUGINS, "entry %zu is not a plugin label", i);
 		for (unsigned k = 0; k < f->npair; k++)
 			if (strcmp(f->pair_plugins[k], json_string_value(x)) == 0)

@@ -54,6 +54,10 @@ int alloclab_metric_deterministic(const char *metric);
 #define ALLOCLAB_RESULTS_MAX_THREADS 1024
 #define ALLOCLAB_RESULTS_MAX_CELLS 65536
 #define ALLOCLAB_RESULTS_MAX_PLUGINS 1024
+/* A plugin's label, in bytes: what every format alloclab writes (a
+ * table's row, an export's name, a picture's key) carries whole. A run
+ * refuses a longer one, and the reader a file that holds one. */
+#define ALLOCLAB_MAX_LABEL 255
 /* A plan splits into at most this many shards (run --shard K/N). */
 #define ALLOCLAB_MAX_SHARDS 1000
 

@@ -4,6 +4,7 @@
 #include "measure/measure.h"
 #include "base/hash.h"
 #include "base/rng.h"
+#include "base/json_text.h"
 #include "base/lengths.h"
 
 #include "figures/cell_values.h"
@@ -105,6 +106,33 @@ static int label_taken(const struct alloclab_results *r, unsigned upto, const ch
 	return 0;
 }
 
+/* Every label is one that every format carries whole (a label cut to
+ * fit, or with a byte shown as '?', could become another's): at most
+ * ALLOCLAB_MAX_LABEL bytes of UTF-8 without control characters. */
+static int check_labels(const struct alloclab_run *run)
+{
+	const struct alloclab_results *r = run->results;
+	for (unsigned i = 0; i < r->nplugins; i++) {
+		const char *label = r->plugins[i].label, *why = alloclab_text_line_problem(label);
+		if (why == NULL && strlen(label) <= ALLOCLAB_MAX_LABEL && label[0])
+			continue;
+		char shown[64];
+		snprintf(shown, sizeof shown, "%.40s", label);
+		alloclab_text_make_line(shown);
+		if (why == NULL && label[0] == '\0')
+			why = "is empty";
+		if (why)
+			fprintf(stderr, "alloclab: plugin label '%s%s' %s: name the plugin with as=LABEL\n", shown,
+				strlen(label) > 40 ? "..." : "", why);
+		else
+			fprintf(stderr, "alloclab: plugin label '%s...' is %zu bytes long, more than the %d that results "
+				"files, tables and exports carry whole: name the plugin with as=LABEL\n", shown,
+				strlen(label), ALLOCLAB_MAX_LABEL);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Labels that tell every plugin of the run apart: as=NAME when given
  * (refused if two plugins ask for the same), else name[:options]; two
@@ -149,7 +177,7 @@ static int label_plugins(struct alloclab_run *run)
 		}
 		p->label = strdup(label);
 	}
-	return 0;
+	return check_labels(run);
 }
 
 /* The check before the run (vet.h), with progress: it can take a while. */

@@ -217,8 +217,14 @@ static void tally(struct pair *p, unsigned r)
 			all[m * p->threads + i] = &p->m[m].sl[i];
 	if (p->sliced && all)
 		rounds = alloclab_slices_preempted(all, n, &dropped, &ndropped);
-	if (rounds < 0)
+	if (p->sliced && (rounds < 0 || all == NULL)) {
+		/* No memory to decide what to drop: nothing dropped, and the
+		 * rounds still counted (a value in slices has slices). */
 		rounds = 0, ndropped = 0;
+		for (unsigned m = 0; m < p->n; m++)
+			for (unsigned i = 0; i < p->threads; i++)
+				rounds = (long)p->m[m].sl[i].nparts > rounds ? (long)p->m[m].sl[i].nparts : rounds;
+	}
 	for (unsigned m = 0; m < p->n; m++) {
 		for (unsigned i = 0; i < p->threads; i++) {
 			struct alloclab_slice *sl = &p->m[m].sl[i];
