@@ -320,7 +320,18 @@ static void print_auto(const struct alloclab_results *r, FILE *out)
  * busier than the run's thread counts allow. */
 static void print_machine_note(const struct alloclab_results *r, FILE *out)
 {
+	char env[2048];
 	unsigned maxt = 0;
+
+	/* What the environment set in the allocators measured (the workers
+	 * inherit it): figures of an allocator other than its defaults. */
+	if (alloclab_results_env_text(r, env, sizeof env)) {
+		char note[2200];
+		snprintf(note, sizeof note, "note: the run's environment set the allocators it measured (its workers "
+			 "inherit it): %s", env);
+		fputc('\n', out);
+		print_wrapped(out, 0, 6, 100, " ", note);
+	}
 	double load = r->facts.load_start > r->facts.load_end ? r->facts.load_start : r->facts.load_end;
 
 	for (unsigned i = 0; i < r->ncells; i++)

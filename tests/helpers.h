@@ -16,6 +16,10 @@ struct cmd_result {
 /* Runs the alloclab command with the given arguments (NULL-terminated) in
  * `cwd` (NULL: current folder). */
 struct cmd_result run_alloclab(const char *cwd, const char *const *args);
+/* The same with more of the environment ("NAME=value", NULL-terminated).
+ * Every test starts without the variables that set an allocator
+ * (MALLOC_PERTURB_, which meson sets at random, among them). */
+struct cmd_result run_alloclab_env(const char *cwd, const char *const *args, const char *const *env);
 void cmd_result_free(struct cmd_result *r);
 
 /* Lines in text (a last line without '\n' counts). */

@@ -41,6 +41,7 @@
 #define K_SHARD_CELL_PROCESSES "cell_processes"
 #define K_SHARDS "shards"
 #define K_HOST_NAME "name"
+#define K_ALLOCATOR_ENV "allocator_environment"
 
 /* config */
 /* K_PROCESSES, K_VALUES, K_WARMUPS as below */
