@@ -36,6 +36,33 @@ static int read_params(const struct alloclab_results_reader *rd, const json_t *o
 	return 0;
 }
 
+static int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return (x > y) - (x < y);
+}
+
+/* A cell's processes are rounds of the run, each measured once: a round
+ * twice (a forged file, or shards that overlap) would count as two
+ * processes. Version 1 files number no rounds. */
+static int check_rounds(const struct alloclab_results_reader *rd, const struct alloclab_cell *c, const char *where)
+{
+	unsigned *idx = rd->version >= 2 && c->nprocs > 1 ? malloc(c->nprocs * sizeof *idx) : NULL;
+	if (idx == NULL)
+		return 0;
+	for (unsigned p = 0; p < c->nprocs; p++)
+		idx[p] = c->procs[p].index;
+	qsort(idx, c->nprocs, sizeof *idx, cmp_unsigned);
+	for (unsigned p = 1; p < c->nprocs; p++)
+		if (idx[p] == idx[p - 1]) {
+			unsigned twice = idx[p];
+			free(idx);
+			return alloclab_results_bad(rd, where, K_RUNS, "holds process %u twice (a round is measured once)", twice);
+		}
+	free(idx);
+	return 0;
+}
+
 static int read_cell(const struct alloclab_results_reader *rd, const json_t *obj, const char *where, unsigned nplugins,
 		     struct alloclab_cell *c)
 {
@@ -113,6 +140,8 @@ static int read_cell(const struct alloclab_results_reader *rd, const json_t *obj
 		alloclab_results_bad(rd, where, K_RUNS, "a cell whose status is ok has no measurement");
 		goto fail;
 	}
+	if (check_rounds(rd, c, where) != 0)
+		goto fail;
 	free(status);
 	return 0;
 fail:
