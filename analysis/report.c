@@ -332,22 +332,25 @@ static void print_machine_note(const struct alloclab_results *r, FILE *out)
 		fputc('\n', out);
 		print_wrapped(out, 0, 6, 100, " ", note);
 	}
-	double load = r->facts.load_start > r->facts.load_end ? r->facts.load_start : r->facts.load_end;
-
 	for (unsigned i = 0; i < r->ncells; i++)
 		if (r->cells[i].threads > maxt)
 			maxt = r->cells[i].threads;
-	if (load < 0)
-		load = 0;
-	if (r->facts.cpus_allowed == 0 || maxt < 2)
+	/* What other processes took (and the host stole) of the CPUs the run
+	 * could use, measured while it ran, never the load average: that
+	 * counts the run's own workers (and the minute before it), and read
+	 * 1.83 on an idle 2-core machine. A file without it says nothing. */
+	double taken = r->facts.other_cpus_peak;
+	if (r->facts.cpus_allowed == 0 || maxt < 2 || taken < 0)
 		return;
-	double free_cpus = (double)r->facts.cpus_allowed - load;
+	double free_cpus = (double)r->facts.cpus_allowed - taken;
 	if (free_cpus < (double)maxt - 0.5) {
-		char note[512];
+		char note[600];
 		snprintf(note, sizeof note,
-			 "note: %lld CPUs allowed and a load average up to %.2f: about %.1f CPUs were free for up to %u "
-			 "threads, so the multi-thread rows do not show scaling the machine could give",
-			 (long long)r->facts.cpus_allowed, load, free_cpus > 0 ? free_cpus : 0.0, maxt);
+			 "note: other processes%s kept up to %.1f of the %d CPUs this run could use busy (%.1f on average "
+			 "over the run): about %.1f CPUs were free for up to %u threads, so the multi-thread rows do not "
+			 "show scaling the machine could give",
+			 r->facts.stolen_cpus_mean > 0.05 ? " and the host" : "", taken, r->facts.cpus_allowed,
+			 r->facts.other_cpus_mean + r->facts.stolen_cpus_mean, free_cpus > 0 ? free_cpus : 0.0, maxt);
 		fputc('\n', out);
 		print_wrapped(out, 0, 6, 100, " ", note);
 	}

@@ -315,6 +315,39 @@ void alloclab_results_set_end(struct alloclab_results *r, double load_end, doubl
 	json_object_set_new(r->metadata, K_WORKERS, json_integer(workers));
 }
 
+void alloclab_results_set_others(struct alloclab_results *r, double others, double stolen, double peak)
+{
+	if (others < 0 || stolen < 0 || peak < 0)
+		return;
+	json_object_set_new(r->metadata, K_OTHER_CPUS,
+			    json_pack("{s:f,s:f,s:f}", K_MEAN, others, K_STOLEN, stolen, K_PEAK, peak));
+	r->facts.other_cpus_mean = others;
+	r->facts.stolen_cpus_mean = stolen;
+	r->facts.other_cpus_peak = peak;
+}
+
+/* metadata.other_cpus: three figures in CPUs, none more than the CPUs
+ * a machine may have. */
+static int read_others(const struct alloclab_results_reader *rd, struct alloclab_results *r)
+{
+	struct alloclab_run_facts *f = &r->facts;
+	json_t *o = json_object_get(r->metadata, K_OTHER_CPUS);
+	const char *where = K_METADATA "." K_OTHER_CPUS;
+	if (o == NULL)
+		return 0;
+	if (!json_is_object(o))
+		return alloclab_results_bad(rd, K_METADATA, K_OTHER_CPUS, "is %s, not an object", alloclab_json_type_name(o));
+	static const char *const keys[] = {K_MEAN, K_STOLEN, K_PEAK};
+	double *out[] = {&f->other_cpus_mean, &f->stolen_cpus_mean, &f->other_cpus_peak};
+	for (int k = 0; k < 3; k++) {
+		if (json_object_get(o, keys[k]) == NULL)
+			return alloclab_results_bad(rd, where, keys[k], "missing");
+		if (alloclab_results_get_number(rd, o, where, keys[k], 0, 1 << 20, out[k]) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* metadata.shard, once the cells are read (it has an entry per cell). */
 int alloclab_results_read_shard(const struct alloclab_results_reader *rd, struct alloclab_results *r)
 {
@@ -433,6 +466,7 @@ int alloclab_results_read_facts(const struct alloclab_results_reader *rd, struct
 	json_decref(f->allocator_env);
 	memset(f, 0, sizeof *f);
 	f->load_start = f->load_end = -1;
+	f->other_cpus_mean = f->stolen_cpus_mean = f->other_cpus_peak = -1;
 	if (alloclab_results_get_string(rd, r->metadata, K_METADATA, K_CPU_MODEL, 0, &f->cpu_model) != 0)
 		return -1;
 	if (alloclab_results_get_uint(rd, r->metadata, K_METADATA, K_CPUS_ALLOWED, 0, 0, 1u << 20, &cpus) != 0 ||
@@ -457,7 +491,7 @@ int alloclab_results_read_facts(const struct alloclab_results_reader *rd, struct
 		json_t *m = json_object_get(r->config, K_MEASURE);
 		f->tlb_simulated = json_is_string(m) && strcmp(json_string_value(m), "tlb") == 0;
 	}
-	if (read_paired(rd, r) != 0 || read_allocator_env(rd, r) != 0)
+	if (read_paired(rd, r) != 0 || read_allocator_env(rd, r) != 0 || read_others(rd, r) != 0)
 		return -1;
 	if (a == NULL)
 		return 0;

@@ -275,6 +275,11 @@ struct alloclab_run_facts {
 	 * CPython's allocator. Empty: none set; NULL: not recorded (an older
 	 * file). */
 	json_t *allocator_env;
+	/* What other processes took of the CPUs the run could use while it
+	 * ran (process/cpu_share.h), in CPUs: their work on average, the
+	 * time the host stole on average, and the most the two took together
+	 * in a window of two seconds or more; < 0 unknown (an older file). */
+	double other_cpus_mean, stolen_cpus_mean, other_cpus_peak;
 };
 
 struct alloclab_results {
@@ -327,6 +332,10 @@ void alloclab_results_set_cache_simulated(struct alloclab_results *r, const char
  * the runner's own CPU time, workers excluded (< 0: unknown), and the
  * worker processes it ran. */
 void alloclab_results_set_end(struct alloclab_results *r, double load_end, double runner_cpu_s, unsigned workers);
+/* What other processes took of the CPUs the run could use (facts:
+ * other_cpus_mean, stolen_cpus_mean, other_cpus_peak), recorded in
+ * metadata; nothing when others < 0 (not measured). */
+void alloclab_results_set_others(struct alloclab_results *r, double others, double stolen, double peak);
 void alloclab_results_free(struct alloclab_results *r);
 
 /* Metadata of this machine and build. */

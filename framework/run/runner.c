@@ -389,6 +389,7 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 	*out = NULL;
 	run->cfg = cfg;
 	run->results = alloclab_results_new(cfg->argc, cfg->argv, &settings);
+	alloclab_cpu_share_start(&run->others);
 	if (cfg->output)
 		snprintf(run->output, sizeof run->output, "%s", cfg->output);
 	else
@@ -516,6 +517,7 @@ int alloclab_run_measure(struct alloclab_run *run)
 				    alloclab_run_pair_round(run, (unsigned)c->slot, round, &progress, &interrupted, err,
 							    sizeof err) != 0)
 					goto write_failed;
+				alloclab_cpu_share_step(&run->others);
 				if (interrupted)
 					break;
 				continue;
@@ -529,6 +531,7 @@ int alloclab_run_measure(struct alloclab_run *run)
 			c->spec.layout_pad_pages = c->spec.cache_sim ? alloclab_layout_pad(round) : 0;
 			int measured = alloclab_measure_isolated(&c->spec, run->cfg->timeout_s, &proc, &interrupted, why,
 								 sizeof why);
+			alloclab_cpu_share_step(&run->others);
 			if (measured == -2 && cell->nprocs == 0) {
 				/* The workload found it cannot run here (a library
 				 * missing): said by the first process, so no
@@ -605,6 +608,9 @@ int alloclab_run_finish(struct alloclab_run *run, int status)
 		cpu_s = (double)self.ru_utime.tv_sec + self.ru_utime.tv_usec * 1e-6 + (double)self.ru_stime.tv_sec +
 			self.ru_stime.tv_usec * 1e-6;
 	alloclab_results_set_end(run->results, load[0], cpu_s, run->workers_run);
+	double others, stolen, peak;
+	if (alloclab_cpu_share_end(&run->others, &others, &stolen, &peak) == 0)
+		alloclab_results_set_others(run->results, others, stolen, peak);
 	if (alloclab_results_write(run->results, run->output, err, sizeof err) != 0) {
 		/* -o was taken meanwhile (something the run ran wrote over it, or
 		 * over its journal): the whole run is still here, in memory, and
