@@ -372,3 +372,31 @@ Test(untrusted_text, labels_the_formats_cannot_carry_whole_are_refused, .timeout
 		cmd_result_free(&r);
 	}
 }
+
+/* A cell that failed after some of its processes (a crash in its third)
+ * is not drawn as if it had been measured: both of its workload's
+ * pictures leave it out and say so in their titles. */
+Test(untrusted_text, a_failed_cells_processes_are_not_drawn, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	write_run(path_in(dir, "f.json"), "steady", "crashing", "churn");
+	json_t *doc = json_load_file(path_in(dir, "f.json"), 0, NULL);
+	json_t *cell = json_array_get(json_object_get(doc, "cells"), 3); /* crashing, 2 threads */
+	json_object_set_new(cell, "status", json_string("error"));
+	json_object_set_new(cell, "error", json_string("process 3: killed by signal 11 (Segmentation fault) in run 1"));
+	json_array_remove(json_object_get(cell, "runs"), 2);
+	cr_assert_eq(json_dump_file(doc, path_in(dir, "f.json"), 0), 0);
+	json_decref(doc);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"plot", "f.json", "-o", "pics", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	static const char *const pictures[] = {"pics/churn-plugins.svg", "pics/churn-scaling.svg"};
+	for (size_t k = 0; k < 2; k++) {
+		char *svg = read_file(path_in(dir, pictures[k]));
+		cr_assert(svg, "no %s", pictures[k]);
+		/* A long title is broken into lines between words. */
+		cr_expect(strstr(svg, "1 failed cell") && strstr(svg, "not drawn"), "%s does not say the failed cell is left out",
+			  pictures[k]);
+		free(svg);
+	}
+}
