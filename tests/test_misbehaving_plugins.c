@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The single cell of a one-cell run, which must have failed with `text`. */
@@ -373,4 +374,61 @@ Test(misbehaving_plugins, a_plugin_that_changes_live_blocks_is_not_measured, .ti
 				  (const char *const[]){"run", "--no-check", "-p", plugin, "-w", workloads[k], "-t", "1", "-n",
 							"1", "-v", "1", "-o", "r.json", "-q", NULL},
 				  "changed under the workload");
+}
+
+/* A plugin that crashes in its entry function, after dlopen and its
+ * constructors: every command names it, and the step, which is told from
+ * the loading before it. */
+Test(misbehaving_plugins, a_crash_in_the_entry_function_is_named, .timeout = 120)
+{
+	char *dir = scratch_dir(), *folder = path_in(dir, "plugins"), env[4300];
+	const char *plugin = test_plugin("crash_in_entry");
+	const char *const *commands[] = {
+		(const char *const[]){"run", "-p", plugin, "-w", "churn:ops=100", "-o", "r.json", NULL},
+		(const char *const[]){"exec", "-p", plugin, "--", "/bin/true", NULL},
+		(const char *const[]){"check", plugin, NULL},
+		(const char *const[]){"record", "-p", plugin, "-w", "churn:ops=100", "-o", "t.trace", NULL},
+	};
+	for (size_t k = 0; k < sizeof commands / sizeof *commands; k++) {
+		struct cmd_result r = run_alloclab(dir, commands[k]);
+		cr_expect_eq(r.status, 2, "%s: %d %s", commands[k][0], r.status, r.err);
+		cr_expect(strstr(r.err, "crash_in_entry") && strstr(r.err, "in its entry function (alloclab_plugin_entry)") &&
+				  count_lines(r.err) == 1,
+			  "%s: %s", commands[k][0], r.err);
+		cmd_result_free(&r);
+	}
+	/* `list` probes what it finds by name: the same words. */
+	cr_assert_eq(mkdir(folder, 0700), 0);
+	char *text = read_file(plugin);
+	struct stat st;
+	cr_assert(text && stat(plugin, &st) == 0);
+	FILE *f = fopen(path_in(folder, "crash_in_entry.so"), "wb");
+	cr_assert(f && fwrite(text, 1, (size_t)st.st_size, f) == (size_t)st.st_size);
+	fclose(f);
+	free(text);
+	snprintf(env, sizeof env, "ALLOCLAB_PLUGIN_PATH=%s", folder);
+	struct cmd_result r = run_alloclab_env(dir, (const char *const[]){"list", NULL}, (const char *const[]){env, NULL});
+	cr_expect(strstr(r.out, "crash_in_entry cannot be probed: plugin 'crash_in_entry' killed by signal 11") &&
+			  strstr(r.out, "in its entry function"),
+		  "%s", r.out);
+	cmd_result_free(&r);
+}
+
+/* A plugin that closes its descriptors (the answer pipe, its output)
+ * and then takes memory is held to the memory limit all the same: its
+ * supervisor no longer reads pipes, but still looks at its memory. */
+Test(misbehaving_plugins, a_plugin_without_pipes_is_held_to_the_memory_limit, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--memory-limit", "128M", "--timeout", "60",
+								      "-p", test_plugin("hog"), "-w", "churn:ops=100", "-o",
+								      "r.json", NULL});
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_expect_eq(r.status, 2, "%d %s", r.status, r.err);
+	cr_expect(strstr(r.err, "hog") && strstr(r.err, "over the memory limit of 128 MiB") && count_lines(r.err) == 1, "%s",
+		  r.err);
+	cr_expect((double)(t1.tv_sec - t0.tv_sec) < 45, "held until its deadline: %ld s", (long)(t1.tv_sec - t0.tv_sec));
+	cmd_result_free(&r);
 }

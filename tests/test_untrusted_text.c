@@ -400,3 +400,29 @@ Test(untrusted_text, a_failed_cells_processes_are_not_drawn, .timeout = 60)
 		free(svg);
 	}
 }
+
+/* A plugin's create that fails with hostile words (not UTF-8, line
+ * breaks, terminal escapes, no NUL at the end of the buffer): every
+ * command says it in one line a terminal shows as it is. */
+Test(untrusted_text, a_plugins_create_failure_is_one_safe_line, .timeout = 60)
+{
+	char *dir = scratch_dir(), plugin[4200];
+	snprintf(plugin, sizeof plugin, "%s:fail=hostile", test_plugin("create_fails"));
+	const char *const *commands[] = {
+		(const char *const[]){"run", "-p", plugin, "-w", "churn:ops=100", "-o", "r.json", NULL},
+		(const char *const[]){"exec", "-p", plugin, "--", "/bin/true", NULL},
+		(const char *const[]){"check", plugin, NULL},
+	};
+	for (size_t k = 0; k < sizeof commands / sizeof *commands; k++) {
+		struct cmd_result r = run_alloclab(dir, commands[k]);
+		cr_expect_eq(r.status, 2, "%s: %d %s", commands[k][0], r.status, r.err);
+		cr_expect_eq(count_lines(r.err), 1, "%s: %s", commands[k][0], r.err);
+		cr_expect(!has_control(r.err) && !has_control(r.out), "%s passed a control character: %s", commands[k][0],
+			  r.err);
+		cr_expect(strstr(r.err, "create() failed: bad?forged line?[2J?]0;pwned??"), "%s: %s", commands[k][0], r.err);
+		json_t *as_text = json_string(r.err);
+		cr_expect_not_null(as_text, "%s wrote what is not UTF-8: %s", commands[k][0], r.err);
+		json_decref(as_text);
+		cmd_result_free(&r);
+	}
+}

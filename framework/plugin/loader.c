@@ -267,6 +267,13 @@ static int validate(const struct alloclab_plugin *d, const char *path, char *err
 	return 0;
 }
 
+static void (*mark_step)(const char *step);
+
+void alloclab_plugin_mark_steps(void (*mark)(const char *step))
+{
+	mark_step = mark;
+}
+
 int alloclab_plugin_load(const char *spec, struct alloclab_loaded_plugin *out, char *err, size_t err_len)
 {
 	return alloclab_plugin_load_flags(spec, 0, out, err, err_len);
@@ -305,7 +312,11 @@ int alloclab_plugin_load_flags(const char *spec, int dlopen_flags, struct allocl
 		dlclose(handle);
 		return -1;
 	}
+	if (mark_step)
+		mark_step("entry");
 	theirs = entry(ALLOCLAB_PLUGIN_ABI_VERSION);
+	if (mark_step)
+		mark_step("load");
 	if (theirs == NULL) {
 		snprintf(err, err_len, "%s: %s returned NULL (the plugin refuses ABI version %u)", path,
 			 ALLOCLAB_PLUGIN_ENTRY_SYMBOL, ALLOCLAB_PLUGIN_ABI_VERSION);

@@ -47,6 +47,13 @@ int alloclab_plugin_load_flags(const char *spec, int dlopen_flags, struct allocl
 
 void alloclab_plugin_unload(struct alloclab_loaded_plugin *plugin);
 
+/* Where a process marks the steps it is in (process/child.h's
+ * alloclab_phase, in a supervised child): the loader marks "entry" before
+ * it calls the plugin's entry function, so that a crash or a hang there is
+ * told from one in dlopen or the plugin's constructors ("load"). NULL:
+ * nothing marked. */
+void alloclab_plugin_mark_steps(void (*mark)(const char *step));
+
 /* The folders searched for plugins by name, in order, for `alloclab list`.
  * Calls visit once per folder. */
 void alloclab_plugin_search_dirs(void (*visit)(const char *dir, void *arg), void *arg);

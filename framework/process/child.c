@@ -11,6 +11,7 @@
 #include "memory/live.h"
 #include "process/process_tree.h"
 #include "files/scratch.h"
+#include "plugin/loader.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,8 +76,10 @@ void alloclab_phase_attach(void)
 	if (fstat(ALLOCLAB_PHASE_FD, &st) != 0 || st.st_size != PHASE_SIZE)
 		return;
 	p = mmap(NULL, PHASE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, ALLOCLAB_PHASE_FD, 0);
-	if (p != MAP_FAILED)
+	if (p != MAP_FAILED) {
 		phase_page = p;
+		alloclab_plugin_mark_steps(alloclab_phase);
+	}
 	close(ALLOCLAB_PHASE_FD);
 }
 
@@ -290,6 +293,7 @@ static _Noreturn void become_child(struct supervised *s, pid_t parent, alloclab_
 		_exit(3);
 	setpgid(0, 0);
 	setenv("TMPDIR", s->scratch, 1);
+	alloclab_plugin_mark_steps(alloclab_phase);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
@@ -455,6 +459,10 @@ static void reap(struct supervised *s)
 			kill(-s->pid, SIGKILL);
 		} else if (now_s() > s->deadline && !s->res->timed_out && !s->res->interrupted) {
 			s->res->timed_out = 1;
+			kill(-s->pid, SIGKILL);
+		} else if (!s->res->over_memory && !s->res->timed_out && !s->res->interrupted && over_memory_limit(s)) {
+			/* Its pipes closed (a plugin that closes descriptors) is no
+			 * leave to take all the memory there is. */
 			kill(-s->pid, SIGKILL);
 		}
 		usleep(1000);

@@ -1,6 +1,7 @@
 /* What a supervised worker's end means, in words. See child.h. */
 #define _GNU_SOURCE 1
 #include "process/child.h"
+#include "base/json_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,9 @@
 static const char *plugin_step(const char *phase)
 {
 	static const char *const steps[][2] = {
-		{"load", "while being loaded (dlopen, its constructors or its entry function)"}, {"create", "in create"},
+		{"load", "while being loaded (dlopen or its constructors)"},
+		{"entry", "in its entry function (alloclab_plugin_entry)"},
+		{"create", "in create"},
 		{"thread_attach", "in thread_attach"},               {"thread_detach", "in thread_detach"},
 		{"stats", "in stats"},                               {"destroy", "in destroy"},
 		{"trim", "in trim"},
@@ -70,6 +73,8 @@ json_t *alloclab_child_answer(const struct alloclab_child_result *res, const cha
 			if (e == NULL)
 				return obj;
 			snprintf(err, err_len, "%s", json_is_string(e) ? json_string_value(e) : "failed without saying why");
+			/* A child's words are one line shown as they are. */
+			alloclab_text_make_line(err);
 			*not_applicable = json_is_true(json_object_get(obj, "not_applicable"));
 		} else if (plugin && blamed_step(res, words, sizeof words)) {
 			/* exit() in a constructor or an op: the plugin's doing. */
@@ -84,7 +89,7 @@ json_t *alloclab_child_answer(const struct alloclab_child_result *res, const cha
 		return NULL;
 	}
 	const char *step = plugin && !res->interrupted ? blamed_step(res, words, sizeof words) : NULL;
-	if (step && !res->over_memory) {
+	if (step) {
 		struct alloclab_child_result unmarked = *res;
 		char how[256];
 		unmarked.phase[0] = '\0';
