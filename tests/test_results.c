@@ -164,6 +164,16 @@ Test(results, every_field_is_checked)
 	expect_edit_fails("cells/1/status", json_string("ok"), "cells[1].runs: a cell whose status is ok has no measurement");
 	expect_edit_fails("cells/0/runs/0/layout_pad_pages", json_integer(5000), "layout_pad_pages: 5000 is out of range");
 	expect_edit_fails("cells/0/runs/0/layout_pad_pages", json_string("7"), "layout_pad_pages: is a string");
+	/* Absurd values, which no measurement gives, are refused by the
+	 * reader rather than shown as "inf s" and "-nan%" (the two values
+	 * summed for their mean reach infinity). */
+	expect_edit_fails("cells/0/runs/0/values/0/ns_per_op", json_real(1.7e308), "ns_per_op: 1.7e+308 is more than 2^64 units");
+	expect_edit_fails("cells/0/runs/0/values/0/d1_misses_per_op", json_real(1e300), "d1_misses_per_op: is not a number of misses");
+	expect_edit_fails("cells/0/runs/0/elapsed_s", json_real(1e300), "elapsed_s: is not a number of seconds");
+	expect_edit_fails("metadata/other_cpus", json_pack("{s:f,s:f,s:f}", "mean", 1e300, "stolen", 0.0, "peak", 1.0),
+			  "metadata.other_cpus.mean: 1.0000000000000001e+300 is out of range");
+	expect_edit_fails("metadata/allocator_environment", json_pack("{s:s}", "BAD NAME", "1"),
+			  "metadata.allocator_environment: 'BAD NAME' is not a variable's name");
 }
 
 Test(results, truncated_and_foreign_files_are_refused)
