@@ -752,6 +752,7 @@ int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_t
 		struct alloclab_trace_event *e = &out[i];
 		uint64_t v;
 		const char *bad = NULL;
+		char why[200];
 
 		if (p >= end)
 			goto truncated;
@@ -781,7 +782,11 @@ int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_t
 				e->old_owner = (uint16_t)v;
 				NEED(get_varint(p, end, &v));
 				if (v >= t->threads[e->old_owner].slots) {
-					bad = "object's slot out of range";
+					/* The slots a thread has are those it allocates into. */
+					snprintf(why, sizeof why, "%s of thread %u's object in slot %" PRIu64 ", where that "
+						 "thread never allocates: it releases an object the trace never allocated",
+						 alloclab_trace_op_names[e->op], e->old_owner, v);
+					bad = why;
 					goto bad_event;
 				}
 				e->old_slot = (uint32_t)v;
@@ -789,7 +794,10 @@ int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_t
 			} else {
 				NEED(get_varint(p, end, &v));
 				if (v >= rt->slots) {
-					bad = "object's slot out of range";
+					snprintf(why, sizeof why, "%s of the object in slot %" PRIu64 ", where the thread never "
+						 "allocates: it releases an object the trace never allocated",
+						 alloclab_trace_op_names[e->op], v);
+					bad = why;
 					goto bad_event;
 				}
 				e->old_slot = (uint32_t)v;
@@ -911,7 +919,8 @@ static const char *follow_own_slots(struct slot_tables *v, unsigned th, const st
 	if (alloclab_trace_op_releases(e->op) && !e->remote) {
 		uint32_t *s = &v->state[th][e->old_slot];
 		if (!(*s & LIVE))
-			bad = (*s & ~LIVE) == 0 ? "free of an object never allocated"
+			bad = (*s & ~LIVE) == 0 ? "free of an object never allocated (its slot is allocated into only "
+						  "later): it releases an object the trace had not allocated"
 						: "double free (the object was freed before)";
 		*s &= ~LIVE;
 	}
