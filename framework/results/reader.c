@@ -202,6 +202,18 @@ static int read_plugin(const struct alloclab_results_reader *rd, const json_t *o
 	return 0;
 }
 
+/* Labels tell plugins apart, as the reader shows them: two that differ
+ * only where a control character was are one. */
+static int unique_label(const struct alloclab_results_reader *rd, const struct alloclab_results *r, unsigned i,
+			const char *where)
+{
+	for (unsigned k = 0; k < i; k++)
+		if (strcmp(r->plugins[k].label, r->plugins[i].label) == 0)
+			return alloclab_results_bad(rd, where, K_LABEL, "'%.64s' is also plugins[%u]'s label", r->plugins[i].label,
+						    k);
+	return 0;
+}
+
 static int in_group(const struct alloclab_results *r, const char *label)
 {
 	for (unsigned k = 0; k < r->facts.npair; k++)
@@ -400,15 +412,8 @@ struct alloclab_results *alloclab_results_from_json(const json_t *doc, const cha
 		char w[64];
 		snprintf(w, sizeof w, "%s[%zu]", K_PLUGINS, i);
 		r->nplugins++;
-		if (read_plugin(&rd, x, w, &r->plugins[i]) != 0)
+		if (read_plugin(&rd, x, w, &r->plugins[i]) != 0 || unique_label(&rd, r, (unsigned)i, w) != 0)
 			goto fail;
-		/* Labels tell plugins apart (as the reader shows them: two that
-		 * differ only where a control character was are one). */
-		for (size_t k = 0; k < i; k++)
-			if (strcmp(r->plugins[k].label, r->plugins[i].label) == 0) {
-				alloclab_results_bad(&rd, w, K_LABEL, "'%.64s' is also plugins[%zu]'s label", r->plugins[i].label, k);
-				goto fail;
-			}
 	}
 	if (alloclab_results_get_array(&rd, doc, "", K_CELLS, 1, ALLOCLAB_RESULTS_MAX_CELLS, &a) != 0)
 		goto fail;

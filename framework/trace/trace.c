@@ -715,6 +715,19 @@ static inline const unsigned char *get_varint(const unsigned char *p, const unsi
 	return get_varint_slow(p, end, v);
 }
 
+/* A release of an object in a slot its thread never allocates into (the
+ * slots a thread has are those it allocates into): what it is, in words,
+ * in buf. owner: another thread's object, or -1 the thread's own. */
+static const char *never_allocated(char *buf, size_t len, unsigned op, int owner, uint64_t slot)
+{
+	char whose[48] = "the object";
+	if (owner >= 0)
+		snprintf(whose, sizeof whose, "thread %d's object", owner);
+	snprintf(buf, len, "%s of %s in slot %" PRIu64 ", where %s never allocates: it releases an object the trace "
+		 "never allocated", alloclab_trace_op_names[op], whose, slot, owner >= 0 ? "that thread" : "the thread");
+	return buf;
+}
+
 #define NEED(expr)                                                                                                 \
 	do {                                                                                                       \
 		if ((p = (expr)) == NULL)                                                                          \
@@ -782,11 +795,7 @@ int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_t
 				e->old_owner = (uint16_t)v;
 				NEED(get_varint(p, end, &v));
 				if (v >= t->threads[e->old_owner].slots) {
-					/* The slots a thread has are those it allocates into. */
-					snprintf(why, sizeof why, "%s of thread %u's object in slot %" PRIu64 ", where that "
-						 "thread never allocates: it releases an object the trace never allocated",
-						 alloclab_trace_op_names[e->op], e->old_owner, v);
-					bad = why;
+					bad = never_allocated(why, sizeof why, e->op, (int)e->old_owner, v);
 					goto bad_event;
 				}
 				e->old_slot = (uint32_t)v;
@@ -794,10 +803,7 @@ int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_t
 			} else {
 				NEED(get_varint(p, end, &v));
 				if (v >= rt->slots) {
-					snprintf(why, sizeof why, "%s of the object in slot %" PRIu64 ", where the thread never "
-						 "allocates: it releases an object the trace never allocated",
-						 alloclab_trace_op_names[e->op], v);
-					bad = why;
+					bad = never_allocated(why, sizeof why, e->op, -1, v);
 					goto bad_event;
 				}
 				e->old_slot = (uint32_t)v;
