@@ -82,6 +82,20 @@ struct alloclab_results *load_results(const char *dir, const char *name)
 	return r;
 }
 
+void add_one_value_process(struct alloclab_cell *cell, unsigned index, unsigned threads, double per_op)
+{
+	struct alloclab_process pr = {.index = index, .peak_rss_kib = 1000};
+	pr.values = calloc(1, sizeof *pr.values);
+	pr.nvalues = 1;
+	pr.values[0].wall_ns = 1000;
+	pr.values[0].thread_ns = calloc(threads, sizeof(uint64_t));
+	pr.values[0].thread_ops = calloc(threads, sizeof(uint64_t));
+	for (unsigned i = 0; i < threads; i++)
+		pr.values[0].thread_ops[i] = 100;
+	pr.values[0].per_op = per_op;
+	alloclab_cell_add_process(cell, &pr);
+}
+
 const struct alloclab_cell *cell_of(const struct alloclab_results *r, const char *plugin, unsigned threads)
 {
 	for (unsigned i = 0; i < r->ncells; i++)

@@ -306,17 +306,7 @@ static char *show_with(const char *dir, const char *name, double load, double ot
 	for (unsigned t = 1; t <= 2; t++) {
 		struct alloclab_cell c = {.plugin = "system", .workload = "churn", .threads = t,
 					  .status = ALLOCLAB_CELL_OK, .planned = 1, .params = json_pack("{s:i}", "ops", 10)};
-		struct alloclab_cell *cell = alloclab_results_add_cell(r, &c);
-		struct alloclab_process pr = {.peak_rss_kib = 1000};
-		pr.values = calloc(1, sizeof *pr.values);
-		pr.nvalues = 1;
-		pr.values[0].wall_ns = 1000;
-		pr.values[0].thread_ns = calloc(t, sizeof(uint64_t));
-		pr.values[0].thread_ops = calloc(t, sizeof(uint64_t));
-		for (unsigned i = 0; i < t; i++)
-			pr.values[0].thread_ops[i] = 100;
-		pr.values[0].per_op = 10.0 * t;
-		alloclab_cell_add_process(cell, &pr);
+		add_one_value_process(alloclab_results_add_cell(r, &c), 0, t, 10.0 * t);
 	}
 	json_object_set_new(r->metadata, "cpus_allowed", json_integer(2));
 	json_object_set_new(r->metadata, "load_average_start", json_real(load));

@@ -37,18 +37,8 @@ static void write_run(const char *path, const char *label_a, const char *label_b
 						  .threads = t, .status = ALLOCLAB_CELL_OK, .planned = 3,
 						  .params = json_pack("{s:i}", "ops", 10)};
 			struct alloclab_cell *cell = alloclab_results_add_cell(r, &c);
-			for (unsigned k = 0; k < 3; k++) {
-				struct alloclab_process pr = {.index = k, .peak_rss_kib = 1000};
-				pr.values = calloc(1, sizeof *pr.values);
-				pr.nvalues = 1;
-				pr.values[0].wall_ns = 1000;
-				pr.values[0].thread_ns = calloc(t, sizeof(uint64_t));
-				pr.values[0].thread_ops = calloc(t, sizeof(uint64_t));
-				for (unsigned i = 0; i < t; i++)
-					pr.values[0].thread_ops[i] = 100;
-				pr.values[0].per_op = 10.0 * t + p + k * 0.1;
-				alloclab_cell_add_process(cell, &pr);
-			}
+			for (unsigned k = 0; k < 3; k++)
+				add_one_value_process(cell, k, t, 10.0 * t + p + k * 0.1);
 		}
 	}
 	r->complete = 1;
@@ -229,17 +219,8 @@ Test(untrusted_text, partial_cells_are_marked_in_the_pictures, .timeout = 60)
 					  .status = p ? ALLOCLAB_CELL_PENDING : ALLOCLAB_CELL_OK, .planned = 3,
 					  .params = json_pack("{s:i}", "ops", 10)};
 		struct alloclab_cell *cell = alloclab_results_add_cell(r, &c);
-		for (unsigned k = 0; k < (p ? 1u : 3u); k++) {
-			struct alloclab_process pr = {.index = k, .peak_rss_kib = 1000};
-			pr.values = calloc(1, sizeof *pr.values);
-			pr.nvalues = 1;
-			pr.values[0].wall_ns = 1000;
-			pr.values[0].thread_ns = calloc(1, sizeof(uint64_t));
-			pr.values[0].thread_ops = calloc(1, sizeof(uint64_t));
-			pr.values[0].thread_ops[0] = 100;
-			pr.values[0].per_op = 10.0 + p;
-			alloclab_cell_add_process(cell, &pr);
-		}
+		for (unsigned k = 0; k < (p ? 1u : 3u); k++)
+			add_one_value_process(cell, k, 1, 10.0 + p);
 	}
 	r->complete = 0;
 	snprintf(path, sizeof path, "%s/cut.json", dir);
