@@ -5,6 +5,10 @@
 #include "test_plugin_common.h"
 #include <string.h>
 #include <unistd.h>
+/* Kept where the compiler must assume they are read: a block written and
+ * never read may be left out altogether (clang does). */
+static char *volatile held[64];
+
 static int hog_create(const char *options, void **instance, char *err, size_t err_len)
 {
 	(void)options, (void)err, (void)err_len;
@@ -14,6 +18,7 @@ static int hog_create(const char *options, void **instance, char *err, size_t er
 		char *p = malloc(16u << 20);
 		if (p)
 			memset(p, 1, 16u << 20);
+		held[i] = p;
 		usleep(10000);
 	}
 	for (;;)
