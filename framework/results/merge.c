@@ -1,5 +1,6 @@
 /* Merging the shards of a plan. See merge.h. */
 #include "results/merge.h"
+#include "results/results_keys.h"
 
 #include "base/lengths.h"
 
@@ -261,6 +262,20 @@ struct alloclab_results *alloclab_merge(struct alloclab_results *const *shards, 
 
 	meta = json_deep_copy(first->metadata);
 	json_object_del(meta, "shard");
+	/* What other processes took of the CPUs: the busiest shard's (each
+	 * measured its own machine and moment), none when one did not say. */
+	const struct alloclab_results *busiest = first;
+	for (unsigned i = 0; i < n; i++) {
+		if (shards[i]->facts.other_cpus_peak < 0) {
+			busiest = NULL;
+			break;
+		}
+		if (shards[i]->facts.other_cpus_peak > busiest->facts.other_cpus_peak)
+			busiest = shards[i];
+	}
+	json_object_del(meta, K_OTHER_CPUS);
+	if (busiest)
+		json_object_set(meta, K_OTHER_CPUS, json_object_get(busiest->metadata, K_OTHER_CPUS));
 	m = alloclab_results_new_from(meta, json_deep_copy(first->config), err, err_len);
 	if (m == NULL) {
 		free(given);
