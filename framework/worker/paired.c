@@ -202,6 +202,18 @@ static void check_answer(struct pair *p, unsigned m)
 	}
 }
 
+/* Every thread, once member m's step ends on it: the threads meet, thread
+ * 0 checks the answer pipe while no plugin's code runs, and they meet
+ * again before the next step. A check before every thread had ended the
+ * step would pin what a slower thread's plugin did there on the next. */
+static void after_step(struct pair *p, unsigned i, unsigned m)
+{
+	wait_all(p);
+	if (i == 0)
+		check_answer(p, m);
+	wait_all(p);
+}
+
 /* Thread 0, once every thread's part of round r has ended: each plugin's
  * time and operations on each thread, less the slice rounds in which a
  * thread was preempted (slice.h), dropped for every plugin alike. */
@@ -278,9 +290,11 @@ static void timed_slices(struct pair *p, unsigned i, unsigned r)
 			wait_all(p);
 			in_member(m);
 			alloclab_slice_run(&p->m[m].sl[i], &sched);
+			wait_all(p);
+			/* Every thread's slice has ended, and the next starts only
+			 * after the barrier above it. */
 			if (i == 0)
 				check_answer(p, m);
-			wait_all(p);
 		}
 		/* Stable here: every decrement happened before the barrier. */
 		if (atomic_load_explicit(&p->remaining, memory_order_relaxed) == 0)
@@ -300,14 +314,15 @@ static void timed_values(struct pair *p, unsigned i, unsigned r)
 		p->m[m].wt[i].own_ns = 0;
 		p->cell->workload->run(&p->m[m].wt[i]);
 		uint64_t ns = now_ns() - start;
-		if (i == 0)
-			check_answer(p, m);
 		/* The workload's own time of its operations, where it took one. */
 		if (p->m[m].wt[i].own_ns && p->m[m].wt[i].own_ns < ns)
 			ns = p->m[m].wt[i].own_ns;
 		sl->nparts = 0;
 		alloclab_slice_record(sl, ns, p->m[m].wt[i].ops);
 		wait_all(p);
+		/* Every thread's value has ended; the next starts after a barrier. */
+		if (i == 0)
+			check_answer(p, m);
 	}
 }
 
@@ -329,9 +344,7 @@ static void prepare_all(struct pair *p, unsigned i, unsigned r)
 			blame(p, m);
 			p->prepare_failed = 1;
 		}
-		if (i == 0)
-			check_answer(p, m);
-		wait_all(p);
+		after_step(p, i, m);
 	}
 }
 
@@ -398,9 +411,7 @@ static void end_round(struct pair *p, unsigned i, unsigned r)
 		in_member(m);
 		alloclab_phase("finish");
 		p->cell->workload->finish(wt);
-		if (i == 0)
-			check_answer(p, m);
-		wait_all(p);
+		after_step(p, i, m);
 		if (wt->report) {
 			mb->reports[r * p->threads + i] = wt->report;
 			wt->report = NULL;
@@ -434,7 +445,7 @@ static void attach_all(struct pair *p, unsigned i)
 		} else {
 			mb->attached[i] = 1;
 		}
-		wait_all(p);
+		after_step(p, i, m);
 	}
 }
 
@@ -473,7 +484,7 @@ static void *pair_thread(void *arg)
 				alloclab_phase("thread_detach");
 				p->m[m].alloc.ops.thread_detach(p->m[m].alloc.instance);
 			}
-			wait_all(p);
+			after_step(p, i, m);
 		}
 	return NULL;
 }
