@@ -394,6 +394,25 @@ static int save_script(const char *path, char *text, int *made)
 	return 0;
 }
 
+/* The jobs' TMPDIR: the one of the shell that ran `alloclab slurm`, as
+ * sbatch would hand them were alloclab not in between. sbatch runs as a
+ * child of alloclab, with a scratch folder of its own as TMPDIR (removed
+ * when sbatch has answered), and passes its environment on: the jobs
+ * would find TMPDIR naming a folder that is gone, or that a later
+ * alloclab removes under them as a killed one's leftover. */
+static void write_tmpdir(FILE *f)
+{
+	const char *tmp = getenv("TMPDIR");
+	fputs("# TMPDIR as the shell that ran alloclab slurm had it (not sbatch's own, which alloclab made).\n", f);
+	if (tmp == NULL) {
+		fputs("unset TMPDIR\n", f);
+		return;
+	}
+	fputs("TMPDIR=", f);
+	alloclab_shell_word(f, tmp);
+	fputs("\nexport TMPDIR\n", f);
+}
+
 /* DIR/shards.sh: the array's batch script, a task per shard. 0, or the
  * exit status. */
 static int write_shards_script(struct sweep *s)
@@ -421,6 +440,7 @@ static int write_shards_script(struct sweep *s)
 	for (unsigned i = 0; i < s->nextra; i++)
 		fprintf(f, "#SBATCH %s\n", s->extra[i]);
 	fputs("# Exit status 1 is a cell that failed in a shard that finished: the merge shows it.\n", f);
+	write_tmpdir(f);
 	/* The run's arguments name files as seen from where slurm was run. */
 	fputs("cd -- ", f);
 	alloclab_shell_word(f, s->cwd);
@@ -457,6 +477,7 @@ static int write_merge_script(struct sweep *s)
 		fprintf(f, "#SBATCH --partition=%s\n", s->partition);
 	for (unsigned i = 0; i < s->nextra; i++)
 		fprintf(f, "#SBATCH %s\n", s->extra[i]);
+	write_tmpdir(f);
 	fputs("exec ", f);
 	alloclab_shell_word(f, s->self);
 	fputs(" merge -o ", f);
