@@ -580,22 +580,32 @@ static void ratio_figure(const struct layout *l, int counts, unsigned failed, st
 
 /* The lines: throughput against the thread count, a line per plugin and
  * group, with the CPUs the run was allowed marked. */
-static void scaling_figure(const struct layout *l, int cpus, double load, struct alloclab_figure_list *out)
+static void scaling_figure(const struct layout *l, int cpus, double others, unsigned failed,
+			   struct alloclab_figure_list *out)
 {
 	char name[200], title[1200];
 	unsigned tmax = 0;
 	for (size_t t = 0; t < l->nt; t++)
 		tmax = l->threads[t] > tmax ? l->threads[t] : tmax;
 	snprintf(name, sizeof name, "%s-scaling", l->workload);
-	/* A machine busier than the run's threads allow shows no scaling it
-	 * could give: said on the picture, as the table says it. */
-	if (cpus > 0 && (double)cpus - load < (double)tmax - 0.5)
+	/* A machine that other work kept busier than the run's threads allow
+	 * shows no scaling it could give: said on the picture, as the table
+	 * says it. "Other": what other processes (and the host) took while
+	 * the run ran, never a load average, which counts the run's own
+	 * workers; unknown (an older file, others < 0): nothing said. */
+	if (cpus > 0 && others >= 0 && (double)cpus - others < (double)tmax - 0.5)
 		snprintf(title, sizeof title,
-			 "%s: thread scaling (higher is better) - LOADED MACHINE: load average %.1f on %d CPUs, "
-			 "so not the scaling it could give",
-			 l->workload, load, cpus);
+			 "%s: thread scaling (higher is better) - LOADED MACHINE: other processes kept up to %.1f of "
+			 "%d CPUs busy, so not the scaling it could give",
+			 l->workload, others, cpus);
 	else
 		snprintf(title, sizeof title, "%s: thread scaling (higher is better)", l->workload);
+	/* A cell that failed is not drawn (its processes before the failure
+	 * are no line's points): said, as the bars' picture says it. */
+	if (failed) {
+		size_t used = strlen(title);
+		snprintf(title + used, sizeof title - used, "; %u failed cell%s not drawn", failed, failed == 1 ? "" : "s");
+	}
 	struct alloclab_figure *f = alloclab_figure_add(out, name, title, "threads",
 							"throughput (million operations per second, all threads): median "
 							"value, bars its values' range",
@@ -667,8 +677,7 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 	write_legends(&l);
 	ratio_figure(&l, counts, failed, out);
 	if (l.nt >= 2 && !counts)
-		scaling_figure(&l, r->facts.cpus_allowed,
-			       r->facts.load_start > r->facts.load_end ? r->facts.load_start : r->facts.load_end, out);
+		scaling_figure(&l, r->facts.cpus_allowed, r->facts.other_cpus_peak, failed, out);
 	free(l.legend);
 	free(l.mean);
 	free(l.sd);

@@ -320,23 +320,37 @@ static void print_auto(const struct alloclab_results *r, FILE *out)
  * busier than the run's thread counts allow. */
 static void print_machine_note(const struct alloclab_results *r, FILE *out)
 {
+	char env[2048];
 	unsigned maxt = 0;
-	double load = r->facts.load_start > r->facts.load_end ? r->facts.load_start : r->facts.load_end;
 
+	/* What the environment set in the allocators measured (the workers
+	 * inherit it): figures of an allocator other than its defaults. */
+	if (alloclab_results_env_text(r, env, sizeof env)) {
+		char note[2200];
+		snprintf(note, sizeof note, "note: the run's environment set the allocators it measured (its workers "
+			 "inherit it): %s", env);
+		fputc('\n', out);
+		print_wrapped(out, 0, 6, 100, " ", note);
+	}
 	for (unsigned i = 0; i < r->ncells; i++)
 		if (r->cells[i].threads > maxt)
 			maxt = r->cells[i].threads;
-	if (load < 0)
-		load = 0;
-	if (r->facts.cpus_allowed == 0 || maxt < 2)
+	/* What other processes took (and the host stole) of the CPUs the run
+	 * could use, measured while it ran, never the load average: that
+	 * counts the run's own workers (and the minute before it), and read
+	 * 1.83 on an idle 2-core machine. A file without it says nothing. */
+	double taken = r->facts.other_cpus_peak;
+	if (r->facts.cpus_allowed == 0 || maxt < 2 || taken < 0)
 		return;
-	double free_cpus = (double)r->facts.cpus_allowed - load;
+	double free_cpus = (double)r->facts.cpus_allowed - taken;
 	if (free_cpus < (double)maxt - 0.5) {
-		char note[512];
+		char note[600];
 		snprintf(note, sizeof note,
-			 "note: %lld CPUs allowed and a load average up to %.2f: about %.1f CPUs were free for up to %u "
-			 "threads, so the multi-thread rows do not show scaling the machine could give",
-			 (long long)r->facts.cpus_allowed, load, free_cpus > 0 ? free_cpus : 0.0, maxt);
+			 "note: other processes%s kept up to %.1f of the %d CPUs this run could use busy (%.1f on average "
+			 "over the run): about %.1f CPUs were free for up to %u threads, so the multi-thread rows do not "
+			 "show scaling the machine could give",
+			 r->facts.stolen_cpus_mean > 0.05 ? " and the host" : "", taken, r->facts.cpus_allowed,
+			 r->facts.other_cpus_mean + r->facts.stolen_cpus_mean, free_cpus > 0 ? free_cpus : 0.0, maxt);
 		fputc('\n', out);
 		print_wrapped(out, 0, 6, 100, " ", note);
 	}

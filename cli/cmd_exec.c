@@ -46,7 +46,8 @@ static const char usage[] =
 	"                                    replaced; any other file is not)\n"
 	"                                    (replay: -w trace:file=FILE)\n"
 	"      --timeout SECONDS             kill the program (and what it started) after this long\n"
-	"                                    (default: none)\n"
+	"                                    (default 600; loading and creating the plugin first: at\n"
+	"                                    most 60 of them)\n"
 	"      --latency                     also time every allocator call of the program (its\n"
 	"                                    percentiles per op, on stderr; docs/guides/latency.md)\n"
 	"      --latency-every K             time every K-th call of each thread only\n"
@@ -144,7 +145,9 @@ static void print_latency(const char *latency_path, unsigned latency)
 
 int alloclab_cmd_exec(int argc, char **argv)
 {
-	struct exec_args a = {.check = ALLOCLAB_CHECK_PATHS};
+	/* Every program alloclab runs has a deadline: a plugin that hangs
+	 * the program must not hang alloclab. */
+	struct exec_args a = {.check = ALLOCLAB_CHECK_PATHS, .timeout = 600};
 	char latency_dir[ALLOCLAB_PATH_LEN] = "", latency_path[ALLOCLAB_PATH_LEN + 16];
 	struct alloclab_plugin_arg plugin = {0};
 	struct alloclab_program prog = {0};
@@ -165,9 +168,9 @@ int alloclab_cmd_exec(int argc, char **argv)
 	alloclab_plugin_arg_parse(a.plugin_text, &plugin);
 	/* A plugin that cannot load or take its options is a usage error,
 	 * found in a child before the program starts; one that fails the
-	 * check is said so. A hang in loading has the --timeout given, or a
-	 * minute. */
-	if (alloclab_vet("exec", &plugin, a.check, a.timeout > 0 ? a.timeout : 60, &probe) != 0)
+	 * check is said so. A hang in loading has the --timeout given, at
+	 * most a minute. */
+	if (alloclab_vet("exec", &plugin, a.check, a.timeout < 60 ? a.timeout : 60, &probe) != 0)
 		goto done;
 	alloclab_probe_clear(&probe);
 	prog.argv = (const char *const *)argv + optind;

@@ -36,15 +36,13 @@ static void print_plugin(const char *name, const char *path)
 		printf("  %s: %s\n", path, err);
 		return;
 	}
-	/* 0: described; 1: the plugin's own reason, in "error". */
-	if (res.exited && !res.flooded && (res.exit_code == 0 || res.exit_code == 1))
-		info = json_loads(res.output, 0, NULL);
+	/* Described; or the plugin's own reason (one line, shown safely), or
+	 * how its probe ended, with the step it was in (its entry function,
+	 * create). */
+	int na, refused = res.exited && res.exit_code == 1;
+	info = alloclab_child_answer(&res, name, LIST_TIMEOUT_S, &na, err, sizeof err);
 	if (info == NULL) {
-		alloclab_child_describe(&res, LIST_TIMEOUT_S, err, sizeof err);
-		printf("  %-12s cannot be probed: %s\n", name, err);
-	} else if (json_object_get(info, "error")) {
-		printf("  %-12s cannot be used: %s\n", name,
-		       json_is_string(json_object_get(info, "error")) ? json_string_value(json_object_get(info, "error")) : "?");
+		printf("  %-12s cannot be %s: %s\n", name, refused ? "used" : "probed", err);
 	} else if (alloclab_probe_from_json(info, &probe, err, sizeof err) != 0) {
 		printf("  %-12s cannot be probed: %s\n", name, err);
 	} else {

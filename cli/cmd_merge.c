@@ -76,8 +76,11 @@ int alloclab_cmd_merge(int argc, char **argv)
 			return alloclab_usage_error("merge", "-o %s is one of the shards to merge (%s): give the merge a "
 							     "file of its own", output, files[i]);
 		for (int k = 0; k < i; k++)
-			if (strcmp(files[k], files[i]) == 0 || alloclab_output_is_input(files[k], files[i]))
-				return alloclab_usage_error("merge", "%s is given twice (as %s)", files[i], files[k]);
+			if (strcmp(files[k], files[i]) == 0)
+				return alloclab_usage_error("merge", "%s is named twice: name each shard once", files[i]);
+			else if (alloclab_output_is_input(files[k], files[i]))
+				return alloclab_usage_error("merge", "%s and %s are one file: name each shard once", files[k],
+							    files[i]);
 	}
 	for (int i = 0; i < n; i++)
 		if ((shards[i] = alloclab_cli_load(files[i])) == NULL)

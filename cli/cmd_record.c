@@ -146,7 +146,12 @@ int alloclab_cmd_record(int argc, char **argv)
 	spec.record_path = tmp;
 	alloclab_catch_interrupts();
 	if (alloclab_measure_isolated(&spec, timeout, &proc, &interrupted, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: recording %s under %s: %s\n", workload, plugin_text, err);
+		/* Nothing of it is kept: the trace was an unnamed file, and a
+		 * trace that ends where the plugin crashed replays nothing whole. */
+		struct stat there;
+		int existed = lstat(out, &there) == 0;
+		fprintf(stderr, "alloclab: recording %s under %s stopped: %s; no trace of it is kept (%s %s)\n", workload,
+			plugin_text, err, out, existed ? "is left as it was" : "is not written");
 		rc = interrupted ? 130 : 1;
 		goto done;
 	}

@@ -16,6 +16,10 @@ struct cmd_result {
 /* Runs the alloclab command with the given arguments (NULL-terminated) in
  * `cwd` (NULL: current folder). */
 struct cmd_result run_alloclab(const char *cwd, const char *const *args);
+/* The same with more of the environment ("NAME=value", NULL-terminated).
+ * Every test starts without the variables that set an allocator
+ * (MALLOC_PERTURB_, which meson sets at random, among them). */
+struct cmd_result run_alloclab_env(const char *cwd, const char *const *args, const char *const *env);
 void cmd_result_free(struct cmd_result *r);
 
 /* Lines in text (a last line without '\n' counts). */
@@ -47,6 +51,11 @@ struct alloclab_results *load_results(const char *dir, const char *name);
 
 /* The cell of that plugin label and thread count (first one), or NULL. */
 const struct alloclab_cell *cell_of(const struct alloclab_results *r, const char *plugin, unsigned threads);
+
+/* Adds to cell a process of round `index` holding one value of `threads`
+ * threads, 100 operations each, at per_op, its peak RSS 1000 KiB (a
+ * results file made by hand, through the model's builders). */
+void add_one_value_process(struct alloclab_cell *cell, unsigned index, unsigned threads, double per_op);
 
 /* Files under dir, its subfolders' included (0 when it is missing). */
 int count_files(const char *dir);

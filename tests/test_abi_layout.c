@@ -149,8 +149,9 @@ Test(abi_layout, the_workload_interface)
 		FIELD(struct alloclab_workload, expand, 136, 8),
 		FIELD(struct alloclab_workload, exec_worker, 144, 8),
 		FIELD(struct alloclab_workload, plan_not_applicable, 152, 8),
+		FIELD(struct alloclab_workload, check_blocks, 160, 8),
 	};
-	expect_layout("struct alloclab_workload", w, sizeof w / sizeof *w, sizeof(struct alloclab_workload), 160);
+	expect_layout("struct alloclab_workload", w, sizeof w / sizeof *w, sizeof(struct alloclab_workload), 168);
 	const struct field t[] = {
 		FIELD(struct alloclab_workload_thread, alloc, 0, 8),
 		FIELD(struct alloclab_workload_thread, plugin, 8, 8),

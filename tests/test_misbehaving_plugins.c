@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The single cell of a one-cell run, which must have failed with `text`. */
@@ -126,11 +127,16 @@ Test(misbehaving_plugins, run_checks_plugins_given_by_path, .timeout = 120)
 	char *dir = scratch_dir(), cache[4300];
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", test_plugin("bad_neighbour"), "-w",
 		"churn:ops=1000,slots=16,max_size=64", "-t", "1", "-n", "1", "-o", "r.json", NULL});
-	cr_expect_eq(r.status, 0, "%s", r.err);
+	/* Its writes over its neighbours reach the blocks churn holds: the
+	 * worker finds them changed, and the cell is an error, not a
+	 * measurement; the check's finding is recorded all the same. */
+	cr_expect_eq(r.status, 1, "%s", r.err);
 	cr_expect(strstr(r.out, "[fails check: guards]") != NULL, "%s", r.out);
 	cr_expect(strstr(r.out, "bad-neighbour fails check case guards: operation") != NULL, "%s", r.out);
 	cmd_result_free(&r);
 	struct alloclab_results *doc = load_results(dir, "r.json");
+	cr_expect(doc->cells[0].status == ALLOCLAB_CELL_ERROR && strstr(doc->cells[0].message, "changed under the workload"),
+		  "%s", doc->cells[0].message ? doc->cells[0].message : "ok");
 	json_t *check = doc->plugins[0].check;
 	cr_assert_eq(json_array_size(check), 1);
 	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(check, 0), "case")), "guards");
@@ -355,5 +361,79 @@ Test(misbehaving_plugins, a_plugin_that_closes_the_workers_descriptors_is_named,
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cr_expect(strstr(r.err, "close_fds") && strstr(r.err, "closed the worker's descriptors") && count_lines(r.err) == 1,
 		  "%s", r.err);
+	cmd_result_free(&r);
+}
+
+/* A plugin that writes into blocks after freeing them (into the blocks it
+ * hands out next) is not measured as ok: the worker checks, after each
+ * value's run, that the blocks the workload holds carry what it wrote.
+ * Before, nothing checked, and the cell was ok. */
+Test(misbehaving_plugins, a_plugin_that_changes_live_blocks_is_not_measured, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	char plugin[4200];
+	snprintf(plugin, sizeof plugin, "%s:do=uaf", test_plugin("in_worker"));
+	static const char *const workloads[] = {"churn:ops=20000,min_size=64,max_size=64", "steady:steps=20000,min_size=64,max_size=64"};
+	for (size_t k = 0; k < 2; k++)
+		assert_cell_error(dir,
+				  (const char *const[]){"run", "--no-check", "-p", plugin, "-w", workloads[k], "-t", "1", "-n",
+							"1", "-v", "1", "-o", "r.json", "-q", NULL},
+				  "changed under the workload");
+}
+
+/* A plugin that crashes in its entry function, after dlopen and its
+ * constructors: every command names it, and the step, which is told from
+ * the loading before it. */
+Test(misbehaving_plugins, a_crash_in_the_entry_function_is_named, .timeout = 120)
+{
+	char *dir = scratch_dir(), *folder = path_in(dir, "plugins"), env[4300];
+	const char *plugin = test_plugin("crash_in_entry");
+	const char *const *commands[] = {
+		(const char *const[]){"run", "-p", plugin, "-w", "churn:ops=100", "-o", "r.json", NULL},
+		(const char *const[]){"exec", "-p", plugin, "--", "/bin/true", NULL},
+		(const char *const[]){"check", plugin, NULL},
+		(const char *const[]){"record", "-p", plugin, "-w", "churn:ops=100", "-o", "t.trace", NULL},
+	};
+	for (size_t k = 0; k < sizeof commands / sizeof *commands; k++) {
+		struct cmd_result r = run_alloclab(dir, commands[k]);
+		cr_expect_eq(r.status, 2, "%s: %d %s", commands[k][0], r.status, r.err);
+		cr_expect(strstr(r.err, "crash_in_entry") && strstr(r.err, "in its entry function (alloclab_plugin_entry)") &&
+				  count_lines(r.err) == 1,
+			  "%s: %s", commands[k][0], r.err);
+		cmd_result_free(&r);
+	}
+	/* `list` probes what it finds by name: the same words. */
+	cr_assert_eq(mkdir(folder, 0700), 0);
+	char *text = read_file(plugin);
+	struct stat st;
+	cr_assert(text && stat(plugin, &st) == 0);
+	FILE *f = fopen(path_in(folder, "crash_in_entry.so"), "wb");
+	cr_assert(f && fwrite(text, 1, (size_t)st.st_size, f) == (size_t)st.st_size);
+	fclose(f);
+	free(text);
+	snprintf(env, sizeof env, "ALLOCLAB_PLUGIN_PATH=%s", folder);
+	struct cmd_result r = run_alloclab_env(dir, (const char *const[]){"list", NULL}, (const char *const[]){env, NULL});
+	cr_expect(strstr(r.out, "crash_in_entry cannot be probed: plugin 'crash_in_entry' killed by signal 11") &&
+			  strstr(r.out, "in its entry function"),
+		  "%s", r.out);
+	cmd_result_free(&r);
+}
+
+/* A plugin that closes its descriptors (the answer pipe, its output)
+ * and then takes memory is held to the memory limit all the same: its
+ * supervisor no longer reads pipes, but still looks at its memory. */
+Test(misbehaving_plugins, a_plugin_without_pipes_is_held_to_the_memory_limit, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--memory-limit", "128M", "--timeout", "60",
+								      "-p", test_plugin("hog"), "-w", "churn:ops=100", "-o",
+								      "r.json", NULL});
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_expect_eq(r.status, 2, "%d %s", r.status, r.err);
+	cr_expect(strstr(r.err, "hog") && strstr(r.err, "over the memory limit of 128 MiB") && count_lines(r.err) == 1, "%s",
+		  r.err);
+	cr_expect((double)(t1.tv_sec - t0.tv_sec) < 45, "held until its deadline: %ld s", (long)(t1.tv_sec - t0.tv_sec));
 	cmd_result_free(&r);
 }

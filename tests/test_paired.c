@@ -12,7 +12,9 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char plugin_arg[8][4200];
 
@@ -361,4 +363,185 @@ Test(paired, auto_stops_on_the_ratios_interval, .timeout = 240)
 	cr_expect(st.n >= 5, "%u processes: fewer than -n auto's least", st.n);
 	cr_expect_eq(res->cells[0].nprocs, b->nprocs, "the pair stopped apart");
 	alloclab_results_free(res);
+}
+
+/* Copies path to dir/name (a plugin file of the test's own). */
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	cr_assert(in && out, "cannot copy %s to %s", from, to);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		cr_assert_eq(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	cr_assert_eq(fclose(out), 0);
+}
+
+/* Every process of every cell counted one instance of its copy of
+ * owner.so: the members had statics of their own. */
+static void expect_own_statics(const char *dir, const char *file, const char *how)
+{
+	struct alloclab_results *res = load_results(dir, file);
+	for (unsigned i = 0; i < res->ncells; i++) {
+		const struct alloclab_cell *c = &res->cells[i];
+		cr_expect_eq(c->status, ALLOCLAB_CELL_OK, "%s: %s", how, c->message ? c->message : "");
+		cr_expect_str_eq(c->pair_design, ALLOCLAB_PAIR_SLICES, "%s", how);
+		for (unsigned p = 0; p < c->nprocs; p++)
+			cr_expect_eq(alloclab_stat_value(json_object_get(c->procs[p].stats_after_finish, "creates")), 1,
+				     "%s: %s shared its statics with its twin", how, c->plugin);
+	}
+	alloclab_results_free(res);
+}
+
+/* One own-state plugin file at two settings, named by two paths that the
+ * loader takes for one file (a symbolic link, a hard link, a path through
+ * a linked folder): each member still gets a private copy, so the two
+ * settings are two allocators (before, they shared one file's statics
+ * and every cell read ok). */
+Test(paired, one_file_by_any_path_is_one_file, .timeout = 240)
+{
+	char *dir = scratch_dir(), *file = path_in(dir, "owner.so"), *hard = path_in(dir, "hard.so");
+	char *soft = path_in(dir, "soft.so"), *linked_dir = path_in(dir, "linked"), *through = path_in(dir, "linked/owner.so");
+	copy_file(test_plugin("owner"), file);
+	cr_assert_eq(link(file, hard), 0);
+	cr_assert_eq(symlink(file, soft), 0);
+	cr_assert_eq(symlink(dir, linked_dir), 0);
+	const char *other[] = {hard, soft, through};
+	const char *how[] = {"a hard link", "a symbolic link", "a path through a linked folder"};
+	for (int k = 0; k < 3; k++) {
+		char first[4200], second[4200], out[32];
+		snprintf(first, sizeof first, "%s:alone=0", file);
+		snprintf(second, sizeof second, "%s:as=twin", other[k]);
+		snprintf(out, sizeof out, "l%d.json", k);
+		struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--paired", "--no-check", "-p", first,
+									  "-p", second, "-w", "churn:ops=20000", "-t", "1",
+									  "-n", "2", "-v", "1", "--slice-ops", "2000", "-o",
+									  out, "-q", NULL});
+		cr_assert_eq(r.status, 0, "%s: %s %s", how[k], r.out, r.err);
+		cmd_result_free(&r);
+		expect_own_statics(dir, out, how[k]);
+	}
+}
+
+/* A paired run of `a` and `b` (labelled bad) on churn of one block size,
+ * at two threads, in slices or whole values; the results. */
+static struct alloclab_results *pair_run(const char *dir, const char *a, const char *b, const char *out, int sliced)
+{
+	const char *args[32] = {"run", "--paired", "--no-check", "-p", a, "-p", b, "-w",
+				"churn:ops=20000,min_size=64,max_size=64", "-t", "2", "-n", "2", "-v", "1",
+				"--timeout", "10", "-o", out, "-q"};
+	size_t n = 20;
+	if (sliced)
+		args[n++] = "--slice-ops", args[n++] = "2000";
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 1, "%s: %d %s %s", out, r.status, r.out, r.err);
+	cmd_result_free(&r);
+	return load_results(dir, out);
+}
+
+/* The plugin that ended a paired worker is the one named, in its own
+ * cell with the step it was in; every other cell of the pair says it was
+ * lost because of that plugin. Before, every cell read the same message,
+ * naming the reference plugin (an exit in create, closed descriptors) or
+ * no plugin at all (a crash, a hang). */
+Test(paired, a_failure_names_the_plugin_that_caused_it, .timeout = 240)
+{
+	char *dir = scratch_dir();
+	static const struct {
+		const char *reference, *culprit, *says;
+	} cases[] = {
+		{"in_worker", "in_worker:do=exit,as=bad", "ended the worker (exit status 0) in create"},
+		{"in_worker", "in_worker:do=close,as=bad", "closed the worker's descriptors"},
+		{"in_worker", "crash_nth:n=3000,as=bad", "killed by signal 11 (Segmentation fault) in prepare"},
+		{"in_worker", "hang:as=bad", "timed out after 10 s"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		char name[64], culprit[4200], out[32];
+		const char *colon = strchr(cases[k].culprit, ':');
+		snprintf(name, sizeof name, "%.*s", (int)(colon - cases[k].culprit), cases[k].culprit);
+		snprintf(culprit, sizeof culprit, "%s%s", test_plugin(name), colon);
+		snprintf(out, sizeof out, "f%zu.json", k);
+		for (int sliced = 0; sliced < 2; sliced++) {
+			struct alloclab_results *res = pair_run(dir, test_plugin(cases[k].reference), culprit, out, sliced);
+			const struct alloclab_cell *bad = cell_of(res, "bad", 2), *other = cell_of(res, "in-worker", 2);
+			cr_assert(bad && other);
+			cr_expect(bad->status == ALLOCLAB_CELL_ERROR && strstr(bad->message, "plugin 'bad'") &&
+					  strstr(bad->message, cases[k].says),
+				  "%s: %s", cases[k].culprit, bad->message ? bad->message : "ok");
+			cr_expect(other->status == ALLOCLAB_CELL_ERROR && strstr(other->message, "lost with its pair when 'bad' failed") &&
+					  strstr(other->message, cases[k].says),
+				  "%s: %s", cases[k].culprit, other->message ? other->message : "ok");
+			alloclab_results_free(res);
+		}
+	}
+}
+
+/* A plugin that writes into the blocks it freed, where its twin's blocks
+ * are by then (both built on the C library's malloc): the worker finds
+ * what the workload wrote changed, and no cell of the pair is measured
+ * as ok (before, both were, and the ratio reported). */
+Test(paired, blocks_written_after_free_are_found, .timeout = 240)
+{
+	char *dir = scratch_dir();
+	char bad[4200];
+	snprintf(bad, sizeof bad, "%s:do=uaf,as=bad", test_plugin("in_worker"));
+	for (int sliced = 0; sliced < 2; sliced++) {
+		struct alloclab_results *res = pair_run(dir, test_plugin("in_worker"), bad, "u.json", sliced);
+		for (unsigned i = 0; i < res->ncells; i++) {
+			const struct alloclab_cell *c = &res->cells[i];
+			cr_expect(c->status == ALLOCLAB_CELL_ERROR && strstr(c->message, "changed under the workload") &&
+					  strstr(c->message, "where the workload wrote 0x01"),
+				  "%s, %s: %s", sliced ? "slices" : "values", c->plugin, c->message ? c->message : "ok");
+		}
+		alloclab_results_free(res);
+	}
+}
+
+/* A paired run made without slices, then forged: a design the run could
+ * not have measured a cell in is refused by every command that reads the
+ * file, in one line naming the field (before, a forged "slices" was read
+ * as if the run had had them). */
+Test(paired, a_design_the_run_could_not_have_used_is_refused, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--paired", "-p", "system", "-p", "mimalloc",
+								      "-w", "churn:ops=2000", "-t", "1", "-n", "2", "-v",
+								      "2", "-o", "v.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	static const struct {
+		const char *design_1, *design_0, *why_1, *says;
+	} cases[] = {
+		{"slices", NULL, NULL, "made without slices"},
+		{"processes", NULL, "forged", "is not the design of its reference"},
+		{"processes", "processes", NULL, "pair_why: is missing"},
+		{NULL, NULL, "forged", "pair_why: is there"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		json_t *doc = json_load_file(path_in(dir, "v.json"), 0, NULL);
+		json_t *cells = json_object_get(doc, "cells");
+		if (cases[k].design_1)
+			json_object_set_new(json_array_get(cells, 1), "pair_design", json_string(cases[k].design_1));
+		if (cases[k].design_0)
+			json_object_set_new(json_array_get(cells, 0), "pair_design", json_string(cases[k].design_0));
+		if (cases[k].why_1)
+			json_object_set_new(json_array_get(cells, 1), "pair_why", json_string(cases[k].why_1));
+		cr_assert_eq(json_dump_file(doc, path_in(dir, "bad.json"), 0), 0);
+		json_decref(doc);
+		const char *const *commands[] = {
+			(const char *const[]){"show", "bad.json", NULL},
+			(const char *const[]){"compare", "bad.json", "--plugins", "system,mimalloc", NULL},
+			(const char *const[]){"export", "--format", "csv", "bad.json", "-o", "x.csv", NULL},
+			(const char *const[]){"plot", "bad.json", "-o", "pics", NULL},
+		};
+		for (size_t c = 0; c < sizeof commands / sizeof *commands; c++) {
+			r = run_alloclab(dir, commands[c]);
+			cr_expect_eq(r.status, 2, "%s, %s: %d %s", cases[k].says, commands[c][0], r.status, r.out);
+			cr_expect(strstr(r.err, "bad.json: cells[") && strstr(r.err, cases[k].says), "%s: %s", commands[c][0],
+				  r.err);
+			cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+			cmd_result_free(&r);
+		}
+	}
 }

@@ -342,6 +342,16 @@ Test(preload, exec_says_when_the_plugin_never_served_the_program, .timeout = 120
 	cr_expect(strstr(r.err, "timed out after 2 s while the preload library was loading plugin"), "%s", r.err);
 	cmd_result_free(&r);
 
+	/* A program that never starts says why, naming what could not be
+	 * run; exec's deadline is its own, whether or not one is given. */
+	r = run_alloclab(dir, (const char *const[]){"exec", "-p", "system", "--", "/nonexistent/program", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "never started: /nonexistent/program cannot be run: No such file or directory"), "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"exec", "--help", NULL});
+	cr_expect(strstr(r.out, "(default 600;"), "%s", r.out);
+	cmd_result_free(&r);
+
 	/* In a run, the same: an error for the cell, not a measurement. */
 	char spec[4300];
 	snprintf(spec, sizeof spec, "exec:cmd=%s", getenv("ALLOCLAB_TEST_STATIC_PROGRAM"));
@@ -353,6 +363,11 @@ Test(preload, exec_says_when_the_plugin_never_served_the_program, .timeout = 120
 	cr_expect_eq(res->cells[0].status, ALLOCLAB_CELL_ERROR);
 	cr_expect(strstr(res->cells[0].message, "never served"), "%s", res->cells[0].message);
 	alloclab_results_free(res);
+	/* A folder to run in that is not there is said, naming it, before
+	 * anything is measured (it was "exit status 126"). */
+	assert_run_refused(dir, (const char *const[]){"run", "-p", "system", "-w", "exec:cmd=/bin/true,cwd=/nonexistent/dir",
+						      "-n", "1", "-o", "refused.json", NULL},
+			   "cwd=/nonexistent/dir: No such file or directory");
 }
 
 /* What a plugin prints while it loads goes to stderr, never into the

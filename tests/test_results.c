@@ -164,6 +164,16 @@ Test(results, every_field_is_checked)
 	expect_edit_fails("cells/1/status", json_string("ok"), "cells[1].runs: a cell whose status is ok has no measurement");
 	expect_edit_fails("cells/0/runs/0/layout_pad_pages", json_integer(5000), "layout_pad_pages: 5000 is out of range");
 	expect_edit_fails("cells/0/runs/0/layout_pad_pages", json_string("7"), "layout_pad_pages: is a string");
+	/* Absurd values, which no measurement gives, are refused by the
+	 * reader rather than shown as "inf s" and "-nan%" (the two values
+	 * summed for their mean reach infinity). */
+	expect_edit_fails("cells/0/runs/0/values/0/ns_per_op", json_real(1.7e308), "ns_per_op: 1.7e+308 is more than 2^64 units");
+	expect_edit_fails("cells/0/runs/0/values/0/d1_misses_per_op", json_real(1e300), "d1_misses_per_op: is not a number of misses");
+	expect_edit_fails("cells/0/runs/0/elapsed_s", json_real(1e300), "elapsed_s: is not a number of seconds");
+	expect_edit_fails("metadata/other_cpus", json_pack("{s:f,s:f,s:f}", "mean", 1e300, "stolen", 0.0, "peak", 1.0),
+			  "metadata.other_cpus.mean: 1.0000000000000001e+300 is out of range");
+	expect_edit_fails("metadata/allocator_environment", json_pack("{s:s}", "BAD NAME", "1"),
+			  "metadata.allocator_environment: 'BAD NAME' is not a variable's name");
 }
 
 Test(results, truncated_and_foreign_files_are_refused)
@@ -266,4 +276,52 @@ Test(results, only_regular_files_are_replaced)
 	free(kept);
 	cr_expect(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
 	alloclab_results_free(r);
+}
+
+/* The environment's allocator settings are facts of the run: recorded (as
+ * the workers inherited them; of glibc's tunables only its malloc's),
+ * shown under the table, and a difference between two runs said. A run of
+ * the test suite records none: meson's random MALLOC_PERTURB_ is not
+ * handed on to the commands the tests run. */
+Test(results, the_allocator_environment_is_recorded_and_shown, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	const char *const args[] = {"run", "-p", "system", "-w", "churn:ops=2000", "-t", "1", "-n", "1", "-v", "1",
+				    "--no-check", "-o", "e.json", "-q", NULL};
+	struct cmd_result r = run_alloclab_env(
+		dir, args,
+		(const char *const[]){"MALLOC_ARENA_MAX=1", "MIMALLOC_PURGE_DELAY=0",
+				      "GLIBC_TUNABLES=glibc.rtld.optional_static_tls=16384:glibc.malloc.tcache_count=0", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	const char *const plain[] = {"run", "-p", "system", "-w", "churn:ops=2000", "-t", "1", "-n", "1", "-v", "1",
+				     "--no-check", "-o", "plain.json", "-q", NULL};
+	r = run_alloclab(dir, plain);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+
+	struct alloclab_results *e = load_results(dir, "e.json"), *p = load_results(dir, "plain.json");
+	const json_t *env = e->facts.allocator_env;
+	cr_assert_not_null(env);
+	cr_expect_str_eq(json_string_value(json_object_get(env, "MALLOC_ARENA_MAX")), "1");
+	cr_expect_str_eq(json_string_value(json_object_get(env, "MIMALLOC_PURGE_DELAY")), "0");
+	cr_expect_str_eq(json_string_value(json_object_get(env, "GLIBC_TUNABLES")), "glibc.malloc.tcache_count=0");
+	cr_expect_null(json_object_get(env, "MALLOC_PERTURB_"));
+	cr_assert_not_null(p->facts.allocator_env);
+	cr_expect_eq(json_object_size(p->facts.allocator_env), 0, "the suite's runs inherit an allocator setting");
+
+	char why[1024];
+	cr_expect_eq(alloclab_results_env_difference(p, p, why, sizeof why), 0);
+	cr_expect_eq(alloclab_results_env_difference(p, e, why, sizeof why), 1);
+	cr_expect(strstr(why, "e.json ran with") && strstr(why, "MALLOC_ARENA_MAX=1") && strstr(why, "plain.json without"),
+		  "%s", why);
+	alloclab_results_free(e);
+	alloclab_results_free(p);
+
+	r = run_alloclab(dir, (const char *const[]){"show", "e.json", NULL});
+	cr_expect(strstr(r.out, "environment set the allocators") && strstr(r.out, "MALLOC_ARENA_MAX=1"), "%s", r.out);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"show", "plain.json", NULL});
+	cr_expect_null(strstr(r.out, "environment set the allocators"), "%s", r.out);
+	cmd_result_free(&r);
 }

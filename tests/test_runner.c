@@ -10,6 +10,7 @@
 #include "worker/worker.h"
 
 #include <criterion/criterion.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,4 +294,85 @@ Test(runner, the_table_shows_shared_parameters_once, .timeout = 60)
 	}
 	cr_expect_eq(rows, 2, "%s", r.out);
 	cmd_result_free(&r);
+}
+
+/* A two-thread run's results with these facts of the machine, shown. */
+static char *show_with(const char *dir, const char *name, double load, double others)
+{
+	char *argv[] = {"test"}, err[512], path[4200];
+	struct alloclab_results *r = alloclab_results_new(1, argv, NULL);
+	struct alloclab_plugin_info info = {.label = "system", .spec = "system", .name = "system"};
+	alloclab_results_add_plugin(r, &info);
+	for (unsigned t = 1; t <= 2; t++) {
+		struct alloclab_cell c = {.plugin = "system", .workload = "churn", .threads = t,
+					  .status = ALLOCLAB_CELL_OK, .planned = 1, .params = json_pack("{s:i}", "ops", 10)};
+		add_one_value_process(alloclab_results_add_cell(r, &c), 0, t, 10.0 * t);
+	}
+	json_object_set_new(r->metadata, "cpus_allowed", json_integer(2));
+	json_object_set_new(r->metadata, "load_average_start", json_real(load));
+	alloclab_results_set_end(r, load, 0.1, 2);
+	alloclab_results_set_others(r, others, 0, others);
+	r->complete = 1;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	cr_assert_eq(alloclab_results_write(r, path, err, sizeof err), 0, "%s", err);
+	alloclab_results_free(r);
+	struct cmd_result res = run_alloclab(dir, (const char *const[]){"show", name, NULL});
+	cr_assert_eq(res.status, 0, "%s", res.err);
+	free(res.err);
+	return res.out;
+}
+
+/* The note that the machine could not give the threads their CPUs says
+ * what other processes took while the run ran, never the load average
+ * (which counts the run's own workers: 1.83 on an idle 2-core machine
+ * running 2 threads, and the note blamed the machine). */
+Test(runner, the_machine_note_is_about_other_processes, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	char *idle = show_with(dir, "idle.json", 1.83, 0.05), *busy = show_with(dir, "busy.json", 0.2, 1.6);
+	cr_expect_null(strstr(idle, "CPUs were free"), "a note for a machine nothing else used: %s", idle);
+	cr_expect(strstr(busy, "other processes kept up to 1.6 of the 2 CPUs") && strstr(busy, "about 0.4 CPUs were free"),
+		  "%s", busy);
+	free(idle);
+	free(busy);
+}
+
+/* What other processes took, measured: a run held to one CPU records
+ * about half of it taken while a loop spins there beside it, and its own
+ * work (a worker busy all along) is never counted as another's. */
+Test(runner, other_processes_work_is_measured, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	cpu_set_t one, all;
+	cr_assert_eq(sched_getaffinity(0, sizeof all, &all), 0);
+	int cpu = 0;
+	while (!CPU_ISSET(cpu, &all))
+		cpu++;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0);
+	const char *const args[] = {"run", "-p", "system", "-w", "churn:ops=4000000", "-t", "1", "-n", "1", "-v", "1",
+				    "--no-check", "-o", "alone.json", "-q", NULL};
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	pid_t spinner = fork();
+	if (spinner == 0)
+		for (;;)
+			;
+	const char *const beside[] = {"run", "-p", "system", "-w", "churn:ops=4000000", "-t", "1", "-n", "1", "-v", "1",
+				      "--no-check", "-o", "beside.json", "-q", NULL};
+	r = run_alloclab(dir, beside);
+	kill(spinner, SIGKILL);
+	waitpid(spinner, NULL, 0);
+	sched_setaffinity(0, sizeof all, &all);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	struct alloclab_results *a = load_results(dir, "alone.json"), *b = load_results(dir, "beside.json");
+	cr_expect(a->facts.other_cpus_mean >= 0 && a->facts.other_cpus_mean < 0.95,
+		  "the run's own work counted as others': %.2f of its one CPU", a->facts.other_cpus_mean);
+	cr_expect(b->facts.other_cpus_mean > 0.25 && b->facts.other_cpus_mean <= 1.05,
+		  "a loop spinning beside the run on its one CPU took %.2f of it", b->facts.other_cpus_mean);
+	alloclab_results_free(a);
+	alloclab_results_free(b);
 }

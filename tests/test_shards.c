@@ -158,7 +158,7 @@ Test(shards, merge_puts_them_together_and_refuses_what_is_not_one_plan, .timeout
 	cr_expect(before && after && strcmp(before, after) == 0, "the shard was replaced");
 	r = run_alloclab(dir, (const char *const[]){"merge", "-o", "m.json", "s3.json", "s1.json", "./s3.json", NULL});
 	cr_expect_eq(r.status, 2, "%s", r.err);
-	cr_expect(strstr(r.err, "given twice"), "%s", r.err);
+	cr_expect(strstr(r.err, "s3.json and ./s3.json are one file"), "%s", r.err);
 	cmd_result_free(&r);
 
 	r = run_alloclab(dir, (const char *const[]){"merge", "-o", "m.json", "s3.json", "s1.json", "s2.json", NULL});
@@ -236,7 +236,7 @@ Test(shards, merge_puts_them_together_and_refuses_what_is_not_one_plan, .timeout
 	static const struct {
 		const char *second, *says;
 	} refused[] = {
-		{"s2again.json", "shard 2 of 3 again"},
+		{"s2again.json", "s2.json and s2again.json are both shard 2 of 3"},
 		{"o2.json", "a shard of plan"},
 		{"whole.json", "not a shard"},
 	};
@@ -250,6 +250,44 @@ Test(shards, merge_puts_them_together_and_refuses_what_is_not_one_plan, .timeout
 		cmd_result_free(&r);
 	}
 	cr_expect_null(read_file(path_in(dir, "bad.json")));
+}
+
+/* What makes shards not one plan's, each said plainly in one line naming
+ * the files: a shard named twice, by one path or two; two files that are
+ * both one shard; a round a shard holds twice; shards measured with other
+ * allocator settings in their environment. */
+Test(shards, merge_says_plainly_what_makes_shards_not_one_plan, .timeout = 180)
+{
+	char *dir = scratch_dir();
+	run_shard(dir, "1/2", "s1.json");
+	run_shard(dir, "2/2", "s2.json");
+	run_shard(dir, "2/2", "copy.json");
+	struct cmd_result r = run_alloclab_env(
+		dir, (const char *const[]){"run", PLAN, "--shard", "2/2", "-o", "arena.json", NULL},
+		(const char *const[]){"MALLOC_ARENA_MAX=1", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	json_t *doc = json_load_file(path_in(dir, "s1.json"), 0, NULL);
+	json_t *runs = json_object_get(json_array_get(json_object_get(doc, "cells"), 0), "runs");
+	json_object_set_new(json_array_get(runs, 1), "process", json_integer(0));
+	cr_assert_eq(json_dump_file(doc, path_in(dir, "dup.json"), 0), 0);
+	json_decref(doc);
+	static const struct {
+		const char *first, *second, *says;
+	} cases[] = {
+		{"s1.json", "s1.json", "s1.json is named twice: name each shard once"},
+		{"s1.json", "./s1.json", "s1.json and ./s1.json are one file"},
+		{"s2.json", "copy.json", "s2.json and copy.json are both shard 2 of 2"},
+		{"dup.json", "s2.json", "dup.json: cells[0].runs: holds process 0 twice"},
+		{"s1.json", "arena.json", "arena.json ran with MALLOC_ARENA_MAX=1, s1.json without"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		r = run_alloclab(dir, (const char *const[]){"merge", "-o", "m.json", cases[k].first, cases[k].second, NULL});
+		cr_expect_eq(r.status, 2, "%s: %d %s", cases[k].says, r.status, r.err);
+		cr_expect(strstr(r.err, cases[k].says) && count_lines(r.err) == 1, "%s: %s", cases[k].says, r.err);
+		cmd_result_free(&r);
+	}
+	cr_expect_null(read_file(path_in(dir, "m.json")));
 }
 
 /* Rewrites the metadata's cpu_model of a results file. */

@@ -7,6 +7,9 @@
 # completes the merge. TAP; where a cluster cannot start here the whole
 # test is skipped with the reason (a plan of 0 tests), never passed.
 set -uo pipefail
+# Measured as alloclab's users measure: not with the MALLOC_PERTURB_ meson
+# gives every test (glibc would fill every block it hands out).
+unset MALLOC_PERTURB_
 A=${ALLOCLAB_EXE:?ALLOCLAB_EXE names the alloclab to test}
 here=$(cd "$(dirname "$0")" && pwd)
 py=/usr/bin/python3
@@ -74,7 +77,7 @@ import json, sys
 d = json.load(sys.stdin)
 assert len(d["cells"]) == 4, len(d["cells"])
 for c in d["cells"]:
-    assert c["status"] == "ok", c["status"]
+    assert c["status"] == "ok", c.get("error", c["status"])
     assert sorted(r["process"] for r in c["runs"]) == [0, 1, 2, 3], [r["process"] for r in c["runs"]]
     assert all(len(r["values"]) == 2 and r.get("host") for r in c["runs"])
 m = d["metadata"]["merged"]

@@ -35,7 +35,8 @@ static const char fake_sbatch[] =
 	"for a; do script=$a; done\n"
 	"SLURM_ARRAY_TASK_ID=1 sh \"$script\" > /dev/null 2>&1\n"
 	"echo 4242\n";
-static const char fake_srun[] = "#!/bin/sh\nfor a; do printf '%s\\n' \"$a\"; done > \"$FAKE_LOG/srun-args\"\n";
+static const char fake_srun[] = "#!/bin/sh\nfor a; do printf '%s\\n' \"$a\"; done > \"$FAKE_LOG/srun-args\"\n"
+				"printf '%s\\n' \"${TMPDIR-unset}\" > \"$FAKE_LOG/srun-tmpdir\"\n";
 
 static void write_tool(const char *bin, const char *name, const char *text)
 {
@@ -256,4 +257,35 @@ Test(slurm_scripts, the_runs_own_options_cannot_be_abbreviated_in, .timeout = 60
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cr_expect(strstr(r.err, "written in full"), "%s", r.err);
 	cmd_result_free(&r);
+}
+
+/* The jobs get the TMPDIR of the shell that ran `alloclab slurm`, not the
+ * scratch folder alloclab gave the sbatch it ran (gone once sbatch has
+ * answered: a job found it missing, or removed under it by a later
+ * alloclab, and every worker of the shard failed). */
+Test(slurm_scripts, the_jobs_get_the_users_tmpdir, .timeout = 120)
+{
+	char *dir = fake_cluster(""), *tmp = path_in(dir, "my tmp");
+	cr_assert_eq(mkdir(tmp, 0755), 0);
+	const char *was = getenv("TMPDIR");
+	for (int set = 0; set < 2; set++) {
+		char out[32];
+		snprintf(out, sizeof out, "sweep%d", set);
+		if (set)
+			setenv("TMPDIR", tmp, 1);
+		else
+			unsetenv("TMPDIR");
+		struct cmd_result r = run_alloclab(dir, (const char *const[]){"slurm", "--shards", "2", "-o", out, "--", PLAN, NULL});
+		cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+		cmd_result_free(&r);
+		char *seen = read_file(path_in(dir, "log/srun-tmpdir"));
+		cr_assert_not_null(seen, "the shards' script never reached srun");
+		seen[strcspn(seen, "\n")] = '\0';
+		cr_expect_str_eq(seen, set ? tmp : "unset");
+		free(seen);
+	}
+	if (was)
+		setenv("TMPDIR", was, 1);
+	else
+		unsetenv("TMPDIR");
 }

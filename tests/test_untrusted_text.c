@@ -37,18 +37,8 @@ static void write_run(const char *path, const char *label_a, const char *label_b
 						  .threads = t, .status = ALLOCLAB_CELL_OK, .planned = 3,
 						  .params = json_pack("{s:i}", "ops", 10)};
 			struct alloclab_cell *cell = alloclab_results_add_cell(r, &c);
-			for (unsigned k = 0; k < 3; k++) {
-				struct alloclab_process pr = {.index = k, .peak_rss_kib = 1000};
-				pr.values = calloc(1, sizeof *pr.values);
-				pr.nvalues = 1;
-				pr.values[0].wall_ns = 1000;
-				pr.values[0].thread_ns = calloc(t, sizeof(uint64_t));
-				pr.values[0].thread_ops = calloc(t, sizeof(uint64_t));
-				for (unsigned i = 0; i < t; i++)
-					pr.values[0].thread_ops[i] = 100;
-				pr.values[0].per_op = 10.0 * t + p + k * 0.1;
-				alloclab_cell_add_process(cell, &pr);
-			}
+			for (unsigned k = 0; k < 3; k++)
+				add_one_value_process(cell, k, t, 10.0 * t + p + k * 0.1);
 		}
 	}
 	r->complete = 1;
@@ -229,17 +219,8 @@ Test(untrusted_text, partial_cells_are_marked_in_the_pictures, .timeout = 60)
 					  .status = p ? ALLOCLAB_CELL_PENDING : ALLOCLAB_CELL_OK, .planned = 3,
 					  .params = json_pack("{s:i}", "ops", 10)};
 		struct alloclab_cell *cell = alloclab_results_add_cell(r, &c);
-		for (unsigned k = 0; k < (p ? 1u : 3u); k++) {
-			struct alloclab_process pr = {.index = k, .peak_rss_kib = 1000};
-			pr.values = calloc(1, sizeof *pr.values);
-			pr.nvalues = 1;
-			pr.values[0].wall_ns = 1000;
-			pr.values[0].thread_ns = calloc(1, sizeof(uint64_t));
-			pr.values[0].thread_ops = calloc(1, sizeof(uint64_t));
-			pr.values[0].thread_ops[0] = 100;
-			pr.values[0].per_op = 10.0 + p;
-			alloclab_cell_add_process(cell, &pr);
-		}
+		for (unsigned k = 0; k < (p ? 1u : 3u); k++)
+			add_one_value_process(cell, k, 1, 10.0 + p);
 	}
 	r->complete = 0;
 	snprintf(path, sizeof path, "%s/cut.json", dir);
@@ -340,4 +321,89 @@ Test(untrusted_text, a_word_list_in_proc_is_read_to_its_end, .timeout = 60)
 	struct alloclab_results *res = load_results(dir, "u.json");
 	cr_expect_eq(res->cells[0].status, ALLOCLAB_CELL_OK, "%s", res->cells[0].message ? res->cells[0].message : "");
 	alloclab_results_free(res);
+}
+
+/* Labels every format carries whole, or none: a run refuses one that is
+ * too long, not UTF-8 or holds a control character, in one line (before,
+ * an export cut labels at 511 bytes, and two long labels that differed
+ * at their ends became one); the reader refuses a file holding one, or
+ * two plugins of one label. */
+Test(untrusted_text, labels_the_formats_cannot_carry_whole_are_refused, .timeout = 60)
+{
+	char *dir = scratch_dir(), a[400], b[400];
+	snprintf(a, sizeof a, "system:as=%0300d-a", 0);
+	snprintf(b, sizeof b, "system:as=%0300d-b", 0);
+	assert_run_refused(dir, (const char *const[]){"run", "-p", a, "-p", b, "-w", "churn:ops=100", "-n", "1",
+						      "-o", "refused.json", NULL},
+			   "more than the 255");
+	assert_run_refused(dir, (const char *const[]){"run", "-p", "system:as=red\033[31m", "-w", "churn:ops=100", "-n",
+						      "1", "-o", "refused.json", NULL},
+			   "control character");
+	assert_run_refused(dir, (const char *const[]){"run", "-p", "system:as=caf\xe9", "-w", "churn:ops=100", "-n", "1",
+						      "-o", "refused.json", NULL},
+			   "not UTF-8");
+	write_run(path_in(dir, "long.json"), a + 10, b + 10, "churn");
+	write_run(path_in(dir, "twice.json"), "same", "same", "churn");
+	static const char *const files[][2] = {{"long.json", "plugins[0].label: is 302 bytes long"},
+					       {"twice.json", "plugins[1].label: 'same' is also plugins[0]'s label"}};
+	for (size_t k = 0; k < 2; k++) {
+		struct cmd_result r = run_alloclab(dir, (const char *const[]){"show", files[k][0], NULL});
+		cr_expect_eq(r.status, 2, "%s: %d", files[k][0], r.status);
+		cr_expect(strstr(r.err, files[k][1]) && count_lines(r.err) == 1, "%s: %s", files[k][0], r.err);
+		cmd_result_free(&r);
+	}
+}
+
+/* A cell that failed after some of its processes (a crash in its third)
+ * is not drawn as if it had been measured: both of its workload's
+ * pictures leave it out and say so in their titles. */
+Test(untrusted_text, a_failed_cells_processes_are_not_drawn, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	write_run(path_in(dir, "f.json"), "steady", "crashing", "churn");
+	json_t *doc = json_load_file(path_in(dir, "f.json"), 0, NULL);
+	json_t *cell = json_array_get(json_object_get(doc, "cells"), 3); /* crashing, 2 threads */
+	json_object_set_new(cell, "status", json_string("error"));
+	json_object_set_new(cell, "error", json_string("process 3: killed by signal 11 (Segmentation fault) in run 1"));
+	json_array_remove(json_object_get(cell, "runs"), 2);
+	cr_assert_eq(json_dump_file(doc, path_in(dir, "f.json"), 0), 0);
+	json_decref(doc);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"plot", "f.json", "-o", "pics", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	static const char *const pictures[] = {"pics/churn-plugins.svg", "pics/churn-scaling.svg"};
+	for (size_t k = 0; k < 2; k++) {
+		char *svg = read_file(path_in(dir, pictures[k]));
+		cr_assert(svg, "no %s", pictures[k]);
+		/* A long title is broken into lines between words. */
+		cr_expect(strstr(svg, "1 failed cell") && strstr(svg, "not drawn"), "%s does not say the failed cell is left out",
+			  pictures[k]);
+		free(svg);
+	}
+}
+
+/* A plugin's create that fails with hostile words (not UTF-8, line
+ * breaks, terminal escapes, no NUL at the end of the buffer): every
+ * command says it in one line a terminal shows as it is. */
+Test(untrusted_text, a_plugins_create_failure_is_one_safe_line, .timeout = 60)
+{
+	char *dir = scratch_dir(), plugin[4200];
+	snprintf(plugin, sizeof plugin, "%s:fail=hostile", test_plugin("create_fails"));
+	const char *const *commands[] = {
+		(const char *const[]){"run", "-p", plugin, "-w", "churn:ops=100", "-o", "r.json", NULL},
+		(const char *const[]){"exec", "-p", plugin, "--", "/bin/true", NULL},
+		(const char *const[]){"check", plugin, NULL},
+	};
+	for (size_t k = 0; k < sizeof commands / sizeof *commands; k++) {
+		struct cmd_result r = run_alloclab(dir, commands[k]);
+		cr_expect_eq(r.status, 2, "%s: %d %s", commands[k][0], r.status, r.err);
+		cr_expect_eq(count_lines(r.err), 1, "%s: %s", commands[k][0], r.err);
+		cr_expect(!has_control(r.err) && !has_control(r.out), "%s passed a control character: %s", commands[k][0],
+			  r.err);
+		cr_expect(strstr(r.err, "create() failed: bad?forged line?[2J?]0;pwned??"), "%s: %s", commands[k][0], r.err);
+		json_t *as_text = json_string(r.err);
+		cr_expect_not_null(as_text, "%s wrote what is not UTF-8: %s", commands[k][0], r.err);
+		json_decref(as_text);
+		cmd_result_free(&r);
+	}
 }

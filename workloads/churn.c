@@ -184,6 +184,27 @@ static void churn_replay_sizes(struct churn_state *s)
 	s->ran_ops = 0;
 }
 
+/* Every live block still carries the 1 the run wrote at both its ends
+ * (the sizes replayed here, as finish would: finish then has nothing to
+ * replay). */
+static int churn_check_blocks(struct alloclab_workload_thread *t, char *err, size_t err_len)
+{
+	struct churn_state *s = t->state;
+	if (s == NULL)
+		return 0;
+	churn_replay_sizes(s);
+	for (uint32_t i = 0; i < s->nslots; i++) {
+		const unsigned char *b = s->slots[i];
+		size_t end = s->sizes[i] ? s->sizes[i] - 1 : 0;
+		if (b && s->sizes[i] && (b[0] != 1 || b[end] != 1)) {
+			snprintf(err, err_len, "churn: slot %u's %s byte is 0x%02x, where the workload wrote 0x01", i,
+				 b[0] != 1 ? "first" : "last", b[0] != 1 ? b[0] : b[end]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The live blocks' placement. */
 static json_t *churn_placement(struct alloclab_workload_thread *t, struct churn_state *s)
 {
@@ -241,4 +262,5 @@ const struct alloclab_workload alloclab_workload_churn = {
 	.run = churn_run,
 	.finish = churn_finish,
 	.check_report = alloclab_placement_check_report,
+	.check_blocks = churn_check_blocks,
 };

@@ -123,6 +123,16 @@ static int exec_check(const struct alloclab_params *p, char *err, size_t err_len
 		snprintf(err, err_len, "workload 'exec': cwd= and stdin= go with cmd=");
 		return -1;
 	}
+	if (cmd && p->text[P_CWD][0]) {
+		/* Said now, naming the folder, not found by the program's
+		 * worker as an exit status. */
+		struct stat st;
+		if (stat(p->text[P_CWD], &st) != 0 || !S_ISDIR(st.st_mode)) {
+			snprintf(err, err_len, "workload 'exec': cwd=%s: %s", p->text[P_CWD],
+				 stat(p->text[P_CWD], &st) != 0 ? strerror(errno) : "not a folder");
+			return -1;
+		}
+	}
 	const unsigned files[] = {P_STDIN, P_NATIVE};
 	for (unsigned i = 0; i < 2; i++) {
 		struct stat st;

@@ -159,6 +159,31 @@ out:;
 	t->ops = ops;
 }
 
+/* The blocks still live carry what the run wrote: 1 at both ends of a
+ * first-heap survivor, 2 at the start of a refill block. */
+static int fragment_check_blocks(struct alloclab_workload_thread *t, char *err, size_t err_len)
+{
+	const struct fragment_state *s = t->state;
+	if (s == NULL)
+		return 0;
+	for (size_t i = 0; i < t->params->v[P_BLOCKS]; i++) {
+		const unsigned char *b = s->first[i];
+		size_t end = s->first_size[i] - 1;
+		if (b && (b[0] != 1 || b[end] != 1)) {
+			snprintf(err, err_len, "fragment: block %zu's %s byte is 0x%02x, where the workload wrote 0x01", i,
+				 b[0] != 1 ? "first" : "last", b[0] != 1 ? b[0] : b[end]);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < s->nsecond; i++)
+		if (s->second[i][0] != 2) {
+			snprintf(err, err_len, "fragment: refill block %zu's first byte is 0x%02x, where the workload wrote 0x02",
+				 i, s->second[i][0]);
+			return -1;
+		}
+	return 0;
+}
+
 static void fragment_finish(struct alloclab_workload_thread *t)
 {
 	struct fragment_state *s = t->state;
@@ -188,4 +213,5 @@ const struct alloclab_workload alloclab_workload_fragment = {
 	.prepare = fragment_prepare,
 	.run = fragment_run,
 	.finish = fragment_finish,
+	.check_blocks = fragment_check_blocks,
 };

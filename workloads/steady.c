@@ -159,6 +159,21 @@ out:
 	t->ops = i;
 }
 
+/* Every object alive carries the 1 the run wrote at both its ends. */
+static int steady_check_blocks(struct alloclab_workload_thread *t, char *err, size_t err_len)
+{
+	const struct population *p = t->state;
+	for (size_t k = 0; p && k < p->n; k++) {
+		const struct object *o = &p->heap[k];
+		if (o->block[0] != 1 || o->block[o->size - 1] != 1) {
+			snprintf(err, err_len, "steady: a live object's %s byte is 0x%02x, where the workload wrote 0x01",
+				 o->block[0] != 1 ? "first" : "last", o->block[0] != 1 ? o->block[0] : o->block[o->size - 1]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void steady_finish(struct alloclab_workload_thread *t)
 {
 	struct population *p = t->state;
@@ -188,6 +203,7 @@ const struct alloclab_workload alloclab_workload_steady = {
 	.prepare = steady_prepare,
 	.run = steady_run,
 	.finish = steady_finish,
+	.check_blocks = steady_check_blocks,
 	.shared_size = sizeof(struct steady_shared),
 	/* One process's population is one server's: more values, not more
 	 * processes, show its drift. */

@@ -51,3 +51,48 @@ int alloclab_json_line(int fd, const json_t *obj)
 	}
 	return 0;
 }
+
+size_t alloclab_utf8_char(const unsigned char *s)
+{
+	size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+	if (n == 0 || (n == 2 && s[0] < 0xc2) || (n == 4 && s[0] > 0xf4))
+		return 0;
+	for (size_t k = 1; k < n; k++)
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+	if ((n == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (n == 3 && s[0] == 0xed && s[1] >= 0xa0) ||
+	    (n == 4 && s[0] == 0xf0 && s[1] < 0x90) || (n == 4 && s[0] == 0xf4 && s[1] >= 0x90))
+		return 0; /* overlong, a surrogate, past U+10FFFF */
+	return n;
+}
+
+int alloclab_control_char(const unsigned char *s, size_t n)
+{
+	return (n == 1 && (s[0] < 0x20 || s[0] == 0x7f)) || (n == 2 && s[0] == 0xc2 && s[1] < 0xa0);
+}
+
+const char *alloclab_text_line_problem(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = alloclab_utf8_char(p);
+		if (n == 0)
+			return "is not UTF-8";
+		if (alloclab_control_char(p, n))
+			return "holds a control character";
+		p += n;
+	}
+	return NULL;
+}
+
+char *alloclab_text_make_line(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; *p;) {
+		size_t n = alloclab_utf8_char(p);
+		if (n == 0 || alloclab_control_char(p, n)) {
+			n = n ? n : 1;
+			memset(p, '?', n);
+		}
+		p += n;
+	}
+	return s;
+}

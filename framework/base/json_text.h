@@ -17,4 +17,24 @@ json_t *alloclab_json_text(const char *s);
  * for line by line). 0, or -1 with errno set. */
 int alloclab_json_line(int fd, const json_t *obj);
 
+/* The length of the UTF-8 character s starts with (1 to 4), or 0 when it
+ * does not start one (a stray continuation byte, an overlong or cut
+ * sequence, a surrogate, past U+10FFFF). */
+size_t alloclab_utf8_char(const unsigned char *s);
+
+/* Whether the character at s (of length n, alloclab_utf8_char) is a
+ * control character: C0, DEL or C1 (a line break, an escape sequence's
+ * ESC, its 8-bit CSI). */
+int alloclab_control_char(const unsigned char *s, size_t n);
+
+/* NULL when s is one line a terminal shows as it is (UTF-8, no control
+ * character); else what it is not, in words ("is not UTF-8", "holds a
+ * control character"). */
+const char *alloclab_text_line_problem(const char *s);
+
+/* Text from outside (a plugin's message) made such a line, in place:
+ * every byte of what is not UTF-8 and every control character becomes
+ * '?'. Returns s. */
+char *alloclab_text_make_line(char *s);
+
 #endif

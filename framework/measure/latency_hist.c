@@ -285,8 +285,11 @@ static int hist_from_json(const json_t *o, const char *where, struct alloclab_la
 	    get_count(o, "over_1us", h->count, &h->over_1us, where, why, why_len) != 0 ||
 	    get_count(o, "over_100us", h->over_1us, &h->over_100us, where, why, why_len) != 0)
 		return -1;
-	if (!json_is_number(sum) || !isfinite(json_number_value(sum)) || json_number_value(sum) < 0)
-		return WHY("%s.sum_ns: not a finite non-negative number", where);
+	/* Bounded, as every figure from outside: sums and means of absurd
+	 * values would reach infinity in a table ("inf", "-nan"). */
+	if (!json_is_number(sum) || !isfinite(json_number_value(sum)) || json_number_value(sum) < 0 ||
+	    json_number_value(sum) > 1e30)
+		return WHY("%s.sum_ns: not a number of nanoseconds from 0 to 1e30", where);
 	h->sum_ns = json_number_value(sum);
 	if (!json_is_array(b) || json_array_size(b) == 0 || json_array_size(b) > ALLOCLAB_LAT_BUCKETS)
 		return WHY("%s.buckets: not an array of 1 to %u [bucket, count] pairs", where, ALLOCLAB_LAT_BUCKETS);
@@ -342,10 +345,12 @@ int alloclab_latency_from_json(const json_t *obj, unsigned threads, struct alloc
 			   ALLOCLAB_LAT_SUB_BITS);
 	if (every == 0)
 		return WHY("latency.every: 0 (every k-th call, k >= 1)");
-	if (!json_is_number(ov) || !isfinite(json_number_value(ov)) || json_number_value(ov) < 0)
-		return WHY("latency.overhead_ns: not a finite non-negative number");
-	if (!json_is_number(em) || !isfinite(json_number_value(em)) || json_number_value(em) < 0)
-		return WHY("latency.empty_mean_ns: not a finite non-negative number");
+	if (!json_is_number(ov) || !isfinite(json_number_value(ov)) || json_number_value(ov) < 0 ||
+	    json_number_value(ov) > 1e12)
+		return WHY("latency.overhead_ns: not a number of nanoseconds from 0 to 1e12");
+	if (!json_is_number(em) || !isfinite(json_number_value(em)) || json_number_value(em) < 0 ||
+	    json_number_value(em) > 1e12)
+		return WHY("latency.empty_mean_ns: not a number of nanoseconds from 0 to 1e12");
 	if (!json_is_object(ops))
 		return WHY("latency.ops: not an object");
 	if (!json_is_array(slow) || json_array_size(slow) > ALLOCLAB_LAT_SLOWEST)

@@ -4,6 +4,7 @@
  * through per-process pointers: the ABI promises one instance per process.
  */
 #include "plugin/allocator.h"
+#include "base/json_text.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -48,10 +49,15 @@ int alloclab_allocator_create(struct alloclab_allocator *a, const struct allocla
 		a->ops.free_sized = fallback_free_sized;
 	rc = p->desc.create(options ? options : "", &a->instance, why, sizeof why);
 	if (rc != 0) {
+		/* The plugin's words, made one line a terminal shows as it is
+		 * (they may be unterminated, not UTF-8, hold line breaks or an
+		 * escape sequence). */
+		why[sizeof why - 1] = '\0';
 		if (why[0] == '\0')
 			snprintf(why, sizeof why, "%s", strerror(rc < 0 ? -rc : rc));
 		snprintf(err, err_len, "plugin '%s' (%s): %s: %s", p->desc.name, p->path,
 			 rc == -EINVAL ? "bad option" : "create() failed", why);
+		alloclab_text_make_line(err);
 		return -1;
 	}
 	a->caps = p->desc.caps;

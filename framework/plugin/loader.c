@@ -99,6 +99,20 @@ int alloclab_plugin_find(const char *spec, char *path, size_t path_len, char *er
 	return 0;
 }
 
+int alloclab_plugin_same_file(const char *a, const char *b)
+{
+	char pa[ALLOCLAB_PATH_LEN], pb[ALLOCLAB_PATH_LEN], err[ALLOCLAB_ERR_LEN];
+	struct stat sa, sb;
+
+	if (alloclab_plugin_find(a, pa, sizeof pa, err, sizeof err) != 0 ||
+	    alloclab_plugin_find(b, pb, sizeof pb, err, sizeof err) != 0)
+		return 0;
+	/* stat follows every link, as the loader's open does. */
+	if (stat(pa, &sa) != 0 || stat(pb, &sb) != 0)
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* dlopen's message for a file that is not ELF is cryptic ("invalid ELF
  * header", "file too short"); check the magic ourselves to say it plainly. */
 static int is_elf(const char *path)
@@ -253,6 +267,13 @@ static int validate(const struct alloclab_plugin *d, const char *path, char *err
 	return 0;
 }
 
+static void (*mark_step)(const char *step);
+
+void alloclab_plugin_mark_steps(void (*mark)(const char *step))
+{
+	mark_step = mark;
+}
+
 int alloclab_plugin_load(const char *spec, struct alloclab_loaded_plugin *out, char *err, size_t err_len)
 {
 	return alloclab_plugin_load_flags(spec, 0, out, err, err_len);
@@ -291,7 +312,11 @@ int alloclab_plugin_load_flags(const char *spec, int dlopen_flags, struct allocl
 		dlclose(handle);
 		return -1;
 	}
+	if (mark_step)
+		mark_step("entry");
 	theirs = entry(ALLOCLAB_PLUGIN_ABI_VERSION);
+	if (mark_step)
+		mark_step("load");
 	if (theirs == NULL) {
 		snprintf(err, err_len, "%s: %s returned NULL (the plugin refuses ABI version %u)", path,
 			 ALLOCLAB_PLUGIN_ENTRY_SYMBOL, ALLOCLAB_PLUGIN_ABI_VERSION);

@@ -30,6 +30,15 @@ struct alloclab_loaded_plugin {
  */
 int alloclab_plugin_find(const char *spec, char *path, size_t path_len, char *err, size_t err_len);
 
+/*
+ * Whether two plugins (names or paths) are one file to the dynamic loader.
+ * dlopen takes a file it has already loaded, whatever path names it, when
+ * its device and inode are those of one loaded: after every symbolic link
+ * is followed, a link, a hard link or a path through a linked folder names
+ * the file it leads to. 1: one file; 0: two, or either cannot be found.
+ */
+int alloclab_plugin_same_file(const char *a, const char *b);
+
 /* Loads and validates the plugin at `spec` (name or path). 0 or -1 with err. */
 int alloclab_plugin_load(const char *spec, struct alloclab_loaded_plugin *out, char *err, size_t err_len);
 /* The same with more dlopen flags (the preload library's RTLD_DEEPBIND). */
@@ -37,6 +46,13 @@ int alloclab_plugin_load_flags(const char *spec, int dlopen_flags, struct allocl
 			       size_t err_len);
 
 void alloclab_plugin_unload(struct alloclab_loaded_plugin *plugin);
+
+/* Where a process marks the steps it is in (process/child.h's
+ * alloclab_phase, in a supervised child): the loader marks "entry" before
+ * it calls the plugin's entry function, so that a crash or a hang there is
+ * told from one in dlopen or the plugin's constructors ("load"). NULL:
+ * nothing marked. */
+void alloclab_plugin_mark_steps(void (*mark)(const char *step));
 
 /* The folders searched for plugins by name, in order, for `alloclab list`.
  * Calls visit once per folder. */

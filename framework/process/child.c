@@ -11,6 +11,7 @@
 #include "memory/live.h"
 #include "process/process_tree.h"
 #include "files/scratch.h"
+#include "plugin/loader.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,9 +33,11 @@ static volatile sig_atomic_t interrupt_flag;
 /* This process's phase page: set in a supervised child, NULL elsewhere. */
 static char *phase_page;
 #define PHASE_SIZE 64
-/* The page: the step, a string, in its first STEP_SIZE bytes; the round
- * (alloclab_phase_round) as an int at ROUND_AT. */
+/* The page: the step, a string, in its first STEP_SIZE bytes; the member
+ * of a paired worker (alloclab_phase_member) as an int at MEMBER_AT; the
+ * round (alloclab_phase_round) as an int at ROUND_AT. */
 #define STEP_SIZE 48
+#define MEMBER_AT 48
 #define ROUND_AT 56
 
 void alloclab_phase(const char *step)
@@ -59,6 +62,12 @@ void alloclab_phase_round(int round)
 		__atomic_store_n((int *)(void *)(phase_page + ROUND_AT), round, __ATOMIC_RELAXED);
 }
 
+void alloclab_phase_member(int member)
+{
+	if (phase_page)
+		__atomic_store_n((int *)(void *)(phase_page + MEMBER_AT), member, __ATOMIC_RELAXED);
+}
+
 void alloclab_phase_attach(void)
 {
 	struct stat st;
@@ -67,8 +76,10 @@ void alloclab_phase_attach(void)
 	if (fstat(ALLOCLAB_PHASE_FD, &st) != 0 || st.st_size != PHASE_SIZE)
 		return;
 	p = mmap(NULL, PHASE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, ALLOCLAB_PHASE_FD, 0);
-	if (p != MAP_FAILED)
+	if (p != MAP_FAILED) {
 		phase_page = p;
+		alloclab_plugin_mark_steps(alloclab_phase);
+	}
 	close(ALLOCLAB_PHASE_FD);
 }
 
@@ -282,6 +293,7 @@ static _Noreturn void become_child(struct supervised *s, pid_t parent, alloclab_
 		_exit(3);
 	setpgid(0, 0);
 	setenv("TMPDIR", s->scratch, 1);
+	alloclab_plugin_mark_steps(alloclab_phase);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
@@ -448,6 +460,10 @@ static void reap(struct supervised *s)
 		} else if (now_s() > s->deadline && !s->res->timed_out && !s->res->interrupted) {
 			s->res->timed_out = 1;
 			kill(-s->pid, SIGKILL);
+		} else if (!s->res->over_memory && !s->res->timed_out && !s->res->interrupted && over_memory_limit(s)) {
+			/* Its pipes closed (a plugin that closes descriptors) is no
+			 * leave to take all the memory there is. */
+			kill(-s->pid, SIGKILL);
 		}
 		usleep(1000);
 	}
@@ -470,6 +486,8 @@ static void finish(struct supervised *s)
 	if (s->phase != MAP_FAILED) {
 		memcpy(res->phase, s->phase, STEP_SIZE - 1);
 		res->phase[STEP_SIZE - 1] = '\0';
+		res->member = __atomic_load_n((const int *)(const void *)(s->phase + MEMBER_AT), __ATOMIC_RELAXED);
+		res->round = __atomic_load_n((const int *)(const void *)(s->phase + ROUND_AT), __ATOMIC_RELAXED);
 		munmap(s->phase, PHASE_SIZE);
 	}
 	if (s->phase_fd >= 0)

@@ -60,6 +60,11 @@ struct alloclab_child_result {
 	/* The last step the child marked (alloclab_phase), "" if none: where
 	 * it was when it crashed or hung. */
 	char phase[64];
+	/* Where the step was: the round it marked (alloclab_phase_round: a
+	 * value's number from 1, a warm-up's as its negative, 0 none), and in
+	 * a paired worker the member whose step it was (alloclab_phase_member:
+	 * its index from 1, 0 none). */
+	int round, member;
 	/* alloclab_child_run_sampled: its memory over time
 	 * (memory_timeline.h), the result's own; NULL otherwise. */
 	struct alloclab_memory_timeline *memory;
@@ -77,6 +82,12 @@ void alloclab_phase(const char *step);
  * labels its samples "run 2", "warm-up 1"): a value's number from 1, a
  * warm-up's as its negative, 0 none. */
 void alloclab_phase_round(int round);
+/* A paired worker's member whose step this is, from 1 (0: the worker's
+ * own): marked before every step of each member's (its load and create,
+ * each prepare, value or slice, finish, statistics, thread hooks and
+ * destroy), so that what ends the worker is pinned on the plugin that
+ * was running. */
+void alloclab_phase_member(int member);
 /* In an exec'd child: map the page passed as ALLOCLAB_PHASE_FD, if any. */
 void alloclab_phase_attach(void);
 
@@ -137,8 +148,9 @@ int alloclab_interrupted(void);
  * (*not_applicable set when it said the cell is not applicable), a crash,
  * a timeout, a flood, processes it left running. When it ended in one of
  * the plugin's own steps (load, create, thread_attach, stats, destroy,
- * trim: alloclab_phase), err names the plugin and the step. A new
- * reference.
+ * trim: alloclab_phase), err names the plugin and the step; in a paired
+ * worker (res->member set, `plugin` that member's) every step the member
+ * marked is its own, with its value. A new reference.
  */
 json_t *alloclab_child_answer(const struct alloclab_child_result *res, const char *plugin, double timeout_s,
 			      int *not_applicable, char *err, size_t err_len);

@@ -1,6 +1,7 @@
 /* What a supervised worker's end means, in words. See child.h. */
 #define _GNU_SOURCE 1
 #include "process/child.h"
+#include "base/json_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,9 @@
 static const char *plugin_step(const char *phase)
 {
 	static const char *const steps[][2] = {
-		{"load", "while being loaded (dlopen, its constructors or its entry function)"}, {"create", "in create"},
+		{"load", "while being loaded (dlopen or its constructors)"},
+		{"entry", "in its entry function (alloclab_plugin_entry)"},
+		{"create", "in create"},
 		{"thread_attach", "in thread_attach"},               {"thread_detach", "in thread_detach"},
 		{"stats", "in stats"},                               {"destroy", "in destroy"},
 		{"trim", "in trim"},
@@ -22,10 +25,29 @@ static const char *plugin_step(const char *phase)
 	return NULL;
 }
 
+/* The step a failure happened in, in words, when it is the plugin's: one
+ * of its own steps (plugin_step), or in a paired worker any step the
+ * member marked as its own (its prepare, its value, its finish: whatever
+ * ran, ran for it), with the value or warm-up. NULL otherwise. */
+static const char *blamed_step(const struct alloclab_child_result *res, char *buf, size_t len)
+{
+	const char *own = plugin_step(res->phase);
+	if (own || res->member <= 0 || res->phase[0] == '\0')
+		return own;
+	if (res->round > 0)
+		snprintf(buf, len, "in %s of value %d", res->phase, res->round);
+	else if (res->round < 0)
+		snprintf(buf, len, "in %s of warm-up %d", res->phase, -res->round);
+	else
+		snprintf(buf, len, "in %s", res->phase);
+	return buf;
+}
+
 json_t *alloclab_child_answer(const struct alloclab_child_result *res, const char *plugin, double timeout_s,
 			    int *not_applicable, char *err, size_t err_len)
 {
 	json_t *obj;
+	char words[96];
 
 	/* A child the supervisor ended (deadline, memory, flood, interrupt)
 	 * is described by that; what its group still held then was ended with
@@ -51,11 +73,13 @@ json_t *alloclab_child_answer(const struct alloclab_child_result *res, const cha
 			if (e == NULL)
 				return obj;
 			snprintf(err, err_len, "%s", json_is_string(e) ? json_string_value(e) : "failed without saying why");
+			/* A child's words are one line shown as they are. */
+			alloclab_text_make_line(err);
 			*not_applicable = json_is_true(json_object_get(obj, "not_applicable"));
-		} else if (plugin && plugin_step(res->phase)) {
+		} else if (plugin && blamed_step(res, words, sizeof words)) {
 			/* exit() in a constructor or an op: the plugin's doing. */
 			snprintf(err, err_len, "plugin '%s' ended the worker (exit status %d) %s, before it could answer",
-				 plugin, res->exit_code, plugin_step(res->phase));
+				 plugin, res->exit_code, blamed_step(res, words, sizeof words));
 		} else {
 			snprintf(err, err_len,
 				 "worker exited with status %d but wrote no result (something in it ended the process%s%s)",
@@ -64,8 +88,8 @@ json_t *alloclab_child_answer(const struct alloclab_child_result *res, const cha
 		json_decref(obj);
 		return NULL;
 	}
-	const char *step = plugin && !res->interrupted ? plugin_step(res->phase) : NULL;
-	if (step && !res->over_memory) {
+	const char *step = plugin && !res->interrupted ? blamed_step(res, words, sizeof words) : NULL;
+	if (step) {
 		struct alloclab_child_result unmarked = *res;
 		char how[256];
 		unmarked.phase[0] = '\0';

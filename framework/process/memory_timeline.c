@@ -160,7 +160,7 @@ int alloclab_memory_timeline_valid(const struct alloclab_memory_timeline *t, cha
 	double last = 0;
 	for (unsigned i = 0; i < t->nsamples; i++) {
 		const struct alloclab_memory_sample *s = &t->samples[i];
-		if (!isfinite(s->t_ms) || s->t_ms < last || s->phase >= t->nphases)
+		if (!isfinite(s->t_ms) || s->t_ms < last || s->t_ms > 1e12 || s->phase >= t->nphases)
 			return WHY("samples[%u]: not [t_ms (not decreasing), rss_kib, anon_kib, huge_kib, a phase index, "
 				   "live_kib]", i);
 		if (!kib_ok(s->rss_kib, 0) || !kib_ok(s->anon_kib, -1) || !kib_ok(s->huge_kib, -1) || !kib_ok(s->live_kib, -1))

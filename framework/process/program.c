@@ -241,22 +241,30 @@ struct program_run {
 	const struct alloclab_program *p;
 	struct alloclab_program_result *r;
 	int out_pipe[2], err_pipe[2], hs[2], pidfd;
+	int start[2]; /* the child says on it why it did not start (closed at exec) */
 	pid_t pid;
 	struct tail tail;
 };
 
 /* In the child, from fork: its descriptors put in place, then the
  * program. Only async-signal-safe calls from here to exec. */
+/* In the child: why it does not start, for the runner to say. */
+static _Noreturn void not_started(const struct program_run *run, char step, int code)
+{
+	char why[1 + sizeof(int)];
+	int e = errno;
+	why[0] = step;
+	memcpy(why + 1, &e, sizeof e);
+	if (write(run->start[1], why, sizeof why) < 0)
+		_exit(code);
+	_exit(code);
+}
+
 static _Noreturn void exec_program(const struct program_run *run, char **env)
 {
 	const struct alloclab_program *p = run->p;
-	int errfd = p->pass_through ? 2 : run->err_pipe[1];
-	if (p->cwd && chdir(p->cwd) != 0) {
-		static const char msg[] = "alloclab: cannot enter the program's folder\n";
-		if (write(errfd, msg, sizeof msg - 1) < 0)
-			_exit(126);
-		_exit(126);
-	}
+	if (p->cwd && chdir(p->cwd) != 0)
+		not_started(run, 'C', 126);
 	if (!p->pass_through) {
 		/* Close-on-exec: the program gets it as its stdin only. */
 		int in = open(p->stdin_path ? p->stdin_path : "/dev/null", O_RDONLY | O_CLOEXEC);
@@ -271,11 +279,7 @@ static _Noreturn void exec_program(const struct program_run *run, char **env)
 		_exit(126);
 	signal(SIGPIPE, SIG_DFL);
 	execvpe(p->argv[0], (char *const *)p->argv, env);
-	static const char msg[] = "alloclab: cannot run the program: ";
-	if (write(2, msg, sizeof msg - 1) < 0 || write(2, p->argv[0], strlen(p->argv[0])) < 0 ||
-	    write(2, "\n", 1) < 0)
-		_exit(127);
-	_exit(127);
+	not_started(run, 'E', 127);
 }
 
 /* The runner's end of pipe i: 0 stdout, 1 stderr, 2 the handshake. */
@@ -428,7 +432,7 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 {
 	struct program_env e = {.nset = 0};
 	struct program_run run = {.p = p, .r = r, .out_pipe = {-1, -1}, .err_pipe = {-1, -1}, .hs = {-1, -1},
-				  .pidfd = -1, .tail = {.len = 0}};
+				  .pidfd = -1, .start = {-1, -1}, .tail = {.len = 0}};
 	int rc = -1, status = 0;
 	struct rusage ru;
 	struct stat hs_st;
@@ -437,8 +441,19 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 	memset(r, 0, sizeof *r);
 	r->stdout_hash = ALLOCLAB_FNV_OFFSET;
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	if (pipe2(run.hs, O_CLOEXEC) != 0 || fstat(run.hs[0], &hs_st) != 0 ||
+	if (pipe2(run.hs, O_CLOEXEC) != 0 || fstat(run.hs[0], &hs_st) != 0 || pipe2(run.start, O_CLOEXEC) != 0 ||
 	    (!p->pass_through && (pipe2(run.out_pipe, O_CLOEXEC) != 0 || pipe2(run.err_pipe, O_CLOEXEC) != 0))) {
+		snprintf(err, err_len, "cannot make the program's pipes: %s", strerror(errno));
+		goto out;
+	}
+	/* Above the numbers the child puts its descriptors at (0 to 2, the
+	 * handshake's), so that none of them lands on it. */
+	for (int i = 0; i < 2; i++) {
+		int high = fcntl(run.start[i], F_DUPFD_CLOEXEC, 10);
+		close(run.start[i]);
+		run.start[i] = high;
+	}
+	if (run.start[0] < 0 || run.start[1] < 0) {
 		snprintf(err, err_len, "cannot make the program's pipes: %s", strerror(errno));
 		goto out;
 	}
@@ -458,7 +473,8 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 		exec_program(&run, env);
 	free(env);
 	close(run.hs[1]);
-	run.hs[1] = -1;
+	close(run.start[1]);
+	run.hs[1] = run.start[1] = -1;
 	if (!p->pass_through) {
 		close(run.out_pipe[1]);
 		close(run.err_pipe[1]);
@@ -482,6 +498,15 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 	r->status = r->exited ? WEXITSTATUS(status) : 0;
 	r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	tail_line(&run.tail, r->stderr_tail, sizeof r->stderr_tail);
+	{
+		/* It has ended: what it said before exec, if it never got there,
+		 * is in the pipe (nothing: it started). */
+		char why[1 + sizeof(int)];
+		if (read(run.start[0], why, sizeof why) == (ssize_t)sizeof why && (why[0] == 'C' || why[0] == 'E')) {
+			r->not_started = why[0];
+			memcpy(&r->start_errno, why + 1, sizeof r->start_errno);
+		}
+	}
 	rc = 0;
 	goto out;
 oom:
@@ -494,6 +519,8 @@ out:
 			close(run.err_pipe[i]);
 		if (run.hs[i] >= 0)
 			close(run.hs[i]);
+		if (run.start[i] >= 0)
+			close(run.start[i]);
 	}
 	if (run.pidfd >= 0)
 		close(run.pidfd);
@@ -661,7 +688,12 @@ void alloclab_program_describe(const struct alloclab_program *p, const struct al
 		snprintf(how, sizeof how, "exit status %d", r->status);
 	else
 		snprintf(how, sizeof how, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
-	if (p->plugin && r->served == ALLOCLAB_SERVED_NEVER)
+	if (r->not_started == 'C')
+		snprintf(out, len, "never started: its folder %s cannot be entered: %s", p->cwd ? p->cwd : "",
+			 strerror(r->start_errno));
+	else if (r->not_started == 'E')
+		snprintf(out, len, "never started: %s cannot be run: %s", p->argv[0], strerror(r->start_errno));
+	else if (p->plugin && r->served == ALLOCLAB_SERVED_NEVER)
 		snprintf(out, len,
 			 "%s; the plugin never served it: no preload library ran in it (a statically linked or setuid "
 			 "program, or one that cleared LD_PRELOAD), so it ran on its own malloc",

@@ -68,6 +68,10 @@ struct alloclab_program_result {
 	uint64_t stdout_hash;        /* FNV-1a of its stdout (not pass_through) */
 	uint64_t stdout_bytes;
 	char stderr_tail[1024];      /* its last lines on stderr ("" when passed through) */
+	/* It never started: 'C' its folder (cwd) could not be entered, 'E'
+	 * it could not be executed, with the reason (errno); 0 it started. */
+	char not_started;
+	int start_errno;
 };
 
 /* The latency record a program left at p->latency_path (read, checked

@@ -53,6 +53,63 @@ static json_t *sys_choice(const char *path)
 	return alloclab_json_text(open + 1);
 }
 
+/* Whether an environment variable's name is one that changes an
+ * allocator alloclab bundles, or what it runs: glibc's MALLOC_*_ (and its
+ * tunables), jemalloc's MALLOC_CONF (or a prefixed build's
+ * JE_MALLOC_CONF, _RJEM_MALLOC_CONF), mimalloc's, tcmalloc's and TBB's
+ * own, a preloaded malloc, and CPython's allocator settings (PYTHONMALLOC;
+ * the debug hooks of PYTHONDEVMODE; tracemalloc's). */
+static int allocator_variable(const char *name, size_t len)
+{
+	static const char *const prefixes[] = {"MALLOC_", "MIMALLOC_", "TCMALLOC_", "TBB_MALLOC_"};
+	static const char *const names[] = {"GLIBC_TUNABLES", "LD_PRELOAD",   "PYTHONMALLOC",
+					    "PYTHONMALLOCSTATS", "PYTHONDEVMODE", "PYTHONTRACEMALLOC"};
+	for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+		if (len > strlen(prefixes[i]) && strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (len == strlen(names[i]) && strncmp(name, names[i], len) == 0)
+			return 1;
+	return len >= 11 && strncmp(name + len - 11, "MALLOC_CONF", 11) == 0;
+}
+
+/* glibc's tunables that are its malloc's ("glibc.malloc.arena_max=1"),
+ * colon-separated; "" when none (alloclab sets glibc.rtld's itself). */
+static void malloc_tunables(const char *all, char *out, size_t len)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (const char *t = all; *t;) {
+		size_t n = strcspn(t, ":");
+		if (n > 13 && strncmp(t, "glibc.malloc.", 13) == 0 && used + n + 2 < len)
+			used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? ":" : "", (int)n, t);
+		t += n + (t[n] == ':');
+	}
+}
+
+/* The environment's allocator variables ({name: value}): what the
+ * workers inherit, and every program they run. */
+static json_t *allocator_environment(void)
+{
+	json_t *env = json_object();
+	for (char **e = environ; e && *e && json_object_size(env) < ALLOCLAB_MAX_ALLOCATOR_ENV; e++) {
+		const char *eq = strchr(*e, '=');
+		char name[128], tunables[1024];
+		if (eq == NULL || eq == *e || (size_t)(eq - *e) >= sizeof name || !allocator_variable(*e, (size_t)(eq - *e)))
+			continue;
+		snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
+		const char *value = eq + 1;
+		if (strcmp(name, "GLIBC_TUNABLES") == 0) {
+			malloc_tunables(value, tunables, sizeof tunables);
+			if (tunables[0] == '\0')
+				continue;
+			value = tunables;
+		}
+		json_object_set_new(env, name, alloclab_json_text(value));
+	}
+	return env;
+}
+
 json_t *alloclab_metadata(int argc, char **argv)
 {
 	struct utsname u;
@@ -86,7 +143,71 @@ json_t *alloclab_metadata(int argc, char **argv)
 	json_object_set_new(meta, K_THP, json_pack("{s:o,s:o}", "enabled",
 						   sys_choice("/sys/kernel/mm/transparent_hugepage/enabled"), "defrag",
 						   sys_choice("/sys/kernel/mm/transparent_hugepage/defrag")));
+	json_object_set_new(meta, K_ALLOCATOR_ENV, allocator_environment());
 	return meta;
+}
+
+unsigned alloclab_results_env_text(const struct alloclab_results *r, char *out, size_t len)
+{
+	const char *name;
+	json_t *value;
+	size_t used = 0;
+	unsigned n = 0;
+	out[0] = '\0';
+	json_object_foreach(r->facts.allocator_env, name, value)
+	{
+		if (used < len)
+			used += (size_t)snprintf(out + used, len - used, "%s%s=%s", n ? ", " : "", name, json_string_value(value));
+		n++;
+	}
+	return n;
+}
+
+/* The variables a sets that b does not, or sets otherwise, as a list. */
+static void env_only_in(const json_t *a, const json_t *b, char *out, size_t len)
+{
+	const char *name;
+	json_t *value;
+	size_t used = 0;
+	out[0] = '\0';
+	json_object_foreach((json_t *)a, name, value)
+	{
+		if (json_equal(value, json_object_get(b, name)) || used >= len)
+			continue;
+		used += (size_t)snprintf(out + used, len - used, "%s%s=%s", used ? ", " : "", name, json_string_value(value));
+	}
+}
+
+int alloclab_results_env_difference(const struct alloclab_results *a, const struct alloclab_results *b, char *out,
+				    size_t len)
+{
+	const json_t *ea = a->facts.allocator_env, *eb = b->facts.allocator_env;
+	const char *na = a->path ? a->path : "the first run", *nb = b->path ? b->path : "the second run";
+	char only_a[1024], only_b[1024];
+
+	out[0] = '\0';
+	if (ea == NULL || eb == NULL) {
+		/* One file says nothing: a difference only where the other
+		 * set something. */
+		const json_t *known = ea ? ea : eb;
+		if (known == NULL || json_object_size(known) == 0)
+			return 0;
+		env_only_in(known, NULL, only_a, sizeof only_a);
+		snprintf(out, len, "%s ran with %s in its environment, changing the allocators measured; %s does not "
+			 "say what its run had", ea ? na : nb, only_a, ea ? nb : na);
+		return 1;
+	}
+	if (json_equal(ea, eb))
+		return 0;
+	env_only_in(ea, eb, only_a, sizeof only_a);
+	env_only_in(eb, ea, only_b, sizeof only_b);
+	if (only_a[0] && only_b[0])
+		snprintf(out, len, "the runs' environments set the allocators differently: %s ran with %s, %s with %s", na,
+			 only_a, nb, only_b);
+	else
+		snprintf(out, len, "the runs' environments set the allocators differently: %s ran with %s, %s without",
+			 only_a[0] ? na : nb, only_a[0] ? only_a : only_b, only_a[0] ? nb : na);
+	return 1;
 }
 
 static json_t *settings_json(const struct alloclab_run_settings *s)
@@ -194,6 +315,39 @@ void alloclab_results_set_end(struct alloclab_results *r, double load_end, doubl
 	json_object_set_new(r->metadata, K_WORKERS, json_integer(workers));
 }
 
+void alloclab_results_set_others(struct alloclab_results *r, double others, double stolen, double peak)
+{
+	if (others < 0 || stolen < 0 || peak < 0)
+		return;
+	json_object_set_new(r->metadata, K_OTHER_CPUS,
+			    json_pack("{s:f,s:f,s:f}", K_MEAN, others, K_STOLEN, stolen, K_PEAK, peak));
+	r->facts.other_cpus_mean = others;
+	r->facts.stolen_cpus_mean = stolen;
+	r->facts.other_cpus_peak = peak;
+}
+
+/* metadata.other_cpus: three figures in CPUs, none more than the CPUs
+ * a machine may have. */
+static int read_others(const struct alloclab_results_reader *rd, struct alloclab_results *r)
+{
+	struct alloclab_run_facts *f = &r->facts;
+	json_t *o = json_object_get(r->metadata, K_OTHER_CPUS);
+	const char *where = K_METADATA "." K_OTHER_CPUS;
+	if (o == NULL)
+		return 0;
+	if (!json_is_object(o))
+		return alloclab_results_bad(rd, K_METADATA, K_OTHER_CPUS, "is %s, not an object", alloclab_json_type_name(o));
+	static const char *const keys[] = {K_MEAN, K_STOLEN, K_PEAK};
+	double *out[] = {&f->other_cpus_mean, &f->stolen_cpus_mean, &f->other_cpus_peak};
+	for (int k = 0; k < 3; k++) {
+		if (json_object_get(o, keys[k]) == NULL)
+			return alloclab_results_bad(rd, where, keys[k], "missing");
+		if (alloclab_results_get_number(rd, o, where, keys[k], 0, 1 << 20, out[k]) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* metadata.shard, once the cells are read (it has an entry per cell). */
 int alloclab_results_read_shard(const struct alloclab_results_reader *rd, struct alloclab_results *r)
 {
@@ -254,13 +408,43 @@ static int read_paired(const struct alloclab_results_reader *rd, struct alloclab
 	f->pair_plugins = calloc(json_array_size(labels), sizeof *f->pair_plugins);
 	json_array_foreach(labels, i, x)
 	{
-		if (!json_is_string(x) || json_string_length(x) == 0 || strlen(json_string_value(x)) != json_string_length(x))
+		if (!json_is_string(x) || json_string_length(x) == 0 || strlen(json_string_value(x)) != json_string_length(x) ||
+		    json_string_length(x) > ALLOCLAB_MAX_LABEL)
 			return alloclab_results_bad(rd, K_CONFIG "." K_PAIRED, K_PAIR_PLUGINS, "entry %zu is not a plugin label", i);
 		for (unsigned k = 0; k < f->npair; k++)
 			if (strcmp(f->pair_plugins[k], json_string_value(x)) == 0)
 				return alloclab_results_bad(rd, K_CONFIG "." K_PAIRED, K_PAIR_PLUGINS, "names '%.64s' twice",
 							    json_string_value(x));
 		f->pair_plugins[f->npair++] = strdup(json_string_value(x));
+	}
+	return 0;
+}
+
+/* metadata.allocator_environment: {name: value}, names as the
+ * environment's ([A-Za-z0-9_]), values strings, shown safely. */
+static int read_allocator_env(const struct alloclab_results_reader *rd, struct alloclab_results *r)
+{
+	json_t *env = json_object_get(r->metadata, K_ALLOCATOR_ENV), *value;
+	const char *name;
+
+	if (env == NULL)
+		return 0;
+	if (!json_is_object(env))
+		return alloclab_results_bad(rd, K_METADATA, K_ALLOCATOR_ENV, "is %s, not an object", alloclab_json_type_name(env));
+	if (json_object_size(env) > ALLOCLAB_MAX_ALLOCATOR_ENV)
+		return alloclab_results_bad(rd, K_METADATA, K_ALLOCATOR_ENV, "has more than %d variables",
+					    ALLOCLAB_MAX_ALLOCATOR_ENV);
+	r->facts.allocator_env = json_object();
+	json_object_foreach(env, name, value)
+	{
+		char *text;
+		if (name[0] == '\0' || strlen(name) > 64 || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+								     "0123456789_") != strlen(name))
+			return alloclab_results_bad(rd, K_METADATA, K_ALLOCATOR_ENV, "'%.64s' is not a variable's name", name);
+		if (alloclab_results_get_string(rd, env, K_METADATA "." K_ALLOCATOR_ENV, name, 1, &text) != 0)
+			return -1;
+		json_object_set_new(r->facts.allocator_env, name, json_string(text));
+		free(text);
 	}
 	return 0;
 }
@@ -283,8 +467,10 @@ int alloclab_results_read_facts(const struct alloclab_results_reader *rd, struct
 	for (unsigned i = 0; i < f->npair; i++)
 		free(f->pair_plugins[i]);
 	free(f->pair_plugins);
+	json_decref(f->allocator_env);
 	memset(f, 0, sizeof *f);
 	f->load_start = f->load_end = -1;
+	f->other_cpus_mean = f->stolen_cpus_mean = f->other_cpus_peak = -1;
 	if (alloclab_results_get_string(rd, r->metadata, K_METADATA, K_CPU_MODEL, 0, &f->cpu_model) != 0 ||
 	    alloclab_results_get_string(rd, r->metadata, K_METADATA, K_HOST, 0, &f->host) != 0 ||
 	    alloclab_results_get_string(rd, r->metadata, K_METADATA, K_ALLOCLAB_VERSION, 0, &f->alloclab_version) != 0 ||
@@ -315,7 +501,7 @@ int alloclab_results_read_facts(const struct alloclab_results_reader *rd, struct
 		json_t *m = json_object_get(r->config, K_MEASURE);
 		f->tlb_simulated = json_is_string(m) && strcmp(json_string_value(m), "tlb") == 0;
 	}
-	if (read_paired(rd, r) != 0)
+	if (read_paired(rd, r) != 0 || read_allocator_env(rd, r) != 0 || read_others(rd, r) != 0)
 		return -1;
 	if (a == NULL)
 		return 0;

@@ -1,5 +1,6 @@
 /* Merging the shards of a plan. See merge.h. */
 #include "results/merge.h"
+#include "results/results_keys.h"
 
 #include "base/lengths.h"
 
@@ -63,6 +64,12 @@ static int check_shard(const struct alloclab_results *first, const char *first_f
 		snprintf(err, err_len, "%s: its cells are not %s's: %s", file, first_file, why);
 		return -1;
 	}
+	/* Every shard's workers ran one allocator: not one set by an
+	 * environment another shard did not have. */
+	if (alloclab_results_env_difference(first, s, why, sizeof why)) {
+		snprintf(err, err_len, "%s: %s: merge shards measured with one environment", file, why);
+		return -1;
+	}
 	for (unsigned i = 0; i < s->ncells; i++)
 		if (g->cell_processes[i] != f->cell_processes[i]) {
 			snprintf(err, err_len, "%s: cell %u plans %u processes, and %s's %u", file, i, g->cell_processes[i],
@@ -116,8 +123,8 @@ static unsigned *shard_positions(struct alloclab_results *const *shards, const c
 	for (unsigned i = 0; i < n; i++) {
 		unsigned k = shards[i]->facts.shard_index;
 		if (given[k]) {
-			snprintf(err, err_len, "%s: shard %u of %u again (%s is shard %u too)", files[i], k, count,
-				 files[given[k] - 1], k);
+			snprintf(err, err_len, "%s and %s are both shard %u of %u (one shard measured twice, or a copy): "
+				 "give one of them", files[given[k] - 1], files[i], k, count);
 			free(given);
 			return NULL;
 		}
@@ -129,8 +136,18 @@ static unsigned *shard_positions(struct alloclab_results *const *shards, const c
 /* Cell c of the merge: the first shard's cell with every shard's
  * processes, in their order, failed when a shard's failed. 0, or -1 with
  * err. */
-static int merge_cell(struct alloclab_results *m, struct alloclab_results *const *shards, unsigned n, unsigned c,
-		      const struct alloclab_merge_report *rep, char *err, size_t err_len)
+/* The shard before shard i that holds process `index` of cell c, or -1. */
+static int holder(struct alloclab_results *const *shards, unsigned i, unsigned c, unsigned index)
+{
+	for (unsigned j = 0; j < i; j++)
+		for (unsigned p = 0; p < shards[j]->cells[c].nprocs; p++)
+			if (shards[j]->cells[c].procs[p].index == index)
+				return (int)j;
+	return -1;
+}
+
+static int merge_cell(struct alloclab_results *m, struct alloclab_results *const *shards, const char *const *files,
+		      unsigned n, unsigned c, const struct alloclab_merge_report *rep, char *err, size_t err_len)
 {
 	const struct alloclab_results *first = shards[0];
 	const struct alloclab_cell *fc = &first->cells[c];
@@ -148,6 +165,13 @@ static int merge_cell(struct alloclab_results *m, struct alloclab_results *const
 		char msg[ALLOCLAB_ERR_LEN + 64];
 		for (unsigned p = 0; p < sc->nprocs; p++) {
 			struct alloclab_process copy;
+			int j = holder(shards, i, c, sc->procs[p].index);
+			if (j >= 0) {
+				snprintf(err, err_len, "%s and %s both hold process %u of cell %u (%.48s %.48s threads=%u): "
+					 "shards whose rounds overlap", files[j], files[i], sc->procs[p].index, c, sc->plugin,
+					 sc->workload, sc->threads);
+				return -1;
+			}
 			copy_process(&sc->procs[p], sc, shards[i], &copy);
 			alloclab_cell_add_process(mc, &copy);
 		}
@@ -166,8 +190,7 @@ static int merge_cell(struct alloclab_results *m, struct alloclab_results *const
 	qsort(mc->procs, mc->nprocs, sizeof *mc->procs, cmp_process);
 	for (unsigned p = 1; p < mc->nprocs; p++)
 		if (mc->procs[p].index == mc->procs[p - 1].index) {
-			snprintf(err, err_len, "cell %u has process %u (as the files number them) twice: shards that overlap",
-				 c, mc->procs[p].index);
+			snprintf(err, err_len, "cell %u holds process %u twice", c, mc->procs[p].index);
 			return -1;
 		}
 	if (mc->status == ALLOCLAB_CELL_PENDING && all_ok)
@@ -239,6 +262,20 @@ struct alloclab_results *alloclab_merge(struct alloclab_results *const *shards, 
 
 	meta = json_deep_copy(first->metadata);
 	json_object_del(meta, "shard");
+	/* What other processes took of the CPUs: the busiest shard's (each
+	 * measured its own machine and moment), none when one did not say. */
+	const struct alloclab_results *busiest = first;
+	for (unsigned i = 0; i < n; i++) {
+		if (shards[i]->facts.other_cpus_peak < 0) {
+			busiest = NULL;
+			break;
+		}
+		if (shards[i]->facts.other_cpus_peak > busiest->facts.other_cpus_peak)
+			busiest = shards[i];
+	}
+	json_object_del(meta, K_OTHER_CPUS);
+	if (busiest)
+		json_object_set(meta, K_OTHER_CPUS, json_object_get(busiest->metadata, K_OTHER_CPUS));
 	m = alloclab_results_new_from(meta, json_deep_copy(first->config), err, err_len);
 	if (m == NULL) {
 		free(given);
@@ -259,7 +296,7 @@ struct alloclab_results *alloclab_merge(struct alloclab_results *const *shards, 
 		alloclab_results_add_plugin(m, &info);
 	}
 	for (unsigned c = 0; c < first->ncells; c++)
-		if (merge_cell(m, shards, n, c, rep, err, err_len) != 0) {
+		if (merge_cell(m, shards, files, n, c, rep, err, err_len) != 0) {
 			alloclab_results_free(m);
 			free(given);
 			alloclab_merge_report_clear(rep);

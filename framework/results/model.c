@@ -158,6 +158,7 @@ void alloclab_results_free(struct alloclab_results *r)
 	for (unsigned i = 0; i < r->facts.npair; i++)
 		free(r->facts.pair_plugins[i]);
 	free(r->facts.pair_plugins);
+	json_decref(r->facts.allocator_env);
 	free(r->facts.cell_processes);
 	free(r->path);
 	free(r);

@@ -109,6 +109,12 @@ static int read_value(const struct alloclab_results_reader *rd, const json_t *ob
 	if (v->per_op < 0x1p-64)
 		return alloclab_results_bad(rd, where, metric, "%g is below one unit over 2^64 operations: no measurement gives it",
 					    v->per_op);
+	/* ... and more than 2^64 units for one operation (584 years of
+	 * nanoseconds) is none either: the figures summed and squared over
+	 * a cell would reach infinity, and a table would show "inf". */
+	if (v->per_op > 0x1p64)
+		return alloclab_results_bad(rd, where, metric, "%g is more than 2^64 units for one operation: no measurement "
+					    "gives it", v->per_op);
 	{
 		static const char *const keys[] = {K_D1_MISSES_PER_OP, K_LL_MISSES_PER_OP};
 		double *dst[] = {&v->d1_misses_per_op, &v->ll_misses_per_op};
@@ -116,8 +122,9 @@ static int read_value(const struct alloclab_results_reader *rd, const json_t *ob
 			json_t *x = json_object_get(obj, keys[k]);
 			if (x == NULL)
 				continue;
-			if (!json_is_number(x) || !isfinite(json_number_value(x)) || json_number_value(x) < 0)
-				return alloclab_results_bad(rd, where, keys[k], "is not a finite non-negative number");
+			if (!json_is_number(x) || !isfinite(json_number_value(x)) || json_number_value(x) < 0 ||
+			    json_number_value(x) > 0x1p64)
+				return alloclab_results_bad(rd, where, keys[k], "is not a number of misses from 0 to 2^64");
 			*dst[k] = json_number_value(x);
 			v->cache_simulated = 1;
 		}
@@ -221,8 +228,9 @@ int alloclab_results_read_process(const struct alloclab_results_reader *rd, cons
 	}
 	v = json_object_get(obj, K_ELAPSED_S);
 	if (v) {
-		if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
-			return alloclab_results_bad(rd, where, K_ELAPSED_S, "is not a finite non-negative number of seconds");
+		if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0 ||
+		    json_number_value(v) > 1e9)
+			return alloclab_results_bad(rd, where, K_ELAPSED_S, "is not a number of seconds from 0 to 1e9");
 		p->elapsed_s = json_number_value(v);
 	}
 	if (read_values(rd, obj, where, K_WARMUPS, workload, threads, metric, &p->warmups, &p->nwarmups) != 0 ||

@@ -37,6 +37,33 @@ static int read_params(const struct alloclab_results_reader *rd, const json_t *o
 	return 0;
 }
 
+static int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return (x > y) - (x < y);
+}
+
+/* A cell's processes are rounds of the run, each measured once: a round
+ * twice (a forged file, or shards that overlap) would count as two
+ * processes. Version 1 files number no rounds. */
+static int check_rounds(const struct alloclab_results_reader *rd, const struct alloclab_cell *c, const char *where)
+{
+	unsigned *idx = rd->version >= 2 && c->nprocs > 1 ? malloc(c->nprocs * sizeof *idx) : NULL;
+	if (idx == NULL)
+		return 0;
+	for (unsigned p = 0; p < c->nprocs; p++)
+		idx[p] = c->procs[p].index;
+	qsort(idx, c->nprocs, sizeof *idx, cmp_unsigned);
+	for (unsigned p = 1; p < c->nprocs; p++)
+		if (idx[p] == idx[p - 1]) {
+			unsigned twice = idx[p];
+			free(idx);
+			return alloclab_results_bad(rd, where, K_RUNS, "holds process %u twice (a round is measured once)", twice);
+		}
+	free(idx);
+	return 0;
+}
+
 static int read_cell(const struct alloclab_results_reader *rd, const json_t *obj, const char *where, unsigned nplugins,
 		     struct alloclab_cell *c)
 {
@@ -71,6 +98,10 @@ static int read_cell(const struct alloclab_results_reader *rd, const json_t *obj
 	}
 	if (c->workload[0] == '\0' || c->plugin[0] == '\0') {
 		alloclab_results_bad(rd, where, c->plugin[0] ? K_WORKLOAD : K_PLUGIN, "is empty");
+		goto fail;
+	}
+	if (strlen(c->plugin) > ALLOCLAB_MAX_LABEL) {
+		alloclab_results_bad(rd, where, K_PLUGIN, "is longer than the %d bytes of a label", ALLOCLAB_MAX_LABEL);
 		goto fail;
 	}
 	c->threads = (unsigned)threads;
@@ -110,6 +141,8 @@ static int read_cell(const struct alloclab_results_reader *rd, const json_t *obj
 		alloclab_results_bad(rd, where, K_RUNS, "a cell whose status is ok has no measurement");
 		goto fail;
 	}
+	if (check_rounds(rd, c, where) != 0)
+		goto fail;
 	free(status);
 	return 0;
 fail:
@@ -194,6 +227,21 @@ static int read_plugin(const struct alloclab_results_reader *rd, const json_t *o
 		p->label = malloc(len);
 		snprintf(p->label, len, "%s%s%s", p->name, p->options[0] ? ":" : "", p->options);
 	}
+	if (p->label[0] == '\0' || strlen(p->label) > ALLOCLAB_MAX_LABEL)
+		return alloclab_results_bad(rd, where, K_LABEL, "is %zu bytes long, not 1 to %d (a label every format carries "
+					    "whole)", strlen(p->label), ALLOCLAB_MAX_LABEL);
+	return 0;
+}
+
+/* Labels tell plugins apart, as the reader shows them: two that differ
+ * only where a control character was are one. */
+static int unique_label(const struct alloclab_results_reader *rd, const struct alloclab_results *r, unsigned i,
+			const char *where)
+{
+	for (unsigned k = 0; k < i; k++)
+		if (strcmp(r->plugins[k].label, r->plugins[i].label) == 0)
+			return alloclab_results_bad(rd, where, K_LABEL, "'%.64s' is also plugins[%u]'s label", r->plugins[i].label,
+						    k);
 	return 0;
 }
 
@@ -254,10 +302,42 @@ static int check_shard(const struct alloclab_results_reader *rd, const struct al
 	return 0;
 }
 
+/* Whether a paired cell's design is one the run could have measured it
+ * in: slices only in a run made with slices (config.paired.slice_ops),
+ * the design its reference has (a pair is measured one way), a reason
+ * (pair_why) exactly when in processes of their own, and values that
+ * have slices exactly when the design is slices. */
+static int check_design(const struct alloclab_results_reader *rd, const struct alloclab_results *r,
+			const struct alloclab_cell *c, const struct alloclab_cell *ref, const char *where)
+{
+	int sliced = strcmp(c->pair_design, ALLOCLAB_PAIR_SLICES) == 0;
+	int apart = strcmp(c->pair_design, ALLOCLAB_PAIR_PROCESSES) == 0;
+	if (sliced && r->facts.slice_ops == 0)
+		return alloclab_results_bad(rd, where, K_PAIR_DESIGN, "is slices, but the run was made without slices "
+					    "(config.paired.slice_ops is 0)");
+	if (strcmp(c->pair_design, ref->pair_design) != 0)
+		return alloclab_results_bad(rd, where, K_PAIR_DESIGN, "'%s' is not the design of its reference's cell ('%.32s')",
+					    c->pair_design, ref->pair_design);
+	if (apart != (c->pair_why != NULL))
+		return alloclab_results_bad(rd, where, K_PAIR_WHY, apart ? "is missing (a cell measured in processes of its "
+								     "own says why)"
+									   : "is there, but the cell was measured in one worker");
+	for (unsigned p = 0; p < c->nprocs; p++)
+		for (unsigned v = 0; v < c->procs[p].nvalues + c->procs[p].nwarmups; v++) {
+			const struct alloclab_value *val = v < c->procs[p].nvalues ? &c->procs[p].values[v]
+										  : &c->procs[p].warmups[v - c->procs[p].nvalues];
+			if ((val->slices > 0) != sliced)
+				return alloclab_results_bad(rd, where, K_RUNS, "process %u has a value %s slices, which a cell "
+							    "measured in %s cannot", c->procs[p].index,
+							    sliced ? "without" : "with", c->pair_design);
+		}
+	return 0;
+}
+
 /* Paired comparisons, once every cell is read: the group names plugins of
  * the run; a paired cell is one of the group's, with a design this
- * alloclab knows and a reference cell; its processes match the
- * reference's. Pair fields came with version 3. */
+ * alloclab knows and the run could have used, and a reference cell; its
+ * processes match the reference's. Pair fields came with version 3. */
 static int check_pairs(const struct alloclab_results_reader *rd, const struct alloclab_results *r)
 {
 	static const char *const designs[] = {ALLOCLAB_PAIR_SLICES, ALLOCLAB_PAIR_VALUES, ALLOCLAB_PAIR_PROCESSES};
@@ -277,9 +357,12 @@ static int check_pairs(const struct alloclab_results_reader *rd, const struct al
 		snprintf(where, sizeof where, "%s[%u]", K_CELLS, i);
 		if (c->pair_design == NULL) {
 			for (unsigned p = 0; p < c->nprocs; p++)
-				if (c->procs[p].pair_ratio > 0)
-					return alloclab_results_bad(rd, where, K_RUNS, "a process of a cell that is not paired has "
-								    "a pair_ratio");
+				for (unsigned v = 0; v < c->procs[p].nvalues; v++)
+					if (c->procs[p].pair_ratio > 0 || c->procs[p].values[v].slices)
+						return alloclab_results_bad(rd, where, K_RUNS, "a process of a cell that is not "
+									    "paired has a %s", c->procs[p].pair_ratio > 0 ? "pair_ratio" : "value in slices");
+			if (c->pair_why)
+				return alloclab_results_bad(rd, where, K_PAIR_WHY, "is there, but the cell is not paired");
 			continue;
 		}
 		unsigned d = 0;
@@ -294,7 +377,7 @@ static int check_pairs(const struct alloclab_results_reader *rd, const struct al
 		if (ref == NULL)
 			return alloclab_results_bad(rd, where, K_PAIR_DESIGN, "no cell of the reference '%.64s' to pair with",
 						    r->facts.pair_plugins[0]);
-		if (check_pair_processes(rd, c, ref, where) != 0)
+		if (check_design(rd, r, c, ref, where) != 0 || check_pair_processes(rd, c, ref, where) != 0)
 			return -1;
 	}
 	return 0;
@@ -360,7 +443,7 @@ struct alloclab_results *alloclab_results_from_json(const json_t *doc, const cha
 		char w[64];
 		snprintf(w, sizeof w, "%s[%zu]", K_PLUGINS, i);
 		r->nplugins++;
-		if (read_plugin(&rd, x, w, &r->plugins[i]) != 0)
+		if (read_plugin(&rd, x, w, &r->plugins[i]) != 0 || unique_label(&rd, r, (unsigned)i, w) != 0)
 			goto fail;
 	}
 	if (alloclab_results_get_array(&rd, doc, "", K_CELLS, 1, ALLOCLAB_RESULTS_MAX_CELLS, &a) != 0)

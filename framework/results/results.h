@@ -54,6 +54,12 @@ int alloclab_metric_deterministic(const char *metric);
 #define ALLOCLAB_RESULTS_MAX_THREADS 1024
 #define ALLOCLAB_RESULTS_MAX_CELLS 65536
 #define ALLOCLAB_RESULTS_MAX_PLUGINS 1024
+/* A plugin's label, in bytes: what every format alloclab writes (a
+ * table's row, an export's name, a picture's key) carries whole. A run
+ * refuses a longer one, and the reader a file that holds one. */
+#define ALLOCLAB_MAX_LABEL 255
+/* The most allocator variables a run records (facts.allocator_env). */
+#define ALLOCLAB_MAX_ALLOCATOR_ENV 64
 /* A plan splits into at most this many shards (run --shard K/N). */
 #define ALLOCLAB_MAX_SHARDS 1000
 
@@ -271,6 +277,20 @@ struct alloclab_run_facts {
 	char **pair_plugins;
 	unsigned npair;
 	uint64_t slice_ops, slice_warm;
+	/* The environment's variables that change an allocator alloclab
+	 * bundles, as the run found them and its workers inherited them
+	 * ({name: value}, values shown safely; glibc's tunables only their
+	 * glibc.malloc part): MALLOC_* (glibc's, jemalloc's MALLOC_CONF),
+	 * *MALLOC_CONF, MIMALLOC_*, TCMALLOC_*, TBB_MALLOC_*, GLIBC_TUNABLES,
+	 * LD_PRELOAD, PYTHONMALLOC and the other PYTHON variables that hook
+	 * CPython's allocator. Empty: none set; NULL: not recorded (an older
+	 * file). */
+	json_t *allocator_env;
+	/* What other processes took of the CPUs the run could use while it
+	 * ran (process/cpu_share.h), in CPUs: their work on average, the
+	 * time the host stole on average, and the most the two took together
+	 * in a window of two seconds or more; < 0 unknown (an older file). */
+	double other_cpus_mean, stolen_cpus_mean, other_cpus_peak;
 };
 
 struct alloclab_results {
@@ -330,10 +350,26 @@ void alloclab_results_set_cache_simulated(struct alloclab_results *r, const char
  * the runner's own CPU time, workers excluded (< 0: unknown), and the
  * worker processes it ran. */
 void alloclab_results_set_end(struct alloclab_results *r, double load_end, double runner_cpu_s, unsigned workers);
+/* What other processes took of the CPUs the run could use (facts:
+ * other_cpus_mean, stolen_cpus_mean, other_cpus_peak), recorded in
+ * metadata; nothing when others < 0 (not measured). */
+void alloclab_results_set_others(struct alloclab_results *r, double others, double stolen, double peak);
 void alloclab_results_free(struct alloclab_results *r);
 
 /* Metadata of this machine and build. */
 json_t *alloclab_metadata(int argc, char **argv);
+
+/* The run's allocator environment (facts.allocator_env) as one line,
+ * "MALLOC_ARENA_MAX=1, MIMALLOC_PURGE_DELAY=0", in out: the number of
+ * variables (0: none, or not recorded). */
+unsigned alloclab_results_env_text(const struct alloclab_results *r, char *out, size_t len);
+
+/* Whether two runs' allocators were set differently by their
+ * environments (facts.allocator_env): 1 with a line saying how in out
+ * ("a.json ran with MALLOC_ARENA_MAX=1, b.json without it"), else 0
+ * (alike, or neither recorded it). For a comparison of the two. */
+int alloclab_results_env_difference(const struct alloclab_results *a, const struct alloclab_results *b, char *out,
+				    size_t len);
 
 /* Appends a plugin (fields copied; caps a reference taken over); returns its index. */
 unsigned alloclab_results_add_plugin(struct alloclab_results *r, const struct alloclab_plugin_info *info);

@@ -43,6 +43,11 @@
 #define K_SHARD_CELL_PROCESSES "cell_processes"
 #define K_SHARDS "shards"
 #define K_HOST_NAME "name"
+#define K_ALLOCATOR_ENV "allocator_environment"
+#define K_OTHER_CPUS "other_cpus"
+#define K_MEAN "mean"
+#define K_STOLEN "stolen"
+#define K_PEAK "peak"
 
 /* config */
 /* K_PROCESSES, K_VALUES, K_WARMUPS as below */

@@ -7,6 +7,7 @@
 #define ALLOCLAB_RUN_INTERNAL_H
 
 #include "run/runner.h"
+#include "process/cpu_share.h"
 #include "base/lengths.h"
 #include "run/progress.h"
 
@@ -52,6 +53,8 @@ struct alloclab_run {
 	char group_why[ALLOCLAB_ERR_LEN];
 	struct pair_slot *slots;
 	unsigned nslots;
+	/* What other processes took of the CPUs while the run ran. */
+	struct alloclab_cpu_share others;
 };
 
 /* ---- pairs.c ---- */

@@ -16,6 +16,7 @@
 #include "base/rng.h"
 #include "statistics/pairs.h"
 #include "process/child.h"
+#include "plugin/loader.h"
 #include "worker/worker.h"
 
 #include <stdio.h>
@@ -35,15 +36,18 @@ static int label_index(const struct alloclab_results *r, const char *label)
  * own, the first too. Beside the originals, their copies read 0.4 to 3.4%
  * slower, resolved, on six of an A/A's 42 rows (what differs: the
  * original's code is the page cache's, the same pages in every process;
- * a copy's are new); with every instance a copy, none. */
+ * a copy's are new); with every instance a copy, none. "One file" is the
+ * loader's: the same device and inode, whatever paths lead there (a link,
+ * a hard link, a linked folder), never the paths' text. */
 static void group_members(const struct alloclab_run *run, struct alloclab_pair_member *m)
 {
 	const struct alloclab_results *r = run->results;
 	for (unsigned k = 0; k < run->ngroup; k++) {
 		unsigned i = run->group[k];
-		m[k] = (struct alloclab_pair_member){run->cfg->plugins[i].spec, run->cfg->plugins[i].options, 0, 0};
+		m[k] = (struct alloclab_pair_member){run->cfg->plugins[i].spec, run->cfg->plugins[i].options, 0, 0,
+						     r->plugins[i].label};
 		for (unsigned j = 0; j < run->ngroup; j++)
-			m[k].private_copy |= j != k && strcmp(r->plugins[run->group[j]].path, r->plugins[i].path) == 0;
+			m[k].private_copy |= j != k && alloclab_plugin_same_file(r->plugins[run->group[j]].path, r->plugins[i].path);
 	}
 }
 
@@ -72,7 +76,10 @@ static int group_can_share(const struct alloclab_run *run, char *why, size_t why
 	group_members(run, a.m);
 	if (alloclab_child_run(probe_child, &a, run->cfg->timeout_s, &res, why, why_len) != 0)
 		return 0;
-	json_t *obj = alloclab_child_answer(&res, NULL, run->cfg->timeout_s, &na, why, why_len);
+	/* The member whose step ended the probe, named (never another). */
+	const char *culprit =
+		res.member >= 1 && (unsigned)res.member <= a.n ? alloclab_pair_member_name(&a.m[res.member - 1]) : NULL;
+	json_t *obj = alloclab_child_answer(&res, culprit, run->cfg->timeout_s, &na, why, why_len);
 	int shared = obj != NULL;
 	json_decref(obj);
 	alloclab_child_result_free(&res);
@@ -98,7 +105,7 @@ static int copies_share_an_allocator(const struct alloclab_run *run, char *why, 
 	for (unsigned k = 0; k < run->ngroup; k++)
 		for (unsigned j = 0; j < k; j++) {
 			const struct alloclab_plugin_info *a = &r->plugins[run->group[j]], *b = &r->plugins[run->group[k]];
-			if (strcmp(a->path, b->path) == 0 && !declares(b, "own-state") &&
+			if (alloclab_plugin_same_file(a->path, b->path) && !declares(b, "own-state") &&
 			    strcmp(run->cfg->plugins[run->group[j]].options, run->cfg->plugins[run->group[k]].options) != 0) {
 				snprintf(why, why_len, "'%s' and '%s' are one plugin whose allocator is the process's, not its "
 						       "file's (it does not declare own-state): two settings of it would be one "
@@ -251,24 +258,32 @@ static int slot_done(const struct alloclab_run *run, const struct pair_slot *s, 
 	return 1;
 }
 
-/* Every cell of the slot failed (or is not applicable) with why. */
+/* Every cell of the slot failed (or is not applicable) with why. The
+ * failure is the culprit's (the member whose step was running, -1 when
+ * none is known): its cell says what it did, the others that they were
+ * lost with it. */
 static int slot_failed(struct alloclab_run *run, struct pair_slot *s, unsigned round, int na, const char *why,
-		       struct alloclab_memory_timeline *memory, char *err, size_t err_len)
+		       int culprit, struct alloclab_memory_timeline *memory, char *err, size_t err_len)
 {
-	char line[ALLOCLAB_ERR_LEN + 32];
+	char line[ALLOCLAB_ERR_LEN + 32], lost[2 * ALLOCLAB_ERR_LEN];
 	snprintf(line, sizeof line, "process %u: %s", round + 1, why);
+	if (culprit >= 0)
+		snprintf(lost, sizeof lost, "process %u: not measured: lost with its pair when '%s' failed: %s", round + 1,
+			 run->results->cells[s->cell[culprit]].plugin, why);
+	unsigned keeper = culprit >= 0 ? (unsigned)culprit : 0; /* the failed worker's memory */
 	for (unsigned k = 0; k < s->ncells; k++) {
 		struct alloclab_cell *cell = &run->results->cells[s->cell[k]];
 		enum alloclab_cell_status st = na ? ALLOCLAB_CELL_NOT_APPLICABLE : ALLOCLAB_CELL_ERROR;
-		alloclab_cell_set_status(cell, st, na ? why : line);
-		if (k == 0 && !na) {
+		const char *mine = na ? why : culprit < 0 || (unsigned)culprit == k ? line : lost;
+		alloclab_cell_set_status(cell, st, mine);
+		if (k == keeper && !na) {
 			alloclab_memory_timeline_free(cell->failed_memory);
 			cell->failed_memory = memory;
 			memory = NULL;
 		}
 		run->cells[s->cell[k]].done = 1;
-		if (alloclab_journal_append(run->journal, s->cell[k], cell->threads, cell->metric, NULL, st, na ? why : line,
-					    k == 0 ? cell->failed_memory : NULL, err, err_len) != 0) {
+		if (alloclab_journal_append(run->journal, s->cell[k], cell->threads, cell->metric, NULL, st, mine,
+					    k == keeper ? cell->failed_memory : NULL, err, err_len) != 0) {
 			alloclab_memory_timeline_free(memory);
 			return -1;
 		}
@@ -312,7 +327,7 @@ static int slot_measured(struct alloclab_run *run, struct pair_slot *s, unsigned
 /* The slot's plugins in processes of their own, back to back: the order a
  * permutation drawn from the slot's seed, reversed every other round. */
 static int processes_round(struct alloclab_run *run, struct pair_slot *s, unsigned round, struct alloclab_progress *pg,
-			   struct alloclab_process *procs, int *interrupted, char *why, size_t why_len)
+			   struct alloclab_process *procs, int *interrupted, int *culprit, char *why, size_t why_len)
 {
 	unsigned order[ALLOCLAB_MAX_PAIR];
 	struct alloclab_rng rng = {s->spec.pair_seed};
@@ -334,6 +349,7 @@ static int processes_round(struct alloclab_run *run, struct pair_slot *s, unsign
 		int rc = alloclab_measure_isolated(&c->spec, run->cfg->timeout_s, &procs[k], interrupted, why, why_len);
 		alloclab_progress_step(pg);
 		if (rc != 0) {
+			*culprit = (int)k;
 			for (unsigned i = 0; i < j; i++)
 				alloclab_process_clear(&procs[order[round % 2 ? s->ncells - 1 - i : i]]);
 			return rc;
@@ -348,12 +364,12 @@ int alloclab_run_pair_round(struct alloclab_run *run, unsigned si, unsigned roun
 	struct pair_slot *s = &run->slots[si];
 	struct alloclab_process procs[ALLOCLAB_MAX_PAIR];
 	char why[ALLOCLAB_ERR_LEN];
-	int rc;
+	int rc, culprit = -1;
 
 	*interrupted = 0;
 	memset(procs, 0, sizeof procs);
 	if (strcmp(s->design, ALLOCLAB_PAIR_PROCESSES) == 0) {
-		rc = processes_round(run, s, round, pg, procs, interrupted, why, sizeof why);
+		rc = processes_round(run, s, round, pg, procs, interrupted, &culprit, why, sizeof why);
 	} else {
 		/* Every process its own orders (of the slices, of setting the
 		 * plugins up), drawn from the slot's seed and the round: one
@@ -365,17 +381,24 @@ int alloclab_run_pair_round(struct alloclab_run *run, unsigned si, unsigned roun
 			 s->spec.workload->name, s->spec.threads, round + 1, run->cells[s->cell[0]].processes);
 		alloclab_progress_show(pg, label);
 		run->workers_run++;
-		rc = alloclab_measure_isolated(&spec, run->cfg->timeout_s, procs, interrupted, why, sizeof why);
+		rc = alloclab_measure_isolated_blame(&spec, run->cfg->timeout_s, procs, interrupted, &culprit, why,
+						     sizeof why);
 		alloclab_progress_step(pg);
 	}
 	if (*interrupted)
 		return 0;
 	if (rc != 0) {
 		int na = rc == -2 && run->results->cells[s->cell[0]].nprocs == 0;
-		struct alloclab_memory_timeline *memory = procs[0].memory;
-		procs[0].memory = NULL;
-		alloclab_process_clear(&procs[0]);
-		return slot_failed(run, s, round, na, why, memory, err, err_len);
+		/* The failed worker's samples, wherever they were left (the
+		 * paired worker's in the first process, a process of its own
+		 * in its plugin's). */
+		struct alloclab_memory_timeline *memory = NULL;
+		for (unsigned k = 0; k < s->ncells; k++) {
+			if (memory == NULL)
+				memory = procs[k].memory, procs[k].memory = NULL;
+			alloclab_process_clear(&procs[k]);
+		}
+		return slot_failed(run, s, round, na, why, rc == -2 ? -1 : culprit, memory, err, err_len);
 	}
 	return slot_measured(run, s, round, procs, err, err_len);
 }

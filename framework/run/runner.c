@@ -4,6 +4,7 @@
 #include "measure/measure.h"
 #include "base/hash.h"
 #include "base/rng.h"
+#include "base/json_text.h"
 #include "base/lengths.h"
 
 #include "figures/cell_values.h"
@@ -124,6 +125,33 @@ static int label_taken(const struct alloclab_results *r, unsigned upto, const ch
 	return 0;
 }
 
+/* Every label is one that every format carries whole (a label cut to
+ * fit, or with a byte shown as '?', could become another's): at most
+ * ALLOCLAB_MAX_LABEL bytes of UTF-8 without control characters. */
+static int check_labels(const struct alloclab_run *run)
+{
+	const struct alloclab_results *r = run->results;
+	for (unsigned i = 0; i < r->nplugins; i++) {
+		const char *label = r->plugins[i].label, *why = alloclab_text_line_problem(label);
+		if (why == NULL && strlen(label) <= ALLOCLAB_MAX_LABEL && label[0])
+			continue;
+		char shown[64];
+		snprintf(shown, sizeof shown, "%.40s", label);
+		alloclab_text_make_line(shown);
+		if (why == NULL && label[0] == '\0')
+			why = "is empty";
+		if (why)
+			fprintf(stderr, "alloclab: plugin label '%s%s' %s: name the plugin with as=LABEL\n", shown,
+				strlen(label) > 40 ? "..." : "", why);
+		else
+			fprintf(stderr, "alloclab: plugin label '%s...' is %zu bytes long, more than the %d that results "
+				"files, tables and exports carry whole: name the plugin with as=LABEL\n", shown,
+				strlen(label), ALLOCLAB_MAX_LABEL);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Labels that tell every plugin of the run apart: as=NAME when given
  * (refused if two plugins ask for the same), else name[:options]; two
@@ -168,7 +196,7 @@ static int label_plugins(struct alloclab_run *run)
 		}
 		p->label = strdup(label);
 	}
-	return 0;
+	return check_labels(run);
 }
 
 /* The check before the run (vet.h), with progress: it can take a while. */
@@ -380,6 +408,7 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 	*out = NULL;
 	run->cfg = cfg;
 	run->results = alloclab_results_new(cfg->argc, cfg->argv, &settings);
+	alloclab_cpu_share_start(&run->others);
 	if (cfg->output)
 		snprintf(run->output, sizeof run->output, "%s", cfg->output);
 	else
@@ -507,6 +536,7 @@ int alloclab_run_measure(struct alloclab_run *run)
 				    alloclab_run_pair_round(run, (unsigned)c->slot, round, &progress, &interrupted, err,
 							    sizeof err) != 0)
 					goto write_failed;
+				alloclab_cpu_share_step(&run->others);
 				if (interrupted)
 					break;
 				continue;
@@ -520,6 +550,7 @@ int alloclab_run_measure(struct alloclab_run *run)
 			c->spec.layout_pad_pages = c->spec.cache_sim ? alloclab_layout_pad(round) : 0;
 			int measured = alloclab_measure_isolated(&c->spec, run->cfg->timeout_s, &proc, &interrupted, why,
 								 sizeof why);
+			alloclab_cpu_share_step(&run->others);
 			if (measured == -2 && cell->nprocs == 0) {
 				/* The workload found it cannot run here (a library
 				 * missing): said by the first process, so no
@@ -596,6 +627,9 @@ int alloclab_run_finish(struct alloclab_run *run, int status)
 		cpu_s = (double)self.ru_utime.tv_sec + self.ru_utime.tv_usec * 1e-6 + (double)self.ru_stime.tv_sec +
 			self.ru_stime.tv_usec * 1e-6;
 	alloclab_results_set_end(run->results, load[0], cpu_s, run->workers_run);
+	double others, stolen, peak;
+	if (alloclab_cpu_share_end(&run->others, &others, &stolen, &peak) == 0)
+		alloclab_results_set_others(run->results, others, stolen, peak);
 	if (alloclab_results_write(run->results, run->output, err, sizeof err) != 0) {
 		/* -o was taken meanwhile (something the run ran wrote over it, or
 		 * over its journal): the whole run is still here, in memory, and

@@ -715,6 +715,19 @@ static inline const unsigned char *get_varint(const unsigned char *p, const unsi
 	return get_varint_slow(p, end, v);
 }
 
+/* A release of an object in a slot its thread never allocates into (the
+ * slots a thread has are those it allocates into): what it is, in words,
+ * in buf. owner: another thread's object, or -1 the thread's own. */
+static const char *never_allocated(char *buf, size_t len, unsigned op, int owner, uint64_t slot)
+{
+	char whose[48] = "the object";
+	if (owner >= 0)
+		snprintf(whose, sizeof whose, "thread %d's object", owner);
+	snprintf(buf, len, "%s of %s in slot %" PRIu64 ", where %s never allocates: it releases an object the trace "
+		 "never allocated", alloclab_trace_op_names[op], whose, slot, owner >= 0 ? "that thread" : "the thread");
+	return buf;
+}
+
 #define NEED(expr)                                                                                                 \
 	do {                                                                                                       \
 		if ((p = (expr)) == NULL)                                                                          \
@@ -752,6 +765,7 @@ int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_t
 		struct alloclab_trace_event *e = &out[i];
 		uint64_t v;
 		const char *bad = NULL;
+		char why[200];
 
 		if (p >= end)
 			goto truncated;
@@ -781,7 +795,7 @@ int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_t
 				e->old_owner = (uint16_t)v;
 				NEED(get_varint(p, end, &v));
 				if (v >= t->threads[e->old_owner].slots) {
-					bad = "object's slot out of range";
+					bad = never_allocated(why, sizeof why, e->op, (int)e->old_owner, v);
 					goto bad_event;
 				}
 				e->old_slot = (uint32_t)v;
@@ -789,7 +803,7 @@ int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_t
 			} else {
 				NEED(get_varint(p, end, &v));
 				if (v >= rt->slots) {
-					bad = "object's slot out of range";
+					bad = never_allocated(why, sizeof why, e->op, -1, v);
 					goto bad_event;
 				}
 				e->old_slot = (uint32_t)v;
@@ -911,7 +925,8 @@ static const char *follow_own_slots(struct slot_tables *v, unsigned th, const st
 	if (alloclab_trace_op_releases(e->op) && !e->remote) {
 		uint32_t *s = &v->state[th][e->old_slot];
 		if (!(*s & LIVE))
-			bad = (*s & ~LIVE) == 0 ? "free of an object never allocated"
+			bad = (*s & ~LIVE) == 0 ? "free of an object never allocated (its slot is allocated into only "
+						  "later): it releases an object the trace had not allocated"
 						: "double free (the object was freed before)";
 		*s &= ~LIVE;
 	}

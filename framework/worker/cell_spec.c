@@ -108,10 +108,12 @@ json_t *alloclab_cell_spec_to_json(const struct alloclab_cell_spec *cell)
 	if (cell->npair) {
 		json_t *pair = json_array();
 		for (unsigned k = 0; k < cell->npair; k++)
-			json_array_append_new(pair, json_pack("{s:o,s:o,s:b,s:b}", "plugin",
+			json_array_append_new(pair, json_pack("{s:o,s:o,s:b,s:b,s:o?}", "plugin",
 							      alloclab_json_text(cell->pair[k].plugin), "options",
 							      alloclab_json_text(cell->pair[k].plugin_options), "gil",
-							      cell->pair[k].gil, "private_copy", cell->pair[k].private_copy));
+							      cell->pair[k].gil, "private_copy", cell->pair[k].private_copy,
+							      "label", cell->pair[k].label ? alloclab_json_text(cell->pair[k].label)
+											   : NULL));
 		json_object_set_new(obj, "pair", pair);
 		json_object_set_new(obj, "slice_ops", json_integer((json_int_t)cell->slice_ops));
 		json_object_set_new(obj, "slice_warm", json_integer((json_int_t)cell->slice_warm));
@@ -141,11 +143,12 @@ static int pair_from_json(const json_t *obj, struct alloclab_cell_spec *cell)
 	json_array_foreach(pair, k, m)
 	{
 		json_t *p = json_object_get(m, "plugin"), *o = json_object_get(m, "options"), *g = json_object_get(m, "gil"),
-		       *c = json_object_get(m, "private_copy");
-		if (!json_is_string(p) || !json_is_string(o) || !json_is_boolean(g) || !json_is_boolean(c))
+		       *c = json_object_get(m, "private_copy"), *l = json_object_get(m, "label");
+		if (!json_is_string(p) || !json_is_string(o) || !json_is_boolean(g) || !json_is_boolean(c) ||
+		    (l && !json_is_string(l)))
 			return -1;
 		cell->pair[k] = (struct alloclab_pair_member){json_string_value(p), json_string_value(o), json_is_true(g),
-							      json_is_true(c)};
+							      json_is_true(c), l ? json_string_value(l) : NULL};
 	}
 	if (strcmp(cell->pair[0].plugin, cell->plugin) != 0 || strcmp(cell->pair[0].plugin_options, cell->plugin_options) != 0)
 		return -1;

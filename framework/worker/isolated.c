@@ -67,14 +67,43 @@ static int read_answer(json_t *obj, const struct alloclab_cell_spec *spec, struc
 	return 0;
 }
 
+/* Whose failure it was: in a paired worker, the member that was running
+ * (the worker marks each member's steps, and leaves the one a failure it
+ * reports belongs to); -1 when none is known. The plugin to name is that
+ * member's, never the reference's by default. */
+static int failed_member(const struct alloclab_cell_spec *spec, const struct alloclab_child_result *res,
+			 const char **plugin)
+{
+	if (spec->npair < 2) {
+		*plugin = spec->plugin;
+		return -1;
+	}
+	if (res->member < 1 || (unsigned)res->member > spec->npair) {
+		*plugin = NULL;
+		return -1;
+	}
+	*plugin = alloclab_pair_member_name(&spec->pair[res->member - 1]);
+	return res->member - 1;
+}
+
 int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, struct alloclab_process *out,
 			      int *interrupted, char *err, size_t err_len)
 {
+	int culprit;
+	return alloclab_measure_isolated_blame(spec, timeout_s, out, interrupted, &culprit, err, err_len);
+}
+
+int alloclab_measure_isolated_blame(const struct alloclab_cell_spec *spec, double timeout_s,
+				    struct alloclab_process *out, int *interrupted, int *culprit, char *err,
+				    size_t err_len)
+{
 	struct alloclab_child_result res;
+	const char *plugin;
 	json_t *obj;
 	int rc = -1, not_applicable = 0;
 
 	*interrupted = 0;
+	*culprit = -1;
 	memset(out, 0, (spec->npair >= 2 ? spec->npair : 1) * sizeof *out);
 	if (alloclab_child_run_sampled(measure_child, (void *)spec, timeout_s, spec->sample_ms, &res, err, err_len) != 0)
 		return -1;
@@ -84,7 +113,8 @@ int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double time
 		alloclab_child_result_free(&res);
 		return -1;
 	}
-	obj = alloclab_child_answer(&res, spec->plugin, timeout_s, &not_applicable, err, err_len);
+	int member = failed_member(spec, &res, &plugin);
+	obj = alloclab_child_answer(&res, plugin, timeout_s, &not_applicable, err, err_len);
 	/* The worker is a plugin's process: its answer is checked like a file. */
 	if (obj && read_answer(obj, spec, out, err, err_len) == 0) {
 		out->elapsed_s = res.elapsed_s;
@@ -98,6 +128,7 @@ int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double time
 	} else if (not_applicable) {
 		rc = -2;
 	} else {
+		*culprit = member;
 		alloclab_child_add_printed(&res, err, err_len);
 		/* The samples up to the failure: the caller keeps them with the
 		 * cell's error. */

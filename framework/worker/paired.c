@@ -83,6 +83,20 @@ struct pair {
 	_Atomic int failed, prepare_failed;
 	_Atomic unsigned remaining;            /* (plugin, thread) runs not done in this value */
 	int *cpu;                              /* [threads]: -1 not pinned */
+	/* The member a failure belongs to, from 1 (0: none, or the worker's
+	 * own): the first to fail, left on the phase page when the worker
+	 * ends, so that its supervisor names that plugin and no other. */
+	_Atomic int blame;
+	/* The answer's descriptor as the worker found it (answer_dev and
+	 * answer_ino, when answer_known), and the member after whose step it
+	 * was found closed or replaced (from 1; 0 never). */
+	int answer_known;
+	dev_t answer_dev;
+	ino_t answer_ino;
+	_Atomic int closed_by;
+	/* The member whose blocks were found changed (check_members), from
+	 * 1; 0 none. */
+	_Atomic int changed;
 };
 
 struct pair_thread {
@@ -144,6 +158,62 @@ static void wait_all(struct pair *p)
 		alloclab_slice_barrier_wait(&p->slices);
 }
 
+/* ---- whose step it is ---- */
+
+/* Marks member m's step, before it starts: every thread is in the same
+ * member's step at once (the threads meet between members), so a crash
+ * or a hang is the plugin named here. */
+static void in_member(unsigned m)
+{
+	alloclab_phase_member((int)m + 1);
+}
+
+/* Member m is to blame, unless one failed first. */
+static void blame(struct pair *p, unsigned m)
+{
+	int none = 0;
+	atomic_compare_exchange_strong(&p->blame, &none, (int)m + 1);
+}
+
+/* Member m failed (a thread's failure, seen by the others after the next
+ * barrier). */
+static void member_failed(struct pair *p, unsigned m)
+{
+	blame(p, m);
+	p->failed = 1;
+}
+
+/* Thread 0, after member m's step: whether the worker's answer descriptor
+ * is still the pipe it was (a plugin that closes descriptors it did not
+ * open takes the worker's answer with it). A system call outside every
+ * timed part. It sets closed_by, which the threads read only after a
+ * barrier (as `failed`: a thread must not leave a step the others are
+ * still in). */
+static void check_answer(struct pair *p, unsigned m)
+{
+	struct stat st;
+	if (!p->answer_known || p->closed_by)
+		return;
+	if (fstat(ALLOCLAB_WORKER_RESULT_FD, &st) != 0 || st.st_dev != p->answer_dev || st.st_ino != p->answer_ino) {
+		snprintf(p->m[m].error[0], ALLOCLAB_ERR_LEN, "closed the worker's descriptors, so its answer could not be "
+			 "sent (a plugin must close only descriptors it opened)");
+		blame(p, m);
+		p->closed_by = (int)m + 1;
+	}
+}
+
+/* Every thread, once member m's step ends on it: the threads meet, thread
+ * 0 checks the answer pipe while no plugin's code runs, and they meet
+ * again before the next step. A check before every thread had ended the
+ * step would pin what a slower thread's plugin did there on the next. */
+static void after_step(struct pair *p, unsigned i, unsigned m)
+{
+	wait_all(p);
+	if (i == 0)
+		check_answer(p, m);
+	wait_all(p);
+}
+
 /* Thread 0, once every thread's part of round r has ended: each plugin's
  * time and operations on each thread, less the slice rounds in which a
  * thread was preempted (slice.h), dropped for every plugin alike. */
@@ -159,8 +229,14 @@ static void tally(struct pair *p, unsigned r)
 			all[m * p->threads + i] = &p->m[m].sl[i];
 	if (p->sliced && all)
 		rounds = alloclab_slices_preempted(all, n, &dropped, &ndropped);
-	if (rounds < 0)
+	if (p->sliced && (rounds < 0 || all == NULL)) {
+		/* No memory to decide what to drop: nothing dropped, and the
+		 * rounds still counted (a value in slices has slices). */
 		rounds = 0, ndropped = 0;
+		for (unsigned m = 0; m < p->n; m++)
+			for (unsigned i = 0; i < p->threads; i++)
+				rounds = (long)p->m[m].sl[i].nparts > rounds ? (long)p->m[m].sl[i].nparts : rounds;
+	}
 	for (unsigned m = 0; m < p->n; m++) {
 		for (unsigned i = 0; i < p->threads; i++) {
 			struct alloclab_slice *sl = &p->m[m].sl[i];
@@ -212,8 +288,13 @@ static void timed_slices(struct pair *p, unsigned i, unsigned r)
 		for (unsigned j = 0; j < p->n; j++) {
 			unsigned m = member_at(p, r, s, j);
 			wait_all(p);
+			in_member(m);
 			alloclab_slice_run(&p->m[m].sl[i], &sched);
 			wait_all(p);
+			/* Every thread's slice has ended, and the next starts only
+			 * after the barrier above it. */
+			if (i == 0)
+				check_answer(p, m);
 		}
 		/* Stable here: every decrement happened before the barrier. */
 		if (atomic_load_explicit(&p->remaining, memory_order_relaxed) == 0)
@@ -228,6 +309,7 @@ static void timed_values(struct pair *p, unsigned i, unsigned r)
 		unsigned m = member_at(p, r, 0, j);
 		struct alloclab_slice *sl = &p->m[m].sl[i];
 		wait_all(p);
+		in_member(m);
 		uint64_t start = now_ns();
 		p->m[m].wt[i].own_ns = 0;
 		p->cell->workload->run(&p->m[m].wt[i]);
@@ -238,6 +320,9 @@ static void timed_values(struct pair *p, unsigned i, unsigned r)
 		sl->nparts = 0;
 		alloclab_slice_record(sl, ns, p->m[m].wt[i].ops);
 		wait_all(p);
+		/* Every thread's value has ended; the next starts after a barrier. */
+		if (i == 0)
+			check_answer(p, m);
 	}
 }
 
@@ -253,9 +338,33 @@ static void prepare_all(struct pair *p, unsigned i, unsigned r)
 		wt->warmup = r < p->cell->warmups;
 		wt->ops = 0;
 		wt->slicer = p->sliced ? &p->m[m].sl[i].s : NULL;
+		in_member(m);
 		alloclab_phase("prepare");
-		if (p->cell->workload->prepare(wt, p->m[m].error[i], ALLOCLAB_ERR_LEN) != 0)
+		if (p->cell->workload->prepare(wt, p->m[m].error[i], ALLOCLAB_ERR_LEN) != 0) {
+			blame(p, m);
 			p->prepare_failed = 1;
+		}
+		after_step(p, i, m);
+	}
+}
+
+/* Every plugin's blocks on thread i, once every plugin has run (untimed):
+ * each still carries what the workload wrote into it (workload.h,
+ * check_blocks). One that does not was written by a plugin of the pair:
+ * its own, or another's writing into a block after freeing it (the
+ * plugins may share the memory beneath them, as two plugins built on the
+ * C library's malloc do). Which one, the check cannot tell. */
+static void check_members(struct pair *p, unsigned i)
+{
+	for (unsigned m = 0; m < p->n; m++) {
+		char why[256];
+		in_member(m);
+		alloclab_phase("check");
+		if (p->cell->workload->check_blocks(&p->m[m].wt[i], why, sizeof why) != 0) {
+			snprintf(p->m[m].error[i], ALLOCLAB_ERR_LEN, "%.200s", why);
+			int none = 0;
+			atomic_compare_exchange_strong(&p->changed, &none, (int)m + 1);
+		}
 	}
 }
 
@@ -267,10 +376,18 @@ static void end_round(struct pair *p, unsigned i, unsigned r)
 		struct alloclab_workload_thread *wt = &p->m[m].wt[i];
 		if (wt->error) {
 			snprintf(p->m[m].error[i], ALLOCLAB_ERR_LEN, "%s", wt->error);
-			p->failed = 1;
+			member_failed(p, m);
 		}
 	}
+	if (p->closed_by)
+		p->failed = 1;
 	wait_all(p);
+	if (p->cell->workload->check_blocks && !p->failed) {
+		check_members(p, i);
+		wait_all(p);
+		if (p->changed)
+			p->failed = 1;
+	}
 	if (i == 0) {
 		tally(p, r);
 		set_walls(p, r);
@@ -282,6 +399,7 @@ static void end_round(struct pair *p, unsigned i, unsigned r)
 		for (unsigned m = 0; m < p->n; m++)
 			if (p->m[m].alloc.ops.stats) {
 				json_t *all = json_object();
+				in_member(m);
 				alloclab_phase("stats");
 				alloclab_plugin_stats(&p->m[m].alloc.ops, p->m[m].alloc.instance, alloclab_worker_collect_stat, all);
 				p->m[m].stats_live = all;
@@ -290,8 +408,10 @@ static void end_round(struct pair *p, unsigned i, unsigned r)
 	for (unsigned m = 0; m < p->n; m++) {
 		struct member *mb = &p->m[m];
 		struct alloclab_workload_thread *wt = &mb->wt[i];
+		in_member(m);
 		alloclab_phase("finish");
 		p->cell->workload->finish(wt);
+		after_step(p, i, m);
 		if (wt->report) {
 			mb->reports[r * p->threads + i] = wt->report;
 			wt->report = NULL;
@@ -316,14 +436,16 @@ static void attach_all(struct pair *p, unsigned i)
 		struct member *mb = &p->m[m];
 		if (mb->alloc.ops.thread_attach == NULL)
 			continue;
+		in_member(m);
 		alloclab_phase("thread_attach");
 		int rc = mb->alloc.ops.thread_attach(mb->alloc.instance);
 		if (rc != 0) {
 			snprintf(mb->error[i], ALLOCLAB_ERR_LEN, "thread_attach failed: %s", strerror(-rc));
-			p->failed = 1;
+			member_failed(p, m);
 		} else {
 			mb->attached[i] = 1;
 		}
+		after_step(p, i, m);
 	}
 }
 
@@ -336,7 +458,7 @@ static void *pair_thread(void *arg)
 	attach_all(p, i);
 	for (unsigned r = 0; r < p->rounds; r++) {
 		pthread_barrier_wait(&p->barrier);
-		if (p->failed)
+		if (p->failed || p->closed_by)
 			break;
 		if (i == 0) {
 			alloclab_phase_round(r < p->cell->warmups ? -(int)(r + 1) : (int)(r - p->cell->warmups + 1));
@@ -344,7 +466,7 @@ static void *pair_thread(void *arg)
 		}
 		prepare_all(p, i, r);
 		pthread_barrier_wait(&p->barrier);
-		if (p->prepare_failed)
+		if (p->prepare_failed || p->closed_by)
 			p->failed = 1;
 		if (!p->failed) {
 			alloclab_phase("run");
@@ -356,9 +478,13 @@ static void *pair_thread(void *arg)
 		end_round(p, i, r);
 	}
 	for (unsigned m = 0; m < p->n; m++)
-		if (p->m[m].attached[i]) {
-			alloclab_phase("thread_detach");
-			p->m[m].alloc.ops.thread_detach(p->m[m].alloc.instance);
+		if (p->m[m].alloc.ops.thread_detach) {
+			if (p->m[m].attached[i]) {
+				in_member(m);
+				alloclab_phase("thread_detach");
+				p->m[m].alloc.ops.thread_detach(p->m[m].alloc.instance);
+			}
+			after_step(p, i, m);
 		}
 	return NULL;
 }
@@ -407,6 +533,8 @@ static int open_members(struct pair *p, char *err, size_t err_len)
 		struct member *mb = &p->m[k];
 		const char *spec = mb->spec->plugin;
 		char why[ALLOCLAB_ERR_LEN];
+		in_member(k);
+		p->blame = (int)k + 1; /* until it is created */
 		if (mb->spec->private_copy) {
 			if (private_copy(spec, k, mb->copy, sizeof mb->copy, err, err_len) != 0)
 				return -1;
@@ -415,18 +543,36 @@ static int open_members(struct pair *p, char *err, size_t err_len)
 		alloclab_phase("load");
 		const char *second = mb->spec->private_copy ? " (its second instance, from a copy of its file)" : "";
 		if (alloclab_plugin_load(spec, &mb->plugin, why, sizeof why) != 0) {
-			snprintf(err, err_len, "plugin '%s'%s cannot be loaded beside the others: %s", mb->spec->plugin, second,
-				 why);
+			snprintf(err, err_len, "plugin '%s'%s cannot be loaded beside the others: %s",
+				 alloclab_pair_member_name(mb->spec), second, why);
 			return -1;
+		}
+		/* The loader's own answer to "one file?": a handle it gave
+		 * another member means one set of statics for both (the file
+		 * changed since the plan decided on copies). */
+		for (unsigned i = 0; i < j; i++) {
+			const struct member *other = &p->m[setup_at(p, 0, i)];
+			if (other->plugin.handle == mb->plugin.handle) {
+				snprintf(err, err_len, "plugin '%s' and plugin '%s' are one file to the loader (its statics "
+					 "would serve both): they cannot be measured as two", alloclab_pair_member_name(other->spec),
+					 alloclab_pair_member_name(mb->spec));
+				return -1;
+			}
 		}
 		alloclab_phase("create");
 		if (alloclab_allocator_create(&mb->alloc, &mb->plugin, mb->spec->plugin_options, why, sizeof why) != 0) {
-			snprintf(err, err_len, "plugin '%s'%s cannot be created beside the others: %s", mb->spec->plugin,
-				 second, why);
+			snprintf(err, err_len, "plugin '%s'%s cannot be created beside the others: %s",
+				 alloclab_pair_member_name(mb->spec), second, why);
 			return -1;
 		}
 		mb->created = 1;
+		check_answer(p, k);
+		if (p->closed_by) {
+			snprintf(err, err_len, "plugin '%s' %s", alloclab_pair_member_name(mb->spec), mb->error[0]);
+			return -1;
+		}
 	}
+	p->blame = 0;
 	return 0;
 }
 
@@ -590,6 +736,8 @@ static void pair_process(struct pair *p, unsigned k, struct alloclab_process *ou
 	mb->stats_live = NULL;
 	if (mb->alloc.ops.stats) {
 		json_t *stats = json_object();
+		in_member(k);
+		alloclab_phase("stats");
 		if (alloclab_plugin_stats(&mb->alloc.ops, mb->alloc.instance, alloclab_worker_collect_stat, stats) == 0)
 			out->stats_after_finish = stats;
 		else
@@ -602,6 +750,7 @@ static void free_pair(struct pair *p)
 	for (unsigned k = 0; k < p->n; k++) {
 		struct member *mb = &p->m[k];
 		if (mb->created) {
+			in_member(k);
 			alloclab_phase("destroy");
 			alloclab_allocator_destroy(&mb->alloc);
 		}
@@ -623,17 +772,69 @@ static void free_pair(struct pair *p)
 	free(p->cpu);
 }
 
-/* The failure a thread reported, with the plugin it came from. */
-static int pair_failure(const struct pair *p, char *err, size_t err_len)
+/* The failure a thread reported, with the plugin it came from: the
+ * first member to fail (p->blame), else the first with a reason. */
+static int pair_failure(struct pair *p, char *err, size_t err_len)
 {
-	for (unsigned k = 0; k < p->n; k++)
-		for (unsigned i = 0; i < p->threads; i++)
+	if (p->changed && !p->blame) {
+		/* No plugin to blame: every cell says so, alike. */
+		unsigned k = (unsigned)p->changed - 1;
+		size_t used = (size_t)snprintf(err, err_len, "the blocks plugin '%s' held changed under the workload (",
+					       alloclab_pair_member_name(p->m[k].spec));
+		for (unsigned i = 0; i < p->threads && used < err_len; i++)
 			if (p->m[k].error[i][0]) {
-				snprintf(err, err_len, "plugin '%s': %s", p->m[k].spec->plugin, p->m[k].error[i]);
-				return p->m[k].wt[i].not_applicable ? -2 : -1;
+				used += (size_t)snprintf(err + used, err_len - used, "%s", p->m[k].error[i]);
+				break;
 			}
+		for (unsigned o = 0, first = 1; o < p->n && used < err_len; o++)
+			if (o != k) {
+				used += (size_t)snprintf(err + used, err_len - used, "%s'%s'", first ? ") beside " : ", ",
+							 alloclab_pair_member_name(p->m[o].spec));
+				first = 0;
+			}
+		if (used < err_len)
+			snprintf(err + used, err_len - used, ": a plugin of the pair wrote into a block it had freed or "
+				 "had not handed out (which one, pairing cannot tell)");
+		return -1;
+	}
+	for (unsigned pass = 0; pass < 2; pass++)
+		for (unsigned k = 0; k < p->n; k++) {
+			if (pass == 0 && (int)k + 1 != p->blame)
+				continue;
+			for (unsigned i = 0; i < p->threads; i++)
+				if (p->m[k].error[i][0]) {
+					snprintf(err, err_len, "plugin '%s' %s%s", alloclab_pair_member_name(p->m[k].spec),
+						 (int)k + 1 == p->closed_by ? "" : "failed: ", p->m[k].error[i]);
+					p->blame = (int)k + 1;
+					return p->m[k].wt[i].not_applicable ? -2 : -1;
+				}
+		}
 	snprintf(err, err_len, "a thread failed without saying why");
 	return -1;
+}
+
+/* The answer's descriptor as this worker starts (a worker's; a probe
+ * answers elsewhere and checks nothing). */
+static void note_answer(struct pair *p)
+{
+	struct stat st;
+	p->answer_known = fstat(ALLOCLAB_WORKER_RESULT_FD, &st) == 0 && S_ISFIFO(st.st_mode);
+	p->answer_dev = st.st_dev;
+	p->answer_ino = st.st_ino;
+}
+
+/* What the worker leaves on its phase page as it ends: the member whose
+ * failure it was (0 none, or a success), and a closed answer said as
+ * such, for the supervisor to name that plugin. */
+static void leave_blame(const struct pair *p, int rc)
+{
+	if (rc == 0) {
+		alloclab_phase_member(0);
+		return;
+	}
+	alloclab_phase_member(p->closed_by ? p->closed_by : p->blame);
+	if (p->closed_by)
+		alloclab_phase(ALLOCLAB_PHASE_ANSWER_CLOSED);
 }
 
 int alloclab_worker_measure_paired(const struct alloclab_cell_spec *cell, struct alloclab_process *out, char *err,
@@ -652,6 +853,7 @@ int alloclab_worker_measure_paired(const struct alloclab_cell_spec *cell, struct
 	}
 	for (unsigned k = 0; k < p.n; k++)
 		p.m[k].spec = &cell->pair[k];
+	note_answer(&p);
 	pthread_barrier_init(&p.barrier, NULL, p.threads);
 	alloclab_slice_barrier_init(&p.slices, p.threads);
 	if (open_members(&p, err, err_len) != 0)
@@ -660,9 +862,11 @@ int alloclab_worker_measure_paired(const struct alloclab_cell_spec *cell, struct
 		snprintf(err, err_len, "paired: out of memory");
 		goto out;
 	}
-	if (run_pair(&p, err, err_len) != 0)
+	if (run_pair(&p, err, err_len) != 0) {
+		p.blame = 0;
 		goto out;
-	if (p.failed) {
+	}
+	if (p.failed || p.closed_by) {
 		rc = pair_failure(&p, err, err_len);
 		goto out;
 	}
@@ -673,6 +877,7 @@ int alloclab_worker_measure_paired(const struct alloclab_cell_spec *cell, struct
 out:
 	free_pair(&p);
 	pthread_barrier_destroy(&p.barrier);
+	leave_blame(&p, rc);
 	return rc;
 }
 
@@ -692,5 +897,6 @@ int alloclab_pair_probe(const struct alloclab_pair_member *members, unsigned n, 
 		p.m[k].spec = &cell.pair[k];
 	rc = open_members(&p, err, err_len);
 	free_pair(&p);
+	leave_blame(&p, rc);
 	return rc;
 }

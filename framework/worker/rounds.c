@@ -190,6 +190,25 @@ static void round_after_run(struct worker *w, struct thread_slot *slot, unsigned
 		round_account(w, slot, r);
 }
 
+/* Whether the blocks the thread holds still carry what the workload
+ * wrote (workload.h, check_blocks), after every count and before finish:
+ * the plugin changed them otherwise, and nothing it measured is kept. */
+static void round_check_blocks(struct worker *w, struct thread_slot *slot)
+{
+	char why[256];
+	if (w->failed || w->cell->workload->check_blocks == NULL)
+		return;
+	alloclab_phase("check");
+	if (w->cell->workload->check_blocks(&slot->wt, why, sizeof why) != 0) {
+		snprintf(slot->error, sizeof slot->error,
+			 "blocks the plugin handed out changed under the workload (%.200s): it wrote into a block it had "
+			 "handed out or freed, or handed one out twice",
+			 why);
+		slot->wt.last_value = 1;
+		w->failed = 1;
+	}
+}
+
 /* finish, and what the workload reported of the round and the process. */
 static void round_finish(struct worker *w, struct thread_slot *slot, unsigned r)
 {
@@ -251,6 +270,7 @@ void *alloclab_worker_thread(void *arg)
 		}
 		pthread_barrier_wait(&w->barrier);
 		round_after_run(w, slot, r, &before);
+		round_check_blocks(w, slot);
 		round_finish(w, slot, r);
 	}
 	if (attached) {

@@ -31,7 +31,16 @@ struct alloclab_pair_member {
 	/* Load a private copy of the plugin's file, so that a second instance
 	 * of one plugin has state of its own (an A/A comparison). */
 	int private_copy;
+	/* How the run labels it, for messages (two members may be one file);
+	 * NULL: its plugin, as given. */
+	const char *label;
 };
+
+/* How messages name a paired member: its label, else its plugin. */
+static inline const char *alloclab_pair_member_name(const struct alloclab_pair_member *m)
+{
+	return m->label ? m->label : m->plugin;
+}
 
 struct alloclab_cell_spec {
 	const char *plugin;          /* name or path, as given */
@@ -154,6 +163,12 @@ uint64_t alloclab_thread_seed(uint64_t seed, unsigned thread_index);
  */
 int alloclab_measure_isolated(const struct alloclab_cell_spec *spec, double timeout_s, struct alloclab_process *out,
 			      int *interrupted, char *err, size_t err_len);
+/* The same, and on a failure (-1) whose it was: for a paired spec the
+ * index of the member that was running when the worker failed (err names
+ * it), else -1 (a failure of the worker's own, or of an unpaired one). */
+int alloclab_measure_isolated_blame(const struct alloclab_cell_spec *spec, double timeout_s,
+				    struct alloclab_process *out, int *interrupted, int *culprit, char *err,
+				    size_t err_len);
 
 /* The file descriptor a worker writes its answer on (alloclab_worker_send). */
 #define ALLOCLAB_WORKER_RESULT_FD 3

@@ -328,7 +328,18 @@ struct alloclab_workload {
 	 * installed), else NULL: such cells are planned "not applicable" and
 	 * no worker runs them. */
 	const char *(*plan_not_applicable)(const struct alloclab_params *params);
+	/* Optional (appended: the layout before it is pinned): whether the
+	 * blocks the thread still holds carry what it wrote into them
+	 * (churn's, fragment's and steady's first and last byte): called
+	 * after run() and before finish(), untimed, by the worker (in a paired
+	 * worker for every plugin, once all have run). A plugin that hands a
+	 * live block out twice, writes into one, or writes into a block after
+	 * freeing it (a block another plugin of a pair may hold by then)
+	 * changes them. 0, or -1 with where in err ("churn: slot 17's first
+	 * byte is 0x5a, where the workload wrote 0x01"). */
+	int (*check_blocks)(struct alloclab_workload_thread *t, char *err, size_t err_len);
 };
+
 
 /* Whether a workload with these flags alternates plugins in slices at
  * this thread count (else whole values). */
