@@ -287,7 +287,7 @@ struct alloclab_run_facts {
 	 * file). */
 	json_t *allocator_env;
 	/* What other processes took of the CPUs the run could use while it
-	 * ran (process/cpu_share.h), in CPUs: their work on average, the
+	 * ran (measure/cpu_share.h), in CPUs: their work on average, the
 	 * time the host stole on average, and the most the two took together
 	 * in a window of two seconds or more; < 0 unknown (an older file). */
 	double other_cpus_mean, stolen_cpus_mean, other_cpus_peak;

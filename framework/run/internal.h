@@ -7,7 +7,7 @@
 #define ALLOCLAB_RUN_INTERNAL_H
 
 #include "run/runner.h"
-#include "process/cpu_share.h"
+#include "measure/cpu_share.h"
 #include "base/lengths.h"
 #include "run/progress.h"
 

@@ -1,6 +1,6 @@
 /* What other processes took of the CPUs a run may use. See cpu_share.h. */
 #define _GNU_SOURCE 1
-#include "process/cpu_share.h"
+#include "measure/cpu_share.h"
 
 #include <sched.h>
 #include <stdio.h>
