@@ -1,5 +1,6 @@
 /* A comparison as JSON. See comparison_json.h. */
 #include "comparison_json.h"
+#include "base/json_text.h"
 
 static const char *status_text(enum alloclab_entry_status s)
 {
@@ -50,7 +51,15 @@ json_t *alloclab_comparison_to_json(const struct alloclab_comparison *cmp)
 	}
 	for (size_t r = 0; r < cmp->nrows; r++)
 		json_array_append_new(rows, row_json(cmp, &cmp->rows[r]));
-	return json_pack("{s:o,s:s,s:s,s:f,s:f,s:o,s:o,s:b}", "columns", columns, "metric", cmp->metric, "test",
-			 alloclab_comparison_test_text(cmp), "alpha", cmp->alpha, "min_speed_percent", cmp->min_speed,
-			 "rows", rows, "geometric_mean", geomean, "paired", cmp->paired);
+	json_t *doc = json_pack("{s:o,s:s,s:s,s:f,s:f,s:o,s:o,s:b}", "columns", columns, "metric", cmp->metric, "test",
+				alloclab_comparison_test_text(cmp), "alpha", cmp->alpha, "min_speed_percent", cmp->min_speed,
+				"rows", rows, "geometric_mean", geomean, "paired", cmp->paired);
+	/* Only when there are any: the document of runs alike is as it was. */
+	if (cmp->nnotes > 0) {
+		json_t *notes = json_array();
+		for (size_t i = 0; i < cmp->nnotes; i++)
+			json_array_append_new(notes, alloclab_json_text(cmp->notes[i]));
+		json_object_set_new(doc, "notes", notes);
+	}
+	return doc;
 }

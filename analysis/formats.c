@@ -202,10 +202,13 @@ static void rst_rule(FILE *out, const size_t *w, size_t cols, char ch)
 	fputs("+\n", out);
 }
 
-/* A paired comparison says so above its table: its rows are the ratios of
- * the same processes' times, with their 95% intervals. */
+/* What holds for the whole table is said above it: runs whose environments
+ * set the allocators otherwise, and a paired comparison's rows being the
+ * ratios of the same processes' times, with their 95% intervals. */
 static void print_paired_header(const struct alloclab_comparison *cmp, FILE *out)
 {
+	for (size_t i = 0; i < cmp->nnotes; i++)
+		fprintf(out, "Note: %s.\n\n", cmp->notes[i]);
 	if (cmp->paired)
 		fputs("Paired: each ratio is of times taken side by side in the same worker processes (the geometric\n"
 		      "mean over processes), [its 95% interval]; a ratio whose interval holds 1 is not resolved.\n\n",

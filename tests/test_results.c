@@ -324,4 +324,18 @@ Test(results, the_allocator_environment_is_recorded_and_shown, .timeout = 120)
 	r = run_alloclab(dir, (const char *const[]){"show", "plain.json", NULL});
 	cr_expect_null(strstr(r.out, "environment set the allocators"), "%s", r.out);
 	cmd_result_free(&r);
+
+	/* compare says it above the table, in every format that has words. */
+	const char *formats[] = {"rst", "md", "json"};
+	for (int i = 0; i < 3; i++) {
+		r = run_alloclab(dir, (const char *const[]){"compare", "-f", formats[i], "plain.json", "e.json", NULL});
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect(strstr(r.out, "environments set the allocators differently") &&
+				  strstr(r.out, "e.json ran with MALLOC_ARENA_MAX=1"),
+			  "compare -f %s: %s", formats[i], r.out);
+		cmd_result_free(&r);
+	}
+	r = run_alloclab(dir, (const char *const[]){"compare", "-f", "json", "plain.json", "plain.json", NULL});
+	cr_expect(r.status == 0 && strstr(r.out, "\"notes\"") == NULL, "runs alike get no note: %s", r.out);
+	cmd_result_free(&r);
 }

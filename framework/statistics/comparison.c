@@ -462,6 +462,21 @@ static void building_end(struct building *k)
 	free(k->nrows_ratio);
 }
 
+/* A note for each run compared with the first whose environment set the
+ * allocators otherwise (each run once, however many columns it gives). */
+static void run_notes(struct alloclab_comparison *cmp, const struct alloclab_column *cols, size_t ncols)
+{
+	char why[3000];
+	cmp->notes = calloc(ncols, sizeof *cmp->notes);
+	for (size_t c = 1; c < ncols; c++) {
+		int seen = cols[c].results == cols[0].results;
+		for (size_t k = 1; k < c && !seen; k++)
+			seen = cols[k].results == cols[c].results;
+		if (!seen && alloclab_results_env_difference(cols[0].results, cols[c].results, why, sizeof why))
+			cmp->notes[cmp->nnotes++] = strdup(why);
+	}
+}
+
 struct alloclab_comparison *alloclab_compare(const struct alloclab_column *cols, size_t ncols,
 					     const struct alloclab_compare_opts *o, char *err, size_t err_len)
 {
@@ -508,6 +523,7 @@ struct alloclab_comparison *alloclab_compare(const struct alloclab_column *cols,
 		return NULL;
 	}
 	name_rows(cmp, o->name_rows, k.with_plugin);
+	run_notes(cmp, cols, ncols);
 	for (size_t c = 1; c < ncols; c++)
 		if ((cmp->has_geometric_mean[c] = k.nrows_ratio[c] > 0))
 			cmp->geometric_mean[c] = exp(k.log_sum[c] / (double)k.nrows_ratio[c]);
@@ -533,6 +549,9 @@ void alloclab_comparison_free(struct alloclab_comparison *cmp)
 	free(cmp->rows);
 	free(cmp->geometric_mean);
 	free(cmp->has_geometric_mean);
+	for (size_t i = 0; i < cmp->nnotes; i++)
+		free(cmp->notes[i]);
+	free(cmp->notes);
 	free(cmp);
 }
 

@@ -152,6 +152,11 @@ struct alloclab_comparison {
 	 * one; has_geometric_mean[c] 0 for the base and a column with none. */
 	double *geometric_mean;
 	int *has_geometric_mean;
+	/* About the runs as a whole, said above every table: runs whose
+	 * environments set the allocators differently (MALLOC_PERTURB_,
+	 * MALLOC_CONF, ...) measured other allocators than their names say. */
+	char **notes;
+	size_t nnotes;
 };
 
 /* Builds the comparison; NULL with err set when the columns have no row in
