@@ -72,6 +72,12 @@ Test(report, a_runs_page_holds_its_comparison_every_cell_and_its_pictures, .time
 	report_ok(dir, "run.json", "site");
 	char *site = path_in(dir, "site"), *page = file_in(site, "index.html"), *mark = file_in(site, "alloclab-report.txt");
 	cr_expect(strstr(page, "Content-Security-Policy") && strstr(page, ALLOCLAB_HTML_CSP), "the page sets its policy");
+	/* Where it ran says what else ran (measured, not the load average)
+	 * and what the environment set in the allocators: the suite's
+	 * commands start with none. */
+	cr_expect(strstr(page, "<dt>other processes took</dt><dd>") && strstr(page, " CPUs on average ("),
+		  "the other processes' share of the CPUs");
+	cr_expect(strstr(page, "<dt>allocator settings</dt><dd>none in the environment</dd>"), "the allocator settings");
 	/* The paired comparison: mimalloc against system at 1 and 2 threads. */
 	char *cmp = strstr(page, "class=\"sortable filterable comparison\"");
 	cr_assert_not_null(cmp);

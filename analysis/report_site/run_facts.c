@@ -79,6 +79,19 @@ static void machine_card(FILE *f, const struct alloclab_results *r)
 	fact(f, "kernel", r->facts.kernel);
 	load_text(r->facts.load_start, r->facts.load_end, text, sizeof text);
 	fact(f, "load average", text);
+	/* What the run's note and plot's LOADED MACHINE are made of: other
+	 * work measured while the run ran, not the load average (which counts
+	 * the run's own workers). */
+	if (r->facts.other_cpus_peak >= 0)
+		snprintf(text, sizeof text, "%.2f CPUs on average (%.2f of them stolen by the host), up to %.2f",
+			 r->facts.other_cpus_mean + r->facts.stolen_cpus_mean, r->facts.stolen_cpus_mean,
+			 r->facts.other_cpus_peak);
+	fact(f, "other processes took", r->facts.other_cpus_peak >= 0 ? text : "not recorded");
+	char env[2048];
+	if (alloclab_results_env_text(r, env, sizeof env))
+		fact(f, "allocator settings", env);
+	else
+		fact(f, "allocator settings", r->facts.allocator_env ? "none in the environment" : "not recorded");
 	fputs("</dl></div>\n", f);
 }
 
