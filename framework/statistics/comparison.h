@@ -117,7 +117,7 @@ struct alloclab_comparison_entry {
 	/* The p-value of the test whose interval [lo, hi] is (paired: t on the
 	 * processes' log ratios, pairs.h's p_t), the one a series of
 	 * comparisons is corrected on (changes.h); tested by processes, the
-	 * rank test's p; < 0 none. */
+	 * p of the ratio interval's test (significance.h); < 0 none. */
 	double p_interval;
 	enum alloclab_tested tested;
 	int reachable;       /* the test could decide with these samples */

@@ -199,7 +199,8 @@ size_t alloclab_mann_whitney_needed(double alpha)
 	return n;
 }
 
-int alloclab_ratio_interval(const double *a, size_t na, const double *b, size_t nb, double *lo, double *hi)
+int alloclab_ratio_interval(const double *a, size_t na, const double *b, size_t nb, double *lo, double *hi,
+			    double *p)
 {
 	struct alloclab_summary sa, sb;
 
@@ -214,12 +215,19 @@ int alloclab_ratio_interval(const double *a, size_t na, const double *b, size_t 
 	double ratio = sb.mean / sa.mean, se = sqrt(va + vb);
 	if (se == 0) {
 		*lo = *hi = ratio;
+		if (p)
+			*p = ratio == 1 ? 1 : 0;
 		return 0;
 	}
 	/* Welch-Satterthwaite, on the two relative variances. */
 	double df = (va + vb) * (va + vb) / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
-	double t = alloclab_t95(df < 1 ? 1u : (unsigned)df);
+	unsigned dfs = df < 1 ? 1u : (unsigned)df;
+	double t = alloclab_t95(dfs);
 	*lo = ratio * exp(-t * se);
 	*hi = ratio * exp(t * se);
+	if (p) {
+		double tl = log(ratio) / se;
+		*p = alloclab_incomplete_beta((double)dfs / 2, 0.5, (double)dfs / ((double)dfs + tl * tl));
+	}
 	return 0;
 }

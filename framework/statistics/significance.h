@@ -29,9 +29,12 @@ void alloclab_mann_whitney(const double *a, size_t na, const double *b, size_t n
  * (per-process means, say): the delta method on the logarithm of the
  * ratio, var = s_a^2 / (n_a m_a^2) + s_b^2 / (n_b m_b^2), with Welch's
  * degrees of freedom (rounded down: the interval errs wide). 0 with
- * [*lo, *hi], or -1 when a side has fewer than two values or a mean is not
- * positive. */
-int alloclab_ratio_interval(const double *a, size_t na, const double *b, size_t nb, double *lo, double *hi);
+ * [*lo, *hi] and, where p is not NULL, the same test's two-sided p-value
+ * that the ratio is 1 (below 0.05 where the interval leaves 1 out: the p
+ * a series of such steps is corrected on); -1 when a side has fewer than
+ * two values or a mean is not positive. */
+int alloclab_ratio_interval(const double *a, size_t na, const double *b, size_t nb, double *lo, double *hi,
+			    double *p);
 
 /* The smallest two-sided p-value the rank test can give for samples of
  * na and nb values, whatever they are: 2 / C(na + nb, na). When it is not
