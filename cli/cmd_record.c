@@ -65,7 +65,18 @@ static int record_status(const char *path, char *err, size_t err_len, uint64_t *
 	return 0;
 }
 
-int alloclab_cmd_record(int argc, char **argv)
+/* What the command line asks for. */
+struct record_args {
+	const char *plugin_text, *workload, *out;
+	unsigned threads;
+	double timeout;
+	enum alloclab_check_mode check;
+	struct alloclab_workload_spec parsed;
+};
+
+/* The options into a, the output checked and the workload parsed. -1 to
+ * go on, or the exit status. */
+static int parse_options(int argc, char **argv, struct record_args *a)
 {
 	static const struct option longopts[] = {
 		{"plugin", required_argument, NULL, 'p'},  {"workload", required_argument, NULL, 'w'},
@@ -74,38 +85,25 @@ int alloclab_cmd_record(int argc, char **argv)
 		{"check", no_argument, NULL, 'C'},         {"no-check", no_argument, NULL, 'N'},
 		{"memory-limit", required_argument, NULL, 'L'}, {NULL, 0, NULL, 0},
 	};
-	struct alloclab_cell_spec spec;
-	struct alloclab_plugin_arg plugin = {0};
-	struct alloclab_workload_spec parsed;
-	struct alloclab_process proc;
-	const char *plugin_text = NULL, *workload = NULL, *out = NULL;
-	char err[ALLOCLAB_ERR_LEN], tmp[64];
-	struct alloclab_output_file file = {.fd = -1};
-	struct alloclab_probe probe;
-	enum alloclab_check_mode check = ALLOCLAB_CHECK_PATHS;
-	int handed = -1; /* the file's descriptor as the worker inherits it */
-	unsigned threads = 1, trace_threads = 0;
-	uint64_t events = 0;
-	double timeout = 600;
-	int opt, interrupted = 0, rc = 2;
-	struct stat st;
+	char err[ALLOCLAB_ERR_LEN];
+	int opt;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":p:w:t:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'p': plugin_text = optarg; break;
-		case 'w': workload = optarg; break;
-		case 'o': out = optarg; break;
+		case 'p': a->plugin_text = optarg; break;
+		case 'w': a->workload = optarg; break;
+		case 'o': a->out = optarg; break;
 		case 't':
-			if (alloclab_parse_count("record", "thread count", optarg, 1, ALLOCLAB_MAX_THREADS, &threads) != 0)
+			if (alloclab_parse_count("record", "thread count", optarg, 1, ALLOCLAB_MAX_THREADS, &a->threads) != 0)
 				return 2;
 			break;
 		case 'T':
-			if (alloclab_parse_timeout("record", optarg, 86400, &timeout) != 0)
+			if (alloclab_parse_timeout("record", optarg, 86400, &a->timeout) != 0)
 				return 2;
 			break;
-		case 'C': check = ALLOCLAB_CHECK_ALL; break;
-		case 'N': check = ALLOCLAB_CHECK_NONE; break;
+		case 'C': a->check = ALLOCLAB_CHECK_ALL; break;
+		case 'N': a->check = ALLOCLAB_CHECK_NONE; break;
 		case 'L':
 			if (alloclab_parse_memory_limit("record", optarg) != 0)
 				return 2;
@@ -117,27 +115,70 @@ int alloclab_cmd_record(int argc, char **argv)
 	}
 	if (optind != argc)
 		return alloclab_usage_error("record", "unexpected argument '%s'", argv[optind]);
-	if (!plugin_text || !workload || !out)
+	if (!a->plugin_text || !a->workload || !a->out)
 		return alloclab_usage_error("record", "give a plugin (-p), a workload (-w) and an output file (-o)");
-	if (alloclab_output_usable(out, ALLOCLAB_OUTPUT_TRACE, err, sizeof err) != 0)
+	if (alloclab_output_usable(a->out, ALLOCLAB_OUTPUT_TRACE, err, sizeof err) != 0)
 		return alloclab_usage_error("record", "%s", err);
-	if (alloclab_workload_parse(workload, &parsed, err, sizeof err) != 0)
+	if (alloclab_workload_parse(a->workload, &a->parsed, err, sizeof err) != 0)
 		return alloclab_usage_error("record", "%s", err);
+	return -1;
+}
+
+/* The recording, read back through path (the unnamed file), named out
+ * only when it is a valid trace, and what it holds said on stdout. The
+ * exit status. */
+static int keep_trace(struct alloclab_output_file *file, const char *path, const char *out)
+{
+	char err[ALLOCLAB_ERR_LEN];
+	unsigned trace_threads = 0;
+	uint64_t events = 0;
+	struct stat st;
+
+	if (record_status(path, err, sizeof err, &events, &trace_threads) != 0) {
+		fprintf(stderr, "alloclab: the recorded trace does not read back: %s\n", err);
+		return 1;
+	}
+	if (alloclab_output_commit(file, out, ALLOCLAB_OUTPUT_TRACE, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		return 1;
+	}
+	stat(out, &st);
+	printf("recorded %" PRIu64 " events in %u thread%s: %s, %.1f MiB (%.2f bytes per event)\n", events,
+	       trace_threads, trace_threads == 1 ? "" : "s", out, (double)st.st_size / (1 << 20),
+	       events ? (double)st.st_size / (double)events : 0.0);
+	return 0;
+}
+
+int alloclab_cmd_record(int argc, char **argv)
+{
+	struct record_args a = {.threads = 1, .timeout = 600, .check = ALLOCLAB_CHECK_PATHS};
+	struct alloclab_cell_spec spec;
+	struct alloclab_plugin_arg plugin = {0};
+	struct alloclab_process proc;
+	char err[ALLOCLAB_ERR_LEN], tmp[64];
+	struct alloclab_output_file file = {.fd = -1};
+	struct alloclab_probe probe;
+	int handed = -1; /* the file's descriptor as the worker inherits it */
+	int interrupted = 0, rc = parse_options(argc, argv, &a);
+
+	if (rc >= 0)
+		return rc;
+	rc = 2;
 	memset(&spec, 0, sizeof spec);
-	alloclab_plugin_arg_parse(plugin_text, &plugin);
-	if (alloclab_vet("record", &plugin, check, timeout, &probe) != 0)
+	alloclab_plugin_arg_parse(a.plugin_text, &plugin);
+	if (alloclab_vet("record", &plugin, a.check, a.timeout, &probe) != 0)
 		goto done;
 	alloclab_probe_clear(&probe);
 	spec.plugin = plugin.spec;
 	spec.plugin_options = plugin.options;
 	spec.gil = plugin.gil;
-	spec.workload = parsed.workload;
-	spec.params = parsed.params;
-	spec.threads = threads;
+	spec.workload = a.parsed.workload;
+	spec.params = a.parsed.params;
+	spec.threads = a.threads;
 	spec.values = 1;
 	/* The unnamed file, inherited by the worker at a number above the
 	 * ones it uses for itself (its result and phase descriptors). */
-	if (alloclab_output_begin(out, ALLOCLAB_OUTPUT_TRACE, &file, err, sizeof err) != 0 ||
+	if (alloclab_output_begin(a.out, ALLOCLAB_OUTPUT_TRACE, &file, err, sizeof err) != 0 ||
 	    (handed = fcntl(file.fd, F_DUPFD, 10)) < 0) {
 		fprintf(stderr, "alloclab: %s\n", handed < 0 && file.fd >= 0 ? strerror(errno) : err);
 		goto done;
@@ -145,32 +186,18 @@ int alloclab_cmd_record(int argc, char **argv)
 	snprintf(tmp, sizeof tmp, "/proc/self/fd/%d", handed);
 	spec.record_path = tmp;
 	alloclab_catch_interrupts();
-	if (alloclab_measure_isolated(&spec, timeout, &proc, &interrupted, err, sizeof err) != 0) {
+	if (alloclab_measure_isolated(&spec, a.timeout, &proc, &interrupted, err, sizeof err) != 0) {
 		/* Nothing of it is kept: the trace was an unnamed file, and a
 		 * trace that ends where the plugin crashed replays nothing whole. */
 		struct stat there;
-		int existed = lstat(out, &there) == 0;
-		fprintf(stderr, "alloclab: recording %s under %s stopped: %s; no trace of it is kept (%s %s)\n", workload,
-			plugin_text, err, out, existed ? "is left as it was" : "is not written");
+		int existed = lstat(a.out, &there) == 0;
+		fprintf(stderr, "alloclab: recording %s under %s stopped: %s; no trace of it is kept (%s %s)\n",
+			a.workload, a.plugin_text, err, a.out, existed ? "is left as it was" : "is not written");
 		rc = interrupted ? 130 : 1;
 		goto done;
 	}
 	alloclab_process_clear(&proc);
-	if (record_status(tmp, err, sizeof err, &events, &trace_threads) != 0) {
-		fprintf(stderr, "alloclab: the recorded trace does not read back: %s\n", err);
-		rc = 1;
-		goto done;
-	}
-	if (alloclab_output_commit(&file, out, ALLOCLAB_OUTPUT_TRACE, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
-		rc = 1;
-		goto done;
-	}
-	stat(out, &st);
-	printf("recorded %" PRIu64 " events in %u thread%s: %s, %.1f MiB (%.2f bytes per event)\n", events,
-	       trace_threads, trace_threads == 1 ? "" : "s", out, (double)st.st_size / (1 << 20),
-	       events ? (double)st.st_size / (double)events : 0.0);
-	rc = 0;
+	rc = keep_trace(&file, tmp, a.out);
 done:
 	if (handed >= 0)
 		close(handed);

@@ -383,41 +383,122 @@ static int check_pairs(const struct alloclab_results_reader *rd, const struct al
 	return 0;
 }
 
+/* That doc is an alloclab results file, in a version this alloclab reads
+ * and with the layout that version has; the version into r and rd. */
+static int read_format(struct alloclab_results_reader *rd, const json_t *doc, struct alloclab_results *r)
+{
+	json_t *format = json_object_get(doc, K_FORMAT), *version = json_object_get(doc, K_FORMAT_VERSION);
+
+	if (!json_is_object(doc)) {
+		snprintf(rd->err, rd->err_len, "%s: not an alloclab results file (it is %s, not an object)", rd->name,
+			 alloclab_json_type_name(doc));
+		return -1;
+	}
+	if (!json_is_string(format) || strcmp(json_string_value(format), ALLOCLAB_RESULTS_FORMAT) != 0) {
+		snprintf(rd->err, rd->err_len, "%s: not an alloclab results file (no \"format\": \"%s\")", rd->name,
+			 ALLOCLAB_RESULTS_FORMAT);
+		return -1;
+	}
+	if (version == NULL || !json_is_integer(version))
+		return alloclab_results_bad(rd, "", K_FORMAT_VERSION, "is %s, not a whole number",
+					    version ? alloclab_json_type_name(version) : "missing");
+	if (json_integer_value(version) < ALLOCLAB_RESULTS_OLDEST_VERSION ||
+	    json_integer_value(version) > ALLOCLAB_RESULTS_VERSION) {
+		snprintf(rd->err, rd->err_len, "%s: results format version %lld; this alloclab reads versions %d to %d",
+			 rd->name, (long long)json_integer_value(version), ALLOCLAB_RESULTS_OLDEST_VERSION,
+			 ALLOCLAB_RESULTS_VERSION);
+		return -1;
+	}
+	r->version = rd->version = (int)json_integer_value(version);
+	/* The version a file claims must be the layout it has: a version 2
+	 * file always says whether it is complete; version 1 never did. */
+	if ((json_object_get(doc, K_COMPLETE) != NULL) != (r->version >= 2))
+		return alloclab_results_bad(rd, "", K_FORMAT_VERSION, "is %d, but the file %s '%s' (which version 2 added)",
+					    r->version, r->version >= 2 ? "lacks" : "has", K_COMPLETE);
+	return 0;
+}
+
+static int read_plugins(const struct alloclab_results_reader *rd, const json_t *doc, struct alloclab_results *r)
+{
+	json_t *a, *x;
+	size_t i;
+
+	if (alloclab_results_get_array(rd, doc, "", K_PLUGINS, 0, ALLOCLAB_RESULTS_MAX_PLUGINS, &a) != 0)
+		return -1;
+	r->plugins = calloc(json_array_size(a) + 1, sizeof *r->plugins);
+	json_array_foreach(a, i, x)
+	{
+		char w[64];
+		snprintf(w, sizeof w, "%s[%zu]", K_PLUGINS, i);
+		r->nplugins++;
+		if (read_plugin(rd, x, w, &r->plugins[i]) != 0 || unique_label(rd, r, (unsigned)i, w) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The cells, once the plugins are read: each cell's plugin is named by
+ * its label, as version 2 writes it, whatever version the file is. */
+static int read_cells(const struct alloclab_results_reader *rd, const json_t *doc, struct alloclab_results *r)
+{
+	json_t *a, *x;
+	size_t i;
+
+	if (alloclab_results_get_array(rd, doc, "", K_CELLS, 1, ALLOCLAB_RESULTS_MAX_CELLS, &a) != 0)
+		return -1;
+	r->cells = calloc(json_array_size(a) + 1, sizeof *r->cells);
+	json_array_foreach(a, i, x)
+	{
+		char w[64];
+		snprintf(w, sizeof w, "%s[%zu]", K_CELLS, i);
+		r->ncells++;
+		if (read_cell(rd, x, w, r->nplugins, &r->cells[i]) != 0)
+			return -1;
+		struct alloclab_cell *c = &r->cells[i];
+		if (r->version < 2 && c->plugin_options[0]) {
+			/* Version 1 named the plugin and its options apart. */
+			size_t len = strlen(c->plugin) + strlen(c->plugin_options) + 2;
+			char *label = malloc(len);
+			snprintf(label, len, "%s:%s", c->plugin, c->plugin_options);
+			free(c->plugin);
+			c->plugin = label;
+		}
+		/* A cell names its plugin by label; version 2 keeps them equal. */
+		if (r->nplugins && r->version >= 2 && strcmp(c->plugin, r->plugins[c->plugin_index].label) != 0)
+			return alloclab_results_bad(rd, w, K_PLUGIN, "'%.64s' is not the label of plugins[%u]", c->plugin,
+						    c->plugin_index);
+	}
+	return 0;
+}
+
+/* Every cell's plugin_index names a plugin, whatever the file held:
+ * version 1 files may list none, or index them loosely. A plugin no
+ * list names is added, known by its label alone. */
+static void index_plugins(struct alloclab_results *r)
+{
+	for (unsigned ci = 0; ci < r->ncells; ci++) {
+		struct alloclab_cell *c = &r->cells[ci];
+		unsigned k;
+		if (c->plugin_index < r->nplugins && strcmp(r->plugins[c->plugin_index].label, c->plugin) == 0)
+			continue;
+		for (k = 0; k < r->nplugins && strcmp(r->plugins[k].label, c->plugin) != 0; k++)
+			;
+		if (k == r->nplugins) {
+			struct alloclab_plugin_info info = {.label = c->plugin, .spec = c->plugin, .name = c->plugin};
+			k = alloclab_results_add_plugin(r, &info);
+		}
+		c->plugin_index = k;
+	}
+}
+
 struct alloclab_results *alloclab_results_from_json(const json_t *doc, const char *name,
 						    alloclab_report_checker check, char *err, size_t err_len)
 {
 	struct alloclab_results_reader rd = {name, check, err, err_len, 0};
 	struct alloclab_results *r = calloc(1, sizeof *r);
-	json_t *format = json_object_get(doc, K_FORMAT), *version = json_object_get(doc, K_FORMAT_VERSION), *a, *x;
-	size_t i;
 
-	if (!json_is_object(doc)) {
-		snprintf(err, err_len, "%s: not an alloclab results file (it is %s, not an object)", name, alloclab_json_type_name(doc));
+	if (read_format(&rd, doc, r) != 0)
 		goto fail;
-	}
-	if (!json_is_string(format) || strcmp(json_string_value(format), ALLOCLAB_RESULTS_FORMAT) != 0) {
-		snprintf(err, err_len, "%s: not an alloclab results file (no \"format\": \"%s\")", name,
-			 ALLOCLAB_RESULTS_FORMAT);
-		goto fail;
-	}
-	if (version == NULL || !json_is_integer(version)) {
-		alloclab_results_bad(&rd, "", K_FORMAT_VERSION, "is %s, not a whole number", version ? alloclab_json_type_name(version) : "missing");
-		goto fail;
-	}
-	if (json_integer_value(version) < ALLOCLAB_RESULTS_OLDEST_VERSION ||
-	    json_integer_value(version) > ALLOCLAB_RESULTS_VERSION) {
-		snprintf(err, err_len, "%s: results format version %lld; this alloclab reads versions %d to %d", name,
-			 (long long)json_integer_value(version), ALLOCLAB_RESULTS_OLDEST_VERSION, ALLOCLAB_RESULTS_VERSION);
-		goto fail;
-	}
-	r->version = rd.version = (int)json_integer_value(version);
-	/* The version a file claims must be the layout it has: a version 2
-	 * file always says whether it is complete; version 1 never did. */
-	if ((json_object_get(doc, K_COMPLETE) != NULL) != (r->version >= 2)) {
-		alloclab_results_bad(&rd, "", K_FORMAT_VERSION, "is %d, but the file %s '%s' (which version 2 added)", r->version,
-		    r->version >= 2 ? "lacks" : "has", K_COMPLETE);
-		goto fail;
-	}
 	r->metadata = json_object_get(doc, K_METADATA);
 	r->config = json_object_get(doc, K_CONFIG);
 	if (!json_is_object(r->metadata)) {
@@ -435,59 +516,9 @@ struct alloclab_results *alloclab_results_from_json(const json_t *doc, const cha
 		r->complete = 1; /* version 1: always written whole */
 	else if (alloclab_results_get_bool(&rd, doc, "", K_COMPLETE, &r->complete) != 0)
 		goto fail;
-	if (alloclab_results_get_array(&rd, doc, "", K_PLUGINS, 0, ALLOCLAB_RESULTS_MAX_PLUGINS, &a) != 0)
+	if (read_plugins(&rd, doc, r) != 0 || read_cells(&rd, doc, r) != 0 || alloclab_results_read_shard(&rd, r) != 0)
 		goto fail;
-	r->plugins = calloc(json_array_size(a) + 1, sizeof *r->plugins);
-	json_array_foreach(a, i, x)
-	{
-		char w[64];
-		snprintf(w, sizeof w, "%s[%zu]", K_PLUGINS, i);
-		r->nplugins++;
-		if (read_plugin(&rd, x, w, &r->plugins[i]) != 0 || unique_label(&rd, r, (unsigned)i, w) != 0)
-			goto fail;
-	}
-	if (alloclab_results_get_array(&rd, doc, "", K_CELLS, 1, ALLOCLAB_RESULTS_MAX_CELLS, &a) != 0)
-		goto fail;
-	r->cells = calloc(json_array_size(a) + 1, sizeof *r->cells);
-	json_array_foreach(a, i, x)
-	{
-		char w[64];
-		snprintf(w, sizeof w, "%s[%zu]", K_CELLS, i);
-		r->ncells++;
-		if (read_cell(&rd, x, w, r->nplugins, &r->cells[i]) != 0)
-			goto fail;
-		struct alloclab_cell *c = &r->cells[i];
-		if (r->version < 2 && c->plugin_options[0]) {
-			/* Version 1 named the plugin and its options apart. */
-			size_t len = strlen(c->plugin) + strlen(c->plugin_options) + 2;
-			char *label = malloc(len);
-			snprintf(label, len, "%s:%s", c->plugin, c->plugin_options);
-			free(c->plugin);
-			c->plugin = label;
-		}
-		/* A cell names its plugin by label; version 2 keeps them equal. */
-		if (r->nplugins && r->version >= 2 && strcmp(c->plugin, r->plugins[c->plugin_index].label) != 0) {
-			alloclab_results_bad(&rd, w, K_PLUGIN, "'%.64s' is not the label of plugins[%u]", c->plugin, c->plugin_index);
-			goto fail;
-		}
-	}
-	if (alloclab_results_read_shard(&rd, r) != 0)
-		goto fail;
-	/* Every cell's plugin_index names a plugin, whatever the file held:
-	 * version 1 files may list none, or index them loosely. */
-	for (unsigned ci = 0; ci < r->ncells; ci++) {
-		struct alloclab_cell *c = &r->cells[ci];
-		unsigned k;
-		if (c->plugin_index < r->nplugins && strcmp(r->plugins[c->plugin_index].label, c->plugin) == 0)
-			continue;
-		for (k = 0; k < r->nplugins && strcmp(r->plugins[k].label, c->plugin) != 0; k++)
-			;
-		if (k == r->nplugins) {
-			struct alloclab_plugin_info info = {.label = c->plugin, .spec = c->plugin, .name = c->plugin};
-			k = alloclab_results_add_plugin(r, &info);
-		}
-		c->plugin_index = k;
-	}
+	index_plugins(r);
 	if (!r->complete)
 		alloclab_results_fold_journal(r, &rd);
 	if (check_pairs(&rd, r) != 0 || check_shard(&rd, r) != 0)

@@ -389,11 +389,118 @@ void alloclab_run_order(uint64_t seed, int fixed, unsigned round, unsigned *orde
 	}
 }
 
+/* The measure's tools, before anything is planned: -1 (said on stderr)
+ * when a measure other than time cannot run here or has no folder for
+ * callgrind's dumps. */
+static int check_measure_tools(struct alloclab_run *run)
+{
+	char err[ALLOCLAB_ERR_LEN];
+
+	if (run->cfg->measure == ALLOCLAB_MEASURE_TIME)
+		return 0;
+	if (alloclab_measure_available(run->cfg->measure, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		return -1;
+	}
+	if (alloclab_scratch_make("callgrind", run->callgrind_dir, sizeof run->callgrind_dir) != 0) {
+		fprintf(stderr, "alloclab: cannot create a folder for callgrind's dumps: %s\n", strerror(errno));
+		run->callgrind_dir[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/* A simulated measure's figures are those of the machine it simulates:
+ * the results say which caches or TLBs that was. */
+static void record_simulated_geometry(struct alloclab_run *run)
+{
+	if (run->cfg->measure == ALLOCLAB_MEASURE_CACHE) {
+		char d1[96], ll[96];
+		if (alloclab_cache_geometry(d1, sizeof d1, ll, sizeof ll) == 0) {
+			char both[200];
+			snprintf(both, sizeof both, "%s %s", d1, ll);
+			alloclab_results_set_cache_simulated(run->results, both);
+		}
+	} else if (run->cfg->measure == ALLOCLAB_MEASURE_TLB) {
+		struct alloclab_tlb_geometry g;
+		char d1[96], ll[96], what[400];
+		alloclab_tlb_geometry(&g);
+		alloclab_tlb_options(&g, d1, sizeof d1, ll, sizeof ll);
+		snprintf(what, sizeof what,
+			 "data TLBs as caches of 4 KiB lines: first level %u entries %u-way, second level %u entries "
+			 "%u-way (%s; %s %s)",
+			 g.l1_entries, g.l1_ways, g.l2_entries, g.l2_ways, g.source, d1, ll);
+		alloclab_results_set_cache_simulated(run->results, what);
+	}
+}
+
+/* A sharded run's results carry the plan they are a shard of (its hash
+ * and every cell's processes), so that merge can tell shards of one
+ * sweep. -1 (said on stderr) when a cell cannot be split that far. */
+static int record_shard(struct alloclab_run *run)
+{
+	const struct alloclab_run_config *cfg = run->cfg;
+	json_t *processes = json_array();
+	char hash[32];
+
+	for (unsigned i = 0; i < run->results->ncells; i++) {
+		/* Every shard of the sweep, not only this one, needs a
+		 * round of every cell: a sweep of more shards than a cell
+		 * has processes cannot be measured whole. */
+		if (run->cells[i].processes < cfg->shard_count) {
+			fprintf(stderr, "alloclab: --shard %u/%u: cells of %u processes cannot be split into %u shards "
+				"(shards split the process rounds: at most %u shards)\n",
+				cfg->shard_index, cfg->shard_count, run->cells[i].processes, cfg->shard_count,
+				run->cells[i].processes);
+			json_decref(processes);
+			return -1;
+		}
+		json_array_append_new(processes, json_integer(run->cells[i].processes));
+	}
+	plan_hash(run, hash, sizeof hash);
+	alloclab_results_set_shard(run->results, cfg->shard_index, cfg->shard_count, hash, processes);
+	return 0;
+}
+
+static void print_plan(const struct alloclab_run *run)
+{
+	const struct alloclab_run_config *cfg = run->cfg;
+	unsigned na = 0;
+
+	for (unsigned i = 0; i < run->results->ncells; i++)
+		na += run->results->cells[i].status == ALLOCLAB_CELL_NOT_APPLICABLE;
+	printf("plan: %u cells (%u not applicable), %u worker processes", run->results->ncells, na,
+	       run->total_workers);
+	if (cfg->shard_count)
+		printf(" in shard %u of %u", cfg->shard_index, cfg->shard_count);
+	printf("; results would go to %s\n", run->output);
+}
+
+/* The output before any measurement: a run that cannot keep its results
+ * (unwritable, not a regular file, written by another run) measures
+ * nothing. -1 (said on stderr) when it cannot. */
+static int open_output(struct alloclab_run *run)
+{
+	char err[ALLOCLAB_ERR_LEN];
+
+	run->journal = alloclab_journal_open(run->output, err, sizeof err);
+	if (run->journal == NULL) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		return -1;
+	}
+	if (alloclab_results_write(run->results, run->output, err, sizeof err) != 0) {
+		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_journal_close(run->journal, 1);
+		run->journal = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run **out)
 {
 	static const char *const align_names[] = ALLOCLAB_CACHE_ALIGN_NAMES;
 	struct alloclab_run *run = calloc(1, sizeof *run);
-	char err[ALLOCLAB_ERR_LEN];
 	run->order_seed = cfg->order_seed ? cfg->order_seed : draw_order_seed();
 	struct alloclab_run_settings settings = {
 		.processes = cfg->processes, .values = cfg->values, .warmups = cfg->warmups,
@@ -414,37 +521,11 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 	else
 		default_output(run->output, sizeof run->output);
 	alloclab_catch_interrupts();
-	if (cfg->measure != ALLOCLAB_MEASURE_TIME) {
-		if (alloclab_measure_available(cfg->measure, err, sizeof err) != 0) {
-			fprintf(stderr, "alloclab: %s\n", err);
-			free_run(run);
-			return ALLOCLAB_EXIT_USAGE;
-		}
-		if (alloclab_scratch_make("callgrind", run->callgrind_dir, sizeof run->callgrind_dir) != 0) {
-			fprintf(stderr, "alloclab: cannot create a folder for callgrind's dumps: %s\n", strerror(errno));
-			run->callgrind_dir[0] = '\0';
-			free_run(run);
-			return ALLOCLAB_EXIT_USAGE;
-		}
+	if (check_measure_tools(run) != 0) {
+		free_run(run);
+		return ALLOCLAB_EXIT_USAGE;
 	}
-	if (cfg->measure == ALLOCLAB_MEASURE_CACHE) {
-		char d1[96], ll[96];
-		if (alloclab_cache_geometry(d1, sizeof d1, ll, sizeof ll) == 0) {
-			char both[200];
-			snprintf(both, sizeof both, "%s %s", d1, ll);
-			alloclab_results_set_cache_simulated(run->results, both);
-		}
-	} else if (cfg->measure == ALLOCLAB_MEASURE_TLB) {
-		struct alloclab_tlb_geometry g;
-		char d1[96], ll[96], what[400];
-		alloclab_tlb_geometry(&g);
-		alloclab_tlb_options(&g, d1, sizeof d1, ll, sizeof ll);
-		snprintf(what, sizeof what,
-			 "data TLBs as caches of 4 KiB lines: first level %u entries %u-way, second level %u entries "
-			 "%u-way (%s; %s %s)",
-			 g.l1_entries, g.l1_ways, g.l2_entries, g.l2_ways, g.source, d1, ll);
-		alloclab_results_set_cache_simulated(run->results, what);
-	}
+	record_simulated_geometry(run);
 	if (probe_plugins(run) != 0 || label_plugins(run) != 0 || preflight(run) != 0 ||
 	    alloclab_run_pair_group(run) != 0) {
 		int interrupted = alloclab_interrupted();
@@ -453,52 +534,16 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 	}
 	lay_out_cells(run);
 	alloclab_run_pair_slots(run);
-	if (cfg->shard_count) {
-		json_t *processes = json_array();
-		char hash[32];
-		for (unsigned i = 0; i < run->results->ncells; i++) {
-			/* Every shard of the sweep, not only this one, needs a
-			 * round of every cell: a sweep of more shards than a cell
-			 * has processes cannot be measured whole. */
-			if (run->cells[i].processes < cfg->shard_count) {
-				fprintf(stderr, "alloclab: --shard %u/%u: cells of %u processes cannot be split into %u shards "
-					"(shards split the process rounds: at most %u shards)\n",
-					cfg->shard_index, cfg->shard_count, run->cells[i].processes, cfg->shard_count,
-					run->cells[i].processes);
-				json_decref(processes);
-				free_run(run);
-				return ALLOCLAB_EXIT_USAGE;
-			}
-			json_array_append_new(processes, json_integer(run->cells[i].processes));
-		}
-		plan_hash(run, hash, sizeof hash);
-		alloclab_results_set_shard(run->results, cfg->shard_index, cfg->shard_count, hash, processes);
-	}
-	if (cfg->dry_run) {
-		unsigned na = 0;
-		for (unsigned i = 0; i < run->results->ncells; i++)
-			na += run->results->cells[i].status == ALLOCLAB_CELL_NOT_APPLICABLE;
-		printf("plan: %u cells (%u not applicable), %u worker processes", run->results->ncells, na,
-		       run->total_workers);
-		if (cfg->shard_count)
-			printf(" in shard %u of %u", cfg->shard_index, cfg->shard_count);
-		printf("; results would go to %s\n", run->output);
-		free_run(run);
-		return ALLOCLAB_EXIT_OK;
-	}
-	/* The output before any measurement: a run that cannot keep its
-	 * results (unwritable, not a regular file, written by another run)
-	 * measures nothing. */
-	run->journal = alloclab_journal_open(run->output, err, sizeof err);
-	if (run->journal == NULL) {
-		fprintf(stderr, "alloclab: %s\n", err);
+	if (cfg->shard_count && record_shard(run) != 0) {
 		free_run(run);
 		return ALLOCLAB_EXIT_USAGE;
 	}
-	if (alloclab_results_write(run->results, run->output, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
-		alloclab_journal_close(run->journal, 1);
-		run->journal = NULL;
+	if (cfg->dry_run) {
+		print_plan(run);
+		free_run(run);
+		return ALLOCLAB_EXIT_OK;
+	}
+	if (open_output(run) != 0) {
 		free_run(run);
 		return ALLOCLAB_EXIT_USAGE;
 	}

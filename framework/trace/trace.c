@@ -728,11 +728,123 @@ static const char *never_allocated(char *buf, size_t len, unsigned op, int owner
 	return buf;
 }
 
+/* Reads chunk ci of c's thread and decompresses it into c->raw: 0 with
+ * its length in *got, or -1 with why in err. The frame's size is checked
+ * against the chunk's header before zstd is trusted with it. */
+static int read_chunk(struct alloclab_trace_cursor *c, const struct chunk_ix *ci, size_t *got, char *err,
+		      size_t err_len)
+{
+	const struct alloclab_trace *t = c->t;
+
+	if (pread_all(t->fd, c->z, ci->zlen, ci->offset + CHUNK_HEADER_LEN) != 0)
+		return tfail(t->name, err, err_len, "byte %" PRIu64 ": cannot read chunk: %s", ci->offset,
+			     errno ? strerror(errno) : "truncated");
+	if (ZSTD_getFrameContentSize(c->z, ci->zlen) != ci->raw_len)
+		return tfail(t->name, err, err_len, "byte %" PRIu64 ": corrupt chunk (frame size differs from its header)",
+			     ci->offset);
+	*got = ZSTD_decompressDCtx(c->dctx, c->raw, CHUNK_RAW_MAX, c->z, ci->zlen);
+	if (ZSTD_isError(*got) || *got != ci->raw_len)
+		return tfail(t->name, err, err_len, "byte %" PRIu64 ": corrupt chunk (zstd: %s)", ci->offset,
+			     ZSTD_isError(*got) ? ZSTD_getErrorName(*got) : "short frame");
+	return 0;
+}
+
+/* The sizes an event carries against what a trace may hold: NULL when
+ * they are fine, else what is wrong. calloc's count times its size is
+ * bounded without multiplying, which could overflow. */
+static const char *bad_sizes(const struct alloclab_trace_event *e)
+{
+	if (e->size > ALLOCLAB_TRACE_MAX_SIZE ||
+	    (e->op == ALLOCLAB_TRACE_CALLOC &&
+	     (e->arg > ALLOCLAB_TRACE_MAX_SIZE || (e->size && e->arg > ALLOCLAB_TRACE_MAX_SIZE / e->size))))
+		return "absurd size (over 1 TiB)";
+	if (e->op == ALLOCLAB_TRACE_REALLOC && e->size == 0)
+		return "realloc to 0 bytes (a free: record it as one)";
+	if (e->op == ALLOCLAB_TRACE_ALIGNED &&
+	    (e->arg < sizeof(void *) || e->arg > ALLOCLAB_TRACE_MAX_ALIGN || (e->arg & (e->arg - 1))))
+		return "alignment not a power of two from 8 to 1 GiB";
+	return NULL;
+}
+
 #define NEED(expr)                                                                                                 \
 	do {                                                                                                       \
 		if ((p = (expr)) == NULL)                                                                          \
 			goto truncated;                                                                            \
 	} while (0)
+
+/* Decodes the event at p, of thread `thread` (rt) of t, into e: where the
+ * next event begins, or NULL with what is wrong in *bad (why holds the
+ * words when they need building). remote_ok: its chunk is flagged as
+ * holding remote releases. Every slot and owner is checked here, as it is
+ * read, so that replay can index by them unchecked. The thread and the
+ * flag come as values, not through the cursor and the chunk's index: the
+ * stores into e could alias those, and reloading them costs every event. */
+static inline const unsigned char *decode_event(const struct alloclab_trace *t, const struct rthread *rt,
+						unsigned thread, int remote_ok, const unsigned char *p,
+						const unsigned char *end, struct alloclab_trace_event *e, const char **bad,
+						char *why, size_t why_len)
+{
+	uint64_t v;
+
+	if (p >= end)
+		goto truncated;
+	e->op = *p & 7u;
+	e->remote = (*p & REMOTE_BIT) != 0;
+	if (*p++ & 0xf0u || e->op >= ALLOCLAB_TRACE_NOPS || (e->remote && !alloclab_trace_op_releases(e->op))) {
+		*bad = "unknown op";
+		return NULL;
+	}
+	if (e->remote && !remote_ok) {
+		*bad = "a release of another thread's object in a chunk not flagged as having one";
+		return NULL;
+	}
+	e->arg = 0;
+	e->slot = e->old_slot = 0;
+	e->old_owner = thread;
+	e->size = 0;
+	if (e->op == ALLOCLAB_TRACE_CALLOC || e->op == ALLOCLAB_TRACE_ALIGNED)
+		NEED(get_varint(p, end, &e->arg));
+	if (alloclab_trace_op_releases(e->op)) {
+		if (e->remote) {
+			NEED(get_varint(p, end, &v));
+			if (v >= t->nthreads || v == thread) {
+				*bad = "remote object's owner out of range";
+				return NULL;
+			}
+			e->old_owner = (uint16_t)v;
+			NEED(get_varint(p, end, &v));
+			if (v >= t->threads[e->old_owner].slots) {
+				*bad = never_allocated(why, why_len, e->op, (int)e->old_owner, v);
+				return NULL;
+			}
+			e->old_slot = (uint32_t)v;
+			NEED(get_varint(p, end, &e->arg));
+		} else {
+			NEED(get_varint(p, end, &v));
+			if (v >= rt->slots) {
+				*bad = never_allocated(why, why_len, e->op, -1, v);
+				return NULL;
+			}
+			e->old_slot = (uint32_t)v;
+		}
+	}
+	if (e->op != ALLOCLAB_TRACE_FREE)
+		NEED(get_varint(p, end, &e->size));
+	if (alloclab_trace_op_allocates(e->op)) {
+		NEED(get_varint(p, end, &v));
+		if (v >= rt->slots) {
+			*bad = "new object's slot out of range";
+			return NULL;
+		}
+		e->slot = (uint32_t)v;
+	}
+	if ((*bad = bad_sizes(e)) != NULL)
+		return NULL;
+	return p;
+truncated:
+	*bad = "event truncated";
+	return NULL;
+}
 
 int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_trace_event *out, size_t *n,
 			      char *err, size_t err_len)
@@ -741,104 +853,27 @@ int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_t
 	const struct rthread *rt = &t->threads[c->thread];
 	const struct chunk_ix *ci;
 	const unsigned char *p, *end;
-	size_t got;
-	uint32_t i = 0;
+	size_t got = 0;
 
 	if (c->next >= rt->nchunks)
 		return 0;
 	ci = &rt->chunks[c->next++];
 	c->offset = ci->offset;
 	c->first = ci->first;
-	if (pread_all(t->fd, c->z, ci->zlen, ci->offset + CHUNK_HEADER_LEN) != 0)
-		return tfail(t->name, err, err_len, "byte %" PRIu64 ": cannot read chunk: %s", ci->offset,
-			     errno ? strerror(errno) : "truncated");
-	if (ZSTD_getFrameContentSize(c->z, ci->zlen) != ci->raw_len)
-		return tfail(t->name, err, err_len, "byte %" PRIu64 ": corrupt chunk (frame size differs from its header)",
-			     ci->offset);
-	got = ZSTD_decompressDCtx(c->dctx, c->raw, CHUNK_RAW_MAX, c->z, ci->zlen);
-	if (ZSTD_isError(got) || got != ci->raw_len)
-		return tfail(t->name, err, err_len, "byte %" PRIu64 ": corrupt chunk (zstd: %s)", ci->offset,
-			     ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short frame");
+	if (read_chunk(c, ci, &got, err, err_len) != 0)
+		return -1;
 	p = c->raw;
 	end = c->raw + got;
-	for (i = 0; i < ci->events; i++) {
-		struct alloclab_trace_event *e = &out[i];
-		uint64_t v;
+	const unsigned thread = c->thread;
+	const int remote_ok = (ci->flags & CHUNK_REMOTE) != 0;
+	for (uint32_t i = 0; i < ci->events; i++) {
 		const char *bad = NULL;
 		char why[200];
 
-		if (p >= end)
-			goto truncated;
-		e->op = *p & 7u;
-		e->remote = (*p & REMOTE_BIT) != 0;
-		if (*p++ & 0xf0u || e->op >= ALLOCLAB_TRACE_NOPS || (e->remote && !alloclab_trace_op_releases(e->op))) {
-			bad = "unknown op";
-			goto bad_event;
-		}
-		if (e->remote && !(ci->flags & CHUNK_REMOTE)) {
-			bad = "a release of another thread's object in a chunk not flagged as having one";
-			goto bad_event;
-		}
-		e->arg = 0;
-		e->slot = e->old_slot = 0;
-		e->old_owner = c->thread;
-		e->size = 0;
-		if (e->op == ALLOCLAB_TRACE_CALLOC || e->op == ALLOCLAB_TRACE_ALIGNED)
-			NEED(get_varint(p, end, &e->arg));
-		if (alloclab_trace_op_releases(e->op)) {
-			if (e->remote) {
-				NEED(get_varint(p, end, &v));
-				if (v >= t->nthreads || v == c->thread) {
-					bad = "remote object's owner out of range";
-					goto bad_event;
-				}
-				e->old_owner = (uint16_t)v;
-				NEED(get_varint(p, end, &v));
-				if (v >= t->threads[e->old_owner].slots) {
-					bad = never_allocated(why, sizeof why, e->op, (int)e->old_owner, v);
-					goto bad_event;
-				}
-				e->old_slot = (uint32_t)v;
-				NEED(get_varint(p, end, &e->arg));
-			} else {
-				NEED(get_varint(p, end, &v));
-				if (v >= rt->slots) {
-					bad = never_allocated(why, sizeof why, e->op, -1, v);
-					goto bad_event;
-				}
-				e->old_slot = (uint32_t)v;
-			}
-		}
-		if (e->op != ALLOCLAB_TRACE_FREE)
-			NEED(get_varint(p, end, &e->size));
-		if (alloclab_trace_op_allocates(e->op)) {
-			NEED(get_varint(p, end, &v));
-			if (v >= rt->slots) {
-				bad = "new object's slot out of range";
-				goto bad_event;
-			}
-			e->slot = (uint32_t)v;
-		}
-		if (e->size > ALLOCLAB_TRACE_MAX_SIZE ||
-		    (e->op == ALLOCLAB_TRACE_CALLOC &&
-		     (e->arg > ALLOCLAB_TRACE_MAX_SIZE || (e->size && e->arg > ALLOCLAB_TRACE_MAX_SIZE / e->size)))) {
-			bad = "absurd size (over 1 TiB)";
-			goto bad_event;
-		}
-		if (e->op == ALLOCLAB_TRACE_REALLOC && e->size == 0) {
-			bad = "realloc to 0 bytes (a free: record it as one)";
-			goto bad_event;
-		}
-		if (e->op == ALLOCLAB_TRACE_ALIGNED &&
-		    (e->arg < sizeof(void *) || e->arg > ALLOCLAB_TRACE_MAX_ALIGN || (e->arg & (e->arg - 1)))) {
-			bad = "alignment not a power of two from 8 to 1 GiB";
-			goto bad_event;
-		}
-		ALLOCLAB_CHECK_INVARIANT(event_valid(t, c->thread, e));
-		continue;
-	bad_event:
-		return tfail(t->name, err, err_len, "thread %u, event %" PRIu64 " (chunk at byte %" PRIu64 "): %s",
-			     c->thread, ci->first + i, ci->offset, bad);
+		if ((p = decode_event(t, rt, thread, remote_ok, p, end, &out[i], &bad, why, sizeof why)) == NULL)
+			return tfail(t->name, err, err_len, "thread %u, event %" PRIu64 " (chunk at byte %" PRIu64 "): %s",
+				     c->thread, ci->first + i, ci->offset, bad);
+		ALLOCLAB_CHECK_INVARIANT(event_valid(t, c->thread, &out[i]));
 	}
 	if (p != end)
 		return tfail(t->name, err, err_len, "byte %" PRIu64 ": corrupt chunk (bytes after its last event)",
@@ -846,9 +881,6 @@ int alloclab_trace_next_chunk(struct alloclab_trace_cursor *c, struct alloclab_t
 	ALLOCLAB_CHECK_INVARIANT(cursor_valid(c));
 	*n = ci->events;
 	return 1;
-truncated:
-	return tfail(t->name, err, err_len, "thread %u, event %" PRIu64 " (chunk at byte %" PRIu64 "): event truncated",
-		     c->thread, ci->first + i, ci->offset);
 }
 
 /* ---- meaning ---- */
