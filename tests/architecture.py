@@ -196,7 +196,7 @@ def functions(text):
     """(name, first line, last line) of every function defined at file scope."""
     code = strip_comments_and_strings(text)
     # preprocessor lines hold no braces that matter and may hold stray ones
-    code = re.sub(r"^[ \t]*#.*(?:\\\n.*)*$", lambda m: re.sub(r"[^\n]", " ", m.group(0)), code, flags=re.M)
+    code = re.sub(r"^[ \t]*#(?:[^\\\n]|\\.|\\\n)*$", lambda m: re.sub(r"[^\n]", " ", m.group(0)), code, flags=re.M)
     depth, start, out = 0, 0, []
     head_from = 0
     for i, c in enumerate(code):
