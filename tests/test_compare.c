@@ -84,6 +84,28 @@ Test(statistics, incomplete_beta_and_formats)
 	cr_expect_str_eq(s, "1.00x faster (-0%)");
 }
 
+/* The ratio interval's p is its own test's: below 0.05 exactly where the
+ * interval leaves 1 out, and with 5 processes a side a step of 28% (peak
+ * memory's spread, 5%) gets a p that Benjamini-Hochberg keeps over a
+ * series of 11 steps (0.05 / 11), where the rank test cannot go below
+ * 0.008. */
+Test(statistics, ratio_interval_p_is_its_own_tests)
+{
+	const double *pairs[][2] = {{a, b}, {c, d}, {g, h}, {a, a}};
+	const size_t sizes[][2] = {{6, 6}, {12, 12}, {5, 5}, {6, 6}};
+	for (int i = 0; i < 4; i++) {
+		double lo, hi, p = -1;
+		cr_assert_eq(alloclab_ratio_interval(pairs[i][0], sizes[i][0], pairs[i][1], sizes[i][1], &lo, &hi, &p), 0);
+		cr_expect(p >= 0 && p <= 1, "pair %d: p %g", i, p);
+		cr_expect_eq(p < 0.05, lo > 1 || hi < 1, "pair %d: p %g against [%g, %g]", i, p, lo, hi);
+	}
+	const double base[] = {1.70, 1.78, 1.62, 1.75, 1.66}, big[] = {2.20, 2.10, 2.28, 2.15, 2.05};
+	double lo, hi, p;
+	alloclab_ratio_interval(base, 5, big, 5, &lo, &hi, &p);
+	cr_expect_lt(p, 0.05 / 11, "a 28%% step with 5 processes a side: p %g", p);
+	cr_expect_gt(alloclab_mann_whitney_min_p(5, 5), 0.05 / 11);
+}
+
 static void expect_output(const char *fixture, const char *const *args)
 {
 	char path[4200];
