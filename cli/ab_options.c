@@ -23,7 +23,9 @@ void alloclab_ab_args_init(struct alloclab_ab_args *a, const char *default_refer
 	memset(a, 0, sizeof *a);
 	a->threads = "1";
 	a->format = "text";
-	a->processes = 20;
+	/* Whole values of 200 processes resolve a 2% step on a shared 2-core
+	 * machine (docs/measurements/plugin-history.md); 20 held ±2.5%. */
+	a->processes = 200;
 	a->values = 5;
 	a->memory_processes = 5;
 	a->timeout_s = 60;

@@ -51,7 +51,7 @@ static const char usage[] =
 	"                             of a Python benchmark's trace)\n"
 	"  -t, --threads LIST         thread counts (default 1)\n"
 	"  -m, --metrics LIST         instructions,time,memory (default all three)\n"
-	"  -n, --processes N          time: paired processes a row (default 20)\n"
+	"  -n, --processes N          time: paired processes a row (default 200)\n"
 	"  -v, --values N             time: values a process (default 5)\n"
 	"      --design values|slices:N[:W]|processes  time: the builds alternated by whole values\n"
 	"                             in each worker (default: the real ratio), in slices of N timed\n"
