@@ -77,6 +77,17 @@ static const char *gate_text(const struct alloclab_ab_row *r, const double *thre
 	return thresholds && alloclab_ab_row_fails(r, thresholds[r->metric]) ? "FAIL" : NULL;
 }
 
+/* Each measured metric's design, a line each under the table. */
+static void print_designs(const struct alloclab_ab_result *res, const char *bullet, FILE *out)
+{
+	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
+		for (size_t i = 0; i < res->nrows; i++)
+			if (res->rows[i].metric == (enum alloclab_ab_metric)m) {
+				fprintf(out, "%s%s: %s\n", bullet, metric_label(res->rows[i].metric), res->rows[i].design);
+				break;
+			}
+}
+
 static void print_text(const struct alloclab_ab_report *rep, FILE *out)
 {
 	const struct alloclab_ab_result *res = rep->result;
@@ -97,12 +108,7 @@ static void print_text(const struct alloclab_ab_report *rep, FILE *out)
 			h, ratio, iv, r->n, v, gate ? "  <- " : "", gate ? gate : "");
 	}
 	fputc('\n', out);
-	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
-		for (size_t i = 0; i < res->nrows; i++)
-			if (res->rows[i].metric == (enum alloclab_ab_metric)m) {
-				fprintf(out, "%s: %s\n", metric_label(res->rows[i].metric), res->rows[i].design);
-				break;
-			}
+	print_designs(res, "", out);
 }
 
 static void print_markdown(const struct alloclab_ab_report *rep, FILE *out)
@@ -130,12 +136,7 @@ static void print_markdown(const struct alloclab_ab_report *rep, FILE *out)
 		fprintf(out, " | %s | %s | %s | %s | %s%s |\n", b, h, ratio, iv, v, gate ? " **FAIL**" : "");
 	}
 	fputc('\n', out);
-	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
-		for (size_t i = 0; i < res->nrows; i++)
-			if (res->rows[i].metric == (enum alloclab_ab_metric)m) {
-				fprintf(out, "- %s: %s\n", metric_label(res->rows[i].metric), res->rows[i].design);
-				break;
-			}
+	print_designs(res, "- ", out);
 }
 
 static void print_json(const struct alloclab_ab_report *rep, FILE *out)

@@ -30,8 +30,6 @@ struct hsite {
 	size_t run_commits; /* commits whose runs have pages */
 };
 
-static const char *const kinds[ALLOCLAB_AB_NMETRICS] = {"instructions", "time", "memory"};
-
 static void commit_file(const struct alloclab_commit *c, char *out, size_t len)
 {
 	snprintf(out, len, "commit-%u.html", c->ordinal);
@@ -344,12 +342,12 @@ static void commit_runs(FILE *f, const struct hsite *h, const struct alloclab_co
 		int64_t *ids = NULL;
 		char **bases = NULL, err[256];
 		size_t n = 0;
-		if (alloclab_store_commit_runs(h->store, h->v.repo, c->commit, kinds[m], &ids, &bases, &n, err, sizeof err) != 0)
+		if (alloclab_store_commit_runs(h->store, h->v.repo, c->commit, alloclab_ab_metric_names[m], &ids, &bases, &n, err, sizeof err) != 0)
 			n = 0;
 		for (size_t k = 0; k < n; k++) {
 			char file[64], text[300];
 			snprintf(file, sizeof file, "run-%" PRId64 ".html", ids[k]);
-			snprintf(text, sizeof text, "%s, against %.12s (run %" PRId64 " of the store)", kinds[m],
+			snprintf(text, sizeof text, "%s, against %.12s (run %" PRId64 " of the store)", alloclab_ab_metric_names[m],
 				 bases[k] ? bases[k] : "?", ids[k]);
 			fputs("<li>", f);
 			if (run_made(h, ids[k]))
@@ -469,14 +467,10 @@ static int commit_run_pages(struct hsite *h, size_t i, char *err, size_t err_len
 		int64_t *ids = NULL;
 		char **bases = NULL;
 		size_t n = 0;
-		int rc = alloclab_store_commit_runs(h->store, h->v.repo, c->commit, kinds[m], &ids, &bases, &n, err, err_len);
-		for (size_t k = 0; k < n; k++) {
-			if (rc == 0)
-				rc = run_page(h, ids[k], file, text, err, err_len);
-			free(bases[k]);
-		}
-		free(bases);
-		free(ids);
+		int rc = alloclab_store_commit_runs(h->store, h->v.repo, c->commit, alloclab_ab_metric_names[m], &ids, &bases, &n, err, err_len);
+		for (size_t k = 0; k < n && rc == 0; k++)
+			rc = run_page(h, ids[k], file, text, err, err_len);
+		alloclab_store_commit_runs_free(ids, bases, n);
 		if (rc != 0)
 			return -1;
 	}

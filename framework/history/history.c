@@ -14,8 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *const kinds[ALLOCLAB_AB_NMETRICS] = {"instructions", "time", "memory"};
-
 /* A commit's build, kept in the run's folder: made once, read again. */
 static int commit_build(const struct alloclab_history_plan *p, const char *commit, struct alloclab_built *b, char *err,
 			size_t err_len)
@@ -58,7 +56,7 @@ static int keep_step(struct alloclab_store *s, const char *repo, const char *com
 			return -1;
 	}
 	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
-		if (res->files[m][0] && alloclab_store_link_run(s, repo, commit, ids[m], kinds[m], base, err, err_len) != 0)
+		if (res->files[m][0] && alloclab_store_link_run(s, repo, commit, ids[m], alloclab_ab_metric_names[m], base, err, err_len) != 0)
 			return -1;
 	return alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_MEASURED, NULL, sha256, err, err_len);
 }

@@ -14,8 +14,6 @@ void alloclab_history_commit_label(const char *commit, char *out, size_t len)
 	snprintf(out, len, "%.12s", commit);
 }
 
-static const char *const kinds[ALLOCLAB_AB_NMETRICS] = {"instructions", "time", "memory"};
-
 static long commit_index(const struct alloclab_history_view *v, const char *commit)
 {
 	for (size_t i = 0; commit && i < v->ncommits; i++)
@@ -165,7 +163,7 @@ static int load_steps(struct alloclab_store *s, struct alloclab_history_view *v,
 			int64_t *ids;
 			char **bases;
 			size_t n;
-			if (alloclab_store_commit_runs(s, v->repo, v->commits[c].commit, kinds[m], &ids, &bases, &n, err,
+			if (alloclab_store_commit_runs(s, v->repo, v->commits[c].commit, alloclab_ab_metric_names[m], &ids, &bases, &n, err,
 						       err_len) != 0)
 				return -1;
 			long base = n ? commit_index(v, bases[0]) : -1;
@@ -180,10 +178,7 @@ static int load_steps(struct alloclab_store *s, struct alloclab_history_view *v,
 					note_machine(v, machine);
 				alloclab_results_free(r);
 			}
-			for (size_t k = 0; k < n; k++)
-				free(bases[k]);
-			free(bases);
-			free(ids);
+			alloclab_store_commit_runs_free(ids, bases, n);
 			if (rc != 0)
 				return -1;
 		}

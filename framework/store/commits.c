@@ -244,3 +244,11 @@ int alloclab_store_run_machine(struct alloclab_store *s, int64_t id, char *out, 
 	sqlite3_finalize(st);
 	return rc;
 }
+
+void alloclab_store_commit_runs_free(int64_t *ids, char **bases, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free(bases[k]);
+	free(bases);
+	free(ids);
+}

@@ -105,6 +105,7 @@ int alloclab_store_link_run(struct alloclab_store *s, const char *repo, const ch
  * commit each was against (malloc'd; NULL none). */
 int alloclab_store_commit_runs(struct alloclab_store *s, const char *repo, const char *commit, const char *kind,
 			       int64_t **ids, char ***bases, size_t *n, char *err, size_t err_len);
+void alloclab_store_commit_runs_free(int64_t *ids, char **bases, size_t n);
 /* The repositories the store has commits of. */
 int alloclab_store_repos(struct alloclab_store *s, char ***out, size_t *n, char *err, size_t err_len);
 
