@@ -16,7 +16,7 @@
 /* The suite when none is given: what an allocator's change moves. churn
  * (blocks of every small size replaced at random), unicode (CPython's
  * string objects) and the replay of a Python benchmark's allocations. */
-static const char *const default_workloads[] = {"churn", "unicode", "trace:file=richards.trace,loops=2"};
+static const char *const default_workloads[] = {"churn", "unicode", "trace:file=richards.trace"};
 
 void alloclab_ab_args_init(struct alloclab_ab_args *a, const char *default_reference)
 {

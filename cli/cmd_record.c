@@ -38,17 +38,26 @@ static const char usage[] =
 	"trace. Nothing is measured: the trace is the product. Replay it against\n"
 	"any plugin with '-w trace:file=FILE'.\n"
 	"\n"
+	"Each measured value's run is marked in the trace as a window: what the\n"
+	"workload times, apart from what comes before it (start-up, set-up, the\n"
+	"warm-ups) and after it (teardown). A replay times the windows alone,\n"
+	"with the heap they found built untimed (trace:part=steady, the default);\n"
+	"part=startup, part=teardown and part=whole replay the rest.\n"
+	"\n"
 	"options:\n"
 	"  -p, --plugin NAME|PATH[:k=v,...]  the plugin to record under (gil=1 as for run)\n"
 	"  -w, --workload NAME[:k=v,...]     the workload\n"
 	"  -t, --threads N                   workload threads (default 1)\n"
+	"  -W, --warmups N                   values run before the recorded windows (default 1)\n"
+	"  -v, --values N                    values recorded as windows, the steady state (default 3)\n"
 	"  -o, --output FILE                 the trace (a trace there is replaced; any other file is not)\n"
 	"      --timeout SECONDS             (default 600)\n"
 	"      --check / --no-check          put the plugin through 'alloclab check' first / not; by\n"
 	"                                    default a plugin given by path is checked (cached per build)\n" ALLOCLAB_MEMORY_LIMIT_HELP
 	"  -h, --help\n";
 
-static int record_status(const char *path, char *err, size_t err_len, uint64_t *events, unsigned *threads)
+static int record_status(const char *path, char *err, size_t err_len, uint64_t *events, unsigned *threads,
+			 uint64_t *in_windows, unsigned *windows)
 {
 	struct alloclab_trace *t = alloclab_trace_open(path, err, err_len);
 	if (t == NULL)
@@ -58,9 +67,16 @@ static int record_status(const char *path, char *err, size_t err_len, uint64_t *
 		return -1;
 	}
 	*threads = alloclab_trace_threads(t);
-	*events = 0;
-	for (unsigned i = 0; i < *threads; i++)
+	*events = *in_windows = 0;
+	*windows = alloclab_trace_windows(t);
+	for (unsigned i = 0; i < *threads; i++) {
 		*events += alloclab_trace_events(t, i);
+		for (unsigned k = 0; k < *windows; k++) {
+			uint64_t b, e;
+			alloclab_trace_window(t, k, i, &b, &e);
+			*in_windows += e - b;
+		}
+	}
 	alloclab_trace_close(t);
 	return 0;
 }
@@ -68,7 +84,7 @@ static int record_status(const char *path, char *err, size_t err_len, uint64_t *
 /* What the command line asks for. */
 struct record_args {
 	const char *plugin_text, *workload, *out;
-	unsigned threads;
+	unsigned threads, warmups, values;
 	double timeout;
 	enum alloclab_check_mode check;
 	struct alloclab_workload_spec parsed;
@@ -81,6 +97,7 @@ static int parse_options(int argc, char **argv, struct record_args *a)
 	static const struct option longopts[] = {
 		{"plugin", required_argument, NULL, 'p'},  {"workload", required_argument, NULL, 'w'},
 		{"threads", required_argument, NULL, 't'}, {"output", required_argument, NULL, 'o'},
+		{"warmups", required_argument, NULL, 'W'}, {"values", required_argument, NULL, 'v'},
 		{"timeout", required_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
 		{"check", no_argument, NULL, 'C'},         {"no-check", no_argument, NULL, 'N'},
 		{"memory-limit", required_argument, NULL, 'L'}, {NULL, 0, NULL, 0},
@@ -89,13 +106,21 @@ static int parse_options(int argc, char **argv, struct record_args *a)
 	int opt;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":p:w:t:o:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":p:w:t:o:W:v:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p': a->plugin_text = optarg; break;
 		case 'w': a->workload = optarg; break;
 		case 'o': a->out = optarg; break;
 		case 't':
 			if (alloclab_parse_count("record", "thread count", optarg, 1, ALLOCLAB_MAX_THREADS, &a->threads) != 0)
+				return 2;
+			break;
+		case 'W':
+			if (alloclab_parse_count("record", "warm-up count", optarg, 0, 1000, &a->warmups) != 0)
+				return 2;
+			break;
+		case 'v':
+			if (alloclab_parse_count("record", "value count", optarg, 1, ALLOCLAB_TRACE_MAX_WINDOWS, &a->values) != 0)
 				return 2;
 			break;
 		case 'T':
@@ -130,11 +155,11 @@ static int parse_options(int argc, char **argv, struct record_args *a)
 static int keep_trace(struct alloclab_output_file *file, const char *path, const char *out)
 {
 	char err[ALLOCLAB_ERR_LEN];
-	unsigned trace_threads = 0;
-	uint64_t events = 0;
+	unsigned trace_threads = 0, windows = 0;
+	uint64_t events = 0, in_windows = 0;
 	struct stat st;
 
-	if (record_status(path, err, sizeof err, &events, &trace_threads) != 0) {
+	if (record_status(path, err, sizeof err, &events, &trace_threads, &in_windows, &windows) != 0) {
 		fprintf(stderr, "alloclab: the recorded trace does not read back: %s\n", err);
 		return 1;
 	}
@@ -143,15 +168,16 @@ static int keep_trace(struct alloclab_output_file *file, const char *path, const
 		return 1;
 	}
 	stat(out, &st);
-	printf("recorded %" PRIu64 " events in %u thread%s: %s, %.1f MiB (%.2f bytes per event)\n", events,
-	       trace_threads, trace_threads == 1 ? "" : "s", out, (double)st.st_size / (1 << 20),
-	       events ? (double)st.st_size / (double)events : 0.0);
+	printf("recorded %" PRIu64 " events in %u thread%s, %" PRIu64 " of them in %u window%s: %s, %.1f MiB (%.2f bytes "
+	       "per event)\n",
+	       events, trace_threads, trace_threads == 1 ? "" : "s", in_windows, windows, windows == 1 ? "" : "s", out,
+	       (double)st.st_size / (1 << 20), events ? (double)st.st_size / (double)events : 0.0);
 	return 0;
 }
 
 int alloclab_cmd_record(int argc, char **argv)
 {
-	struct record_args a = {.threads = 1, .timeout = 600, .check = ALLOCLAB_CHECK_PATHS};
+	struct record_args a = {.threads = 1, .warmups = 1, .values = 3, .timeout = 600, .check = ALLOCLAB_CHECK_PATHS};
 	struct alloclab_cell_spec spec;
 	struct alloclab_plugin_arg plugin = {0};
 	struct alloclab_process proc;
@@ -175,7 +201,8 @@ int alloclab_cmd_record(int argc, char **argv)
 	spec.workload = a.parsed.workload;
 	spec.params = a.parsed.params;
 	spec.threads = a.threads;
-	spec.values = 1;
+	spec.warmups = a.warmups;
+	spec.values = a.values;
 	/* The unnamed file, inherited by the worker at a number above the
 	 * ones it uses for itself (its result and phase descriptors). */
 	if (alloclab_output_begin(a.out, ALLOCLAB_OUTPUT_TRACE, &file, err, sizeof err) != 0 ||

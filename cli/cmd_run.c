@@ -44,7 +44,7 @@ static const struct {
 	{"churn", 0},
 	{"unicode", 0},
 	{"python:bench=nbody+json_dumps,value_ms=20", 1},
-	{"trace:file=richards.trace,loops=5", 0},
+	{"trace:file=richards.trace", 0},
 };
 static const unsigned default_threads[] = {1, 2};
 

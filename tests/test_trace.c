@@ -32,8 +32,10 @@ static void record(const char *dir, const char *plugin, const char *workload, co
 	snprintf(spec, sizeof spec, "%s%s", workload,
 		 slow_setup() && strncmp(workload, "python:", 7) == 0 ? ",debug_hooks=yes" : "");
 	workload = spec;
+	/* One value and no warm-up: the run made once, as it was before
+	 * windows (the tests of windows below record more). */
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"record", "-p", plugin, "-w", workload, "-t",
-								      threads, "-o", out, NULL});
+								      threads, "-W", "0", "-v", "1", "-o", out, NULL});
 	cr_assert_eq(r.status, 0, "record %s %s: %d: %s %s", plugin, workload, r.status, r.out, r.err);
 	cr_assert(strstr(r.out, "recorded "), "%s", r.out);
 	cmd_result_free(&r);
@@ -104,17 +106,24 @@ static void assert_same_events(const char *a, const char *b, unsigned thread, in
 	free(eb);
 }
 
-static const struct alloclab_cell *replay(const char *dir, const char *plugin, const char *spec, const char *threads,
-					  struct alloclab_results **keep)
+/* One process of `values` values and no warm-up. */
+static const struct alloclab_cell *replay_values(const char *dir, const char *plugin, const char *spec,
+						 const char *threads, const char *values, struct alloclab_results **keep)
 {
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", plugin, "-w", spec, "-t",
-								      threads, "-n", "1", "-v", "1", "--warmups", "0", "-q",
+								      threads, "-n", "1", "-v", values, "--warmups", "0", "-q",
 								      "-o", "replay.json", NULL});
 	cr_assert(r.status == 0 || r.status == 1, "replay %s: %d: %s", spec, r.status, r.err);
 	cmd_result_free(&r);
 	*keep = load_results(dir, "replay.json");
 	cr_assert_eq((*keep)->ncells, 1);
 	return &(*keep)->cells[0];
+}
+
+static const struct alloclab_cell *replay(const char *dir, const char *plugin, const char *spec, const char *threads,
+					  struct alloclab_results **keep)
+{
+	return replay_values(dir, plugin, spec, threads, "1", keep);
 }
 
 Test(trace, record_then_replay_gives_the_same_calls_event_for_event, .timeout = 240)
@@ -131,7 +140,7 @@ Test(trace, record_then_replay_gives_the_same_calls_event_for_event, .timeout = 
 		unlink(a);
 		unlink(b);
 		record(dir, "system", workloads[w], "1", a);
-		snprintf(spec, sizeof spec, "trace:file=%s", a);
+		snprintf(spec, sizeof spec, "trace:file=%s,part=whole", a);
 		record(dir, "system", spec, "1", b);
 		assert_same_events(a, b, 0, 1);
 
@@ -176,7 +185,7 @@ Test(trace, cross_thread_frees_keep_their_order_in_threads, .timeout = 240)
 		cr_assert(w == 0 ? threads == 2 : threads > 2, "%s: %u threads", workloads[w], threads);
 		snprintf(nthreads, sizeof nthreads, "%u", threads);
 		cr_assert_gt(sum.remote, 0, "%s: no frees across threads recorded", workloads[w]);
-		snprintf(spec, sizeof spec, "trace:file=%s", a);
+		snprintf(spec, sizeof spec, "trace:file=%s,part=whole", a);
 
 		/* Every remote free is remote in the replay too, and no event
 		 * waits for one that never comes. */
@@ -220,7 +229,7 @@ Test(trace, one_thread_scales_to_many_and_loops_repeat, .timeout = 120)
 	struct alloclab_trace_summary sum = summary_of(a, NULL);
 	uint64_t events = sum.ops[0] + sum.ops[1] + sum.ops[2] + sum.ops[3] + sum.ops[4] + sum.ops[5];
 
-	snprintf(spec, sizeof spec, "trace:file=%s,loops=3", a);
+	snprintf(spec, sizeof spec, "trace:file=%s,loops=3,part=whole", a);
 	const struct alloclab_cell *c = replay(dir, test_plugin("thread_counting"), spec, "2", &res);
 	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
 	for (unsigned i = 0; i < 2; i++)
@@ -231,7 +240,7 @@ Test(trace, one_thread_scales_to_many_and_loops_repeat, .timeout = 120)
 	alloclab_results_free(res);
 
 	/* Streaming and decoding ahead replay the same. */
-	snprintf(spec, sizeof spec, "trace:file=%s,decode=stream", a);
+	snprintf(spec, sizeof spec, "trace:file=%s,decode=stream,part=whole", a);
 	c = replay(dir, test_plugin("thread_counting"), spec, "1", &res);
 	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
 	cr_assert_eq(c->procs[0].values[0].thread_ops[0], events);
@@ -250,7 +259,7 @@ Test(trace, a_replay_ends_in_the_recorded_allocator_state, .timeout = 120)
 	alloclab_trace_close(t);
 	cr_assert(json_is_object(recorded) && json_object_size(recorded) > 10);
 
-	snprintf(spec, sizeof spec, "trace:file=%s", a);
+	snprintf(spec, sizeof spec, "trace:file=%s,part=whole", a);
 	const struct alloclab_cell *c = replay(dir, "obmalloc-radix", spec, "1", &res);
 	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
 	const char *key;
@@ -376,8 +385,8 @@ Test(trace, hostile_traces_are_refused_with_one_line)
 	copy_patched(good, bad, -1, 0, 100);
 	assert_refused(dir, bad, "truncated");
 	unlink(bad);
-	copy_patched(good, bad, 8, 2, 0);
-	assert_refused(dir, bad, "format version 2");
+	copy_patched(good, bad, 8, 3, 0);
+	assert_refused(dir, bad, "format version 3");
 	unlink(bad);
 	/* A byte in the middle of the first chunk's compressed frame. */
 	char err[512];
@@ -465,6 +474,261 @@ Test(trace, hostile_traces_are_refused_with_one_line)
 	unlink(bad);
 
 	assert_refused(dir, "/nonexistent/x.trace", "cannot open");
+}
+
+/* ---- windows: the recorded values, replayed as the steady state ---- */
+
+static void record_windows(const char *dir, const char *plugin, const char *workload, const char *threads,
+			   const char *warmups, const char *values, const char *out)
+{
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"record", "-p", plugin, "-w", workload, "-t",
+								      threads, "-W", warmups, "-v", values, "-o", out, NULL});
+	cr_assert_eq(r.status, 0, "record %s: %d: %s %s", workload, r.status, r.out, r.err);
+	cmd_result_free(&r);
+}
+
+struct windows {
+	unsigned n;
+	uint64_t begin[8], end[8], events;
+};
+
+static struct windows windows_of(const char *path, unsigned thread)
+{
+	char err[512];
+	struct windows w = {0};
+	struct alloclab_trace *t = alloclab_trace_open(path, err, sizeof err);
+	cr_assert(t, "%s", err);
+	cr_assert_eq(alloclab_trace_version(t), ALLOCLAB_TRACE_VERSION);
+	w.n = alloclab_trace_windows(t);
+	cr_assert_leq(w.n, 8);
+	for (unsigned k = 0; k < w.n; k++)
+		alloclab_trace_window(t, k, thread, &w.begin[k], &w.end[k]);
+	w.events = alloclab_trace_events(t, thread);
+	alloclab_trace_close(t);
+	return w;
+}
+
+/* Events of op in e[from, to). */
+static uint64_t count_op(const struct alloclab_trace_event *e, uint64_t from, uint64_t to, unsigned op)
+{
+	uint64_t n = 0;
+	for (uint64_t i = from; i < to; i++)
+		n += e[i].op == op;
+	return n;
+}
+
+static const json_t *report_of(const struct alloclab_cell *c, unsigned value)
+{
+	return json_array_get(c->procs[0].values[value].thread_reports, 0);
+}
+
+Test(trace, windows_are_the_measured_values_and_a_replay_times_them_alone, .timeout = 240)
+{
+	char *dir = scratch_dir(), *a = path_in(dir, "a.trace"), spec[4200];
+	struct alloclab_results *res;
+	size_t n;
+
+	/* An interpreter's start-up, one warm-up and two measured values of
+	 * one richards iteration each. */
+	record_windows(dir, "system", "python:bench=richards,loops=1,profile=no,hash_seed=1,census=no", "1", "1", "2", a);
+	struct windows w = windows_of(a, 0);
+	cr_assert_eq(w.n, 2, "one window a measured value, not %u", w.n);
+	uint64_t w0 = w.end[0] - w.begin[0], w1 = w.end[1] - w.begin[1];
+	cr_assert(w0 > 1000 && w1 > 1000, "windows of %llu and %llu events", (unsigned long long)w0,
+		  (unsigned long long)w1);
+	/* The same iteration: nearly the same calls. */
+	cr_assert(w0 < w1 * 11 / 10 && w1 < w0 * 11 / 10, "%llu and %llu events", (unsigned long long)w0,
+		  (unsigned long long)w1);
+	/* Start-up and the warm-up come before: more than a window. */
+	cr_assert_gt(w.begin[0], w0);
+	cr_assert_gt(w.events, w.end[1]);
+	struct alloclab_trace_event *e = events_of(a, 0, &n);
+
+	/* Two values: each times its window, after what came before it was
+	 * replayed untimed; the heap is kept from the first to the second,
+	 * and nothing after the last window (teardown) is replayed. */
+	snprintf(spec, sizeof spec, "trace:file=%s", a);
+	const struct alloclab_cell *c = replay_values(dir, test_plugin("thread_counting"), spec, "1", "2", &res);
+	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
+	cr_assert_eq(c->procs[0].nvalues, 2);
+	cr_assert_eq(c->procs[0].values[0].thread_ops[0], w0);
+	cr_assert_eq(c->procs[0].values[1].thread_ops[0], w1);
+	cr_assert_str_eq(json_string_value(json_object_get(report_of(c, 0), "part")), "steady");
+	cr_assert_eq(json_integer_value(json_object_get(report_of(c, 0), "window")), 0);
+	cr_assert_eq(json_integer_value(json_object_get(report_of(c, 1), "window")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(report_of(c, 0), "left_live")), 0, "the heap is kept");
+	cr_assert_gt(json_integer_value(json_object_get(report_of(c, 0), "kept_live")), 1000);
+	cr_assert_gt(json_integer_value(json_object_get(report_of(c, 1), "left_live")), 1000, "freed at the end");
+	cr_assert_eq(json_integer_value(json_object_get(c->procs[0].stats_after_finish, "mallocs")),
+		     (json_int_t)count_op(e, 0, w.end[1], ALLOCLAB_TRACE_MALLOC));
+	alloclab_results_free(res);
+
+	/* Decoded a chunk at a time: the same calls. */
+	snprintf(spec, sizeof spec, "trace:file=%s,decode=stream", a);
+	c = replay_values(dir, test_plugin("thread_counting"), spec, "1", "2", &res);
+	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
+	cr_assert_eq(c->procs[0].values[1].thread_ops[0], w1);
+	cr_assert_eq(json_integer_value(json_object_get(c->procs[0].stats_after_finish, "mallocs")),
+		     (json_int_t)count_op(e, 0, w.end[1], ALLOCLAB_TRACE_MALLOC));
+	alloclab_results_free(res);
+
+	/* A third value: the windows are used up, so the replay starts
+	 * again from nothing (untimed) and times the first window again. */
+	snprintf(spec, sizeof spec, "trace:file=%s", a);
+	c = replay_values(dir, test_plugin("thread_counting"), spec, "1", "3", &res);
+	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
+	cr_assert_eq(c->procs[0].values[2].thread_ops[0], w0);
+	cr_assert_eq(json_integer_value(json_object_get(report_of(c, 2), "window")), 0);
+	cr_assert_eq(json_integer_value(json_object_get(c->procs[0].stats_after_finish, "mallocs")),
+		     (json_int_t)(count_op(e, 0, w.end[1], ALLOCLAB_TRACE_MALLOC) +
+				  count_op(e, 0, w.end[0], ALLOCLAB_TRACE_MALLOC)));
+	alloclab_results_free(res);
+
+	/* Start-up and teardown are rows of their own. */
+	snprintf(spec, sizeof spec, "trace:file=%s,part=startup", a);
+	c = replay_values(dir, test_plugin("thread_counting"), spec, "1", "2", &res);
+	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
+	cr_assert_eq(c->procs[0].values[1].thread_ops[0], w.begin[0]);
+	cr_assert_str_eq(json_string_value(json_object_get(report_of(c, 0), "part")), "startup");
+	alloclab_results_free(res);
+	snprintf(spec, sizeof spec, "trace:file=%s,part=teardown", a);
+	c = replay_values(dir, test_plugin("thread_counting"), spec, "1", "1", &res);
+	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
+	cr_assert_eq(c->procs[0].values[0].thread_ops[0], w.events - w.end[1]);
+	alloclab_results_free(res);
+	free(e);
+}
+
+Test(trace, windows_cut_every_thread_at_once, .timeout = 240)
+{
+	char *dir = scratch_dir(), *a = path_in(dir, "a.trace"), spec[4200];
+	struct alloclab_results *res;
+
+	/* Threads that free each other's blocks: a window's remote frees of
+	 * blocks allocated before it wait for the untimed part, never the
+	 * other way round. */
+	record_windows(dir, "jemalloc", "xmalloc:ops=102400", "2", "1", "2", a);
+	struct windows w0 = windows_of(a, 0), w1 = windows_of(a, 1);
+	cr_assert_eq(w0.n, 2);
+	snprintf(spec, sizeof spec, "trace:file=%s", a);
+	for (int stream = 0; stream < 2; stream++) {
+		char s2[4300];
+		snprintf(s2, sizeof s2, "%s%s", spec, stream ? ",decode=stream" : "");
+		const struct alloclab_cell *c = replay_values(dir, test_plugin("thread_counting"), s2, "2", "3", &res);
+		cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
+		for (unsigned v = 0; v < 3; v++) {
+			cr_assert_eq(c->procs[0].values[v].thread_ops[0], w0.end[v % 2] - w0.begin[v % 2]);
+			cr_assert_eq(c->procs[0].values[v].thread_ops[1], w1.end[v % 2] - w1.begin[v % 2]);
+		}
+		alloclab_results_free(res);
+	}
+}
+
+Test(trace, a_trace_without_windows_is_replayed_whole_and_says_so, .timeout = 120)
+{
+	char *dir = scratch_dir(), *good = path_in(dir, "good.trace"), *old = path_in(dir, "old.trace"), spec[4200];
+	struct alloclab_results *res;
+	struct alloclab_trace_writer *w = writer(good);
+	for (unsigned i = 0; i < 3000; i++) {
+		put(w, 0, ALLOCLAB_TRACE_MALLOC, 16 + i % 200, i % 50, 0);
+		put(w, 0, ALLOCLAB_TRACE_FREE, 0, 0, i % 50);
+	}
+	finish(w);
+	/* As an alloclab before windows wrote it: format 1. */
+	copy_patched(good, old, 8, 1, 0);
+	snprintf(spec, sizeof spec, "trace:file=%s", old);
+	const struct alloclab_cell *c = replay(dir, test_plugin("thread_counting"), spec, "1", &res);
+	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
+	cr_assert_eq(c->procs[0].values[0].thread_ops[0], 6000);
+	cr_assert_str_eq(json_string_value(json_object_get(report_of(c, 0), "part")), "whole");
+	alloclab_results_free(res);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"show", "replay.json", NULL});
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.out, "start-up and teardown included"), "%s", r.out);
+	cmd_result_free(&r);
+
+	/* A steady state it does not have is refused in one line. */
+	snprintf(spec, sizeof spec, "trace:file=%s,part=steady", old);
+	r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", spec, "-n", "1", "-o", "x.json", NULL});
+	cr_assert_eq(r.status, 2, "%d: %s", r.status, r.err);
+	cr_assert(strstr(r.err, "has no windows") && strstr(r.err, "part=whole"), "%s", r.err);
+	cr_assert_eq(count_lines(r.err), 1, "%s", r.err);
+	cmd_result_free(&r);
+
+	/* And loops= does not repeat a window. */
+	char *a = path_in(dir, "a.trace");
+	record_windows(dir, "system", "churn:ops=5000", "1", "0", "1", a);
+	snprintf(spec, sizeof spec, "trace:file=%s,loops=3", a);
+	r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", spec, "-n", "1", "-o", "x.json", NULL});
+	cr_assert_eq(r.status, 2, "%d: %s", r.status, r.err);
+	cr_assert(strstr(r.err, "loops=3") && strstr(r.err, "part=whole"), "%s", r.err);
+	cr_assert_eq(count_lines(r.err), 1, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+/* A copy of `from` with the first `was` in its end record replaced by
+ * `now` (the same length, so that every offset holds). */
+static void copy_replaced(const char *from, const char *to, const char *was, const char *now)
+{
+	struct stat st;
+	char *text = read_file(from);
+	cr_assert(text && stat(from, &st) == 0 && strlen(was) == strlen(now));
+	char *at = memmem(text, (size_t)st.st_size, was, strlen(was));
+	cr_assert(at, "no '%s' in %s", was, from);
+	memcpy(at, now, strlen(now));
+	FILE *f = fopen(to, "wb");
+	cr_assert(f);
+	fwrite(text, 1, (size_t)st.st_size, f);
+	fclose(f);
+	free(text);
+}
+
+Test(trace, hostile_windows_are_refused_with_one_line)
+{
+	char *dir = scratch_dir(), *good = path_in(dir, "good.trace"), *bad = path_in(dir, "bad.trace");
+	struct alloclab_trace_writer *w = writer(good);
+	/* Six events; windows [2, 4) and [4, 6). */
+	for (unsigned i = 0; i < 3; i++) {
+		if (i > 0)
+			cr_assert_eq(alloclab_trace_writer_window(w, 1), 0);
+		put(w, 0, ALLOCLAB_TRACE_MALLOC, 16, 0, 0);
+		put(w, 0, ALLOCLAB_TRACE_FREE, 0, 0, 0);
+		if (i > 0)
+			cr_assert_eq(alloclab_trace_writer_window(w, 0), 0);
+	}
+	/* Out of turn: a second close. */
+	cr_assert_eq(alloclab_trace_writer_window(w, 0), -1);
+	alloclab_trace_writer_abort(w);
+	w = writer(good);
+	for (unsigned i = 0; i < 3; i++) {
+		if (i > 0)
+			alloclab_trace_writer_window(w, 1);
+		put(w, 0, ALLOCLAB_TRACE_MALLOC, 16, 0, 0);
+		put(w, 0, ALLOCLAB_TRACE_FREE, 0, 0, 0);
+		if (i > 0)
+			alloclab_trace_writer_window(w, 0);
+	}
+	finish(w);
+	struct windows ok = windows_of(good, 0);
+	cr_assert(ok.n == 2 && ok.begin[0] == 2 && ok.end[0] == 4 && ok.begin[1] == 4 && ok.end[1] == 6);
+
+	static const struct {
+		const char *was, *now, *says;
+	} cases[] = {
+		{"{\"begin\":[2],\"end\":[4]}", "{\"begin\":[5],\"end\":[4]}", "window 0 of thread 0 ends before it begins"},
+		{"{\"begin\":[4],\"end\":[6]}", "{\"begin\":[3],\"end\":[6]}", "begins before the window before it ended"},
+		{"{\"begin\":[4],\"end\":[6]}", "{\"begin\":[4],\"end\":[7]}", "not a count from 0 to its 6 events"},
+		{"{\"begin\":[4],\"end\":[6]}", "{\"begin\":[4],\"end\":[4]}", "window 1 holds no event"},
+		{"{\"begin\":[2],\"end\":[4]}", "{\"begin\":[2],\"end\":\"4\"}", "window 0 needs 'end'"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		copy_replaced(good, bad, cases[k].was, cases[k].now);
+		assert_refused(dir, bad, cases[k].says);
+		unlink(bad);
+	}
+	/* Windows in a format that had none. */
+	copy_patched(good, bad, 8, 1, 0);
+	assert_refused(dir, bad, "'windows' in a version 1 trace");
 }
 
 Test(trace, record_refuses_bad_requests_and_leaves_nothing_behind)

@@ -18,6 +18,19 @@
  * (scaling). Decoding happens in the timed region, a chunk at a time, so
  * memory stays proportional to live objects whatever the trace's length;
  * its cost is measured with the noop plugin (docs/measurements/replays.md).
+ *
+ * Parts. A trace recorded with windows (trace.h: the recorded workload's
+ * measured values) is replayed as the process it came from ran: what
+ * comes before a window is replayed untimed in prepare, so the heap the
+ * window found is there; the window is the timed value; and the heap is
+ * kept from one value to the next, as an interpreter keeps its heap
+ * between iterations. A value that would go back (the windows used up)
+ * frees everything and replays from the start, untimed. Timing the whole
+ * recording instead (part=whole, the only part of a trace without
+ * windows) times an interpreter's start-up and teardown each value: a
+ * heap built from nothing and emptied, which an allocator that returns
+ * its empty arenas to the kernel pays for in page faults every value, and
+ * the recorded program never does in its steady state.
  */
 #define _GNU_SOURCE 1
 #include "trace/trace.h"
@@ -26,6 +39,7 @@
 #include "base/lengths.h"
 #include "workload/workload.h"
 #include "worker/worker.h"
+#include "results/results.h"
 
 #include <inttypes.h>
 #include <sched.h>
@@ -36,7 +50,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-enum { P_FILE, P_LOOPS, P_TOUCH, P_DECODE, P_DECODE_MB, P_WAIT };
+enum { P_FILE, P_LOOPS, P_TOUCH, P_DECODE, P_DECODE_MB, P_WAIT, P_PART };
+enum { PART_AUTO, PART_STEADY, PART_STARTUP, PART_TEARDOWN, PART_WHOLE };
+static const char *const part_names[] = {"auto", "steady", "startup", "teardown", "whole", NULL};
 enum { TOUCH_ENDS, TOUCH_ALL, TOUCH_NONE };
 static const char *const touch_names[] = {"ends", "all", "none", NULL};
 enum { DECODE_AUTO, DECODE_AHEAD, DECODE_STREAM };
@@ -59,6 +75,12 @@ static const struct alloclab_param trace_params[] = {
 			 .min = 1, .max = 1 << 20},
 	[P_WAIT] = {.name = "wait_s", .help = "longest wait for another thread's object before giving up",
 		    .def = 30, .min = 1, .max = 86400},
+	[P_PART] = {.name = "part",
+		    .help = "what a value times: steady (the recorded values' windows, the heap before them built untimed "
+			    "and kept between values), startup (everything before the first window), teardown (after the "
+			    "last), whole (all of it, each value from nothing); auto: steady when the trace has windows, "
+			    "else whole",
+		    .type = ALLOCLAB_PARAM_CHOICE, .choices = part_names, .max = PART_WHOLE},
 };
 
 /* One slot of a replay thread. Invariant: seq is odd exactly when block
@@ -74,16 +96,27 @@ struct slot {
 
 /* What a replay of one recorded thread's events holds, found from the
  * events alone (untimed, when they are decoded ahead): the requested
- * bytes held after each PROFILE_EVERY events, the most held and what is
- * held at the end. */
+ * bytes held after every PROFILE_EVERY events counted from the thread's
+ * first, and at each cut (the parts' ends, cut[]: increasing, the last
+ * the thread's end) exactly, with the most held since the cut before. */
 #define PROFILE_EVERY 1024u
 struct live_profile {
-	uint64_t peak, end;
+	unsigned ncuts;
+	uint64_t *cut, *cut_live, *cut_peak;
 	uint64_t after[]; /* after[k]: once events [0, (k + 1) x PROFILE_EVERY) are done, or all */
+};
+
+/* What validation found of a trace, and what its parts hold (events,
+ * all threads together). */
+struct trace_facts {
+	struct alloclab_trace_summary sum;
+	unsigned windows;
+	uint64_t part_events[PART_WHOLE + 1];
 };
 
 struct trace_shared {
 	struct alloclab_trace *trace; /* opened by thread 0 in the first prepare */
+	struct trace_facts facts;
 	struct alloclab_trace_summary sum;
 	char error[ALLOCLAB_ERR_LEN]; /* why the trace was refused, for every thread */
 	int refused, not_applicable;
@@ -99,6 +132,12 @@ struct trace_shared {
 	 * them holds (live_profile below), so that the timed loop need not
 	 * count it. */
 	struct live_profile *profile[ALLOCLAB_MAX_THREADS];
+	/* The part the values time (never PART_AUTO once open). */
+	unsigned part;
+	/* Each replay thread's state, kept from value to value (part=steady
+	 * keeps the heap too): made in the first prepare, freed in the last
+	 * value's finish. */
+	struct replay *replay[ALLOCLAB_MAX_THREADS];
 	/* Set by a thread that stopped early: the others stop waiting. */
 	_Atomic int failed;
 	/* A barrier between loops that a failure opens. */
@@ -107,7 +146,17 @@ struct trace_shared {
 
 struct replay {
 	struct alloclab_trace_cursor *cursor;
+	/* Streaming: the chunk decoded last, its events [buf_first, buf_first
+	 * + buf_n) of the thread's. */
 	struct alloclab_trace_event *events;
+	uint64_t buf_first, buf_n;
+	unsigned source; /* the recorded thread replayed */
+	/* The events replayed since the replay last started from nothing
+	 * (pos), and this value's timed part [from, to): pos == from when
+	 * run() starts, pos == to when it ends. */
+	uint64_t pos, from, to;
+	unsigned round;  /* values prepared so far, warm-ups included */
+	int window;      /* the window this value times (part=steady), else -1 */
 	struct slot *mine;
 	uint64_t *sizes; /* of mine's objects */
 	uint32_t nslots;
@@ -137,9 +186,64 @@ static struct {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
-	struct alloclab_trace_summary sum;
+	struct trace_facts facts;
 	int valid;
 } validated;
+
+/* The part a value times: auto is steady where the trace has windows. */
+static unsigned resolved_part(uint64_t asked, unsigned windows)
+{
+	if (asked == PART_AUTO)
+		return windows ? PART_STEADY : PART_WHOLE;
+	return (unsigned)asked;
+}
+
+/* Recorded thread th's part of round `round` (from 0): its events [*from,
+ * *to), and the window (part=steady) or -1. */
+static int part_range(const struct alloclab_trace *t, unsigned part, unsigned th, unsigned round, uint64_t *from,
+		      uint64_t *to)
+{
+	unsigned w = alloclab_trace_windows(t);
+	uint64_t b, e;
+
+	*from = 0;
+	*to = alloclab_trace_events(t, th);
+	switch (part) {
+	case PART_STEADY:
+		alloclab_trace_window(t, round % w, th, from, to);
+		return (int)(round % w);
+	case PART_STARTUP:
+		alloclab_trace_window(t, 0, th, &b, &e);
+		*to = b;
+		break;
+	case PART_TEARDOWN:
+		alloclab_trace_window(t, w - 1, th, &b, &e);
+		*from = e;
+		break;
+	default: break;
+	}
+	return -1;
+}
+
+static void trace_facts(const struct alloclab_trace *t, struct trace_facts *f)
+{
+	f->windows = alloclab_trace_windows(t);
+	memset(f->part_events, 0, sizeof f->part_events);
+	for (unsigned th = 0; th < alloclab_trace_threads(t); th++) {
+		uint64_t from, to;
+		f->part_events[PART_WHOLE] += alloclab_trace_events(t, th);
+		if (f->windows == 0)
+			continue;
+		for (unsigned k = 0; k < f->windows; k++) {
+			part_range(t, PART_STEADY, th, k, &from, &to);
+			f->part_events[PART_STEADY] += to - from;
+		}
+		part_range(t, PART_STARTUP, th, 0, &from, &to);
+		f->part_events[PART_STARTUP] += to - from;
+		part_range(t, PART_TEARDOWN, th, 0, &from, &to);
+		f->part_events[PART_TEARDOWN] += to - from;
+	}
+}
 
 /* The file a file= value names: as given, or for a bare name that is
  * not in the current folder, the trace of that name that ships (in the
@@ -156,7 +260,7 @@ static const char *resolve(const char *given, char *buf, size_t len)
 	return stat(buf, &st) == 0 ? buf : given;
 }
 
-static int validate_once(const char *given, struct alloclab_trace_summary *sum, char *err, size_t err_len)
+static int validate_once(const char *given, struct trace_facts *facts, char *err, size_t err_len)
 {
 	struct alloclab_trace *t;
 	struct stat st;
@@ -170,23 +274,24 @@ static int validate_once(const char *given, struct alloclab_trace_summary *sum, 
 	if (stat(path, &st) == 0 && validated.valid && st.st_dev == validated.dev && st.st_ino == validated.ino &&
 	    st.st_size == validated.size && st.st_mtim.tv_sec == validated.mtime.tv_sec &&
 	    st.st_mtim.tv_nsec == validated.mtime.tv_nsec) {
-		*sum = validated.sum;
+		*facts = validated.facts;
 		return 0;
 	}
 	validated.valid = 0;
 	if ((t = alloclab_trace_open(path, err, err_len)) == NULL)
 		return -1;
-	if (alloclab_trace_validate(t, sum, err, err_len) != 0) {
+	if (alloclab_trace_validate(t, &facts->sum, err, err_len) != 0) {
 		alloclab_trace_close(t);
 		return -1;
 	}
+	trace_facts(t, facts);
 	alloclab_trace_close(t);
 	if (stat(path, &st) == 0) {
 		validated.dev = st.st_dev;
 		validated.ino = st.st_ino;
 		validated.size = st.st_size;
 		validated.mtime = st.st_mtim;
-		validated.sum = *sum;
+		validated.facts = *facts;
 		validated.valid = 1;
 	}
 	return 0;
@@ -194,8 +299,31 @@ static int validate_once(const char *given, struct alloclab_trace_summary *sum, 
 
 static int trace_check(const struct alloclab_params *p, char *err, size_t err_len)
 {
-	struct alloclab_trace_summary sum;
-	return validate_once(p->text[P_FILE], &sum, err, err_len);
+	struct trace_facts f;
+	unsigned part;
+
+	if (validate_once(p->text[P_FILE], &f, err, err_len) != 0)
+		return -1;
+	part = resolved_part(p->v[P_PART], f.windows);
+	if (part != PART_WHOLE && f.windows == 0) {
+		snprintf(err, err_len,
+			 "trace '%s' has no windows (a trace of format 1, recorded before windows were marked), so no %s "
+			 "part: replay it whole (part=whole: start-up and teardown timed with it), or record it again",
+			 p->text[P_FILE], part_names[part]);
+		return -1;
+	}
+	if (part != PART_WHOLE && p->v[P_LOOPS] > 1) {
+		snprintf(err, err_len,
+			 "loops=%" PRIu64 " replays the whole trace several times a value; part=%s replays its part once "
+			 "(record longer values instead, or give part=whole)",
+			 p->v[P_LOOPS], part_names[part]);
+		return -1;
+	}
+	if (f.part_events[part] == 0) {
+		snprintf(err, err_len, "trace '%s': its %s part holds no event", p->text[P_FILE], part_names[part]);
+		return -1;
+	}
+	return 0;
 }
 
 /* Opens the trace, once per process (thread 0; the others wait at the
@@ -207,11 +335,13 @@ static void open_trace(struct alloclab_workload_thread *t, struct trace_shared *
 	const struct alloclab_allocator *a = t->alloc;
 	unsigned k;
 
-	if (validate_once(path, &sh->sum, sh->error, sizeof sh->error) != 0 ||
+	if (validate_once(path, &sh->facts, sh->error, sizeof sh->error) != 0 ||
 	    (sh->trace = alloclab_trace_open(path, sh->error, sizeof sh->error)) == NULL) {
 		sh->refused = 1;
 		return;
 	}
+	sh->sum = sh->facts.sum;
+	sh->part = resolved_part(t->params->v[P_PART], sh->facts.windows);
 	k = alloclab_trace_threads(sh->trace);
 	if (k > 1 && t->nthreads != k)
 		snprintf(sh->error, sizeof sh->error, "the trace has %u threads: replay it with -t %u", k, k);
@@ -234,16 +364,54 @@ static void open_trace(struct alloclab_workload_thread *t, struct trace_shared *
 	}
 }
 
-/* The bytes a replay of events[0, n) holds as it goes (a trace with no
- * remote release: every release is of the thread's own slots). NULL when
- * out of memory. */
-static struct live_profile *live_profile(const struct alloclab_trace_event *events, uint64_t n, uint32_t nslots)
+static void free_profile(struct live_profile *pr)
 {
-	struct live_profile *pr = malloc(sizeof *pr + ((n + PROFILE_EVERY - 1) / PROFILE_EVERY + 1) * sizeof(uint64_t));
-	uint64_t *size = calloc(nslots ? nslots : 1, sizeof *size), live = 0, peak = 0;
-
-	if (pr == NULL || size == NULL) {
+	if (pr) {
+		free(pr->cut);
+		free(pr->cut_live);
+		free(pr->cut_peak);
 		free(pr);
+	}
+}
+
+/* The cuts of recorded thread th's parts: every window's ends and the
+ * thread's end, increasing, repeats left out. *n of them; NULL when out
+ * of memory. */
+static uint64_t *part_cuts(const struct alloclab_trace *t, unsigned th, unsigned *n)
+{
+	unsigned w = alloclab_trace_windows(t), k = 0;
+	uint64_t *cut = malloc((2 * (size_t)w + 1) * sizeof *cut);
+
+	if (cut == NULL)
+		return NULL;
+	for (unsigned i = 0; i < w; i++) {
+		uint64_t b, e;
+		alloclab_trace_window(t, i, th, &b, &e);
+		if (b > 0 && (k == 0 || cut[k - 1] != b))
+			cut[k++] = b;
+		if (e > 0 && (k == 0 || cut[k - 1] != e))
+			cut[k++] = e;
+	}
+	if (k == 0 || cut[k - 1] != alloclab_trace_events(t, th))
+		cut[k++] = alloclab_trace_events(t, th);
+	*n = k;
+	return cut;
+}
+
+/* The bytes a replay of events[0, n) holds as it goes (a trace with no
+ * remote release: every release is of the thread's own slots), with the
+ * cuts of recorded thread th. NULL when out of memory. */
+static struct live_profile *live_profile(const struct alloclab_trace *t, unsigned th,
+					 const struct alloclab_trace_event *events, uint64_t n, uint32_t nslots)
+{
+	struct live_profile *pr = calloc(1, sizeof *pr + ((n + PROFILE_EVERY - 1) / PROFILE_EVERY + 1) * sizeof(uint64_t));
+	uint64_t *size = calloc(nslots ? nslots : 1, sizeof *size), live = 0, peak = 0;
+	unsigned c = 0;
+
+	if (pr == NULL || size == NULL || (pr->cut = part_cuts(t, th, &pr->ncuts)) == NULL ||
+	    (pr->cut_live = calloc(pr->ncuts, sizeof *pr->cut_live)) == NULL ||
+	    (pr->cut_peak = calloc(pr->ncuts, sizeof *pr->cut_peak)) == NULL) {
+		free_profile(pr);
 		free(size);
 		return NULL;
 	}
@@ -258,11 +426,28 @@ static struct live_profile *live_profile(const struct alloclab_trace_event *even
 		}
 		if ((i + 1) % PROFILE_EVERY == 0 || i + 1 == n)
 			pr->after[i / PROFILE_EVERY] = live;
+		while (c < pr->ncuts && pr->cut[c] == i + 1) {
+			pr->cut_live[c] = live;
+			pr->cut_peak[c++] = peak;
+			peak = live;
+		}
 	}
-	pr->peak = peak;
-	pr->end = live;
 	free(size);
 	return pr;
+}
+
+/* The profile's exact bytes held after the thread's first `at` events (a
+ * cut, or 0), and the most held in (from, at]. */
+static void profile_at(const struct live_profile *pr, uint64_t from, uint64_t at, uint64_t *live, uint64_t *peak)
+{
+	*live = 0;
+	*peak = 0;
+	for (unsigned c = 0; c < pr->ncuts && pr->cut[c] <= at; c++) {
+		if (pr->cut[c] > from && pr->cut_peak[c] > *peak)
+			*peak = pr->cut_peak[c];
+		if (pr->cut[c] == at)
+			*live = pr->cut_live[c];
+	}
 }
 
 /* Decodes recorded thread `source` whole into sh->decoded. 0, or -1. */
@@ -288,54 +473,12 @@ static int decode_ahead(struct trace_shared *sh, struct replay *r, unsigned sour
 	}
 	sh->decoded[source] = all;
 	sh->ndecoded[source] = got;
-	if (!sh->sum.remote && (sh->profile[source] = live_profile(all, got, alloclab_trace_slots(sh->trace, source))) == NULL) {
+	if (!sh->sum.remote &&
+	    (sh->profile[source] = live_profile(sh->trace, source, all, got, alloclab_trace_slots(sh->trace, source))) == NULL) {
 		snprintf(err, err_len, "trace: out of memory profiling %" PRIu64 " events", got);
 		return -1;
 	}
 	return 0;
-}
-
-static int trace_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
-{
-	struct trace_shared *sh = t->shared;
-	struct replay *r;
-	unsigned source;
-
-	if (t->index == 0 && sh->trace == NULL && !sh->refused)
-		open_trace(t, sh);
-	t->sync(t);
-	if (sh->refused || sh->not_applicable) {
-		snprintf(err, err_len, "%s", sh->error);
-		t->not_applicable = sh->not_applicable;
-		return -1;
-	}
-	source = alloclab_trace_threads(sh->trace) > 1 ? t->index : 0;
-	if ((r = calloc(1, sizeof *r)) == NULL)
-		goto oom;
-	t->state = r;
-	r->nslots = alloclab_trace_slots(sh->trace, source);
-	r->cursor = alloclab_trace_cursor_new(sh->trace, source);
-	/* A chunk's buffer, for streaming only (decoding ahead writes in place). */
-	r->events = sh->ahead ? NULL : malloc(ALLOCLAB_TRACE_CHUNK_EVENTS * sizeof *r->events);
-	/* Written by this thread first, so its pages are its own. */
-	r->mine = calloc(r->nslots ? r->nslots : 1, sizeof *r->mine);
-	r->sizes = calloc(r->nslots ? r->nslots : 1, sizeof *r->sizes);
-	if (!r->cursor || (!sh->ahead && !r->events) || !r->mine || !r->sizes)
-		goto oom;
-	sh->slots[t->index] = r->mine;
-	sh->sizes[t->index] = r->sizes;
-	atomic_store(&sh->failed, 0);
-	if (sh->ahead && t->index == source && sh->decoded[source] == NULL &&
-	    decode_ahead(sh, r, source, err, err_len) != 0) {
-		t->sync(t);
-		return -1;
-	}
-	t->sync(t);
-	return sh->ahead && sh->decoded[source] == NULL ? -1 : 0;
-oom:
-	t->sync(t);
-	snprintf(err, err_len, "trace: out of memory for %u slots", r ? r->nslots : 0);
-	return -1;
 }
 
 /* Waits until the slot's sequence number is `want`. 0, or -1 with
@@ -428,7 +571,10 @@ static inline __attribute__((always_inline)) int replay_local(struct alloclab_wo
 	int rc = 0;
 
 	for (size_t i = 0; i < n;) {
-		const size_t block_end = n - i > PROFILE_EVERY ? i + PROFILE_EVERY : n;
+		/* Blocks end where the profile's do: at multiples of
+		 * PROFILE_EVERY counted from the thread's first event. */
+		const size_t block_start = i, to_edge = PROFILE_EVERY - (size_t)((first + i) % PROFILE_EVERY);
+		const size_t block_end = n - i > to_edge ? i + to_edge : n;
 		for (; i < block_end; i++) {
 			const struct alloclab_trace_event *e = &events[i];
 			size_t size = e->size;
@@ -478,15 +624,16 @@ static inline __attribute__((always_inline)) int replay_local(struct alloclab_wo
 			}
 		}
 		if (!count)
-			live = profile->after[(i - 1) / PROFILE_EVERY];
+			live = profile->after[(first + i - 1) / PROFILE_EVERY];
 		__atomic_store_n(held, live, __ATOMIC_RELAXED);
 		/* Paired mode: the other plugins may run between blocks. */
 		if (sliced)
-			alloclab_slice_ops(t, PROFILE_EVERY);
+			alloclab_slice_ops(t, (int64_t)(i - block_start));
 	}
 	if (!count && n) {
-		live = profile->end;
-		peak = profile->peak > peak ? profile->peak : peak;
+		uint64_t most;
+		profile_at(profile, first, first + n, &live, &most);
+		peak = most > peak ? most : peak;
 	}
 out:
 	__atomic_store_n(held, live, __ATOMIC_RELAXED);
@@ -576,11 +723,18 @@ static inline __attribute__((always_inline)) int replay_shared(struct alloclab_w
 	return rc;
 }
 
+/* Replays n events, the thread's [first, first + n): timed (run(), with
+ * latency and slices where the value has them), or not (prepare building
+ * the heap a part starts from: no slice point may switch plugins there). */
 static int replay(struct alloclab_workload_thread *t, struct replay *r, const struct alloclab_trace_event *events,
-		  size_t n, uint64_t first, const struct live_profile *profile)
+		  size_t n, uint64_t first, const struct live_profile *profile, int timed)
 {
 	const struct trace_shared *sh = t->shared;
 	const struct live_profile *pr = profile;
+	if (!timed)
+		return sh->sum.remote ? replay_shared(t, r, events, n, first, 0)
+		       : pr	      ? replay_local(t, r, events, n, first, 0, 0, 0, pr, 0)
+				      : replay_local(t, r, events, n, first, 0, 0, 1, NULL, 0);
 	/* With --latency each event's index goes with its call, so that the
 	 * slowest calls name their events; a loop of its own, so that without
 	 * it the replay does not pay for it. */
@@ -599,6 +753,42 @@ static int replay(struct alloclab_workload_thread *t, struct replay *r, const st
 					       : replay_local(t, r, events, n, first, 0, 0, 0, pr, 0);
 	return t->alloc->direct_malloc ? replay_local(t, r, events, n, first, 1, 0, 1, NULL, 0)
 				       : replay_local(t, r, events, n, first, 0, 0, 1, NULL, 0);
+}
+
+/* Replays the thread's events from r->pos up to `to`, decoded ahead or a
+ * chunk at a time. 0, or -1 with r->error. */
+static int replay_to(struct alloclab_workload_thread *t, struct replay *r, uint64_t to, int timed)
+{
+	const struct trace_shared *sh = t->shared;
+
+	if (r->pos >= to)
+		return 0;
+	if (sh->ahead) {
+		if (replay(t, r, sh->decoded[r->source] + r->pos, (size_t)(to - r->pos), r->pos, sh->profile[r->source],
+			   timed) != 0)
+			return -1;
+		r->pos = to;
+		return 0;
+	}
+	while (r->pos < to) {
+		size_t n;
+		if (r->pos >= r->buf_first + r->buf_n) {
+			int got = alloclab_trace_next_chunk(r->cursor, r->events, &n, r->error, sizeof r->error);
+			if (got <= 0) {
+				if (got == 0)
+					snprintf(r->error, sizeof r->error, "trace: thread %u ended before event %" PRIu64,
+						 r->source, to);
+				return -1;
+			}
+			r->buf_first = alloclab_trace_cursor_first_event(r->cursor);
+			r->buf_n = n;
+		}
+		uint64_t k0 = r->pos - r->buf_first, k1 = to - r->buf_first < r->buf_n ? to - r->buf_first : r->buf_n;
+		if (replay(t, r, r->events + k0, (size_t)(k1 - k0), r->pos, NULL, timed) != 0)
+			return -1;
+		r->pos = r->buf_first + k1;
+	}
+	return 0;
 }
 
 /* Frees this thread's objects still live: after every thread has ended
@@ -621,6 +811,10 @@ static uint64_t free_leftovers(struct alloclab_workload_thread *t, struct replay
 	/* Every thread has ended the loop, so nothing is held by anyone. */
 	r->live = 0;
 	alloclab_live_set(t, 0, 0);
+	/* And the replay starts from the trace's first event again. */
+	r->pos = 0;
+	r->buf_first = r->buf_n = 0;
+	alloclab_trace_cursor_rewind(r->cursor);
 	return n;
 }
 
@@ -643,6 +837,104 @@ static int loop_barrier(struct alloclab_workload_thread *t)
 	return 0;
 }
 
+static void free_replay(struct replay *r)
+{
+	if (r) {
+		alloclab_trace_cursor_free(r->cursor);
+		free(r->events);
+		free(r->mine);
+		free(r->sizes);
+		free(r);
+	}
+}
+
+/* This thread's replay state, kept from value to value: made in the
+ * first prepare. NULL with err when out of memory. */
+static struct replay *replay_state(struct alloclab_workload_thread *t, char *err, size_t err_len)
+{
+	struct trace_shared *sh = t->shared;
+	struct replay *r = sh->replay[t->index];
+
+	if (r)
+		return r;
+	if ((r = calloc(1, sizeof *r)) == NULL) {
+		snprintf(err, err_len, "trace: out of memory");
+		return NULL;
+	}
+	r->source = alloclab_trace_threads(sh->trace) > 1 ? t->index : 0;
+	r->nslots = alloclab_trace_slots(sh->trace, r->source);
+	r->cursor = alloclab_trace_cursor_new(sh->trace, r->source);
+	/* A chunk's buffer, for streaming only (decoding ahead writes in place). */
+	r->events = sh->ahead ? NULL : malloc(ALLOCLAB_TRACE_CHUNK_EVENTS * sizeof *r->events);
+	/* Written by this thread first, so its pages are its own. */
+	r->mine = calloc(r->nslots ? r->nslots : 1, sizeof *r->mine);
+	r->sizes = calloc(r->nslots ? r->nslots : 1, sizeof *r->sizes);
+	if (!r->cursor || (!sh->ahead && !r->events) || !r->mine || !r->sizes) {
+		snprintf(err, err_len, "trace: out of memory for %u slots", r->nslots);
+		free_replay(r);
+		return NULL;
+	}
+	sh->replay[t->index] = r;
+	sh->slots[t->index] = r->mine;
+	sh->sizes[t->index] = r->sizes;
+	return r;
+}
+
+/*
+ * A value's preparation: the trace opened (first value), this thread's
+ * state, the events decoded ahead (once a process), then what comes before
+ * the value's part replayed untimed: nothing when the heap kept from the
+ * value before is where the part starts (part=steady, the next window);
+ * else from nothing (a part that starts earlier than where the replay is:
+ * the windows used up, or every value of another part). The threads decide
+ * alike (the same round and part), and meet before and after freeing, as
+ * other threads may release this one's objects.
+ */
+static int trace_prepare(struct alloclab_workload_thread *t, char *err, size_t err_len)
+{
+	struct trace_shared *sh = t->shared;
+	struct replay *r;
+	int ok = 1, restart;
+
+	if (t->index == 0 && sh->trace == NULL && !sh->refused)
+		open_trace(t, sh);
+	t->sync(t);
+	if (sh->refused || sh->not_applicable) {
+		snprintf(err, err_len, "%s", sh->error);
+		t->not_applicable = sh->not_applicable;
+		return -1;
+	}
+	atomic_store(&sh->failed, 0);
+	if ((t->state = r = replay_state(t, err, err_len)) == NULL)
+		ok = 0;
+	else if (sh->ahead && t->index == r->source && sh->decoded[r->source] == NULL &&
+		 decode_ahead(sh, r, r->source, err, err_len) != 0)
+		ok = 0;
+	t->sync(t);
+	if (!ok || (sh->ahead && sh->decoded[r->source] == NULL)) {
+		atomic_store(&sh->failed, 1);
+		return -1;
+	}
+	r->window = part_range(sh->trace, sh->part, r->source, r->round, &r->from, &r->to);
+	restart = r->round > 0 && (sh->part != PART_STEADY || r->round % alloclab_trace_windows(sh->trace) == 0);
+	r->round++;
+	if (restart) {
+		free_leftovers(t, r);
+		t->sync(t);
+	}
+	r->error[0] = '\0';
+	if (replay_to(t, r, r->from, 0) != 0) {
+		atomic_store(&sh->failed, 1);
+		ok = 0;
+	}
+	t->sync(t);
+	if (!ok || atomic_load(&sh->failed)) {
+		snprintf(err, err_len, "%s", r->error[0] ? r->error : "trace: another thread failed before the part");
+		return -1;
+	}
+	return 0;
+}
+
 static void trace_run(struct alloclab_workload_thread *t)
 {
 	struct trace_shared *sh = t->shared;
@@ -652,32 +944,12 @@ static void trace_run(struct alloclab_workload_thread *t)
 
 	r->peak = r->live;
 	for (uint64_t l = 0; l < loops; l++) {
-		size_t n;
-		int got = 0;
-		if (sh->ahead) {
-			unsigned source = alloclab_trace_threads(sh->trace) > 1 ? t->index : 0;
-			if (replay(t, r, sh->decoded[source], sh->ndecoded[source], 0, sh->profile[source]) != 0)
-				got = -1;
-			else
-				ops += sh->ndecoded[source];
-		} else {
-			alloclab_trace_cursor_rewind(r->cursor);
-			while ((got = alloclab_trace_next_chunk(r->cursor, r->events, &n, r->error, sizeof r->error)) == 1) {
-				if (replay(t, r, r->events, n, alloclab_trace_cursor_first_event(r->cursor), NULL) != 0) {
-					got = -1;
-					break;
-				}
-				ops += n;
-			}
-		}
-		if (got < 0 || (l + 1 < loops && (loop_barrier(t) != 0 || (free_leftovers(t, r), loop_barrier(t) != 0)))) {
-			/* Only the thread that failed has a reason; those that
-			 * stopped for it say nothing, so the cell's error is
-			 * the reason (the worker fails the value either way). */
-			atomic_store(&sh->failed, 1);
-			t->error = r->error[0] ? r->error : NULL;
-			break;
-		}
+		/* Whole traces only (trace_check): each loop from nothing. */
+		if (l > 0 && (loop_barrier(t) != 0 || (free_leftovers(t, r), loop_barrier(t) != 0)))
+			goto failed;
+		if (replay_to(t, r, r->to, 1) != 0)
+			goto failed;
+		ops += r->to - r->from;
 	}
 	t->ops = ops;
 	alloclab_live_end(t, r->live);
@@ -685,12 +957,36 @@ static void trace_run(struct alloclab_workload_thread *t)
 	 * thread releases another's objects; else the samples tell. */
 	if (!sh->sum.remote)
 		alloclab_live_peak(t, r->peak);
+	return;
+failed:
+	/* Only the thread that failed has a reason; those that stopped for
+	 * it say nothing, so the cell's error is the reason (the worker fails
+	 * the value either way). */
+	atomic_store(&sh->failed, 1);
+	t->error = r->error[0] ? r->error : NULL;
+	t->ops = ops;
+	alloclab_live_end(t, r->live);
+}
+
+/* The value's report: what the part was, and what was left live. */
+static json_t *value_report(const struct trace_shared *sh, const struct replay *r, uint64_t freed, uint64_t kept)
+{
+	json_t *rep = json_pack("{s:I,s:I,s:s,s:s,s:I}", "waits", (json_int_t)r->waits, "left_live", (json_int_t)freed,
+				"decode", sh->ahead ? "ahead" : "stream", "part", part_names[sh->part], "kept_live",
+				(json_int_t)kept);
+	if (r->window >= 0)
+		json_object_set_new(rep, "window", json_integer(r->window));
+	return rep;
 }
 
 static void trace_finish(struct alloclab_workload_thread *t)
 {
 	struct trace_shared *sh = t->shared;
 	struct replay *r = t->state;
+	/* part=steady keeps the heap for the next window; the last value
+	 * and a failure free it, as does every other part (each value from
+	 * nothing). */
+	int keep = sh->part == PART_STEADY && !t->last_value;
 
 	/* The last loop's live objects stay until here, so that the plugin's
 	 * statistics at the end of the value are the recorded run's at its
@@ -709,43 +1005,74 @@ static void trace_finish(struct alloclab_workload_thread *t)
 			       alloclab_resident_bytes(sh->profile[t->index],
 						       sh->ndecoded[t->index] / PROFILE_EVERY * sizeof(uint64_t) + 1);
 		alloclab_live_own(t, own);
-		uint64_t left = free_leftovers(t, r);
-		t->report = json_pack("{s:I,s:I,s:s}", "waits", (json_int_t)r->waits, "left_live", (json_int_t)left,
-				      "decode", sh->ahead ? "ahead" : "stream");
-		alloclab_trace_cursor_free(r->cursor);
-		free(r->events);
-		free(r->mine);
-		free(r->sizes);
-		free(r);
+		uint64_t kept = 0, freed = 0;
+		if (keep)
+			for (uint32_t i = 0; i < r->nslots; i++)
+				kept += r->mine[i].block != NULL;
+		else
+			freed = free_leftovers(t, r);
+		t->report = value_report(sh, r, freed, kept);
 		t->state = NULL;
 	}
 	t->sync(t);
-	if (t->index == 0) {
-		for (unsigned i = 0; i < t->nthreads; i++)
-			sh->slots[i] = NULL, sh->sizes[i] = NULL;
-		if (t->last_value) {
-			for (unsigned i = 0; i < t->nthreads; i++) {
-				free(sh->decoded[i]);
-				free(sh->profile[i]);
-				sh->decoded[i] = NULL;
-				sh->profile[i] = NULL;
-			}
-			alloclab_trace_close(sh->trace);
-			sh->trace = NULL;
+	if (!keep) {
+		free_replay(sh->replay[t->index]);
+		sh->replay[t->index] = NULL;
+		sh->slots[t->index] = NULL;
+		sh->sizes[t->index] = NULL;
+	}
+	t->sync(t);
+	if (t->index == 0 && t->last_value) {
+		for (unsigned i = 0; i < t->nthreads; i++) {
+			free(sh->decoded[i]);
+			free_profile(sh->profile[i]);
+			sh->decoded[i] = NULL;
+			sh->profile[i] = NULL;
 		}
+		alloclab_trace_close(sh->trace);
+		sh->trace = NULL;
 	}
 }
 
+static int is_count(const json_t *x) { return json_is_integer(x) && json_integer_value(x) >= 0; }
+
 static int trace_check_report(int per_process, const json_t *report, char *err, size_t err_len)
 {
-	json_t *w = json_object_get(report, "waits"), *l = json_object_get(report, "left_live");
+	json_t *part = json_object_get(report, "part"), *kept = json_object_get(report, "kept_live"),
+	       *window = json_object_get(report, "window");
 	const char *d = json_string_value(json_object_get(report, "decode"));
-	if (per_process || !json_is_integer(w) || json_integer_value(w) < 0 || !json_is_integer(l) ||
-	    json_integer_value(l) < 0 || d == NULL || (strcmp(d, "ahead") != 0 && strcmp(d, "stream") != 0)) {
+	int known = 0;
+
+	for (unsigned i = PART_STEADY; part && json_is_string(part) && i <= PART_WHOLE; i++)
+		known |= strcmp(json_string_value(part), part_names[i]) == 0;
+	if (per_process || !is_count(json_object_get(report, "waits")) || !is_count(json_object_get(report, "left_live")) ||
+	    d == NULL || (strcmp(d, "ahead") != 0 && strcmp(d, "stream") != 0)) {
 		snprintf(err, err_len, "a trace report needs 'waits' and 'left_live' (counts) and 'decode' (ahead or stream)");
 		return -1;
 	}
+	/* Older files have none of these: a whole trace's values. */
+	if ((part && !known) || (kept && !is_count(kept)) || (window && !is_count(window))) {
+		snprintf(err, err_len, "a trace report's 'part' is steady, startup, teardown or whole, and its 'kept_live' "
+				       "and 'window' are counts");
+		return -1;
+	}
 	return 0;
+}
+
+/* What the values timed, from their reports: a replay of the whole
+ * recording says what that includes. */
+static void trace_print_cell(const struct alloclab_cell *cell, FILE *out)
+{
+	const char *part = NULL;
+	for (unsigned p = 0; p < cell->nprocs && !part; p++)
+		for (unsigned v = 0; v < cell->procs[p].nvalues && !part; v++)
+			part = json_string_value(json_object_get(json_array_get(cell->procs[p].values[v].thread_reports, 0), "part"));
+	if (part == NULL || strcmp(part, "whole") == 0)
+		fprintf(out, "  timed: the whole recording each value, start-up and teardown included: a heap built from "
+			     "nothing and emptied every value%s\n",
+			part ? "" : " (a results file from before trace parts)");
+	else if (strcmp(part, "steady") != 0)
+		fprintf(out, "  timed: the recording's %s alone, what came before it built untimed\n", part);
 }
 
 const struct alloclab_workload alloclab_workload_trace = {
@@ -761,4 +1088,5 @@ const struct alloclab_workload alloclab_workload_trace = {
 	.finish = trace_finish,
 	.shared_size = sizeof(struct trace_shared),
 	.check_report = trace_check_report,
+	.print_cell = trace_print_cell,
 };

@@ -175,6 +175,15 @@ int alloclab_recorder_start(struct alloclab_allocator *a, const char *path, json
 	return 0;
 }
 
+void alloclab_recorder_window(int begin)
+{
+	alloclab_interpose_acquire();
+	/* A failed mark fails the writer: finish then says why. */
+	if (writer)
+		alloclab_trace_writer_window(writer, begin);
+	alloclab_interpose_release();
+}
+
 int alloclab_recorder_finish(json_t *end_extra, char *err, size_t err_len)
 {
 	int rc;

@@ -30,6 +30,12 @@ int alloclab_recorder_start(struct alloclab_allocator *a, const char *path, json
  * next index from `named` up on its first call. */
 void alloclab_recorder_thread(unsigned index);
 
+/* Opens (begin 1) or closes (0) a window of the trace (trace.h): the
+ * workload's timed region. Call it while no workload thread makes a
+ * call (the worker does, between barriers, around a measured value's
+ * run). Nothing when not recording. */
+void alloclab_recorder_window(int begin);
+
 /* Stops recording (later calls pass straight through) and finishes the
  * file with end_extra (a JSON object or NULL, reference taken) in its end
  * record. 0, or -1 with err (the file is removed). */

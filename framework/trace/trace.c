@@ -116,6 +116,11 @@ struct alloclab_trace_writer {
 	uint64_t offset;
 	int failed;
 	char why[256];
+	/* Windows: each a begin and an end cut, a count per thread (threads
+	 * not seen yet at a cut had none), 2 x nwindows cuts; open: a begin
+	 * without its end yet. */
+	uint64_t (*cuts)[ALLOCLAB_TRACE_MAX_THREADS];
+	unsigned ncuts, cuts_cap, cut_threads[2 * ALLOCLAB_TRACE_MAX_WINDOWS];
 };
 
 static int wfail(struct alloclab_trace_writer *w, const char *what)
@@ -277,8 +282,55 @@ int alloclab_trace_write(struct alloclab_trace_writer *w, unsigned thread, const
 	return 0;
 }
 
+int alloclab_trace_writer_window(struct alloclab_trace_writer *w, int begin)
+{
+	if (w->failed)
+		return -1;
+	if ((begin != 0) != (w->ncuts % 2 == 0) || w->ncuts == 2 * ALLOCLAB_TRACE_MAX_WINDOWS) {
+		errno = 0;
+		if (w->ncuts == 2 * ALLOCLAB_TRACE_MAX_WINDOWS)
+			snprintf(w->why, sizeof w->why, "more than %u windows", ALLOCLAB_TRACE_MAX_WINDOWS);
+		else
+			snprintf(w->why, sizeof w->why, "a window %s out of turn", begin ? "opened" : "closed");
+		w->failed = 1;
+		return -1;
+	}
+	if (w->ncuts == w->cuts_cap) {
+		unsigned cap = w->cuts_cap ? 2 * w->cuts_cap : 8;
+		void *grown = realloc(w->cuts, cap * sizeof *w->cuts);
+		if (grown == NULL) {
+			errno = ENOMEM;
+			return wfail(w, "cannot keep a window");
+		}
+		w->cuts = grown;
+		w->cuts_cap = cap;
+	}
+	for (unsigned i = 0; i < w->nthreads; i++)
+		w->cuts[w->ncuts][i] = w->threads[i].events;
+	w->cut_threads[w->ncuts++] = w->nthreads;
+	return 0;
+}
+
+/* The windows closed so far as the end record's "windows": each
+ * {"begin": [...], "end": [...]}, a count for every one of the trace's
+ * threads. */
+static json_t *windows_json(const struct alloclab_trace_writer *w)
+{
+	json_t *all = json_array();
+	for (unsigned k = 0; k + 1 < w->ncuts; k += 2) {
+		json_t *cut[2] = {json_array(), json_array()};
+		for (unsigned c = 0; c < 2; c++)
+			for (unsigned i = 0; i < w->nthreads; i++)
+				json_array_append_new(cut[c], json_integer(i < w->cut_threads[k + c] ? (json_int_t)w->cuts[k + c][i]
+												     : 0));
+		json_array_append_new(all, json_pack("{s:o,s:o}", "begin", cut[0], "end", cut[1]));
+	}
+	return all;
+}
+
 static void writer_free(struct alloclab_trace_writer *w)
 {
+	free(w->cuts);
 	for (unsigned i = 0; i < ALLOCLAB_TRACE_MAX_THREADS; i++)
 		free(w->threads[i].buf);
 	ZSTD_freeCCtx(w->cctx);
@@ -308,6 +360,10 @@ int alloclab_trace_writer_close(struct alloclab_trace_writer *w, json_t *end_ext
 	json_decref(end_extra);
 	json_object_set_new(end, "threads", threads);
 	json_object_set_new(end, "events", json_integer((json_int_t)total));
+	/* Only where there are some: a trace without is a version 1 trace
+	 * in all but its version byte. */
+	if (w->ncuts >= 2)
+		json_object_set_new(end, "windows", windows_json(w));
 	text = json_dumps(end, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(end);
 	if (!w->failed && (text == NULL || strlen(text) > MAX_END)) {
@@ -378,6 +434,11 @@ struct alloclab_trace {
 	json_t *meta, *end;
 	unsigned nthreads;
 	struct rthread *threads;
+	int version;
+	/* Window k of thread i: [win[2 (k n + i)], win[2 (k n + i) + 1]), n
+	 * the threads (trace.h states the invariants, read_windows checks). */
+	unsigned nwindows;
+	uint64_t *win;
 };
 
 /* Invariants (cursor_valid, checked in debug builds at every chunk):
@@ -446,6 +507,15 @@ uint64_t alloclab_trace_events(const struct alloclab_trace *t, unsigned i) { ret
 uint32_t alloclab_trace_slots(const struct alloclab_trace *t, unsigned i) { return t->threads[i].slots; }
 const json_t *alloclab_trace_meta(const struct alloclab_trace *t) { return t->meta; }
 const json_t *alloclab_trace_end(const struct alloclab_trace *t) { return t->end; }
+int alloclab_trace_version(const struct alloclab_trace *t) { return t->version; }
+unsigned alloclab_trace_windows(const struct alloclab_trace *t) { return t->nwindows; }
+
+void alloclab_trace_window(const struct alloclab_trace *t, unsigned k, unsigned thread, uint64_t *begin, uint64_t *end)
+{
+	ALLOCLAB_CHECK_INVARIANT(k < t->nwindows && thread < t->nthreads);
+	*begin = t->win[2 * ((size_t)k * t->nthreads + thread)];
+	*end = t->win[2 * ((size_t)k * t->nthreads + thread) + 1];
+}
 
 void alloclab_trace_close(struct alloclab_trace *t)
 {
@@ -456,6 +526,7 @@ void alloclab_trace_close(struct alloclab_trace *t)
 	for (unsigned i = 0; i < t->nthreads; i++)
 		free(t->threads[i].chunks);
 	free(t->threads);
+	free(t->win);
 	json_decref(t->meta);
 	json_decref(t->end);
 	free(t->name);
@@ -508,6 +579,67 @@ static int read_end(struct alloclab_trace *t, char *err, size_t err_len)
 				     ALLOCLAB_TRACE_MAX_SLOTS);
 		t->threads[i].events = (uint64_t)json_integer_value(ev);
 		t->threads[i].slots = (uint32_t)json_integer_value(sl);
+	}
+	return 0;
+}
+
+/* One cut of window k (which: "begin" or "end") into the table: a count
+ * of events for every thread, each no more than the thread's. */
+static int read_cut(struct alloclab_trace *t, const json_t *w, unsigned k, int which, char *err, size_t err_len)
+{
+	const char *name = which ? "end" : "begin";
+	json_t *cut = json_object_get(w, name), *c;
+	size_t i;
+
+	if (!json_is_array(cut) || json_array_size(cut) != t->nthreads)
+		return tfail(t->name, err, err_len, "end record: window %u needs '%s', a count for each of the %u threads",
+			     k, name, t->nthreads);
+	json_array_foreach(cut, i, c) {
+		if (!json_is_integer(c) || json_integer_value(c) < 0 ||
+		    (uint64_t)json_integer_value(c) > t->threads[i].events)
+			return tfail(t->name, err, err_len,
+				     "end record: window %u's %s for thread %zu is not a count from 0 to its %" PRIu64
+				     " events",
+				     k, name, i, t->threads[i].events);
+		t->win[2 * ((size_t)k * t->nthreads + i) + (size_t)which] = (uint64_t)json_integer_value(c);
+	}
+	return 0;
+}
+
+/* The end record's windows (version 2): see trace.h's invariants. */
+static int read_windows(struct alloclab_trace *t, char *err, size_t err_len)
+{
+	json_t *all = json_object_get(t->end, "windows"), *w;
+	size_t k;
+
+	if (all == NULL)
+		return 0;
+	if (t->version < 2)
+		return tfail(t->name, err, err_len, "end record: 'windows' in a version %d trace (version 2 added them)",
+			     t->version);
+	if (!json_is_array(all) || json_array_size(all) > ALLOCLAB_TRACE_MAX_WINDOWS)
+		return tfail(t->name, err, err_len, "end record: 'windows' must be a list of at most %u windows",
+			     ALLOCLAB_TRACE_MAX_WINDOWS);
+	t->nwindows = (unsigned)json_array_size(all);
+	if (t->nwindows && (t->win = calloc((size_t)t->nwindows * t->nthreads * 2, sizeof *t->win)) == NULL)
+		return tfail(t->name, err, err_len, "out of memory");
+	json_array_foreach(all, k, w) {
+		uint64_t held = 0;
+		if (read_cut(t, w, (unsigned)k, 0, err, err_len) != 0 || read_cut(t, w, (unsigned)k, 1, err, err_len) != 0)
+			return -1;
+		for (unsigned i = 0; i < t->nthreads; i++) {
+			uint64_t b, e, before_b = 0, before_e = 0;
+			alloclab_trace_window(t, (unsigned)k, i, &b, &e);
+			if (k > 0)
+				alloclab_trace_window(t, (unsigned)k - 1, i, &before_b, &before_e);
+			if (b > e || b < before_e)
+				return tfail(t->name, err, err_len,
+					     "end record: window %zu of thread %u %s", k, i,
+					     b > e ? "ends before it begins" : "begins before the window before it ended");
+			held += e - b;
+		}
+		if (held == 0)
+			return tfail(t->name, err, err_len, "end record: window %zu holds no event", k);
 	}
 	return 0;
 }
@@ -598,11 +730,12 @@ struct alloclab_trace *alloclab_trace_open_fd(int fd, const char *name, char *er
 		tfail(name, err, err_len, "byte 0: not an alloclab trace (no 'ALCTRACE' header)");
 		goto fail;
 	}
-	if (get32(head + 8) != ALLOCLAB_TRACE_VERSION) {
-		tfail(name, err, err_len, "byte 8: format version %" PRIu32 ", this alloclab reads version %d",
-		      get32(head + 8), ALLOCLAB_TRACE_VERSION);
+	if (get32(head + 8) < ALLOCLAB_TRACE_OLDEST_VERSION || get32(head + 8) > ALLOCLAB_TRACE_VERSION) {
+		tfail(name, err, err_len, "byte 8: format version %" PRIu32 ", this alloclab reads versions %d to %d",
+		      get32(head + 8), ALLOCLAB_TRACE_OLDEST_VERSION, ALLOCLAB_TRACE_VERSION);
 		goto fail;
 	}
+	t->version = (int)get32(head + 8);
 	if (get32(head + 12) > MAX_META || get32(head + 12) > size - HEADER_LEN) {
 		tfail(name, err, err_len, "byte 12: metadata length %" PRIu32 " out of range", get32(head + 12));
 		goto fail;
@@ -625,7 +758,8 @@ struct alloclab_trace *alloclab_trace_open_fd(int fd, const char *name, char *er
 	}
 	if ((t->end = read_json(t, end_offset + CHUNK_HEADER_LEN, get32(eh + 12), "end record", err, err_len)) ==
 		    NULL ||
-	    read_end(t, err, err_len) != 0 || index_chunks(t, meta_end, end_offset, err, err_len) != 0)
+	    read_end(t, err, err_len) != 0 || read_windows(t, err, err_len) != 0 ||
+	    index_chunks(t, meta_end, end_offset, err, err_len) != 0)
 		goto fail;
 	return t;
 fail:

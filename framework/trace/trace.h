@@ -30,7 +30,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ALLOCLAB_TRACE_VERSION 1
+/* Version 2 added windows (the end record's "windows"); a reader reads
+ * both, a version 1 trace as one without windows. */
+#define ALLOCLAB_TRACE_VERSION 2
+#define ALLOCLAB_TRACE_OLDEST_VERSION 1
 /* A chunk holds at most this many events (the reader's decode buffer). */
 #define ALLOCLAB_TRACE_CHUNK_EVENTS 65536u
 /* Limits a reader enforces: sizes and alignments a replay could not
@@ -39,6 +42,7 @@
 #define ALLOCLAB_TRACE_MAX_ALIGN (1ull << 30)
 #define ALLOCLAB_TRACE_MAX_SLOTS (1u << 28)
 #define ALLOCLAB_TRACE_MAX_THREADS 1024u
+#define ALLOCLAB_TRACE_MAX_WINDOWS 4096u
 
 enum alloclab_trace_op {
 	ALLOCLAB_TRACE_MALLOC,     /* size -> new slot */
@@ -98,6 +102,21 @@ int alloclab_trace_write(struct alloclab_trace_writer *w, unsigned thread, const
  * `end_extra` (a JSON object or NULL, reference taken) merged into it, and
  * the trailer, then syncs and closes. 0, or -1 with err. Frees w. */
 int alloclab_trace_writer_close(struct alloclab_trace_writer *w, json_t *end_extra, char *err, size_t err_len);
+/*
+ * Windows: the parts of a recording that were the workload's timed
+ * region (a measured value's run(), after its warm-ups), as opposed to
+ * what came before (an interpreter's start-up, imports, warm-ups, the
+ * workload's set-up) and after (teardown). A mark is a cut through every
+ * thread's stream at once: each thread's count of events so far. The
+ * caller marks while no thread makes a call (between barriers), so that
+ * every event before the cut happened before every event after it, and
+ * a replay may replay what is before untimed and then time the window
+ * without either waiting on the other. begin 1 opens a window, 0 closes
+ * the open one; a window still open at close is dropped. 0, or -1 (out
+ * of memory, too many windows, or a mark out of turn: the trace is then
+ * not finished). Not thread-safe, as write.
+ */
+int alloclab_trace_writer_window(struct alloclab_trace_writer *w, int begin);
 /* Gives up: closes and removes the file. Frees w. */
 void alloclab_trace_writer_abort(struct alloclab_trace_writer *w);
 /* Lets go without touching the file (a forked child's copy): closes this
@@ -124,6 +143,15 @@ const char *alloclab_trace_name(const struct alloclab_trace *t);
 /* The header's metadata and the end record (borrowed). */
 const json_t *alloclab_trace_meta(const struct alloclab_trace *t);
 const json_t *alloclab_trace_end(const struct alloclab_trace *t);
+/* The file's format version (ALLOCLAB_TRACE_OLDEST_VERSION to _VERSION). */
+int alloclab_trace_version(const struct alloclab_trace *t);
+/* Its windows (0: recorded without, or by a version 1 writer), and window
+ * k's events of a thread: [*begin, *end). Invariants, checked at open:
+ * begin <= end <= the thread's events; a window begins where the one
+ * before ended or later, on every thread; every window holds an event. */
+unsigned alloclab_trace_windows(const struct alloclab_trace *t);
+void alloclab_trace_window(const struct alloclab_trace *t, unsigned k, unsigned thread, uint64_t *begin,
+			   uint64_t *end);
 
 /* What validation found: events per op, and those that release another
  * thread's object. */

@@ -78,6 +78,14 @@ static void mark_round(const struct worker *w, const struct thread_slot *slot, u
 	}
 }
 
+/* Whether this worker records a trace whose windows it marks: the
+ * recorder wraps the plugin (not a workload that records the programs it
+ * starts). */
+static int recording_windows(const struct worker *w)
+{
+	return w->cell->record_path && !(w->cell->workload->flags & ALLOCLAB_WORKLOAD_RECORDS_ITSELF);
+}
+
 /* Before the first round: the thread's recorder and latency identities,
  * its CPU, and the plugin's thread hook. 1 when attached (detach at the
  * end), 0 otherwise. */
@@ -245,6 +253,15 @@ void *alloclab_worker_thread(void *arg)
 				alloclab_latency_start();
 			pthread_barrier_wait(&w->barrier);
 		}
+		/* Recording: a measured value's run() is a window of the
+		 * trace, cut while every thread waits (trace.h). */
+		int window = recording_windows(w) && r >= w->cell->warmups;
+		if (window) {
+			pthread_barrier_wait(&w->barrier);
+			if (slot->wt.index == 0)
+				alloclab_recorder_window(1);
+			pthread_barrier_wait(&w->barrier);
+		}
 		if (w->cell->callgrind_dir) {
 			/* Collection on for exactly the timed region, all threads. */
 			if (slot->wt.index == 0)
@@ -269,6 +286,11 @@ void *alloclab_worker_thread(void *arg)
 			}
 		}
 		pthread_barrier_wait(&w->barrier);
+		if (window) {
+			if (slot->wt.index == 0)
+				alloclab_recorder_window(0);
+			pthread_barrier_wait(&w->barrier);
+		}
 		round_after_run(w, slot, r, &before);
 		round_check_blocks(w, slot);
 		round_finish(w, slot, r);
