@@ -88,6 +88,24 @@ static void print_designs(const struct alloclab_ab_result *res, const char *bull
 			}
 }
 
+/* The time rows' page faults, a line each, under the table: BASE's and
+ * HEAD's per 1,000 operations, and what a difference beyond their noise
+ * means for the time. Nothing where no row counted them. */
+static void print_faults(const struct alloclab_ab_result *res, const char *bullet, FILE *out)
+{
+	int header = 0;
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct alloclab_ab_row *r = &res->rows[i];
+		if (!r->has_faults || r->status)
+			continue;
+		if (!header)
+			fprintf(out, "%spage faults per 1,000 operations in the timed region, BASE / HEAD:\n", bullet[0] ? "\n" : "");
+		header = 1;
+		fprintf(out, "%s%s: %.3f / %.3f%s%s\n", bullet[0] ? "  - " : "  ", r->name, r->base_faults, r->head_faults,
+			r->fault_note ? ": " : "", r->fault_note ? r->fault_note : "");
+	}
+}
+
 static void print_text(const struct alloclab_ab_report *rep, FILE *out)
 {
 	const struct alloclab_ab_result *res = rep->result;
@@ -109,6 +127,7 @@ static void print_text(const struct alloclab_ab_report *rep, FILE *out)
 	}
 	fputc('\n', out);
 	print_designs(res, "", out);
+	print_faults(res, "", out);
 }
 
 static void print_markdown(const struct alloclab_ab_report *rep, FILE *out)
@@ -137,6 +156,7 @@ static void print_markdown(const struct alloclab_ab_report *rep, FILE *out)
 	}
 	fputc('\n', out);
 	print_designs(res, "- ", out);
+	print_faults(res, "- ", out);
 }
 
 static void print_json(const struct alloclab_ab_report *rep, FILE *out)
@@ -156,6 +176,10 @@ static void print_json(const struct alloclab_ab_report *rep, FILE *out)
 					r->has_interval ? json_pack("[f,f]", r->lo, r->hi) : json_null(), "verdict",
 					verdicts[r->verdict], "n", (int)r->n, "design", r->design, "fails",
 					gate_text(r, rep->thresholds) != NULL);
+		if (r->has_faults)
+			json_object_set_new(row, "faults_per_1000_ops",
+					    json_pack("{s:f,s:f,s:s?}", "base", r->base_faults, "head", r->head_faults, "note",
+						      r->fault_note));
 		json_array_append_new(rows, row);
 	}
 	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)

@@ -19,6 +19,8 @@ static json_t *entry_json(const struct alloclab_comparison_entry *e)
 	json_t *j = json_pack("{s:f,s:f,s:f,s:I,s:I,s:o}", "mean", e->mean, "median", e->median, "stdev", e->stdev,
 			      "values", (json_int_t)e->nvalues, "processes", (json_int_t)e->nprocesses, "warnings",
 			      warnings);
+	if (e->has_faults)
+		json_object_set_new(j, "faults_per_1000_ops", json_real(e->faults_per_kop));
 	if (!e->compared)
 		return j;
 	json_object_set_new(j, "ratio", json_real(e->ratio));

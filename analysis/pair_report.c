@@ -51,12 +51,12 @@ static void print_entry(const struct alloclab_results *r, const struct alloclab_
 	char verdict[64], interval[48];
 
 	if (e->status == ALLOCLAB_ENTRY_ERROR || e->status == ALLOCLAB_ENTRY_NOT_APPLICABLE) {
-		fprintf(out, "%9s  %-19s %4s  %s: %s\n", "-", "-", "-",
+		fprintf(out, "%9s  %-19s %4s %10s  %s: %s\n", "-", "-", "-", "-",
 			e->status == ALLOCLAB_ENTRY_ERROR ? "error" : "not applicable", e->message);
 		return;
 	}
 	if (e->status != ALLOCLAB_ENTRY_MEASURED || e->tested != ALLOCLAB_TESTED_PAIRED) {
-		fprintf(out, "%9s  %-19s %4s  not measured (interrupted)\n", "-", "-", "-");
+		fprintf(out, "%9s  %-19s %4s %10s  not measured (interrupted)\n", "-", "-", "-", "-");
 		return;
 	}
 	alloclab_verdict_text(e, 0, verdict, sizeof verdict);
@@ -65,8 +65,32 @@ static void print_entry(const struct alloclab_results *r, const struct alloclab_
 	else
 		snprintf(interval, sizeof interval, "-");
 	const char *how = alloclab_pair_design_note(r, e->cell);
-	fprintf(out, "%9.3f  %-19s %4u  %s%s%s%s\n", e->ratio, interval, e->npairs, verdict, how ? "  (" : "",
-		how ? how : "", how ? ")" : "");
+	char faults[32] = "-";
+	if (e->has_faults)
+		snprintf(faults, sizeof faults, "%.3f", e->faults_per_kop);
+	fprintf(out, "%9.3f  %-19s %4u %10s  %s%s%s%s\n", e->ratio, interval, e->npairs, faults, verdict,
+		how ? "  (" : "", how ? how : "", how ? ")" : "");
+}
+
+/* Under the table, the rows whose page faults differ from the
+ * reference's beyond their noise (comparison.c's warnings of that kind),
+ * and the reference's own faults where any row has them. */
+static void print_fault_notes(const struct alloclab_comparison *cmp, FILE *out)
+{
+	int header = 0;
+	for (size_t i = 0; i < cmp->nrows; i++)
+		for (size_t c = 1; c < cmp->ncols; c++) {
+			const struct alloclab_comparison_entry *e = &cmp->rows[i].entries[c];
+			for (size_t w = 0; w < e->nwarnings; w++) {
+				if (strncmp(e->warnings[w], "time includes ", 14) != 0)
+					continue;
+				if (!header)
+					fprintf(out, "\npage faults beyond their noise (faults/kop: per 1,000 operations, in the "
+						     "timed region):\n");
+				header = 1;
+				fprintf(out, "  %s, %s: %s\n", cmp->rows[i].name, cmp->columns[c], e->warnings[w]);
+			}
+		}
 }
 
 void alloclab_pair_report(const struct alloclab_results *r, FILE *out)
@@ -89,7 +113,8 @@ void alloclab_pair_report(const struct alloclab_results *r, FILE *out)
 	else
 		fprintf(out, ",\nvalue by value");
 	fprintf(out, " (the geometric mean of the processes' ratios, and its 95%% interval):\n\n");
-	fprintf(out, "%-*s  %-*s %9s  %-19s %4s  %s\n", rw, "row", lw, "plugin", "ratio", "95% interval", "n", "verdict");
+	fprintf(out, "%-*s  %-*s %9s  %-19s %4s %10s  %s\n", rw, "row", lw, "plugin", "ratio", "95% interval", "n",
+		"faults/kop", "verdict");
 	for (size_t c = 1; c < cmp->ncols; c++)
 		for (size_t i = 0; i < cmp->nrows; i++) {
 			const struct alloclab_comparison_entry *e = &cmp->rows[i].entries[c];
@@ -98,6 +123,7 @@ void alloclab_pair_report(const struct alloclab_results *r, FILE *out)
 			fprintf(out, "%-*.*s  %-*.*s ", rw, rw, cmp->rows[i].name, lw, lw, cmp->columns[c]);
 			print_entry(r, e, out);
 		}
+	print_fault_notes(cmp, out);
 	print_noise(r, out);
 	alloclab_comparison_free(cmp);
 }

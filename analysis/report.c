@@ -6,6 +6,7 @@
 #include "latency_report.h"
 #include "memory_report.h"
 #include "pair_report.h"
+#include "statistics/faults.h"
 #include "measure/placement.h"
 #include "registry.h"
 
@@ -427,19 +428,22 @@ static void print_row(const struct alloclab_results *r, const struct alloclab_ce
 	/* A row that did not measure still says which it is (a benchmark of
 	 * a folder, by its parameters). */
 	if (c->status == ALLOCLAB_CELL_ERROR)
-		fprintf(out, "%10s %7s %9s %10s  %s%serror: %s\n", "-", "-", "-", "-", params, params[0] ? ": " : "",
-			c->message);
+		fprintf(out, "%10s %7s %9s %10s %10s  %s%serror: %s\n", "-", "-", "-", "-", "-", params,
+			params[0] ? ": " : "", c->message);
 	else if (c->status == ALLOCLAB_CELL_NOT_APPLICABLE)
-		fprintf(out, "%10s %7s %9s %10s  %s%snot applicable: %s\n", "-", "-", "-", "-", params,
+		fprintf(out, "%10s %7s %9s %10s %10s  %s%snot applicable: %s\n", "-", "-", "-", "-", "-", params,
 			params[0] ? ": " : "", c->message);
 	else if (n == 0)
-		fprintf(out, "%10s %7s %9s %10s  not measured (interrupted)\n", "-", "-", "-", "-");
+		fprintf(out, "%10s %7s %9s %10s %10s  not measured (interrupted)\n", "-", "-", "-", "-", "-");
 	else {
 		const char *partial = c->status == ALLOCLAB_CELL_OK ? "" : " (partial: interrupted)";
-		char spread[16];
+		char spread[16], faults[32] = "-";
+		double f = alloclab_cell_faults_per_kop(c, NULL);
+		if (f >= 0)
+			snprintf(faults, sizeof faults, "%.3f", f);
 		precision_text(c, spread, sizeof spread);
-		fprintf(out, "%10s %7s %9s %6.1f MiB%s%s%s\n", value_text(c, s.median, value, sizeof value), spread,
-			mops_text(c, s.median, mops, sizeof mops), (double)alloclab_cell_peak_rss_kib(c) / 1024.0,
+		fprintf(out, "%10s %7s %9s %6.1f MiB %10s%s%s%s\n", value_text(c, s.median, value, sizeof value), spread,
+			mops_text(c, s.median, mops, sizeof mops), (double)alloclab_cell_peak_rss_kib(c) / 1024.0, faults,
 			params[0] || partial[0] ? "  " : "", params, partial);
 	}
 }
@@ -487,9 +491,9 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 	}
 	int instructions = r->ncells && alloclab_metric_deterministic(r->cells[0].metric);
 	print_common_params(r, ww, out);
-	fprintf(out, "%s%-*s  %-*s %7s %10s %7s %9s %10s  %s\n", r->ncells ? "\n" : "", pw, "plugin", ww, "workload",
+	fprintf(out, "%s%-*s  %-*s %7s %10s %7s %9s %10s %10s  %s\n", r->ncells ? "\n" : "", pw, "plugin", ww, "workload",
 		"threads", instructions ? "instr/op" : "ns/op", "±95%", instructions ? "-" : "Mops/s", "peak RSS",
-		"parameters / status");
+		"faults/kop", "parameters / status");
 	for (unsigned i = 0; i < r->ncells; i++)
 		print_row(r, &r->cells[i], pw, ww, out);
 	print_plugin_notes(r, out);

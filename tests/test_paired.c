@@ -5,6 +5,7 @@
  * fallback when plugins cannot share a process; bad input.
  */
 #include "helpers.h"
+#include "statistics/faults.h"
 #include "statistics/pairs.h"
 #include "results/results.h"
 #include "worker/slice.h"
@@ -82,10 +83,12 @@ static void slice_with(struct alloclab_slice *sl, struct alloclab_slice_part *pa
 
 Test(paired, preempted_rounds_are_dropped_alike_and_never_all)
 {
-	struct alloclab_slice_part a[3] = {{100, 10, 0}, {900, 10, 1}, {100, 10, 0}};
-	struct alloclab_slice_part b[3] = {{200, 10, 0}, {200, 10, 0}, {200, 10, 0}};
+	struct alloclab_slice_part a[3] = {{100, 10, 0, {0, 0, 0}}, {900, 10, 1, {0, 0, 0}}, {100, 10, 0, {0, 0, 0}}};
+	/* Faults and system time go with their part: dropped with it. */
+	struct alloclab_slice_part b[3] = {{200, 10, 0, {1, 0, 5}}, {200, 10, 0, {7, 1, 100}}, {200, 10, 0, {2, 0, 5}}};
 	struct alloclab_slice sa, sb;
 	struct alloclab_slice *both[2] = {&sa, &sb};
+	struct alloclab_slice_kernel k;
 	unsigned char *dropped;
 	size_t ndropped;
 	uint64_t ns, ops;
@@ -94,22 +97,24 @@ Test(paired, preempted_rounds_are_dropped_alike_and_never_all)
 	slice_with(&sb, b, 3);
 	cr_assert_eq(alloclab_slices_preempted(both, 2, &dropped, &ndropped), 3);
 	cr_expect_eq(ndropped, 1);
-	alloclab_slice_sum(&sb, dropped, 3, &ns, &ops);
+	alloclab_slice_sum(&sb, dropped, 3, &ns, &ops, &k);
 	cr_expect(ns == 400 && ops == 20, "the other plugin loses the same round: %lu ns, %lu ops",
 		  (unsigned long)ns, (unsigned long)ops);
+	cr_expect(k.minor_faults == 3 && k.major_faults == 0 && k.sys_ns == 10, "the kept rounds' faults: %lu, %lu, %lu",
+		  (unsigned long)k.minor_faults, (unsigned long)k.major_faults, (unsigned long)k.sys_ns);
 	free(dropped);
 
 	/* Every round preempted: nothing is dropped. */
 	a[0].preempted = a[2].preempted = 1;
 	cr_assert_eq(alloclab_slices_preempted(both, 2, &dropped, &ndropped), 3);
 	cr_expect_eq(ndropped, 0);
-	alloclab_slice_sum(&sa, dropped, 3, &ns, &ops);
+	alloclab_slice_sum(&sa, dropped, 3, &ns, &ops, &k);
 	cr_expect(ns == 1100 && ops == 30, "%lu ns, %lu ops", (unsigned long)ns, (unsigned long)ops);
 	free(dropped);
 
 	/* A slice whose only timed operations fall in dropped rounds (a
 	 * thread that ran out of work early): nothing is dropped, for anyone. */
-	struct alloclab_slice_part c[3] = {{100, 10, 0}, {100, 10, 0}, {100, 0, 0}};
+	struct alloclab_slice_part c[3] = {{100, 10, 0, {0, 0, 0}}, {100, 10, 0, {0, 0, 0}}, {100, 0, 0, {0, 0, 0}}};
 	struct alloclab_slice sc;
 	struct alloclab_slice *three[3] = {&sa, &sb, &sc};
 	a[0].preempted = 0;
@@ -544,4 +549,52 @@ Test(paired, a_design_the_run_could_not_have_used_is_refused, .timeout = 120)
 			cmd_result_free(&r);
 		}
 	}
+}
+
+/* Page faults are each plugin's own: faulting.so every=10 takes one fault
+ * every ten mallocs (churn: one malloc an operation, 100 faults per 1,000
+ * operations), its twin none, side by side in the same processes, in
+ * whole values and in slices. show prints them per plugin, says the
+ * difference is beyond the noise and what it costs at the run's fault
+ * cost, which the run probed. */
+Test(paired, page_faults_are_each_plugins_own, .timeout = 240)
+{
+	char *dir = scratch_dir();
+	for (int sliced = 0; sliced < 2; sliced++) {
+		struct cmd_result r = run_alloclab(
+			dir, (const char *const[]){"run", "--paired", "--no-check", "-p", tp(0, "faulting", "every=0,as=calm"),
+						   "-p", tp(1, "faulting", "every=10,as=faulty"), "-w", "churn:ops=20000",
+						   "--slice-ops", sliced ? "500" : "0", "-t", "1", "-n", "3", "-o", "f.json",
+						   "-q", NULL});
+		cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+		cmd_result_free(&r);
+		struct alloclab_results *res = load_results(dir, "f.json");
+		const struct alloclab_cell *calm = cell_of(res, "calm", 1), *faulty = cell_of(res, "faulty", 1);
+		cr_assert(calm && faulty);
+		cr_assert_str_eq(faulty->pair_design, sliced ? ALLOCLAB_PAIR_SLICES : ALLOCLAB_PAIR_VALUES);
+		double fc = alloclab_cell_faults_per_kop(calm, NULL), ff = alloclab_cell_faults_per_kop(faulty, NULL);
+		cr_expect(ff > 80 && ff < 120, "faulty: %.2f faults per 1,000 operations, not about 100", ff);
+		cr_expect(fc >= 0 && fc < 5, "calm: %.2f faults per 1,000 operations, not about 0", fc);
+		struct alloclab_fault_difference d;
+		cr_assert_eq(alloclab_fault_difference(calm, faulty, 1, &d), 0);
+		cr_expect(d.resolved && d.lo > 50, "%.2f .. %.2f", d.lo, d.hi);
+		cr_expect(res->facts.page_fault_ns > 0, "the run's fault cost was not probed");
+		alloclab_results_free(res);
+
+		r = run_alloclab(dir, (const char *const[]){"show", "f.json", NULL});
+		cr_expect(strstr(r.out, "faults/kop"), "%s", r.out);
+		cr_expect(strstr(r.out, "page faults per 1,000 operations more than calm's") && strstr(r.out, "of its time"),
+			  "%s", r.out);
+		cmd_result_free(&r);
+	}
+	/* Not beyond the noise: an A/A pair says nothing of faults. */
+	struct cmd_result r = run_alloclab(
+		dir, (const char *const[]){"run", "--paired", "--no-check", "-p", tp(0, "faulting", "every=10,as=a1"), "-p",
+					   tp(1, "faulting", "every=10,as=a2"), "-w", "churn:ops=20000", "-t", "1", "-n", "3",
+					   "-o", "aa.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"show", "aa.json", NULL});
+	cr_expect(strstr(r.out, "faults/kop") && !strstr(r.out, "time includes"), "%s", r.out);
+	cmd_result_free(&r);
 }

@@ -257,6 +257,14 @@ int alloclab_ab_rows_of(const struct alloclab_ab_plan *p, enum alloclab_ab_metri
 			.n = h->tested == ALLOCLAB_TESTED_PAIRED ? h->npairs : (unsigned)h->nprocesses,
 		};
 		design_text(metric, r, h, row.design, sizeof row.design);
+		if (b->has_faults && h->has_faults) {
+			row.has_faults = 1;
+			row.base_faults = b->faults_per_kop;
+			row.head_faults = h->faults_per_kop;
+			for (size_t w = 0; w < h->nwarnings && !row.fault_note; w++)
+				if (strncmp(h->warnings[w], "time includes ", 14) == 0)
+					row.fault_note = strdup(h->warnings[w]);
+		}
 		add_row(out, &row);
 	}
 	alloclab_comparison_free(cmp);
@@ -333,6 +341,7 @@ void alloclab_ab_result_clear(struct alloclab_ab_result *r)
 	for (size_t i = 0; i < r->nrows; i++) {
 		free(r->rows[i].name);
 		free(r->rows[i].status);
+		free(r->rows[i].fault_note);
 	}
 	free(r->rows);
 	memset(r, 0, sizeof *r);

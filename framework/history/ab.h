@@ -93,6 +93,13 @@ struct alloclab_ab_row {
 	/* A row either build could not measure: why ("not applicable: the
 	 * workload needs realloc"); NULL measured. Its figures mean nothing. */
 	char *status;
+	/* Time rows: each build's page faults per 1,000 operations in the
+	 * timed region (statistics/faults.h; has_faults 0: not counted), and
+	 * where HEAD's differ from BASE's beyond their noise, what that means
+	 * for the time (NULL otherwise). */
+	int has_faults;
+	double base_faults, head_faults;
+	char *fault_note;
 };
 
 struct alloclab_ab_result {

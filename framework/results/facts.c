@@ -326,6 +326,14 @@ void alloclab_results_set_others(struct alloclab_results *r, double others, doub
 	r->facts.other_cpus_peak = peak;
 }
 
+void alloclab_results_set_fault_cost(struct alloclab_results *r, double ns)
+{
+	if (ns < 0)
+		return;
+	json_object_set_new(r->metadata, K_PAGE_FAULT_NS, json_real(ns));
+	r->facts.page_fault_ns = ns;
+}
+
 /* metadata.other_cpus: three figures in CPUs, none more than the CPUs
  * a machine may have. */
 static int read_others(const struct alloclab_results_reader *rd, struct alloclab_results *r)
@@ -471,6 +479,12 @@ int alloclab_results_read_facts(const struct alloclab_results_reader *rd, struct
 	memset(f, 0, sizeof *f);
 	f->load_start = f->load_end = -1;
 	f->other_cpus_mean = f->stolen_cpus_mean = f->other_cpus_peak = -1;
+	f->page_fault_ns = -1;
+	/* A fault costs from a few hundred nanoseconds (bare metal) to tens
+	 * of microseconds (nested virtual machines); a second is no fault. */
+	if (json_object_get(r->metadata, K_PAGE_FAULT_NS) &&
+	    alloclab_results_get_number(rd, r->metadata, K_METADATA, K_PAGE_FAULT_NS, 1, 1e9, &f->page_fault_ns) != 0)
+		return -1;
 	if (alloclab_results_get_string(rd, r->metadata, K_METADATA, K_CPU_MODEL, 0, &f->cpu_model) != 0 ||
 	    alloclab_results_get_string(rd, r->metadata, K_METADATA, K_HOST, 0, &f->host) != 0 ||
 	    alloclab_results_get_string(rd, r->metadata, K_METADATA, K_ALLOCLAB_VERSION, 0, &f->alloclab_version) != 0 ||

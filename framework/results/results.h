@@ -92,10 +92,13 @@ struct alloclab_value {
 	json_t *thread_reports;
 	/* --latency: the distribution of the value's call times; else NULL. */
 	struct alloclab_latency *latency;
-	/* The worker's minor and major page faults from just before run() to
-	 * just after it (faults_counted 0: not recorded, an older file). */
+	/* The page faults and system CPU time (ns) of the value's timed
+	 * region: an unpaired worker's, the whole process's from just before
+	 * run() to just after it; a paired member's, the sum of its own timed
+	 * parts on each thread (faults_counted 0: not recorded, an older
+	 * file; sys_ns 0 also in files from before it was kept). */
 	int faults_counted;
-	uint64_t minor_faults, major_faults;
+	uint64_t minor_faults, major_faults, sys_ns;
 	/* The worker's resident set once every thread had finished the value
 	 * (freed its working set), KiB; 0 unknown. */
 	long rss_after_finish_kib;
@@ -291,6 +294,9 @@ struct alloclab_run_facts {
 	 * time the host stole on average, and the most the two took together
 	 * in a window of two seconds or more; < 0 unknown (an older file). */
 	double other_cpus_mean, stolen_cpus_mean, other_cpus_peak;
+	/* The machine's CPU time for one first-touch page fault, probed once
+	 * at the run's start (measure/fault_cost.h), ns; < 0 unknown. */
+	double page_fault_ns;
 };
 
 struct alloclab_results {
@@ -354,6 +360,9 @@ void alloclab_results_set_end(struct alloclab_results *r, double load_end, doubl
  * other_cpus_mean, stolen_cpus_mean, other_cpus_peak), recorded in
  * metadata; nothing when others < 0 (not measured). */
 void alloclab_results_set_others(struct alloclab_results *r, double others, double stolen, double peak);
+/* The machine's cost of a page fault (facts.page_fault_ns), recorded in
+ * metadata; nothing when ns < 0 (not measured). */
+void alloclab_results_set_fault_cost(struct alloclab_results *r, double ns);
 void alloclab_results_free(struct alloclab_results *r);
 
 /* Metadata of this machine and build. */

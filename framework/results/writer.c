@@ -48,6 +48,7 @@ static json_t *value_to_json(const struct alloclab_value *v, unsigned threads, c
 	if (v->faults_counted) {
 		json_object_set_new(o, K_MINOR_FAULTS, json_integer((json_int_t)v->minor_faults));
 		json_object_set_new(o, K_MAJOR_FAULTS, json_integer((json_int_t)v->major_faults));
+		json_object_set_new(o, K_SYS_NS, json_integer((json_int_t)v->sys_ns));
 	}
 	if (v->rss_after_finish_kib > 0)
 		json_object_set_new(o, K_RSS_AFTER_FINISH, json_integer(v->rss_after_finish_kib));

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE 1
 #include "run/internal.h"
 #include "measure/measure.h"
+#include "measure/fault_cost.h"
 #include "base/hash.h"
 #include "base/rng.h"
 #include "base/json_text.h"
@@ -515,6 +516,9 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 	*out = NULL;
 	run->cfg = cfg;
 	run->results = alloclab_results_new(cfg->argc, cfg->argv, &settings);
+	/* Before the first worker, while the run has the machine to itself:
+	 * what a fault costs the workers' allocators here. */
+	alloclab_results_set_fault_cost(run->results, alloclab_fault_cost_ns());
 	alloclab_cpu_share_start(&run->others);
 	if (cfg->output)
 		snprintf(run->output, sizeof run->output, "%s", cfg->output);

@@ -1,5 +1,6 @@
 /* Comparisons of cells. See comparison.h. */
 #include "statistics/comparison.h"
+#include "statistics/faults.h"
 
 #include "statistics/pairs.h"
 #include "statistics/significance.h"
@@ -345,6 +346,33 @@ static const char *no_samples_reason(const struct alloclab_compare_opts *o)
 	return "no latency measured (run with --latency)";
 }
 
+/* Times that include the kernel's work: each entry's faults per 1,000
+ * operations, and past the base a warning where they differ from the
+ * base's beyond their noise, with the share of the time that explains at
+ * the run's fault cost. */
+static void fault_entry(struct building *k, size_t c, const struct alloclab_cell *base,
+			const struct alloclab_cell *other, struct alloclab_comparison_entry *e)
+{
+	struct alloclab_fault_difference d;
+	double f = alloclab_cell_faults_per_kop(other, NULL);
+
+	if (f < 0)
+		return;
+	e->has_faults = 1;
+	e->faults_per_kop = f;
+	if (c == 0 || alloclab_fault_difference(base, other, e->tested == ALLOCLAB_TESTED_PAIRED, &d) != 0 || !d.resolved)
+		return;
+	char share[160] = "";
+	double fault_ns = k->cols[c].results->facts.page_fault_ns;
+	if (fault_ns > 0 && e->mean > 0)
+		snprintf(share, sizeof share, "; at this machine's %.1f us a fault, %.2f ns an operation, %.0f%% of its time",
+			 fault_ns / 1000, d.diff / 1000 * fault_ns, 100 * d.diff / 1000 * fault_ns / e->mean);
+	warn(e, "time includes %.3g page faults per 1,000 operations %s than %s's (%.3g against %.3g, the difference's "
+		"95%% interval %.3g .. %.3g)%s",
+	     fabs(d.diff), d.diff > 0 ? "more" : "fewer", k->cmp->columns[0], d.other, d.base, d.lo, d.hi,
+	     d.diff > 0 ? share : "");
+}
+
 /* Column c's entry for the row of `cell`, where its cell `other` is
  * measured: a summary of its values, with (past the first column, when the
  * base has values) the comparison with the base. */
@@ -387,6 +415,8 @@ static void measured_entry(struct building *k, size_t c, const struct alloclab_c
 			else
 				test_against_base(k, c, e, cell, other, &b, &x);
 		}
+		if (!k->other_metric && !alloclab_metric_deterministic(other->metric))
+			fault_entry(k, c, cell, other, e);
 	}
 	free_samples(&x);
 	if (b.v != base->v)

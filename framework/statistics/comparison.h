@@ -123,8 +123,13 @@ struct alloclab_comparison_entry {
 	int reachable;       /* the test could decide with these samples */
 	int significant;     /* reachable, decided, and at least min_speed percent */
 	enum alloclab_verdict verdict;
-	char **warnings;     /* pyperf check's kind: few values, unstable, outliers; CPU models; reachability */
+	char **warnings;     /* pyperf check's kind: few values, unstable, outliers; CPU models; reachability;
+			      * page faults that differ from the base's beyond their noise (faults.h) */
 	size_t nwarnings;
+	/* Times compared: the cell's page faults per 1,000 operations
+	 * (faults.h); has_faults 0 where its values did not count them. */
+	int has_faults;
+	double faults_per_kop;
 };
 
 struct alloclab_comparison_row {

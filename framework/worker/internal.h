@@ -37,6 +37,7 @@ struct thread_slot {
  * plugin's standard statistics. */
 struct round_memory {
 	uint64_t minor_faults, major_faults; /* the process's, around run() */
+	uint64_t sys_ns;                     /* and its system CPU time */
 	long rss_end_of_run, anon_end_of_run; /* KiB, once every thread has ended run(); its anonymous part */
 	long rss_after_finish;               /* KiB, once every thread has finished the round */
 	uint64_t live_end;                   /* the bytes the threads said were live when run() ended */

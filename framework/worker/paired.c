@@ -67,6 +67,9 @@ struct member {
 	int *attached;                         /* [threads] */
 	uint64_t *wall_ns;                     /* [rounds] */
 	uint64_t *thread_ns, *thread_ops;      /* [rounds * threads] */
+	/* [rounds * threads]: the page faults and system time of the
+	 * member's timed parts on each thread (slice.h). */
+	struct alloclab_slice_kernel *thread_kernel;
 	uint64_t *slices, *dropped;            /* [rounds]: slice rounds, those dropped */
 	json_t **reports;                      /* [rounds * threads] */
 	json_t **process_reports;              /* [threads] */
@@ -241,7 +244,7 @@ static void tally(struct pair *p, unsigned r)
 		for (unsigned i = 0; i < p->threads; i++) {
 			struct alloclab_slice *sl = &p->m[m].sl[i];
 			alloclab_slice_sum(sl, dropped, (size_t)rounds, &p->m[m].thread_ns[r * p->threads + i],
-					   &p->m[m].thread_ops[r * p->threads + i]);
+					   &p->m[m].thread_ops[r * p->threads + i], &p->m[m].thread_kernel[r * p->threads + i]);
 			sl->last_ops = p->m[m].wt[i].ops;
 		}
 		p->m[m].slices[r] = p->sliced ? (uint64_t)rounds : 0;
@@ -310,15 +313,19 @@ static void timed_values(struct pair *p, unsigned i, unsigned r)
 		struct alloclab_slice *sl = &p->m[m].sl[i];
 		wait_all(p);
 		in_member(m);
+		struct alloclab_slice_kernel k0 = alloclab_slice_kernel_now();
 		uint64_t start = now_ns();
 		p->m[m].wt[i].own_ns = 0;
 		p->cell->workload->run(&p->m[m].wt[i]);
 		uint64_t ns = now_ns() - start;
+		struct alloclab_slice_kernel k1 = alloclab_slice_kernel_now();
+		struct alloclab_slice_kernel k = {k1.minor_faults - k0.minor_faults, k1.major_faults - k0.major_faults,
+						  k1.sys_ns >= k0.sys_ns ? k1.sys_ns - k0.sys_ns : 0};
 		/* The workload's own time of its operations, where it took one. */
 		if (p->m[m].wt[i].own_ns && p->m[m].wt[i].own_ns < ns)
 			ns = p->m[m].wt[i].own_ns;
 		sl->nparts = 0;
-		alloclab_slice_record(sl, ns, p->m[m].wt[i].ops);
+		alloclab_slice_record(sl, ns, p->m[m].wt[i].ops, &k);
 		wait_all(p);
 		/* Every thread's value has ended; the next starts after a barrier. */
 		if (i == 0)
@@ -611,12 +618,13 @@ static int allocate_members(struct pair *p)
 		mb->wall_ns = zeroed(p->rounds, sizeof *mb->wall_ns);
 		mb->thread_ns = zeroed((size_t)p->rounds * p->threads, sizeof *mb->thread_ns);
 		mb->thread_ops = zeroed((size_t)p->rounds * p->threads, sizeof *mb->thread_ops);
+		mb->thread_kernel = zeroed((size_t)p->rounds * p->threads, sizeof *mb->thread_kernel);
 		mb->slices = zeroed(p->rounds, sizeof *mb->slices);
 		mb->dropped = zeroed(p->rounds, sizeof *mb->dropped);
 		mb->reports = zeroed((size_t)p->rounds * p->threads, sizeof *mb->reports);
 		mb->process_reports = zeroed(p->threads, sizeof *mb->process_reports);
 		if (!mb->lists || !mb->live || !mb->wt || !mb->sl || !mb->error || !mb->attached || !mb->wall_ns ||
-		    !mb->thread_ns || !mb->thread_ops || !mb->slices || !mb->dropped || !mb->reports || !mb->process_reports ||
+		    !mb->thread_ns || !mb->thread_ops || !mb->thread_kernel || !mb->slices || !mb->dropped || !mb->reports || !mb->process_reports ||
 		    (cell->workload->shared_size && !mb->shared))
 			return -1;
 		mb->host = (struct thread_host){&p->barrier, mb->lists, 0, 0, &p->failed};
@@ -685,10 +693,16 @@ static void pair_value(const struct pair *p, unsigned k, unsigned r, struct allo
 	v->thread_ns = zeroed(p->threads, sizeof *v->thread_ns);
 	v->thread_ops = zeroed(p->threads, sizeof *v->thread_ops);
 	for (unsigned i = 0; i < p->threads; i++) {
+		const struct alloclab_slice_kernel *kern = &mb->thread_kernel[r * p->threads + i];
 		v->thread_ns[i] = mb->thread_ns[r * p->threads + i];
 		v->thread_ops[i] = mb->thread_ops[r * p->threads + i];
+		/* The member's share: its own timed parts, every thread's. */
+		v->minor_faults += kern->minor_faults;
+		v->major_faults += kern->major_faults;
+		v->sys_ns += kern->sys_ns;
 		ops += v->thread_ops[i];
 	}
+	v->faults_counted = 1;
 	v->wall_ns = mb->wall_ns[r];
 	v->per_op = ops ? (double)v->wall_ns * p->threads / (double)ops : 0;
 	v->slices = mb->slices[r];
@@ -762,7 +776,8 @@ static void free_pair(struct pair *p)
 			json_decref(mb->process_reports[i]);
 		json_decref(mb->stats_live);
 		free(mb->lists), free(mb->shared), free(mb->live), free(mb->wt), free(mb->sl), free(mb->error);
-		free(mb->attached), free(mb->wall_ns), free(mb->thread_ns), free(mb->thread_ops), free(mb->reports);
+		free(mb->attached), free(mb->wall_ns), free(mb->thread_ns), free(mb->thread_ops), free(mb->thread_kernel),
+			free(mb->reports);
 		free(mb->slices), free(mb->dropped);
 		free(mb->process_reports);
 		/* The plugin stays mapped: its TLS destructors may still run at exit. */

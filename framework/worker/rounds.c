@@ -190,6 +190,9 @@ static void round_after_run(struct worker *w, struct thread_slot *slot, unsigned
 		getrusage(RUSAGE_SELF, &after);
 		w->mem[r].minor_faults = (uint64_t)(after.ru_minflt - before->ru_minflt);
 		w->mem[r].major_faults = (uint64_t)(after.ru_majflt - before->ru_majflt);
+		int64_t sys_us = (int64_t)(after.ru_stime.tv_sec - before->ru_stime.tv_sec) * 1000000 +
+				 (after.ru_stime.tv_usec - before->ru_stime.tv_usec);
+		w->mem[r].sys_ns = sys_us > 0 ? (uint64_t)sys_us * 1000 : 0;
 		/* The working sets still live, whatever the sampler's interval:
 		 * the end of run for fragmentation. */
 		w->mem[r].rss_end_of_run = alloclab_self_statm_kib(&w->mem[r].anon_end_of_run);

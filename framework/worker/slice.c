@@ -30,16 +30,42 @@ static uint64_t now_ns(void)
 struct thread_clock {
 	long involuntary, voluntary;
 	uint64_t cpu_ns;
+	struct alloclab_slice_kernel kernel;
 };
+
+static struct alloclab_slice_kernel kernel_of(const struct rusage *ru)
+{
+	return (struct alloclab_slice_kernel){(uint64_t)ru->ru_minflt, (uint64_t)ru->ru_majflt,
+					      (uint64_t)ru->ru_stime.tv_sec * 1000000000ull +
+						      (uint64_t)ru->ru_stime.tv_usec * 1000ull};
+}
 
 static struct thread_clock thread_clock(void)
 {
 	struct rusage ru;
 	struct timespec ts;
 	if (getrusage(RUSAGE_THREAD, &ru) != 0 || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return (struct thread_clock){-1, -1, 0};
+		return (struct thread_clock){-1, -1, 0, {0, 0, 0}};
 	return (struct thread_clock){ru.ru_nivcsw, ru.ru_nvcsw,
-				     (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec};
+				     (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, kernel_of(&ru)};
+}
+
+struct alloclab_slice_kernel alloclab_slice_kernel_now(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return (struct alloclab_slice_kernel){0, 0, 0};
+	return kernel_of(&ru);
+}
+
+/* What the kernel did between a and b (counts that did not move, or a
+ * reading that failed, give 0). */
+static struct alloclab_slice_kernel kernel_between(const struct alloclab_slice_kernel *a,
+						    const struct alloclab_slice_kernel *b)
+{
+	return (struct alloclab_slice_kernel){b->minor_faults > a->minor_faults ? b->minor_faults - a->minor_faults : 0,
+					      b->major_faults > a->major_faults ? b->major_faults - a->major_faults : 0,
+					      b->sys_ns > a->sys_ns ? b->sys_ns - a->sys_ns : 0};
 }
 
 /* Read outside the timed part: the system call costs no plugin anything. */
@@ -49,6 +75,7 @@ static void timed_start(struct alloclab_slice *sl)
 	sl->start_switches = c.involuntary;
 	sl->start_voluntary = c.voluntary;
 	sl->start_cpu_ns = c.cpu_ns;
+	sl->start_kernel = c.kernel;
 	sl->start_ns = now_ns();
 }
 
@@ -88,9 +115,9 @@ static void cpu_clock_check(void)
 	}
 }
 
-static int taken_off(const struct alloclab_slice *sl, uint64_t ns)
+static int taken_off(const struct alloclab_slice *sl, uint64_t ns, const struct thread_clock *end)
 {
-	struct thread_clock c = thread_clock();
+	struct thread_clock c = *end;
 	if (c.involuntary != sl->start_switches)
 		return 1;
 	if (!cpu_clock_runs || c.voluntary != sl->start_voluntary || c.cpu_ns < sl->start_cpu_ns)
@@ -99,7 +126,8 @@ static int taken_off(const struct alloclab_slice *sl, uint64_t ns)
 	return ns > cpu && ns - cpu > STOLEN_NS_MIN + ns / 8;
 }
 
-static void record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops, int preempted)
+static void record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops, int preempted,
+		   const struct alloclab_slice_kernel *k)
 {
 	if (sl->nparts == sl->cap) {
 		size_t cap = sl->cap ? 2 * sl->cap : 1024;
@@ -108,27 +136,33 @@ static void record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops, int pre
 			/* Kept in the last part: the value then drops nothing. */
 			sl->lost = 1;
 			if (sl->nparts) {
-				sl->parts[sl->nparts - 1].ns += ns;
-				sl->parts[sl->nparts - 1].ops += ops;
+				struct alloclab_slice_part *last = &sl->parts[sl->nparts - 1];
+				last->ns += ns;
+				last->ops += ops;
+				last->kernel.minor_faults += k->minor_faults;
+				last->kernel.major_faults += k->major_faults;
+				last->kernel.sys_ns += k->sys_ns;
 			}
 			return;
 		}
 		sl->parts = grown;
 		sl->cap = cap;
 	}
-	sl->parts[sl->nparts++] = (struct alloclab_slice_part){ns, ops, preempted};
+	sl->parts[sl->nparts++] = (struct alloclab_slice_part){ns, ops, preempted, *k};
 }
 
 /* The timed part that started at timed_start ends here, after `ops`. */
 static void timed_end(struct alloclab_slice *sl, uint64_t ops)
 {
 	uint64_t ns = now_ns() - sl->start_ns;
-	record(sl, ns, ops, taken_off(sl, ns));
+	struct thread_clock c = thread_clock();
+	struct alloclab_slice_kernel k = kernel_between(&sl->start_kernel, &c.kernel);
+	record(sl, ns, ops, taken_off(sl, ns, &c), &k);
 }
 
-void alloclab_slice_record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops)
+void alloclab_slice_record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops, const struct alloclab_slice_kernel *k)
 {
-	record(sl, ns, ops, 0);
+	record(sl, ns, ops, 0, k);
 }
 
 static __thread struct alloclab_slice *entering;
@@ -275,27 +309,41 @@ long alloclab_slices_preempted(struct alloclab_slice *const *sl, size_t n, unsig
 	return (long)rounds;
 }
 
+static void add_kernel(struct alloclab_slice_kernel *to, const struct alloclab_slice_kernel *k)
+{
+	to->minor_faults += k->minor_faults;
+	to->major_faults += k->major_faults;
+	to->sys_ns += k->sys_ns;
+}
+
 void alloclab_slice_sum(const struct alloclab_slice *sl, const unsigned char *dropped, size_t nrounds, uint64_t *ns,
-			uint64_t *ops)
+			uint64_t *ops, struct alloclab_slice_kernel *kernel)
 {
 	uint64_t all_ns = 0, all_ops = 0, kept_ns = 0, kept_ops = 0;
+	struct alloclab_slice_kernel all_k = {0, 0, 0}, kept_k = {0, 0, 0};
 	for (size_t j = 0; j < sl->nparts; j++) {
 		all_ns += sl->parts[j].ns;
 		all_ops += sl->parts[j].ops;
+		add_kernel(&all_k, &sl->parts[j].kernel);
 		if (dropped == NULL || j >= nrounds || !dropped[j]) {
 			kept_ns += sl->parts[j].ns;
 			kept_ops += sl->parts[j].ops;
+			add_kernel(&kept_k, &sl->parts[j].kernel);
 		}
 	}
 	if (all_ops == 0 && sl->warm_ops) {
+		/* A value all untimed: its kernel figures were not taken. */
 		*ns = sl->warm_ns;
 		*ops = sl->warm_ops;
+		*kernel = (struct alloclab_slice_kernel){0, 0, 0};
 	} else if (kept_ops == 0 || sl->lost) {
 		*ns = all_ns;
 		*ops = all_ops;
+		*kernel = all_k;
 	} else {
 		*ns = kept_ns;
 		*ops = kept_ops;
+		*kernel = kept_k;
 	}
 }
 

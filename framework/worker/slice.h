@@ -25,10 +25,19 @@
 #include <stdint.h>
 #include <ucontext.h>
 
+/* What the kernel did for a thread in a timed part: the page faults it
+ * took and its system CPU time (getrusage of the thread, read outside the
+ * timed part). A plugin that returns memory to the kernel and takes it
+ * back pays there, in time its ops are charged for. */
+struct alloclab_slice_kernel {
+	uint64_t minor_faults, major_faults, sys_ns;
+};
+
 /* One timed part of a slice. */
 struct alloclab_slice_part {
 	uint64_t ns, ops;
 	int preempted; /* the thread was taken off the CPU while it ran (slice.c) */
+	struct alloclab_slice_kernel kernel;
 };
 
 struct alloclab_slice {
@@ -41,7 +50,8 @@ struct alloclab_slice {
 	uint64_t start_ns;          /* the current part's start ... */
 	long start_switches;        /* ... and the thread's involuntary switches then, */
 	long start_voluntary;       /* its voluntary ones, */
-	uint64_t start_cpu_ns;      /* and its CPU time (stolen time left out) */
+	uint64_t start_cpu_ns;      /* and its CPU time (stolen time left out), */
+	struct alloclab_slice_kernel start_kernel; /* and its faults and system time */
 	/* The value's timed parts, in order: part k is this plugin's part of
 	 * slice round k. nparts <= cap; a part that could not be recorded
 	 * (no memory) sets lost, and the value then keeps every round. */
@@ -64,8 +74,11 @@ int alloclab_slice_begin(struct alloclab_slice *sl, ucontext_t *sched, uint64_t 
 /* Runs one slice (nothing when run() is over). */
 void alloclab_slice_run(struct alloclab_slice *sl, ucontext_t *sched);
 void alloclab_slice_free(struct alloclab_slice *sl);
-/* Adds a timed part by hand (a whole value, timed by its caller). */
-void alloclab_slice_record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops);
+/* Adds a timed part by hand (a whole value, timed by its caller), with
+ * what the kernel did for the thread in it. */
+void alloclab_slice_record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops, const struct alloclab_slice_kernel *k);
+/* The calling thread's page faults and system time so far. */
+struct alloclab_slice_kernel alloclab_slice_kernel_now(void);
 
 /* The slice rounds to drop from a value: (*dropped)[k], k below the
  * returned number of rounds (the most parts of any of the n slices), is
@@ -76,12 +89,12 @@ void alloclab_slice_record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops)
  * rounds). -1: no memory. */
 long alloclab_slices_preempted(struct alloclab_slice *const *sl, size_t n, unsigned char **dropped,
 			       size_t *ndropped);
-/* One slice's value: its timed parts' time and operations, less the
- * dropped rounds (all of them kept when that would leave none, or when a
+/* One slice's value: its timed parts' time, operations and kernel
+ * figures, less the dropped rounds (all of them kept when that would leave none, or when a
  * part was lost); a value that ended inside its first untimed part counts
  * that part. */
 void alloclab_slice_sum(const struct alloclab_slice *sl, const unsigned char *dropped, size_t nrounds, uint64_t *ns,
-			uint64_t *ops);
+			uint64_t *ops, struct alloclab_slice_kernel *kernel);
 
 /*
  * The barrier between slices. A slice's timed parts run from each

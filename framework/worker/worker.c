@@ -84,6 +84,7 @@ static void round_value(const struct worker *w, unsigned r, struct alloclab_valu
 	v->faults_counted = 1;
 	v->minor_faults = w->mem[r].minor_faults;
 	v->major_faults = w->mem[r].major_faults;
+	v->sys_ns = w->mem[r].sys_ns;
 	v->rss_after_finish_kib = (w->cell->workload->flags & ALLOCLAB_WORKLOAD_RECORDS_ITSELF) ? -1 : w->mem[r].rss_after_finish;
 	v->rss_end_of_run_kib = w->mem[r].rss_end_of_run;
 	v->anon_end_of_run_kib = w->mem[r].anon_end_of_run;
