@@ -3,7 +3,7 @@
 
 #include "base/json_text.h"
 #include "figures/cell_values.h"
-#include "statistics/changes.h"
+#include "statistics/significance.h"
 #include "statistics/summary.h"
 #include "units.h"
 

@@ -20,7 +20,7 @@ interval holds 1. With --callgrind, instructions per iteration come from
 two callgrind runs per allocator that differ only in their number of
 timed calls, so start-up and teardown cancel out.
 
-  /usr/bin/python3.11 benchmarks/native_python.py [--pairs 10] [--warmups 3]
+  PYTHONPATH=benchmarks /usr/bin/python3.11 benchmarks/native_python.py [--pairs 10] [--warmups 3]
       [--values 10] [--loops 1] [--scale 1.0] [--hash-seed 1] [--timeout 120]
       [--callgrind] [--callgrind-values 2,6] [-o FILE] BENCH_FILE
 
@@ -275,59 +275,6 @@ def run_pairs(opts):
     return records
 
 
-# ---- Student's t, exactly: its inverse by bisection on its distribution ----
-
-
-def _beta_fraction(a, b, x):
-    """The continued fraction of the incomplete beta function (modified
-    Lentz), which converges fast for x < (a + 1) / (a + b + 2)."""
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 500):
-        for aa in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                   -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1.0 + aa * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + aa / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return h
-
-
-def incomplete_beta(a, b, x):
-    """The regularized incomplete beta function I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1) / (a + b + 2):
-        return front * _beta_fraction(a, b, x) / a
-    return 1.0 - front * _beta_fraction(b, a, 1.0 - x) / b
-
-
-def t_cdf(t, df):
-    tail = 0.5 * incomplete_beta(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - tail if t >= 0 else tail
-
-
-def t_quantile(p, df):
-    """The p quantile (p > 0.5) of Student's t with df degrees of freedom."""
-    lo, hi = 0.0, 1.0
-    while t_cdf(hi, df) < p:
-        lo, hi = hi, hi * 2
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if hi - lo < 1e-12:
-            break
-        lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
-    return (lo + hi) / 2
-
-
 # ---- the summary ----
 
 
@@ -341,7 +288,10 @@ def paired_ratio(records, value):
     logs = [math.log(r) for r in ratios]
     n = len(logs)
     mean = statistics.mean(logs)
-    half = t_quantile(0.975, n - 1) * statistics.stdev(logs) / math.sqrt(n)
+    # Imported here: the children (this file in child mode) run with the
+    # harness's folder on their path, not this one.
+    import intervals
+    half = intervals.t95(n - 1) * statistics.stdev(logs) / math.sqrt(n)
     low, high = math.exp(mean - half), math.exp(mean + half)
     verdict = "pymalloc faster" if high < 1 else "pymalloc slower" if low > 1 else "not resolved"
     return {

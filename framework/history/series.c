@@ -2,7 +2,7 @@
 #define _GNU_SOURCE 1
 #include "history/series.h"
 
-#include "statistics/changes.h"
+#include "statistics/significance.h"
 
 #include <math.h>
 #include <stdio.h>

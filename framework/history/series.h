@@ -3,7 +3,7 @@
  * report's history pages draw): for each metric and workload row, every
  * measured commit with its level, its step (the commit over the one
  * before, measured side by side: history run's ab), its time against the
- * fixed reference, and whether the step is a change point (changes.h for
+ * fixed reference, and whether the step is a change point (significance.h for
  * time and memory: resolved and kept by Benjamini-Hochberg over the
  * series; instructions: any difference larger than the counts' own
  * variation).

@@ -295,7 +295,7 @@ struct alloclab_run_facts {
 	 * in a window of two seconds or more; < 0 unknown (an older file). */
 	double other_cpus_mean, stolen_cpus_mean, other_cpus_peak;
 	/* The machine's CPU time for one first-touch page fault, probed once
-	 * at the run's start (measure/fault_cost.h), ns; < 0 unknown. */
+	 * at the run's start (memory/fault_cost.h), ns; < 0 unknown. */
 	double page_fault_ns;
 };
 

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE 1
 #include "run/internal.h"
 #include "measure/measure.h"
-#include "measure/fault_cost.h"
+#include "memory/fault_cost.h"
 #include "base/hash.h"
 #include "base/rng.h"
 #include "base/json_text.h"

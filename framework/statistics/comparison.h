@@ -116,7 +116,7 @@ struct alloclab_comparison_entry {
 	double p, statistic;
 	/* The p-value of the test whose interval [lo, hi] is (paired: t on the
 	 * processes' log ratios, pairs.h's p_t), the one a series of
-	 * comparisons is corrected on (changes.h); tested by processes, the
+	 * comparisons is corrected on (significance.h, alloclab_bh_keep); tested by processes, the
 	 * p of the ratio interval's test (significance.h); < 0 none. */
 	double p_interval;
 	enum alloclab_tested tested;

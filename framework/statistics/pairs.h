@@ -31,9 +31,9 @@ struct alloclab_pair_stat {
 	double p;
 	/* The t test's two-sided p on the logarithms (the interval's own
 	 * test: below 0.05 when the interval leaves 1 out, up to the tabled
-	 * quantile's rounding (summary.h, alloclab_t95); 1 below two
+	 * quantile (summary.h, alloclab_t95); 1 below two
 	 * processes). What a series of comparisons is corrected on
-	 * (changes.h). */
+	 * (significance.h, alloclab_bh_keep). */
 	double p_t;
 	/* The interval leaves 1 out: the row may rank the two. Otherwise the
 	 * difference is inside the noise: "not resolved". */

@@ -7,53 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Continued fraction of the incomplete beta function (modified Lentz). */
-static double beta_continued_fraction(double a, double b, double x)
-{
-	const double tiny = 1e-300, eps = 1e-15;
-	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
-
-	if (fabs(d) < tiny)
-		d = tiny;
-	d = 1 / d;
-	h = d;
-	for (int m = 1; m <= 500; m++) {
-		double m2 = 2.0 * m;
-		double num = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		d = 1 + num * d;
-		c = 1 + num / c;
-		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
-		c = fabs(c) < tiny ? tiny : c;
-		h *= d * c;
-		num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		d = 1 + num * d;
-		c = 1 + num / c;
-		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
-		c = fabs(c) < tiny ? tiny : c;
-		double delta = d * c;
-		h *= delta;
-		if (fabs(delta - 1) < eps)
-			break;
-	}
-	return h;
-}
-
-double alloclab_incomplete_beta(double a, double b, double x)
-{
-	double front;
-
-	if (x <= 0)
-		return 0;
-	if (x >= 1)
-		return 1;
-	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
-	/* The fraction converges fast only below the mean; use the symmetry
-	 * I_x(a,b) = 1 - I_{1-x}(b,a) above it. */
-	if (x < (a + 1) / (a + b + 2))
-		return front * beta_continued_fraction(a, b, x) / a;
-	return 1 - front * beta_continued_fraction(b, a, 1 - x) / b;
-}
-
 void alloclab_t_test(const double *a, size_t na, const double *b, size_t nb, struct alloclab_test_result *r)
 {
 	struct alloclab_summary sa, sb;
@@ -230,4 +183,41 @@ int alloclab_ratio_interval(const double *a, size_t na, const double *b, size_t 
 		*p = alloclab_incomplete_beta((double)dfs / 2, 0.5, (double)dfs / ((double)dfs + tl * tl));
 	}
 	return 0;
+}
+
+/* ---- change points: a series of tests corrected (Benjamini-Hochberg) ---- */
+
+struct step_p {
+	double p;
+	size_t at;
+};
+
+static int by_p(const void *a, const void *b)
+{
+	double x = ((const struct step_p *)a)->p, y = ((const struct step_p *)b)->p;
+	return (x > y) - (x < y);
+}
+
+void alloclab_bh_keep(const double *p, size_t n, double q, int *changed)
+{
+	struct step_p *r = malloc((n ? n : 1) * sizeof *r);
+	size_t m = 0, keep = 0;
+
+	for (size_t i = 0; i < n; i++)
+		changed[i] = 0;
+	if (r == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] >= 0)
+			r[m++] = (struct step_p){p[i], i};
+	qsort(r, m, sizeof *r, by_p);
+	/* The largest k with p_(k) <= k q / m; every test up to it is kept. */
+	for (size_t k = m; k >= 1; k--)
+		if (r[k - 1].p <= (double)k * q / (double)m) {
+			keep = k;
+			break;
+		}
+	for (size_t k = 0; k < keep; k++)
+		changed[r[k].at] = 1;
+	free(r);
 }

@@ -1,6 +1,6 @@
 /* The machine's cost of a page fault. See fault_cost.h. */
 #define _GNU_SOURCE 1
-#include "measure/fault_cost.h"
+#include "memory/fault_cost.h"
 
 #include <stdint.h>
 #include <stdlib.h>

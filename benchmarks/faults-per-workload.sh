@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Does a workload's time include page faults, and whose? (docs/measurements/
+# faults.md) Every workload at its defaults, one thread (larson, xmalloc and
+# blowup at two: they need a partner), against glibc, jemalloc, mimalloc,
+# CPython's obmalloc and the two obmalloc plugins, unpaired (each process
+# holds one allocator: its faults are its own), PROCESSES processes of three
+# values: the page faults (minor and major) of the timed region per 1,000
+# operations, the median over processes, and the share of the timed time
+# that was system time. The run's probe of this machine's fault cost turns
+# the faults into a share of the time. A workload that rebuilds its heap
+# each value on purpose shows it here; its guide says why.
+# A benchmark that prints figures, not a test.
+#   benchmarks/faults-per-workload.sh [BUILD] [OUT] [PROCESSES]
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+bench_args "[BUILD] [OUT] [PROCESSES]" "$@"
+n=${3:-3}
+case "$n" in '' | *[!0-9]*) bench_fail "PROCESSES: $n is not a whole number" ;; esac
+plugins=(-p system -p jemalloc -p mimalloc -p cpython -p obmalloc-radix:mode=per-thread -p obmalloc-bigpool:mode=per-thread)
+one=(-w churn -w unicode -w fragment -w steady -w threadtest -w cache-thrash -w cache-scratch
+	-w python:bench=richards+json_dumps -w trace:file=richards.trace -w trace:file=richards.trace,part=whole)
+two=(-w larson -w xmalloc -w blowup)
+bench_say "measuring one-thread workloads"
+bench_run "$out/one.json" "${plugins[@]}" "${one[@]}" -t 1 -n "$n" -v 3
+bench_say "measuring two-thread workloads"
+bench_run "$out/two.json" "${plugins[@]}" "${two[@]}" -t 2 -n "$n" -v 3
+bench_show "$out/one.json" >"$out/one.shown.json"
+bench_show "$out/two.json" >"$out/two.shown.json"
+bench_python - "$out/one.shown.json" "$out/two.shown.json" <<'PY'
+import statistics, sys
+import alloclab_json as aj
+
+rows, order, fault_ns = {}, [], None
+for path in sys.argv[1:]:
+    doc = aj.load(path)
+    fault_ns = doc["metadata"].get("page_fault_ns", fault_ns)
+    for c in doc["cells"]:
+        if c["status"] != "ok":
+            continue
+        p = c["params"]
+        name = c["workload"]
+        if name == "python":
+            name += " " + p["bench"]
+        if name == "trace":
+            name += " " + ("whole" if p.get("part") == "whole" else "steady")
+        name += f" t={c['threads']}"
+        per, share = [], []
+        for r in aj.runs(c):
+            vs = r["values"]
+            ops = sum(sum(v["thread_ops"]) for v in vs)
+            per.append(1000 * sum(v["minor_faults"] + v["major_faults"] for v in vs) / ops)
+            ns = sum(sum(v["thread_ns"]) for v in vs)
+            share.append(sum(v.get("sys_ns", 0) for v in vs) / ns if ns else 0)
+        if name not in rows:
+            rows[name] = {}
+            order.append(name)
+        rows[name][aj.label(doc, c)] = (statistics.median(per), statistics.median(share),
+                                        statistics.median(aj.values(c)))
+labels = ["system", "jemalloc", "mimalloc", "cpython", "obmalloc-radix:mode=per-thread",
+          "obmalloc-bigpool:mode=per-thread"]
+short = ["glibc", "jemalloc", "mimalloc", "cpython", "radix", "bigpool"]
+print(f"page faults per 1,000 operations in the timed region (median over processes), [system time's share of it]")
+print(f"this machine's first-touch fault: {fault_ns / 1000:.1f} us" if fault_ns else "fault cost: not probed")
+print()
+print(f"{'workload':26}" + "".join(f"{s:>17}" for s in short))
+for name in order:
+    cells = []
+    for l in labels:
+        f = rows[name].get(l)
+        cells.append(f"{f[0]:8.3f} [{100 * f[1]:3.0f}%]" if f else "-")
+    print(f"{name:26}" + "".join(f"{c:>17}" for c in cells))
+if fault_ns:
+    print()
+    print("the faults' share of each cell's time at this machine's fault cost (faults/op x cost / ns per op):")
+    print(f"{'workload':26}" + "".join(f"{s:>17}" for s in short))
+    for name in order:
+        cells = []
+        for l in labels:
+            f = rows[name].get(l)
+            cells.append(f"{100 * f[0] / 1000 * fault_ns / f[2]:7.1f}%" if f else "-")
+        print(f"{name:26}" + "".join(f"{c:>17}" for c in cells))
+PY
