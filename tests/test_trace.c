@@ -547,7 +547,7 @@ Test(trace, windows_are_the_measured_values_and_a_replay_times_them_alone, .time
 	/* Two values: each times its window, after what came before it was
 	 * replayed untimed; the heap is kept from the first to the second,
 	 * and nothing after the last window (teardown) is replayed. */
-	snprintf(spec, sizeof spec, "trace:file=%s", a);
+	snprintf(spec, sizeof spec, "trace:file=%s,start=first", a);
 	const struct alloclab_cell *c = replay_values(dir, test_plugin("thread_counting"), spec, "1", "2", &res);
 	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
 	cr_assert_eq(c->procs[0].nvalues, 2);
@@ -564,7 +564,7 @@ Test(trace, windows_are_the_measured_values_and_a_replay_times_them_alone, .time
 	alloclab_results_free(res);
 
 	/* Decoded a chunk at a time: the same calls. */
-	snprintf(spec, sizeof spec, "trace:file=%s,decode=stream", a);
+	snprintf(spec, sizeof spec, "trace:file=%s,decode=stream,start=first", a);
 	c = replay_values(dir, test_plugin("thread_counting"), spec, "1", "2", &res);
 	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
 	cr_assert_eq(c->procs[0].values[1].thread_ops[0], w1);
@@ -574,7 +574,7 @@ Test(trace, windows_are_the_measured_values_and_a_replay_times_them_alone, .time
 
 	/* A third value: the windows are used up, so the replay starts
 	 * again from nothing (untimed) and times the first window again. */
-	snprintf(spec, sizeof spec, "trace:file=%s", a);
+	snprintf(spec, sizeof spec, "trace:file=%s,start=first", a);
 	c = replay_values(dir, test_plugin("thread_counting"), spec, "1", "3", &res);
 	cr_assert_eq(c->status, ALLOCLAB_CELL_OK, "%s", c->message);
 	cr_assert_eq(c->procs[0].values[2].thread_ops[0], w0);
@@ -582,6 +582,28 @@ Test(trace, windows_are_the_measured_values_and_a_replay_times_them_alone, .time
 	cr_assert_eq(json_integer_value(json_object_get(c->procs[0].stats_after_finish, "mallocs")),
 		     (json_int_t)(count_op(e, 0, w.end[1], ALLOCLAB_TRACE_MALLOC) +
 				  count_op(e, 0, w.end[0], ALLOCLAB_TRACE_MALLOC)));
+	alloclab_results_free(res);
+
+	/* By default each process starts at a window drawn from it, so that
+	 * processes together sample every window: over a few processes both
+	 * windows lead, and every value still times a whole window. */
+	snprintf(spec, sizeof spec, "trace:file=%s", a);
+	struct cmd_result rr = run_alloclab(dir, (const char *const[]){"run", "--no-check", "-p", "system", "-w", spec, "-t",
+								       "1", "-n", "16", "-v", "1", "--warmups", "0", "-q", "-o",
+								       "drawn.json", NULL});
+	cr_assert_eq(rr.status, 0, "%s", rr.err);
+	cmd_result_free(&rr);
+	res = load_results(dir, "drawn.json");
+	int led[2] = {0, 0};
+	for (unsigned p = 0; p < res->cells[0].nprocs; p++) {
+		const json_t *rep = json_array_get(res->cells[0].procs[p].values[0].thread_reports, 0);
+		json_int_t k = json_integer_value(json_object_get(rep, "window"));
+		cr_assert(k == 0 || k == 1, "window %lld", (long long)k);
+		cr_assert_eq(res->cells[0].procs[p].values[0].thread_ops[0], k ? w1 : w0);
+		led[k] = 1;
+	}
+	/* 16 processes, each drawing one of two: all alike 1 time in 32,768. */
+	cr_expect(led[0] && led[1], "16 processes all started at one window");
 	alloclab_results_free(res);
 
 	/* Start-up and teardown are rows of their own. */
@@ -610,7 +632,7 @@ Test(trace, windows_cut_every_thread_at_once, .timeout = 240)
 	record_windows(dir, "jemalloc", "xmalloc:ops=102400", "2", "1", "2", a);
 	struct windows w0 = windows_of(a, 0), w1 = windows_of(a, 1);
 	cr_assert_eq(w0.n, 2);
-	snprintf(spec, sizeof spec, "trace:file=%s", a);
+	snprintf(spec, sizeof spec, "trace:file=%s,start=first", a);
 	for (int stream = 0; stream < 2; stream++) {
 		char s2[4300];
 		snprintf(s2, sizeof s2, "%s%s", spec, stream ? ",decode=stream" : "");

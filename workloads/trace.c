@@ -48,9 +48,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
+#include <pthread.h>
 
-enum { P_FILE, P_LOOPS, P_TOUCH, P_DECODE, P_DECODE_MB, P_WAIT, P_PART };
+enum { P_FILE, P_LOOPS, P_TOUCH, P_DECODE, P_DECODE_MB, P_WAIT, P_PART, P_START };
+enum { START_DRAWN, START_FIRST };
+static const char *const start_names[] = {"drawn", "first", NULL};
 enum { PART_AUTO, PART_STEADY, PART_STARTUP, PART_TEARDOWN, PART_WHOLE };
 static const char *const part_names[] = {"auto", "steady", "startup", "teardown", "whole", NULL};
 enum { TOUCH_ENDS, TOUCH_ALL, TOUCH_NONE };
@@ -81,6 +86,10 @@ static const struct alloclab_param trace_params[] = {
 			    "last), whole (all of it, each value from nothing); auto: steady when the trace has windows, "
 			    "else whole",
 		    .type = ALLOCLAB_PARAM_CHOICE, .choices = part_names, .max = PART_WHOLE},
+	[P_START] = {.name = "start",
+		     .help = "part=steady: the window a process's first value times: drawn (from the process, so that "
+			     "processes together sample every window), or the first",
+		     .type = ALLOCLAB_PARAM_CHOICE, .choices = start_names, .max = START_FIRST},
 };
 
 /* One slot of a replay thread. Invariant: seq is odd exactly when block
@@ -132,8 +141,12 @@ struct trace_shared {
 	 * them holds (live_profile below), so that the timed loop need not
 	 * count it. */
 	struct live_profile *profile[ALLOCLAB_MAX_THREADS];
-	/* The part the values time (never PART_AUTO once open). */
-	unsigned part;
+	/* The part the values time (never PART_AUTO once open), and with
+	 * part=steady the window this process's first value times (drawn
+	 * once a process: a program's windows differ, where its heap grows
+	 * in bursts, and every process timing the same few would sample
+	 * those alone). */
+	unsigned part, first_window;
 	/* Each replay thread's state, kept from value to value (part=steady
 	 * keeps the heap too): made in the first prepare, freed in the last
 	 * value's finish. */
@@ -326,6 +339,25 @@ static int trace_check(const struct alloclab_params *p, char *err, size_t err_le
 	return 0;
 }
 
+/* A number drawn once a process (the kernel's random bytes; the process
+ * id where they fail): the same for the plugins of a pair, which share the
+ * process and must time the same windows, and independent from one
+ * process to the next (process ids are not: a runner that forks twice a
+ * worker gives them all one parity). */
+static uint64_t drawn;
+static void draw_once(void)
+{
+	if (getrandom(&drawn, sizeof drawn, 0) != (ssize_t)sizeof drawn)
+		drawn = (uint64_t)getpid() * 2654435761u;
+}
+
+static uint64_t process_draw(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, draw_once);
+	return drawn;
+}
+
 /* Opens the trace, once per process (thread 0; the others wait at the
  * sync after), and decides whether this plugin can replay it. */
 static void open_trace(struct alloclab_workload_thread *t, struct trace_shared *sh)
@@ -342,6 +374,8 @@ static void open_trace(struct alloclab_workload_thread *t, struct trace_shared *
 	}
 	sh->sum = sh->facts.sum;
 	sh->part = resolved_part(t->params->v[P_PART], sh->facts.windows);
+	if (sh->facts.windows && t->params->v[P_START] == START_DRAWN)
+		sh->first_window = (unsigned)(process_draw() % sh->facts.windows);
 	k = alloclab_trace_threads(sh->trace);
 	if (k > 1 && t->nthreads != k)
 		snprintf(sh->error, sizeof sh->error, "the trace has %u threads: replay it with -t %u", k, k);
@@ -915,8 +949,10 @@ static int trace_prepare(struct alloclab_workload_thread *t, char *err, size_t e
 		atomic_store(&sh->failed, 1);
 		return -1;
 	}
-	r->window = part_range(sh->trace, sh->part, r->source, r->round, &r->from, &r->to);
-	restart = r->round > 0 && (sh->part != PART_STEADY || r->round % alloclab_trace_windows(sh->trace) == 0);
+	unsigned nth = sh->first_window + r->round;
+	r->window = part_range(sh->trace, sh->part, r->source, nth, &r->from, &r->to);
+	/* Going back (past the last window, to the first): from nothing. */
+	restart = r->round > 0 && (sh->part != PART_STEADY || nth % alloclab_trace_windows(sh->trace) == 0);
 	r->round++;
 	if (restart) {
 		free_leftovers(t, r);
