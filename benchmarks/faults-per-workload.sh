@@ -5,8 +5,7 @@
 # CPython's obmalloc and the two obmalloc plugins, unpaired (each process
 # holds one allocator: its faults are its own), PROCESSES processes of three
 # values: the page faults (minor and major) of the timed region per 1,000
-# operations, the median over processes, and the share of the timed time
-# that was system time. The run's probe of this machine's fault cost turns
+# operations, the median over processes. The run's probe of this machine's fault cost turns
 # the faults into a share of the time. A workload that rebuilds its heap
 # each value on purpose shows it here; its guide says why.
 # A benchmark that prints figures, not a test.
@@ -59,24 +58,24 @@ for path in sys.argv[1:]:
 labels = ["system", "jemalloc", "mimalloc", "cpython", "obmalloc-radix:mode=per-thread",
           "obmalloc-bigpool:mode=per-thread"]
 short = ["glibc", "jemalloc", "mimalloc", "cpython", "radix", "bigpool"]
-print(f"page faults per 1,000 operations in the timed region (median over processes), [system time's share of it]")
+print(f"page faults per 1,000 operations in the timed region (median over processes)")
 print(f"this machine's first-touch fault: {fault_ns / 1000:.1f} us" if fault_ns else "fault cost: not probed")
 print()
-print(f"{'workload':26}" + "".join(f"{s:>17}" for s in short))
+print(f"{'workload':24}" + "".join(f"{s:>10}" for s in short))
 for name in order:
     cells = []
     for l in labels:
         f = rows[name].get(l)
-        cells.append(f"{f[0]:8.3f} [{100 * f[1]:3.0f}%]" if f else "-")
-    print(f"{name:26}" + "".join(f"{c:>17}" for c in cells))
+        cells.append(f"{f[0]:8.3f}" if f else "-")
+    print(f"{name:24}" + "".join(f"{c:>10}" for c in cells))
 if fault_ns:
     print()
     print("the faults' share of each cell's time at this machine's fault cost (faults/op x cost / ns per op):")
-    print(f"{'workload':26}" + "".join(f"{s:>17}" for s in short))
+    print(f"{'workload':24}" + "".join(f"{s:>10}" for s in short))
     for name in order:
         cells = []
         for l in labels:
             f = rows[name].get(l)
-            cells.append(f"{100 * f[0] / 1000 * fault_ns / f[2]:7.1f}%" if f else "-")
-        print(f"{name:26}" + "".join(f"{c:>17}" for c in cells))
+            cells.append(f"{100 * f[0] / 1000 * fault_ns / f[2]:6.1f}%" if f else "-")
+        print(f"{name:24}" + "".join(f"{c:>10}" for c in cells))
 PY

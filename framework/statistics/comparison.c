@@ -362,15 +362,24 @@ static void fault_entry(struct building *k, size_t c, const struct alloclab_cell
 	e->faults_per_kop = f;
 	if (c == 0 || alloclab_fault_difference(base, other, e->tested == ALLOCLAB_TESTED_PAIRED, &d) != 0 || !d.resolved)
 		return;
-	char share[160] = "";
+	char share[160] = "", diff[32], fo[32], fb[32], lo[32], hi[32];
 	double fault_ns = k->cols[c].results->facts.page_fault_ns;
-	if (fault_ns > 0 && e->mean > 0)
-		snprintf(share, sizeof share, "; at this machine's %.1f us a fault, %.2f ns an operation, %.0f%% of its time",
-			 fault_ns / 1000, d.diff / 1000 * fault_ns, 100 * d.diff / 1000 * fault_ns / e->mean);
-	warn(e, "time includes %.3g page faults per 1,000 operations %s than %s's (%.3g against %.3g, the difference's "
-		"95%% interval %.3g .. %.3g)%s",
-	     fabs(d.diff), d.diff > 0 ? "more" : "fewer", k->cmp->columns[0], d.other, d.base, d.lo, d.hi,
-	     d.diff > 0 ? share : "");
+	if (fault_ns > 0 && e->mean > 0) {
+		/* What the difference costs an operation, against what one
+		 * takes: a difference too small to matter to the time is no
+		 * note (a few faults over millions of operations). */
+		double ns = d.diff / 1000 * fault_ns, part = ns / e->mean;
+		if (fabs(part) < 0.01)
+			return;
+		if (d.diff > 0)
+			snprintf(share, sizeof share, "; at this machine's %.1f us a fault, %.3g ns an operation, %.0f%% of its time",
+				 fault_ns / 1000, ns, 100 * part);
+	}
+	warn(e, "time includes %s page faults per 1,000 operations %s than %s's (%s against %s, the difference's 95%% "
+		"interval %s .. %s)%s",
+	     alloclab_format_count(fabs(d.diff), diff, sizeof diff), d.diff > 0 ? "more" : "fewer", k->cmp->columns[0],
+	     alloclab_format_count(d.other, fo, sizeof fo), alloclab_format_count(d.base, fb, sizeof fb),
+	     alloclab_format_count(d.lo, lo, sizeof lo), alloclab_format_count(d.hi, hi, sizeof hi), share);
 }
 
 /* Column c's entry for the row of `cell`, where its cell `other` is

@@ -3,6 +3,7 @@
 #include "statistics/summary.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* One process's faults per 1,000 operations over its measured values, and
@@ -51,6 +52,12 @@ static double median_of(const double *x, size_t n)
 	struct alloclab_summary s;
 	alloclab_summarize(x, n, &s);
 	return s.median;
+}
+
+const char *alloclab_format_count(double v, char *out, size_t len)
+{
+	snprintf(out, len, fabs(v) >= 1000 ? "%.0f" : "%.3g", v);
+	return out;
 }
 
 double alloclab_cell_faults_per_kop(const struct alloclab_cell *c, double *sys_share)

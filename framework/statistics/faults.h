@@ -37,4 +37,8 @@ struct alloclab_fault_difference {
 int alloclab_fault_difference(const struct alloclab_cell *base, const struct alloclab_cell *other, int paired,
 			      struct alloclab_fault_difference *d);
 
+/* A count of faults for a sentence: three significant digits below 1,000
+ * ("0.00515", "2.53", "146"), whole above ("11523"). Returns out. */
+const char *alloclab_format_count(double v, char *out, size_t len);
+
 #endif
