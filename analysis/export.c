@@ -1,5 +1,6 @@
 /* Results for other tools. See export.h. */
 #include "export.h"
+#include "csv_field.h"
 
 #include "cells.h"
 #include "files/output_path.h"
@@ -364,31 +365,6 @@ json_t *alloclab_export_pyperf(const struct alloclab_results *r, const char *plu
 	return json_pack("{s:s,s:o,s:o}", "version", "1.0", "benchmarks", benchmarks, "metadata", suite_meta);
 }
 
-/* A text field, quoted as RFC 4180 says. Text that a spreadsheet would
- * take for a formula (starting with = + - @, a tab or a carriage return:
- * a plugin's label or a host name is anyone's) is kept as text by a
- * leading apostrophe, as spreadsheets themselves mark it. Numbers never
- * go through here. */
-static void csv_field(FILE *out, const char *s)
-{
-	const int formula = s[0] && strchr("=+-@\t\r", s[0]) != NULL;
-	if (strpbrk(s, ",\"\r\n") == NULL) {
-		if (formula)
-			fputc('\'', out);
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	if (formula)
-		fputc('\'', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 int alloclab_export_csv(const struct alloclab_results *r, const char *plugin, FILE *out, unsigned *skipped, char *err,
 			size_t err_len)
 {
@@ -415,21 +391,21 @@ int alloclab_export_csv(const struct alloclab_results *r, const char *plugin, FI
 			const char *h = alloclab_process_host(r, proc);
 			const char *cpu = alloclab_process_cpu_model(r, proc);
 			for (unsigned v = 0; v < proc->nvalues; v++) {
-				csv_field(out, label);
+				alloclab_csv_field(out, label);
 				fputc(',', out);
-				csv_field(out, c->workload);
+				alloclab_csv_field(out, c->workload);
 				fputc(',', out);
-				csv_field(out, params ? params : "{}");
+				alloclab_csv_field(out, params ? params : "{}");
 				fprintf(out, ",%u,%d,%u,%u,", c->threads, c->cache_aligned, proc->index + 1, v + 1);
-				csv_field(out, c->metric);
+				alloclab_csv_field(out, c->metric);
 				fprintf(out, ",%.17g,%s,", proc->values[v].per_op,
 					alloclab_metric_deterministic(c->metric) ? "instructions" : "ns");
-				csv_field(out, c->unit_op ? c->unit_op : "operation");
+				alloclab_csv_field(out, c->unit_op ? c->unit_op : "operation");
 				fprintf(out, ",%llu,%llu,", (unsigned long long)proc->values[v].wall_ns,
 					(unsigned long long)value_ops(&proc->values[v], c->threads));
-				csv_field(out, h ? h : "");
+				alloclab_csv_field(out, h ? h : "");
 				fputc(',', out);
-				csv_field(out, cpu ? cpu : "");
+				alloclab_csv_field(out, cpu ? cpu : "");
 				fputs("\r\n", out);
 			}
 		}

@@ -6,6 +6,7 @@
  * comparison; none computes a figure of its own.
  */
 #include "formats.h"
+#include "csv_field.h"
 
 #include "comparison_json.h"
 #include "report.h"
@@ -265,21 +266,6 @@ static void print_markdown(const struct alloclab_comparison *cmp, FILE *out)
 	free_table(&t);
 }
 
-static void csv_field(FILE *out, const char *s)
-{
-	if (strpbrk(s, ",\"\n")) {
-		fputc('"', out);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', out);
-			fputc(*s, out);
-		}
-		fputc('"', out);
-	} else {
-		fputs(s, out);
-	}
-}
-
 /* The unit of the CSV's mean columns: instructions, a memory figure's
  * name, or ns. */
 static const char *csv_unit(const struct alloclab_comparison *cmp)
@@ -302,7 +288,7 @@ static void print_csv_header(const struct alloclab_comparison *cmp, FILE *out)
 			char head[512];
 			snprintf(head, sizeof head, "%s%s", cmp->columns[c], suffix[k]);
 			fputc(',', out);
-			csv_field(out, head);
+			alloclab_csv_field(out, head);
 		}
 	fputc('\n', out);
 }
@@ -314,7 +300,7 @@ static void print_csv(const struct alloclab_comparison *cmp, FILE *out)
 
 	print_csv_header(cmp, out);
 	for (size_t i = 0; i < cmp->nrows; i++) {
-		csv_field(out, cmp->rows[i].name);
+		alloclab_csv_field(out, cmp->rows[i].name);
 		for (size_t c = 0; c < cmp->ncols; c++) {
 			const struct alloclab_comparison_entry *e = &cmp->rows[i].entries[c];
 			if (e->status != ALLOCLAB_ENTRY_MEASURED) {

@@ -1,6 +1,7 @@
 /* A grading's table, CSV, JSON and feedback files. See grade_report.h. */
 #define _GNU_SOURCE 1
 #include "grade_report.h"
+#include "csv_field.h"
 #include "pair_report.h"
 #include "base/json_text.h"
 #include "base/shell_word.h"
@@ -85,20 +86,10 @@ void alloclab_grade_table(FILE *out, const struct alloclab_grade_settings *s, co
 		fprintf(out, "(%s)\n", note);
 }
 
-/* One CSV field: quoted when it holds a comma, a quote or a line break,
- * and a leading character a spreadsheet would take for a formula made
- * text with an apostrophe. */
+/* One CSV field and its separator. */
 static void csv(FILE *out, const char *s, int last)
 {
-	int quoted = strpbrk(s, ",\"\r\n") != NULL;
-	fputs(quoted ? "\"" : "", out);
-	fputs(s[0] && strchr("=+-@\t\r", s[0]) ? "'" : "", out);
-	for (const char *p = s; *p; p++) {
-		if (*p == '"')
-			fputc('"', out);
-		fputc(*p, out);
-	}
-	fputs(quoted ? "\"" : "", out);
+	alloclab_csv_field(out, s);
 	fputc(last ? '\n' : ',', out);
 }
 

@@ -174,6 +174,14 @@ Test(results, every_field_is_checked)
 			  "metadata.other_cpus.mean: 1.0000000000000001e+300 is out of range");
 	expect_edit_fails("metadata/allocator_environment", json_pack("{s:s}", "BAD NAME", "1"),
 			  "metadata.allocator_environment: 'BAD NAME' is not a variable's name");
+	/* The page faults and system time a value's timed region took, and
+	 * the machine's cost of a fault (which turns them into time). */
+	expect_edit_fails("cells/0/runs/0/values/0/sys_ns", json_integer(-3), "sys_ns");
+	expect_edit_fails("cells/0/runs/0/values/0/sys_ns", json_string("3"), "sys_ns");
+	expect_edit_fails("cells/0/runs/0/values/0/minor_faults", json_real(0.5), "minor_faults");
+	expect_edit_fails("metadata/page_fault_ns", json_real(-1), "metadata.page_fault_ns");
+	expect_edit_fails("metadata/page_fault_ns", json_real(1e300), "metadata.page_fault_ns");
+	expect_edit_fails("metadata/page_fault_ns", json_string("fast"), "metadata.page_fault_ns");
 }
 
 Test(results, truncated_and_foreign_files_are_refused)

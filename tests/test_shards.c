@@ -451,6 +451,14 @@ Test(export, pyperf_and_csv_follow_their_formats, .timeout = 120)
 	cr_assert(csv);
 	cr_expect(strstr(csv, "\r\n'=cmd|' /C calc'!A0,churn,") != NULL, "%s", csv);
 	free(csv);
+	/* And in compare's CSV, which names rows by the label: one writer of
+	 * a CSV field for every CSV (it lacked the guard). */
+	r = run_alloclab(dir, (const char *const[]){"compare", "f.json", "f.json", "--format", "csv", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "'=cmd|' /C calc'!A0") && !strstr(r.out, "\n=cmd") && !strstr(r.out, ",=cmd") &&
+			  !strstr(r.out, "\"=cmd"),
+		  "%s", r.out);
+	cmd_result_free(&r);
 
 	/* Bad input: one line, exit 2; nothing replaced that is not an export. */
 	r = run_alloclab(dir, (const char *const[]){"export", "-f", "xml", "r.json", "-o", "x", NULL});

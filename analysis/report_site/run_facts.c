@@ -87,6 +87,11 @@ static void machine_card(FILE *f, const struct alloclab_results *r)
 			 r->facts.other_cpus_mean + r->facts.stolen_cpus_mean, r->facts.stolen_cpus_mean,
 			 r->facts.other_cpus_peak);
 	fact(f, "other processes took", r->facts.other_cpus_peak >= 0 ? text : "not recorded");
+	/* What a page fault costs here: a ratio that faults explain on this
+	 * machine may not hold on another. */
+	if (r->facts.page_fault_ns > 0)
+		snprintf(text, sizeof text, "%.1f us of CPU (probed at the run's start)", r->facts.page_fault_ns / 1000);
+	fact(f, "a first-touch page fault", r->facts.page_fault_ns > 0 ? text : "not recorded");
 	char env[2048];
 	if (alloclab_results_env_text(r, env, sizeof env))
 		fact(f, "allocator settings", env);

@@ -1,5 +1,6 @@
 /* A run page's tables. See run_tables.h. */
 #include "run_tables.h"
+#include "statistics/faults.h"
 #include "html.h"
 
 #include "cells.h"
@@ -155,7 +156,8 @@ static const char *cell_status(const struct alloclab_cell *c, size_t nvalues, co
 	}
 }
 
-/* The figures of one measured cell: level, ±95%, throughput, peak RSS. */
+/* The figures of one measured cell: level, ±95%, throughput, peak RSS,
+ * page faults per 1,000 operations. */
 static void cell_figures(FILE *f, const struct alloclab_cell *c, const struct alloclab_summary *s)
 {
 	char text[64];
@@ -177,6 +179,9 @@ static void cell_figures(FILE *f, const struct alloclab_cell *c, const struct al
 	long rss = alloclab_cell_peak_rss_kib(c);
 	alloclab_format_kib((double)rss, text, sizeof text);
 	alloclab_html_number_cell(f, rss > 0 ? (double)rss : NAN, text);
+	double faults = alloclab_cell_faults_per_kop(c, NULL);
+	snprintf(text, sizeof text, faults >= 0 ? "%.3f" : "-", faults);
+	alloclab_html_number_cell(f, faults >= 0 ? faults : NAN, text);
 }
 
 static void cell_row(FILE *f, const struct alloclab_results *r, unsigned i, const char *data, int with_params)
@@ -203,7 +208,7 @@ static void cell_row(FILE *f, const struct alloclab_results *r, unsigned i, cons
 		cell_figures(f, c, &s);
 	else
 		fputs("<td class=\"num\" data-v=\"\">-</td><td class=\"num\" data-v=\"\">-</td><td class=\"num\" data-v=\"\">-</td>"
-		      "<td class=\"num\" data-v=\"\">-</td>",
+		      "<td class=\"num\" data-v=\"\">-</td><td class=\"num\" data-v=\"\">-</td>",
 		      f);
 	fputs("<td data-f=\"", f);
 	alloclab_html_text(f, status);
@@ -238,7 +243,8 @@ void alloclab_run_cells_table(FILE *f, const struct alloclab_results *r, const c
 		}
 	fprintf(f, "<div class=\"table-wrap%s\"><table class=\"sortable filterable cells\"><thead><tr>"
 		   "<th data-filter>plugin</th>%s<th data-filter>threads</th><th>%s</th><th>±95%%</th><th>%s</th>"
-		   "<th>peak RSS</th><th data-filter>status</th><th>raw</th></tr></thead><tbody>\n",
+		   "<th>peak RSS</th><th title=\"page faults per 1,000 operations in the timed region\">faults/kop</th>"
+		   "<th data-filter>status</th><th>raw</th></tr></thead><tbody>\n",
 		rows > TALL ? " tall" : "", with_params ? "<th data-filter>parameters</th>" : "", counts ? "instr/op" : "time/op",
 		counts ? "-" : "Mops/s");
 	for (unsigned i = 0; i < r->ncells; i++)

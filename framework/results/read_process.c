@@ -129,10 +129,13 @@ static int read_value(const struct alloclab_results_reader *rd, const json_t *ob
 			v->cache_simulated = 1;
 		}
 	}
-	if (json_object_get(obj, K_MINOR_FAULTS) || json_object_get(obj, K_MAJOR_FAULTS)) {
+	/* System time goes with the faults (the same getrusage): checked
+	 * wherever it is, and the faults then required. */
+	if (alloclab_results_get_uint(rd, obj, where, K_SYS_NS, 0, 0, INT64_MAX, &v->sys_ns) != 0)
+		return -1;
+	if (json_object_get(obj, K_MINOR_FAULTS) || json_object_get(obj, K_MAJOR_FAULTS) || json_object_get(obj, K_SYS_NS)) {
 		if (alloclab_results_get_uint(rd, obj, where, K_MINOR_FAULTS, 1, 0, INT64_MAX, &v->minor_faults) != 0 ||
-		    alloclab_results_get_uint(rd, obj, where, K_MAJOR_FAULTS, 1, 0, INT64_MAX, &v->major_faults) != 0 ||
-		    alloclab_results_get_uint(rd, obj, where, K_SYS_NS, 0, 0, INT64_MAX, &v->sys_ns) != 0)
+		    alloclab_results_get_uint(rd, obj, where, K_MAJOR_FAULTS, 1, 0, INT64_MAX, &v->major_faults) != 0)
 			return -1;
 		v->faults_counted = 1;
 	}
