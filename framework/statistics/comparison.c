@@ -364,16 +364,19 @@ static void fault_entry(struct building *k, size_t c, const struct alloclab_cell
 		return;
 	char share[160] = "", diff[32], fo[32], fb[32], lo[32], hi[32];
 	double fault_ns = k->cols[c].results->facts.page_fault_ns;
-	if (fault_ns > 0 && e->mean > 0) {
-		/* What the difference costs an operation, against what one
-		 * takes: a difference too small to matter to the time is no
-		 * note (a few faults over millions of operations). */
-		double ns = d.diff / 1000 * fault_ns, part = ns / e->mean;
-		if (fabs(part) < 0.01)
+	if (fault_ns > 0 && e->mean > 0 && e->ratio > 0) {
+		/* What the difference costs an operation, against the time of
+		 * the side that pays it (this plugin's where it faults more, the
+		 * base's where it faults less): a difference below 2% of that
+		 * time is no note, as no paired interval of a shared machine is
+		 * narrower than that on every row (a few faults over millions of
+		 * operations). */
+		double ns = fabs(d.diff) / 1000 * fault_ns, payer = d.diff > 0 ? e->mean : e->mean / e->ratio,
+		       part = ns / payer;
+		if (part < 0.02)
 			return;
-		if (d.diff > 0)
-			snprintf(share, sizeof share, "; at this machine's %.1f us a fault, %.3g ns an operation, %.0f%% of its time",
-				 fault_ns / 1000, ns, 100 * part);
+		snprintf(share, sizeof share, "; at this machine's %.1f us a fault, %.3g ns an operation, %.0f%% of %s time",
+			 fault_ns / 1000, ns, 100 * part, d.diff > 0 ? "its" : "the base's");
 	}
 	warn(e, "time includes %s page faults per 1,000 operations %s than %s's (%s against %s, the difference's 95%% "
 		"interval %s .. %s)%s",
