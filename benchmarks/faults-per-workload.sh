@@ -43,39 +43,33 @@ for path in sys.argv[1:]:
         if name == "trace":
             name += " " + ("whole" if p.get("part") == "whole" else "steady")
         name += f" t={c['threads']}"
-        per, share = [], []
+        per = []
         for r in aj.runs(c):
             vs = r["values"]
             ops = sum(sum(v["thread_ops"]) for v in vs)
             per.append(1000 * sum(v["minor_faults"] + v["major_faults"] for v in vs) / ops)
-            ns = sum(sum(v["thread_ns"]) for v in vs)
-            share.append(sum(v.get("sys_ns", 0) for v in vs) / ns if ns else 0)
         if name not in rows:
             rows[name] = {}
             order.append(name)
-        rows[name][aj.label(doc, c)] = (statistics.median(per), statistics.median(share),
-                                        statistics.median(aj.values(c)))
+        rows[name][aj.label(doc, c)] = (statistics.median(per), statistics.median(aj.values(c)))
 labels = ["system", "jemalloc", "mimalloc", "cpython", "obmalloc-radix:mode=per-thread",
           "obmalloc-bigpool:mode=per-thread"]
 short = ["glibc", "jemalloc", "mimalloc", "cpython", "radix", "bigpool"]
-print(f"page faults per 1,000 operations in the timed region (median over processes)")
+
+
+def table(cell):
+    """A row a workload, a column a plugin, each cell's figures as cell() writes them."""
+    print(f"{'workload':24}" + "".join(f"{s:>10}" for s in short))
+    for name in order:
+        print(f"{name:24}" + "".join(f"{cell(rows[name][l]) if l in rows[name] else '-':>10}" for l in labels))
+
+
+print("page faults per 1,000 operations in the timed region (median over processes)")
 print(f"this machine's first-touch fault: {fault_ns / 1000:.1f} us" if fault_ns else "fault cost: not probed")
 print()
-print(f"{'workload':24}" + "".join(f"{s:>10}" for s in short))
-for name in order:
-    cells = []
-    for l in labels:
-        f = rows[name].get(l)
-        cells.append(f"{f[0]:8.3f}" if f else "-")
-    print(f"{name:24}" + "".join(f"{c:>10}" for c in cells))
+table(lambda f: f"{f[0]:8.3f}")
 if fault_ns:
     print()
     print("the faults' share of each cell's time at this machine's fault cost (faults/op x cost / ns per op):")
-    print(f"{'workload':24}" + "".join(f"{s:>10}" for s in short))
-    for name in order:
-        cells = []
-        for l in labels:
-            f = rows[name].get(l)
-            cells.append(f"{100 * f[0] / 1000 * fault_ns / f[2]:6.1f}%" if f else "-")
-        print(f"{name:24}" + "".join(f"{c:>10}" for c in cells))
+    table(lambda f: f"{100 * f[0] / 1000 * fault_ns / f[1]:6.1f}%")
 PY
