@@ -85,6 +85,7 @@ static int record_status(const char *path, char *err, size_t err_len, uint64_t *
 struct record_args {
 	const char *plugin_text, *workload, *out;
 	unsigned threads, warmups, values;
+	int windows_given; /* -W or -v on the command line */
 	double timeout;
 	enum alloclab_check_mode check;
 	struct alloclab_workload_spec parsed;
@@ -118,10 +119,12 @@ static int parse_options(int argc, char **argv, struct record_args *a)
 		case 'W':
 			if (alloclab_parse_count("record", "warm-up count", optarg, 0, 1000, &a->warmups) != 0)
 				return 2;
+			a->windows_given = 1;
 			break;
 		case 'v':
 			if (alloclab_parse_count("record", "value count", optarg, 1, ALLOCLAB_TRACE_MAX_WINDOWS, &a->values) != 0)
 				return 2;
+			a->windows_given = 1;
 			break;
 		case 'T':
 			if (alloclab_parse_timeout("record", optarg, 86400, &a->timeout) != 0)
@@ -146,6 +149,16 @@ static int parse_options(int argc, char **argv, struct record_args *a)
 		return alloclab_usage_error("record", "%s", err);
 	if (alloclab_workload_parse(a->workload, &a->parsed, err, sizeof err) != 0)
 		return alloclab_usage_error("record", "%s", err);
+	/* A workload that records the program it starts (exec) writes the
+	 * trace of one run of it, which has no windows: it runs once. */
+	if (a->parsed.workload->flags & ALLOCLAB_WORKLOAD_RECORDS_ITSELF) {
+		if (a->windows_given)
+			return alloclab_usage_error("record", "workload '%s' records the program it runs, once and whole: -W "
+							      "and -v do not apply to it",
+						    a->parsed.workload->name);
+		a->warmups = 0;
+		a->values = 1;
+	}
 	return -1;
 }
 
@@ -168,10 +181,13 @@ static int keep_trace(struct alloclab_output_file *file, const char *path, const
 		return 1;
 	}
 	stat(out, &st);
-	printf("recorded %" PRIu64 " events in %u thread%s, %" PRIu64 " of them in %u window%s: %s, %.1f MiB (%.2f bytes "
-	       "per event)\n",
-	       events, trace_threads, trace_threads == 1 ? "" : "s", in_windows, windows, windows == 1 ? "" : "s", out,
-	       (double)st.st_size / (1 << 20), events ? (double)st.st_size / (double)events : 0.0);
+	char windowed[96] = "";
+	if (windows)
+		snprintf(windowed, sizeof windowed, ", %" PRIu64 " of them in %u window%s", in_windows, windows,
+			 windows == 1 ? "" : "s");
+	printf("recorded %" PRIu64 " events in %u thread%s%s: %s, %.1f MiB (%.2f bytes per event)\n", events,
+	       trace_threads, trace_threads == 1 ? "" : "s", windowed, out, (double)st.st_size / (1 << 20),
+	       events ? (double)st.st_size / (double)events : 0.0);
 	return 0;
 }
 

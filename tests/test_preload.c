@@ -276,6 +276,15 @@ Test(preload, a_program_s_calls_are_recorded_and_replayed, .timeout = 120)
 						   "-v", "1", "-o", "r.json", NULL});
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cmd_result_free(&r);
+	/* One run of the program, whole: it has no measured values to mark
+	 * as windows, and says so rather than running it four times. */
+	char other[4300];
+	snprintf(other, sizeof other, "%s/windows.trace", dir);
+	r = run_alloclab(dir, (const char *const[]){"record", "-p", "system", "-w", "exec:program=sqlite,scale=1", "-v",
+						    "3", "-o", other, NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "-W and -v do not apply") && count_lines(r.err) == 1, "%s", r.err);
+	cmd_result_free(&r);
 }
 
 Test(preload, exec_refuses_bad_requests_before_the_program_starts)
