@@ -928,25 +928,31 @@ static int trace_prepare(struct alloclab_workload_thread *t, char *err, size_t e
 {
 	struct trace_shared *sh = t->shared;
 	struct replay *r;
-	int ok = 1, restart;
+	int restart;
 
-	if (t->index == 0 && sh->trace == NULL && !sh->refused)
-		open_trace(t, sh);
+	/* Every thread meets the others the same number of times whatever
+	 * fails (workload.h): a thread's failure is written to sh->failed
+	 * before a meeting and read by all after it. Reset by thread 0 alone,
+	 * before the first, so that no reset can undo another's failure. */
+	if (t->index == 0) {
+		atomic_store(&sh->failed, 0);
+		if (sh->trace == NULL && !sh->refused)
+			open_trace(t, sh);
+	}
 	t->sync(t);
 	if (sh->refused || sh->not_applicable) {
 		snprintf(err, err_len, "%s", sh->error);
 		t->not_applicable = sh->not_applicable;
 		return -1;
 	}
-	atomic_store(&sh->failed, 0);
-	if ((t->state = r = replay_state(t, err, err_len)) == NULL)
-		ok = 0;
-	else if (sh->ahead && t->index == r->source && sh->decoded[r->source] == NULL &&
-		 decode_ahead(sh, r, r->source, err, err_len) != 0)
-		ok = 0;
-	t->sync(t);
-	if (!ok || (sh->ahead && sh->decoded[r->source] == NULL)) {
+	if ((t->state = r = replay_state(t, err, err_len)) == NULL ||
+	    (sh->ahead && t->index == r->source && sh->decoded[r->source] == NULL &&
+	     decode_ahead(sh, r, r->source, err, err_len) != 0))
 		atomic_store(&sh->failed, 1);
+	t->sync(t);
+	if (atomic_load(&sh->failed)) {
+		if (err[0] == '\0')
+			snprintf(err, err_len, "trace: another thread could not prepare its replay");
 		return -1;
 	}
 	unsigned nth = sh->first_window + r->round;
@@ -959,12 +965,10 @@ static int trace_prepare(struct alloclab_workload_thread *t, char *err, size_t e
 		t->sync(t);
 	}
 	r->error[0] = '\0';
-	if (replay_to(t, r, r->from, 0) != 0) {
+	if (replay_to(t, r, r->from, 0) != 0)
 		atomic_store(&sh->failed, 1);
-		ok = 0;
-	}
 	t->sync(t);
-	if (!ok || atomic_load(&sh->failed)) {
+	if (atomic_load(&sh->failed)) {
 		snprintf(err, err_len, "%s", r->error[0] ? r->error : "trace: another thread failed before the part");
 		return -1;
 	}
