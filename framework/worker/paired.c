@@ -318,9 +318,7 @@ static void timed_values(struct pair *p, unsigned i, unsigned r)
 		p->m[m].wt[i].own_ns = 0;
 		p->cell->workload->run(&p->m[m].wt[i]);
 		uint64_t ns = now_ns() - start;
-		struct alloclab_slice_kernel k1 = alloclab_slice_kernel_now();
-		struct alloclab_slice_kernel k = {k1.minor_faults - k0.minor_faults, k1.major_faults - k0.major_faults,
-						  k1.sys_ns >= k0.sys_ns ? k1.sys_ns - k0.sys_ns : 0};
+		struct alloclab_slice_kernel k = alloclab_slice_kernel_since(&k0);
 		/* The workload's own time of its operations, where it took one. */
 		if (p->m[m].wt[i].own_ns && p->m[m].wt[i].own_ns < ns)
 			ns = p->m[m].wt[i].own_ns;

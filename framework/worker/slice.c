@@ -68,6 +68,12 @@ static struct alloclab_slice_kernel kernel_between(const struct alloclab_slice_k
 					      b->sys_ns > a->sys_ns ? b->sys_ns - a->sys_ns : 0};
 }
 
+struct alloclab_slice_kernel alloclab_slice_kernel_since(const struct alloclab_slice_kernel *start)
+{
+	struct alloclab_slice_kernel now = alloclab_slice_kernel_now();
+	return kernel_between(start, &now);
+}
+
 /* Read outside the timed part: the system call costs no plugin anything. */
 static void timed_start(struct alloclab_slice *sl)
 {

@@ -77,8 +77,11 @@ void alloclab_slice_free(struct alloclab_slice *sl);
 /* Adds a timed part by hand (a whole value, timed by its caller), with
  * what the kernel did for the thread in it. */
 void alloclab_slice_record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops, const struct alloclab_slice_kernel *k);
-/* The calling thread's page faults and system time so far. */
+/* The calling thread's page faults and system time so far, and since a
+ * reading of them (counts that did not move, or a reading that failed,
+ * give 0). */
 struct alloclab_slice_kernel alloclab_slice_kernel_now(void);
+struct alloclab_slice_kernel alloclab_slice_kernel_since(const struct alloclab_slice_kernel *start);
 
 /* The slice rounds to drop from a value: (*dropped)[k], k below the
  * returned number of rounds (the most parts of any of the n slices), is
