@@ -730,6 +730,9 @@ Test(trace, hostile_windows_are_refused_with_one_line)
 		if (i > 0)
 			alloclab_trace_writer_window(w, 0);
 	}
+	/* A value that reached no allocator is no window: dropped. */
+	cr_assert_eq(alloclab_trace_writer_window(w, 1), 0);
+	cr_assert_eq(alloclab_trace_writer_window(w, 0), 0);
 	finish(w);
 	struct windows ok = windows_of(good, 0);
 	cr_assert(ok.n == 2 && ok.begin[0] == 2 && ok.end[0] == 4 && ok.begin[1] == 4 && ok.end[1] == 6);

@@ -318,6 +318,13 @@ static json_t *windows_json(const struct alloclab_trace_writer *w)
 {
 	json_t *all = json_array();
 	for (unsigned k = 0; k + 1 < w->ncuts; k += 2) {
+		/* A window in which no thread made a call (a value whose run
+		 * reached no allocator) is none: a replay could time nothing. */
+		int held = 0;
+		for (unsigned i = 0; i < w->cut_threads[k + 1]; i++)
+			held |= w->cuts[k + 1][i] != (i < w->cut_threads[k] ? w->cuts[k][i] : 0);
+		if (!held)
+			continue;
 		json_t *cut[2] = {json_array(), json_array()};
 		for (unsigned c = 0; c < 2; c++)
 			for (unsigned i = 0; i < w->nthreads; i++)
@@ -362,8 +369,11 @@ int alloclab_trace_writer_close(struct alloclab_trace_writer *w, json_t *end_ext
 	json_object_set_new(end, "events", json_integer((json_int_t)total));
 	/* Only where there are some: a trace without is a version 1 trace
 	 * in all but its version byte. */
-	if (w->ncuts >= 2)
-		json_object_set_new(end, "windows", windows_json(w));
+	json_t *windows = windows_json(w);
+	if (json_array_size(windows))
+		json_object_set_new(end, "windows", windows);
+	else
+		json_decref(windows);
 	text = json_dumps(end, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(end);
 	if (!w->failed && (text == NULL || strlen(text) > MAX_END)) {
