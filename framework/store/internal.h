@@ -21,8 +21,13 @@ struct alloclab_store {
 	int writable;
 };
 
+/* sql.c, the bottom of the room: opening (store.c) calls the schema
+ * (schema.c), both call these, and these call neither. */
+
 /* Runs SQL that returns no rows (err may be NULL). 0, or -1 with err. */
 int alloclab_store_exec(struct alloclab_store *s, const char *sql, char *err, size_t err_len);
+/* The one integer a PRAGMA answers, or -1 (not a database). */
+int alloclab_store_pragma_int(struct alloclab_store *s, const char *pragma);
 /* PRAGMA user_version, or -1. */
 int alloclab_store_user_version(struct alloclab_store *s);
 /* A prepared statement, or NULL with err ("PATH: the store: ..."). */

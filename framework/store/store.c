@@ -1,4 +1,4 @@
-/* Opening a store, checking it is one, migrating it. See store.h. */
+/* Opening a store, checking it is one, migrating it (schema.c). See store.h. */
 #define _GNU_SOURCE 1
 #include "store/internal.h"
 
@@ -16,56 +16,12 @@
  * writers deep. */
 #define BUSY_TIMEOUT_MS 60000
 
-int alloclab_store_fail(struct alloclab_store *s, const char *what, char *err, size_t err_len)
-{
-	if (err)
-		snprintf(err, err_len, "%.900s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
-	return -1;
-}
-
-int alloclab_store_exec(struct alloclab_store *s, const char *sql, char *err, size_t err_len)
-{
-	char *msg = NULL;
-	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		if (err)
-			snprintf(err, err_len, "%.900s: %s", s->path, msg ? msg : sqlite3_errmsg(s->db));
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
-}
-
-sqlite3_stmt *alloclab_store_prepare(struct alloclab_store *s, const char *sql, char *err, size_t err_len)
-{
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		alloclab_store_fail(s, "the store", err, err_len);
-		return NULL;
-	}
-	return st;
-}
-
-/* One integer a PRAGMA answers; -1 when it does not (not a database). */
-static int pragma_int(struct alloclab_store *s, const char *pragma)
-{
-	sqlite3_stmt *st = NULL;
-	int v = -1;
-	if (sqlite3_prepare_v2(s->db, pragma, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-int alloclab_store_user_version(struct alloclab_store *s)
-{
-	return pragma_int(s, "PRAGMA user_version");
-}
-
 /* What the file is: a store of some schema (0, s->schema_found set), or
  * not one (-1 with err). Reads only. */
 static int identify(struct alloclab_store *s, char *err, size_t err_len)
 {
-	int app = pragma_int(s, "PRAGMA application_id"), schema = pragma_int(s, "PRAGMA user_version");
+	int app = alloclab_store_pragma_int(s, "PRAGMA application_id"),
+	    schema = alloclab_store_user_version(s);
 	if (app < 0 || schema < 0) {
 		/* SQLite reads the header on the first statement: a file that
 		 * is not SQLite, or a damaged one, fails here. */
