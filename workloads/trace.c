@@ -40,6 +40,7 @@
 #include "workload/workload.h"
 #include "worker/worker.h"
 #include "results/results.h"
+#include "base/clock.h"
 
 #include <inttypes.h>
 #include <sched.h>
@@ -183,13 +184,6 @@ struct replay {
 	uint64_t live, peak;
 	char error[ALLOCLAB_ERR_LEN];
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* The last trace validated in this process, by file identity: the
  * parameters' check validates (so a bad trace is a usage error, before
@@ -548,7 +542,7 @@ static int wait_for(struct alloclab_workload_thread *t, struct replay *r, struct
 			continue;
 		sched_yield();
 		if ((spins & 1023) == 0) {
-			uint64_t now = now_ns();
+			uint64_t now = alloclab_now_ns();
 			if (deadline == 0)
 				deadline = now + t->params->v[P_WAIT] * 1000000000ull;
 			else if (now > deadline) {

@@ -29,6 +29,7 @@
 #include "helpers/words.h"
 #include "workload/workload.h"
 #include "worker/worker.h"
+#include "base/clock.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -36,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { P_LAYOUT, P_CHARSET, P_WORDS, P_VARIANT, P_ROUNDS, P_REPS, P_FREELIST, P_TEXT, P_SEED };
 enum { V_2, V_9, V_16, V_32, V_TEXT, NVARIANTS, V_ALL = NVARIANTS };
@@ -494,13 +494,6 @@ oom:
 	return -1;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* One allocate-write-free pass of a narrow line: the general loop's work
  * for these strings (the same blocks, header and characters) with no
  * per-object decisions, calling the allocator's own entry points where the
@@ -565,7 +558,7 @@ static void unicode_run(struct alloclab_workload_thread *t)
 		alloclab_live_set(t, l->most_held, l->words);
 		most = l->most_held > most ? l->most_held : most;
 		for (uint64_t r = 0; r < rounds; r++) {
-			uint64_t t0 = now_ns();
+			uint64_t t0 = alloclab_now_ns();
 			for (uint64_t rep = 0; rep < reps; rep++) {
 				int rc = !l->narrow_sizes ? general_pass(s, l)
 					 : direct	   ? narrow_pass(s, l, 1)
@@ -576,7 +569,7 @@ static void unicode_run(struct alloclab_workload_thread *t)
 					return;
 				}
 			}
-			l->rounds_ns[r] = now_ns() - t0;
+			l->rounds_ns[r] = alloclab_now_ns() - t0;
 			ops += l->words * reps;
 			/* Paired mode: between rounds, which the workload times
 			 * itself (the 2008 benchmark's best round). */

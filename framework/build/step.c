@@ -1,6 +1,7 @@
 /* A build's steps. See step.h. */
 #define _GNU_SOURCE 1
 #include "build/step.h"
+#include "base/clock.h"
 
 #include "base/lengths.h"
 #include "files/self_exe.h"
@@ -11,15 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Appends text to the log: the file whole, memory up to its bound. */
 static void log_add(struct alloclab_build_log *b, const char *text, size_t n)
@@ -42,7 +35,7 @@ int alloclab_build_log_open(struct alloclab_build_log *log, const char *path, do
 {
 	memset(log, 0, sizeof *log);
 	log->fd = -1;
-	log->until = now_s() + timeout_s;
+	log->until = alloclab_now_s() + timeout_s;
 	snprintf(log->status, sizeof log->status, "ok");
 	if (path && (log->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) {
 		snprintf(err, err_len, "%.900s: %s", path, strerror(errno));
@@ -85,7 +78,7 @@ int alloclab_build_step(struct alloclab_build_log *b, char *const *argv, const c
 	struct command command = {argv, cwd};
 	char line[700], err[ALLOCLAB_ERR_LEN];
 	struct alloclab_child_result res;
-	double left = b->until - now_s();
+	double left = b->until - alloclab_now_s();
 	int n = snprintf(line, sizeof line, "$");
 	for (char *const *w = argv; *w && n > 0 && (size_t)n < sizeof line; w++)
 		n += snprintf(line + n, sizeof line - (size_t)n, " %s", *w);

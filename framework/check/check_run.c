@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE 1
 #include "check/check.h"
+#include "base/clock.h"
 
 #include "process/child.h"
 #include "plugin/loader.h"
@@ -15,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct case_arg {
 	const char *spec, *options;
@@ -103,20 +103,13 @@ json_t *alloclab_check_plugin(const char *spec, const char *options, char *const
 	return alloclab_check_plugin_within(spec, options, only, nonly, required, timeout, 0, progress, arg, failed);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 json_t *alloclab_check_plugin_within(const char *spec, const char *options, char *const *only, int nonly,
 				     const char *const *required, double timeout, double budget_s,
 				     void (*progress)(const json_t *record, void *arg), void *arg, int *failed)
 {
 	json_t *cases = json_array();
 	char stopped[700] = "";
-	double until = now_s() + budget_s;
+	double until = alloclab_now_s() + budget_s;
 
 	*failed = 0;
 	for (size_t i = 0; alloclab_check_cases[i].name && !alloclab_interrupted(); i++) {
@@ -131,7 +124,7 @@ json_t *alloclab_check_plugin_within(const char *spec, const char *options, char
 			continue;
 		/* One deadline for all the cases: what a case that hangs takes
 		 * is taken from the rest. */
-		double left = budget_s > 0 ? until - now_s() : timeout;
+		double left = budget_s > 0 ? until - alloclab_now_s() : timeout;
 		if (budget_s > 0 && left < 0.5 && !stopped[0])
 			snprintf(stopped, sizeof stopped, "not run: the %g s the cases are given together ran out", budget_s);
 		if (left < timeout)

@@ -1,12 +1,12 @@
 /* What other processes took of the CPUs a run may use. See cpu_share.h. */
 #define _GNU_SOURCE 1
 #include "measure/cpu_share.h"
+#include "base/clock.h"
 
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 static double tv_s(struct timeval tv)
@@ -16,7 +16,6 @@ static double tv_s(struct timeval tv)
 
 static void read_now(struct alloclab_cpu_reading *r)
 {
-	struct timespec ts;
 	struct rusage self, children;
 	cpu_set_t allowed;
 	char line[512];
@@ -24,8 +23,7 @@ static void read_now(struct alloclab_cpu_reading *r)
 	FILE *f = fopen("/proc/stat", "r");
 
 	memset(r, 0, sizeof *r);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	r->wall_s = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	r->wall_s = alloclab_now_s();
 	if (getrusage(RUSAGE_SELF, &self) == 0 && getrusage(RUSAGE_CHILDREN, &children) == 0)
 		r->own_s = tv_s(self.ru_utime) + tv_s(self.ru_stime) + tv_s(children.ru_utime) + tv_s(children.ru_stime);
 	if (f == NULL || tick <= 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0) {

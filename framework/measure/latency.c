@@ -1,13 +1,13 @@
 /* Timing each allocator call. See latency.h. */
 #define _GNU_SOURCE 1
 #include "measure/latency.h"
+#include "base/clock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 /* ---- the clock ---- */
 
@@ -29,21 +29,9 @@ static inline uint64_t clock_end(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 #else
-static inline uint64_t clock_begin(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-#define clock_end clock_begin
+#define clock_begin alloclab_now_ns
+#define clock_end alloclab_now_ns
 #endif
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- per-thread counts ---- */
 
@@ -239,11 +227,11 @@ static void l_free_sized(void *instance, void *p, size_t n)
 
 static void calibrate(void)
 {
-	uint64_t ns0 = monotonic_ns(), c0 = clock_begin(), ns1, c1;
+	uint64_t ns0 = alloclab_now_ns(), c0 = clock_begin(), ns1, c1;
 	uint64_t best = UINT64_MAX;
 
 	do
-		ns1 = monotonic_ns();
+		ns1 = alloclab_now_ns();
 	while (ns1 - ns0 < 10000000);
 	c1 = clock_end();
 	double ns_per_tick = c1 > c0 ? (double)(ns1 - ns0) / (double)(c1 - c0) : 1.0;

@@ -12,6 +12,7 @@
 #include "process/process_tree.h"
 #include "files/scratch.h"
 #include "plugin/loader.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -138,13 +139,6 @@ void alloclab_catch_interrupts(void)
 }
 
 int alloclab_interrupted(void) { return interrupt_flag != 0; }
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int append(struct alloclab_child_result *res, size_t *cap, const char *buf, size_t n)
 {
@@ -334,9 +328,9 @@ static _Noreturn void become_child(struct supervised *s, pid_t parent, alloclab_
  * measured process pays nothing for it. 1: over it. */
 static int over_memory_limit(struct supervised *s)
 {
-	if (s->limit_kib && now_s() >= s->next_look) {
+	if (s->limit_kib && alloclab_now_s() >= s->next_look) {
 		uint64_t kib = alloclab_tree_resident_kib(s->pid, NULL);
-		s->next_look = now_s() + 0.1;
+		s->next_look = alloclab_now_s() + 0.1;
 		if (kib > s->res->peak_kib)
 			s->res->peak_kib = kib;
 		if (kib > s->limit_kib) {
@@ -351,14 +345,14 @@ static int over_memory_limit(struct supervised *s)
  * step the worker is in. wait_ms shortened to the next sample. */
 static void sample_timeline(struct supervised *s, int *wait_ms)
 {
-	double now = now_s();
+	double now = alloclab_now_s();
 	if (now >= alloclab_timeline_due(s->timeline)) {
 		char step[PHASE_SIZE] = "";
 		if (s->phase != MAP_FAILED)
 			read_phase(s->phase, step, sizeof step);
 		alloclab_timeline_sample(s->timeline, s->pid, now, step, live_bytes(s->live));
 	}
-	double until = alloclab_timeline_due(s->timeline) - now_s();
+	double until = alloclab_timeline_due(s->timeline) - alloclab_now_s();
 	int ms = until > 0 ? (int)(until * 1000) + 1 : 0;
 	if (ms < *wait_ms)
 		*wait_ms = ms;
@@ -411,7 +405,7 @@ static void watch(struct supervised *s)
 	while (s->result_open || s->printed_open) {
 		struct pollfd pfd[2] = {{.fd = s->result_open ? s->fds[0] : -1, .events = POLLIN},
 					{.fd = s->printed_open ? s->outs[0] : -1, .events = POLLIN}};
-		double left = s->deadline - now_s();
+		double left = s->deadline - alloclab_now_s();
 		int exited = 0;
 
 		if (interrupt_flag) {
@@ -457,7 +451,7 @@ static void reap(struct supervised *s)
 		if (interrupt_flag && !s->res->interrupted) {
 			s->res->interrupted = 1;
 			kill(-s->pid, SIGKILL);
-		} else if (now_s() > s->deadline && !s->res->timed_out && !s->res->interrupted) {
+		} else if (alloclab_now_s() > s->deadline && !s->res->timed_out && !s->res->interrupted) {
 			s->res->timed_out = 1;
 			kill(-s->pid, SIGKILL);
 		} else if (!s->res->over_memory && !s->res->timed_out && !s->res->interrupted && over_memory_limit(s)) {
@@ -496,7 +490,7 @@ static void finish(struct supervised *s)
 		munmap(s->live, LIVE_SIZE);
 	if (s->live_fd >= 0)
 		close(s->live_fd);
-	res->elapsed_s = now_s() - s->start;
+	res->elapsed_s = alloclab_now_s() - s->start;
 	res->memory = alloclab_timeline_take(s->timeline);
 	alloclab_timeline_free(s->timeline);
 	if (WIFEXITED(s->status)) {
@@ -515,7 +509,7 @@ int alloclab_child_run_sampled(alloclab_child_fn fn, void *arg, double timeout_s
 	struct supervised s = {.res = res, .timeout_s = timeout_s, .result_open = 1, .printed_open = 1};
 	pid_t parent;
 
-	s.start = now_s();
+	s.start = alloclab_now_s();
 	s.deadline = s.start + timeout_s;
 	parent = getpid();
 	s.limit_kib = alloclab_memory_limit() / 1024;

@@ -3,6 +3,7 @@
 #include "process/program.h"
 #include "files/self_exe.h"
 #include "base/lengths.h"
+#include "base/clock.h"
 
 #include "plugin/static_tls.h"
 #include "base/hash.h"
@@ -28,7 +29,6 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -36,14 +36,6 @@ extern char **environ;
 const char *alloclab_preload_path(void)
 {
 	return alloclab_running_from_build_tree() ? ALLOCLAB_PRELOAD_BUILD_PATH : ALLOCLAB_PRELOAD_INSTALL_PATH;
-}
-
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* environ with each of `set` ("NAME=value") put in place of its name's
@@ -400,7 +392,7 @@ static void follow(struct program_run *run, double t0)
 			{.fd = run->pidfd, .events = POLLIN},
 		};
 		char buf[65536];
-		double now = now_s();
+		double now = alloclab_now_s();
 		if (ended && run->out_pipe[0] < 0 && run->err_pipe[0] < 0)
 			break;
 		if (deadline && now > deadline && !ended) {
@@ -462,7 +454,7 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 	char **env = environment(e.set, e.nset);
 	if (env == NULL)
 		goto oom;
-	t0 = now_s();
+	t0 = alloclab_now_s();
 	run.pid = fork();
 	if (run.pid < 0) {
 		snprintf(err, err_len, "cannot start '%s': %s", p->argv[0], strerror(errno));
@@ -490,7 +482,7 @@ int alloclab_program_run(const struct alloclab_program *p, struct alloclab_progr
 	/* What it started and left behind goes with it (ours, as the
 	 * subreaper). */
 	alloclab_kill_children();
-	r->wall_s = now_s() - t0;
+	r->wall_s = alloclab_now_s() - t0;
 	r->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
 	r->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	r->peak_rss_kib = ru.ru_maxrss;

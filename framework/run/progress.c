@@ -1,25 +1,18 @@
 /* Terminal progress line. See progress.h. */
 #include "run/progress.h"
+#include "base/clock.h"
 
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
 static double started;
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 void alloclab_progress_start(struct alloclab_progress *p, unsigned total)
 {
 	p->enabled = isatty(STDERR_FILENO);
 	p->done = 0;
 	p->total = total;
-	started = now_s();
+	started = alloclab_now_s();
 }
 
 void alloclab_progress_show(struct alloclab_progress *p, const char *label)
@@ -29,7 +22,7 @@ void alloclab_progress_show(struct alloclab_progress *p, const char *label)
 	if (!p->enabled)
 		return;
 	if (p->done > 0) {
-		double left = (now_s() - started) / p->done * (p->total - p->done);
+		double left = (alloclab_now_s() - started) / p->done * (p->total - p->done);
 		snprintf(eta, sizeof eta, ", ~%.0f s left", left);
 	}
 	fprintf(stderr, "\r\033[K[%u/%u %3.0f%%%s] %s", p->done, p->total,

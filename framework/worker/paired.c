@@ -34,6 +34,7 @@
 #include "plugin/loader.h"
 #include "process/child.h"
 #include "results/results.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,7 +46,6 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -107,13 +107,6 @@ struct pair_thread {
 	unsigned index;
 	pthread_t tid;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- the order of the plugins ---- */
 
@@ -314,10 +307,10 @@ static void timed_values(struct pair *p, unsigned i, unsigned r)
 		wait_all(p);
 		in_member(m);
 		struct alloclab_slice_kernel k0 = alloclab_slice_kernel_now();
-		uint64_t start = now_ns();
+		uint64_t start = alloclab_now_ns();
 		p->m[m].wt[i].own_ns = 0;
 		p->cell->workload->run(&p->m[m].wt[i]);
-		uint64_t ns = now_ns() - start;
+		uint64_t ns = alloclab_now_ns() - start;
 		struct alloclab_slice_kernel k = alloclab_slice_kernel_since(&k0);
 		/* The workload's own time of its operations, where it took one. */
 		if (p->m[m].wt[i].own_ns && p->m[m].wt[i].own_ns < ns)

@@ -13,20 +13,13 @@
 #include "memory/self_memory.h"
 #include "process/child.h"
 #include "trace/recorder.h"
+#include "base/clock.h"
 
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 void alloclab_worker_take_live(const struct worker *w, struct round_memory *m)
 {
@@ -275,9 +268,9 @@ void *alloclab_worker_thread(void *arg)
 		if (!w->failed) {
 			alloclab_phase("run");
 			slot->wt.own_ns = 0;
-			slot->start_ns[r] = now_ns();
+			slot->start_ns[r] = alloclab_now_ns();
 			wl->run(&slot->wt);
-			slot->end_ns[r] = now_ns();
+			slot->end_ns[r] = alloclab_now_ns();
 			/* The workload's own time of its operations, where it took one
 			 * (it can only be shorter than run() itself). */
 			if (slot->wt.own_ns && slot->wt.own_ns < slot->end_ns[r] - slot->start_ns[r])

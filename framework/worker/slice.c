@@ -1,6 +1,7 @@
 /* Paired mode's slices and the barrier between them. See slice.h. */
 #define _GNU_SOURCE 1
 #include "worker/slice.h"
+#include "base/clock.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -15,13 +16,6 @@
 
 /* A run()'s own stack: as a thread's, reserved, touched only as used. */
 #define SLICE_STACK_BYTES ((size_t)8 << 20)
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* The calling thread's context switches and CPU time so far. The CPU
  * time from the clock, not from getrusage: getrusage's is brought up to
@@ -82,7 +76,7 @@ static void timed_start(struct alloclab_slice *sl)
 	sl->start_voluntary = c.voluntary;
 	sl->start_cpu_ns = c.cpu_ns;
 	sl->start_kernel = c.kernel;
-	sl->start_ns = now_ns();
+	sl->start_ns = alloclab_now_ns();
 }
 
 /*
@@ -113,9 +107,9 @@ static void cpu_clock_check(void)
 {
 	for (int try = 0; try < 3 && !cpu_clock_runs; try++) {
 		struct thread_clock c0 = thread_clock();
-		uint64_t t0 = now_ns(), t = t0;
+		uint64_t t0 = alloclab_now_ns(), t = t0;
 		while (t - t0 < 200000)
-			t = now_ns();
+			t = alloclab_now_ns();
 		struct thread_clock c1 = thread_clock();
 		cpu_clock_runs = c1.cpu_ns > c0.cpu_ns && c1.cpu_ns - c0.cpu_ns >= (t - t0) / 2;
 	}
@@ -160,7 +154,7 @@ static void record(struct alloclab_slice *sl, uint64_t ns, uint64_t ops, int pre
 /* The timed part that started at timed_start ends here, after `ops`. */
 static void timed_end(struct alloclab_slice *sl, uint64_t ops)
 {
-	uint64_t ns = now_ns() - sl->start_ns;
+	uint64_t ns = alloclab_now_ns() - sl->start_ns;
 	struct thread_clock c = thread_clock();
 	struct alloclab_slice_kernel k = kernel_between(&sl->start_kernel, &c.kernel);
 	record(sl, ns, ops, taken_off(sl, ns, &c), &k);
@@ -179,7 +173,7 @@ static void slice_main(void)
 {
 	struct alloclab_slice *sl = entering;
 	if (sl->warming)
-		sl->start_ns = now_ns();
+		sl->start_ns = alloclab_now_ns();
 	else
 		timed_start(sl);
 	sl->wl->run(sl->wt);
@@ -188,7 +182,7 @@ static void slice_main(void)
 	} else {
 		/* run() ended inside an untimed part: counted only if the
 		 * value has no timed part at all (alloclab_slice_sum). */
-		sl->warm_ns += now_ns() - sl->start_ns;
+		sl->warm_ns += alloclab_now_ns() - sl->start_ns;
 		sl->warm_ops += (uint64_t)((int64_t)sl->warm - sl->s.left);
 	}
 	sl->done = 1;
@@ -200,7 +194,7 @@ void alloclab_slice_end(struct alloclab_slicer *s)
 	struct alloclab_slice *sl = (struct alloclab_slice *)s;
 	if (sl->warming) {
 		/* The untimed part is over: the timed one starts here. */
-		sl->warm_ns += now_ns() - sl->start_ns;
+		sl->warm_ns += alloclab_now_ns() - sl->start_ns;
 		sl->warm_ops += (uint64_t)((int64_t)sl->warm - sl->s.left);
 		sl->warming = 0;
 		sl->s.left = (int64_t)sl->budget;
@@ -212,7 +206,7 @@ void alloclab_slice_end(struct alloclab_slicer *s)
 	sl->s.left = (int64_t)(sl->warming ? sl->warm : sl->budget);
 	swapcontext(&sl->self, sl->sched);
 	if (sl->warming)
-		sl->start_ns = now_ns();
+		sl->start_ns = alloclab_now_ns();
 	else
 		timed_start(sl);
 }

@@ -25,12 +25,12 @@
 #include "embed.h"
 #include "base/hash.h"
 #include "memory/block_map.h"
+#include "base/clock.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- the hooks: PyMem's contract on top of the plugin's ---- */
 
@@ -84,13 +84,6 @@ struct py_thread {
 	PyObject *bench;    /* the benchmark's callable: bench(loops) */
 	char error[512];
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* The module a pending ModuleNotFoundError says is not installed, by the
  * harness's one rule (alloclab_errors.missing_module), as a new
@@ -330,14 +323,14 @@ static int calibrate(run_loops_fn run, PyObject *fn, char *err, size_t err_len)
 		return 0;
 	}
 	for (uint64_t loops = 1;; loops *= 2) {
-		double t0 = now_s(), own = 0;
+		double t0 = alloclab_now_s(), own = 0;
 		if (run(loops, fn, &own, err, err_len) != 0) {
 			size_t used = strlen(err);
 			snprintf(err + used, err_len - used, " (while calibrating loops)");
 			return -1;
 		}
 		/* pyperf's rule on the time the benchmark reports, where it does. */
-		if ((own > 0 ? own : now_s() - t0) >= target || loops >= (1ull << 32)) {
+		if ((own > 0 ? own : alloclab_now_s() - t0) >= target || loops >= (1ull << 32)) {
 			py.loops = loops;
 			return 0;
 		}
