@@ -7,6 +7,7 @@
 #include "plugin/loader.h"
 #include "files/self_exe.h"
 #include "base/lengths.h"
+#include "base/json_text.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -190,12 +191,9 @@ static const char *text_problem(const char *s, int multiline)
 	size_t n = 0;
 
 	while (*p) {
-		size_t len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
-		if (len == 0 || (len == 2 && *p < 0xc2))
+		size_t len = alloclab_utf8_char(p);
+		if (len == 0)
 			return "is not UTF-8";
-		for (size_t k = 1; k < len; k++)
-			if ((p[k] & 0xc0) != 0x80)
-				return "is not UTF-8";
 		if (len == 1 && (*p < 0x20 || *p == 0x7f) && !(multiline && *p == '\n'))
 			return "contains a control character";
 		p += len;
