@@ -621,11 +621,11 @@ static void scaling_figure(const struct layout *l, int cpus, double others, unsi
 				size_t k = at(l, p, g, t);
 				if (l->median[k] > 0) {
 					se->x[t] = l->threads[t];
-					se->y[t] = 1000.0 * l->threads[t] / l->median[k];
+					se->y[t] = alloclab_mops(l->median[k], l->threads[t]);
 					/* The slowest value gives the least throughput. */
 					if (se->lo && l->max[k] > 0 && l->min[k] > 0) {
-						se->lo[t] = 1000.0 * l->threads[t] / l->max[k];
-						se->hi[t] = 1000.0 * l->threads[t] / l->min[k];
+						se->lo[t] = alloclab_mops(l->max[k], l->threads[t]);
+						se->hi[t] = alloclab_mops(l->min[k], l->threads[t]);
 					}
 				}
 			}

@@ -57,7 +57,7 @@ static double cell_median(const struct alloclab_cell *cell)
 /* Aggregate throughput at the median; a count of instructions has none. */
 static const char *mops_text(const struct alloclab_cell *c, double median, char *out, size_t len)
 {
-	double mops = 1000.0 * c->threads / median;
+	double mops = alloclab_mops(median, c->threads);
 
 	if (alloclab_metric_deterministic(c->metric))
 		return "-";

@@ -173,7 +173,7 @@ static void cell_figures(FILE *f, const struct alloclab_cell *c, const struct al
 	free(m);
 	snprintf(text, sizeof text, "%.1f%%", half);
 	alloclab_html_number_cell(f, half, text);
-	double mops = counts ? NAN : 1000.0 * c->threads / s->median;
+	double mops = counts ? NAN : alloclab_mops(s->median, c->threads);
 	snprintf(text, sizeof text, mops < 0.1 ? "%.3g/s" : "%.1f", mops < 0.1 ? mops * 1e6 : mops);
 	alloclab_html_number_cell(f, mops, text);
 	long rss = alloclab_cell_peak_rss_kib(c);

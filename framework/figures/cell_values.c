@@ -48,6 +48,11 @@ double *alloclab_cell_process_means(const struct alloclab_cell *cell, size_t *n)
 	return out;
 }
 
+double alloclab_mops(double ns_per_op, unsigned threads)
+{
+	return 1000.0 * threads / ns_per_op;
+}
+
 static double value_quantile(const struct alloclab_latency *l, const struct alloclab_cell_measure *m)
 {
 	struct alloclab_lat_hist all;

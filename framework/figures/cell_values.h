@@ -24,6 +24,13 @@ double *alloclab_cell_values(const struct alloclab_cell *cell, size_t *n);
 /* The mean of each process's values, malloc'd; *n its length. */
 double *alloclab_cell_process_means(const struct alloclab_cell *cell, size_t *n);
 
+/* Throughput of all threads together, in millions of operations a
+ * second, of a time per operation (ns). A value's per_op is one thread's
+ * time per operation (results.h), so the threads' count multiplies it:
+ * every report and picture of throughput takes it from here, so that none
+ * forgets that. */
+double alloclab_mops(double ns_per_op, unsigned threads);
+
 /* What is taken of each value: its metric per op (quantile 0, the
  * default), or a quantile of its call times (--latency) of one op kind
  * (op: enum alloclab_lat_op) or of all (op -1), in ns. */

@@ -30,7 +30,7 @@ void mt_print_rate(const struct alloclab_cell *c, FILE *out, const char *unit)
 		return;
 	alloclab_cell_label(c, label, sizeof label);
 	fprintf(out, "%s %s t=%u: %.0f %s per second (all threads), peak RSS %.1f MiB\n", c->workload, label,
-		c->threads, 1e9 * c->threads / m, unit, (double)alloclab_cell_peak_rss_kib(c) / 1024.0);
+		c->threads, alloclab_mops(m, c->threads) * 1e6, unit, (double)alloclab_cell_peak_rss_kib(c) / 1024.0);
 }
 
 /* The distinct labels of cells, in order. */
