@@ -1,7 +1,7 @@
 /*
  * A plugin's history: the store (files that are not stores refused and
- * left as they were, a run kept once, many writers at once, a store of the
- * first schema migrated), ab's exit status as a gate (a change of a few
+ * left as they were, a run kept once, many writers at once, stores of the
+ * first and second schemas migrated), ab's exit status as a gate (a change of a few
  * instructions, an A/A, a build that crashes), and a small repository's
  * history run (a commit that does not build, one that changes the count),
  * resumed, shown, and bisected; a build that hangs; hostile names.
@@ -178,6 +178,30 @@ Test(history, many_writers_at_once_lose_no_run, .timeout = 300)
 	cr_expect_eq(runs_in(dir, "h.db"), 40);
 }
 
+/* The first line of what sqlite3 answers to sql on dir/db ("" none). */
+static void sqlite_line(const char *dir, const char *db, const char *sql, char *out, size_t len)
+{
+	char cmd[4600];
+	snprintf(cmd, sizeof cmd, "sqlite3 '%s/%s' \"%s\"", dir, db, sql);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	if (fgets(out, (int)len, p) == NULL)
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	pclose(p);
+}
+
+/* Makes dir/db what an older alloclab's store of schema `to` is: each
+ * step's additions taken away, newest first (schema.c's steps). */
+static void downgrade(const char *dir, const char *db, int to)
+{
+	if (to < 3)
+		sh("cd %s && sqlite3 %s 'ALTER TABLE run DROP COLUMN pair_reference;'", dir, db);
+	if (to < 2)
+		sh("cd %s && sqlite3 %s 'DROP TABLE commit_run; DROP TABLE repo_commit;'", dir, db);
+	sh("cd %s && sqlite3 %s 'PRAGMA user_version = %d;'", dir, db, to);
+}
+
 Test(history, a_store_of_the_first_schema_is_migrated, .timeout = 120)
 {
 	char *dir = scratch_dir();
@@ -186,9 +210,7 @@ Test(history, a_store_of_the_first_schema_is_migrated, .timeout = 120)
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "add", "a.json", "--db", "old.db", NULL});
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cmd_result_free(&r);
-	/* Schema 2 only added the repository's tables: without them, and
-	 * saying 1, the file is what schema 1 made. */
-	sh("cd %s && sqlite3 old.db 'DROP TABLE commit_run; DROP TABLE repo_commit; PRAGMA user_version = 1;'", dir);
+	downgrade(dir, "old.db", 1);
 	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "old.db", NULL});
 	cr_expect_eq(r.status, 0, "read as it is: %s", r.err);
 	cmd_result_free(&r);
@@ -196,13 +218,45 @@ Test(history, a_store_of_the_first_schema_is_migrated, .timeout = 120)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cmd_result_free(&r);
 	cr_expect_eq(runs_in(dir, "old.db"), 2);
-	char cmd[4400];
-	snprintf(cmd, sizeof cmd, "sqlite3 %s/old.db 'PRAGMA user_version;'", dir);
-	FILE *p = popen(cmd, "r");
-	char line[32] = "";
-	cr_assert(p && fgets(line, sizeof line, p));
-	pclose(p);
-	cr_expect_eq(atoi(line), 2, "schema after the migration: %s", line);
+	char line[64];
+	sqlite_line(dir, "old.db", "PRAGMA user_version;", line, sizeof line);
+	cr_expect_eq(atoi(line), 3, "schema after the migration: %s", line);
+}
+
+/* Schema 3 gave each run the label of the cell its paired ratios are
+ * over: a store of schema 2 gets it from its runs' documents. */
+Test(history, a_store_of_schema_2_gets_its_runs_pair_references, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--paired", "-p", "system:as=ref", "-p",
+								      "system:as=other", "-w", "churn:ops=2000", "-n", "2", "-v",
+								      "1", "-q", "-o", "paired.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	quick_run(dir, "alone.json");
+	quick_run(dir, "later.json");
+	r = run_alloclab(dir, (const char *const[]){"history", "add", "paired.json", "alone.json", "--db", "old.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	char line[256];
+	sqlite_line(dir, "old.db", "SELECT group_concat(r, ' ') FROM (SELECT ifnull(pair_reference, 'NULL') AS r FROM run ORDER BY id);", line,
+		    sizeof line);
+	cr_expect_str_eq(line, "ref NULL", "as added: %s", line);
+	downgrade(dir, "old.db", 2);
+	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "old.db", NULL});
+	cr_expect_eq(r.status, 0, "read as it is: %s", r.err);
+	cmd_result_free(&r);
+	sqlite_line(dir, "old.db", "PRAGMA user_version;", line, sizeof line);
+	cr_expect_eq(atoi(line), 2, "reading migrated it: %s", line);
+	r = run_alloclab(dir, (const char *const[]){"history", "add", "later.json", "--db", "old.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	sqlite_line(dir, "old.db", "PRAGMA user_version;", line, sizeof line);
+	cr_expect_eq(atoi(line), 3, "schema after the migration: %s", line);
+	sqlite_line(dir, "old.db", "SELECT group_concat(r, ' ') FROM (SELECT ifnull(pair_reference, 'NULL') AS r FROM run ORDER BY id);", line,
+		    sizeof line);
+	cr_expect_str_eq(line, "ref NULL NULL", "migrated: %s", line);
+	cr_expect_eq(runs_in(dir, "old.db"), 3);
 }
 
 Test(history, ab_gates_on_a_change_of_a_few_instructions, .timeout = 300)

@@ -231,7 +231,7 @@ static int insert_run(struct alloclab_store *s, const struct alloclab_results *r
 	sqlite3_stmt *st = alloclab_store_prepare(
 		s,
 		"INSERT INTO run (identity, machine, date, alloclab_version, metric, paired, slice_ops, complete, processes, "
-		"added, document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		"added, document, pair_reference) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		err, err_len);
 	int rc = -1;
 	if (st) {
@@ -246,6 +246,7 @@ static int insert_run(struct alloclab_store *s, const struct alloclab_results *r
 		sqlite3_bind_int64(st, 9, processes_of(r));
 		bind_text(st, 10, added);
 		sqlite3_bind_blob64(st, 11, blob, blob_len, SQLITE_TRANSIENT);
+		r->facts.npair > 0 ? bind_text(st, 12, r->facts.pair_plugins[0]) : sqlite3_bind_null(st, 12);
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : alloclab_store_fail(s, "adding a run", err, err_len);
 		*run = sqlite3_last_insert_rowid(s->db);
 	}

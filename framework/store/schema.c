@@ -8,10 +8,15 @@
  *      their documents, cells, processes, values
  *   2  a repository's history (history run): its commits in order, what
  *      became of each, and the runs that measured it
+ *   3  run.pair_reference: the cell a paired run's ratios are over, which
+ *      only the document said, so that the rows alone read as a series
+ *      (docs/reference/store.md); filled in for the runs already there
+ *      from their documents
  */
 #include "store/internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char *const steps[ALLOCLAB_STORE_SCHEMA] = {
 	/* 1 */
@@ -70,7 +75,64 @@ static const char *const steps[ALLOCLAB_STORE_SCHEMA] = {
 	"  kind TEXT NOT NULL,"           /* time, instructions, memory */
 	"  base TEXT,"                    /* the commit it was measured against; NULL none */
 	"  PRIMARY KEY (repo, commit_hash, kind, run));",
+	/* 3 */
+	"ALTER TABLE run ADD COLUMN pair_reference TEXT;", /* the group reference's label; NULL not paired */
 };
+
+/* Step 3 for the runs a store of schema 2 holds: their reference is in
+ * their documents, read through the results reader. A document it cannot
+ * read fails the migration (a damaged store is refused, not half
+ * migrated). */
+static int fill_pair_references(struct alloclab_store *s, char *err, size_t err_len)
+{
+	/* The ids first: a table updated while a query reads it may be read
+	 * past or again. */
+	sqlite3_stmt *st = alloclab_store_prepare(s, "SELECT id FROM run WHERE paired = 1", err, err_len);
+	int64_t *ids = NULL, *grown;
+	size_t n = 0, cap = 0;
+	int rc = st ? 0 : -1, step = SQLITE_DONE;
+	while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			if ((grown = realloc(ids, cap * sizeof *ids)) == NULL) {
+				snprintf(err, err_len, "%.900s: out of memory", s->path);
+				rc = -1;
+				break;
+			}
+			ids = grown;
+		}
+		ids[n++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc == 0 && step != SQLITE_DONE)
+		rc = alloclab_store_fail(s, "filling in run.pair_reference", err, err_len);
+	sqlite3_finalize(st);
+	st = rc == 0 ? alloclab_store_prepare(s, "UPDATE run SET pair_reference = ? WHERE id = ?", err, err_len) : NULL;
+	if (rc == 0 && st == NULL)
+		rc = -1;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct alloclab_results *r = alloclab_store_load_run(s, ids[i], NULL, err, err_len);
+		if (r == NULL)
+			rc = -1;
+		else if (r->facts.npair > 0) {
+			sqlite3_reset(st);
+			sqlite3_bind_text(st, 1, r->facts.pair_plugins[0], -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(st, 2, ids[i]);
+			if (sqlite3_step(st) != SQLITE_DONE)
+				rc = alloclab_store_fail(s, "filling in run.pair_reference", err, err_len);
+		}
+		alloclab_results_free(r);
+	}
+	sqlite3_finalize(st);
+	free(ids);
+	return rc;
+}
+
+/* What a step needs beyond its SQL: rows of the runs already there that
+ * the new columns' writer (add.c) fills for new runs. */
+static int fill(struct alloclab_store *s, int step, char *err, size_t err_len)
+{
+	return step == 3 ? fill_pair_references(s, err, err_len) : 0;
+}
 
 int alloclab_store_migrate(struct alloclab_store *s, int from, char *err, size_t err_len)
 {
@@ -89,7 +151,7 @@ int alloclab_store_migrate(struct alloclab_store *s, int from, char *err, size_t
 		}
 	}
 	for (int k = now; k < ALLOCLAB_STORE_SCHEMA; k++)
-		if (alloclab_store_exec(s, steps[k], err, err_len) != 0) {
+		if (alloclab_store_exec(s, steps[k], err, err_len) != 0 || fill(s, k + 1, err, err_len) != 0) {
 			alloclab_store_exec(s, "ROLLBACK", NULL, 0);
 			return -1;
 		}

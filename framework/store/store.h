@@ -38,7 +38,7 @@
 
 /* The schema this build reads and writes; an older store is migrated
  * forward when opened for writing. */
-#define ALLOCLAB_STORE_SCHEMA 2
+#define ALLOCLAB_STORE_SCHEMA 3
 
 struct alloclab_store;
 
