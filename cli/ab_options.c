@@ -21,7 +21,8 @@ static const char *const default_workloads[] = {"churn", "unicode", "trace:file=
 void alloclab_ab_args_init(struct alloclab_ab_args *a, const char *default_reference)
 {
 	memset(a, 0, sizeof *a);
-	a->threads = "1";
+	a->threads[0] = 1;
+	a->nthreads = 1;
 	a->format = "text";
 	/* Whole values of 200 processes resolve a 2% step on a shared 2-core
 	 * machine (docs/measurements/plugin-history.md); 20 held ±2.5%. */
@@ -152,7 +153,7 @@ static int take(const char *command, int opt, unsigned takes, struct alloclab_ab
 			return alloclab_usage_error(command, "at most 64 workloads");
 		a->workloads[a->nworkloads++] = optarg;
 		return 0;
-	case 't': a->threads = optarg; return 0;
+	case 't': return alloclab_parse_thread_list(command, optarg, a->threads, ALLOCLAB_MAX_MATRIX, &a->nthreads);
 	case 'm': return parse_metrics(command, optarg, &a->metrics);
 	case 'n': return alloclab_parse_count(command, "--processes", optarg, 2, 10000, &a->processes);
 	case 'v': return alloclab_parse_count(command, "--values", optarg, 1, 10000, &a->values);
@@ -195,6 +196,25 @@ static int take(const char *command, int opt, unsigned takes, struct alloclab_ab
 	}
 }
 
+/* The -w texts into specs, once, before anything is built or measured:
+ * a bad one is refused now, not at the first step's run. A pyperf file
+ * is run once here to find its benchmarks, under the worker's deadline.
+ * -1 to go on, or the exit status. */
+static int parse_workloads(const char *command, struct alloclab_ab_args *a)
+{
+	char err[ALLOCLAB_ERR_LEN];
+	alloclab_set_plan_step_timeout(a->timeout_s);
+	a->nspecs = 0;
+	for (size_t i = 0; i < a->nworkloads; i++) {
+		unsigned n;
+		if (alloclab_workload_parse_list(a->workloads[i], &a->specs[a->nspecs], ALLOCLAB_MAX_MATRIX - a->nspecs, &n,
+						 err, sizeof err) != 0)
+			return alloclab_usage_error(command, "%s", err);
+		a->nspecs += n;
+	}
+	return -1;
+}
+
 int alloclab_ab_args_parse(const char *command, int argc, char **argv, unsigned takes, const char *usage,
 			   struct alloclab_ab_args *a)
 {
@@ -230,16 +250,20 @@ int alloclab_ab_args_parse(const char *command, int argc, char **argv, unsigned 
 	if (a->nworkloads == 0)
 		for (size_t i = 0; i < sizeof default_workloads / sizeof *default_workloads; i++)
 			a->workloads[a->nworkloads++] = default_workloads[i];
-	return -1;
+	return parse_workloads(command, a);
 }
 
-void alloclab_ab_args_plan(const struct alloclab_ab_args *a, const char *dir, struct alloclab_ab_plan *plan)
+void alloclab_ab_args_plan(const struct alloclab_ab_args *a, const char *dir, int argc, char **argv,
+			   struct alloclab_ab_plan *plan)
 {
 	memset(plan, 0, sizeof *plan);
 	plan->reference = a->reference;
-	plan->workloads = a->workloads;
-	plan->nworkloads = a->nworkloads;
+	plan->workloads = a->specs;
+	plan->nworkloads = a->nspecs;
 	plan->threads = a->threads;
+	plan->nthreads = a->nthreads;
+	plan->argc = argc;
+	plan->argv = argv;
 	plan->metrics = a->metrics;
 	plan->processes = a->processes;
 	plan->values = a->values;

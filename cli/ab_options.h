@@ -10,6 +10,7 @@
 
 #include "history/ab.h"
 #include "history/build.h"
+#include "run/runner.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,9 +25,15 @@ enum {
 
 struct alloclab_ab_args {
 	struct alloclab_build_spec build;
+	/* The -w texts as given, then parsed once into specs (a text with
+	 * a list "a+b" is several); the -t list parsed. */
 	const char *workloads[64];
 	size_t nworkloads;
-	const char *threads, *reference, *output, *format, *db, *good, *bad;
+	struct alloclab_workload_spec specs[ALLOCLAB_MAX_MATRIX];
+	unsigned nspecs;
+	unsigned threads[ALLOCLAB_MAX_MATRIX];
+	unsigned nthreads;
+	const char *reference, *output, *format, *db, *good, *bad;
 	unsigned metrics, processes, values, memory_processes;
 	uint64_t slice_ops, slice_warm;
 	int unpaired;
@@ -47,7 +54,9 @@ int alloclab_ab_args_parse(const char *command, int argc, char **argv, unsigned 
 			   struct alloclab_ab_args *a);
 
 /* The measurement's plan from a, its sides left to fill, its results in
- * dir. */
-void alloclab_ab_args_plan(const struct alloclab_ab_args *a, const char *dir, struct alloclab_ab_plan *plan);
+ * dir; argc/argv: the command that asks, recorded with each results
+ * file. */
+void alloclab_ab_args_plan(const struct alloclab_ab_args *a, const char *dir, int argc, char **argv,
+			   struct alloclab_ab_plan *plan);
 
 #endif

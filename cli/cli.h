@@ -49,6 +49,16 @@ int alloclab_parse_count(const char *command, const char *what, const char *text
 /* --timeout SECONDS: a finite number in (0, max]. */
 int alloclab_parse_timeout(const char *command, const char *text, double max, double *out);
 
+/* The command as it was typed, its first word "alloclab": kept by main,
+ * recorded as the command of the results files a command makes through
+ * the runner (ab, history). */
+void alloclab_command_keep(int argc, char **argv);
+void alloclab_command_words(int *argc, char ***argv);
+
+/* --threads LIST: "1,2,4", each in 1..ALLOCLAB_MAX_THREADS, none twice,
+ * at most max, into out[0 .. *n). 0, or the usage error's status. */
+int alloclab_parse_thread_list(const char *command, const char *text, unsigned *out, unsigned max, unsigned *n);
+
 /* --memory-limit SIZE|none (process_tree.h): sets it; 0, or the usage
  * error's status. */
 int alloclab_parse_memory_limit(const char *command, const char *text);

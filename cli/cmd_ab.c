@@ -186,7 +186,10 @@ int alloclab_cmd_ab(int argc, char **argv)
 	    (rc = resolve_side("HEAD", argv[optind + 1], &a, dir, &sides[1])) != 0)
 		return rc;
 	struct alloclab_ab_plan plan;
-	alloclab_ab_args_plan(&a, dir, &plan);
+	int words;
+	char **command;
+	alloclab_command_words(&words, &command);
+	alloclab_ab_args_plan(&a, dir, words, command, &plan);
 	plan.base = (struct alloclab_ab_build){"base", sides[0].plugin, sides[0].options,
 					       sides[0].source[0] ? sides[0].source : NULL};
 	plan.head = (struct alloclab_ab_build){"head", sides[1].plugin, sides[1].options,

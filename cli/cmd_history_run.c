@@ -59,7 +59,10 @@ static void plan_of(const struct alloclab_ab_args *a, const char *dir, struct al
 	memset(p, 0, sizeof *p);
 	p->build = a->build;
 	p->dir = dir;
-	alloclab_ab_args_plan(a, NULL, &p->ab);
+	int words;
+	char **command;
+	alloclab_command_words(&words, &command);
+	alloclab_ab_args_plan(a, NULL, words, command, &p->ab);
 	p->shard_index = a->shard_index;
 	p->shard_count = a->shard_count;
 	p->progress = isatty(2);

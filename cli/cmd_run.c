@@ -66,28 +66,7 @@ static const char usage_tail[] =
 
 static int parse_threads(const char *text, struct alloclab_run_config *cfg)
 {
-	char *copy = strdup(text);
-	int rc = 0;
-
-	cfg->nthreads = 0;
-	/* strsep, not strtok: "1,,2" has an empty item, and is refused. */
-	for (char *cursor = copy, *item; rc == 0 && (item = strsep(&cursor, ",")) != NULL;) {
-		if (cfg->nthreads == ALLOCLAB_MAX_MATRIX) {
-			rc = alloclab_usage_error("run", "more than %d thread counts", ALLOCLAB_MAX_MATRIX);
-			break;
-		}
-		if (*item == '\0') {
-			rc = alloclab_usage_error("run", "--threads '%s' has an empty entry", text);
-			break;
-		}
-		rc = alloclab_parse_count("run", "thread count", item, 1, ALLOCLAB_MAX_THREADS, &cfg->threads[cfg->nthreads]);
-		for (unsigned k = 0; rc == 0 && k < cfg->nthreads; k++)
-			if (cfg->threads[k] == cfg->threads[cfg->nthreads])
-				rc = alloclab_usage_error("run", "--threads '%s' gives %u twice", text, cfg->threads[k]);
-		cfg->nthreads++;
-	}
-	free(copy);
-	return rc;
+	return alloclab_parse_thread_list("run", text, cfg->threads, ALLOCLAB_MAX_MATRIX, &cfg->nthreads);
 }
 
 static int add_workload(const char *text, struct alloclab_run_config *cfg)
@@ -142,16 +121,6 @@ static int apply_words_file(const char *path, struct alloclab_run_config *cfg)
 	return 0;
 }
 
-static void free_plugin_args(struct alloclab_run_config *cfg)
-{
-	for (unsigned i = 0; i < cfg->npair; i++)
-		free((char *)cfg->pair[i]);
-	cfg->npair = 0;
-	for (unsigned i = 0; i < cfg->nplugins; i++)
-		alloclab_plugin_arg_clear(&cfg->plugins[i]);
-	cfg->nplugins = 0;
-}
-
 /* What the command line asks for beside the configuration itself. */
 struct run_args {
 	double timeout;
@@ -164,18 +133,6 @@ struct run_args {
 	int slice_set, warm_set;
 	int unpaired;
 };
-
-/* Paired mode alternates whole values by default. Slices of 2,000
- * operations made an A/A pair ten times tighter, but a real pair's ratio
- * wrong: the plugins' memory leaves the caches between slices, and a
- * cache-bound workload then measures each plugin cold. On churn,
- * mimalloc over glibc read 0.44 in slices against 0.40 in whole values
- * (0.38 measured apart); in the default suite's group of eight, 0.58
- * against 0.41, and obmalloc-radix 0.69 against 0.81
- * (docs/measurements/paired.md, benchmarks/paired-slices.sh). An untimed part before each slice took back
- * less than half of it. */
-#define DEFAULT_SLICE_OPS 0
-#define DEFAULT_SLICE_WARM 0
 
 /* --shard K/N: two whole numbers, each checked for its range before it
  * is narrowed (a count past 2^32 must not wrap to a small one). */
@@ -368,14 +325,7 @@ int alloclab_cmd_run(int argc, char **argv)
 	char **full_argv;
 	int opt, rc = 0;
 
-	cfg.processes = 5;
-	cfg.ci_percent = 2;
-	cfg.max_processes = 40;
-	cfg.values = 3;
-	cfg.warmups = 1;
-	cfg.sample_ms = 10;
-	cfg.slice_ops = DEFAULT_SLICE_OPS;
-	cfg.slice_warm = DEFAULT_SLICE_WARM;
+	alloclab_run_config_init(&cfg);
 	alloclab_run_options_getopt(longopts, shortopts, sizeof shortopts);
 	/* Long options by their whole names only: getopt would take "--dry"
 	 * for --dry-run, and what reads a run's arguments by name (slurm, the
@@ -394,7 +344,7 @@ int alloclab_cmd_run(int argc, char **argv)
 			fputs(usage_head, stdout);
 			alloclab_run_options_help(stdout);
 			fputs(usage_tail, stdout);
-			free_plugin_args(&cfg);
+			alloclab_run_config_clear(&cfg);
 			return 0;
 		}
 		rc = take_option(opt, argv, &cfg, &a);
@@ -412,14 +362,14 @@ int alloclab_cmd_run(int argc, char **argv)
 	if (rc == 0 && a.words_file)
 		rc = apply_words_file(a.words_file, &cfg);
 	if (rc != 0) {
-		free_plugin_args(&cfg);
+		alloclab_run_config_clear(&cfg);
 		return rc;
 	}
 	if (cfg.nthreads == 0)
 		for (size_t i = 0; i < sizeof default_threads / sizeof *default_threads; i++)
 			cfg.threads[cfg.nthreads++] = default_threads[i];
 	if ((unsigned long)cfg.nplugins * 2 * cfg.nworkloads * cfg.nthreads > 8192) {
-		free_plugin_args(&cfg);
+		alloclab_run_config_clear(&cfg);
 		return alloclab_usage_error("run", "the matrix has more than 8192 cells; split the run");
 	}
 	cfg.timeout_s = a.timeout;
@@ -432,6 +382,6 @@ int alloclab_cmd_run(int argc, char **argv)
 	cfg.argv = full_argv;
 	rc = alloclab_run(&cfg);
 	free(full_argv);
-	free_plugin_args(&cfg);
+	alloclab_run_config_clear(&cfg);
 	return rc;
 }

@@ -3,10 +3,12 @@
 
 #include "base/numbers.h"
 #include "process/process_tree.h"
+#include "worker/worker.h"
 #include "registry.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int alloclab_usage_error(const char *command, const char *fmt, ...)
@@ -91,4 +93,50 @@ struct alloclab_results *alloclab_cli_load(const char *path)
 	if (r == NULL)
 		fprintf(stderr, "alloclab: %s\n", err);
 	return r;
+}
+
+int alloclab_parse_thread_list(const char *command, const char *text, unsigned *out, unsigned max, unsigned *n)
+{
+	char *copy = strdup(text);
+	int rc = 0;
+
+	*n = 0;
+	/* strsep, not strtok: "1,,2" has an empty item, and is refused. */
+	for (char *cursor = copy, *item; rc == 0 && (item = strsep(&cursor, ",")) != NULL;) {
+		if (*n == max) {
+			rc = alloclab_usage_error(command, "more than %u thread counts", max);
+			break;
+		}
+		if (*item == '\0') {
+			rc = alloclab_usage_error(command, "--threads '%s' has an empty entry", text);
+			break;
+		}
+		rc = alloclab_parse_count(command, "thread count", item, 1, ALLOCLAB_MAX_THREADS, &out[*n]);
+		for (unsigned k = 0; rc == 0 && k < *n; k++)
+			if (out[k] == out[*n])
+				rc = alloclab_usage_error(command, "--threads '%s' gives %u twice", text, out[k]);
+		(*n)++;
+	}
+	free(copy);
+	return rc;
+}
+
+static int kept_argc;
+static char **kept_argv;
+
+void alloclab_command_keep(int argc, char **argv)
+{
+	kept_argv = calloc((size_t)argc + 1, sizeof *kept_argv);
+	if (kept_argv == NULL)
+		return;
+	for (int i = 0; i < argc; i++)
+		kept_argv[i] = argv[i];
+	kept_argv[0] = "alloclab";
+	kept_argc = argc;
+}
+
+void alloclab_command_words(int *argc, char ***argv)
+{
+	*argc = kept_argc;
+	*argv = kept_argv;
 }

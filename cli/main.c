@@ -48,6 +48,7 @@ static const char usage[] =
 
 int main(int argc, char **argv)
 {
+	alloclab_command_keep(argc, argv);
 	alloclab_self_init(argv[0]);
 	alloclab_ensure_static_tls(argv);
 

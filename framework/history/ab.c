@@ -2,8 +2,8 @@
 #define _GNU_SOURCE 1
 #include "history/ab.h"
 
-#include "files/self_exe.h"
-#include "process/program.h"
+#include "base/lengths.h"
+#include "run/runner.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,9 +15,6 @@
 #include <unistd.h>
 
 const char *const alloclab_ab_metric_names[ALLOCLAB_AB_NMETRICS] = {"instructions", "time", "memory"};
-
-/* The most argv words a run of the plan takes. */
-#define MAX_ARGS 96
 
 /* A copy of a side's plugin in the plan's folder: two builds are then two
  * files whatever they were (the same file given twice, an A/A, too), so
@@ -53,101 +50,54 @@ done:
 	return rc;
 }
 
-/* "PATH:OPTIONS,as=LABEL,source=S": a side as run's -p takes it. */
-static char *side_spec(const struct alloclab_ab_build *b, const char *path)
+/* The run that measures one metric into path: the plan's settings in a
+ * run configuration, the two builds' copies as its plugins. */
+static int fill_config(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m, const char *const copies[2],
+		       const char *path, struct alloclab_run_config *cfg, char *err, size_t err_len)
 {
-	char *spec = NULL;
-	int n = asprintf(&spec, "%s:%s%sas=%s%s%s", path, b->options ? b->options : "",
-			 b->options && b->options[0] ? "," : "", b->label, b->source ? ",source=" : "", b->source ? b->source : "");
-	return n < 0 ? NULL : spec;
-}
-
-struct argv_list {
-	char *w[MAX_ARGS];
-	int n;
-	char *owned[16];
-	int nowned;
-};
-
-static void add(struct argv_list *a, const char *word)
-{
-	if (a->n < MAX_ARGS - 1)
-		a->w[a->n++] = (char *)word;
-	a->w[a->n] = NULL;
-}
-
-static const char *own(struct argv_list *a, char *text)
-{
-	if (a->nowned < 16)
-		a->owned[a->nowned++] = text;
-	return text;
-}
-
-static void argv_free(struct argv_list *a)
-{
-	for (int i = 0; i < a->nowned; i++)
-		free(a->owned[i]);
-}
-
-/* The run that measures one metric, into path. */
-static void run_argv(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m, const char *const specs[2],
-		     const char *path, struct argv_list *a)
-{
-	char *text;
-	add(a, alloclab_self_path());
-	add(a, "run");
+	const struct alloclab_ab_build *sides[2] = {&p->base, &p->head};
+	alloclab_run_config_init(cfg);
 	if (m == ALLOCLAB_AB_INSTRUCTIONS) {
 		/* Counts are the same in every process: one, two values after
 		 * a warm-up, the cells in the plan's order. */
-		add(a, "--measure");
-		add(a, "instructions");
-		add(a, "-n");
-		add(a, "1");
-		add(a, "-v");
-		add(a, "2");
-		add(a, "--order");
-		add(a, "fixed");
+		cfg->measure = ALLOCLAB_MEASURE_INSTRUCTIONS;
+		cfg->processes = 1;
+		cfg->values = 2;
+		cfg->order_fixed = 1;
 	} else if (m == ALLOCLAB_AB_TIME) {
-		if (!p->unpaired)
-			add(a, "--paired");
-		add(a, "-n");
-		add(a, own(a, asprintf(&text, "%u", p->processes) < 0 ? NULL : text));
-		add(a, "-v");
-		add(a, own(a, asprintf(&text, "%u", p->values) < 0 ? NULL : text));
+		cfg->paired = !p->unpaired;
+		cfg->processes = p->processes;
+		cfg->values = p->values;
 		if (p->slice_ops && !p->unpaired) {
-			add(a, "--slice-ops");
-			add(a, own(a, asprintf(&text, "%llu", (unsigned long long)p->slice_ops) < 0 ? NULL : text));
-			add(a, "--slice-warm");
-			add(a, own(a, asprintf(&text, "%llu", (unsigned long long)p->slice_warm) < 0 ? NULL : text));
-		}
-		if (p->reference) {
-			add(a, "-p");
-			add(a, p->reference);
+			cfg->slice_ops = p->slice_ops;
+			cfg->slice_warm = p->slice_warm;
 		}
 	} else {
-		add(a, "-n");
-		add(a, own(a, asprintf(&text, "%u", p->memory_processes) < 0 ? NULL : text));
-		add(a, "-v");
-		add(a, "1");
+		cfg->processes = p->memory_processes;
+		cfg->values = 1;
 	}
-	add(a, "-p");
-	add(a, specs[0]);
-	add(a, "-p");
-	add(a, specs[1]);
-	for (size_t i = 0; i < p->nworkloads; i++) {
-		add(a, "-w");
-		add(a, p->workloads[i]);
-	}
-	add(a, "-t");
-	add(a, p->threads);
-	add(a, "--timeout");
-	add(a, own(a, asprintf(&text, "%g", p->timeout_s) < 0 ? NULL : text));
+	cfg->processes_set = cfg->values_set = 1;
+	if (m == ALLOCLAB_AB_TIME && p->reference &&
+	    alloclab_run_config_add_plugin(cfg, p->reference, "", NULL, NULL, err, err_len) != 0)
+		return -1;
+	for (int k = 0; k < 2; k++)
+		if (alloclab_run_config_add_plugin(cfg, copies[k], sides[k]->options, sides[k]->label, sides[k]->source, err,
+						   err_len) != 0)
+			return -1;
+	for (size_t i = 0; i < p->nworkloads; i++)
+		if (alloclab_run_config_add_workload(cfg, &p->workloads[i], 0, err, err_len) != 0)
+			return -1;
+	if (alloclab_run_config_threads(cfg, p->threads, p->nthreads, err, err_len) != 0)
+		return -1;
+	cfg->timeout_s = p->timeout_s;
 	/* What a build does right is check's question, not ab's: a failing
 	 * case is seen in `alloclab check`; a crash is a cell's error here. */
-	add(a, "--no-check");
-	add(a, "-q");
-	add(a, "-o");
-	add(a, path);
+	cfg->check = ALLOCLAB_CHECK_NONE;
+	cfg->quiet = 1;
+	cfg->output = path;
+	cfg->argc = p->argc;
+	cfg->argv = p->argv;
+	return 0;
 }
 
 /* How long a run of the plan may take in all: every worker's deadline,
@@ -273,11 +223,12 @@ int alloclab_ab_rows_of(const struct alloclab_ab_plan *p, enum alloclab_ab_metri
 
 /* One metric: its run made (a results file in the plan's folder), read
  * back, its rows added. */
-static int measure_metric(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m, const char *const specs[2],
+static int measure_metric(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m, const char *const copies[2],
 			  struct alloclab_ab_result *out, char *err, size_t err_len)
 {
-	char *path = out->files[m], why[1200] = "", said[1200] = "", *printed = NULL;
-	struct argv_list a = {0};
+	char *path = out->files[m], why[ALLOCLAB_ERR_LEN] = "";
+	/* Large (every cell's plugin and workload): not on the stack. */
+	static struct alloclab_run_config cfg;
 	snprintf(path, sizeof out->files[m], "%s/%s.json", p->dir, alloclab_ab_metric_names[m]);
 	if (p->reuse) {
 		struct alloclab_results *old = alloclab_results_load(path, p->check, err, err_len);
@@ -288,23 +239,26 @@ static int measure_metric(const struct alloclab_ab_plan *p, enum alloclab_ab_met
 		}
 		alloclab_results_free(old);
 	}
-	run_argv(p, m, specs, path, &a);
+	if (fill_config(p, m, copies, path, &cfg, err, err_len) != 0) {
+		alloclab_run_config_clear(&cfg);
+		path[0] = '\0';
+		return -1;
+	}
 	if (p->progress)
 		fprintf(stderr, "alloclab ab: measuring %s\n", alloclab_ab_metric_names[m]);
-	int rc = alloclab_capture(a.w, NULL, run_deadline(p, m), 1 << 16, &printed, why, sizeof why, said, sizeof said);
-	argv_free(&a);
-	free(printed);
-	if (rc != 0 && rc != 1) {
+	int rc = alloclab_run_in_child(&cfg, run_deadline(p, m), why, sizeof why);
+	alloclab_run_config_clear(&cfg);
+	if (rc != ALLOCLAB_EXIT_OK && rc != ALLOCLAB_EXIT_CELL_FAILED) {
 		snprintf(err, err_len, "measuring %s: %s", alloclab_ab_metric_names[m],
-			 rc < 0 ? why : said[0] ? said : "alloclab run failed");
+			 why[0] ? why : rc == ALLOCLAB_EXIT_INTERRUPTED ? "interrupted" : "the run failed");
 		path[0] = '\0';
 		return -1;
 	}
 	struct alloclab_results *r = alloclab_results_load(path, p->check, err, err_len);
 	if (r == NULL)
 		return -1;
-	int ok = rc == 0 ? alloclab_ab_rows_of(p, m, r, out, err, err_len) : -1;
-	if (rc == 1)
+	int ok = rc == ALLOCLAB_EXIT_OK ? alloclab_ab_rows_of(p, m, r, out, err, err_len) : -1;
+	if (rc == ALLOCLAB_EXIT_CELL_FAILED)
 		name_failure(p, r, out, err, err_len);
 	alloclab_results_free(r);
 	return ok;
@@ -314,7 +268,7 @@ int alloclab_ab_measure(const struct alloclab_ab_plan *p, struct alloclab_ab_res
 {
 	char copies[2][4200];
 	const struct alloclab_ab_build *sides[2] = {&p->base, &p->head};
-	char *specs[2] = {NULL, NULL};
+	const char *const names[2] = {copies[0], copies[1]};
 	int rc = 0;
 
 	memset(out, 0, sizeof *out);
@@ -325,14 +279,10 @@ int alloclab_ab_measure(const struct alloclab_ab_plan *p, struct alloclab_ab_res
 	for (int k = 0; k < 2 && rc == 0; k++) {
 		snprintf(copies[k], sizeof copies[k], "%s/%s.so", p->dir, k ? "head" : "base");
 		rc = copy_plugin(sides[k]->plugin, copies[k], err, err_len);
-		if (rc == 0 && (specs[k] = side_spec(sides[k], copies[k])) == NULL)
-			rc = -1;
 	}
 	for (int m = 0; m < ALLOCLAB_AB_NMETRICS && rc == 0; m++)
 		if (p->metrics & (1u << m))
-			rc = measure_metric(p, (enum alloclab_ab_metric)m, (const char *const *)specs, out, err, err_len);
-	free(specs[0]);
-	free(specs[1]);
+			rc = measure_metric(p, (enum alloclab_ab_metric)m, names, out, err, err_len);
 	return rc;
 }
 

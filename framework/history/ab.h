@@ -21,8 +21,8 @@
  *                 95% interval of the ratio of means
  *
  * Every measurement is an ordinary results file kept in the plan's
- * folder (show, compare, plot and the store read it), made by `alloclab
- * run` in a child with a deadline. A build that crashes or fails a cell is
+ * folder (show, compare, plot and the store read it), made by the
+ * runner called in a supervised child with a deadline (runner.h). A build that crashes or fails a cell is
  * an error naming its side (BASE or HEAD) and what it did.
  */
 #ifndef ALLOCLAB_AB_H
@@ -30,6 +30,7 @@
 
 #include "results/results.h"
 #include "statistics/comparison.h"
+#include "workload/workload.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -53,9 +54,12 @@ struct alloclab_ab_plan {
 	/* A fixed plugin measured beside both in the time runs (history's
 	 * guard against a slow drift); NULL none. */
 	const char *reference;
-	const char *const *workloads; /* -w specs */
+	/* The suite, parsed by the caller (the workloads' registry is a
+	 * layer above the framework): each workload at every thread count. */
+	const struct alloclab_workload_spec *workloads;
 	size_t nworkloads;
-	const char *threads;          /* run's -t list, "1" */
+	const unsigned *threads;
+	unsigned nthreads;
 	unsigned metrics;             /* 1 << enum alloclab_ab_metric, or'd */
 	unsigned processes;           /* time: paired processes a cell */
 	unsigned values;              /* time: values a process */
@@ -76,6 +80,10 @@ struct alloclab_ab_plan {
 	 * rather than measured again (history run going on after an
 	 * interruption, or after its shards). */
 	int reuse;
+	/* The command that asked (`alloclab ab ...`), recorded as each
+	 * results file's command. */
+	int argc;
+	char **argv;
 };
 
 /* One metric on one row: HEAD over BASE. */

@@ -124,6 +124,33 @@ struct alloclab_run_config {
 };
 
 
+/*
+ * A run as a call (ab, history, bisect and grade fill a configuration
+ * and hand it here; `alloclab run` fills it from its command line):
+ *   init          every field at `alloclab run`'s default (5 processes of
+ *                 1 warm-up and 3 values, a worker's deadline 120 s,
+ *                 memory sampled every 10 ms, whole values when paired)
+ *   add_plugin    a plugin by its name or path whole (a path may hold
+ *                 ':'), its options as a -p's part after ':' (gil=1 and the
+ *                 plugin's own), the label tables name it by and the source
+ *                 it was built from (NULL: none)
+ *   add_workload  a workload already parsed (the workloads' registry is a
+ *                 layer above the framework: its caller parses), measured
+ *                 at every thread count (max_threads 0) or those up to it
+ *   threads       the thread counts, each in 1..ALLOCLAB_MAX_THREADS, none
+ *                 twice
+ *   clear         frees what add_plugin and a --pair list made
+ * The adders give 0, or -1 with err.
+ */
+void alloclab_run_config_init(struct alloclab_run_config *cfg);
+int alloclab_run_config_add_plugin(struct alloclab_run_config *cfg, const char *plugin, const char *options,
+				   const char *label, const char *source, char *err, size_t err_len);
+int alloclab_run_config_add_workload(struct alloclab_run_config *cfg, const struct alloclab_workload_spec *spec,
+				     unsigned max_threads, char *err, size_t err_len);
+int alloclab_run_config_threads(struct alloclab_run_config *cfg, const unsigned *threads, unsigned n, char *err,
+				size_t err_len);
+void alloclab_run_config_clear(struct alloclab_run_config *cfg);
+
 /* The order cells are visited in, in round `round` of processes: the
  * plan's (fixed), or a shuffle (Fisher-Yates) drawn from the run's seed and
  * the round, so that a run can be repeated in the same order. */
@@ -148,5 +175,13 @@ int alloclab_run_plan(const struct alloclab_run_config *cfg, struct alloclab_run
 int alloclab_run_measure(struct alloclab_run *run);
 int alloclab_run_finish(struct alloclab_run *run, int status);
 int alloclab_run(const struct alloclab_run_config *cfg);
+
+/* alloclab_run(cfg) in a supervised child (process/child.h): killed with
+ * everything it started at deadline_s or when this process is
+ * interrupted, its output captured, never printed. The run's exit status
+ * (enum alloclab_exit; why is then its last line for 1, 2 and 130), or
+ * -1 with why ("the run timed out after 600 s", "... killed by signal 9")
+ * when it ended otherwise. Where the results go is cfg->output's. */
+int alloclab_run_in_child(const struct alloclab_run_config *cfg, double deadline_s, char *why, size_t why_len);
 
 #endif
