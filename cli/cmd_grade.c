@@ -14,6 +14,7 @@
 #include "grade/submission.h"
 #include "process/child.h"
 #include "process/sandbox.h"
+#include "registry.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -57,9 +58,8 @@ static const char usage[] =
 	"exit status: 0 the table was made (whatever the submissions did), 2 bad input or\n"
 	"no sandbox to be had, 130 interrupted (the rows done are kept: --resume)\n";
 
-/* The options both commands share; 0, 1 (help printed), or 2. */
-static int parse(int argc, char **argv, struct alloclab_grade_settings *s, const char **dir, int *resume,
-		 struct alloclab_grade_inside *in)
+/* grade's options; 0, 1 (help printed), or 2. */
+static int parse(int argc, char **argv, struct alloclab_grade_settings *s, const char **dir, int *resume)
 {
 	static const struct option longopts[] = {
 		{"level", required_argument, NULL, 'L'},	   {"reference", required_argument, NULL, 'R'},
@@ -67,9 +67,7 @@ static int parse(int argc, char **argv, struct alloclab_grade_settings *s, const
 		{"check-timeout", required_argument, NULL, 'T'},   {"build-timeout", required_argument, NULL, 'B'},
 		{"measure-timeout", required_argument, NULL, 'M'}, {"processes", required_argument, NULL, 'P'},
 		{"output", required_argument, NULL, 'o'},	   {"resume", no_argument, NULL, 'r'},
-		{"unsandboxed", no_argument, NULL, 'U'},	   {"kind", required_argument, NULL, 'k'},
-		{"submission", required_argument, NULL, 's'},	   {"plugin", required_argument, NULL, 'p'},
-		{"work", required_argument, NULL, 'w'},		   {"help", no_argument, NULL, 'h'},
+		{"unsandboxed", no_argument, NULL, 'U'},	   {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int opt;
@@ -96,10 +94,6 @@ static int parse(int argc, char **argv, struct alloclab_grade_settings *s, const
 		case 'o': *dir = optarg; break;
 		case 'r': *resume = 1; break;
 		case 'U': s->sandboxed = 0; break;
-		case 'k': in->kind = optarg; break;
-		case 's': in->submission = optarg; break;
-		case 'p': in->plugin = optarg; break;
-		case 'w': in->work = optarg; break;
 		case 'h': fputs(usage, stdout); return 1;
 		case ':': return alloclab_usage_error("grade", "option '%s' needs a value", argv[optind - 1]);
 		default: return alloclab_usage_error("grade", "unknown option '%s'", argv[optind - 1]);
@@ -118,18 +112,26 @@ int alloclab_cmd_grade_inside(int argc, char **argv)
 {
 	struct alloclab_grade_settings s = DEFAULT_SETTINGS;
 	struct alloclab_grade_inside in = {.settings = &s};
-	const char *dir = NULL;
-	int resume = 0, rc = parse(argc, argv, &s, &dir, &resume, &in);
-	if (rc != 0)
-		return rc == 1 ? 0 : rc;
-	if (in.kind == NULL || in.submission == NULL || in.work == NULL)
-		return alloclab_usage_error("__grade-inside", "give --kind, --submission and --work");
-	in.reference = s.reference;
+	struct alloclab_workload_spec workload;
+	char err[ALLOCLAB_ERR_LEN];
+	json_t *held;
+	if (argc != 2)
+		return alloclab_usage_error("__grade-inside", "give the grader's request (one JSON object)");
+	if (alloclab_grade_request_read(argv[1], &s, &in, &held, err, sizeof err) != 0)
+		return alloclab_usage_error("__grade-inside", "%s", err);
+	if (alloclab_workload_parse(ALLOCLAB_GRADE_WORKLOAD, &workload, err, sizeof err) != 0) {
+		json_decref(held);
+		return alloclab_usage_error("__grade-inside", "%s", err);
+	}
+	in.workload = &workload;
+	alloclab_command_words(&in.argc, &in.argv);
 	char tmp[4200];
 	snprintf(tmp, sizeof tmp, "%s/tmp", in.work);
 	mkdir(tmp, 0700);
 	setenv("TMPDIR", tmp, 1);
-	return alloclab_grade_inside(&in);
+	int rc = alloclab_grade_inside(&in);
+	json_decref(held);
+	return rc;
 }
 
 /* Whether the grading's folder lies in a submission (its journal and
@@ -158,13 +160,10 @@ static long output_in_submission(const char *dir, char *const *args, size_t n)
 int alloclab_cmd_grade(int argc, char **argv)
 {
 	struct alloclab_grade_settings s = DEFAULT_SETTINGS;
-	struct alloclab_grade_inside unused = {0};
 	const char *dir = "alloclab-grade";
-	int resume = 0, rc = parse(argc, argv, &s, &dir, &resume, &unused);
+	int resume = 0, rc = parse(argc, argv, &s, &dir, &resume);
 	if (rc != 0)
 		return rc == 1 ? 0 : rc;
-	if (unused.kind || unused.submission || unused.plugin || unused.work)
-		return alloclab_usage_error("grade", "--kind, --submission, --plugin and --work are the grader's own");
 	if (optind >= argc)
 		return alloclab_usage_error("grade", "give the submissions (folders, .c files or plugins)");
 	struct stat st;

@@ -355,3 +355,39 @@ Test(grade, no_sandbox_no_grading_unless_asked)
 		cmd_result_free(&r);
 	}
 }
+
+/* The grader hands its inside one JSON request, not a command line of
+ * flags: each field is checked, and a bad one is one line naming it. */
+Test(grade, the_inside_reads_one_checked_request)
+{
+	char *dir = scratch_dir();
+	static const char good[] = "\"kind\":\"plugin\",\"submission\":\"/nosuch.so\",\"work\":\"%s\",\"reference\":\"system\","
+				   "\"processes\":2,\"measuring\":false,\"build_timeout_s\":5,\"check_timeout_s\":5,"
+				   "\"measure_timeout_s\":5";
+	char body[1024], request[1200];
+	snprintf(body, sizeof body, good, dir);
+	const struct {
+		const char *request, *names;
+	} bad[] = {
+		{"not json", "not a JSON object"},
+		{"[1]", "not a JSON object"},
+		{"{\"level\":9,%s}", "\"level\""},
+		{"{\"level\":1.5,%s}", "whole numbers"},
+		{"{\"level\":1,%s,\"kind\":\"\"}", "\"kind\""},
+		{"{\"level\":1}", "\"kind\""},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		snprintf(request, sizeof request, bad[i].request, body);
+		struct cmd_result r = run_alloclab(dir, (const char *const[]){"__grade-inside", request, NULL});
+		cr_expect_eq(r.status, 2, "case %zu: %s", i, r.err);
+		cr_expect(count_lines(r.err) == 1 && strstr(r.err, bad[i].names), "case %zu: %s", i, r.err);
+		cmd_result_free(&r);
+	}
+	/* A good one runs: a plugin that is not there is its load event. */
+	snprintf(request, sizeof request, "{\"level\":1,%s}", body);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"__grade-inside", request, NULL});
+	cr_expect_eq(r.status, 0, "%s %s", r.out, r.err);
+	cr_expect(strstr(r.out, "\"event\": \"load\"") || strstr(r.out, "\"event\":\"load\""), "%s", r.out);
+	cr_expect(strstr(r.out, "\"end\""), "%s", r.out);
+	cmd_result_free(&r);
+}

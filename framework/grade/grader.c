@@ -53,32 +53,22 @@ static double deadline_of(const struct alloclab_grade_settings *s)
 	return s->build_timeout_s + 2 * s->check_timeout_s + (s->measuring ? s->measure_timeout_s : 0) + 30;
 }
 
-/* The inside's command line: argv[0..] into v (words kept in buf). */
-static void inside_argv(const struct alloclab_grade_settings *s, const struct alloclab_submission *sub,
-			const char *submission, const char *work, const char *reference, char **v, char (*buf)[64])
+/* How the inside is started: this executable, and the request (a JSON
+ * document, inside.h) as its one word. NULL out of memory; argv[2] is
+ * the caller's to free. */
+static char *inside_argv(const struct alloclab_grade_settings *s, const struct alloclab_submission *sub,
+			 const char *submission, const char *work, const char *reference, char **v)
 {
-	size_t n = 0;
-	v[n++] = (char *)alloclab_self_path();
-	v[n++] = "__grade-inside";
-	snprintf(buf[0], 64, "%u", s->level);
-	snprintf(buf[1], 64, "%u", s->processes);
-	snprintf(buf[2], 64, "%g", s->build_timeout_s);
-	snprintf(buf[3], 64, "%g", s->check_timeout_s);
-	snprintf(buf[4], 64, "%g", s->measure_timeout_s);
-	const char *pairs[][2] = {{"--level", buf[0]}, {"--kind", sub->kind}, {"--submission", submission},
-				  {"--work", work}, {"--reference", reference}, {"--processes", buf[1]},
-				  {"--build-timeout", buf[2]}, {"--check-timeout", buf[3]}, {"--measure-timeout", buf[4]}};
-	for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
-		v[n++] = (char *)pairs[i][0];
-		v[n++] = (char *)pairs[i][1];
-	}
-	if (sub->plugin[0] && strcmp(sub->kind, "built") == 0) {
-		v[n++] = "--plugin";
-		v[n++] = (char *)sub->plugin;
-	}
-	if (!s->measuring)
-		v[n++] = "--no-measure";
-	v[n] = NULL;
+	struct alloclab_grade_inside in = {.settings = s, .kind = sub->kind, .submission = submission, .work = work,
+					   .reference = reference};
+	if (sub->plugin[0] && strcmp(sub->kind, "built") == 0)
+		in.plugin = sub->plugin;
+	char *request = alloclab_grade_request_text(s, &in);
+	v[0] = (char *)alloclab_self_path();
+	v[1] = "__grade-inside";
+	v[2] = request;
+	v[3] = NULL;
+	return request;
 }
 
 /* Whether a reference names a plugin by its path (bound into the
@@ -151,9 +141,14 @@ static int run_sandboxed(const struct alloclab_grade_job *job, const struct allo
 			     "XDG_CACHE_HOME=/work/cache", pc, NULL};
 	struct alloclab_sandbox sb = {binds, nb, hide, nh, "/work", WORK_BYTES, env, SANDBOX_PROCESSES, ADDRESS_SPACE,
 				      FILE_SIZE, (unsigned)deadline_of(s)};
-	char *argv[40], words[5][64];
-	inside_argv(s, sub, submission, "/work", reference, argv, words);
+	char *argv[4];
+	if (inside_argv(s, sub, submission, "/work", reference, argv) == NULL) {
+		free(hide);
+		snprintf(err, err_len, "out of memory");
+		return -1;
+	}
 	int rc = alloclab_sandbox_run(&sb, argv, deadline_of(s), res, err, err_len);
+	free(argv[2]);
 	free(hide);
 	return rc;
 }
@@ -179,9 +174,13 @@ static int run_unsandboxed(const struct alloclab_grade_job *job, const struct al
 	}
 	snprintf(tmp, sizeof tmp, "%s/tmp", work);
 	mkdir(tmp, 0700);
-	char *argv[40], words[5][64];
-	inside_argv(job->settings, sub, sub->path, work, job->settings->reference, argv, words);
-	int rc = alloclab_child_run(exec_child, argv, deadline_of(job->settings), res, err, err_len);
+	char *argv[4];
+	int rc = -1;
+	if (inside_argv(job->settings, sub, sub->path, work, job->settings->reference, argv) == NULL)
+		snprintf(err, err_len, "out of memory");
+	else
+		rc = alloclab_child_run(exec_child, argv, deadline_of(job->settings), res, err, err_len);
+	free(argv[2]);
 	alloclab_scratch_remove(work);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include "check/check.h"
 #include "check/probe.h"
 #include "files/self_exe.h"
+#include "run/runner.h"
 #include "process/child.h"
 #include "process/program.h"
 #include "results/results.h"
@@ -115,17 +116,40 @@ static json_t *ratios_of(const char *path, const char *plugin, char *why, size_t
 static void measure(const struct alloclab_grade_inside *in, const char *plugin)
 {
 	const struct alloclab_grade_settings *s = in->settings;
-	char out[4200], n[16], timeout[32], why[ALLOCLAB_ERR_LEN] = "", said[300], *text = NULL;
+	/* Large (every cell's plugin and workload): not on the stack. */
+	static struct alloclab_run_config cfg;
+	char out[4200], why[ALLOCLAB_ERR_LEN] = "";
+	const unsigned one = 1;
 	snprintf(out, sizeof out, "%s/measure.json", in->work);
-	snprintf(n, sizeof n, "%u", s->processes);
-	snprintf(timeout, sizeof timeout, "%g", s->measure_timeout_s);
-	char *argv[] = {(char *)alloclab_self_path(), "run", "--paired", "--no-check", "-p", (char *)in->reference,
-			"-p", (char *)plugin, "-w", "churn:ops=50000", "-t", "1", "-n", n, "-v", "2", "--timeout",
-			timeout, "-q", "-o", out, NULL};
-	int rc = alloclab_capture(argv, NULL, s->measure_timeout_s, 1 << 16, &text, why, sizeof why, said, sizeof said);
-	free(text);
+	alloclab_run_config_init(&cfg);
+	cfg.paired = 1;
+	cfg.check = ALLOCLAB_CHECK_NONE;
+	cfg.processes = s->processes;
+	cfg.values = 2;
+	cfg.processes_set = cfg.values_set = 1;
+	cfg.timeout_s = s->measure_timeout_s;
+	cfg.quiet = 1;
+	cfg.output = out;
+	cfg.argc = in->argc;
+	cfg.argv = in->argv;
+	int rc = in->workload ? 0 : -1;
+	if (rc != 0)
+		snprintf(why, sizeof why, "no workload to measure on");
+	if (rc == 0)
+		rc = alloclab_run_config_add_plugin(&cfg, in->reference, "", NULL, NULL, why, sizeof why);
+	if (rc == 0)
+		rc = alloclab_run_config_add_plugin(&cfg, plugin, "", NULL, NULL, why, sizeof why);
+	if (rc == 0)
+		rc = alloclab_run_config_add_workload(&cfg, in->workload, 0, why, sizeof why);
+	if (rc == 0)
+		rc = alloclab_run_config_threads(&cfg, &one, 1, why, sizeof why);
+	if (rc == 0)
+		rc = alloclab_run_in_child(&cfg, s->measure_timeout_s, why, sizeof why);
+	alloclab_run_config_clear(&cfg);
 	json_t *ratios = NULL;
 	if (rc >= 0) {
+		char said[ALLOCLAB_ERR_LEN];
+		snprintf(said, sizeof said, "%s", why);
 		why[0] = '\0';
 		ratios = ratios_of(out, plugin, why, sizeof why);
 		if (ratios == NULL && rc != 0 && said[0])
@@ -174,5 +198,91 @@ int alloclab_grade_inside(const struct alloclab_grade_inside *in)
 	if (failed == 0 && s->measuring && !alloclab_interrupted())
 		measure(in, plugin);
 	emit(json_pack("{s:s}", "event", "end"));
+	return 0;
+}
+
+char *alloclab_grade_request_text(const struct alloclab_grade_settings *s, const struct alloclab_grade_inside *in)
+{
+	json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:I,s:b,s:f,s:f,s:f}", "level", (json_int_t)s->level, "kind", in->kind,
+			      "submission", in->submission, "work", in->work, "reference", in->reference, "processes",
+			      (json_int_t)s->processes, "measuring", s->measuring, "build_timeout_s", s->build_timeout_s,
+			      "check_timeout_s", s->check_timeout_s, "measure_timeout_s", s->measure_timeout_s);
+	if (o && in->plugin)
+		json_object_set_new(o, "plugin", json_string(in->plugin));
+	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	return text;
+}
+
+/* A string field: 0 with *out, or -1 with err. Absent is allowed only
+ * where optional. */
+static int request_string(const json_t *o, const char *key, int optional, const char **out, char *err, size_t err_len)
+{
+	const json_t *v = json_object_get(o, key);
+	*out = NULL;
+	if (v == NULL && optional)
+		return 0;
+	if (!json_is_string(v) || json_string_length(v) == 0 || strlen(json_string_value(v)) != json_string_length(v)) {
+		snprintf(err, err_len, "the grading request: \"%s\" is not a non-empty string", key);
+		return -1;
+	}
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int request_number(const json_t *o, const char *key, double min, double max, double *out, char *err,
+			  size_t err_len)
+{
+	const json_t *v = json_object_get(o, key);
+	if (!json_is_number(v) || json_number_value(v) < min || json_number_value(v) > max) {
+		snprintf(err, err_len, "the grading request: \"%s\" is not a number in [%g, %g]", key, min, max);
+		return -1;
+	}
+	*out = json_number_value(v);
+	return 0;
+}
+
+int alloclab_grade_request_read(const char *text, struct alloclab_grade_settings *s, struct alloclab_grade_inside *in,
+				json_t **held, char *err, size_t err_len)
+{
+	json_error_t je;
+	json_t *o = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+	double level, processes;
+	*held = NULL;
+	if (!json_is_object(o)) {
+		snprintf(err, err_len, "the grading request is not a JSON object: %s", o ? "another value" : je.text);
+		json_decref(o);
+		return -1;
+	}
+	const json_t *measuring = json_object_get(o, "measuring");
+	int rc = request_string(o, "kind", 0, &in->kind, err, err_len) != 0 ||
+		 request_string(o, "submission", 0, &in->submission, err, err_len) != 0 ||
+		 request_string(o, "work", 0, &in->work, err, err_len) != 0 ||
+		 request_string(o, "reference", 0, &s->reference, err, err_len) != 0 ||
+		 request_string(o, "plugin", 1, &in->plugin, err, err_len) != 0 ||
+		 request_number(o, "level", 1, ALLOCLAB_CHECK_LEVELS, &level, err, err_len) != 0 ||
+		 request_number(o, "processes", 2, 64, &processes, err, err_len) != 0 ||
+		 request_number(o, "build_timeout_s", 0.001, 86400, &s->build_timeout_s, err, err_len) != 0 ||
+		 request_number(o, "check_timeout_s", 0.001, 86400, &s->check_timeout_s, err, err_len) != 0 ||
+		 request_number(o, "measure_timeout_s", 0.001, 86400, &s->measure_timeout_s, err, err_len) != 0
+		 ? -1 : 0;
+	if (rc == 0 && !json_is_boolean(measuring)) {
+		snprintf(err, err_len, "the grading request: \"measuring\" is not true or false");
+		rc = -1;
+	}
+	if (rc == 0 && (level != (unsigned)level || processes != (unsigned)processes)) {
+		snprintf(err, err_len, "the grading request: \"level\" and \"processes\" are whole numbers");
+		rc = -1;
+	}
+	if (rc != 0) {
+		json_decref(o);
+		return -1;
+	}
+	s->level = (unsigned)level;
+	s->processes = (unsigned)processes;
+	s->measuring = json_is_true(measuring);
+	in->reference = s->reference;
+	in->settings = s;
+	*held = o;
 	return 0;
 }

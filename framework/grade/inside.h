@@ -3,7 +3,8 @@
  * started by the grader): the submission copied to a folder of its own,
  * built (build.h), loaded, put through the level's cases with one deadline
  * for all of them, and, where every case passed, measured against the
- * reference side by side (`run --paired`). It reports as it goes, one
+ * reference side by side (the runner, paired, called in a supervised
+ * child: run/runner.h). It reports as it goes, one
  * event a line of JSON on its standard output, each written the moment it
  * is known, so that a sandbox killed at its deadline (or by the
  * submission) leaves every event before it:
@@ -21,6 +22,9 @@
 #define ALLOCLAB_GRADE_INSIDE_H
 
 #include "grade/grade.h"
+#include "workload/workload.h"
+
+#include <jansson.h>
 
 #include <stddef.h>
 
@@ -31,7 +35,33 @@ struct alloclab_grade_inside {
 	const char *plugin;      /* plugin, built: the plugin within it; else NULL */
 	const char *work;        /* a writable folder of its own */
 	const char *reference;   /* the reference as seen here */
+	/* What the submission is measured on (ALLOCLAB_GRADE_WORKLOAD,
+	 * parsed by the command: the workloads' registry is above the
+	 * framework); NULL: not measured. */
+	const struct alloclab_workload_spec *workload;
+	/* The command that runs it, recorded with the measurement. */
+	int argc;
+	char **argv;
 };
+
+/* The measurement: the submission against the reference on churn, at one
+ * thread, two values a process. */
+#define ALLOCLAB_GRADE_WORKLOAD "churn:ops=50000"
+
+/*
+ * The request the grader hands its inside: one JSON object, the one word
+ * after `alloclab __grade-inside` (a document, not options: the grader
+ * builds no command line of the inside's flags):
+ *   {"level":N,"kind":S,"submission":S,"plugin":S?,"work":S,"reference":S,
+ *    "processes":N,"measuring":B,"build_timeout_s":X,"check_timeout_s":X,
+ *    "measure_timeout_s":X}
+ * request_text writes it (malloc'd); request_read checks every field
+ * into s and in (whose strings point into *held, to be freed after),
+ * 0, or -1 with err naming the field.
+ */
+char *alloclab_grade_request_text(const struct alloclab_grade_settings *s, const struct alloclab_grade_inside *in);
+int alloclab_grade_request_read(const char *text, struct alloclab_grade_settings *s, struct alloclab_grade_inside *in,
+				json_t **held, char *err, size_t err_len);
 
 /* Runs the whole of it, printing the events. The exit status: 0. */
 int alloclab_grade_inside(const struct alloclab_grade_inside *in);
