@@ -7,8 +7,10 @@ checked on the source tree.
              framework/meson.build gives, then workloads, analysis, cli,
              benchmarks (the standalone loops the benchmark scripts measure);
              a plugin includes only the SDK and its own folder
-  circles    no two modules (a .c and its .h) include each other, directly
-             or through others
+  circles    no two modules (a .c and its .h) include or call each other,
+             directly or through others: a call to a function defined in
+             another file is an edge, whoever declared it (a room's
+             internal.h hides none)
   owners     no .c file declares another file's function by hand: a
              declaration lives in its owner's header
   rooms      no framework room holds more than 12 files
@@ -122,6 +124,36 @@ def check_layers_and_collect_edges():
     return edges
 
 
+CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+# Built as shared objects of their own, never linked into the program:
+# a function they define (preload's malloc) is not what the program calls.
+SEPARATE = ("plugins/", "templates/", "preload/")
+
+
+def collect_call_edges(edges):
+    """An edge from each .c file to the file that defines a function it
+    calls, where exactly one linked file defines it (a static function of
+    the same name in two files is each file's own)."""
+    definers, texts = {}, {}
+    for f in FILES:
+        if not f.endswith(".c"):
+            continue
+        text = open(os.path.join(ROOT, f), errors="replace").read()
+        texts[f] = strip_comments_and_strings(text)
+        if f.startswith(SEPARATE):
+            continue
+        for name, _, _ in functions(text):
+            definers.setdefault(name, set()).add(f)
+    for f, code in texts.items():
+        if f.startswith(SEPARATE):
+            continue
+        for name in set(CALL.findall(code)):
+            d = definers.get(name)
+            if d and len(d) == 1 and f not in d:
+                edges.setdefault(module(f), set()).add(module(next(iter(d))))
+    return edges
+
+
 def module(path):
     return os.path.splitext(path)[0]
 
@@ -159,7 +191,7 @@ def check_circles(edges):
         if v not in index:
             visit(v)
     for scc in out:
-        problems.append("circles: these include each other: " + ", ".join(scc))
+        problems.append("circles: these include or call each other: " + ", ".join(scc))
 
 
 def strip_comments_and_strings(text):
@@ -247,7 +279,7 @@ def check_rooms():
         problems.append(f"rooms: framework/{n} is in no room")
 
 
-check_circles(check_layers_and_collect_edges())
+check_circles(collect_call_edges(check_layers_and_collect_edges()))
 check_functions_and_owners()
 check_rooms()
 for p in problems:

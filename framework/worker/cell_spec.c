@@ -1,8 +1,8 @@
 /*
  * A cell spec: what one worker measures, and its hand-off to a freshly
- * executed worker as JSON, checked on arrival. See worker.h.
+ * executed worker as JSON, checked on arrival. See cell_spec.h.
  */
-#include "worker/worker.h"
+#include "worker/cell_spec.h"
 #include "base/hash.h"
 #include "base/json_text.h"
 #include "measure/heapmap.h"
