@@ -2,7 +2,6 @@
 #include "history_report.h"
 
 #include "base/json_text.h"
-#include "figures/cell_values.h"
 #include "statistics/significance.h"
 #include "statistics/summary.h"
 #include "units.h"
@@ -178,19 +177,15 @@ void alloclab_history_print(const struct alloclab_history_view *v, int json, FIL
 
 /* A cell's level (the mean of its process means) and its ±95% in
  * percent. */
-static void cell_level(const struct alloclab_cell *c, double *level, double *half)
+static void cell_level(const struct alloclab_store_cell_row *c, double *level, double *half)
 {
-	size_t n;
-	double *m = alloclab_cell_process_means(c, &n);
 	struct alloclab_summary s;
-	alloclab_summarize(m, n, &s);
-	*level = n ? s.mean : -1;
-	*half = n >= 2 ? alloclab_ci_half_width_percent(m, n) : -1;
-	free(m);
+	alloclab_summarize(c->process_means, c->nprocesses, &s);
+	*level = c->nprocesses ? s.mean : -1;
+	*half = c->nprocesses >= 2 ? alloclab_ci_half_width_percent(c->process_means, c->nprocesses) : -1;
 }
 
-int alloclab_history_print_runs(struct alloclab_store *s, alloclab_report_checker check, FILE *out, char *err,
-				size_t err_len)
+int alloclab_history_print_runs(struct alloclab_store *s, FILE *out, char *err, size_t err_len)
 {
 	int64_t *ids;
 	size_t n;
@@ -198,29 +193,25 @@ int alloclab_history_print_runs(struct alloclab_store *s, alloclab_report_checke
 		return -1;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		char machine[1200];
-		struct alloclab_results *r = alloclab_store_load_run(s, ids[i], check, err, err_len);
-		if (r == NULL || alloclab_store_run_machine(s, ids[i], machine, sizeof machine, err, err_len) != 0) {
-			alloclab_results_free(r);
+		struct alloclab_store_run_row r;
+		if (alloclab_store_run_row(s, ids[i], &r, err, err_len) != 0) {
 			rc = -1;
 			break;
 		}
-		fprintf(out, "run %lld, %s on %s (alloclab %s)\n", (long long)ids[i], r->facts.date ? r->facts.date : "?",
-			machine, r->facts.alloclab_version ? r->facts.alloclab_version : "?");
-		for (unsigned c = 0; c < r->ncells; c++) {
-			const struct alloclab_cell *cell = &r->cells[c];
-			const struct alloclab_plugin_info *p = &r->plugins[cell->plugin_index];
+		fprintf(out, "run %lld, %s on %s (alloclab %s)\n", (long long)ids[i], r.date, r.machine, r.alloclab_version);
+		for (size_t c = 0; c < r.ncells; c++) {
+			const struct alloclab_store_cell_row *cell = &r.cells[c];
 			double level, half;
 			cell_level(cell, &level, &half);
-			fprintf(out, "  %-28.28s %-10.10s t=%-3u sha256 %.12s%s%.12s  ", cell->plugin, cell->workload,
-				cell->threads, p->sha256 ? p->sha256 : "?", p->source_commit ? " @ " : "",
-				p->source_commit ? p->source_commit : "");
+			fprintf(out, "  %-28.28s %-10.10s t=%-3u sha256 %.12s%s%.12s  ", cell->label, cell->workload,
+				cell->threads, cell->sha256[0] ? cell->sha256 : "?", cell->source_commit[0] ? " @ " : "",
+				cell->source_commit);
 			if (level < 0)
-				fprintf(out, "%s\n", cell->status == ALLOCLAB_CELL_ERROR ? "error" : "not measured");
+				fprintf(out, "%s\n", strcmp(cell->status, "error") == 0 ? "error" : "not measured");
 			else
 				fprintf(out, "%.4g %s%s%.1f%%\n", level, cell->metric, half >= 0 ? " ±" : "", half >= 0 ? half : 0);
 		}
-		alloclab_results_free(r);
+		alloclab_store_run_row_clear(&r);
 	}
 	free(ids);
 	return rc;

@@ -30,9 +30,10 @@ void alloclab_history_change_text(enum alloclab_ab_metric m, const struct allocl
 json_t *alloclab_history_json(const struct alloclab_history_view *v);
 
 /* Every run of the store, oldest first: when, where, and each cell's
- * level with its ±95%. 0, or -1 with err. */
-int alloclab_history_print_runs(struct alloclab_store *s, alloclab_report_checker check, FILE *out, char *err,
-				size_t err_len);
+ * level with its ±95%, from the store's rows (its documents are not
+ * read: a listing of thousands of runs would parse them all). 0, or -1
+ * with err. */
+int alloclab_history_print_runs(struct alloclab_store *s, FILE *out, char *err, size_t err_len);
 
 void alloclab_history_print_outcome(const struct alloclab_history_outcome *o, const char *db, FILE *out);
 void alloclab_bisect_print(const struct alloclab_bisect_outcome *o, enum alloclab_ab_metric metric, FILE *out);

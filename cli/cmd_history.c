@@ -156,7 +156,7 @@ static int cmd_show(int argc, char **argv)
 	free(repos);
 	if (rc == 0 && repo == NULL && nrepos == 0) {
 		/* Runs kept without a repository: each, as it was measured. */
-		rc = alloclab_history_print_runs(s, alloclab_workload_check_report, stdout, err, sizeof err);
+		rc = alloclab_history_print_runs(s, stdout, err, sizeof err);
 	} else if (rc == 0) {
 		struct alloclab_history_view view = {.name_rows = alloclab_row_names, .check = alloclab_workload_check_report};
 		rc = alloclab_history_view_load(s, repo, &view, err, sizeof err);

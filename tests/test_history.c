@@ -148,6 +148,58 @@ static void distinct_runs(const char *dir, int n)
 	json_decref(doc);
 }
 
+/* The level the runs' listing prints for a file's first cell: the mean of
+ * its processes' mean values, as "%.4g METRIC". */
+static void first_cell_level(const json_t *doc, char *out, size_t len)
+{
+	json_t *cell = json_array_get(json_object_get(doc, "cells"), 0), *proc, *v;
+	const char *metric = json_string_value(json_object_get(cell, "metric"));
+	size_t i, k, nprocs = 0;
+	double means = 0;
+	cr_assert_not_null(metric);
+	json_array_foreach(json_object_get(cell, "runs"), i, proc) {
+		double sum = 0;
+		size_t n = 0;
+		json_array_foreach(json_object_get(proc, "values"), k, v) {
+			sum += json_number_value(json_object_get(v, metric));
+			n++;
+		}
+		if (n) {
+			means += sum / (double)n;
+			nprocs++;
+		}
+	}
+	cr_assert_gt(nprocs, 0);
+	snprintf(out, len, "%.4g %s", means / (double)nprocs, metric);
+}
+
+/* The listing of a store's runs reads its rows, never the documents: with
+ * every document damaged it still says each run's date, alloclab's
+ * version and each cell's level, as the file had them. */
+Test(history, the_runs_listing_reads_the_rows_not_the_documents, .timeout = 120)
+{
+	char *dir = scratch_dir(), level[128];
+	quick_run(dir, "run.json");
+	json_t *doc = json_load_file(path_in(dir, "run.json"), 0, NULL);
+	cr_assert_not_null(doc);
+	json_t *meta = json_object_get(doc, "metadata");
+	json_object_set_new(meta, "date", json_string("2031-05-06T07:08:09Z"));
+	json_object_set_new(meta, "alloclab_version", json_string("9.8.7-listed"));
+	cr_assert_eq(json_dump_file(doc, path_in(dir, "dated.json"), JSON_COMPACT), 0);
+	first_cell_level(doc, level, sizeof level);
+	json_decref(doc);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "add", "dated.json", "--db", "h.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	sh("cd %s && sqlite3 h.db 'UPDATE run SET document = zeroblob(16);'", dir);
+	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "h.db", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "run 1, 2031-05-06T07:08:09Z on ") != NULL, "the run's date: %s", r.out);
+	cr_expect(strstr(r.out, "(alloclab 9.8.7-listed)\n") != NULL, "alloclab's version: %s", r.out);
+	cr_expect(strstr(r.out, level) != NULL, "the cell's level, %s: %s", level, r.out);
+	cmd_result_free(&r);
+}
+
 Test(history, many_writers_at_once_lose_no_run, .timeout = 300)
 {
 	char *dir = scratch_dir(), exe[4200];

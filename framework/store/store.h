@@ -124,4 +124,28 @@ struct alloclab_results *alloclab_store_load_run(struct alloclab_store *s, int64
  * telling series apart. */
 int alloclab_store_run_machine(struct alloclab_store *s, int64_t id, char *out, size_t len, char *err, size_t err_len);
 
+/* A run's cell as its rows say it (runs.c). */
+struct alloclab_store_cell_row {
+	char *label, *workload, *params, *metric, *status; /* as the cell table has them */
+	unsigned threads;
+	char *sha256, *source_commit;                        /* its build's; "" unknown */
+	double *process_means; /* each process's mean value (per_op), processes without values left out */
+	size_t nprocesses;
+};
+
+/* A run as its rows say it, its document not read: what a listing of
+ * every run prints. */
+struct alloclab_store_run_row {
+	int64_t id;
+	char *date, *alloclab_version;
+	char machine[1200]; /* as alloclab_store_run_machine says it */
+	struct alloclab_store_cell_row *cells; /* in the run's order */
+	size_t ncells;
+};
+
+/* 0 with *out (alloclab_store_run_row_clear frees it), or -1 with err. */
+int alloclab_store_run_row(struct alloclab_store *s, int64_t id, struct alloclab_store_run_row *out, char *err,
+			   size_t err_len);
+void alloclab_store_run_row_clear(struct alloclab_store_run_row *r);
+
 #endif
