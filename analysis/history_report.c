@@ -208,8 +208,10 @@ int alloclab_history_print_runs(struct alloclab_store *s, FILE *out, char *err, 
 				cell->source_commit);
 			if (level < 0)
 				fprintf(out, "%s\n", strcmp(cell->status, "error") == 0 ? "error" : "not measured");
+			else if (half < 0) /* one process: no interval */
+				fprintf(out, "%.4g %s\n", level, cell->metric);
 			else
-				fprintf(out, "%.4g %s%s%.1f%%\n", level, cell->metric, half >= 0 ? " ±" : "", half >= 0 ? half : 0);
+				fprintf(out, "%.4g %s ±%.1f%%\n", level, cell->metric, half);
 		}
 		alloclab_store_run_row_clear(&r);
 	}

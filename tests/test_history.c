@@ -198,6 +198,23 @@ Test(history, the_runs_listing_reads_the_rows_not_the_documents, .timeout = 120)
 	cr_expect(strstr(r.out, "(alloclab 9.8.7-listed)\n") != NULL, "alloclab's version: %s", r.out);
 	cr_expect(strstr(r.out, level) != NULL, "the cell's level, %s: %s", level, r.out);
 	cmd_result_free(&r);
+	/* One process has no interval: its level ends the line. */
+	r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "churn:ops=2000", "-n", "1", "-v", "1", "-q",
+						     "-o", "one.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	doc = json_load_file(path_in(dir, "one.json"), 0, NULL);
+	cr_assert_not_null(doc);
+	first_cell_level(doc, level, sizeof level);
+	json_decref(doc);
+	strcat(level, "\n");
+	r = run_alloclab(dir, (const char *const[]){"history", "add", "one.json", "--db", "one.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "one.db", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, level) != NULL, "%s", r.out);
+	cmd_result_free(&r);
 }
 
 Test(history, many_writers_at_once_lose_no_run, .timeout = 300)
