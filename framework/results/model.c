@@ -324,6 +324,20 @@ double alloclab_pair_ratio(const struct alloclab_process *p, const struct allocl
 	return exp(sum / p->nvalues);
 }
 
+int alloclab_pair_ratio_holds(const struct alloclab_process *p, const struct alloclab_process *ref)
+{
+	double ratio = alloclab_pair_ratio(p, ref);
+	return ratio > 0 && p->pair_ratio > 0 && fabs(p->pair_ratio - ratio) <= 1e-6 * ratio;
+}
+
+const struct alloclab_process *alloclab_pair_partner(const struct alloclab_cell *c, const struct alloclab_process *p)
+{
+	for (unsigned q = 0; q < c->nprocs; q++)
+		if (c->procs[q].index == p->index)
+			return &c->procs[q];
+	return NULL;
+}
+
 /* ---- invariants ---- */
 
 #define WHY(...) (why ? snprintf(why, why_len, __VA_ARGS__) : 0, 0)

@@ -259,17 +259,14 @@ static int check_pair_processes(const struct alloclab_results_reader *rd, const 
 				const struct alloclab_cell *ref, const char *where)
 {
 	for (unsigned p = 0; p < c->nprocs; p++) {
-		const struct alloclab_process *mine = &c->procs[p], *theirs = NULL;
-		for (unsigned q = 0; q < ref->nprocs && theirs == NULL; q++)
-			if (ref->procs[q].index == mine->index)
-				theirs = &ref->procs[q];
+		const struct alloclab_process *mine = &c->procs[p], *theirs = alloclab_pair_partner(ref, mine);
 		if (theirs == NULL || theirs->nvalues != mine->nvalues)
 			return alloclab_results_bad(rd, where, K_RUNS, "process %u has no partner of its round in %s's cell",
 						    mine->index, ref->plugin);
-		double ratio = alloclab_pair_ratio(mine, theirs);
-		if (!(mine->pair_ratio > 0) || fabs(mine->pair_ratio - ratio) > 1e-6 * ratio)
+		if (!alloclab_pair_ratio_holds(mine, theirs))
 			return alloclab_results_bad(rd, where, K_RUNS, "process %u's pair_ratio %g is not what its values "
-						    "and its partner's give (%g)", mine->index, mine->pair_ratio, ratio);
+						    "and its partner's give (%g)", mine->index, mine->pair_ratio,
+						    alloclab_pair_ratio(mine, theirs));
 	}
 	return 0;
 }

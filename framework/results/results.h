@@ -416,10 +416,21 @@ int alloclab_results_consistent(const struct alloclab_results *r, char *why, siz
  * workload, parameters, threads and alignment. */
 const struct alloclab_cell *alloclab_pair_reference(const struct alloclab_results *r, const struct alloclab_cell *c);
 
-/* The paired ratio of process p of cell c against the reference's process
- * ref of the same round: the geometric mean over values of their per_op
- * ratios; 0 when their values differ in number. */
+/* The paired ratio of process p against process ref of the same round
+ * (the reference's, for p's pair_ratio; another plugin's, to compare two
+ * plugins of one group): the geometric mean over values of their per_op
+ * ratios; 0 when their values differ in number. The one place it is
+ * computed, so that a run, the reader and the statistics agree on it. */
 double alloclab_pair_ratio(const struct alloclab_process *p, const struct alloclab_process *ref);
+
+/* Whether p's stored pair_ratio is what alloclab_pair_ratio gives against
+ * ref, to within what another order of the same arithmetic moves it: a
+ * file's ratio is believed only when its values give it. */
+int alloclab_pair_ratio_holds(const struct alloclab_process *p, const struct alloclab_process *ref);
+
+/* The process of cell c measured in the same round as p (the same index:
+ * side by side with it), or NULL. */
+const struct alloclab_process *alloclab_pair_partner(const struct alloclab_cell *c, const struct alloclab_process *p);
 
 /* ---- walking a cell's reports ---- */
 

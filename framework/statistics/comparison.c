@@ -192,8 +192,8 @@ static enum alloclab_quantity quantity_of(const struct alloclab_compare_opts *o,
 }
 
 /* Both cells of one paired run (run --paired): the ratios of their times
- * in the same processes, each process's pair_ratio over the base's of the
- * same round (statistics/pairs.h). 0 with *st filled, or -1 when they were
+ * in the same processes, each process's over the base's of the same round
+ * (statistics/pairs.h). 0 with *st filled, or -1 when they were
  * not measured side by side. */
 static int paired_stat(const struct building *k, size_t c, const struct alloclab_cell *cell,
 		       const struct alloclab_cell *other, struct alloclab_pair_stat *st)

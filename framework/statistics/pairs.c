@@ -151,11 +151,12 @@ int alloclab_pair_stat_between(const struct alloclab_cell *base, const struct al
 	size_t n = 0;
 	if (r == NULL)
 		return -1;
-	for (unsigned p = 0; p < other->nprocs; p++)
-		for (unsigned q = 0; q < base->nprocs; q++)
-			if (base->procs[q].index == other->procs[p].index && base->procs[q].pair_ratio > 0 &&
-			    other->procs[p].pair_ratio > 0)
-				r[n++] = other->procs[p].pair_ratio / base->procs[q].pair_ratio;
+	for (unsigned p = 0; p < other->nprocs; p++) {
+		const struct alloclab_process *b = alloclab_pair_partner(base, &other->procs[p]);
+		double ratio = b ? alloclab_pair_ratio(&other->procs[p], b) : 0;
+		if (ratio > 0)
+			r[n++] = ratio;
+	}
 	alloclab_pair_stat_of(r, n, out);
 	free(r);
 	return n ? 0 : -1;

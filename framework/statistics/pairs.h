@@ -55,7 +55,7 @@ int alloclab_pair_stat(const struct alloclab_cell *c, struct alloclab_pair_stat 
 
 /* Two paired cells of one run with one reference (alloclab_pair_reference
  * gives both the same cell): other's time over base's, process by process
- * (the ratio of their pair ratios of the same round). -1 when not. */
+ * (alloclab_pair_ratio of their processes of the same round). -1 when not. */
 int alloclab_pair_stat_between(const struct alloclab_cell *base, const struct alloclab_cell *other,
 			       struct alloclab_pair_stat *out);
 
