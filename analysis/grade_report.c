@@ -6,7 +6,7 @@
 #include "base/json_text.h"
 #include "base/shell_word.h"
 #include "files/output_path.h"
-#include "grade/journal.h"
+#include "grade/grade_journal.h"
 #include "statistics/pairs.h"
 
 #include <jansson.h>

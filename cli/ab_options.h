@@ -9,7 +9,7 @@
 #define ALLOCLAB_AB_OPTIONS_H
 
 #include "history/ab.h"
-#include "history/build.h"
+#include "history/plugin_build.h"
 #include "run/runner.h"
 
 #include <stddef.h>

@@ -4,7 +4,7 @@
  * peak memory; one table (analysis/ab_report.h); with --fail-above, an exit
  * status a CI job can act on. BASE and HEAD are plugin files, source
  * folders alloclab builds, or with --repo revisions of a repository, each
- * built in a worktree of its own (framework/history/build.h).
+ * built in a worktree of its own (framework/history/plugin_build.h).
  */
 #define _GNU_SOURCE 1
 #include "cli.h"
@@ -14,7 +14,7 @@
 #include "base/lengths.h"
 #include "base/shell_word.h"
 #include "files/self_exe.h"
-#include "history/build.h"
+#include "history/plugin_build.h"
 #include "process/child.h"
 
 #include <dirent.h>

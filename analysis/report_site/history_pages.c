@@ -18,7 +18,7 @@
 /* The newest commits the index lists (all are on commits.html). */
 #define INDEX_COMMITS 30
 
-struct hsite {
+struct history_site {
 	struct alloclab_site *s;
 	struct alloclab_store *store;
 	const char *db;
@@ -45,7 +45,7 @@ static void commit_link(FILE *f, const struct alloclab_commit *c)
 	fputs("</span>", f);
 }
 
-static int run_made(const struct hsite *h, int64_t id)
+static int run_made(const struct history_site *h, int64_t id)
 {
 	for (size_t i = 0; i < h->nmade; i++)
 		if (h->made[i] == id)
@@ -69,7 +69,7 @@ static void point_verdict(const struct alloclab_history_series *s, const struct 
 }
 
 /* The step cells of a point: over which commit, ratio, interval, verdict. */
-static void step_cells(FILE *f, const struct hsite *h, const struct alloclab_history_series *s,
+static void step_cells(FILE *f, const struct history_site *h, const struct alloclab_history_series *s,
 		       const struct alloclab_history_point *p)
 {
 	char text[128];
@@ -112,7 +112,7 @@ static void level_cell(FILE *f, const struct alloclab_history_series *s, const s
 }
 
 /* The newest point of every series with its step: the latest verdict. */
-static void latest_table(FILE *f, const struct hsite *h)
+static void latest_table(FILE *f, const struct history_site *h)
 {
 	fputs("<h2 id=\"latest\">Latest verdicts</h2>\n<p class=\"lead\">Each series' newest commit over the one before it, "
 	      "measured side by side (alloclab ab), with its 95% interval.</p>\n<div class=\"table-wrap\"><table "
@@ -146,7 +146,7 @@ static void latest_table(FILE *f, const struct hsite *h)
 	fputs("</tbody></table></div>\n", f);
 }
 
-static void changes_table(FILE *f, const struct hsite *h)
+static void changes_table(FILE *f, const struct history_site *h)
 {
 	size_t n = 0;
 	fputs("<h2 id=\"changes\">Change points</h2>\n<p class=\"lead\">Time and memory: steps their interval resolves, "
@@ -189,7 +189,7 @@ static void changes_table(FILE *f, const struct hsite *h)
 }
 
 /* What changed at a commit, in words ("" nothing). */
-static void commit_changes(const struct hsite *h, size_t commit, char *out, size_t len)
+static void commit_changes(const struct history_site *h, size_t commit, char *out, size_t len)
 {
 	size_t used = 0;
 	out[0] = '\0';
@@ -212,7 +212,7 @@ static const char *state_name(enum alloclab_commit_state st)
 }
 
 /* The commits, newest first, from commits[first] down. */
-static void commits_table(FILE *f, const struct hsite *h, size_t shown)
+static void commits_table(FILE *f, const struct history_site *h, size_t shown)
 {
 	fputs("<div class=\"table-wrap\"><table class=\"sortable filterable commits\"><thead><tr><th>#</th><th>commit</th>"
 	      "<th>subject</th><th data-filter>state</th><th data-filter>change</th><th>what changed</th></tr></thead>"
@@ -240,7 +240,7 @@ static void commits_table(FILE *f, const struct hsite *h, size_t shown)
 	fputs("</tbody></table></div>\n", f);
 }
 
-static void history_head(FILE *f, const struct hsite *h)
+static void history_head(FILE *f, const struct history_site *h)
 {
 	size_t measured = 0, broken = 0;
 	for (size_t i = 0; i < h->v.ncommits; i++) {
@@ -259,7 +259,7 @@ static void history_head(FILE *f, const struct hsite *h)
 	fputs("</p>\n", f);
 }
 
-static int index_page(struct hsite *h, struct alloclab_page_figures *charts, char *err, size_t err_len)
+static int index_page(struct history_site *h, struct alloclab_page_figures *charts, char *err, size_t err_len)
 {
 	FILE *f = alloclab_site_open(h->s, "index.html", err, err_len);
 	char title[700];
@@ -291,7 +291,7 @@ static int index_page(struct hsite *h, struct alloclab_page_figures *charts, cha
 	return alloclab_site_close(f, "index.html", err, err_len);
 }
 
-static int commits_page(struct hsite *h, char *err, size_t err_len)
+static int commits_page(struct history_site *h, char *err, size_t err_len)
 {
 	FILE *f = alloclab_site_open(h->s, "commits.html", err, err_len);
 	if (f == NULL)
@@ -305,7 +305,7 @@ static int commits_page(struct hsite *h, char *err, size_t err_len)
 }
 
 /* Its step on every series. */
-static void commit_steps(FILE *f, const struct hsite *h, size_t commit)
+static void commit_steps(FILE *f, const struct history_site *h, size_t commit)
 {
 	int any = 0;
 	for (size_t i = 0; i < h->v.nseries; i++)
@@ -334,7 +334,7 @@ static void commit_steps(FILE *f, const struct hsite *h, size_t commit)
 }
 
 /* Links to its runs' pages, by kind. */
-static void commit_runs(FILE *f, const struct hsite *h, const struct alloclab_commit *c)
+static void commit_runs(FILE *f, const struct history_site *h, const struct alloclab_commit *c)
 {
 	fputs("<h2>Its runs</h2>\n<ul>\n", f);
 	int any = 0;
@@ -369,7 +369,7 @@ static void commit_runs(FILE *f, const struct hsite *h, const struct alloclab_co
 	fputs("</ul>\n", f);
 }
 
-static int commit_page(struct hsite *h, size_t i, char *err, size_t err_len)
+static int commit_page(struct history_site *h, size_t i, char *err, size_t err_len)
 {
 	const struct alloclab_commit *c = &h->v.commits[i];
 	char file[64], title[200];
@@ -415,7 +415,7 @@ static int commit_page(struct hsite *h, size_t i, char *err, size_t err_len)
 }
 
 /* A run's page: the run read back from the store and checked again. */
-static int run_page(struct hsite *h, int64_t id, const char *up, const char *up_text, char *err, size_t err_len)
+static int run_page(struct history_site *h, int64_t id, const char *up, const char *up_text, char *err, size_t err_len)
 {
 	char file[64], stem[64], source[ALLOCLAB_PATH_LEN];
 	if (run_made(h, id))
@@ -440,7 +440,7 @@ static int run_page(struct hsite *h, int64_t id, const char *up, const char *up_
 
 /* Which commits' runs get pages: the newest run_pages measured ones
  * and every change point (all: run_pages 0). */
-static void choose_run_commits(struct hsite *h)
+static void choose_run_commits(struct history_site *h)
 {
 	size_t newest = 0;
 	h->with_runs = calloc(h->v.ncommits + 1, 1);
@@ -457,7 +457,7 @@ static void choose_run_commits(struct hsite *h)
 				h->with_runs[h->v.series[s].points[k].commit] = 1;
 }
 
-static int commit_run_pages(struct hsite *h, size_t i, char *err, size_t err_len)
+static int commit_run_pages(struct history_site *h, size_t i, char *err, size_t err_len)
 {
 	const struct alloclab_commit *c = &h->v.commits[i];
 	char file[64], text[64];
@@ -477,7 +477,7 @@ static int commit_run_pages(struct hsite *h, size_t i, char *err, size_t err_len
 	return 0;
 }
 
-static int repository_site(struct hsite *h, char *err, size_t err_len)
+static int repository_site(struct history_site *h, char *err, size_t err_len)
 {
 	struct alloclab_page_figures charts;
 	alloclab_page_figures_init(&charts, "history");
@@ -504,7 +504,7 @@ static int repository_site(struct hsite *h, char *err, size_t err_len)
 }
 
 /* A store of runs alone: an index of them, newest first, and their pages. */
-static int runs_site(struct hsite *h, char *err, size_t err_len)
+static int runs_site(struct history_site *h, char *err, size_t err_len)
 {
 	int64_t *ids = NULL;
 	size_t n = 0;
@@ -568,7 +568,7 @@ static int runs_site(struct hsite *h, char *err, size_t err_len)
 int alloclab_history_site(struct alloclab_site *s, struct alloclab_store *store, const char *db,
 			  const struct alloclab_report_options *o, char *err, size_t err_len)
 {
-	struct hsite h = {.s = s, .store = store, .db = db, .o = o};
+	struct history_site h = {.s = s, .store = store, .db = db, .o = o};
 	char **repos = NULL;
 	size_t nrepos = 0;
 	if (alloclab_store_repos(store, &repos, &nrepos, err, err_len) != 0)

@@ -8,7 +8,7 @@
  */
 #define _GNU_SOURCE 1
 #include "grade/inside.h"
-#include "grade/build.h"
+#include "grade/submission_build.h"
 #include "check/check.h"
 
 #include <jansson.h>

@@ -4,14 +4,14 @@
  * check cases and, where it passes them, timed against a reference plugin
  * side by side, every step of it in a sandbox (process/sandbox.h). One row
  * per submission, written to the grading's journal the moment it is known
- * (journal.h), so that nothing a submission does (a crash, a hang, a kill
+ * (grade_journal.h), so that nothing a submission does (a crash, a hang, a kill
  * of the grader) loses another's row; the table and the files for a
  * gradebook are made from the journal (analysis/grade_report.h).
  *
  * The room's parts: submission.h (what an argument is, and its row's
  * name), inside.h (what runs in the sandbox: build, check, measure, and
  * the events it reports), events.c (the one reader of those events),
- * journal.h (rows on disk), grader.c (the loop).
+ * grade_journal.h (rows on disk), grader.c (the loop).
  */
 #ifndef ALLOCLAB_GRADE_H
 #define ALLOCLAB_GRADE_H

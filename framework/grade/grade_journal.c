@@ -1,6 +1,6 @@
-/* A grading's journal and its rows as JSON. See journal.h and grade.h. */
+/* A grading's journal and its rows as JSON. See grade_journal.h and grade.h. */
 #define _GNU_SOURCE 1
-#include "grade/journal.h"
+#include "grade/grade_journal.h"
 #include "base/invariant.h"
 #include "base/json_text.h"
 

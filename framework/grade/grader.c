@@ -6,7 +6,7 @@
 #define _GNU_SOURCE 1
 #include "grade/grade.h"
 #include "grade/inside.h"
-#include "grade/journal.h"
+#include "grade/grade_journal.h"
 #include "grade/submission.h"
 #include "files/output_path.h"
 #include "files/scratch.h"

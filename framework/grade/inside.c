@@ -4,7 +4,7 @@
  */
 #define _GNU_SOURCE 1
 #include "grade/inside.h"
-#include "grade/build.h"
+#include "grade/submission_build.h"
 #include "base/json_text.h"
 #include "check/check.h"
 #include "check/probe.h"

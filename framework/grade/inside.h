@@ -1,7 +1,7 @@
 /*
  * What runs inside a submission's sandbox (`alloclab __grade-inside`,
  * started by the grader): the submission copied to a folder of its own,
- * built (build.h), loaded, put through the level's cases with one deadline
+ * built (submission_build.h), loaded, put through the level's cases with one deadline
  * for all of them, and, where every case passed, measured against the
  * reference side by side (the runner, paired, called in a supervised
  * child: run/runner.h). It reports as it goes, one

@@ -1,6 +1,6 @@
-/* Building a submission. See build.h. */
+/* Building a submission. See submission_build.h. */
 #define _GNU_SOURCE 1
-#include "grade/build.h"
+#include "grade/submission_build.h"
 #include "build/step.h"
 #include "base/lengths.h"
 #include "process/child.h"

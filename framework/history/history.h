@@ -17,7 +17,7 @@
 #define ALLOCLAB_HISTORY_H
 
 #include "history/ab.h"
-#include "history/build.h"
+#include "history/plugin_build.h"
 #include "store/store.h"
 
 /* The longest folder a history works in (its builds and steps go below). */

@@ -1,6 +1,6 @@
-/* A side as a plugin file, built where it must be. See build.h. */
+/* A side as a plugin file, built where it must be. See plugin_build.h. */
 #define _GNU_SOURCE 1
-#include "history/build.h"
+#include "history/plugin_build.h"
 
 #include "files/self_exe.h"
 #include "history/revision.h"

@@ -5,7 +5,7 @@
  * revision a user names comes after --end-of-options (a name that looks
  * like an option is a name), and the repository's hooks and file-system
  * monitor are switched off for every call: nothing a repository holds is
- * run, only the build command the user gave (build.h).
+ * run, only the build command the user gave (plugin_build.h).
  */
 #ifndef ALLOCLAB_REVISION_H
 #define ALLOCLAB_REVISION_H

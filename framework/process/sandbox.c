@@ -100,7 +100,7 @@ struct args {
 	int failed;
 };
 
-static void add(struct args *a, const char *word)
+static void add_word(struct args *a, const char *word)
 {
 	if (a->n + 2 > a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 128;
@@ -117,8 +117,15 @@ static void add(struct args *a, const char *word)
 	a->v[++a->n] = NULL;
 }
 
-static void add2(struct args *a, const char *x, const char *y) { add(a, x), add(a, y); }
-static void add3(struct args *a, const char *x, const char *y, const char *z) { add(a, x), add(a, y), add(a, z); }
+/* bwrap's options take one value ("--tmpfs DIR") or two ("--ro-bind FROM TO"). */
+static void add_flag_value(struct args *a, const char *flag, const char *value)
+{
+	add_word(a, flag), add_word(a, value);
+}
+static void add_flag_pair(struct args *a, const char *flag, const char *from, const char *to)
+{
+	add_word(a, flag), add_word(a, from), add_word(a, to);
+}
 
 static void args_free(struct args *a)
 {
@@ -145,13 +152,13 @@ static void add_system(struct args *a)
 		ssize_t n = S_ISLNK(st.st_mode) ? readlink(*d, target, sizeof target - 1) : -1;
 		if (n > 0) {
 			target[n] = '\0';
-			add3(a, "--symlink", target, *d);
+			add_flag_pair(a, "--symlink", target, *d);
 		} else if (S_ISDIR(st.st_mode)) {
-			add3(a, "--ro-bind", *d, *d);
+			add_flag_pair(a, "--ro-bind", *d, *d);
 		}
 	}
 	for (const char *const *f = etc_files; *f; f++)
-		add3(a, "--ro-bind-try", *f, *f);
+		add_flag_pair(a, "--ro-bind-try", *f, *f);
 }
 
 /* Where a host path is seen inside when a bind (src at dest) holds it:
@@ -178,10 +185,10 @@ static void add_hides(struct args *a, const struct alloclab_sandbox *sb, const c
 			if (src[0] == '\0' || !seen_at(real, src, dest, inside, sizeof inside))
 				continue;
 			if (S_ISDIR(st.st_mode)) {
-				add2(a, "--tmpfs", inside);
-				add2(a, "--remount-ro", inside);
+				add_flag_value(a, "--tmpfs", inside);
+				add_flag_value(a, "--remount-ro", inside);
 			} else {
-				add3(a, "--ro-bind", "/dev/null", inside);
+				add_flag_pair(a, "--ro-bind", "/dev/null", inside);
 			}
 		}
 	}
@@ -196,45 +203,45 @@ static int build_args(const struct alloclab_sandbox *sb, const char *bwrap, cons
 	char num[64];
 	if (srcs == NULL)
 		return -1;
-	add(a, bwrap);
-	add(a, "--unshare-all");
-	add(a, "--unshare-user");
-	add(a, "--disable-userns");
-	add(a, "--die-with-parent");
-	add(a, "--new-session");
-	add2(a, "--hostname", "sandbox");
-	add(a, "--clearenv");
+	add_word(a, bwrap);
+	add_word(a, "--unshare-all");
+	add_word(a, "--unshare-user");
+	add_word(a, "--disable-userns");
+	add_word(a, "--die-with-parent");
+	add_word(a, "--new-session");
+	add_flag_value(a, "--hostname", "sandbox");
+	add_word(a, "--clearenv");
 	for (const char *const *e = sb->env; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 		char name[256];
 		if (eq == NULL || (size_t)(eq - *e) >= sizeof name)
 			continue;
 		snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
-		add3(a, "--setenv", name, eq + 1);
+		add_flag_pair(a, "--setenv", name, eq + 1);
 	}
 	add_system(a);
-	add2(a, "--proc", "/proc");
+	add_flag_value(a, "--proc", "/proc");
 	/* /dev of the harmless devices, read-only but for a small /dev/shm:
 	 * bwrap's own is a tmpfs as large as half the memory. */
-	add2(a, "--dev", "/dev");
-	add2(a, "--remount-ro", "/dev");
-	add3(a, "--size", "67108864", "--tmpfs"), add(a, "/dev/shm");
-	add3(a, "--size", "67108864", "--tmpfs"), add(a, "/tmp");
+	add_flag_value(a, "--dev", "/dev");
+	add_flag_value(a, "--remount-ro", "/dev");
+	add_flag_pair(a, "--size", "67108864", "--tmpfs"), add_word(a, "/dev/shm");
+	add_flag_pair(a, "--size", "67108864", "--tmpfs"), add_word(a, "/tmp");
 	snprintf(num, sizeof num, "%llu", (unsigned long long)sb->work_bytes);
-	add3(a, "--size", num, "--tmpfs"), add(a, sb->work);
+	add_flag_pair(a, "--size", num, "--tmpfs"), add_word(a, sb->work);
 	for (size_t i = 0; i < sb->nbinds; i++) {
 		char staged[ALLOCLAB_PATH_PLUS_LEN];
 		if (realpath(sb->binds[i].src, srcs[i]) == NULL)
 			srcs[i][0] = '\0';
 		snprintf(staged, sizeof staged, "%s/%zu", stage, i);
-		add3(a, "--ro-bind", stage[0] ? staged : sb->binds[i].src, sb->binds[i].dest);
+		add_flag_pair(a, "--ro-bind", stage[0] ? staged : sb->binds[i].src, sb->binds[i].dest);
 	}
 	add_hides(a, sb, (const char (*)[PATH_MAX])srcs);
 	free(srcs);
-	add2(a, "--chdir", sb->work);
-	add(a, "--");
+	add_flag_value(a, "--chdir", sb->work);
+	add_word(a, "--");
 	for (char *const *w = argv; *w; w++)
-		add(a, *w);
+		add_word(a, *w);
 	return a->failed ? -1 : 0;
 }
 

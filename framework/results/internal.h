@@ -66,7 +66,7 @@ json_t *alloclab_results_timeline_json(const struct alloclab_memory_timeline *t)
 int alloclab_results_read_timeline(const struct alloclab_results_reader *rd, const json_t *obj, const char *where,
 				   const char *field, struct alloclab_memory_timeline **out);
 
-/* Applies PATH.journal's lines to an incomplete document (journal.c). */
+/* Applies PATH.journal's lines to an incomplete document (run_journal.c). */
 void alloclab_results_fold_journal(struct alloclab_results *r, const struct alloclab_results_reader *rd);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * The run room's own: a run's plan and state, shared by the runner
- * (runner.c) and its paired comparisons (pairs.c). Nothing outside the
+ * (runner.c) and its paired comparisons (pair_slots.c). Nothing outside the
  * room uses it.
  */
 #ifndef ALLOCLAB_RUN_INTERNAL_H
@@ -57,7 +57,7 @@ struct alloclab_run {
 	struct alloclab_cpu_share others;
 };
 
-/* ---- pairs.c ---- */
+/* ---- pair_slots.c ---- */
 
 /* The group from --paired / --pair, checked against the run's labelled
  * plugins and refused in one line (0, or -1 after printing it); then

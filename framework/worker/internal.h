@@ -61,7 +61,7 @@ struct thread_host {
 /* A stats callback putting every statistic into a JSON object (arg). */
 void alloclab_worker_collect_stat(void *arg, const char *name, uint64_t value);
 
-/* The services (services.c). */
+/* The services (thread_services.c). */
 void alloclab_worker_sync(struct alloclab_workload_thread *t);
 json_t *alloclab_worker_placement(struct alloclab_workload_thread *t, const uintptr_t *addr, const size_t *size,
 				  size_t n);
