@@ -12,6 +12,8 @@ checked rather than remembered:
   functions  a comment or a doc that names one of the project's functions
              (alloclab_*, obm_*, or any name written as name()) names one
              that some file's code (not a comment) has
+  readme     README.md holds at most 400 lines, and its Layout table has a
+             row for every top-level folder of the project
 
 Names of things outside the project (CPython's files, libc's headers, a
 program a benchmark runs) are listed below with why; placeholders in capitals
@@ -177,11 +179,42 @@ def main():
         # project's own (alloclab_*, obm_*); a doc's "malloc()" is C's.
         check_names(f, texts[f], prose[f] if not f.endswith(".md") else
                     [" ".join(re.findall(r"\b(?:alloclab|obm)_\w+\b", texts[f]))], defined)
+    check_readme()
     for p in problems:
         print(p)
     if problems:
         sys.exit(1)
     print(f"comments: ok ({len(prose)} files)")
+
+
+README_MAX_LINES = 400
+
+
+def check_readme():
+    path = os.path.join(ROOT, "README.md")
+    text = open(path, errors="replace").read()
+    lines = text.count("\n")
+    if lines > README_MAX_LINES:
+        problems.append(f"README.md: {lines} lines (at most {README_MAX_LINES}: the rest belongs in docs/)")
+    m = re.search(r"^## Layout\n(.*?)(?=^## )", text, re.S | re.M)
+    if not m:
+        problems.append("README.md: no '## Layout' section")
+        return
+    rows = set(re.findall(r"^\| `([^`/]+)/", m.group(1), re.M))
+    # What the project ignores (its build folders, a run's results) is
+    # no folder of the project.
+    ignored = {".git"}
+    if os.path.isfile(os.path.join(ROOT, ".gitignore")):
+        for line in open(os.path.join(ROOT, ".gitignore")):
+            line = line.strip()
+            if line.startswith("/") and line.endswith("/") and "*" not in line:
+                ignored.add(line.strip("/"))
+    for name in sorted(os.listdir(ROOT)):
+        full = os.path.join(ROOT, name)
+        if not os.path.isdir(full) or name in ignored or name.startswith("build-"):
+            continue
+        if name not in rows and any(os.scandir(full)):
+            problems.append(f"README.md: the Layout table has no row for {name}/")
 
 
 main()
