@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE 1
 #include "grade/grade.h"
+#include "base/clock.h"
 #include "grade/inside.h"
 #include "grade/grade_journal.h"
 #include "grade/submission.h"
@@ -28,13 +29,6 @@
 #define SANDBOX_PROCESSES 256
 #define ADDRESS_SPACE (16ull << 30)
 #define FILE_SIZE (256ull << 20)
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 void alloclab_grade_file_stem(size_t index, const char *name, char *out, size_t len)
 {
@@ -209,7 +203,7 @@ static int grade_one(const struct alloclab_grade_job *job, const struct alloclab
 		     struct alloclab_grade_row *row, char *err, size_t err_len)
 {
 	const struct alloclab_submission *sub = &subs[at];
-	double start = now_s();
+	double start = alloclab_now_s();
 	memset(row, 0, sizeof *row);
 	snprintf(row->name, sizeof row->name, "%s", sub->name);
 	snprintf(row->path, sizeof row->path, "%s", sub->arg);
@@ -241,7 +235,7 @@ static int grade_one(const struct alloclab_grade_job *job, const struct alloclab
 	}
 	alloclab_grade_events_read(res.output, res.output_len, job->settings->level, ended, row, &log);
 	alloclab_child_result_free(&res);
-	row->seconds = now_s() - start;
+	row->seconds = alloclab_now_s() - start;
 	if (log && log[0]) {
 		char stem[300];
 		alloclab_grade_file_stem(at, row->name, stem, sizeof stem);
