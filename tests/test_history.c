@@ -17,6 +17,8 @@
 
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +328,105 @@ Test(history, a_store_of_schema_2_gets_its_runs_pair_references, .timeout = 120)
 		    sizeof line);
 	cr_expect_str_eq(line, "ref NULL NULL", "migrated: %s", line);
 	cr_expect_eq(runs_in(dir, "old.db"), 3);
+}
+
+/* The first ```sql block of docs/reference/store.md, written to path: the
+ * query the doc shows is the one tested. */
+static void doc_query(const char *path)
+{
+	char doc[4200];
+	snprintf(doc, sizeof doc, "%s/docs/reference/store.md", source_root());
+	char *text = read_file(doc);
+	cr_assert_not_null(text, "%s", doc);
+	char *start = strstr(text, "```sql\n"), *end = start ? strstr(start + 7, "\n```") : NULL;
+	cr_assert(start && end, "%s has no ```sql block", doc);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fwrite(start + 7, 1, (size_t)(end + 1 - (start + 7)), f);
+	fclose(f);
+	free(text);
+}
+
+/* What a commit's series point should be, from the results files of the
+ * steps: the geometric mean of its build's processes' paired ratios. */
+static void expected_point(const char *dir, const char (*steps)[64], int nsteps, const char *commit, double *ratio,
+			   int *processes)
+{
+	double logs = 0;
+	*processes = 0;
+	for (int s = 0; s < nsteps; s++) {
+		char path[4400];
+		snprintf(path, sizeof path, "%s/hist/steps/%s/time.json", dir, steps[s]);
+		json_t *doc = json_load_file(path, 0, NULL), *cell, *proc;
+		cr_assert_not_null(doc, "%s", path);
+		size_t i, k;
+		json_array_foreach(json_object_get(doc, "cells"), i, cell) {
+			if (strncmp(json_string_value(json_object_get(cell, "plugin")), commit, 12) != 0)
+				continue;
+			json_array_foreach(json_object_get(cell, "runs"), k, proc) {
+				logs += log(json_number_value(json_object_get(proc, "pair_ratio")));
+				(*processes)++;
+			}
+		}
+		json_decref(doc);
+	}
+	cr_assert_gt(*processes, 0, "no process measured %s", commit);
+	*ratio = exp(logs / *processes);
+}
+
+/* The series query of docs/reference/store.md, as written there, on a
+ * store `history run` made: a row per commit in commit order, each the
+ * commit's processes' ratio to the reference as the results files have
+ * them. The first two commits build the same file: a query that joined on
+ * it rather than on the commit would mix them. */
+Test(history, the_documented_series_query_gives_each_commits_ratio, .timeout = 300)
+{
+	char *dir = scratch_dir(), repo[4300], real[PATH_MAX], build[4400], commits[3][64];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_history_repo(repo);
+	cr_assert_not_null(realpath(repo, real));
+	history_build_command(build, sizeof build);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "run", "--repo", repo, "HEAD~5..HEAD~3", "--db",
+								      "h.db", "-o", "hist", "--build", build, "--plugin",
+								      "plugin.so", "--metrics", "time", "-w", "churn:ops=20000",
+								      "-n", "2", "-v", "2", NULL});
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+	for (int i = 0; i < 3; i++) {
+		char cmd[4600];
+		snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse HEAD~%d", repo, 5 - i);
+		FILE *p = popen(cmd, "r");
+		cr_assert(p && fgets(commits[i], sizeof commits[i], p));
+		pclose(p);
+		commits[i][strcspn(commits[i], "\n")] = '\0';
+	}
+	char query[4400], cmd[9000], line[512];
+	snprintf(query, sizeof query, "%s/series.sql", dir);
+	doc_query(query);
+	snprintf(cmd, sizeof cmd,
+		 "sqlite3 -readonly -cmd \".param set :repo '%s'\" -cmd '.param set :workload churn' "
+		 "-cmd '.param set :reference system' '%s/h.db' < '%s'",
+		 real, dir, query);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	int rows = 0;
+	while (fgets(line, sizeof line, p)) {
+		long machine, ordinal;
+		int processes, want_processes;
+		char label[64];
+		double ratio, want;
+		cr_assert_lt(rows, 3, "more rows than commits: %s", line);
+		cr_assert_eq(sscanf(line, "%ld|%ld|%63[^|]|%lf|%d", &machine, &ordinal, label, &ratio, &processes), 5, "%s",
+			     line);
+		expected_point(dir, (const char(*)[64])commits + 1, 2, commits[rows], &want, &want_processes);
+		cr_expect_eq(ordinal, rows, "commit order: %s", line);
+		cr_expect(strncmp(label, commits[rows], 12) == 0 && strlen(label) == 12, "commit %d: %s", rows, line);
+		cr_expect_eq(processes, want_processes, "commit %d: %s", rows, line);
+		cr_expect(fabs(ratio - want) <= 1e-4, "commit %d: %.6f, the files say %.6f", rows, ratio, want);
+		rows++;
+	}
+	cr_expect_eq(pclose(p), 0);
+	cr_expect_eq(rows, 3, "a row per commit");
 }
 
 Test(history, ab_gates_on_a_change_of_a_few_instructions, .timeout = 300)

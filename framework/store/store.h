@@ -4,7 +4,8 @@
  * file's format (its schema, its migrations, every query); nothing else
  * opens it.
  *
- * What it holds, and what identifies each (schema.c has the tables):
+ * What it holds, and what identifies each (schema.c has the tables,
+ * docs/reference/store.md documents them for those who query the file):
  *
  *   machine  the host, its CPU model, CPUs, kernel and C library: runs of
  *            different machines are never one series
@@ -21,7 +22,9 @@
  *
  * A run's whole document is kept too (compressed), so that anything
  * derived from it (a comparison, a report page) is computed again through
- * the one validating reader, never from a second copy of its logic.
+ * the one validating reader, never from a second copy of its logic. The
+ * rows hold the values and paired ratios, for queries of the file and for
+ * listing every run without decompressing every document (runs.c).
  *
  * Files from outside are untrusted: a file that is not an alloclab store,
  * one that is damaged, or one of a newer schema is refused with one line
