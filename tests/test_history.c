@@ -631,3 +631,100 @@ Test(history, shards_measure_the_steps_and_a_last_run_keeps_them, .timeout = 600
 		     "every built commit in the series");
 	json_decref(doc);
 }
+
+/* Rewrites the repository's HEAD as signed, of the kind given ("PGP",
+ * "SSH"): a signature that no key made, which only a check would read. */
+static void sign_head(const char *repo, const char *kind)
+{
+	sh("cd '%s' && git cat-file commit HEAD | awk '/^committer/ {print; print \"gpgsig -----BEGIN %s SIGNATURE-----\"; "
+	   "print \" x\"; print \" -----END %s SIGNATURE-----\"; next} 1' > ../signed && "
+	   "git update-ref HEAD $(git hash-object -t commit -w ../signed)",
+	   repo, kind, kind);
+}
+
+/* Programs a repository's configuration names, each leaving its marker
+ * in dir/ran when it runs (and passing its input through, as a filter
+ * must); the repository's commits made first, then its configuration:
+ * filters of every kind (one in an included file), a textconv, signature
+ * checks of both kinds on signed commits, the file-system monitor,
+ * pagers, askpass and hooks. */
+static void configure_hostile(const char *dir, const char *repo)
+{
+	static const char *const programs[] = {"smudge", "clean", "process", "included", "textconv", "gpg", "gpgssh",
+					       "fsmonitor", "pager", "logpager", "askpass", "hook", NULL};
+	sh("mkdir -p %s/ran %s/bin %s/hooks && : > %s/allowed", dir, dir, dir, dir);
+	for (int k = 0; programs[k]; k++)
+		sh("printf '#!/bin/sh\\ntouch %s/ran/%s\\ncat\\n' > %s/bin/%s && chmod +x %s/bin/%s", dir, programs[k], dir,
+		   programs[k], dir, programs[k]);
+	sh("cd %s/hooks && for h in post-checkout reference-transaction post-index-change; do cp ../bin/hook $h; done", dir);
+	sh("cd '%s' && printf '* filter=x diff=y\\nREADME filter=p\\nconfig.h filter=z\\n' > .gitattributes && "
+	   "git add .gitattributes && git commit -qm attributes && echo pgp >> README && git commit -qam pgp",
+	   repo);
+	sign_head(repo, "PGP");
+	sh("cd '%s' && echo ssh >> README && git commit -qam ssh", repo);
+	sign_head(repo, "SSH");
+	sh("cd '%s' && printf '[filter \"z\"]\\n\\tsmudge = %s/bin/included\\n\\tclean = %s/bin/included\\n' > .git/extra.conf",
+	   repo, dir, dir);
+	sh("cd '%s' && git config filter.x.smudge %s/bin/smudge && git config filter.x.clean %s/bin/clean && "
+	   "git config filter.x.required true && git config filter.p.process %s/bin/process && "
+	   "git config include.path extra.conf && git config diff.y.textconv %s/bin/textconv && "
+	   "git config log.showSignature true && git config gpg.program %s/bin/gpg && "
+	   "git config gpg.ssh.program %s/bin/gpgssh && git config gpg.ssh.allowedSignersFile %s/allowed && "
+	   "git config core.fsmonitor %s/bin/fsmonitor && git config core.pager %s/bin/pager && "
+	   "git config pager.log %s/bin/logpager && git config core.askPass %s/bin/askpass && "
+	   "git config core.hooksPath %s/hooks",
+	   repo, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir);
+}
+
+/* What ran of the programs configure_hostile named: "" when none did. */
+static char *ran(const char *dir)
+{
+	char cmd[4400], *out = calloc(1, 512);
+	snprintf(cmd, sizeof cmd, "ls %s/ran | tr '\\n' ' '", dir);
+	FILE *p = popen(cmd, "r");
+	if (p) {
+		if (fgets(out, 512, p) == NULL)
+			out[0] = '\0';
+		pclose(p);
+	}
+	return out;
+}
+
+/* Nothing a repository's configuration names runs, in ab, history run
+ * and bisect of its revisions (signed ones among them) nor in ab of its
+ * folder (its files touched, so that git's status would read them
+ * through the clean filters), and every build still builds. */
+Test(history, a_repositorys_configuration_runs_nothing, .timeout = 300)
+{
+	char *dir = scratch_dir(), repo[4300], build[4400];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_history_repo(repo);
+	configure_hostile(dir, repo);
+	history_build_command(build, sizeof build);
+	const char *measure[] = {"--build", build, "--plugin", "plugin.so", "-w", "churn:ops=2000", NULL};
+	const char *calls[][12] = {
+		{"ab", "HEAD~1", "HEAD", "--repo", repo, "--metrics", "instructions", "-o", "ab"},
+		{"history", "run", "--repo", repo, "HEAD~3..HEAD", "--db", "h.db", "-o", "hist", "--metrics", "instructions"},
+		{"history", "bisect", "--repo", repo, "--good", "HEAD~3", "--bad", "HEAD", "--metric", "instructions", "-o", "b"},
+		{"ab", repo, repo, "--metrics", "instructions", "-o", "folder"},
+	};
+	const char *expect[] = {"the same", "4 commits", "nothing to find", "the same"};
+	for (int c = 0; c < 4; c++) {
+		const char *args[24];
+		int n = 0;
+		for (int k = 0; k < 12 && calls[c][k]; k++)
+			args[n++] = calls[c][k];
+		for (int k = 0; measure[k]; k++)
+			args[n++] = measure[k];
+		args[n] = NULL;
+		if (c == 3)
+			sh("touch '%s'/*", repo);
+		struct cmd_result r = run_alloclab(dir, args);
+		cr_expect_neq(r.status, 2, "%s %s: %s%s", args[0], args[1], r.out, r.err);
+		cr_expect(strstr(r.out, expect[c]) != NULL, "%s %s: %s%s", args[0], args[1], r.out, r.err);
+		cmd_result_free(&r);
+	}
+	char *what = ran(dir);
+	cr_expect_str_eq(what, "", "the repository's configuration ran: %s", what);
+	free(what);
+}

@@ -165,21 +165,20 @@ int alloclab_build_commit(const struct alloclab_build_spec *spec, const char *co
 	snprintf(out->log, sizeof out->log, "%.4000s/build.log", dir);
 	snprintf(out->plugin, sizeof out->plugin, "%.4000s/plugin.so", dir);
 	snprintf(out->source, sizeof out->source, "%s", commit);
-	/* A worktree left by an interrupted build is removed first. */
-	if (is_dir(tree))
-		alloclab_revision_remove(spec->repo, tree);
+	/* The files left by an interrupted build are removed first. */
+	alloclab_revision_remove(tree);
 	if (alloclab_revision_checkout(spec->repo, commit, tree, err, err_len) != 0)
 		return -1;
 	if ((size_t)snprintf(src, sizeof src, "%s%s%s", tree, spec->subdir ? "/" : "", spec->subdir ? spec->subdir : "") >=
 	    sizeof src) {
 		snprintf(err, err_len, "the plugin's folder's path is too long");
-		alloclab_revision_remove(spec->repo, tree);
+		alloclab_revision_remove(tree);
 		return -1;
 	}
 	int rc = build_folder(spec, src, build_dir, out->log, plugin, sizeof plugin, err, err_len);
 	if (rc == 0)
 		rc = copy_file(plugin, out->plugin, err, err_len);
-	alloclab_revision_remove(spec->repo, tree);
+	alloclab_revision_remove(tree);
 	return rc;
 }
 
