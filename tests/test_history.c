@@ -4,7 +4,9 @@
  * first and second schemas migrated), ab's exit status as a gate (a change of a few
  * instructions, an A/A, a build that crashes), and a small repository's
  * history run (a commit that does not build, one that changes the count),
- * resumed, shown, and bisected; a build that hangs; hostile names.
+ * resumed, shown, and bisected; a build that hangs; hostile names, a
+ * repository's configuration that names programs, and a revision's links
+ * that lead out of it.
  *
  * The repository is the helpers' (make_history_repo: the fixture
  * tests/fixtures/history/plugin.c, its commits changing config.h); its
@@ -727,4 +729,56 @@ Test(history, a_repositorys_configuration_runs_nothing, .timeout = 300)
 	char *what = ran(dir);
 	cr_expect_str_eq(what, "", "the repository's configuration ran: %s", what);
 	free(what);
+}
+
+/* A revision's folder, build file and plugin are its own: a link it
+ * commits that leads out of its files (or a --subdir that climbs out) is
+ * refused in one line, exit status 2, before anything is built there;
+ * a folder inside builds as before. */
+Test(history, a_revisions_paths_stay_inside_it, .timeout = 300)
+{
+	char *dir = scratch_dir(), repo[4300], build[4600];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_history_repo(repo);
+	sh("mkdir %s/outside && cd '%s' && cp plugin.c config.h %s/outside/ && "
+	   "cc -O2 -shared -fPIC -I%s/framework/include plugin.c -o %s/outside/plugin.so && "
+	   "printf 'all:\\n\\ttouch %s/outside/made\\n' > %s/outside/Makefile && "
+	   "ln -s %s/outside plug && ln -s %s/outside/plugin.so out.so && mkdir sub real && "
+	   "ln -s %s/outside/Makefile sub/Makefile && cp plugin.c config.h real/ && "
+	   "git add plug out.so sub real && git commit -qm links",
+	   dir, repo, dir, source_root(), dir, dir, dir, dir, dir, dir);
+	history_build_command(build, sizeof build);
+	strcat(build, " && touch built-here");
+	const char *cases[][5] = {
+		{"--subdir", "plug", "--build", build},
+		{"--subdir", "../outside", "--build", build},
+		{"--plugin", "out.so", "--build", "true"},
+		{"--subdir", "sub"},
+	};
+	const char *expect[] = {"--subdir plug leaves the revision's files (plug is a symbolic link to ",
+				"--subdir ../outside leaves the revision's files ('..' climbs out of it)",
+				"--plugin out.so leaves the revision's files (out.so is a symbolic link to ",
+				"Makefile leaves the revision's files (sub/Makefile is a symbolic link to "};
+	for (int c = 0; c < 4; c++) {
+		const char *args[16] = {"ab", "HEAD", "HEAD", "--repo", repo, "--metrics", "instructions", "-w",
+					"churn:ops=2000", "-o", "o"};
+		int n = 11;
+		for (int k = 0; k < 5 && cases[c][k]; k++)
+			args[n++] = cases[c][k];
+		args[n] = NULL;
+		struct cmd_result r = run_alloclab(dir, args);
+		cr_expect_eq(r.status, 2, "case %d: %s%s", c, r.out, r.err);
+		cr_expect(strstr(r.err, expect[c]) != NULL, "case %d: %s", c, r.err);
+		cr_expect_eq(count_lines(r.err), 1, "case %d: %s", c, r.err);
+		cmd_result_free(&r);
+	}
+	struct stat st;
+	cr_expect_neq(stat(path_in(dir, "outside/built-here"), &st), 0, "a build ran outside the revision's files");
+	cr_expect_neq(stat(path_in(dir, "outside/made"), &st), 0, "make read a Makefile outside the revision's files");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"ab", "HEAD", "HEAD", "--repo", repo, "--subdir",
+								      "real", "--build", build, "--plugin", "plugin.so",
+								      "--metrics", "instructions", "-w", "churn:ops=2000",
+								      "-o", "inside", NULL});
+	cr_expect_eq(r.status, 0, "a folder inside: %s%s", r.out, r.err);
+	cmd_result_free(&r);
 }
