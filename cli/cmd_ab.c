@@ -4,7 +4,7 @@
  * peak memory; one table (analysis/ab_report.h); with --fail-above, an exit
  * status a CI job can act on. BASE and HEAD are plugin files, source
  * folders alloclab builds, or with --repo revisions of a repository, each
- * built in a worktree of its own (framework/history/plugin_build.h).
+ * built in a folder of its own (framework/history/plugin_build.h).
  */
 #define _GNU_SOURCE 1
 #include "cli.h"
@@ -38,7 +38,7 @@ static const char usage[] =
 	"BASE and HEAD are each a plugin file (.so, options after it as -p takes them:\n"
 	"build/plugins/obmalloc-radix.so:mode=none), a plugin's source folder (built with\n"
 	"meson when it has a meson.build, make when it has a Makefile, or --build), or\n"
-	"with --repo a git revision of that repository (built in a worktree of its own).\n"
+	"with --repo a git revision of that repository (built in a folder of its own).\n"
 	"\n"
 	"options:\n"
 	"      --repo DIR             BASE and HEAD are revisions of this git repository\n"

@@ -1,12 +1,17 @@
 /*
  * BASE, HEAD or a commit as a plugin file: given as one, or built from a
- * source folder, or from a revision of a repository checked out in a
- * worktree of its own (revision.h). A folder builds with the command the
- * user gave (sh -c COMMAND in it), else with meson when it has a
- * meson.build, else with make when it has a Makefile, against alloclab's
- * plugin SDK (PKG_CONFIG_PATH names its alloclab-plugin.pc). The whole
- * build has one deadline, its log is kept beside the build, and a build
- * that fails is told by its log's first error.
+ * source folder, or from a revision of a repository whose files are
+ * written to a folder of their own (revision.h). A folder builds with the
+ * command the user gave (sh -c COMMAND in it), else with meson when it has
+ * a meson.build, else with make when it has a Makefile, against
+ * alloclab's plugin SDK (PKG_CONFIG_PATH names its alloclab-plugin.pc).
+ * The whole build has one deadline, its log is kept beside the build, and
+ * a build that fails is told by its log's first error. A revision's
+ * --subdir, its meson.build or Makefile and its built plugin must resolve,
+ * every link followed, inside its files (the plugin: or the folder meson
+ * built in); one that leads out is refused in one line (the folder and the
+ * build files before anything is built). The build itself runs with the
+ * user's rights, unconfined.
  */
 #ifndef ALLOCLAB_HISTORY_BUILD_H
 #define ALLOCLAB_HISTORY_BUILD_H
@@ -36,9 +41,9 @@ struct alloclab_built {
 int alloclab_build_side(const struct alloclab_build_spec *spec, const char *text, const char *side, const char *dir,
 			struct alloclab_built *out, char *err, size_t err_len);
 
-/* A commit of spec->repo as a plugin, built in `dir` (made; the plugin
- * copied to dir/plugin.so, the log to dir/build.log, the worktree
- * removed). 0, or -1 with err (the first error). */
+/* A commit of spec->repo as a plugin, built in `dir` (made; its files in
+ * dir/tree, the plugin copied to dir/plugin.so, the log to dir/build.log,
+ * the files removed). 0, or -1 with err (the first error). */
 int alloclab_build_commit(const struct alloclab_build_spec *spec, const char *commit, const char *dir,
 			  struct alloclab_built *out, char *err, size_t err_len);
 
