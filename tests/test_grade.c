@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -390,4 +391,137 @@ Test(grade, the_inside_reads_one_checked_request)
 	cr_expect(strstr(r.out, "\"event\": \"load\"") || strstr(r.out, "\"event\":\"load\""), "%s", r.out);
 	cr_expect(strstr(r.out, "\"end\""), "%s", r.out);
 	cmd_result_free(&r);
+}
+
+/* The grader's own process in a sandbox is out of the submission's
+ * reach: a build that runs beside it reads no environment of the
+ * grader's (a secret in the grader's environment stays unread, in the
+ * sandbox's first process too), cannot write an event into its output,
+ * and cannot attach to it with ptrace; the row is the honest one. */
+Test(grade, the_grader_inside_is_out_of_reach, .timeout = 300)
+{
+	char *dir = scratch_dir(), *forger = path_in(dir, "forger");
+	cr_assert_eq(mkdir(forger, 0755), 0);
+	char *text = read_file(source("tests/grade/forger-meson.build")), meson[8192];
+	char *at = strstr(text, "SECRET)");
+	cr_assert_not_null(at);
+	snprintf(meson, sizeof meson, "%.*s'grader-secret-4711')%s", (int)(at - text), text, at + strlen("SECRET)"));
+	write_text(path_in(forger, "meson.build"), meson);
+	copy_file(source("tests/course/bump.c"), path_in(forger, "forger.c"));
+	struct cmd_result r = run_alloclab_env(
+		dir, (const char *const[]){"grade", "--level", "1", "--no-measure", "--timeout", "60", "forger", NULL},
+		(const char *const[]){"ALLOCLAB_TEST_GRADER_TOKEN=grader-secret-4711", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	char *log = read_file(path_in(dir, "alloclab-grade/logs/01-forger.build.log"));
+	cr_assert(log && strstr(log, "ENV:"), "the build did not run its probe: %s", log ? log : r.out);
+	cr_expect(strstr(log, "ENV:denied"), "the grader's environment was read: %s", log);
+	cr_expect(strstr(log, "FD:denied"), "an event was written into the grader's output: %s", log);
+	cr_expect(strstr(log, "PT:denied"), "the grader was attached with ptrace: %s", log);
+	json_t *g = grades(dir);
+	const json_t *row = row_of(g, "forger"), *c;
+	size_t i;
+	json_array_foreach(json_object_get(row, "cases"), i, c)
+	cr_expect(strcmp(json_string_value(json_object_get(c, "case")), "forged") != 0, "a forged case is in the row");
+	json_decref(g);
+	free(log);
+	free(text);
+	cmd_result_free(&r);
+}
+
+/* Two gradings at once each have their own process limit: a submission
+ * of one that forks until it cannot, and holds what it started, leaves
+ * an honest submission of the other its processes (as root, where each
+ * grading's sandboxes run as a user of their own). The honest grading
+ * starts first: its sandbox's limit is set before the bomb goes off, and
+ * its cases fork after, while the bomb holds its processes. */
+Test(grade, a_fork_bomb_in_one_grading_spares_another, .timeout = 300)
+{
+	if (geteuid() != 0)
+		cr_skip_test("as another user two gradings share that user's process limit (docs/guides/grading.md)");
+	char *dir = scratch_dir(), *bump = read_file(source("tests/course/bump.c"));
+	cr_assert_not_null(bump);
+	FILE *f = fopen(path_in(dir, "bomb.c"), "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%s\n#include <signal.h>\n#include <unistd.h>\n"
+		   "__attribute__((constructor)) static void bomb(void)\n{\n"
+		   "\tfor (int i = 0; i < 5000; i++) {\n\t\tpid_t p = fork();\n"
+		   "\t\tif (p == 0) { sleep(30); _exit(0); }\n\t\tif (p < 0) break;\n\t}\n\tsleep(30);\n}\n",
+		bump);
+	fclose(f);
+	char *a = path_in(dir, "a"), *b = path_in(dir, "b"), *honest = path_in(b, "honest");
+	cr_assert_eq(mkdir(a, 0755), 0);
+	cr_assert_eq(mkdir(b, 0755), 0);
+	cr_assert_eq(mkdir(honest, 0755), 0);
+	/* A source folder: its build gives the bomb the time to go off
+	 * before the honest plugin's cases fork. */
+	write_text(path_in(honest, "meson.build"),
+		   "project('honest', 'c')\n"
+		   "shared_module('honest', 'honest.c', name_prefix: '', dependencies: dependency('alloclab-plugin'))\n");
+	copy_file(source("tests/course/bump.c"), path_in(honest, "honest.c"));
+	pid_t grading = fork();
+	if (grading == 0) {
+		struct cmd_result r = run_alloclab(b, (const char *const[]){"grade", "--level", "1", "--no-measure",
+									    "--timeout", "60", "honest", NULL});
+		int ok = r.status == 0 && strstr(r.out, "honest") && strstr(r.out, " pass ") && !strstr(r.out, "fork");
+		if (!ok)
+			fprintf(stderr, "the honest grading: %s %s\n", r.out, r.err);
+		_exit(ok ? 0 : 1);
+	}
+	usleep(300 * 1000);
+	struct cmd_result r = run_alloclab(a, (const char *const[]){"grade", "--level", "1", "--no-measure",
+								    "--timeout", "45", "../bomb.c", NULL});
+	int status = 0;
+	waitpid(grading, &status, 0);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the honest grading failed beside the bomb (its "
+								 "output is on stderr)");
+	cr_expect_eq(r.status, 0, "%s %s", r.out, r.err);
+	cmd_result_free(&r);
+	free(bump);
+}
+
+/* The reference's time cannot be bent by the submission's code: a
+ * submission that, wherever it finds glibc's malloc measured in its own
+ * process, makes every glibc allocation a system call (M_MMAP_THRESHOLD
+ * 0) reads no faster against the reference than its honest twin, the
+ * same allocator without that. */
+Test(grade, a_submission_cannot_slow_the_reference, .timeout = 600)
+{
+	char *dir = scratch_dir(), *bump = read_file(source("tests/course/bump.c"));
+	cr_assert_not_null(bump);
+	FILE *f = fopen(path_in(dir, "bender.c"), "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%s\n#define _GNU_SOURCE 1\n#include <malloc.h>\n#include <string.h>\n"
+		   "/* Wherever the reference (system.so) is loaded beside it. */\n"
+		   "__attribute__((constructor)) static void bend(void)\n{\n"
+		   "\tFILE *m = fopen(\"/proc/self/maps\", \"r\");\n\tchar line[4096];\n"
+		   "\twhile (m && fgets(line, sizeof line, m))\n"
+		   "\t\tif (strstr(line, \"/system.so\"))\n\t\t\tmallopt(M_MMAP_THRESHOLD, 0);\n"
+		   "\tif (m)\n\t\tfclose(m);\n}\n",
+		bump);
+	fclose(f);
+	f = fopen(path_in(dir, "twin.c"), "w");
+	cr_assert_not_null(f);
+	fputs(bump, f);
+	fclose(f);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"grade", "--level", "1", "--processes", "6",
+								      "--timeout", "120", "bender.c", "twin.c", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	json_t *g = grades(dir);
+	double mean[2];
+	const char *names[2] = {"bender.c", "twin.c"};
+	for (int k = 0; k < 2; k++) {
+		const json_t *ratios = json_object_get(row_of(g, names[k]), "ratios"), *x;
+		size_t i;
+		double logs = 0;
+		cr_assert(json_array_size(ratios) >= 2, "%s was not measured: %s", names[k], r.out);
+		json_array_foreach(ratios, i, x) logs += log(json_number_value(x));
+		mean[k] = exp(logs / (double)json_array_size(ratios));
+	}
+	/* Bent, it read tens of times faster than its twin; measured apart,
+	 * the two are one allocator, within the noise of a shared machine. */
+	cr_expect(mean[0] > mean[1] / 2, "bender %.3f against its twin %.3f: the reference was slowed\n%s", mean[0],
+		  mean[1], r.out);
+	json_decref(g);
+	cmd_result_free(&r);
+	free(bump);
 }

@@ -197,6 +197,27 @@ static void write_log(const char *dir, const char *stem, const struct alloclab_g
 		fprintf(stderr, "alloclab grade: %s\n", err);
 }
 
+/* A sandbox past its deadline: which step it was in (the last event it
+ * reported says), and the option that gives that step more time. */
+static void timed_out_text(const struct alloclab_grade_settings *s, const char *kind,
+			   const struct alloclab_child_result *res, char *out, size_t len)
+{
+	const char *text = res->output ? res->output : "";
+	int built = strcmp(kind, "plugin") == 0 || strcmp(kind, "built") == 0 || strstr(text, "\"event\": \"build\"") ||
+		    strstr(text, "\"event\":\"build\"");
+	int measured = strstr(text, "\"event\": \"case\"") || strstr(text, "\"event\":\"case\"");
+	if (!built)
+		snprintf(out, len, "its build did not end within the sandbox's deadline of %g s (--build-timeout %g)",
+			 deadline_of(s), s->build_timeout_s);
+	else if (!measured || !s->measuring)
+		snprintf(out, len, "its cases did not end within the sandbox's deadline of %g s (--timeout %g)",
+			 deadline_of(s), s->check_timeout_s);
+	else
+		snprintf(out, len, "its cases or its measurement did not end within the sandbox's deadline of %g s "
+				   "(--timeout %g, --measure-timeout %g)",
+			 deadline_of(s), s->check_timeout_s, s->measure_timeout_s);
+}
+
 /* One submission graded into row. 0, or -1 when it was interrupted
  * (nothing to journal) or its sandbox could not be made (err). */
 static int grade_one(const struct alloclab_grade_job *job, const struct alloclab_submission *subs, size_t at,
@@ -229,6 +250,8 @@ static int grade_one(const struct alloclab_grade_job *job, const struct alloclab
 		/* bwrap's status for what it ran being killed by a signal. */
 		snprintf(ended, sizeof ended, "its process in the sandbox was killed by signal %d (%s)",
 			 res.exit_code - 128, strsignal(res.exit_code - 128));
+	} else if (res.timed_out) {
+		timed_out_text(job->settings, sub->kind, &res, ended, sizeof ended);
 	} else if (!res.exited || res.exit_code != 0) {
 		alloclab_child_describe(&res, deadline_of(job->settings), ended, sizeof ended);
 		alloclab_child_add_printed(&res, ended, sizeof ended);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -122,7 +123,12 @@ static void measure(const struct alloclab_grade_inside *in, const char *plugin)
 	const unsigned one = 1;
 	snprintf(out, sizeof out, "%s/measure.json", in->work);
 	alloclab_run_config_init(&cfg);
+	/* The reference in processes of its own: in one process with the
+	 * submission, the submission's code could slow it (re-execute the
+	 * worker with itself as the C library's malloc, patch the reference's
+	 * code) and look faster than it is. */
 	cfg.paired = 1;
+	cfg.pair_apart = 1;
 	cfg.check = ALLOCLAB_CHECK_NONE;
 	cfg.processes = s->processes;
 	cfg.values = 2;
@@ -168,6 +174,14 @@ int alloclab_grade_inside(const struct alloclab_grade_inside *in)
 	const char *old = getenv("PKG_CONFIG_PATH");
 	snprintf(pc, sizeof pc, "%s%s%s", alloclab_sdk_pkgconfig_dir(), old && old[0] ? ":" : "", old ? old : "");
 	setenv("PKG_CONFIG_PATH", pc, 1);
+	/* Out of the submission's reach: its build and its plugin run beside
+	 * this process as the same user, and a dumpable process of one's own
+	 * user can be attached with ptrace, its memory written, its
+	 * descriptors (the events' channel) opened through /proc. A process
+	 * that is not dumpable allows none of that without a capability the
+	 * sandbox does not give. What it starts by fork (the runner) stays
+	 * so; a program it executes (a build, a worker) does not. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	alloclab_catch_interrupts();
 	if (strcmp(in->kind, "plugin") == 0)
 		snprintf(plugin, sizeof plugin, "%s", in->submission);

@@ -30,9 +30,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The user a sandbox runs as when alloclab is root: nobody, who owns no
- * file. */
-#define SANDBOX_UID 65534u
+/* The users sandboxes run as when alloclab is root: one of its own for
+ * each alloclab process (a grading), numbered from SANDBOX_UID_BASE by
+ * the process's id, in no user database and owning no file. A user of
+ * their own, because the kernel counts processes per user: under one
+ * shared user (nobody) a fork bomb in one grading took the processes an
+ * honest submission of another grading needed. */
+#define SANDBOX_UID_BASE 0x7ff00000u
+#define SANDBOX_UID_SPAN 0x000fffffu
 #define MAX_BINDS 64
 
 /* A sanitizer's runtime reserves terabytes of address space for its
@@ -49,7 +54,10 @@
 #define SANITIZED 0
 #endif
 
-unsigned alloclab_sandbox_uid(void) { return geteuid() == 0 ? SANDBOX_UID : (unsigned)getuid(); }
+unsigned alloclab_sandbox_uid(void)
+{
+	return geteuid() == 0 ? SANDBOX_UID_BASE + (unsigned)getpid() % SANDBOX_UID_SPAN : (unsigned)getuid();
+}
 
 /* bwrap, as an absolute path from PATH's absolute folders (a relative one
  * could name a file a submission wrote). 0, or -1. */
@@ -209,6 +217,13 @@ static int build_args(const struct alloclab_sandbox *sb, const char *bwrap, cons
 	add_word(a, "--disable-userns");
 	add_word(a, "--die-with-parent");
 	add_word(a, "--new-session");
+	/* What runs is the namespace's first process itself, with no reaper
+	 * of bwrap's before it: a process of bwrap's there would hold the
+	 * command's standard output and bwrap's own environment, and anything
+	 * the command starts could attach to it, read it, or stop it (and
+	 * with it the sandbox until its deadline). As the first process, the
+	 * command also cannot be killed from inside. */
+	add_word(a, "--as-pid-1");
 	add_flag_value(a, "--hostname", "sandbox");
 	add_word(a, "--clearenv");
 	for (const char *const *e = sb->env; e && *e; e++) {
@@ -250,6 +265,7 @@ struct sandbox_child {
 	char **argv;
 	pid_t parent;
 	const char *stage; /* "" none */
+	unsigned uid;      /* alloclab_sandbox_uid() of the process that asked */
 };
 
 static void limit(int resource, uint64_t soft, uint64_t hard)
@@ -258,15 +274,14 @@ static void limit(int resource, uint64_t soft, uint64_t hard)
 	setrlimit(resource, &r);
 }
 
-/* Drops root for good: no groups, nobody's gid and uid, all three of
- * each. 0, or -1. */
-static int drop_root(void)
+/* Drops root for good: no groups, the sandbox user's id as gid and uid,
+ * all three of each. 0, or -1. */
+static int drop_root(unsigned uid)
 {
-	if (setgroups(0, NULL) != 0 || setresgid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID) != 0 ||
-	    setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID) != 0)
+	if (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0)
 		return -1;
 	uid_t r, e, s;
-	if (getresuid(&r, &e, &s) != 0 || r != SANDBOX_UID || e != SANDBOX_UID || s != SANDBOX_UID || setuid(0) == 0)
+	if (getresuid(&r, &e, &s) != 0 || r != uid || e != uid || s != uid || setuid(0) == 0)
 		return -1;
 	return 0;
 }
@@ -301,7 +316,7 @@ static int sandbox_child(void *arg, int fd)
 	/* Nothing else of alloclab's goes in: every other descriptor closes
 	 * at exec. */
 	close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
-	unsigned uid = alloclab_sandbox_uid();
+	unsigned uid = c->uid;
 	uint64_t tasks = user_tasks(uid) + (uint64_t)sb->processes;
 	limit(RLIMIT_NPROC, tasks, tasks);
 #if !SANITIZED
@@ -310,8 +325,8 @@ static int sandbox_child(void *arg, int fd)
 	limit(RLIMIT_FSIZE, sb->file_size, sb->file_size);
 	limit(RLIMIT_CPU, sb->cpu_s, sb->cpu_s + 5);
 	limit(RLIMIT_CORE, 0, 0);
-	if (geteuid() == 0 && drop_root() != 0) {
-		fprintf(stderr, "sandbox: cannot drop root to uid %u: %s\n", SANDBOX_UID, strerror(errno));
+	if (geteuid() == 0 && drop_root(uid) != 0) {
+		fprintf(stderr, "sandbox: cannot drop root to uid %u: %s\n", uid, strerror(errno));
 		return 126;
 	}
 	/* A change of user clears the parent-death signal: set again. */
@@ -319,7 +334,11 @@ static int sandbox_child(void *arg, int fd)
 	if (getppid() != c->parent)
 		return 126;
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	execv(c->argv[0], c->argv);
+	/* bwrap itself gets no environment: what is in a process's
+	 * environment can be read back (/proc/PID/environ), and the command's
+	 * own is sb->env, set by --clearenv and --setenv. */
+	char *const no_env[] = {NULL};
+	execve(c->argv[0], c->argv, no_env);
 	fprintf(stderr, "sandbox: cannot run %s: %s\n", c->argv[0], strerror(errno));
 	return 127;
 }
@@ -371,7 +390,7 @@ int alloclab_sandbox_run(const struct alloclab_sandbox *sb, char *const *argv, d
 	if (build_args(sb, bwrap, stage, argv, &a) != 0) {
 		snprintf(err, err_len, "out of memory");
 	} else {
-		struct sandbox_child c = {sb, a.v, getpid(), stage};
+		struct sandbox_child c = {sb, a.v, getpid(), stage, alloclab_sandbox_uid()};
 		rc = alloclab_child_run(sandbox_child, &c, timeout_s, res, err, err_len);
 	}
 	args_free(&a);

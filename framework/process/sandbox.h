@@ -21,7 +21,8 @@
  *   - limits on every process in it: address space, file size, CPU time,
  *     no core files, and processes (threads included) counted for the
  *     user it runs as;
- *   - as root, it runs as an unprivileged user (nobody, 65534) with no
+ *   - as root, it runs as an unprivileged user of its own (one per
+ *     alloclab process, so one per grading: alloclab_sandbox_uid) with no
  *     supplementary groups, dropped before bwrap starts: bwrap's own --uid
  *     would only rename root inside a user namespace, and root outside it
  *     could still read what root reads. As another user it runs as that
@@ -31,7 +32,11 @@
  *   - as root, the binds are shown wherever they lie (a folder above them
  *     of mode 0700 stops nothing: they are staged in a mount namespace of
  *     the sandbox's own before the drop), with their own permissions;
- *   - nothing in the environment but what `env` gives.
+ *   - nothing in the environment but what `env` gives, and nothing of
+ *     alloclab's environment anywhere inside: bwrap itself starts with an
+ *     empty one, and the command is the namespace's first process (no
+ *     process of bwrap's is there to be read, attached or stopped; none
+ *     inside can kill it).
  * It does not: bound the memory it may hold beyond the supervisor's
  * limit (child.h) and the tmpfs sizes, keep it from using the CPU until
  * its deadline, hide the kernel (a kernel bug is a way out of any such
@@ -71,8 +76,10 @@ struct alloclab_sandbox {
 	unsigned cpu_s;          /* CPU seconds, per process */
 };
 
-/* The user a sandbox runs as: uid 65534 when alloclab runs as root, else
- * alloclab's own. */
+/* The user a sandbox runs as: when alloclab runs as root, a uid of this
+ * process's own (0x7ff00000 plus its id, in no user database), so that
+ * two gradings at once never share a process limit; else alloclab's own
+ * user, whose limit two gradings then share. */
 unsigned alloclab_sandbox_uid(void);
 
 /* Whether sandboxes can be made here: bwrap on PATH and one sandbox run

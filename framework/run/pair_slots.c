@@ -149,6 +149,12 @@ int alloclab_run_pair_group(struct alloclab_run *run)
 					"cannot be paired\n", r->plugins[run->group[k]].label);
 			return -1;
 		}
+	if (cfg->pair_apart) {
+		run->group_shares = 0;
+		snprintf(run->group_why, sizeof run->group_why,
+			 "asked for: no plugin's code runs in a process that measures another's");
+		return 0;
+	}
 	run->group_shares = !copies_share_an_allocator(run, run->group_why, sizeof run->group_why) &&
 			    group_can_share(run, run->group_why, sizeof run->group_why);
 	if (!run->group_shares)

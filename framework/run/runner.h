@@ -111,6 +111,12 @@ struct alloclab_run_config {
 	 * taken against. slice_ops: the slice's timed operations (0: whole
 	 * values); slice_warm: the untimed ones before them. */
 	int paired;
+	/* Paired, each plugin in processes of its own, back to back, the
+	 * ratio taken within each round (as for a workload whose process has
+	 * one allocator): slower to resolve, but no plugin's code ever runs
+	 * in a process that measures another's, so none can bend another's
+	 * time (grading: a submission beside the reference). */
+	int pair_apart;
 	const char *pair[ALLOCLAB_MAX_PAIR];
 	unsigned npair;
 	uint64_t slice_ops, slice_warm;
