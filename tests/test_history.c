@@ -782,3 +782,35 @@ Test(history, a_revisions_paths_stay_inside_it, .timeout = 300)
 	cr_expect_eq(r.status, 0, "a folder inside: %s%s", r.out, r.err);
 	cmd_result_free(&r);
 }
+
+/* An A/A stays an A/A: one file against itself is never told apart, even
+ * by a plugin that looks at the name of the file it was loaded from (it
+ * works more when that name says "head", as ab's HEAD copy was once
+ * called). Instructions are exact, so any tell would show. */
+Test(history, ab_of_one_file_against_itself_is_never_a_change, .timeout = 300)
+{
+	char *dir = scratch_dir();
+	const char *p = test_plugin("two_faced");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"ab", p, p, "--metrics", "instructions", "-w",
+								      "churn:ops=2000", "-o", "aa", "--fail-above", "0%",
+								      NULL});
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "the same") != NULL, "the copies were told apart: %s", r.out);
+	cmd_result_free(&r);
+	/* Neither copy is named for its side. */
+	cr_expect(access(path_in(dir, "aa/head.so"), F_OK) != 0 && access(path_in(dir, "aa/base.so"), F_OK) != 0);
+}
+
+/* A HEAD that crashes in the paired time run is HEAD's failure alone:
+ * BASE, lost with the worker they shared, is not blamed. */
+Test(history, a_crash_is_blamed_on_its_side_alone, .timeout = 300)
+{
+	char *dir = scratch_dir();
+	build_plugin(dir, "base", 0, 0);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"ab", "base.so", test_plugin("crash_nth"),
+								      "--metrics", "time", "-w", "churn:ops=20000", "-n", "3",
+								      "-v", "2", "-o", "t", NULL});
+	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "HEAD (head) failed") != NULL && strstr(r.err, "both") == NULL, "%s", r.err);
+	cmd_result_free(&r);
+}

@@ -181,6 +181,11 @@ struct alloclab_process {
 
 #define ALLOCLAB_LAYOUT_PAD_MAX 4096
 
+/* How a paired cell's error begins, after "process N: ", when it failed
+ * only because another member of its worker did (run/pair_slots.c): its
+ * own plugin did nothing wrong. */
+#define ALLOCLAB_LOST_WITH_PAIR "not measured: lost with its pair when"
+
 struct alloclab_cell {
 	char *plugin;             /* the plugin's label in this run (unique per plugin) */
 	unsigned plugin_index;    /* into alloclab_results.plugins */

@@ -274,7 +274,7 @@ static int slot_failed(struct alloclab_run *run, struct pair_slot *s, unsigned r
 	char line[ALLOCLAB_ERR_LEN + 32], lost[2 * ALLOCLAB_ERR_LEN];
 	snprintf(line, sizeof line, "process %u: %s", round + 1, why);
 	if (culprit >= 0)
-		snprintf(lost, sizeof lost, "process %u: not measured: lost with its pair when '%s' failed: %s", round + 1,
+		snprintf(lost, sizeof lost, "process %u: " ALLOCLAB_LOST_WITH_PAIR " '%s' failed: %s", round + 1,
 			 run->results->cells[s->cell[culprit]].plugin, why);
 	unsigned keeper = culprit >= 0 ? (unsigned)culprit : 0; /* the failed worker's memory */
 	for (unsigned k = 0; k < s->ncells; k++) {
