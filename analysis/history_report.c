@@ -245,7 +245,13 @@ void alloclab_bisect_print(const struct alloclab_bisect_outcome *o, enum allocla
 	}
 	if (o->first_bad[0])
 		fprintf(out, "first commit with the change: %s (%zu builds)\n", o->first_bad, o->builds);
+	else if (metric == ALLOCLAB_AB_INSTRUCTIONS)
+		fprintf(out, "good and bad count the same instructions: nothing to find (%zu builds)\n", o->builds);
 	else
-		fprintf(out, "good and bad do not differ in %s: nothing to find (%zu builds)\n", alloclab_ab_metric_names[metric],
-			o->builds);
+		/* Not resolved is not "the same": a change smaller than the
+		 * interval may be there, and the instruction counts may see it. */
+		fprintf(out, "the change from good to bad in %s is not resolved (%.4f [%.4f .. %.4f] holds 1): nothing to "
+			     "bisect on; more processes (-n) may resolve it, or --metric instructions (exact) "
+			     "(%zu builds)\n",
+			alloclab_ab_metric_names[metric], o->change, o->change_lo, o->change_hi, o->builds);
 }
