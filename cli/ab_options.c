@@ -253,10 +253,26 @@ int alloclab_ab_args_parse(const char *command, int argc, char **argv, unsigned 
 	return parse_workloads(command, a);
 }
 
-void alloclab_ab_args_plan(const struct alloclab_ab_args *a, const char *dir, int argc, char **argv,
+/* Every option that moves a figure, in one canonical text. */
+static void identity_of(struct alloclab_ab_args *a)
+{
+	size_t n = (size_t)snprintf(a->identity, sizeof a->identity,
+				    "metrics=%u n=%u v=%u M=%u unpaired=%d slices=%llu+%llu timeout=%g reference=%s threads=",
+				    a->metrics, a->processes, a->values, a->memory_processes, a->unpaired,
+				    (unsigned long long)a->slice_ops, (unsigned long long)a->slice_warm, a->timeout_s,
+				    a->reference ? a->reference : "-");
+	for (unsigned i = 0; i < a->nthreads && n < sizeof a->identity; i++)
+		n += (size_t)snprintf(a->identity + n, sizeof a->identity - n, "%u,", a->threads[i]);
+	for (size_t i = 0; i < a->nworkloads && n < sizeof a->identity; i++)
+		n += (size_t)snprintf(a->identity + n, sizeof a->identity - n, " -w %s", a->workloads[i]);
+}
+
+void alloclab_ab_args_plan(struct alloclab_ab_args *a, const char *dir, int argc, char **argv,
 			   struct alloclab_ab_plan *plan)
 {
 	memset(plan, 0, sizeof *plan);
+	identity_of(a);
+	plan->identity = a->identity;
 	plan->reference = a->reference;
 	plan->workloads = a->specs;
 	plan->nworkloads = a->nspecs;

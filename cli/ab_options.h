@@ -42,6 +42,7 @@ struct alloclab_ab_args {
 	int gate;
 	unsigned shard_index, shard_count;
 	enum alloclab_ab_metric metric;
+	char identity[4096]; /* the plan's identity (ab.h), made by alloclab_ab_args_plan */
 };
 
 /* The defaults (reference: given default_reference, NULL none). */
@@ -56,7 +57,7 @@ int alloclab_ab_args_parse(const char *command, int argc, char **argv, unsigned 
 /* The measurement's plan from a, its sides left to fill, its results in
  * dir; argc/argv: the command that asks, recorded with each results
  * file. */
-void alloclab_ab_args_plan(const struct alloclab_ab_args *a, const char *dir, int argc, char **argv,
+void alloclab_ab_args_plan(struct alloclab_ab_args *a, const char *dir, int argc, char **argv,
 			   struct alloclab_ab_plan *plan);
 
 #endif

@@ -54,7 +54,7 @@ static int work_folder(const char *command, const struct alloclab_ab_args *a, ch
 	return 0;
 }
 
-static void plan_of(const struct alloclab_ab_args *a, const char *dir, struct alloclab_history_plan *p)
+static void plan_of(struct alloclab_ab_args *a, const char *dir, struct alloclab_history_plan *p)
 {
 	memset(p, 0, sizeof *p);
 	p->build = a->build;

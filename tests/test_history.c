@@ -18,6 +18,7 @@
 #include "helpers.h"
 
 #include <criterion/criterion.h>
+#include <glob.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -357,8 +358,13 @@ static void expected_point(const char *dir, const char (*steps)[64], int nsteps,
 	double logs = 0;
 	*processes = 0;
 	for (int s = 0; s < nsteps; s++) {
-		char path[4400];
-		snprintf(path, sizeof path, "%s/hist/steps/%s/time.json", dir, steps[s]);
+		char pattern[4400], path[4400];
+		glob_t g;
+		/* A step's folder is its commit and its plan's key. */
+		snprintf(pattern, sizeof pattern, "%s/hist/steps/%s-*/time.json", dir, steps[s]);
+		cr_assert(glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 1, "%s", pattern);
+		snprintf(path, sizeof path, "%s", g.gl_pathv[0]);
+		globfree(&g);
 		json_t *doc = json_load_file(path, 0, NULL), *cell, *proc;
 		cr_assert_not_null(doc, "%s", path);
 		size_t i, k;

@@ -80,6 +80,11 @@ struct alloclab_ab_plan {
 	 * rather than measured again (history run going on after an
 	 * interruption, or after its shards). */
 	int reuse;
+	/* Everything asked that moves a figure (the suite's texts, threads,
+	 * metrics, design, processes, values, reference, deadline), as one
+	 * text the caller writes: a step's saved results are read again only
+	 * under the same identity (history.c keys its step folders by it). */
+	const char *identity;
 	/* The command that asked (`alloclab ab ...`), recorded as each
 	 * results file's command. */
 	int argc;

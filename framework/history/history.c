@@ -2,6 +2,7 @@
 #define _GNU_SOURCE 1
 #include "history/history.h"
 
+#include "base/hash.h"
 #include "files/file_hash.h"
 #include "history/revision.h"
 #include "history/series.h"
@@ -62,14 +63,20 @@ static int keep_step(struct alloclab_store *s, const char *repo, const char *com
 }
 
 /* One step: this commit's build against the previous one's, measured (or
- * its files read again) in steps/COMMIT; kept when there is a store. */
+ * its files read again) in steps/COMMIT-KEY; kept when there is a store. */
 static int measure_step(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
 			const char *base_commit, const struct alloclab_built *base, const char *commit,
 			const struct alloclab_built *head, char *err, size_t err_len)
 {
 	char steps[PATH_MAX], dir[PATH_MAX], bl[16], hl[16], sha[ALLOCLAB_SHA256_HEX];
+	/* A step's folder is its commit, its base and everything asked: run
+	 * again with another suite, base or design, it is measured anew, not
+	 * read from what another plan left. */
+	uint64_t key = alloclab_fnv1a(ALLOCLAB_FNV_OFFSET, base_commit, strlen(base_commit) + 1);
+	const char *identity = p->ab.identity ? p->ab.identity : "";
+	key = alloclab_fnv1a(key, identity, strlen(identity));
 	snprintf(steps, sizeof steps, "%.3000s/steps", p->dir);
-	snprintf(dir, sizeof dir, "%.3100s/%.64s", steps, commit);
+	snprintf(dir, sizeof dir, "%.3100s/%.64s-%016llx", steps, commit, (unsigned long long)key);
 	if ((mkdir(steps, 0777) != 0 && errno != EEXIST) || (mkdir(dir, 0777) != 0 && errno != EEXIST)) {
 		snprintf(err, err_len, "%.600s: %s", dir, strerror(errno));
 		return -1;
@@ -89,7 +96,7 @@ static int measure_step(struct alloclab_store *s, const struct alloclab_history_
 		rc = keep_step(s, repo, commit, base_commit, &res, sha, err, err_len);
 	else if (rc == 0 && s)
 		rc = -1;
-	if (rc != 0 && strcmp(res.failed_side, "HEAD") == 0) {
+	if (rc != 0 && strcmp(res.failed_side, "HEAD") == 0 && !alloclab_interrupted()) {
 		/* A build that crashes is that commit's fault when it is
 		 * HEAD's: recorded as broken, and the history goes on. */
 		char why[1400];
@@ -140,6 +147,10 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 		return 0;
 	}
 	if (commit_build(p, commit, &built[i], why, sizeof why) != 0) {
+		/* A build cut short by an interrupt says nothing of the commit:
+		 * not recorded, it is built again next time. */
+		if (alloclab_interrupted())
+			return 0;
 		out->broken++;
 		if (p->progress)
 			fprintf(stderr, "alloclab history: %.12s does not build: %s\n", commit, why);
@@ -165,6 +176,8 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 		return 0;
 	}
 	int rc = measure_step(s, p, repo, revs[*prev].commit, &built[*prev], commit, &built[i], why, sizeof why);
+	if (rc != 0 && alloclab_interrupted())
+		return 0; /* nothing recorded: measured again next time */
 	if (rc == 1) {
 		out->broken++;
 		if (p->progress)
