@@ -515,6 +515,25 @@ Test(history, a_repositorys_history_finds_its_change_and_its_broken_commit, .tim
 	r = run_alloclab(dir, args);
 	cr_expect(strstr(r.out, "0 steps measured now, 4 measured before") != NULL, "%s%s", r.out, r.err);
 	cmd_result_free(&r);
+	/* Again on the same folder with another suite (and another store):
+	 * the steps are measured anew, not read from the first suite's. */
+	const char *other[] = {"history", "run", "--repo", repo, "HEAD~5..HEAD", "--db", "h2.db", "-o", "hist", "--build",
+			       build, "--plugin", "plugin.so", "--metrics", "instructions", "-w", "churn:ops=3000", NULL};
+	r = run_alloclab(dir, other);
+	cr_expect(strstr(r.out, "4 steps measured now") != NULL, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+	glob_t g;
+	char pattern[4400];
+	int with_3000 = 0;
+	snprintf(pattern, sizeof pattern, "%s/hist/steps/*/instructions.json", dir);
+	cr_assert_eq(glob(pattern, 0, NULL, &g), 0, "%s", pattern);
+	for (size_t k = 0; k < g.gl_pathc; k++) {
+		char *text = read_file(g.gl_pathv[k]);
+		with_3000 += text && (strstr(text, "\"ops\": 3000,") || strstr(text, "\"ops\":3000,"));
+		free(text);
+	}
+	cr_expect_eq(with_3000, 4, "steps measured with the second suite: %d of %zu files", with_3000, g.gl_pathc);
+	globfree(&g);
 	json_t *doc = show_json(dir, "h.db");
 	json_t *series = json_array_get(json_object_get(doc, "series"), 0), *p;
 	size_t i;
