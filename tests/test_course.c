@@ -137,6 +137,26 @@ Test(course, each_later_level_fails_the_previous_step, .timeout = 300)
 	cmd_result_free(&r);
 }
 
+/* The honesty case lists the ops a plugin declares and nothing else: a
+ * plugin without calloc (the loader's fallback stands in for it) is not
+ * told its calloc works. */
+Test(course, the_honesty_case_lists_only_the_declared_ops, .timeout = 60)
+{
+	static const struct {
+		const char *plugin, *says;
+	} plugins[] = {
+		{"course-bump", "declared ops work: none declared beyond malloc and free"}, /* caps 0 */
+		{"course-freelist", "declared ops work: usable_size\n"},                  /* usable-size alone */
+	};
+	for (size_t i = 0; i < sizeof plugins / sizeof *plugins; i++) {
+		struct cmd_result r = run_alloclab(NULL, (const char *const[]){"check", "--case", "honesty",
+									       test_plugin(plugins[i].plugin), NULL});
+		cr_expect_eq(r.status, 0, "%s: %s %s", plugins[i].plugin, r.out, r.err);
+		cr_expect(strstr(r.out, plugins[i].says) && !strstr(r.out, "calloc"), "%s: %s", plugins[i].plugin, r.out);
+		cmd_result_free(&r);
+	}
+}
+
 Test(course, bad_input_is_refused_with_one_line)
 {
 	char *dir = scratch_dir();

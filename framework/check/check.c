@@ -1117,8 +1117,12 @@ static void honest_trim(const struct alloclab_allocator *a, struct alloclab_chec
 static void honest_on_malloc(const struct alloclab_allocator *a, struct alloclab_check_result *r, char *done,
 			     size_t len)
 {
+	/* ops.calloc is never NULL (the loader's fallback stands in for a
+	 * plugin without one): the capability says whether it is the
+	 * plugin's own. */
+	const int calloc_declared = (a->caps & ALLOCLAB_CAP_CALLOC) != 0;
 	void *m = ck_malloc(a, 300);
-	if (a->ops.calloc && m) {
+	if (calloc_declared && m) {
 		unsigned char *p = ck_calloc(a, 100, 3);
 		if (p == NULL)
 			FAIL("declares calloc, but calloc(100, 3) returned NULL where malloc(300) did not");
@@ -1136,9 +1140,9 @@ static void honest_on_malloc(const struct alloclab_allocator *a, struct alloclab
 	}
 	if (m)
 		ck_free(a, m);
-	else if (a->ops.calloc || a->ops.usable_size)
-		note(done, len, "%s%s%s not tried: malloc(300) returned NULL", a->ops.calloc ? "calloc" : "",
-		     a->ops.calloc && a->ops.usable_size ? " and " : "", a->ops.usable_size ? "usable_size" : "");
+	else if (calloc_declared || a->ops.usable_size)
+		note(done, len, "%s%s%s not tried: malloc(300) returned NULL", calloc_declared ? "calloc" : "",
+		     calloc_declared && a->ops.usable_size ? " and " : "", a->ops.usable_size ? "usable_size" : "");
 }
 
 static void check_honesty(const struct alloclab_allocator *a, struct alloclab_check_result *r)
