@@ -222,6 +222,43 @@ Test(history, the_runs_listing_reads_the_rows_not_the_documents, .timeout = 120)
 	cmd_result_free(&r);
 }
 
+/* Replaces run 1's document in dir/db with `bytes` bytes of JSON (blanks,
+ * then {}) compressed as the store compresses, its size in its header: a
+ * zstd bomb of a few kilobytes. */
+static void store_bomb(const char *dir, const char *db, unsigned long long bytes)
+{
+	sh("cd %s && { head -c %llu /dev/zero | tr '\\0' ' '; printf '{}'; } | zstd -q -1 --stream-size=%llu > %s.zst && "
+	   "sqlite3 %s \"UPDATE run SET document = readfile('%s.zst') WHERE id = 1;\"",
+	   dir, bytes - 2, bytes, db, db, db);
+}
+
+/* A stored document that would inflate past 256 MiB, or past 1000 times
+ * its stored size, is refused before it is inflated, in one line saying
+ * which bound (before, 90 KB that inflated to 1 GB took 2.2 GB and was
+ * refused with an empty reason). */
+Test(history, a_document_that_would_inflate_past_its_bounds_is_refused, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	quick_run(dir, "run.json");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "add", "run.json", "--db", "big.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	sh("cd %s && cp big.db far.db", dir);
+	store_bomb(dir, "big.db", 300ull << 20);
+	store_bomb(dir, "far.db", 20ull << 20);
+	static const char *const cases[][2] = {
+		{"big.db", "run 1's document would inflate past 256 MiB (to 314572800 bytes, from "},
+		{"far.db", "run 1's document would inflate past 1000x its stored size (to 20971520 bytes, from "},
+	};
+	for (size_t k = 0; k < 2; k++) {
+		r = run_alloclab(dir, (const char *const[]){"report", cases[k][0], "-o", "site", NULL});
+		cr_expect_eq(r.status, 2, "%s: %d %s", cases[k][0], r.status, r.err);
+		cr_expect(strstr(r.err, cases[k][1]) && strstr(r.err, "): refused\n"), "%s: %s", cases[k][0], r.err);
+		cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+		cmd_result_free(&r);
+	}
+}
+
 Test(history, many_writers_at_once_lose_no_run, .timeout = 300)
 {
 	char *dir = scratch_dir(), exe[4200];

@@ -11,10 +11,20 @@
 #include <time.h>
 #include <zstd.h>
 
-/* A document larger than this is refused when read back: no results file
- * alloclab writes comes near it, and a damaged blob must not make the
- * reader allocate what its header claims. */
-#define MAX_DOCUMENT_BYTES (1ull << 30)
+/* How far a stored document may inflate when read back. A store comes
+ * from outside: a blob of 90 KB that inflated to 1 GB of JSON took 2.2 GB
+ * before the parser gave up. Both bounds are checked on the size the
+ * frames declare, before anything is allocated (a frame that holds more
+ * than it declares fails to decompress into the room given). A results
+ * file of 20,000 cells is about 100 MB of JSON; measured values compress
+ * about tenfold, so neither bound refuses a run alloclab wrote, while the
+ * ratio keeps a small blob from costing a reader hundreds of times its
+ * size. Below MIN_RATIO_CHECKED the ratio is not asked: a small document
+ * of repeated cells compresses far, and costs little. */
+#define MAX_DOCUMENT_MIB 256
+#define MAX_DOCUMENT_BYTES ((unsigned long long)MAX_DOCUMENT_MIB << 20)
+#define MAX_DOCUMENT_RATIO 1000
+#define MIN_RATIO_CHECKED (16ull << 20)
 
 static const char *status_name(enum alloclab_cell_status s)
 {
@@ -313,6 +323,28 @@ int alloclab_store_add_run(struct alloclab_store *s, const struct alloclab_resul
 	return -1;
 }
 
+/* The size a stored document says it inflates to, or ZSTD_CONTENTSIZE_ERROR
+ * with err saying why it is not read: damaged, of no declared size, or
+ * past a bound (which one, and by how much). */
+static unsigned long long inflated_size(const void *blob, size_t n, const char *name, char *err, size_t err_len)
+{
+	unsigned long long size = blob ? ZSTD_getFrameContentSize(blob, n) : ZSTD_CONTENTSIZE_ERROR;
+	if (size == ZSTD_CONTENTSIZE_ERROR)
+		snprintf(err, err_len, "%s: its document is damaged (not the zstd-compressed JSON the store writes)", name);
+	else if (size == ZSTD_CONTENTSIZE_UNKNOWN)
+		snprintf(err, err_len, "%s: its document does not say how large it inflates (the store's writer always "
+			 "does): refused", name);
+	else if (size > MAX_DOCUMENT_BYTES)
+		snprintf(err, err_len, "%s's document would inflate past %d MiB (to %llu bytes, from %zu stored): refused",
+			 name, MAX_DOCUMENT_MIB, size, n);
+	else if (size > MIN_RATIO_CHECKED && size / MAX_DOCUMENT_RATIO > n)
+		snprintf(err, err_len, "%s's document would inflate past %dx its stored size (to %llu bytes, from %zu): "
+			 "refused", name, MAX_DOCUMENT_RATIO, size, n);
+	else
+		return size;
+	return ZSTD_CONTENTSIZE_ERROR;
+}
+
 struct alloclab_results *alloclab_store_load_run(struct alloclab_store *s, int64_t id, alloclab_report_checker check,
 						 char *err, size_t err_len)
 {
@@ -331,12 +363,12 @@ struct alloclab_results *alloclab_store_load_run(struct alloclab_store *s, int64
 	}
 	const void *blob = sqlite3_column_blob(st, 0);
 	size_t n = (size_t)sqlite3_column_bytes(st, 0);
-	unsigned long long size = blob ? ZSTD_getFrameContentSize(blob, n) : ZSTD_CONTENTSIZE_ERROR;
-	char *text = size < MAX_DOCUMENT_BYTES ? malloc(size + 1) : NULL;
+	unsigned long long size = inflated_size(blob, n, name, err, err_len);
+	char *text = size != ZSTD_CONTENTSIZE_ERROR ? malloc(size + 1) : NULL;
 	size_t got = text ? ZSTD_decompress(text, size, blob, n) : 0;
-	if (text == NULL || ZSTD_isError(got) || got != size) {
+	if (text && (ZSTD_isError(got) || got != size)) {
 		snprintf(err, err_len, "%s: its document is damaged (not the zstd-compressed JSON the store writes)", name);
-	} else {
+	} else if (text) {
 		json_error_t je;
 		text[got] = '\0';
 		json_t *doc = json_loadb(text, got, JSON_REJECT_DUPLICATES, &je);
@@ -345,6 +377,8 @@ struct alloclab_results *alloclab_store_load_run(struct alloclab_store *s, int64
 		else
 			r = alloclab_results_from_json(doc, name, check, err, err_len);
 		json_decref(doc);
+	} else if (size != ZSTD_CONTENTSIZE_ERROR) {
+		snprintf(err, err_len, "%s: its document of %llu bytes: out of memory", name, size);
 	}
 	free(text);
 	sqlite3_finalize(st);
