@@ -6,6 +6,8 @@
  * killed grading; no sandbox, no grading unless asked for by name.
  */
 #include "helpers.h"
+#include "grade/inside.h"
+#include "grade/submission_build.h"
 
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
@@ -524,4 +526,66 @@ Test(grade, a_submission_cannot_slow_the_reference, .timeout = 600)
 	json_decref(g);
 	cmd_result_free(&r);
 	free(bump);
+}
+
+/* A build's log is kept whole: a NUL it printed does not end it (the
+ * text after it, and the compiler's error there, are in the log and the
+ * row), and a log past the bound kept says, at its end, how much was left
+ * out. Graded unsandboxed, where the build finds a compiler of the test's
+ * own on PATH. */
+Test(grade, a_build_log_is_kept_whole_and_says_where_it_was_cut, .timeout = 120)
+{
+	char *dir = scratch_dir(), *bin = path_in(dir, "bin"), *old = strdup(getenv("PATH")), path[8192];
+	cr_assert_eq(mkdir(bin, 0755), 0);
+	write_text(path_in(bin, "cc"), "#!/bin/sh\nprintf 'before\\000after\\nmine.c:1:1: error: boom\\n'\n"
+				       "head -c 300000 /dev/zero | tr '\\000' x\necho\nexit 1\n");
+	cr_assert_eq(chmod(path_in(bin, "cc"), 0755), 0);
+	write_text(path_in(dir, "mine.c"), "int mine;\n");
+	snprintf(path, sizeof path, "%s:%s", bin, old);
+	setenv("PATH", path, 1);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"grade", "--level", "1", "--no-measure",
+								      "--unsandboxed", "mine.c", NULL});
+	setenv("PATH", old, 1);
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cr_expect(strstr(r.out, "build failed: mine.c:1:1: error: boom"), "%s", r.out);
+	char *log = read_file(path_in(dir, "alloclab-grade/logs/01-mine.c.build.log"));
+	cr_assert_not_null(log);
+	cr_expect(strstr(log, "before\xef\xbf\xbd" "after\nmine.c:1:1: error: boom\n"), "%.300s", log);
+	const char *mark = strstr(log, "[... ");
+	size_t left = 0;
+	cr_assert(mark && sscanf(mark, "[... %zu bytes left out]", &left) == 1, "no mark of the cut: ...%s",
+		  log + strlen(log) - 200);
+	cr_expect_eq(mark[strcspn(mark, "\n")], '\n');
+	cr_expect_eq(mark[strcspn(mark, "\n") + 1], '\0', "the mark is not the log's last line");
+	/* What cc printed past the 256 KiB kept, with the step's own lines. */
+	cr_expect(left > 300000 - (256 << 10) && left < 300000 - (256 << 10) + 4096, "%zu bytes left out", left);
+	free(log);
+	cmd_result_free(&r);
+	free(old);
+}
+
+/* The grader's reader cuts a build's log only past what an honest inside
+ * sends, and says so at the cut. */
+Test(grade, a_log_past_the_events_bound_is_cut_with_a_word)
+{
+	size_t n = ALLOCLAB_GRADE_LOG_EVENT_MAX + 10;
+	char *big = malloc(n + 1);
+	memset(big, 'x', n);
+	big[n] = '\0';
+	json_t *e = json_pack("{s:s,s:s,s:s,s:s,s:s}", "event", "build", "status", "failed", "first_error", "boom",
+			      "log", big, "plugin", "");
+	char *line = json_dumps(e, JSON_COMPACT), *log = NULL;
+	size_t len = strlen(line);
+	line = realloc(line, len + 32);
+	strcpy(line + len, "\n{\"event\":\"end\"}\n");
+	struct alloclab_grade_row row;
+	memset(&row, 0, sizeof row);
+	alloclab_grade_events_read(line, strlen(line), 1, "", &row, &log);
+	cr_assert_not_null(log);
+	cr_expect_eq(strspn(log, "x"), ALLOCLAB_GRADE_LOG_EVENT_MAX);
+	cr_expect_str_eq(log + ALLOCLAB_GRADE_LOG_EVENT_MAX, "\n[... 10 bytes left out]\n");
+	free(log);
+	free(line);
+	free(big);
+	json_decref(e);
 }

@@ -22,6 +22,8 @@ static void log_add(struct alloclab_build_log *b, const char *text, size_t n)
 	}
 	size_t keep = b->len + n > ALLOCLAB_BUILD_LOG_MAX ? ALLOCLAB_BUILD_LOG_MAX - b->len : n;
 	char *grown = keep ? realloc(b->text, b->len + keep + 1) : NULL;
+	/* Counted, so that a reader of the text can be told it is not all. */
+	b->left_out += grown ? n - keep : n;
 	if (grown == NULL)
 		return;
 	b->text = grown;

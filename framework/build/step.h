@@ -20,6 +20,7 @@ struct alloclab_build_log {
 	double until;            /* the deadline, monotonic seconds */
 	char *text;              /* what the steps printed, at most ALLOCLAB_BUILD_LOG_MAX bytes */
 	size_t len;
+	size_t left_out;         /* what they printed past that bound: not in text */
 	char status[16];         /* "ok", "failed", "timed out" */
 	char first_error[1000];  /* a failed step's first error line */
 };

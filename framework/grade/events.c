@@ -46,6 +46,24 @@ static int one_of(const char *s, const char *const *set)
 /* Where the reading is: what has been seen, in order. */
 enum stage { START, BUILT, CASES, MEASURED, LOAD_FAILED, ENDED };
 
+/* The log an event carries, whole up to the bound an honest inside
+ * keeps to (submission_build.h), and beyond it cut at a character's start
+ * with its mark: never cut without a word. malloc'd, or NULL. */
+static char *bounded_log(const json_t *log)
+{
+	const char *l = json_string_value(log);
+	size_t n = json_string_length(log), cut = n;
+	if (n <= ALLOCLAB_GRADE_LOG_EVENT_MAX)
+		return strndup(l, n);
+	cut = ALLOCLAB_GRADE_LOG_EVENT_MAX;
+	while (cut > 0 && ((unsigned char)l[cut] & 0xc0) == 0x80)
+		cut--;
+	char *out = malloc(cut + 100);
+	if (out)
+		snprintf(out, cut + 100, "%.*s\n" ALLOCLAB_GRADE_LOG_CUT, (int)cut, l, n - cut);
+	return out;
+}
+
 static int read_build(const json_t *e, struct alloclab_grade_row *row, char **log)
 {
 	static const char *const statuses[] = {"ok", "failed", "timed out", NULL};
@@ -63,9 +81,7 @@ static int read_build(const json_t *e, struct alloclab_grade_row *row, char **lo
 	}
 	if (strcmp(row->build, "ok") == 0)
 		snprintf(row->plugin, sizeof row->plugin, "%s", plugin);
-	const char *l = json_string_value(json_object_get(e, "log"));
-	size_t n = strnlen(l, ALLOCLAB_GRADE_LOG_MAX);
-	*log = strndup(l, n);
+	*log = bounded_log(json_object_get(e, "log"));
 	return 0;
 }
 

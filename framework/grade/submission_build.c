@@ -2,6 +2,7 @@
 #define _GNU_SOURCE 1
 #include "grade/submission_build.h"
 #include "build/step.h"
+#include "base/json_text.h"
 #include "base/lengths.h"
 #include "process/child.h"
 #include "files/self_exe.h"
@@ -100,6 +101,39 @@ static void build_c(struct alloclab_grade_build *b, struct alloclab_build_log *l
 		free(argv[i]);
 }
 
+/* The log as text that can be kept whole: a NUL (which ends it wherever
+ * it travels as a C string: the event, the row, the log file) and each
+ * byte that is not UTF-8 (one such byte turns all of an event's text past
+ * ASCII into '?') become U+FFFD; what the build printed past the bound
+ * kept is said at its end, not left out in silence. malloc'd, or NULL. */
+static char *log_text(const char *raw, size_t len, size_t left_out, size_t *out_len)
+{
+	static const char replacement[] = "\xef\xbf\xbd";
+	char mark[96] = "";
+	if (left_out)
+		snprintf(mark, sizeof mark, "%s" ALLOCLAB_GRADE_LOG_CUT, len && raw[len - 1] != '\n' ? "\n" : "", left_out);
+	char *out = malloc(len * 3 + strlen(mark) + 1);
+	size_t n = 0;
+	if (out == NULL)
+		return NULL;
+	/* raw[len] is a NUL, which no UTF-8 sequence runs into. */
+	for (size_t i = 0; i < len;) {
+		size_t k = raw[i] ? alloclab_utf8_char((const unsigned char *)raw + i) : 0;
+		if (k == 0 || i + k > len) {
+			memcpy(out + n, replacement, 3);
+			n += 3;
+			i++;
+		} else {
+			memcpy(out + n, raw + i, k);
+			n += k;
+			i += k;
+		}
+	}
+	memcpy(out + n, mark, strlen(mark) + 1);
+	*out_len = n + strlen(mark);
+	return out;
+}
+
 void alloclab_grade_build(const char *kind, const char *src, const char *build_dir, double timeout_s,
 			  struct alloclab_grade_build *out)
 {
@@ -121,12 +155,13 @@ void alloclab_grade_build(const char *kind, const char *src, const char *build_d
 		snprintf(out->status, sizeof out->status, "%s", log.status);
 		snprintf(out->first_error, sizeof out->first_error, "%s", log.first_error);
 	}
+	out->log = log_text(log.text ? log.text : "", log.len, log.left_out, &out->log_len);
+	/* A failed step's first error was read from its log as a C string,
+	 * which ends at a NUL: read again from the whole of it. */
+	if (out->log && strcmp(log.status, "failed") == 0 && log.text && memchr(log.text, '\0', log.len))
+		alloclab_build_first_error(out->log, out->first_error, sizeof out->first_error);
 	if (strcmp(out->status, "ok") != 0 && !out->first_error[0])
-		alloclab_build_first_error(log.text, out->first_error, sizeof out->first_error);
-	/* The log is the row's to keep. */
-	out->log = log.text;
-	out->log_len = log.len;
-	log.text = NULL;
+		alloclab_build_first_error(out->log ? out->log : log.text, out->first_error, sizeof out->first_error);
 	alloclab_build_log_close(&log);
 }
 
