@@ -106,6 +106,46 @@ static void print_faults(const struct alloclab_ab_result *res, const char *bulle
 	}
 }
 
+/* Where each changed instructions row's instructions went: its functions
+ * whose own count per op moved most. */
+static void print_functions(const struct alloclab_ab_report *rep, int markdown, FILE *out)
+{
+	if (rep->nfunctions == 0)
+		return;
+	fprintf(out, "%swhere the instructions went (each function's own instructions per op, BASE -> HEAD; "
+		     "callgrind, the last value of each side):%s\n",
+		markdown ? "**" : "", markdown ? "**" : "");
+	for (size_t i = 0; i < rep->nfunctions; i++) {
+		const struct alloclab_ab_functions *f = &rep->functions[i];
+		const char *row = rep->result->rows[f->row].name;
+		if (f->why) {
+			fprintf(out, "%s%s: not read (%s)\n", markdown ? "- " : "  ", row, f->why);
+			continue;
+		}
+		if (markdown) {
+			fputs("\n| ", out);
+			for (const char *c = row; *c; c++)
+				fprintf(out, *c == '|' ? "\\|" : "%c", *c);
+			fputs(": function | BASE | HEAD | change |\n|---|---:|---:|---:|\n", out);
+		} else {
+			fprintf(out, "  %s:\n", row);
+		}
+		for (size_t k = 0; k < f->ntop; k++) {
+			const struct alloclab_ab_function *fn = &f->top[k];
+			if (markdown) {
+				fputs("| `", out);
+				for (const char *c = fn->function; *c; c++)
+					fprintf(out, *c == '|' ? "\\|" : *c == '`' ? "'" : "%c", *c);
+				fprintf(out, "` | %.3f | %.3f | %+.3f |\n", fn->base, fn->head, fn->head - fn->base);
+			} else {
+				fprintf(out, "    %+10.3f  %-56.56s %10.3f -> %.3f\n", fn->head - fn->base, fn->function, fn->base,
+					fn->head);
+			}
+		}
+	}
+	fputc('\n', out);
+}
+
 static void print_text(const struct alloclab_ab_report *rep, FILE *out)
 {
 	const struct alloclab_ab_result *res = rep->result;
@@ -126,6 +166,7 @@ static void print_text(const struct alloclab_ab_report *rep, FILE *out)
 			h, ratio, iv, r->n, v, gate ? "  <- " : "", gate ? gate : "");
 	}
 	fputc('\n', out);
+	print_functions(rep, 0, out);
 	print_designs(res, "", out);
 	print_faults(res, "", out);
 }
@@ -155,6 +196,7 @@ static void print_markdown(const struct alloclab_ab_report *rep, FILE *out)
 		fprintf(out, " | %s | %s | %s | %s | %s%s |\n", b, h, ratio, iv, v, gate ? " **FAIL**" : "");
 	}
 	fputc('\n', out);
+	print_functions(rep, 1, out);
 	print_designs(res, "- ", out);
 	print_faults(res, "- ", out);
 }

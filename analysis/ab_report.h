@@ -7,6 +7,7 @@
 #ifndef ALLOCLAB_AB_REPORT_H
 #define ALLOCLAB_AB_REPORT_H
 
+#include "ab_functions.h"
 #include "history/ab.h"
 
 #include <stdio.h>
@@ -17,6 +18,10 @@ struct alloclab_ab_report {
 	/* Per metric, the gate's threshold in percent (< 0: none on it);
 	 * NULL: no gate. */
 	const double *thresholds;
+	/* Where the instructions went, per changed instructions row
+	 * (ab_functions.h); NULL, 0: not read. */
+	const struct alloclab_ab_functions *functions;
+	size_t nfunctions;
 };
 
 struct alloclab_ab_format {

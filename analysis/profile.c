@@ -1,7 +1,10 @@
 /* Instructions per function from a callgrind dump. See profile.h. */
+#define _GNU_SOURCE 1
 #include "profile.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,5 +167,84 @@ uint64_t alloclab_profile_ir(const struct alloclab_profile *p, const char *funct
 	for (size_t i = 0; i < p->n; i++)
 		if (strcmp(p->e[i].function, function) == 0)
 			return p->e[i].ir;
+	return 0;
+}
+
+int alloclab_profile_last_dump(const char *dir, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned best = 0;
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		long pid;
+		unsigned n;
+		if (sscanf(e->d_name, "cg.%ld.%u", &pid, &n) == 2 && n > best) {
+			best = n;
+			snprintf(out, len, "%s/%s", dir, e->d_name);
+		}
+	}
+	closedir(d);
+	return best ? 0 : -1;
+}
+
+void alloclab_profile_rename_object(struct alloclab_profile *p, const char *from, const char *to)
+{
+	char old[600];
+	snprintf(old, sizeof old, " [%s]", from);
+	size_t n = strlen(old);
+	for (size_t i = 0; i < p->n; i++) {
+		size_t len = strlen(p->e[i].function);
+		if (len < n || strcmp(p->e[i].function + len - n, old) != 0)
+			continue;
+		char *renamed = NULL;
+		if (asprintf(&renamed, "%.*s [%s]", (int)(len - n), p->e[i].function, to) < 0)
+			continue;
+		free(p->e[i].function);
+		p->e[i].function = renamed;
+	}
+}
+
+static int by_difference(const void *x, const void *y)
+{
+	const struct alloclab_function_change *p = x, *q = y;
+	double dp = fabs(p->b - p->a), dq = fabs(q->b - q->a);
+	return (dp < dq) - (dp > dq);
+}
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(((const struct alloclab_function_change *)x)->function,
+		      ((const struct alloclab_function_change *)y)->function);
+}
+
+int alloclab_profile_diff(const struct alloclab_profile *a, double a_ops, const struct alloclab_profile *b, double b_ops,
+			  struct alloclab_function_change **rows, size_t *nrows)
+{
+	size_t n = a->n + b->n, k = 0;
+	struct alloclab_function_change *r = calloc(n + 1, sizeof *r);
+	*rows = NULL;
+	*nrows = 0;
+	if (r == NULL)
+		return -1;
+	/* Both sides' functions, sorted by name, then merged: n log n. */
+	for (size_t i = 0; i < a->n; i++)
+		r[k++] = (struct alloclab_function_change){a->e[i].function, (double)a->e[i].ir / a_ops, 0};
+	for (size_t i = 0; i < b->n; i++)
+		r[k++] = (struct alloclab_function_change){b->e[i].function, 0, (double)b->e[i].ir / b_ops};
+	qsort(r, k, sizeof *r, by_name);
+	size_t out = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (out > 0 && strcmp(r[out - 1].function, r[i].function) == 0) {
+			r[out - 1].a += r[i].a;
+			r[out - 1].b += r[i].b;
+		} else {
+			r[out++] = r[i];
+		}
+	}
+	qsort(r, out, sizeof *r, by_difference);
+	*rows = r;
+	*nrows = out;
 	return 0;
 }

@@ -144,7 +144,10 @@ static void default_output(char *out, size_t len)
 static int report(const struct alloclab_ab_args *a, const struct alloclab_ab_result *result, const char *const names[2],
 		  const char *dir)
 {
-	struct alloclab_ab_report rep = {result, names[0], names[1], a->gate ? a->thresholds : NULL};
+	struct alloclab_ab_report rep = {result, names[0], names[1], a->gate ? a->thresholds : NULL, NULL, 0};
+	struct alloclab_ab_functions *functions = NULL;
+	if (alloclab_ab_functions_of(result, dir, 8, &functions, &rep.nfunctions) == 0)
+		rep.functions = functions;
 	alloclab_ab_format_find(a->format)->print(&rep, stdout);
 	int rc = 0;
 	for (size_t i = 0; a->gate && i < result->nrows; i++)
@@ -157,6 +160,7 @@ static int report(const struct alloclab_ab_args *a, const struct alloclab_ab_res
 				printf(" %s", result->files[m]);
 		printf(" (alloclab show FILE; builds and their logs in %s)\n", dir);
 	}
+	alloclab_ab_functions_free(functions, rep.nfunctions);
 	return rc;
 }
 

@@ -18,7 +18,6 @@
 #include "check/vet.h"
 #include "worker/worker.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -49,26 +48,6 @@ struct side {
 	uint64_t ops;
 };
 
-/* The dump of the cell's last value: the highest numbered cg.PID.N. */
-static int last_dump(const char *dir, char *out, size_t len)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	unsigned best = 0;
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL) {
-		long pid;
-		unsigned n;
-		if (sscanf(e->d_name, "cg.%ld.%u", &pid, &n) == 2 && n > best) {
-			best = n;
-			snprintf(out, len, "%s/%s", dir, e->d_name);
-		}
-	}
-	closedir(d);
-	return best ? 0 : -1;
-}
-
 static int measure_side(struct side *s, const struct alloclab_workload_spec *ws, unsigned threads, double timeout,
 			char *err, size_t err_len)
 {
@@ -97,23 +76,11 @@ static int measure_side(struct side *s, const struct alloclab_workload_spec *ws,
 	for (unsigned i = 0; i < threads; i++)
 		s->ops += proc.values[0].thread_ops[i];
 	alloclab_process_clear(&proc);
-	if (last_dump(s->dir, dump, sizeof dump) != 0) {
+	if (alloclab_profile_last_dump(s->dir, dump, sizeof dump) != 0) {
 		snprintf(err, err_len, "%s: callgrind left no dump in %s", s->plugin.spec, s->dir);
 		return -1;
 	}
 	return alloclab_profile_read(dump, &s->profile, err, err_len);
-}
-
-struct row {
-	const char *function;
-	double a, b;
-};
-
-static int by_difference(const void *x, const void *y)
-{
-	const struct row *p = x, *q = y;
-	double dp = fabs(p->b - p->a), dq = fabs(q->b - q->a);
-	return (dp < dq) - (dp > dq);
 }
 
 /* Every function of either side, per op, the largest differences first;
@@ -121,22 +88,13 @@ static int by_difference(const void *x, const void *y)
  * count. */
 static void print_functions(const struct side *sides, const char *workload, unsigned threads, unsigned top)
 {
-	size_t n = sides[0].profile.n + sides[1].profile.n, nrows = 0;
-	struct row *rows = calloc(n + 1, sizeof *rows);
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; i < sides[k].profile.n; i++) {
-			const char *f = sides[k].profile.e[i].function;
-			int seen = 0;
-			for (size_t j = 0; j < nrows && !seen; j++)
-				seen = strcmp(rows[j].function, f) == 0;
-			if (seen)
-				continue;
-			rows[nrows].function = f;
-			rows[nrows].a = (double)alloclab_profile_ir(&sides[0].profile, f) / (double)sides[0].ops;
-			rows[nrows].b = (double)alloclab_profile_ir(&sides[1].profile, f) / (double)sides[1].ops;
-			nrows++;
-		}
-	qsort(rows, nrows, sizeof *rows, by_difference);
+	struct alloclab_function_change *rows;
+	size_t nrows;
+	if (alloclab_profile_diff(&sides[0].profile, (double)sides[0].ops, &sides[1].profile, (double)sides[1].ops, &rows,
+				  &nrows) != 0) {
+		fprintf(stderr, "alloclab: out of memory\n");
+		return;
+	}
 	printf("instructions per op of %s, one value after a warm-up, %u thread%s (callgrind, the timed region):\n",
 	       workload, threads, threads == 1 ? "" : "s");
 	printf("  %-52s %12s %12s %12s\n", "function [object]", "A", "B", "B - A");

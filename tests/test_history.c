@@ -490,6 +490,9 @@ Test(history, ab_gates_on_a_change_of_a_few_instructions, .timeout = 300)
 	cr_expect_eq(r.status, 1, "a resolved regression above 1%%: %s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "FAIL") != NULL, "%s", r.out);
 	cr_expect(strstr(r.out, "instr/op") != NULL, "%s", r.out);
+	/* Where they went: the one function the change is in, by name, the
+	 * two builds' copies named as one object. */
+	cr_expect(strstr(r.out, "where the instructions went") && strstr(r.out, "sc_malloc [plugin]"), "%s", r.out);
 	cmd_result_free(&r);
 	args[2] = "twin.so";
 	args[4] = "ab2";

@@ -55,7 +55,7 @@ done:
 /* The run that measures one metric into path: the plan's settings in a
  * run configuration, the two builds' copies as its plugins. */
 static int fill_config(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m, const char *const copies[2],
-		       const char *path, struct alloclab_run_config *cfg, char *err, size_t err_len)
+		       const char *path, const char *dumps, struct alloclab_run_config *cfg, char *err, size_t err_len)
 {
 	const struct alloclab_ab_build *sides[2] = {&p->base, &p->head};
 	alloclab_run_config_init(cfg);
@@ -66,6 +66,9 @@ static int fill_config(const struct alloclab_ab_plan *p, enum alloclab_ab_metric
 		cfg->processes = 1;
 		cfg->values = 2;
 		cfg->order_fixed = 1;
+		/* Kept: where the instructions went is read from them
+		 * (alloclab_ab_row's cells). */
+		cfg->dumps_dir = dumps;
 	} else if (m == ALLOCLAB_AB_TIME) {
 		cfg->paired = !p->unpaired;
 		cfg->processes = p->processes;
@@ -208,6 +211,7 @@ int alloclab_ab_rows_of(const struct alloclab_ab_plan *p, enum alloclab_ab_metri
 		}
 		struct alloclab_ab_row row = {
 			.metric = metric, .name = strdup(cmp->rows[i].name), .base = b->mean, .head = h->mean,
+			.base_cell = b->cell ? (int)(b->cell - r->cells) : -1, .head_cell = h->cell ? (int)(h->cell - r->cells) : -1,
 			.ratio = h->ratio, .has_interval = h->has_interval, .lo = h->lo, .hi = h->hi,
 			.verdict = h->verdict, .p = h->p_interval,
 			.n = h->tested == ALLOCLAB_TESTED_PAIRED ? h->npairs : (unsigned)h->nprocesses,
@@ -245,7 +249,14 @@ static int measure_metric(const struct alloclab_ab_plan *p, enum alloclab_ab_met
 		}
 		alloclab_results_free(old);
 	}
-	if (fill_config(p, m, copies, path, &cfg, err, err_len) != 0) {
+	char dumps[4200];
+	snprintf(dumps, sizeof dumps, "%s/%s", p->dir, ALLOCLAB_AB_DUMPS);
+	if (m == ALLOCLAB_AB_INSTRUCTIONS && mkdir(dumps, 0777) != 0 && errno != EEXIST) {
+		snprintf(err, err_len, "%.900s: %s", dumps, strerror(errno));
+		path[0] = '\0';
+		return -1;
+	}
+	if (fill_config(p, m, copies, path, dumps, &cfg, err, err_len) != 0) {
 		alloclab_run_config_clear(&cfg);
 		path[0] = '\0';
 		return -1;

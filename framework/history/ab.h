@@ -113,7 +113,14 @@ struct alloclab_ab_row {
 	int has_faults;
 	double base_faults, head_faults;
 	char *fault_note;
+	/* The two sides' cells in the metric's results file (index into its
+	 * cells), -1 none; an instructions row's callgrind dumps are in
+	 * DIR/ALLOCLAB_AB_DUMPS/cell-INDEX. */
+	int base_cell, head_cell;
 };
+
+/* Where the instruction run keeps its dumps, in the plan's folder. */
+#define ALLOCLAB_AB_DUMPS "instructions-dumps"
 
 struct alloclab_ab_result {
 	struct alloclab_ab_row *rows;

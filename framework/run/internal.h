@@ -18,6 +18,7 @@ struct planned_cell {
 	unsigned min_processes;   /* -n auto: at least this many */
 	int done;                 /* failed, not applicable, or every process measured */
 	int slot;                 /* its paired slot (run->slots), or -1 */
+	char *dumps;              /* cfg->dumps_dir: its callgrind dumps' folder (malloc'd), or NULL */
 };
 
 /*

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -283,6 +284,24 @@ static void plan_hash(const struct alloclab_run *run, char *out, size_t len)
 	snprintf(out, len, "%016llx", (unsigned long long)h);
 }
 
+/* cfg->dumps_dir: the cell's callgrind dumps kept, in a folder of its
+ * own (cell-INDEX, the cell's index in the results), for a caller that
+ * reads where the instructions went (ab's functions that changed). */
+static void keep_dumps(struct alloclab_run *run, struct planned_cell *c, unsigned index)
+{
+	char dir[ALLOCLAB_PATH_LEN];
+	if (run->cfg->dumps_dir == NULL || c->spec.callgrind_dir == NULL)
+		return;
+	if (snprintf(dir, sizeof dir, "%s/cell-%u", run->cfg->dumps_dir, index) >= (int)sizeof dir ||
+	    (mkdir(dir, 0777) != 0 && errno != EEXIST))
+		return;
+	c->dumps = strdup(dir);
+	if (c->dumps) {
+		c->spec.callgrind_dir = c->dumps;
+		c->spec.keep_dumps = 1;
+	}
+}
+
 static void lay_out_cells(struct alloclab_run *run)
 {
 	const struct alloclab_run_config *cfg = run->cfg;
@@ -308,6 +327,7 @@ static void lay_out_cells(struct alloclab_run *run)
 					c->spec.plugin_options = cfg->plugins[p].options;
 					c->spec.gil = cfg->plugins[p].gil;
 					c->spec.callgrind_dir = run->callgrind_dir[0] ? run->callgrind_dir : NULL;
+					keep_dumps(run, c, r->ncells);
 					c->spec.cache_sim = cfg->measure == ALLOCLAB_MEASURE_CACHE ? 1
 							    : cfg->measure == ALLOCLAB_MEASURE_TLB ? 2 : 0;
 					c->spec.cache_align = al;
@@ -353,6 +373,8 @@ static void free_run(struct alloclab_run *run)
 		 * valgrind's logs (and the dumps of workers that died). */
 		alloclab_scratch_remove(run->callgrind_dir);
 	}
+	for (unsigned i = 0; run->cells && run->results && i < run->results->ncells; i++)
+		free(run->cells[i].dumps);
 	alloclab_results_free(run->results);
 	alloclab_journal_close(run->journal, 0);
 	free(run->cells);

@@ -124,6 +124,11 @@ struct alloclab_run_config {
 	 * NULL: none. The runner itself does not present. */
 	void (*print)(const struct alloclab_results *results, FILE *out, int workload_reports);
 	const char *output;
+	/* --measure instructions: each cell's callgrind dumps (one a value,
+	 * cg.PID.N, the last value's the highest N) kept in DIR/cell-INDEX,
+	 * INDEX the cell's in the results; NULL: read and removed. DIR must
+	 * exist. */
+	const char *dumps_dir;
 	int quiet;          /* no table on stdout */
 	int argc;
 	char **argv;
