@@ -177,6 +177,9 @@ static int take(const char *command, int opt, unsigned takes, struct alloclab_ab
 		a->db = optarg;
 		return 0;
 	case 'K': return takes & ALLOCLAB_AB_TAKES_SHARD ? parse_shard(command, optarg, a) : not_taken(command, "--shard");
+	case 'E':
+		return takes & ALLOCLAB_AB_TAKES_SHARD ? alloclab_parse_count(command, "--steps", optarg, 1, 1000000, &a->every)
+						       : not_taken(command, "--steps");
 	case 'G':
 	case 'X':
 		if (!(takes & ALLOCLAB_AB_TAKES_BISECT))
@@ -228,7 +231,8 @@ int alloclab_ab_args_parse(const char *command, int argc, char **argv, unsigned 
 		{"reference", required_argument, NULL, 'r'},  {"fail-above", required_argument, NULL, 'F'},
 		{"format", required_argument, NULL, 'f'},     {"output", required_argument, NULL, 'o'},
 		{"timeout", required_argument, NULL, 'W'},    {"db", required_argument, NULL, 'd'},
-		{"shard", required_argument, NULL, 'K'},      {"good", required_argument, NULL, 'G'},
+		{"shard", required_argument, NULL, 'K'},      {"steps", required_argument, NULL, 'E'},
+		{"good", required_argument, NULL, 'G'},
 		{"bad", required_argument, NULL, 'X'},        {"metric", required_argument, NULL, 'Y'},
 		{"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
 	};

@@ -41,6 +41,7 @@ struct alloclab_ab_args {
 	double thresholds[ALLOCLAB_AB_NMETRICS];
 	int gate;
 	unsigned shard_index, shard_count;
+	unsigned every; /* history run --steps N */
 	enum alloclab_ab_metric metric;
 	char identity[4096]; /* the plan's identity (ab.h), made by alloclab_ab_args_plan */
 };

@@ -56,6 +56,8 @@ static const char usage[] =
 	"      --reference PLUGIN    run: measured beside each step (default system; 'none')\n"
 	"  -o, --output DIR          run: the builds and each step's results (default\n"
 	"                            alloclab-results/history)\n"
+	"      --steps N             run: only every Nth commit of the range (its first and last\n"
+	"                            always), each against the one before it that was measured\n"
 	"      --shard K/N           run: measure only every Nth step (K of N) and keep its results\n"
 	"                            in -o; a run without --shard then adds what they measured\n"
 	"      --metric M            bisect: time, instructions or memory (default time)\n"

@@ -65,7 +65,8 @@ static void plan_of(struct alloclab_ab_args *a, const char *dir, struct alloclab
 	alloclab_ab_args_plan(a, NULL, words, command, &p->ab);
 	p->shard_index = a->shard_index;
 	p->shard_count = a->shard_count;
-	p->progress = isatty(2);
+	p->every = a->every;
+	p->progress = 1;
 }
 
 int alloclab_cmd_history_run(int argc, char **argv)

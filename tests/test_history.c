@@ -879,3 +879,24 @@ Test(history, a_crash_is_blamed_on_its_side_alone, .timeout = 300)
 	cr_expect(strstr(r.err, "HEAD (head) failed") != NULL && strstr(r.err, "both") == NULL, "%s", r.err);
 	cmd_result_free(&r);
 }
+
+/* A CI job's history: --steps N measures every N-th commit (the first
+ * and the last always), and a line for each step says how far it is and
+ * about how long the rest will take, with no terminal. */
+Test(history, every_nth_commit_with_progress_on_a_log, .timeout = 600)
+{
+	char *dir = scratch_dir(), repo[4300], build[4400];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_history_repo(repo);
+	history_build_command(build, sizeof build);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "run", "--repo", repo, "HEAD~5..HEAD",
+								      "--db", "h.db", "-o", "hist", "--build", build,
+								      "--plugin", "plugin.so", "--metrics", "instructions",
+								      "-w", "churn:ops=2000", "--steps", "2", NULL});
+	/* Commits 0, 2, 4 and 5 of six: three steps, the broken fourth
+	 * commit never built. */
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "3 steps measured now") != NULL, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "min left") != NULL && strstr(r.err, "of 6 commits done") != NULL, "%s", r.err);
+	cmd_result_free(&r);
+}

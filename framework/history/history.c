@@ -2,6 +2,7 @@
 #define _GNU_SOURCE 1
 #include "history/history.h"
 
+#include "base/clock.h"
 #include "base/hash.h"
 #include "files/file_hash.h"
 #include "history/revision.h"
@@ -133,10 +134,30 @@ static enum alloclab_commit_state state_of(const struct alloclab_commit *known, 
 	return ALLOCLAB_COMMIT_PENDING;
 }
 
+/* Whether --steps visits commit i of n: every N-th, the first and the
+ * last. */
+static int visited(const struct alloclab_history_plan *p, size_t i, size_t n)
+{
+	return p->every <= 1 || i % p->every == 0 || i + 1 == n;
+}
+
+/* One line after a step: which, how long the steps took, about how long
+ * the rest will take at that pace. */
+static void say_progress(const struct alloclab_history_plan *p, const struct alloclab_revision *revs, size_t n,
+			 size_t i, const struct alloclab_history_outcome *out)
+{
+	size_t left = 0;
+	for (size_t k = i + 1; k < n; k++)
+		left += visited(p, k, n);
+	double mean = out->steps_timed ? out->step_seconds / (double)out->steps_timed : 0;
+	fprintf(stderr, "alloclab history: %.12s measured (%zu of %zu commits done, %.0f s a step); about %.0f min left\n",
+		revs[i].commit, i + 1, n, mean, mean * (double)left / 60);
+}
+
 /* One commit of the range: built, and measured against prev (the last
  * commit that built; -1 none). *prev moves to it when it built. */
 static int one_commit(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
-		      const struct alloclab_revision *revs, size_t i, enum alloclab_commit_state state, long *prev,
+		      const struct alloclab_revision *revs, size_t n, size_t i, enum alloclab_commit_state state, long *prev,
 		      struct alloclab_built *built, size_t *step, struct alloclab_history_outcome *out, char *err,
 		      size_t err_len)
 {
@@ -175,7 +196,10 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 		*prev = (long)i;
 		return 0;
 	}
+	double started = alloclab_now_s();
 	int rc = measure_step(s, p, repo, revs[*prev].commit, &built[*prev], commit, &built[i], why, sizeof why);
+	out->step_seconds += alloclab_now_s() - started;
+	out->steps_timed++;
 	if (rc != 0 && alloclab_interrupted())
 		return 0; /* nothing recorded: measured again next time */
 	if (rc == 1) {
@@ -190,6 +214,8 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 	}
 	out->measured++;
 	*prev = (long)i;
+	if (p->progress)
+		say_progress(p, revs, n, i, out);
 	return 0;
 }
 
@@ -225,8 +251,9 @@ int alloclab_history_run(struct alloclab_store *s, const struct alloclab_history
 	long prev = -1;
 	rc = 0;
 	for (size_t i = 0; i < n && rc == 0 && !alloclab_interrupted(); i++)
-		rc = one_commit(s, p, repo, revs, i, state_of(known, nknown, revs[i].commit), &prev, built, &step, out, err,
-				err_len);
+		if (visited(p, i, n))
+			rc = one_commit(s, p, repo, revs, n, i, state_of(known, nknown, revs[i].commit), &prev, built, &step, out,
+					err, err_len);
 	if (rc == 0 && alloclab_interrupted()) {
 		snprintf(err, err_len, "interrupted: what was measured is kept; the same command goes on from there");
 		rc = -1;

@@ -31,6 +31,13 @@ struct alloclab_history_plan {
 	 * its sides and folder are filled in for each step. */
 	struct alloclab_ab_plan ab;
 	unsigned shard_index, shard_count; /* --shard K/N; 0 of 0: every step */
+	/* --steps N: only every N-th commit of the range (its first and its
+	 * last always), each measured against the one before it that was;
+	 * 0 or 1: every commit. */
+	unsigned every;
+	/* A line on stderr for each build and step, with how long the steps
+	 * took and about how long the rest will (a CI job's log has no
+	 * terminal). */
 	int progress;
 };
 
@@ -40,6 +47,8 @@ struct alloclab_history_outcome {
 	size_t known;    /* steps measured before (the store had them) */
 	size_t broken;   /* commits that did not build or crashed */
 	size_t elsewhere; /* steps left to other shards */
+	double step_seconds; /* the steps measured now, their time in all */
+	size_t steps_timed;
 };
 
 /* Runs the plan; s NULL only for a shard. 0 with *out, or -1 with err
