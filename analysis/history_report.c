@@ -2,6 +2,7 @@
 #include "history_report.h"
 
 #include "base/json_text.h"
+#include "base/shell_word.h"
 #include "statistics/significance.h"
 #include "statistics/summary.h"
 #include "units.h"
@@ -49,18 +50,23 @@ double alloclab_history_level_at(const struct alloclab_history_series *s, size_t
 	return -1;
 }
 
+/* Everything a store says is shown through alloclab_printable: its rows
+ * are written by whoever had the file (a commit subject holding a screen
+ * clear, a host name that retitles the terminal). */
 static void print_series(const struct alloclab_history_view *v, const struct alloclab_history_series *s, FILE *out)
 {
+	char row[ALLOCLAB_PRINTED_LEN], machine[ALLOCLAB_PRINTED_LEN];
 	fprintf(out, "\n%s, %s (%s; each commit over the one before it, side by side, and its 95%% interval)\n",
-		alloclab_ab_metric_names[s->metric], s->row, unit_of(s->metric));
+		alloclab_ab_metric_names[s->metric], alloclab_printable(s->row, row, sizeof row), unit_of(s->metric));
 	if (v->machine && strncmp(v->machine, "several: ", 9) == 0)
-		fprintf(out, "  on %s (a series of its own: runs of two machines are never one series)\n", s->machine);
+		fprintf(out, "  on %s (a series of its own: runs of two machines are never one series)\n",
+			alloclab_printable(s->machine, machine, sizeof machine));
 	fprintf(out, "  %4s  %-12s %12s %8s  %-18s %-22s %s\n", "#", "commit", "level", "step", "95% interval",
 		s->metric == ALLOCLAB_AB_TIME && v->reference ? "against the reference" : "", "subject");
 	for (size_t i = 0; i < s->npoints; i++) {
 		const struct alloclab_history_point *p = &s->points[i];
 		const struct alloclab_commit *c = &v->commits[p->commit];
-		char level[32], step[16] = "-", iv[48] = "-", ref[48] = "", mark[96] = "";
+		char level[32], step[16] = "-", iv[48] = "-", ref[48] = "", mark[96] = "", commit[13], subject[61];
 		alloclab_history_level_text(s->metric, p->level, level, sizeof level);
 		if (p->has_step) {
 			snprintf(step, sizeof step, "%.4f", p->ratio);
@@ -74,12 +80,14 @@ static void print_series(const struct alloclab_history_view *v, const struct all
 			alloclab_history_change_text(s->metric, p, alloclab_history_level_at(s, p->base), what, sizeof what);
 			snprintf(mark, sizeof mark, "CHANGE %s  ", what);
 		}
-		fprintf(out, "  %4u  %-12.12s %12s %8s  %-18s %-22s %s%.60s\n", c->ordinal, c->commit, level, step, iv, ref,
-			mark, c->subject ? c->subject : "");
+		fprintf(out, "  %4u  %-12s %12s %8s  %-18s %-22s %s%s\n", c->ordinal,
+			alloclab_printable(c->commit, commit, sizeof commit), level, step, iv, ref, mark,
+			alloclab_printable(c->subject, subject, sizeof subject));
 	}
 	if (s->has_drift)
-		fprintf(out, "  against %s, the last commit over the first: %.4f [%.4f .. %.4f], %s\n", v->reference, s->drift,
-			s->drift_lo, s->drift_hi, s->drift_resolved ? "a resolved drift" : "no drift resolved");
+		fprintf(out, "  against %s, the last commit over the first: %.4f [%.4f .. %.4f], %s\n",
+			alloclab_printable(v->reference, machine, sizeof machine), s->drift, s->drift_lo, s->drift_hi,
+			s->drift_resolved ? "a resolved drift" : "no drift resolved");
 }
 
 static void print_text(const struct alloclab_history_view *v, FILE *out)
@@ -89,10 +97,13 @@ static void print_text(const struct alloclab_history_view *v, FILE *out)
 		measured += v->commits[i].state == ALLOCLAB_COMMIT_MEASURED;
 		broken += v->commits[i].state == ALLOCLAB_COMMIT_BROKEN;
 	}
-	fprintf(out, "repository %s: %zu commits, %zu measured, %zu broken\nmeasured on %s\n", v->repo, v->ncommits,
-		measured, broken, v->machine ? v->machine : "(nothing measured yet)");
+	char repo[ALLOCLAB_PRINTED_LEN], text[ALLOCLAB_PRINTED_LEN], commit[13];
+	fprintf(out, "repository %s: %zu commits, %zu measured, %zu broken\nmeasured on %s\n",
+		alloclab_printable(v->repo, repo, sizeof repo), v->ncommits, measured, broken,
+		v->machine ? alloclab_printable(v->machine, text, sizeof text) : "(nothing measured yet)");
 	if (v->reference)
-		fprintf(out, "reference: %s (each commit's time against it, in the same processes)\n", v->reference);
+		fprintf(out, "reference: %s (each commit's time against it, in the same processes)\n",
+			alloclab_printable(v->reference, text, sizeof text));
 	for (size_t i = 0; i < v->nseries; i++)
 		print_series(v, &v->series[i], out);
 	fprintf(out, "\nchange points (time and memory: resolved steps kept by Benjamini-Hochberg at %g%% false "
@@ -107,16 +118,19 @@ static void print_text(const struct alloclab_history_view *v, FILE *out)
 				continue;
 			char what[64];
 			alloclab_history_change_text(s->metric, p, alloclab_history_level_at(s, p->base), what, sizeof what);
-			fprintf(out, "  %4u  %.12s  %s %s: %.4f, %s\n", v->commits[p->commit].ordinal, v->commits[p->commit].commit,
-				alloclab_ab_metric_names[s->metric], s->row, p->ratio, what);
+			fprintf(out, "  %4u  %s  %s %s: %.4f, %s\n", v->commits[p->commit].ordinal,
+				alloclab_printable(v->commits[p->commit].commit, commit, sizeof commit),
+				alloclab_ab_metric_names[s->metric], alloclab_printable(s->row, text, sizeof text), p->ratio,
+				what);
 			n++;
 		}
 	if (n == 0)
 		fputs("  none\n", out);
 	for (size_t i = 0; i < v->ncommits; i++)
 		if (v->commits[i].state == ALLOCLAB_COMMIT_BROKEN)
-			fprintf(out, "broken: %u %.12s: %.300s\n", v->commits[i].ordinal, v->commits[i].commit,
-				v->commits[i].why ? v->commits[i].why : "");
+			fprintf(out, "broken: %u %s: %s\n", v->commits[i].ordinal,
+				alloclab_printable(v->commits[i].commit, commit, sizeof commit),
+				alloclab_printable(v->commits[i].why, text, 301));
 }
 
 static json_t *point_json(const struct alloclab_history_view *v, const struct alloclab_history_point *p)
@@ -170,7 +184,9 @@ void alloclab_history_print(const struct alloclab_history_view *v, int json, FIL
 		return;
 	}
 	json_t *doc = alloclab_history_json(v);
-	json_dumpf(doc, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	/* ASCII: a bidirectional control or a C1 in a store's text is written
+	 * as its \u escape, the same JSON, harmless on a terminal. */
+	json_dumpf(doc, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);
 	fputc('\n', out);
 	json_decref(doc);
 }
@@ -183,6 +199,33 @@ static void cell_level(const struct alloclab_store_cell_row *c, double *level, d
 	alloclab_summarize(c->process_means, c->nprocesses, &s);
 	*level = c->nprocesses ? s.mean : -1;
 	*half = c->nprocesses >= 2 ? alloclab_ci_half_width_percent(c->process_means, c->nprocesses) : -1;
+}
+
+/* A run's line and its cells', every text as alloclab_printable shows it:
+ * the rows are the store's, written by whoever had the file. */
+static void print_run_row(const struct alloclab_store_run_row *r, FILE *out)
+{
+	char date[64], machine[ALLOCLAB_PRINTED_LEN], version[64];
+	fprintf(out, "run %lld, %s on %s (alloclab %s)\n", (long long)r->id, alloclab_printable(r->date, date, sizeof date),
+		alloclab_printable(r->machine, machine, sizeof machine),
+		alloclab_printable(r->alloclab_version, version, sizeof version));
+	for (size_t c = 0; c < r->ncells; c++) {
+		const struct alloclab_store_cell_row *cell = &r->cells[c];
+		char label[29], workload[11], sha[13], source[13], metric[64];
+		double level, half;
+		cell_level(cell, &level, &half);
+		fprintf(out, "  %-28s %-10s t=%-3u sha256 %s%s%s  ", alloclab_printable(cell->label, label, sizeof label),
+			alloclab_printable(cell->workload, workload, sizeof workload), cell->threads,
+			cell->sha256[0] ? alloclab_printable(cell->sha256, sha, sizeof sha) : "?",
+			cell->source_commit[0] ? " @ " : "", alloclab_printable(cell->source_commit, source, sizeof source));
+		alloclab_printable(cell->metric, metric, sizeof metric);
+		if (level < 0)
+			fprintf(out, "%s\n", strcmp(cell->status, "error") == 0 ? "error" : "not measured");
+		else if (half < 0) /* one process: no interval */
+			fprintf(out, "%.4g %s\n", level, metric);
+		else
+			fprintf(out, "%.4g %s ±%.1f%%\n", level, metric, half);
+	}
 }
 
 int alloclab_history_print_runs(struct alloclab_store *s, FILE *out, char *err, size_t err_len)
@@ -198,21 +241,7 @@ int alloclab_history_print_runs(struct alloclab_store *s, FILE *out, char *err, 
 			rc = -1;
 			break;
 		}
-		fprintf(out, "run %lld, %s on %s (alloclab %s)\n", (long long)ids[i], r.date, r.machine, r.alloclab_version);
-		for (size_t c = 0; c < r.ncells; c++) {
-			const struct alloclab_store_cell_row *cell = &r.cells[c];
-			double level, half;
-			cell_level(cell, &level, &half);
-			fprintf(out, "  %-28.28s %-10.10s t=%-3u sha256 %.12s%s%.12s  ", cell->label, cell->workload,
-				cell->threads, cell->sha256[0] ? cell->sha256 : "?", cell->source_commit[0] ? " @ " : "",
-				cell->source_commit);
-			if (level < 0)
-				fprintf(out, "%s\n", strcmp(cell->status, "error") == 0 ? "error" : "not measured");
-			else if (half < 0) /* one process: no interval */
-				fprintf(out, "%.4g %s\n", level, cell->metric);
-			else
-				fprintf(out, "%.4g %s ±%.1f%%\n", level, cell->metric, half);
-		}
+		print_run_row(&r, out);
 		alloclab_store_run_row_clear(&r);
 	}
 	free(ids);
@@ -233,8 +262,9 @@ void alloclab_history_print_outcome(const struct alloclab_history_outcome *o, co
 
 void alloclab_bisect_print(const struct alloclab_bisect_outcome *o, enum alloclab_ab_metric metric, FILE *out)
 {
-	fprintf(out, "%s, %s: bad over good %.4f [%.4f .. %.4f]\n", alloclab_ab_metric_names[metric], o->row, o->change,
-		o->change_lo, o->change_hi);
+	char row[ALLOCLAB_PRINTED_LEN];
+	fprintf(out, "%s, %s: bad over good %.4f [%.4f .. %.4f]\n", alloclab_ab_metric_names[metric],
+		alloclab_printable(o->row, row, sizeof row), o->change, o->change_lo, o->change_hi);
 	for (size_t i = 0; i < o->nsteps; i++) {
 		const struct alloclab_bisect_step *s = &o->steps[i];
 		if (s->broken)

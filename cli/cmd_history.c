@@ -72,7 +72,7 @@ static int cmd_add(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"db", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	const char *db = DEFAULT_DB;
-	char err[ALLOCLAB_ERR_LEN + 1200];
+	char err[ALLOCLAB_ERR_LEN + 1200], err_shown[ALLOCLAB_ERR_LEN + 1300];
 	int opt, rc = 0;
 
 	opterr = 0;
@@ -88,22 +88,23 @@ static int cmd_add(int argc, char **argv)
 		return alloclab_usage_error("history add", "give the results files to add");
 	struct alloclab_store *s = alloclab_store_open(db, ALLOCLAB_STORE_CREATE, err, sizeof err);
 	if (s == NULL) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		fprintf(stderr, "alloclab: %s\n", alloclab_printable(err, err_shown, sizeof err_shown));
 		return 2;
 	}
 	for (int i = optind; i < argc; i++) {
 		struct alloclab_results *r = alloclab_cli_load(argv[i]);
 		enum alloclab_store_added what;
 		int64_t id;
+		char shown[600];
 		if (r == NULL) {
 			rc = 2;
 			continue;
 		}
 		if (alloclab_store_add_run(s, r, &what, &id, err, sizeof err) != 0) {
-			fprintf(stderr, "alloclab: %s: %s\n", argv[i], err);
+			fprintf(stderr, "alloclab: %s: %s\n", alloclab_printable(argv[i], shown, sizeof shown),
+				alloclab_printable(err, err_shown, sizeof err_shown));
 			rc = 2;
 		} else {
-			char shown[600];
 			alloclab_printable(argv[i], shown, sizeof shown);
 			printf("%s: %s (run %lld of the store, %u cells)\n", shown,
 			       what == ALLOCLAB_STORE_ADDED	? "added"
@@ -125,7 +126,7 @@ static int cmd_show(int argc, char **argv)
 						 {"help", no_argument, NULL, 'h'},
 						 {NULL, 0, NULL, 0}};
 	const char *db = DEFAULT_DB, *repo = NULL, *format = "text";
-	char err[ALLOCLAB_ERR_LEN + 1200];
+	char err[ALLOCLAB_ERR_LEN + 1200], err_shown[ALLOCLAB_ERR_LEN + 1300];
 	int opt;
 
 	opterr = 0;
@@ -147,7 +148,7 @@ static int cmd_show(int argc, char **argv)
 		return alloclab_usage_error("history show", "unexpected '%s'", argv[optind]);
 	struct alloclab_store *s = alloclab_store_open(db, ALLOCLAB_STORE_READ, err, sizeof err);
 	if (s == NULL) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		fprintf(stderr, "alloclab: %s\n", alloclab_printable(err, err_shown, sizeof err_shown));
 		return 2;
 	}
 	char **repos = NULL;
@@ -167,7 +168,7 @@ static int cmd_show(int argc, char **argv)
 		alloclab_history_view_clear(&view);
 	}
 	if (rc != 0)
-		fprintf(stderr, "alloclab: %s\n", err);
+		fprintf(stderr, "alloclab: %s\n", alloclab_printable(err, err_shown, sizeof err_shown));
 	alloclab_store_close(s);
 	return rc == 0 ? 0 : 2;
 }

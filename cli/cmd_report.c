@@ -59,16 +59,16 @@ static int is_store(const char *path)
 
 static int report_store(const char *path, const struct alloclab_report_options *o)
 {
-	char err[ALLOCLAB_ERR_LEN + 1200];
+	char err[ALLOCLAB_ERR_LEN + 1200], err_shown[ALLOCLAB_ERR_LEN + 1300];
 	struct alloclab_store *s = alloclab_store_open(path, ALLOCLAB_STORE_READ, err, sizeof err);
 	if (s == NULL) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		fprintf(stderr, "alloclab: %s\n", alloclab_printable(err, err_shown, sizeof err_shown));
 		return 2;
 	}
 	int rc = alloclab_report_store(s, path, o, err, sizeof err);
 	alloclab_store_close(s);
 	if (rc != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		fprintf(stderr, "alloclab: %s\n", alloclab_printable(err, err_shown, sizeof err_shown));
 		return 2;
 	}
 	return 0;
@@ -76,7 +76,7 @@ static int report_store(const char *path, const struct alloclab_report_options *
 
 static int report_run(const char *path, const struct alloclab_report_options *o)
 {
-	char err[ALLOCLAB_ERR_LEN + 1200], shown[600];
+	char err[ALLOCLAB_ERR_LEN + 1200], err_shown[ALLOCLAB_ERR_LEN + 1300], shown[600];
 	struct alloclab_results *r = alloclab_cli_load(path);
 	if (r == NULL)
 		return 2;
@@ -84,7 +84,7 @@ static int report_run(const char *path, const struct alloclab_report_options *o)
 	int rc = alloclab_report_run(r, shown, o, err, sizeof err);
 	alloclab_results_free(r);
 	if (rc != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		fprintf(stderr, "alloclab: %s\n", alloclab_printable(err, err_shown, sizeof err_shown));
 		return 2;
 	}
 	return 0;

@@ -195,6 +195,19 @@ Test(report, html_text_is_escaped_once_and_links_stay_inside_the_site)
 	free(out);
 }
 
+/* A bidirectional control is shown as its escape, a C1 control dropped:
+ * neither reaches the page to turn its text around or act. */
+Test(report, html_text_shows_bidirectional_controls_as_escapes)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	alloclab_html_text(f, "a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xe2\x80\x8f\xd8\x9c\xc2\x9b\xc3\xa9");
+	fclose(f);
+	cr_expect_str_eq(out, "a\\u202eb\\u2066c\\u200f\\u061c\xc3\xa9");
+	free(out);
+}
+
 /* A report refused: status 2, one line naming the problem, and what was
  * at the folder as it was; nothing partial left beside it. */
 static void expect_refused(const char *dir, const char *out, const char *text)
@@ -300,6 +313,84 @@ static void ab_template(const char *dir)
 								      "-w", "churn:ops=2000", "-o", "ab", NULL});
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cmd_result_free(&r);
+}
+
+/* What a terminal must never get raw: ESC (a screen clear, a window
+ * title), BEL, a carriage return, an 8-bit CSI, U+202E (which turns the
+ * rest of a line around). */
+static const char *raw_control(const char *text)
+{
+	static const char *const raw[] = {"\x1b", "\x07", "\r", "\xc2\x9b", "\xe2\x80\xae"};
+	for (size_t k = 0; k < sizeof raw / sizeof *raw; k++)
+		if (strstr(text, raw[k]))
+			return raw[k];
+	return NULL;
+}
+
+static int scanned_raw;
+
+static int scan_raw(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	if (type != FTW_F)
+		return 0;
+	char *text = read_file(path);
+	if (text && raw_control(text)) {
+		cr_log_error("%s holds a raw control character", path);
+		scanned_raw++;
+	}
+	free(text);
+	return 0;
+}
+
+/* A store whose commit subjects, broken commit's reason and host hold a
+ * screen clear, a window title, a carriage return, an 8-bit CSI and
+ * U+202E: history show, as text and as JSON, passes none of them to the
+ * terminal, and no file of the report holds one (a page shows U+202E as
+ * its escape, so that it cannot turn the page's own text around). */
+Test(report, a_stores_text_reaches_no_terminal_and_no_page_raw, .timeout = 600)
+{
+	char *dir = scratch_dir();
+	ab_template(dir);
+	sh("cd %s && %s ab/instructions.json h.db 4 2", dir, getenv("ALLOCLAB_SYNTHETIC_HISTORY"));
+	sh("cd %s && sqlite3 h.db \"UPDATE repo_commit SET subject = 'fix' || char(27) || '[2J' || char(27) || ']0;pwned' || "
+	   "char(7) || char(13) || 'forged ' || char(8238) || 'desrever' || char(155) || '31m'; UPDATE repo_commit SET state "
+	   "= 'broken', why = 'cc' || char(27) || '[2J' || char(13) || char(8238) || 'gnorw' WHERE ordinal = 3; UPDATE "
+	   "machine SET host = 'ho' || char(27) || ']0;t' || char(7) || char(8238) || 'tso';\"",
+	   dir);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "h.db", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_null(raw_control(r.out), "history show passed a control character: %s", r.out);
+	cr_expect(strstr(r.out, "fix?[2J?]0;pwned??forged \\u202edesrever?31m\n"), "the subject as text: %s", r.out);
+	cr_expect(strstr(r.out, "broken: 3 000000000003: cc?[2J?\\u202egnorw\n"), "why, as text: %s", r.out);
+	cr_expect(strstr(r.out, "measured on ho?]0;t?\\u202etso, "), "the host as text: %s", r.out);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "h.db", "-f", "json", NULL});
+	cr_expect_null(raw_control(r.out), "history show -f json passed a control character: %s", r.out);
+	json_t *doc = json_loads(r.out, 0, NULL);
+	const char *subject = json_string_value(json_object_get(json_array_get(json_object_get(doc, "commits"), 0), "subject"));
+	cr_expect(subject && strstr(subject, "\r") && strstr(subject, "\xe2\x80\xae"), "the JSON keeps the text whole");
+	json_decref(doc);
+	cmd_result_free(&r);
+	/* A store of runs alone is listed from its rows: the same. */
+	r = run_alloclab(dir, (const char *const[]){"history", "add", "ab/instructions.json", "--db", "runs.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	sh("cd %s && sqlite3 runs.db \"UPDATE machine SET host = 'ho' || char(27) || ']0;t' || char(7) || char(8238) || "
+	   "'tso'; UPDATE cell SET label = 'lab' || char(13) || char(8238) || 'el'; UPDATE run SET date = 'd' || char(27) "
+	   "|| '[2J';\"",
+	   dir);
+	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "runs.db", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_null(raw_control(r.out), "the listing passed a control character: %s", r.out);
+	cr_expect(strstr(r.out, ", d?[2J on ho?]0;t?\\u202etso, ") && strstr(r.out, "  lab?\\u202eel "), "%s", r.out);
+	cmd_result_free(&r);
+	report_ok(dir, "h.db", "site");
+	char *site = path_in(dir, "site"), *index = file_in(site, "index.html");
+	scanned_raw = 0;
+	nftw(site, scan_raw, 16, FTW_PHYS);
+	cr_expect_eq(scanned_raw, 0);
+	cr_expect(strstr(index, "forged \\u202edesrever"), "the subject, its control shown as its escape");
 }
 
 Test(report, a_long_history_is_thinned_and_says_so, .timeout = 600)

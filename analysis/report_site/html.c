@@ -20,7 +20,13 @@ void alloclab_html_text(FILE *f, const char *s)
 			continue;
 		}
 		if (n > 1) {
-			fwrite(p, 1, n, f);
+			/* A bidirectional control would turn the page's own text
+			 * around it: shown as its escape, as on a terminal. */
+			unsigned bidi = alloclab_bidi_control(p, n);
+			if (bidi)
+				fprintf(f, "\\u%04x", bidi);
+			else if (!alloclab_control_char(p, n))
+				fwrite(p, 1, n, f);
 			p += n;
 			continue;
 		}

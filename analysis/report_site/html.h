@@ -23,8 +23,10 @@
 	"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; "                \
 	"form-action 'none'"
 
-/* s escaped (& < > " '), control characters but tab and newline dropped,
- * bytes that are not UTF-8 as U+FFFD. */
+/* s escaped (& < > " '), control characters (C0 but tab and newline, DEL,
+ * C1) dropped, bytes that are not UTF-8 as U+FFFD, and bidirectional
+ * controls as their escapes ("\u202e", base/json_text.h), so that no text
+ * from outside reverses the page's own. */
 void alloclab_html_text(FILE *f, const char *s);
 /* A formatted string, escaped as a whole. */
 void alloclab_html_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

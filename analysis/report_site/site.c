@@ -79,7 +79,9 @@ int alloclab_site_json(struct alloclab_site *s, const char *name, const json_t *
 	FILE *f = alloclab_site_open(s, name, err, err_len);
 	if (f == NULL)
 		return -1;
-	int bad = json_dumpf(doc, f, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0;
+	/* ASCII: a bidirectional control in a file's text is its \u escape, the
+	 * same JSON, and cannot turn around what a browser shows of the file. */
+	int bad = json_dumpf(doc, f, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII) != 0;
 	fputc('\n', f);
 	if (bad) {
 		fclose(f);

@@ -71,6 +71,17 @@ int alloclab_control_char(const unsigned char *s, size_t n)
 	return (n == 1 && (s[0] < 0x20 || s[0] == 0x7f)) || (n == 2 && s[0] == 0xc2 && s[1] < 0xa0);
 }
 
+unsigned alloclab_bidi_control(const unsigned char *s, size_t n)
+{
+	unsigned cp = n == 2 ? (s[0] & 0x1fu) << 6 | (s[1] & 0x3fu)
+		      : n == 3 ? (s[0] & 0x0fu) << 12 | (s[1] & 0x3fu) << 6 | (s[2] & 0x3fu)
+			       : 0;
+	if (cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069))
+		return cp;
+	return 0;
+}
+
 const char *alloclab_text_line_problem(const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {

@@ -27,6 +27,14 @@ size_t alloclab_utf8_char(const unsigned char *s);
  * ESC, its 8-bit CSI). */
 int alloclab_control_char(const unsigned char *s, size_t n);
 
+/* The code point of the character at s (of length n) when it is a
+ * bidirectional control (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066
+ * to U+2069), else 0. Such a character passes every check of UTF-8 and
+ * of control characters, and reverses or reorders the text after it on a
+ * terminal or a page: a label could make a line say the opposite of what
+ * alloclab wrote. */
+unsigned alloclab_bidi_control(const unsigned char *s, size_t n);
+
 /* NULL when s is one line a terminal shows as it is (UTF-8, no control
  * character); else what it is not, in words ("is not UTF-8", "holds a
  * control character"). */

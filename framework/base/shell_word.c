@@ -1,5 +1,6 @@
 /* Text as one shell word. See shell_word.h. */
 #include "base/shell_word.h"
+#include "base/json_text.h"
 
 #include <string.h>
 
@@ -28,12 +29,30 @@ int alloclab_shell_word_one_line(const char *s)
 	return 1;
 }
 
-void alloclab_printable(const char *s, char *out, size_t len)
+char *alloclab_printable(const char *s, char *out, size_t len)
 {
 	size_t k = 0;
 	if (len == 0)
-		return;
-	for (; *s && k + 1 < len; s++)
-		out[k++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
+		return out;
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+		size_t n = alloclab_utf8_char(p), m = n;
+		const char *put = (const char *)p;
+		char escape[8];
+		unsigned bidi = n ? alloclab_bidi_control(p, n) : 0;
+		if (n == 0 || alloclab_control_char(p, n)) {
+			put = "?";
+			m = 1;
+			n = n ? n : 1;
+		} else if (bidi) {
+			m = (size_t)snprintf(escape, sizeof escape, "\\u%04x", bidi);
+			put = escape;
+		}
+		if (k + m >= len)
+			break;
+		memcpy(out + k, put, m);
+		k += m;
+		p += n;
+	}
 	out[k] = '\0';
+	return out;
 }

@@ -22,10 +22,16 @@ void alloclab_shell_word(FILE *out, const char *s);
  * but a tab: it can stand on one line of a script. */
 int alloclab_shell_word_one_line(const char *s);
 
-/* s as it may be shown on a terminal, into out (len bytes, cut there):
- * every control character (an escape sequence's ESC, a newline) as '?',
- * so that text from outside can neither move the cursor nor forge a line
- * of alloclab's own. */
-void alloclab_printable(const char *s, char *out, size_t len);
+/* s as it may be shown on a terminal, into out (len bytes, cut there at
+ * the end of a character); returns out. Every control character (C0, DEL
+ * and C1: an escape sequence's ESC, a newline, an 8-bit CSI) and every
+ * byte that is not UTF-8 as '?', and every bidirectional control as its
+ * escape ("\u202e"), so that text from outside can neither move the
+ * cursor, forge a line of alloclab's own, nor turn the rest of a line
+ * around. The one function every command prints outside text through. */
+char *alloclab_printable(const char *s, char *out, size_t len);
+/* Room for one text of a line as printed: a store's machine line (1200
+ * bytes), a row's name, with escapes' room to grow. */
+#define ALLOCLAB_PRINTED_LEN 2048
 
 #endif
