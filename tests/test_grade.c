@@ -8,6 +8,8 @@
 #include "helpers.h"
 #include "grade/inside.h"
 #include "grade/submission_build.h"
+#include "check/check.h"
+#include "process/child.h"
 
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
@@ -580,7 +582,8 @@ Test(grade, a_log_past_the_events_bound_is_cut_with_a_word)
 	strcpy(line + len, "\n{\"event\":\"end\"}\n");
 	struct alloclab_grade_row row;
 	memset(&row, 0, sizeof row);
-	alloclab_grade_events_read(line, strlen(line), 1, "", &row, &log);
+	struct alloclab_grade_seen seen = {"/submission", "/work"};
+	alloclab_grade_events_read(line, strlen(line), 1, &seen, "", &row, &log);
 	cr_assert_not_null(log);
 	cr_expect_eq(strspn(log, "x"), ALLOCLAB_GRADE_LOG_EVENT_MAX);
 	cr_expect_str_eq(log + ALLOCLAB_GRADE_LOG_EVENT_MAX, "\n[... 10 bytes left out]\n");
@@ -588,4 +591,96 @@ Test(grade, a_log_past_the_events_bound_is_cut_with_a_word)
 	free(line);
 	free(big);
 	json_decref(e);
+}
+
+/* A row speaks to the student of their own files: not of the sandbox's
+ * /work and /submission, but of build/m2.so, their own sources by name,
+ * the plugin's path as given; and a plugin that leaves a process behind as it loads is
+ * told so in the grading's words, not a run's worker and measurement. */
+Test(grade, a_row_names_the_students_own_files, .timeout = 300)
+{
+	char *dir = scratch_dir(), *bump = read_file(source("tests/course/bump.c"));
+	cr_assert_not_null(bump);
+	static const char meson[] = "project('%s', 'c')\nshared_module('%s', '%s.c', name_prefix: '', dependencies: "
+				    "dependency('alloclab-plugin'))\n";
+	char text[400], *c;
+	const char *names[] = {"m1", "m2"};
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(mkdir(path_in(dir, names[i]), 0755), 0);
+		snprintf(text, sizeof text, meson, names[i], names[i], names[i]);
+		write_text(path_in(path_in(dir, names[i]), "meson.build"), text);
+	}
+	write_text(path_in(dir, "m1/m1.c"), "#include <alloclab/plugin.h>\nint broken = ;\n");
+	/* m2: the course's bump allocator, crashing on free(NULL). */
+	char *m2 = malloc(strlen(bump) + 200);
+	c = strstr(bump, "\t(void)block;\n");
+	cr_assert_not_null(c);
+	sprintf(m2, "%.*s\t(void)block;\n\tif (!block)\n\t\t*(volatile int *)0 = 1;\n%s", (int)(c - bump), bump,
+		c + strlen("\t(void)block;\n"));
+	write_text(path_in(dir, "m2/m2.c"), m2);
+	FILE *f = fopen(path_in(dir, "daemon.c"), "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%s\n#include <unistd.h>\n__attribute__((constructor)) static void daemonize(void)\n{\n"
+		   "\tif (fork() == 0) {\n\t\tsleep(30);\n\t\t_exit(0);\n\t}\n}\n", bump);
+	fclose(f);
+	const char *crash = test_plugin("bad_crash_free");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"grade", "--level", "1", "--no-measure", "--timeout",
+								      "60", "m1", "m2", "daemon.c", crash, NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cr_expect(!strstr(r.out, "/work") && !strstr(r.out, "/submission") && !strstr(r.out, "../src"), "%s", r.out);
+	char *json = read_file(path_in(dir, "alloclab-grade/grades.json"));
+	cr_expect(json && !strstr(json, "/work/") && !strstr(json, "/submission") && !strstr(json, "../src"), "%s", json);
+	free(json);
+	json_t *g = grades(dir);
+	const char *error = json_string_value(json_object_get(row_of(g, "m1"), "build_error"));
+	cr_expect(strncmp(error, "m1.c:2:14: error", 16) == 0, "%s", error);
+	const json_t *cases = json_object_get(row_of(g, "m2"), "cases"), *one;
+	size_t i;
+	int named = 0;
+	json_array_foreach(cases, i, one)
+	named |= strstr(json_string_value(json_object_get(one, "why")), "check --case edge-sizes build/m2.so") != NULL;
+	cr_expect(named, "%s", r.out);
+	char want[4200];
+	snprintf(want, sizeof want, "check --case edge-sizes %s", crash);
+	cr_expect(strstr(r.out, want), "%s", r.out);
+	cr_expect_str_eq(json_string_value(json_object_get(row_of(g, "daemon.c"), "problem")),
+			 "while being loaded it left 1 process running (a plugin that forks, or a daemon): killed");
+	json_decref(g);
+	free(m2);
+	free(bump);
+	cmd_result_free(&r);
+}
+
+/* The supervisor's words for a worker that left processes behind, as a
+ * run says them, become the grading's in a measured row; run's own stay. */
+Test(grade, a_stray_in_the_measurement_is_told_in_the_gradings_words)
+{
+	struct alloclab_child_result res;
+	char said[ALLOCLAB_ERR_LEN], events[4096];
+	int na = 0;
+	memset(&res, 0, sizeof res);
+	res.exited = 1;
+	res.strays = 2;
+	cr_assert_null(alloclab_child_answer(&res, "/submission/x.so", 10, &na, said, sizeof said));
+	cr_assert(strstr(said, "the worker left 2 processes"), "run's own words changed: %s", said);
+	size_t n = 0;
+	for (const char *const *c = alloclab_check_level(1); *c; c++)
+		n += (size_t)snprintf(events + n, sizeof events - n,
+				      "{\"event\":\"case\",\"case\":\"%s\",\"status\":\"pass\",\"why\":\"\"}\n", *c);
+	json_t *why = json_string(said);
+	char *quoted = json_dumps(why, JSON_ENCODE_ANY);
+	snprintf(events + n, sizeof events - n, "{\"event\":\"measure\",\"why\":%s}\n{\"event\":\"end\"}\n", quoted);
+	struct alloclab_grade_row row;
+	memset(&row, 0, sizeof row);
+	snprintf(row.kind, sizeof row.kind, "plugin");
+	snprintf(row.plugin, sizeof row.plugin, "x.so");
+	snprintf(row.path, sizeof row.path, "class/x.so");
+	struct alloclab_grade_seen seen = {"/submission/x.so", "/work"};
+	char *log = NULL;
+	alloclab_grade_events_read(events, strlen(events), 1, &seen, "", &row, &log);
+	cr_expect(row.passed, "%s", row.problem);
+	cr_expect_str_eq(row.measure_note, "while being measured it left 2 processes running (a plugin that forks, or a "
+					   "daemon): killed, and its time not kept");
+	free(quoted);
+	json_decref(why);
 }

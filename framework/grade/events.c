@@ -11,6 +11,7 @@
 #include "grade/submission_build.h"
 #include "check/check.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +34,67 @@ static int text(const json_t *obj, const char *key, int required, char *out, siz
 		if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t')
 			*p = '?';
 	return 0;
+}
+
+/* Whether c can be part of a path: a place is matched only where a path
+ * starts, and a whole one only where it ends. */
+static int path_char(char c)
+{
+	return c != '\0' && (isalnum((unsigned char)c) || strchr("._-+~@/", c) != NULL);
+}
+
+/* A path the inside used and what the student knows it as. whole: the
+ * path itself, not a folder's start. */
+struct place {
+	const char *seen, *known;
+	int whole;
+};
+
+/* Every place in text (at most len bytes) written as the student knows
+ * it. */
+static void rewrite_places(char *text, size_t len, const struct place *places, size_t n)
+{
+	char *out = malloc(len);
+	size_t o = 0;
+	if (out == NULL)
+		return;
+	for (size_t i = 0; text[i] && o + 1 < len;) {
+		int start = i == 0 || !path_char(text[i - 1]);
+		size_t k = n, m = 0;
+		for (size_t j = 0; start && j < n && k == n; j++) {
+			m = strlen(places[j].seen);
+			if (m && strncmp(text + i, places[j].seen, m) == 0 && !(places[j].whole && path_char(text[i + m])))
+				k = j;
+		}
+		if (k < n) {
+			o += (size_t)snprintf(out + o, len - o, "%s", places[k].known);
+			o = o < len ? o : len - 1;
+			i += m;
+		} else {
+			out[o++] = text[i++];
+		}
+	}
+	out[o] = '\0';
+	memcpy(text, out, o + 1);
+	free(out);
+}
+
+/* What a run's supervisor says of a worker that left processes behind
+ * (process/child_answer.c) speaks of a worker and a measurement; in a
+ * row, it is what the submission did in the step it was in. 1 when the
+ * words were there. */
+static int stray_words(char *text, size_t len, const char *step, const char *lost)
+{
+	static const char head[] = "the worker left ", tail[] = "for it ran beside it";
+	char *at = strstr(text, head), *end = at ? strstr(at, tail) : NULL, rest[ALLOCLAB_GRADE_TEXT];
+	unsigned n = 0;
+	int used = 0;
+	if (end == NULL || sscanf(at + sizeof head - 1, "%u process%n", &n, &used) != 1 || used == 0)
+		return 0;
+	snprintf(rest, sizeof rest, "%s", end + sizeof tail - 1);
+	snprintf(at, len - (size_t)(at - text), "%s it left %u process%s running (a plugin that forks, or a daemon): "
+						 "killed%s%s", step, n, n == 1 ? "" : "es", lost, rest);
+	return 1;
 }
 
 static int one_of(const char *s, const char *const *set)
@@ -142,7 +204,9 @@ static int read_event(const char *line, size_t n, unsigned level, enum stage *at
 	} else if (strcmp(kind, "load") == 0 && *at <= BUILT) {
 		char why[ALLOCLAB_GRADE_TEXT - 20];
 		rc = text(e, "why", 1, why, sizeof why);
-		snprintf(row->problem, sizeof row->problem, "does not load: %s", why);
+		/* A plugin that left a process behind did load. */
+		int stray = stray_words(why, sizeof why, "while being loaded", "");
+		snprintf(row->problem, sizeof row->problem, "%s%s", stray ? "" : "does not load: ", why);
 		*at = LOAD_FAILED;
 	} else if (strcmp(kind, "case") == 0 && *at <= CASES) {
 		rc = read_case(e, level, row);
@@ -156,6 +220,34 @@ static int read_event(const char *line, size_t n, unsigned level, enum stage *at
 	}
 	json_decref(e);
 	return rc;
+}
+
+/* Every message of the row in the student's words: the paths the inside
+ * used (its sandbox's /submission and /work) as their submission's path
+ * and the names of their own folder (build/x.so, mine.c), and a stray
+ * process as what their plugin did. The one place the row's words are
+ * made the student's. */
+static void in_students_words(const struct alloclab_grade_seen *seen, struct alloclab_grade_row *row)
+{
+	char build[ALLOCLAB_PATH_PLUS_LEN], src[ALLOCLAB_PATH_PLUS_LEN], folder[ALLOCLAB_PATH_PLUS_LEN];
+	int file = strcmp(row->kind, "plugin") == 0 || strcmp(row->kind, "c-file") == 0;
+	snprintf(build, sizeof build, "%s/build/", seen->work);
+	snprintf(src, sizeof src, "%s/src/", seen->work);
+	snprintf(folder, sizeof folder, "%s/", seen->submission);
+	/* Ninja runs in WORK/build and names the copy's sources from there. */
+	const struct place places[] = {
+		{build, "build/", 0},		  {src, "", 0}, {"../src/", "", 0}, {file ? "" : folder, "", 0},
+		{seen->submission, row->path, 1},
+	};
+	size_t n = sizeof places / sizeof *places;
+	rewrite_places(row->build_error, sizeof row->build_error, places, n);
+	rewrite_places(row->problem, sizeof row->problem, places, n);
+	rewrite_places(row->measure_note, sizeof row->measure_note, places, n);
+	for (unsigned i = 0; i < row->ncases; i++) {
+		rewrite_places(row->cases[i].why, sizeof row->cases[i].why, places, n);
+		rewrite_places(row->cases[i].printed, sizeof row->cases[i].printed, places, n);
+	}
+	stray_words(row->measure_note, sizeof row->measure_note, "while being measured", ", and its time not kept");
 }
 
 /* The level's cases the sandbox never reported, "not run". */
@@ -174,8 +266,8 @@ static void add_missing(unsigned level, const char *why, struct alloclab_grade_r
 	}
 }
 
-void alloclab_grade_events_read(const char *text_in, size_t len, unsigned level, const char *ended,
-				struct alloclab_grade_row *row, char **log)
+void alloclab_grade_events_read(const char *text_in, size_t len, unsigned level, const struct alloclab_grade_seen *seen,
+				const char *ended, struct alloclab_grade_row *row, char **log)
 {
 	enum stage at = START;
 	unsigned line_no = 0;
@@ -209,6 +301,7 @@ void alloclab_grade_events_read(const char *text_in, size_t len, unsigned level,
 		else
 			row->nfail++;
 	}
+	in_students_words(seen, row);
 	row->passed = built && row->plugin[0] && !row->problem[0] && row->ncases > 0 && row->nfail == 0;
 	if (!row->passed)
 		row->nratios = 0;

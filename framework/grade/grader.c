@@ -99,6 +99,16 @@ static size_t own_binds(struct alloclab_sandbox_bind *b, char (*paths)[ALLOCLAB_
 	return kept;
 }
 
+/* Where a submission is shown in its sandbox: a folder as /submission,
+ * a file in it under its own name. */
+static void sandbox_submission(const struct alloclab_submission *sub, char *out, size_t len)
+{
+	if (strcmp(sub->kind, "c-file") == 0 || strcmp(sub->kind, "plugin") == 0)
+		snprintf(out, len, "/submission/%s", strrchr(sub->path, '/') + 1);
+	else
+		snprintf(out, len, "/submission");
+}
+
 /* Runs one submission's inside, in its sandbox: its output and how it
  * ended into *res. 0, or -1 with err when it could not be started. */
 static int run_sandboxed(const struct alloclab_grade_job *job, const struct alloclab_submission *subs, size_t at,
@@ -110,11 +120,7 @@ static int run_sandboxed(const struct alloclab_grade_job *job, const struct allo
 	struct alloclab_sandbox_bind binds[10];
 	char submission[ALLOCLAB_PATH_PLUS_LEN], reference[ALLOCLAB_PATH_PLUS_LEN], pc[ALLOCLAB_PATH_PLUS_LEN];
 	size_t nb = own_binds(binds, own);
-	const char *base = strrchr(sub->path, '/') + 1;
-	if (strcmp(sub->kind, "c-file") == 0 || strcmp(sub->kind, "plugin") == 0)
-		snprintf(submission, sizeof submission, "/submission/%s", base);
-	else
-		snprintf(submission, sizeof submission, "/submission");
+	sandbox_submission(sub, submission, sizeof submission);
 	binds[nb++] = (struct alloclab_sandbox_bind){sub->path, submission};
 	snprintf(reference, sizeof reference, "%s", s->reference);
 	if (reference_is_path(s->reference)) {
@@ -157,12 +163,12 @@ static int exec_child(void *arg, int fd)
 }
 
 /* The same with the grader's own rights (--unsandboxed), in a scratch
- * folder of its own. */
+ * folder of its own (its name into work, gone when this returns). */
 static int run_unsandboxed(const struct alloclab_grade_job *job, const struct alloclab_submission *sub,
-			   struct alloclab_child_result *res, char *err, size_t err_len)
+			   struct alloclab_child_result *res, char *work, char *err, size_t err_len)
 {
-	char work[ALLOCLAB_SCRATCH_LEN], tmp[ALLOCLAB_SCRATCH_LEN + 8];
-	if (alloclab_scratch_make("grade", work, sizeof work) != 0) {
+	char tmp[ALLOCLAB_SCRATCH_LEN + 8];
+	if (alloclab_scratch_make("grade", work, ALLOCLAB_SCRATCH_LEN) != 0) {
 		snprintf(err, err_len, "cannot make a scratch folder: %s", strerror(errno));
 		return -1;
 	}
@@ -237,8 +243,14 @@ static int grade_one(const struct alloclab_grade_job *job, const struct alloclab
 	if (strcmp(sub->kind, "plugin") == 0 || strcmp(sub->kind, "built") == 0)
 		snprintf(row->plugin, sizeof row->plugin, "%s", sub->plugin);
 	struct alloclab_child_result res;
+	char submission[ALLOCLAB_PATH_PLUS_LEN], work[ALLOCLAB_SCRATCH_LEN] = "/work";
+	struct alloclab_grade_seen seen = {submission, work};
+	if (job->settings->sandboxed)
+		sandbox_submission(sub, submission, sizeof submission);
+	else
+		snprintf(submission, sizeof submission, "%s", sub->path);
 	int rc = job->settings->sandboxed ? run_sandboxed(job, subs, at, &res, err, err_len)
-					  : run_unsandboxed(job, sub, &res, err, err_len);
+					  : run_unsandboxed(job, sub, &res, work, err, err_len);
 	if (rc != 0)
 		return -1;
 	if (res.interrupted) {
@@ -256,7 +268,7 @@ static int grade_one(const struct alloclab_grade_job *job, const struct alloclab
 		alloclab_child_describe(&res, deadline_of(job->settings), ended, sizeof ended);
 		alloclab_child_add_printed(&res, ended, sizeof ended);
 	}
-	alloclab_grade_events_read(res.output, res.output_len, job->settings->level, ended, row, &log);
+	alloclab_grade_events_read(res.output, res.output_len, job->settings->level, &seen, ended, row, &log);
 	alloclab_child_result_free(&res);
 	row->seconds = alloclab_now_s() - start;
 	if (log && log[0]) {

@@ -66,14 +66,26 @@ int alloclab_grade_request_read(const char *text, struct alloclab_grade_settings
 /* Runs the whole of it, printing the events. The exit status: 0. */
 int alloclab_grade_inside(const struct alloclab_grade_inside *in);
 
+/* Where the inside was given the submission and its folder to work in:
+ * in a sandbox /submission (or /submission/NAME for a file) and /work;
+ * unsandboxed, the submission's own path and a scratch folder. The copy
+ * of a folder is built from WORK/src into WORK/build. */
+struct alloclab_grade_seen {
+	const char *submission;
+	const char *work;
+};
+
 /*
  * The grader's side: reads the events in text[0..len) (what the sandbox
  * printed, perhaps cut short) into row, for a grading of this level; how
  * the sandbox ended is `ended` ("" when it ended by itself after its end
  * event). The build's log, when one came, into *log (malloc'd, or NULL).
  * A line that is not a valid event ends the reading, and the row says so.
+ * The row's messages name the submission's files as the student knows
+ * them (row->path, build/x.so, their own sources), not as seen: the
+ * row's kind and path are set before.
  */
-void alloclab_grade_events_read(const char *text, size_t len, unsigned level, const char *ended,
-				struct alloclab_grade_row *row, char **log);
+void alloclab_grade_events_read(const char *text, size_t len, unsigned level, const struct alloclab_grade_seen *seen,
+				const char *ended, struct alloclab_grade_row *row, char **log);
 
 #endif
