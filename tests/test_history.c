@@ -900,3 +900,37 @@ Test(history, every_nth_commit_with_progress_on_a_log, .timeout = 600)
 	cr_expect(strstr(r.err, "min left") != NULL && strstr(r.err, "of 6 commits done") != NULL, "%s", r.err);
 	cmd_result_free(&r);
 }
+
+/* Memory that sees what the processes see: a build that holds 12% more
+ * at its peak (slack in every chunk) is a resolved change, with the
+ * verdict its interval says; one file against itself is not. */
+Test(history, ab_sees_a_memory_step_and_no_memory_step_in_an_aa, .timeout = 300)
+{
+	char *dir = scratch_dir();
+	build_plugin(dir, "base", 0, 0);
+	build_plugin(dir, "padded", 0, 12);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"ab", "base.so", "padded.so", "--metrics", "memory",
+								      "-w", "churn", "-o", "m1", "-f", "json", NULL});
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	json_t *doc = json_loads(r.out, 0, NULL), *row = json_array_get(json_object_get(doc, "rows"), 0);
+	cr_assert_not_null(row, "%s", r.out);
+	const json_t *iv = json_object_get(row, "interval");
+	double lo = json_number_value(json_array_get(iv, 0));
+	cr_expect(lo > 1, "the step is resolved: %s", r.out);
+	cr_expect_str_eq(json_string_value(json_object_get(row, "verdict")), "more", "%s", r.out);
+	json_decref(doc);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"ab", "base.so", "base.so", "--metrics", "memory", "-w", "churn", "-o",
+						    "m2", "-f", "json", NULL});
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	doc = json_loads(r.out, 0, NULL);
+	row = json_array_get(json_object_get(doc, "rows"), 0);
+	iv = json_object_get(row, "interval");
+	lo = json_number_value(json_array_get(iv, 0));
+	double hi = json_number_value(json_array_get(iv, 1));
+	const char *verdict = json_string_value(json_object_get(row, "verdict"));
+	/* Whatever the noise did, the verdict and the interval agree. */
+	cr_expect((lo <= 1 && hi >= 1) == (strcmp(verdict, "not resolved") == 0), "%s", r.out);
+	json_decref(doc);
+	cmd_result_free(&r);
+}

@@ -3,6 +3,7 @@
 #include "figures/process_memory.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,9 +68,9 @@ static double value_quantile(const struct alloclab_latency *l, const struct allo
 }
 
 const char *const alloclab_memory_metric_names[ALLOCLAB_MEMORY_NMETRICS] = {"", "rss", "fragmentation", "kept",
-										  "faults"};
+										  "faults", "hwm"};
 const char *const alloclab_memory_metric_keys[ALLOCLAB_MEMORY_NMETRICS] = {
-	"", "rss_peak_kib", "fragmentation_at_peak", "kept_after_free_kib", "minor_faults_per_value"};
+	"", "rss_peak_kib", "fragmentation_at_peak", "kept_after_free_kib", "minor_faults_per_value", "high_water_net_kib"};
 
 /* A process's memory figure; < 0 not known. */
 static double process_memory_figure(const struct alloclab_process *p, enum alloclab_memory_metric which)
@@ -81,6 +82,8 @@ static double process_memory_figure(const struct alloclab_process *p, enum alloc
 	case ALLOCLAB_MEMORY_FRAGMENTATION: return m.frag_peak;
 	case ALLOCLAB_MEMORY_KEPT: return m.kept_kib;
 	case ALLOCLAB_MEMORY_FAULTS: return m.faults_per_value;
+	case ALLOCLAB_MEMORY_HIGH_WATER:
+		return p->peak_rss_kib > 0 && m.baseline_kib >= 0 ? fmax(0, (double)p->peak_rss_kib - m.baseline_kib) : -1;
 	default: return -1;
 	}
 }

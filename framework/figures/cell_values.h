@@ -44,9 +44,14 @@ enum alloclab_memory_metric {
 	ALLOCLAB_MEMORY_FRAGMENTATION,
 	ALLOCLAB_MEMORY_KEPT,
 	ALLOCLAB_MEMORY_FAULTS,
+	/* The kernel's high-water mark of the worker's resident set (exact,
+	 * where the samples can miss a short peak; the harness's own peaks
+	 * in it too, alike for two builds of one plugin) less the harness's
+	 * baseline read before the plugin was loaded (KiB). */
+	ALLOCLAB_MEMORY_HIGH_WATER,
 	ALLOCLAB_MEMORY_NMETRICS
 };
-/* "rss", "fragmentation", "kept", "faults" (index: the enum). */
+/* "rss", "fragmentation", "kept", "faults", "hwm" (index: the enum). */
 extern const char *const alloclab_memory_metric_names[ALLOCLAB_MEMORY_NMETRICS];
 /* The name a comparison's "metric" gives each: "rss_peak_kib", ... */
 extern const char *const alloclab_memory_metric_keys[ALLOCLAB_MEMORY_NMETRICS];

@@ -183,6 +183,7 @@ static enum alloclab_quantity quantity_of(const struct alloclab_compare_opts *o,
 {
 	switch (o->measure.memory) {
 	case ALLOCLAB_MEMORY_RSS:
+	case ALLOCLAB_MEMORY_HIGH_WATER:
 	case ALLOCLAB_MEMORY_KEPT: return ALLOCLAB_QUANTITY_KIB;
 	case ALLOCLAB_MEMORY_FRAGMENTATION: return ALLOCLAB_QUANTITY_RATIO;
 	case ALLOCLAB_MEMORY_FAULTS: return ALLOCLAB_QUANTITY_FAULTS;
