@@ -23,10 +23,10 @@ static int time_of(const struct alloclab_grade_row *row, struct alloclab_pair_st
 	return 1;
 }
 
-/* The first thing that failed, or what the reader should know, as one line. */
-static void reason(const struct alloclab_grade_row *row, char *out, size_t len)
+/* The first thing that failed, as one line: "" for a row that passed. */
+static void failure(const struct alloclab_grade_row *row, char *out, size_t len)
 {
-	char raw[ALLOCLAB_GRADE_TEXT + 700] = "";
+	char raw[ALLOCLAB_GRADE_TEXT + 100] = "";
 	if (row->build[0] && strcmp(row->build, "ok") != 0)
 		snprintf(raw, sizeof raw, "build %s: %s", row->build, row->build_error);
 	else if (row->problem[0])
@@ -34,16 +34,52 @@ static void reason(const struct alloclab_grade_row *row, char *out, size_t len)
 	for (unsigned i = 0; !raw[0] && i < row->ncases; i++)
 		if (row->cases[i].status == ALLOCLAB_GRADE_FAIL || row->cases[i].status == ALLOCLAB_GRADE_NOT_RUN)
 			snprintf(raw, sizeof raw, "%s: %s", row->cases[i].name, row->cases[i].why);
-	if (!raw[0] && row->passed && row->nratios == 0)
-		snprintf(raw, sizeof raw, "%s", row->measure_note);
+	for (char *p = raw; *p; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
+	alloclab_printable(raw, out, len);
+}
+
+/* What the reader should know beside a failure: the row's note and, for
+ * a row that passed and was not timed, why; "" none. */
+static void to_know(const struct alloclab_grade_row *row, char *out, size_t len)
+{
+	char raw[ALLOCLAB_GRADE_TEXT] = "";
+	if (row->passed && row->nratios == 0 && row->measure_note[0])
+		snprintf(raw, sizeof raw, "not timed: %s", row->measure_note);
 	if (row->note[0]) {
 		size_t used = strlen(raw);
-		snprintf(raw + used, sizeof raw - used, "%s[note: %s]", used ? "  " : "", row->note);
+		snprintf(raw + used, sizeof raw - used, "%s%s", used ? "; " : "", row->note);
 	}
 	for (char *p = raw; *p; p++)
 		if (*p == '\n' || *p == '\t')
 			*p = ' ';
 	alloclab_printable(raw, out, len);
+}
+
+/* The table's last column: the failure, then what to know in brackets. */
+static void reason(const struct alloclab_grade_row *row, char *out, size_t len)
+{
+	char failed[ALLOCLAB_GRADE_TEXT + 200], know[ALLOCLAB_GRADE_TEXT + 200];
+	failure(row, failed, sizeof failed);
+	to_know(row, know, sizeof know);
+	size_t n = (size_t)snprintf(out, len, "%s", failed[0] ? failed : know);
+	if (failed[0] && know[0] && n < len)
+		snprintf(out + n, len - n, "  [%s]", know);
+}
+
+/* A row with no case: what stopped it before its cases, in a few words
+ * (its problem up to its first colon, the rest being said beside). */
+static void unchecked(const struct alloclab_grade_row *row, char *out, size_t len)
+{
+	if (row->build[0] && strcmp(row->build, "ok") != 0)
+		snprintf(out, len, "not checked: its build %s", row->build);
+	else if (strcmp(row->kind, "none") == 0)
+		snprintf(out, len, "not checked: nothing to grade");
+	else if (row->problem[0])
+		snprintf(out, len, "not checked: %.*s", (int)strcspn(row->problem, ":"), row->problem);
+	else
+		snprintf(out, len, "not checked");
 }
 
 void alloclab_grade_table(FILE *out, const struct alloclab_grade_settings *s, const struct alloclab_grade_row *rows,
@@ -58,8 +94,11 @@ void alloclab_grade_table(FILE *out, const struct alloclab_grade_settings *s, co
 		: s->measuring ? "each submission built, checked and timed in a sandbox of its own"
 			       : "each submission built and checked in a sandbox of its own");
 	if (s->measuring)
-		fprintf(out, "time: the submission's time over %s's on churn, measured side by side in %u processes: "
-			     "the geometric mean of their ratios and its 95%% interval\n",
+		fprintf(out, "time: the submission's time over %s's on churn, each in processes of its own, back to back, "
+			     "in %u rounds: the geometric mean of the rounds' ratios and its 95%% interval.\n"
+			     "      A noisy indicator, not a ranking: at a load of 10, eight copies of one allocator read from "
+			     "3.64x to 9.1x faster, and a row whose interval holds 1 is \"not resolved\". To rank, count "
+			     "instructions: alloclab run --measure instructions -p system -p ./student.so -w churn\n",
 			s->reference, s->processes);
 	fprintf(out, "%-*s %-5s %-6s %-7s %-16s %-14s %s\n", (int)width, "submission", "level", "cases", "time",
 		"95% interval", "verdict", "first failing case, or what to know");
@@ -104,8 +143,13 @@ static void write_csv(FILE *out, const struct alloclab_grade_row *rows, size_t n
 		struct alloclab_pair_stat st;
 		if (!r->name[0])
 			continue;
-		snprintf(num[0], 64, "%u", r->npass);
-		snprintf(num[1], 64, "%u", r->ncases);
+		char know[ALLOCLAB_GRADE_TEXT + 200];
+		/* A row with no case is no score of 0: left empty, the
+		 * first failure says why. */
+		if (r->ncases) {
+			snprintf(num[0], 64, "%u", r->npass);
+			snprintf(num[1], 64, "%u", r->ncases);
+		}
 		if (time_of(r, &st)) {
 			snprintf(num[2], 64, "%.4f", st.ratio);
 			if (st.n > 1) {
@@ -115,9 +159,10 @@ static void write_csv(FILE *out, const struct alloclab_grade_row *rows, size_t n
 			snprintf(num[5], 64, "%u", st.n);
 			alloclab_verdict_words(alloclab_pair_verdict_of(&st), st.ratio, 0, 1, verdict, sizeof verdict);
 		}
-		reason(r, why, sizeof why);
+		failure(r, why, sizeof why);
+		to_know(r, know, sizeof know);
 		const char *fields[] = {r->name, r->path, r->kind, r->passed ? "pass" : "fail", num[0], num[1],
-					r->build, num[2], num[3], num[4], num[5], verdict, why, r->note};
+					r->build, num[2], num[3], num[4], num[5], verdict, why, know};
 		for (size_t f = 0; f < sizeof fields / sizeof *fields; f++)
 			csv(out, fields[f], f + 1 == sizeof fields / sizeof *fields);
 	}
@@ -200,8 +245,14 @@ static void write_feedback(FILE *out, const struct alloclab_grade_settings *s, c
 	alloclab_printable(r->name, text, sizeof text);
 	fprintf(out, "%sfeedback for %s", ALLOCLAB_GRADE_TEXT_MARK, text);
 	alloclab_printable(r->path, text, sizeof text);
-	fprintf(out, " (%s), level %u: %s, %u of %u cases passed\n", text, s->level, r->passed ? "pass" : "FAIL", r->npass,
-		r->ncases);
+	fprintf(out, " (%s), level %u: %s, ", text, s->level, r->passed ? "pass" : "FAIL");
+	if (r->ncases) {
+		fprintf(out, "%u of %u cases passed\n", r->npass, r->ncases);
+	} else {
+		unchecked(r, text, sizeof text);
+		alloclab_printable(text, text + sizeof text / 2, sizeof text / 2);
+		fprintf(out, "%s\n", text + sizeof text / 2);
+	}
 	if (r->note[0])
 		alloclab_printable(r->note, text, sizeof text), fprintf(out, "note: %s\n", text);
 	if (r->build[0]) {
@@ -228,7 +279,19 @@ static void write_feedback(FILE *out, const struct alloclab_grade_settings *s, c
 		fprintf(out, "time on churn: %.3f times %s's", st.ratio, s->reference);
 		if (st.n > 1)
 			fprintf(out, ", 95%% interval %.3f .. %.3f", st.lo, st.hi);
-		fprintf(out, ": %s (%u processes, side by side)\n", verdict, st.n);
+		fprintf(out, ": %s (%u rounds, back to back)\n", verdict, st.n);
+		/* The student's own plugin, named as in the commands above. */
+		char plugin[ALLOCLAB_PATH_PLUS_LEN];
+		if (strcmp(r->kind, "plugin") == 0 || !r->plugin[0])
+			snprintf(plugin, sizeof plugin, "%s", r->path);
+		else
+			snprintf(plugin, sizeof plugin, "./%s", r->plugin);
+		fputs("  a noisy indicator, not a ranking: the same code reads faster or slower with what else the "
+		      "machine runs;\n  exact, and the same on any machine: your plugin's instructions an operation, "
+		      "from your folder: alloclab run --measure instructions -p system -p ",
+		      out);
+		alloclab_shell_word(out, plugin);
+		fputs(" -w churn\n", out);
 	} else if (r->passed && r->measure_note[0]) {
 		alloclab_printable(r->measure_note, text, sizeof text);
 		fprintf(out, "time: %s\n", text);

@@ -6,6 +6,7 @@
  * killed grading; no sandbox, no grading unless asked for by name.
  */
 #include "helpers.h"
+#include "grade_report.h"
 #include "grade/inside.h"
 #include "grade/submission_build.h"
 #include "check/check.h"
@@ -683,4 +684,66 @@ Test(grade, a_stray_in_the_measurement_is_told_in_the_gradings_words)
 					   "daemon): killed, and its time not kept");
 	free(quoted);
 	json_decref(why);
+}
+
+/* A row that passed, timed or not, with a note. */
+static struct alloclab_grade_row passing_row(const char *name, unsigned nratios)
+{
+	struct alloclab_grade_row row;
+	memset(&row, 0, sizeof row);
+	snprintf(row.name, sizeof row.name, "%s", name);
+	snprintf(row.path, sizeof row.path, "class/%s", name);
+	snprintf(row.kind, sizeof row.kind, "meson");
+	snprintf(row.build, sizeof row.build, "ok");
+	snprintf(row.plugin, sizeof row.plugin, "build/%s.so", name);
+	snprintf(row.note, sizeof row.note, "a note on %s", name);
+	row.ncases = row.npass = 1;
+	snprintf(row.cases[0].name, sizeof row.cases[0].name, "alignment");
+	row.passed = 1;
+	for (unsigned i = 0; i < nratios; i++)
+		row.ratios[row.nratios++] = 0.9 + 0.3 * i;
+	if (nratios == 0)
+		snprintf(row.measure_note, sizeof row.measure_note, "the run failed");
+	return row;
+}
+
+/* The gradebook's words: a passing row's first failure is empty (its
+ * note has a column of its own); a row with no case says what happened,
+ * not "0 of 0 cases passed"; where time is printed it is told as a noisy
+ * indicator that cannot rank, with what can. */
+Test(grade, the_gradebook_says_what_happened_and_what_time_is)
+{
+	char *dir = scratch_dir(), err[ALLOCLAB_ERR_LEN];
+	struct alloclab_grade_settings s = {.level = 1, .reference = "system", .measuring = 1, .processes = 3,
+					    .build_timeout_s = 1, .check_timeout_s = 1, .measure_timeout_s = 1,
+					    .sandboxed = 1};
+	struct alloclab_grade_row rows[3] = {passing_row("timed", 3), passing_row("untimed", 0)};
+	memset(&rows[2], 0, sizeof rows[2]);
+	snprintf(rows[2].name, sizeof rows[2].name, "broken.c");
+	snprintf(rows[2].path, sizeof rows[2].path, "class/broken.c");
+	snprintf(rows[2].kind, sizeof rows[2].kind, "c-file");
+	snprintf(rows[2].build, sizeof rows[2].build, "failed");
+	snprintf(rows[2].build_error, sizeof rows[2].build_error, "broken.c:2:14: error: expected expression");
+	char *out = path_in(dir, "g");
+	cr_assert_eq(alloclab_grade_write(out, &s, rows, 3, "", err, sizeof err), 0, "%s", err);
+	char *csv = read_file(path_in(out, "grades.csv"));
+	cr_assert_not_null(csv);
+	cr_expect(strstr(csv, ",1.1745,0.6217,2.2188,3,not resolved,,a note on timed\n"), "%s", csv);
+	cr_expect(strstr(csv, ",,not timed: the run failed; a note on untimed\n"), "%s", csv);
+	cr_expect(strstr(csv, "broken.c,class/broken.c,c-file,fail,,,failed,,,,,,build failed: broken.c:2:14: error: "
+			      "expected expression,\n"), "%s", csv);
+	char *fb = read_file(path_in(out, "feedback/03-broken.c.txt"));
+	cr_expect(fb && strstr(fb, "level 1: FAIL, not checked: its build failed\n") && !strstr(fb, "0 of 0"), "%s", fb);
+	free(fb);
+	fb = read_file(path_in(out, "feedback/01-timed.txt"));
+	cr_expect(fb && strstr(fb, "a noisy indicator, not a ranking") &&
+		  strstr(fb, "alloclab run --measure instructions -p system -p ./build/timed.so -w churn"), "%s", fb);
+	free(fb);
+	char *table = read_file(path_in(out, "table.txt"));
+	cr_expect(table && strstr(table, "not a ranking") && strstr(table, "\"not resolved\"") &&
+		  strstr(table, "alloclab run --measure instructions -p system -p ./student.so -w churn"), "%s", table);
+	/* The timed row's interval holds 1: the verdict says so. */
+	cr_expect(table && strstr(table, "not resolved   a note on timed\n"), "%s", table);
+	free(table);
+	free(csv);
 }
