@@ -1,5 +1,6 @@
 /* The A/B table. See ab_report.h. */
 #include "ab_report.h"
+#include "base/shell_word.h"
 
 #include "units.h"
 
@@ -118,8 +119,10 @@ static void print_functions(const struct alloclab_ab_report *rep, int markdown, 
 	for (size_t i = 0; i < rep->nfunctions; i++) {
 		const struct alloclab_ab_functions *f = &rep->functions[i];
 		const char *row = rep->result->rows[f->row].name;
+		char text[ALLOCLAB_PRINTED_LEN];
 		if (f->why) {
-			fprintf(out, "%s%s: not read (%s)\n", markdown ? "- " : "  ", row, f->why);
+			fprintf(out, "%s%s: not read (%s)\n", markdown ? "- " : "  ", row,
+				alloclab_printable(f->why, text, sizeof text));
 			continue;
 		}
 		if (markdown) {
@@ -132,13 +135,16 @@ static void print_functions(const struct alloclab_ab_report *rep, int markdown, 
 		}
 		for (size_t k = 0; k < f->ntop; k++) {
 			const struct alloclab_ab_function *fn = &f->top[k];
+			/* A function's name is the plugin's symbol, as callgrind's
+			 * dump of someone's build says it. */
+			alloclab_printable(fn->function, text, sizeof text);
 			if (markdown) {
 				fputs("| `", out);
-				for (const char *c = fn->function; *c; c++)
+				for (const char *c = text; *c; c++)
 					fprintf(out, *c == '|' ? "\\|" : *c == '`' ? "'" : "%c", *c);
 				fprintf(out, "` | %.3f | %.3f | %+.3f |\n", fn->base, fn->head, fn->head - fn->base);
 			} else {
-				fprintf(out, "    %+10.3f  %-56.56s %10.3f -> %.3f\n", fn->head - fn->base, fn->function, fn->base,
+				fprintf(out, "    %+10.3f  %-56.56s %10.3f -> %.3f\n", fn->head - fn->base, text, fn->base,
 					fn->head);
 			}
 		}
@@ -153,7 +159,9 @@ static void print_text(const struct alloclab_ab_report *rep, FILE *out)
 	for (size_t i = 0; i < res->nrows; i++)
 		rw = (int)strlen(res->rows[i].name) > rw ? (int)strlen(res->rows[i].name) : rw;
 	rw = rw > 40 ? 40 : rw;
-	fprintf(out, "HEAD (%s) over BASE (%s):\n\n", rep->head_name, rep->base_name);
+	char head[ALLOCLAB_PRINTED_LEN], base[ALLOCLAB_PRINTED_LEN];
+	fprintf(out, "HEAD (%s) over BASE (%s):\n\n", alloclab_printable(rep->head_name, head, sizeof head),
+		alloclab_printable(rep->base_name, base, sizeof base));
 	fprintf(out, "%-12s  %-*s %12s %12s %8s  %-18s %4s  %s\n", "metric", rw, "row", "BASE", "HEAD", "ratio",
 		"95% interval", "n", "verdict");
 	for (size_t i = 0; i < res->nrows; i++) {
@@ -177,7 +185,9 @@ static void print_markdown(const struct alloclab_ab_report *rep, FILE *out)
 	int failing = 0;
 	for (size_t i = 0; i < res->nrows; i++)
 		failing += gate_text(&res->rows[i], rep->thresholds) != NULL;
-	fprintf(out, "### alloclab ab: %s over %s\n\n", rep->head_name, rep->base_name);
+	char head[ALLOCLAB_PRINTED_LEN], base[ALLOCLAB_PRINTED_LEN];
+	fprintf(out, "### alloclab ab: %s over %s\n\n", alloclab_printable(rep->head_name, head, sizeof head),
+		alloclab_printable(rep->base_name, base, sizeof base));
 	if (rep->thresholds)
 		fprintf(out, "**%s**%s\n\n", failing ? "Regression above the threshold" : "No regression above the threshold",
 			failing ? ": the rows marked FAIL" : "");

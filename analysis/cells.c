@@ -1,6 +1,7 @@
 /* What is said about cells. See cells.h. */
 #include "cells.h"
 #include "base/lengths.h"
+#include "base/shell_word.h"
 
 #include "registry.h"
 
@@ -38,7 +39,12 @@ void alloclab_cell_params_text(const struct alloclab_results *r, const struct al
 	json_t *value;
 	size_t used = 0;
 
-	out[0] = '\0';
+	char *all = malloc(len);
+	if (all == NULL) {
+		out[0] = '\0';
+		return;
+	}
+	all[0] = '\0';
 	json_object_foreach(cell->params, key, value)
 	{
 		char text[ALLOCLAB_PATH_PLUS_LEN];
@@ -50,8 +56,10 @@ void alloclab_cell_params_text(const struct alloclab_results *r, const struct al
 		if (param_varies(r, cell, key, value) != varying)
 			continue;
 		param_value(value, 0, text, sizeof text);
-		used += (size_t)snprintf(out + used, len - used, "%s%s=%s", used ? "," : "", key, text);
+		used += (size_t)snprintf(all + used, len - used, "%s%s=%s", used ? "," : "", key, text);
 	}
+	alloclab_printable(all, out, len);
+	free(all);
 }
 
 void alloclab_row_names(const struct alloclab_cell *const *cells, size_t n, int with_plugin, char **names)
@@ -99,6 +107,7 @@ void alloclab_row_names(const struct alloclab_cell *const *cells, size_t n, int 
 		}
 		if ((threads_vary || c->threads != 1) && used < sizeof name)
 			snprintf(name + used, sizeof name - used, " t=%u", c->threads);
-		names[i] = strdup(name);
+		char shown[ALLOCLAB_PRINTED_LEN];
+		names[i] = strdup(alloclab_printable(name, shown, sizeof shown));
 	}
 }

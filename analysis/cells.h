@@ -17,11 +17,15 @@
  * row_name when it has one; else the workload, then only the parameters
  * that vary between cells of the same workload in the set (a text file by
  * its base name), then "t=N" when thread counts vary or are not 1. With
- * with_plugin the plugin label leads. names[i] gets cells[i]'s (malloc'd).
+ * with_plugin the plugin label leads. names[i] gets cells[i]'s (malloc'd),
+ * as alloclab_printable shows it: a parameter's name or value from a file
+ * is kept as the file has it (an escape sequence, a bidirectional
+ * control), and every table, page and picture names rows from here.
  */
 void alloclab_row_names(const struct alloclab_cell *const *cells, size_t n, int with_plugin, char **names);
 
-/* The parameters of cell c as "k=v,k=v", for the run table: with
+/* The parameters of cell c as "k=v,k=v" (as alloclab_printable shows
+ * them), for the run table: with
  * varying 1, only those whose value differs between cells of c's workload
  * in r (what tells its rows apart); with varying 0, only those that are the
  * same in all of them (said once, above the table). */

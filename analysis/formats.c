@@ -7,6 +7,7 @@
  */
 #include "formats.h"
 #include "csv_field.h"
+#include "base/shell_word.h"
 
 #include "comparison_json.h"
 #include "report.h"
@@ -107,9 +108,12 @@ static void build_table(const struct alloclab_comparison *cmp, struct table *t)
 
 	t->cols = ncols;
 	t->cells = calloc((cmp->nrows + 2) * ncols, sizeof *t->cells);
+	char shown[ALLOCLAB_PRINTED_LEN];
 	t->cells[0] = strdup("Benchmark");
+	/* A column is a file's name or a label from one: shown as
+	 * alloclab_printable shows it (the rows' names are, cells.h). */
 	for (size_t c = 0; c < cmp->ncols; c++)
-		t->cells[c + 1] = strdup(cmp->columns[c]);
+		t->cells[c + 1] = strdup(alloclab_printable(cmp->columns[c], shown, sizeof shown));
 	t->rows = 1;
 	for (size_t i = 0; i < cmp->nrows; i++) {
 		const struct alloclab_comparison_row *row = &cmp->rows[i];
@@ -188,7 +192,9 @@ static void print_warnings(const struct alloclab_comparison *cmp, FILE *out)
 					fprintf(out, "\nWarnings (!):\n");
 					header = 1;
 				}
-				fprintf(out, "- %s, %s: %s\n", cmp->rows[i].name, cmp->columns[c],
+				char column[ALLOCLAB_PRINTED_LEN];
+				fprintf(out, "- %s, %s: %s\n", cmp->rows[i].name,
+					alloclab_printable(cmp->columns[c], column, sizeof column),
 					cmp->rows[i].entries[c].warnings[k]);
 			}
 }
@@ -208,8 +214,9 @@ static void rst_rule(FILE *out, const size_t *w, size_t cols, char ch)
  * ratios of the same processes' times, with their 95% intervals. */
 static void print_paired_header(const struct alloclab_comparison *cmp, FILE *out)
 {
+	char note[ALLOCLAB_PRINTED_LEN * 2];
 	for (size_t i = 0; i < cmp->nnotes; i++)
-		fprintf(out, "Note: %s.\n\n", cmp->notes[i]);
+		fprintf(out, "Note: %s.\n\n", alloclab_printable(cmp->notes[i], note, sizeof note));
 	if (cmp->paired)
 		fputs("Paired: each ratio is of times taken side by side in the same worker processes (the geometric\n"
 		      "mean over processes), [its 95% interval]; a ratio whose interval holds 1 is not resolved.\n\n",
@@ -328,7 +335,9 @@ static void print_csv(const struct alloclab_comparison *cmp, FILE *out)
 static void print_json(const struct alloclab_comparison *cmp, FILE *out)
 {
 	json_t *doc = alloclab_comparison_to_json(cmp);
-	json_dumpf(doc, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	/* ASCII: a bidirectional control or a C1 in a file's text is written
+	 * as its \u escape, the same JSON, harmless on a terminal. */
+	json_dumpf(doc, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);
 	fputc('\n', out);
 	json_decref(doc);
 }
@@ -341,7 +350,7 @@ static void show_text(const struct alloclab_results *r, FILE *out)
 static void show_json(const struct alloclab_results *r, FILE *out)
 {
 	json_t *doc = alloclab_results_to_json(r);
-	json_dumpf(doc, out, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+	json_dumpf(doc, out, JSON_INDENT(1) | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
 	fputc('\n', out);
 	json_decref(doc);
 }

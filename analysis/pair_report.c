@@ -1,6 +1,7 @@
 /* The paired comparison's table. See pair_report.h. */
 #include "pair_report.h"
 #include "cells.h"
+#include "base/shell_word.h"
 #include "statistics/pairs.h"
 
 #include <math.h>
@@ -51,8 +52,10 @@ static void print_entry(const struct alloclab_results *r, const struct alloclab_
 	char verdict[64], interval[48];
 
 	if (e->status == ALLOCLAB_ENTRY_ERROR || e->status == ALLOCLAB_ENTRY_NOT_APPLICABLE) {
+		char message[ALLOCLAB_PRINTED_LEN];
 		fprintf(out, "%9s  %-19s %4s %10s  %s: %s\n", "-", "-", "-", "-",
-			e->status == ALLOCLAB_ENTRY_ERROR ? "error" : "not applicable", e->message);
+			e->status == ALLOCLAB_ENTRY_ERROR ? "error" : "not applicable",
+			alloclab_printable(e->message, message, sizeof message));
 		return;
 	}
 	if (e->status != ALLOCLAB_ENTRY_MEASURED || e->tested != ALLOCLAB_TESTED_PAIRED) {
@@ -75,7 +78,7 @@ static void print_entry(const struct alloclab_results *r, const struct alloclab_
 /* Under the table, the rows whose page faults differ from the
  * reference's beyond their noise (comparison.c's warnings of that kind),
  * and the reference's own faults where any row has them. */
-static void print_fault_notes(const struct alloclab_comparison *cmp, FILE *out)
+static void print_fault_notes(const struct alloclab_comparison *cmp, char **columns, FILE *out)
 {
 	int header = 0;
 	for (size_t i = 0; i < cmp->nrows; i++)
@@ -88,7 +91,7 @@ static void print_fault_notes(const struct alloclab_comparison *cmp, FILE *out)
 					fprintf(out, "\npage faults beyond their noise (faults/kop: per 1,000 operations, in the "
 						     "timed region):\n");
 				header = 1;
-				fprintf(out, "  %s, %s: %s\n", cmp->rows[i].name, cmp->columns[c], e->warnings[w]);
+				fprintf(out, "  %s, %s: %s\n", cmp->rows[i].name, columns[c], e->warnings[w]);
 			}
 		}
 }
@@ -100,14 +103,19 @@ void alloclab_pair_report(const struct alloclab_results *r, FILE *out)
 
 	if (cmp == NULL)
 		return;
+	/* The columns are the file's labels: shown as alloclab_printable shows
+	 * them (the rows' names are, cells.h). */
+	char **columns = calloc(cmp->ncols, sizeof *columns), shown[ALLOCLAB_PRINTED_LEN];
+	for (size_t c = 0; columns && c < cmp->ncols; c++)
+		columns[c] = strdup(alloclab_printable(cmp->columns[c], shown, sizeof shown));
 	int lw = 6, rw = 8;
-	for (size_t c = 1; c < cmp->ncols; c++)
-		lw = (int)strlen(cmp->columns[c]) > lw ? (int)strlen(cmp->columns[c]) : lw;
+	for (size_t c = 1; columns && c < cmp->ncols; c++)
+		lw = (int)strlen(columns[c]) > lw ? (int)strlen(columns[c]) : lw;
 	for (size_t i = 0; i < cmp->nrows; i++)
 		rw = (int)strlen(cmp->rows[i].name) > rw ? (int)strlen(cmp->rows[i].name) : rw;
 	lw = lw > 40 ? 40 : lw;
 	rw = rw > 40 ? 40 : rw;
-	fprintf(out, "each plugin's time over %s's, measured side by side in the same processes", cmp->columns[0]);
+	fprintf(out, "each plugin's time over %s's, measured side by side in the same processes", columns ? columns[0] : "");
 	if (r->facts.slice_ops)
 		fprintf(out, " in slices\nof %llu operations", (unsigned long long)r->facts.slice_ops);
 	else
@@ -120,10 +128,14 @@ void alloclab_pair_report(const struct alloclab_results *r, FILE *out)
 			const struct alloclab_comparison_entry *e = &cmp->rows[i].entries[c];
 			if (e->cell == NULL || e->cell->pair_design == NULL)
 				continue;
-			fprintf(out, "%-*.*s  %-*.*s ", rw, rw, cmp->rows[i].name, lw, lw, cmp->columns[c]);
+			fprintf(out, "%-*.*s  %-*.*s ", rw, rw, cmp->rows[i].name, lw, lw, columns ? columns[c] : "");
 			print_entry(r, e, out);
 		}
-	print_fault_notes(cmp, out);
+	if (columns)
+		print_fault_notes(cmp, columns, out);
 	print_noise(r, out);
+	for (size_t c = 0; columns && c < cmp->ncols; c++)
+		free(columns[c]);
+	free(columns);
 	alloclab_comparison_free(cmp);
 }

@@ -3,6 +3,7 @@
 #include "plot.h"
 #include "files/output_path.h"
 #include "base/lengths.h"
+#include "base/json_text.h"
 
 #include "cells.h"
 #include "latency_report.h"
@@ -28,6 +29,20 @@ static void quote_n(FILE *f, const char *s, size_t n)
 	fputc('\'', f);
 	for (size_t i = 0; i < n && s[i]; i++) {
 		unsigned char c = (unsigned char)s[i];
+		size_t k = c >= 0x80 ? alloclab_utf8_char((const unsigned char *)s + i) : 1;
+		/* A bidirectional control would turn the picture's own words
+		 * around: its escape, as on a terminal and a page. */
+		unsigned bidi = k > 1 && i + k <= n ? alloclab_bidi_control((const unsigned char *)s + i, k) : 0;
+		if (bidi) {
+			fprintf(f, "\\u%04x", bidi);
+			i += k - 1;
+			continue;
+		}
+		if (k == 2 && i + k <= n && alloclab_control_char((const unsigned char *)s + i, k)) {
+			fputc(' ', f);
+			i++;
+			continue;
+		}
 		if (c == '\'')
 			fputc('\'', f);
 		fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);

@@ -40,8 +40,9 @@ int alloclab_plot_draw_svg(const struct alloclab_figure_list *figures, const cha
 int alloclab_plot(const struct alloclab_results *r, const char *dir, const char *baseline, char *err, size_t err_len);
 
 /* Writes s as a gnuplot single-quoted string: quotes doubled, line breaks
- * and other control characters replaced by spaces (a line break would end
- * the command and start another). */
+ * and other control characters (C1 too) replaced by spaces (a line break
+ * would end the command and start another), a bidirectional control as
+ * its escape ("\u202e"). */
 void alloclab_gnuplot_quote(FILE *f, const char *s);
 
 /* A title quoted so, broken at spaces into lines of at most

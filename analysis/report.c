@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include "cells.h"
+#include "base/shell_word.h"
 #include "statistics/summary.h"
 #include "latency_report.h"
 #include "memory_report.h"
@@ -41,6 +42,17 @@ static void print_wrapped(FILE *out, int col, int indent, int width, const char 
 		}
 	}
 	fputc('\n', out);
+}
+
+/* A cell's label as the table shows it. A file's labels, workloads,
+ * messages and whatever else it says are printed through
+ * alloclab_printable: its reader turns control characters into '?', but a
+ * bidirectional control passes, and would turn the rest of a row around. */
+static const char *shown_label(const struct alloclab_cell *c, char *out, size_t len)
+{
+	char label[512];
+	alloclab_cell_label(c, label, sizeof label);
+	return alloclab_printable(label, out, len);
 }
 
 static double cell_median(const struct alloclab_cell *cell)
@@ -101,7 +113,7 @@ static void print_harness_share(const struct alloclab_results *r, FILE *out)
 			continue;
 		for (unsigned k = 0; k < r->ncells; k++) {
 			const struct alloclab_cell *other = &r->cells[k];
-			char label[512];
+			char label[512], workload[ALLOCLAB_PRINTED_LEN];
 			if (k == i || strcmp(r->plugins[other->plugin_index].name, "noop") == 0 ||
 			    !alloclab_cell_measured(other) || !same_row(noop, other) ||
 			    noop->cache_aligned != other->cache_aligned)
@@ -113,9 +125,9 @@ static void print_harness_share(const struct alloclab_results *r, FILE *out)
 				header = 1;
 			}
 			double h = cell_median(noop), p = cell_median(other);
-			alloclab_cell_label(other, label, sizeof label);
-			fprintf(out, "  %s threads=%u: noop %.2f %s = %.1f%% of %s (%.2f %s)\n", other->workload,
-				other->threads, h, unit, 100.0 * h / p, label, p, unit);
+			fprintf(out, "  %s threads=%u: noop %.2f %s = %.1f%% of %s (%.2f %s)\n",
+				alloclab_printable(other->workload, workload, sizeof workload), other->threads, h, unit,
+				100.0 * h / p, shown_label(other, label, sizeof label), p, unit);
 		}
 	}
 }
@@ -179,7 +191,9 @@ static void print_cache(const struct alloclab_results *r, FILE *out)
 		if (!alloclab_cell_measured(c) || !c->procs[0].nvalues || !c->procs[0].values[0].cache_simulated)
 			continue;
 		if (!header) {
-			const char *g = r->facts.cache_simulated;
+			char tool[600];
+			const char *g = r->facts.cache_simulated ? alloclab_printable(r->facts.cache_simulated, tool, sizeof tool)
+								 : NULL;
 			int tlb = r->facts.tlb_simulated;
 			char head[1200];
 			snprintf(head, sizeof head, "simulated %s misses per operation (callgrind%s%s; %s):",
@@ -239,8 +253,8 @@ static int label_width(const struct alloclab_results *r)
 {
 	int pw = 6;
 	for (unsigned i = 0; i < r->ncells; i++) {
-		char label[512];
-		alloclab_cell_label(&r->cells[i], label, sizeof label);
+		char label[ALLOCLAB_PRINTED_LEN];
+		shown_label(&r->cells[i], label, sizeof label);
 		if ((int)strlen(label) > pw)
 			pw = (int)strlen(label) > 60 ? 60 : (int)strlen(label);
 	}
@@ -256,7 +270,7 @@ static void print_placement(const struct alloclab_results *r, FILE *out)
 	for (unsigned i = 0; i < r->ncells; i++) {
 		const struct alloclab_cell *c = &r->cells[i];
 		struct alloclab_placement_sum sum;
-		char label[512];
+		char label[ALLOCLAB_PRINTED_LEN], workload[ALLOCLAB_PRINTED_LEN];
 		int any = 0;
 
 		memset(&sum, 0, sizeof sum);
@@ -278,8 +292,8 @@ static void print_placement(const struct alloclab_results *r, FILE *out)
 				"straddling", "4K pages", "lines shared by 2+ threads");
 			header = 1;
 		}
-		alloclab_cell_label(c, label, sizeof label);
-		fprintf(out, "  %-*s %-10s %7u %12llu %10.1f%% %10llu", pw, label, c->workload, c->threads,
+		fprintf(out, "  %-*s %-10s %7u %12llu %10.1f%% %10llu", pw, shown_label(c, label, sizeof label),
+			alloclab_printable(c->workload, workload, sizeof workload), c->threads,
 			(unsigned long long)sum.blocks,
 			sum.blocks ? 100.0 * (double)sum.straddling / (double)sum.blocks : 0.0,
 			(unsigned long long)sum.pages);
@@ -327,9 +341,9 @@ static void print_machine_note(const struct alloclab_results *r, FILE *out)
 	/* What the environment set in the allocators measured (the workers
 	 * inherit it): figures of an allocator other than its defaults. */
 	if (alloclab_results_env_text(r, env, sizeof env)) {
-		char note[2200];
+		char note[2200], shown[2100];
 		snprintf(note, sizeof note, "note: the run's environment set the allocators it measured (its workers "
-			 "inherit it): %s", env);
+			 "inherit it): %s", alloclab_printable(env, shown, sizeof shown));
 		fputc('\n', out);
 		print_wrapped(out, 0, 6, 100, " ", note);
 	}
@@ -386,9 +400,10 @@ static void print_common_params(const struct alloclab_results *r, int ww, FILE *
 		alloclab_cell_params_text(r, &r->cells[i], 0, common, sizeof common);
 		if (common[0] == '\0')
 			continue;
+		char workload[ALLOCLAB_PRINTED_LEN];
 		if (!header++)
 			fprintf(out, "parameters (the same in every row of the workload):\n");
-		fprintf(out, "  %-*s ", ww, r->cells[i].workload);
+		fprintf(out, "  %-*s ", ww, alloclab_printable(r->cells[i].workload, workload, sizeof workload));
 		print_wrapped(out, ww + 3, ww + 3, 100, ",", common);
 	}
 }
@@ -401,13 +416,15 @@ static void row_params(const struct alloclab_results *r, const struct alloclab_c
 	const json_t *check = r->plugins[c->plugin_index].check;
 	json_t *f;
 	size_t k, used;
+	char text[512];
 
 	alloclab_cell_params_text(r, c, 1, params, len);
 	used = strlen(params);
 	json_array_foreach(check, k, f)
 		if (used < len)
 			used += (size_t)snprintf(params + used, len - used, "%s%s", k ? ", " : " [fails check: ",
-						 json_string_value(json_object_get(f, "case")));
+						 alloclab_printable(json_string_value(json_object_get(f, "case")), text,
+								    sizeof text));
 	if (json_array_size(check) && used < len)
 		snprintf(params + used, len - used, "]");
 }
@@ -415,24 +432,26 @@ static void row_params(const struct alloclab_results *r, const struct alloclab_c
 /* One cell's row of the table. */
 static void print_row(const struct alloclab_results *r, const struct alloclab_cell *c, int pw, int ww, FILE *out)
 {
-	char params[512], label[512], mops[32], value[32];
+	char params[512], label[ALLOCLAB_PRINTED_LEN], workload[ALLOCLAB_PRINTED_LEN], message[ALLOCLAB_PRINTED_LEN];
 	size_t n;
 	double *values = alloclab_cell_values(c, &n);
 	struct alloclab_summary s;
+	char mops[32], value[32];
 
-	alloclab_cell_label(c, label, sizeof label);
 	row_params(r, c, params, sizeof params);
+	alloclab_printable(c->message, message, sizeof message);
 	alloclab_summarize(values, n, &s);
 	free(values);
-	fprintf(out, "%-*s  %-*s %7u ", pw, label, ww, c->workload, c->threads);
+	fprintf(out, "%-*s  %-*s %7u ", pw, shown_label(c, label, sizeof label), ww,
+		alloclab_printable(c->workload, workload, sizeof workload), c->threads);
 	/* A row that did not measure still says which it is (a benchmark of
 	 * a folder, by its parameters). */
 	if (c->status == ALLOCLAB_CELL_ERROR)
 		fprintf(out, "%10s %7s %9s %10s %10s  %s%serror: %s\n", "-", "-", "-", "-", "-", params,
-			params[0] ? ": " : "", c->message);
+			params[0] ? ": " : "", message);
 	else if (c->status == ALLOCLAB_CELL_NOT_APPLICABLE)
 		fprintf(out, "%10s %7s %9s %10s %10s  %s%snot applicable: %s\n", "-", "-", "-", "-", "-", params,
-			params[0] ? ": " : "", c->message);
+			params[0] ? ": " : "", message);
 	else if (n == 0)
 		fprintf(out, "%10s %7s %9s %10s %10s  not measured (interrupted)\n", "-", "-", "-", "-", "-");
 	else {
@@ -454,20 +473,49 @@ static void print_plugin_notes(const struct alloclab_results *r, FILE *out)
 	for (unsigned i = 0; i < r->ncells; i++)
 		for (unsigned p = 0; p < r->cells[i].nprocs; p++)
 			if (r->cells[i].procs[p].plugin_output) {
-				char label[512];
-				alloclab_cell_label(&r->cells[i], label, sizeof label);
-				fprintf(out, "\nnote: plugin %s printed while measured (%s, threads=%u): %.300s\n", label,
-					r->cells[i].workload, r->cells[i].threads, r->cells[i].procs[p].plugin_output);
+				char label[ALLOCLAB_PRINTED_LEN], workload[ALLOCLAB_PRINTED_LEN], said[301];
+				fprintf(out, "\nnote: plugin %s printed while measured (%s, threads=%u): %s\n",
+					shown_label(&r->cells[i], label, sizeof label),
+					alloclab_printable(r->cells[i].workload, workload, sizeof workload), r->cells[i].threads,
+					alloclab_printable(r->cells[i].procs[p].plugin_output, said, sizeof said));
 				p = r->cells[i].nprocs;
 			}
 	for (unsigned i = 0; i < r->nplugins; i++) {
 		json_t *f;
 		size_t k;
+		char label[ALLOCLAB_PRINTED_LEN], what[512], why[ALLOCLAB_PRINTED_LEN];
 		json_array_foreach(r->plugins[i].check, k, f)
 			fprintf(out, "%s  %s fails check case %s: %s\n", k ? "" : "\nplugins that failed alloclab check (measured all the same):\n",
-				r->plugins[i].label, json_string_value(json_object_get(f, "case")),
-				json_string_value(json_object_get(f, "why")));
+				alloclab_printable(r->plugins[i].label, label, sizeof label),
+				alloclab_printable(json_string_value(json_object_get(f, "case")), what, sizeof what),
+				alloclab_printable(json_string_value(json_object_get(f, "why")), why, sizeof why));
 	}
+}
+
+/* A workload's own report of a cell, line by line through
+ * alloclab_printable: it prints what the file's reports say (a program's
+ * output hash, a benchmark's name from its parameters, a version). */
+static void print_workload_report(const struct alloclab_workload *w, const struct alloclab_cell *c, FILE *out)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (m == NULL)
+		return;
+	w->print_cell(c, m);
+	fclose(m);
+	/* An escape's text is at most twice the bytes it stands for. */
+	char *shown = malloc(2 * len + 8);
+	for (char *line = text, *end; shown && line && *line; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		if (end)
+			*end = '\0';
+		fputs(alloclab_printable(line, shown, 2 * len + 8), out);
+		if (end)
+			fputc('\n', out);
+	}
+	free(shown);
+	free(text);
 }
 
 void alloclab_report_print(const struct alloclab_results *r, FILE *out, int workload_reports)
@@ -509,6 +557,6 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 	for (unsigned i = 0; i < r->ncells && workload_reports; i++) {
 		const struct alloclab_workload *w = alloclab_workload_find(r->cells[i].workload);
 		if (w && w->print_cell && alloclab_cell_measured(&r->cells[i]))
-			w->print_cell(&r->cells[i], out);
+			print_workload_report(w, &r->cells[i], out);
 	}
 }

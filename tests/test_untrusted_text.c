@@ -12,6 +12,7 @@
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <ftw.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -265,6 +266,81 @@ Test(untrusted_text, text_from_a_results_file_never_reaches_the_terminal_raw, .t
 		cr_expect(strstr(r.out, "forged line\n") == NULL || strstr(r.out, "?forged line"), "%zu: %s", i, r.out);
 		cmd_result_free(&r);
 	}
+}
+
+/* Whether s holds what a terminal must not get from a file: a control
+ * character but a newline, an 8-bit CSI, U+202E or U+2066 (which turn the
+ * rest of a line around). */
+static int has_raw(const char *s)
+{
+	return has_control(s) || strstr(s, "\xc2\x9b") || strstr(s, "\xe2\x80\xae") || strstr(s, "\xe2\x81\xa6");
+}
+
+static int site_raw;
+
+static int scan_site(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	char *text = type == FTW_F ? read_file(path) : NULL;
+	if (text && has_raw(text)) {
+		cr_log_error("%s holds a raw control character", path);
+		site_raw++;
+	}
+	free(text);
+	return 0;
+}
+
+/* A results file whose label, host, message and parameters (a name and a
+ * value: the reader keeps them as they are) hold escape sequences, a
+ * carriage return, an 8-bit CSI and bidirectional controls: show and
+ * compare, as tables and as JSON, pass none of them to the terminal, a
+ * bidirectional control shows as its escape, and no file of the report
+ * holds one raw. */
+Test(untrusted_text, a_files_parameters_and_bidirectional_controls_reach_no_terminal_raw, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	write_run(path_in(dir, "evil.json"), "sys\xe2\x80\xaetem", "b\xe2\x81\xa6x", "churn");
+	json_t *doc = json_load_file(path_in(dir, "evil.json"), 0, NULL);
+	cr_assert_not_null(doc);
+	json_object_set_new(json_object_get(doc, "metadata"), "host", json_string("ho\xe2\x80\xaetso"));
+	size_t i;
+	json_t *cell;
+	json_array_foreach(json_object_get(doc, "cells"), i, cell) {
+		json_t *params = json_object_get(cell, "params");
+		json_object_set_new(params, "x\033]0;pwned\007", json_string(i % 2 ? "v\033[2J\r\xc2\x9b\xe2\x80\xaeRTL" : "w"));
+	}
+	cell = json_array_get(json_object_get(doc, "cells"), 3);
+	json_object_set_new(cell, "status", json_string("error"));
+	json_object_set_new(cell, "error", json_string("it \xe2\x80\xae" "deliaf"));
+	json_array_clear(json_object_get(cell, "runs"));
+	cr_assert_eq(json_dump_file(doc, path_in(dir, "evil.json"), 0), 0);
+	json_decref(doc);
+	const char *const *commands[] = {
+		(const char *const[]){"show", "evil.json", NULL},
+		(const char *const[]){"show", "--format", "json", "evil.json", NULL},
+		(const char *const[]){"compare", "evil.json", "evil.json", NULL},
+		(const char *const[]){"compare", "evil.json", "--plugins", "sys\xe2\x80\xaetem,b\xe2\x81\xa6x", "-f", "md", NULL},
+		(const char *const[]){"compare", "evil.json", "evil.json", "-f", "json", NULL},
+	};
+	for (size_t k = 0; k < sizeof commands / sizeof *commands; k++) {
+		struct cmd_result r = run_alloclab(dir, commands[k]);
+		cr_expect_eq(r.status, 0, "%zu: %s", k, r.err);
+		cr_expect(!has_raw(r.out) && !has_raw(r.err), "command %zu passed a control character: %s %s", k, r.out, r.err);
+		cr_expect(strstr(r.out, k == 1 || k == 4 ? "sys\\u202Etem" : "sys\\u202etem"), "%zu: %s", k, r.out);
+		cmd_result_free(&r);
+	}
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"show", "evil.json", NULL});
+	cr_expect(strstr(r.out, "x?]0;pwned?=v?[2J??\\u202eRTL") && strstr(r.out, "error: it \\u202edeliaf"), "%s", r.out);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"report", "evil.json", "-o", "site", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	site_raw = 0;
+	nftw(path_in(dir, "site"), scan_site, 16, FTW_PHYS);
+	cr_expect_eq(site_raw, 0);
+	char *index = read_file(path_in(dir, "site/index.html"));
+	cr_expect(index && strstr(index, "ho\\u202etso"), "the host, its control as its escape");
+	free(index);
 }
 
 /* A pyperf file that registers a benchmark whose name holds an escape
