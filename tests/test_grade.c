@@ -8,6 +8,7 @@
 #include "helpers.h"
 #include "grade_report.h"
 #include "grade/inside.h"
+#include "grade/submission.h"
 #include "grade/submission_build.h"
 #include "check/check.h"
 #include "process/child.h"
@@ -233,8 +234,8 @@ Test(grade, a_class_in_one_command, .timeout = 600)
 		{"b/mine", "footprint"},
 		{"broken.c", "broken.c:2:14: error"},
 		{"system", "neither a plugin"},
-		{"linked", "the same file as course-segregated.so"},
-		{"course-segregated.so", "the same file as linked's build/fl.so"},
+		{"linked", "build/fl.so is a symbolic link to "},
+		{"course-segregated.so", "pass"},
 	};
 	for (size_t i = 0; i < sizeof expect / sizeof *expect; i++) {
 		char head[300];
@@ -246,6 +247,8 @@ Test(grade, a_class_in_one_command, .timeout = 600)
 		cr_expect(strstr(row, expect[i].says), "%s: '%s' not in '%s'", expect[i].row, expect[i].says, row);
 	}
 	json_t *g = grades(dir);
+	/* The link is the linking student's doing: the other row says nothing of it. */
+	cr_expect_str_eq(json_string_value(json_object_get(row_of(g, "course-segregated.so"), "note")), "");
 	/* A hang costs one deadline (8 s), not one per case. */
 	double hung = json_number_value(json_object_get(row_of(g, "bad_hang.so"), "seconds"));
 	cr_expect(hung > 7 && hung < 30, "the hanging submission took %.1f s", hung);
@@ -746,4 +749,40 @@ Test(grade, the_gradebook_says_what_happened_and_what_time_is)
 	cr_expect(table && strstr(table, "not resolved   a note on timed\n"), "%s", table);
 	free(table);
 	free(csv);
+}
+
+/* A symbolic link to a classmate's file is noted on the row of the
+ * submission that holds the link, naming the link and where it leads,
+ * and not on the classmate's; a hard link (no telling which name came
+ * first) is noted on both. */
+Test(grade, a_link_is_noted_on_the_row_that_holds_it)
+{
+	char *dir = scratch_dir(), real[4096];
+	sh("mkdir -p %s/victim/build %s/linker/build %s/folder %s/a %s/b", dir, dir, dir, dir, dir);
+	sh("cp %s %s/victim/build/v.so && ln -s ../../victim/build/v.so %s/linker/build/l.so", test_plugin("course-bump"),
+	   dir, dir);
+	sh("ln -s ../victim/build %s/folder/build", dir);
+	sh("cp %s %s/a/a.so && ln %s/a/a.so %s/b/b.so", test_plugin("course-bump"), dir, dir, dir);
+	/* Two links to a file of no submission's: each row names its own. */
+	sh("mkdir -p %s/c %s/d && cp %s %s/outside.so && ln -s ../outside.so %s/c/c.so && ln -s ../outside.so %s/d/d.so",
+	   dir, dir, test_plugin("course-bump"), dir, dir, dir);
+	cr_assert_not_null(realpath(path_in(dir, "victim/build/v.so"), real));
+	char *args[] = {path_in(dir, "victim"), path_in(dir, "linker"), path_in(dir, "folder"), path_in(dir, "a"),
+			path_in(dir, "b"),	path_in(dir, "c"),	path_in(dir, "d")};
+	struct alloclab_submission subs[7];
+	cr_assert_eq(alloclab_submissions_resolve(args, 7, subs), 0);
+	char want[8192];
+	cr_expect_str_eq(subs[0].note, "", "the victim's row: %s", subs[0].note);
+	snprintf(want, sizeof want, "build/l.so is a symbolic link to %s (victim's build/v.so)", real);
+	cr_expect_str_eq(subs[1].note, want);
+	snprintf(want, sizeof want, "build/v.so lies, through a symbolic link, at %s (victim's build/v.so)", real);
+	cr_expect_str_eq(subs[2].note, want);
+	cr_expect_str_eq(subs[3].note, "a.so is the same file as b's b.so");
+	cr_expect_str_eq(subs[4].note, "b.so is the same file as a's a.so");
+	cr_assert_not_null(realpath(path_in(dir, "outside.so"), real));
+	snprintf(want, sizeof want, "c.so is a symbolic link to %s (d's d.so)", real);
+	cr_expect_str_eq(subs[5].note, want);
+	snprintf(want, sizeof want, "d.so is a symbolic link to %s (c's c.so)", real);
+	cr_expect_str_eq(subs[6].note, want);
+	alloclab_submissions_free(subs, 7);
 }

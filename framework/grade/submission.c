@@ -88,6 +88,22 @@ static int add_file(struct alloclab_submission *s, const struct stat *st, const 
 	return 0;
 }
 
+/* Whether the file at path (rel within the submission) is reached
+ * through a symbolic link inside the submission: its real path is not
+ * where its name puts it. Noted in the last file added. -1 out of
+ * memory. */
+static int note_link(struct alloclab_submission *s, const char *path, const char *rel)
+{
+	char real[ALLOCLAB_PATH_LEN], here[ALLOCLAB_PATH_PLUS2_LEN];
+	struct stat lst;
+	struct alloclab_submission_file *f = &s->files[s->nfiles - 1];
+	snprintf(here, sizeof here, "%s/%s", s->path, rel);
+	if (realpath(path, real) == NULL || strcmp(real, here) == 0 || f->target)
+		return 0;
+	f->link_itself = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);
+	return (f->target = strdup(real)) ? 0 : -1;
+}
+
 /* Looks through one folder of a submission (sub: "" or "build"): notes
  * every regular file (links followed) for the shared-file notes, and
  * what it holds. */
@@ -104,7 +120,8 @@ static int scan(struct alloclab_submission *s, const char *sub, int *has_meson, 
 		snprintf(path, sizeof path, "%s/%s", dir, e);
 		snprintf(rel, sizeof rel, "%s%s%s", sub, sub[0] ? "/" : "", e);
 		if (e[0] != '.' && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			if (add_file(s, &st, rel) != 0)
+			size_t had = s->nfiles;
+			if (add_file(s, &st, rel) != 0 || (s->nfiles > had && note_link(s, path, rel) != 0))
 				n = -1;
 			int plain = lstat(path, &lst) == 0 && S_ISREG(lst.st_mode);
 			if (!sub[0] && strcmp(e, "meson.build") == 0)
@@ -206,30 +223,56 @@ static void name_rows(struct alloclab_submission *s, size_t n)
 	free(norm);
 }
 
-/* Appends "; " and one more note, as much as fits. */
-static void append_note(struct alloclab_submission *s, const char *mine, const char *row, const char *theirs)
+/* Appends "; " and one more note on a file of s shared with row's
+ * theirs, as much as fits: "build/x.so is a symbolic link to PATH (ROW's
+ * build/y.so)" where s reaches it through a link, else "build/x.so is
+ * the same file as ROW's build/y.so". */
+static void append_note(struct alloclab_submission *s, const struct alloclab_submission_file *mine, const char *row,
+			const char *theirs)
 {
 	size_t used = strlen(s->note);
-	snprintf(s->note + used, sizeof s->note - used, "%s%s%sthe same file as %s%s%s", used ? "; " : "", mine,
-		 mine[0] ? " is " : "", row, theirs[0] ? "'s " : "", theirs);
+	char *at = s->note + used;
+	size_t left = sizeof s->note - used;
+	if (mine->target)
+		snprintf(at, left, "%s%s %s %s (%s%s%s%s)", used ? "; " : "", mine->name,
+			 mine->link_itself ? "is a symbolic link to" : "lies, through a symbolic link, at", mine->target,
+			 theirs[0] ? "" : "the submission ", row, theirs[0] ? "'s " : "", theirs);
+	else
+		snprintf(at, left, "%s%s%sthe same file as %s%s%s", used ? "; " : "", mine->name, mine->name[0] ? " is " : "",
+			 row, theirs[0] ? "'s " : "", theirs);
 }
 
-/* Notes on both rows the first file two submissions share: "the same
- * file as ROW", "build/x.so is the same file as ROW's build/y.so". */
+/* Notes on mine's row the first file it shares with theirs (row): in
+ * pass 0 a file that theirs holds as its own (a link of mine to it, or
+ * the same file in both: a hard link, one file given twice); in pass 1 a
+ * link of mine that no row's own file explained, to where a link of
+ * theirs leads too. A link of theirs to a file of mine is theirs to be
+ * told of, not mine. said: mine's files noted already. */
+static void note_pair(struct alloclab_submission *mine, const struct alloclab_submission *theirs, int pass,
+		      unsigned char *said)
+{
+	for (size_t a = 0; a < mine->nfiles; a++)
+		for (size_t b = 0; b < theirs->nfiles; b++) {
+			const struct alloclab_submission_file *x = &mine->files[a], *y = &theirs->files[b];
+			if (x->dev != y->dev || x->ino != y->ino || (y->target != NULL) != pass || (x->target && said[a]) ||
+			    (!x->target && y->target))
+				continue;
+			append_note(mine, x, theirs->name, y->name);
+			said[a] = 1;
+			return;
+		}
+}
+
 static void note_shared(struct alloclab_submission *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < n; j++) {
-			int noted = 0;
-			for (size_t a = 0; a < s[i].nfiles && !noted && i != j; a++)
-				for (size_t b = 0; b < s[j].nfiles && !noted; b++) {
-					const struct alloclab_submission_file *x = &s[i].files[a], *y = &s[j].files[b];
-					if (x->dev == y->dev && x->ino == y->ino) {
-						append_note(&s[i], x->name, s[j].name, y->name);
-						noted = 1;
-					}
-				}
-		}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *said = calloc(s[i].nfiles + 1, 1);
+		for (int pass = 0; pass < 2 && said; pass++)
+			for (size_t j = 0; j < n; j++)
+				if (j != i)
+					note_pair(&s[i], &s[j], pass, said);
+		free(said);
+	}
 }
 
 int alloclab_submissions_resolve(char *const *args, size_t n, struct alloclab_submission *out)
@@ -248,6 +291,8 @@ int alloclab_submissions_resolve(char *const *args, size_t n, struct alloclab_su
 void alloclab_submissions_free(struct alloclab_submission *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
+		for (size_t f = 0; f < s[i].nfiles; f++)
+			free(s[i].files[f].target);
 		free(s[i].files);
 		s[i].files = NULL;
 	}

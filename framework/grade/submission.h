@@ -10,8 +10,10 @@
  *   none     nothing to grade (the row says why)
  * Each row is named by the end of its path that tells it from every other
  * (a/mine and b/mine, not mine twice), and a file reached from two
- * submissions (a symbolic or hard link to another student's file: the
- * same device and inode) is noted on both rows.
+ * submissions (the same device and inode) is noted: where one reaches it
+ * through a symbolic link inside it, on that one's row alone, naming the
+ * link and where it leads (the other student did nothing); else (a hard
+ * link, one file given twice) on both rows.
  */
 #ifndef ALLOCLAB_SUBMISSION_H
 #define ALLOCLAB_SUBMISSION_H
@@ -27,6 +29,11 @@ struct alloclab_submission_file {
 	dev_t dev;
 	ino_t ino;
 	char name[64]; /* its name within the submission ("" the submission itself) */
+	/* Where a symbolic link inside the submission leads (the file's real
+	 * path, malloc'd), or NULL: reached without one. link_itself: the
+	 * file is the link, not a folder above it. */
+	char *target;
+	int link_itself;
 };
 
 struct alloclab_submission {
