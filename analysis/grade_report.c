@@ -96,8 +96,8 @@ void alloclab_grade_table(FILE *out, const struct alloclab_grade_settings *s, co
 	if (s->measuring)
 		fprintf(out, "time: the submission's time over %s's on churn, each in processes of its own, back to back, "
 			     "in %u rounds: the geometric mean of the rounds' ratios and its 95%% interval.\n"
-			     "      A noisy indicator, not a ranking: at a load of 10, eight copies of one allocator read from "
-			     "3.64x to 9.1x faster, and a row whose interval holds 1 is \"not resolved\". To rank, count "
+			     "      A noisy indicator, not a ranking: the same code reads faster or slower with what else the "
+			     "machine runs, and a row whose interval holds 1 is \"not resolved\". To rank, count "
 			     "instructions: alloclab run --measure instructions -p system -p ./student.so -w churn\n",
 			s->reference, s->processes);
 	fprintf(out, "%-*s %-5s %-6s %-7s %-16s %-14s %s\n", (int)width, "submission", "level", "cases", "time",
