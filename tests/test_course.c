@@ -157,6 +157,52 @@ Test(course, the_honesty_case_lists_only_the_declared_ops, .timeout = 60)
 	}
 }
 
+/* The first -p of a paired run is the reference every ratio is over:
+ * every paired command the course shows puts glibc first, so that it
+ * prints the student's plugin over glibc as the pages quote it, and
+ * every page that speaks of --paired shows one. Run that way and the
+ * other, the words are the pages': the plugin "slower" over system's,
+ * or system "faster" over the plugin's, the inverse. */
+Test(course, the_paired_commands_put_the_reference_first, .timeout = 200)
+{
+	static const char *const pages[] = {"README.md", "01-bump.md", "02-free-list.md", "03-size-classes.md",
+					    "04-thread-caches.md", "05-arenas.md"};
+	static const char command[] = "alloclab run --paired";
+	for (size_t i = 0; i < sizeof pages / sizeof *pages; i++) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/docs/course/%s", getenv("ALLOCLAB_SOURCE_ROOT"), pages[i]);
+		char *text = read_file(path);
+		cr_assert_not_null(text, "%s", path);
+		int shown = 0;
+		for (const char *at = strstr(text, command); at; at = strstr(at + 1, command)) {
+			const char *p = at + strlen(command);
+			p += strspn(p, " \n");
+			cr_expect(strncmp(p, "-p system ", 10) == 0 || strncmp(p, "-p system\n", 10) == 0,
+				  "%s: a paired command whose reference is not glibc: %.120s", pages[i], at);
+			shown++;
+		}
+		cr_expect(!strstr(text, "--paired") || shown, "%s speaks of --paired and shows no paired command", pages[i]);
+		free(text);
+	}
+	char *dir = scratch_dir();
+	const char *bump = strdup(test_plugin("course-bump"));
+	for (int reversed = 0; reversed < 2; reversed++) {
+		const char *first = reversed ? bump : "system", *second = reversed ? "system" : bump;
+		struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--paired", "-p", first, "-p", second,
+									      "-w", "churn:ops=20000", "-t", "1", "-n", "2",
+									      "--no-check", "-o", reversed ? "p1.json" : "p0.json",
+									      NULL});
+		cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+		const char *head = reversed ? "each plugin's time over course-bump's" : "each plugin's time over system's";
+		const char *row = strstr(r.out, reversed ? "churn     system " : "churn     course-bump ");
+		cr_expect(strstr(r.out, head), "%s", r.out);
+		cr_expect(row && strstr(row, reversed ? "x faster\n" : "x slower\n") &&
+			  strcspn(row, "\n") == (size_t)(strstr(row, reversed ? "x faster\n" : "x slower\n") - row) + 8,
+			  "%s", r.out);
+		cmd_result_free(&r);
+	}
+}
+
 Test(course, bad_input_is_refused_with_one_line)
 {
 	char *dir = scratch_dir();
