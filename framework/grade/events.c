@@ -3,8 +3,10 @@
  * checked as text from outside is (a known event, in its order, every
  * field of its type and bounded, a case of the level named once, ratios
  * finite and positive), copied into the row with control characters
- * shown as '?'. A sandbox that ended before its end event leaves the
- * cases it did not report "not run", with how it ended.
+ * shown as '?', and its messages then put in the student's words (the
+ * sandbox's paths as the student knows their files). A sandbox that
+ * ended before its end event leaves the cases it did not report "not
+ * run", with how it ended.
  */
 #define _GNU_SOURCE 1
 #include "grade/inside.h"
@@ -114,10 +116,9 @@ enum stage { START, BUILT, CASES, MEASURED, LOAD_FAILED, ENDED };
 static char *bounded_log(const json_t *log)
 {
 	const char *l = json_string_value(log);
-	size_t n = json_string_length(log), cut = n;
-	if (n <= ALLOCLAB_GRADE_LOG_EVENT_MAX)
+	size_t n = json_string_length(log), cut = ALLOCLAB_GRADE_LOG_EVENT_MAX;
+	if (n <= cut)
 		return strndup(l, n);
-	cut = ALLOCLAB_GRADE_LOG_EVENT_MAX;
 	while (cut > 0 && ((unsigned char)l[cut] & 0xc0) == 0x80)
 		cut--;
 	char *out = malloc(cut + 100);
