@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The row's time against the reference: 1 with st, 0 when not measured. */
@@ -338,18 +339,42 @@ static void fill_json(FILE *out, const struct content *c)
 	json_decref(j);
 }
 
+static const struct {
+	const char *name;
+	void (*fill)(FILE *, const struct content *);
+} grade_files[] = {{"table.txt", fill_table}, {"grades.csv", fill_csv}, {"grades.json", fill_json}};
+
+int alloclab_grade_outputs_usable(const char *dir, char *err, size_t err_len)
+{
+	char path[ALLOCLAB_PATH_PLUS2_LEN];
+	for (size_t i = 0; i < sizeof grade_files / sizeof *grade_files; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, grade_files[i].name);
+		if (alloclab_output_usable(path, ALLOCLAB_OUTPUT_GRADE, err, err_len) != 0)
+			return -1;
+	}
+	/* Its folders: folders of its own, not links to elsewhere. */
+	static const char *const folders[] = {"feedback", "logs"};
+	for (size_t i = 0; i < sizeof folders / sizeof *folders; i++) {
+		struct stat st;
+		snprintf(path, sizeof path, "%s/%s", dir, folders[i]);
+		if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			snprintf(err, err_len, "%.900s is not a folder (%s): the grading writes its %s there; give another -o",
+				 path, S_ISLNK(st.st_mode) ? "a symbolic link" : "a file", folders[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int alloclab_grade_write(const char *dir, const struct alloclab_grade_settings *s,
 			 const struct alloclab_grade_row *rows, size_t n, const char *note, char *err, size_t err_len)
 {
 	struct content c = {s, rows, n, 0, note, ""};
 	char path[ALLOCLAB_PATH_PLUS2_LEN], stem[300];
-	static const struct {
-		const char *name;
-		void (*fill)(FILE *, const struct content *);
-	} files[] = {{"table.txt", fill_table}, {"grades.csv", fill_csv}, {"grades.json", fill_json}};
-	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-		snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
-		if (write_one(path, files[i].fill, &c, err, err_len) != 0)
+	const size_t nfiles = sizeof grade_files / sizeof *grade_files;
+	for (size_t i = 0; i < nfiles; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, grade_files[i].name);
+		if (write_one(path, grade_files[i].fill, &c, err, err_len) != 0)
 			return -1;
 	}
 	for (c.at = 0; c.at < n; c.at++) {

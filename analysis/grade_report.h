@@ -19,6 +19,12 @@
 void alloclab_grade_table(FILE *out, const struct alloclab_grade_settings *s, const struct alloclab_grade_row *rows,
 			  size_t n, const char *note);
 
+/* Whether the grading's files can be written in DIR, decided before any
+ * submission runs: the table, CSV and JSON there are none or a grading's
+ * own (files/output_path.h's policy), feedback/ and logs/ folders or
+ * none. 0, or -1 with one line in err. */
+int alloclab_grade_outputs_usable(const char *dir, char *err, size_t err_len);
+
 /* DIR/table.txt, DIR/grades.csv, DIR/grades.json and DIR/feedback/STEM.txt
  * for each row. 0, or -1 with one line in err. */
 int alloclab_grade_write(const char *dir, const struct alloclab_grade_settings *s,

@@ -137,6 +137,23 @@ int alloclab_cmd_grade_inside(int argc, char **argv)
 	return rc;
 }
 
+/* Whether a submission lies in the grading's folder (with -o . and a
+ * submission named logs or feedback, the grading's files went into that
+ * student's folder, and a feedback file could point at a log the student
+ * planted): the submission's index, or -1. */
+static long submission_in_output(const char *dir, char *const *args, size_t n)
+{
+	char out[PATH_MAX], sub[PATH_MAX];
+	if (realpath(dir, out) == NULL)
+		return -1; /* not there yet: it holds nothing */
+	size_t k = strlen(out);
+	for (size_t i = 0; i < n; i++)
+		if (realpath(args[i], sub) != NULL && strncmp(sub, out, k) == 0 &&
+		    (sub[k] == '/' || sub[k] == '\0' || (k == 1 && out[0] == '/')))
+			return (long)i;
+	return -1;
+}
+
 /* Whether the grading's folder lies in a submission (its journal and
  * every row would be in a student's folder): the submission's index, or
  * -1. */
@@ -181,7 +198,14 @@ int alloclab_cmd_grade(int argc, char **argv)
 	if (inside >= 0)
 		return alloclab_usage_error("grade", "the grading's folder %s is inside the submission %s: give another -o",
 					    dir, args[inside]);
+	if ((inside = submission_in_output(dir, args, n)) >= 0)
+		return alloclab_usage_error("grade", "the grading's folder %s holds the submission %s: give an -o of its "
+						     "own, apart from the submissions",
+					    dir, args[inside]);
 	char why[ALLOCLAB_ERR_LEN + 200];
+	/* Before the first submission runs, not after the whole class. */
+	if (alloclab_grade_outputs_usable(dir, why, sizeof why) != 0)
+		return alloclab_usage_error("grade", "%s", why);
 	if (s.sandboxed && alloclab_sandbox_usable(why, sizeof why) != 0)
 		return alloclab_usage_error("grade",
 					    "cannot sandbox the submissions: %s; install bubblewrap (Debian: apt-get install "

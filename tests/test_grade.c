@@ -631,9 +631,13 @@ Test(grade, a_row_names_the_students_own_files, .timeout = 300)
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"grade", "--level", "1", "--no-measure", "--timeout",
 								      "60", "m1", "m2", "daemon.c", crash, NULL});
 	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
-	cr_expect(!strstr(r.out, "/work") && !strstr(r.out, "/submission") && !strstr(r.out, "../src"), "%s", r.out);
+	/* The sandbox's own folders (/work/build, /work/src, /submission):
+	 * not alloclab's path, which may lie anywhere, /work/... too. */
+	cr_expect(!strstr(r.out, "/work/build") && !strstr(r.out, "/work/src") && !strstr(r.out, "/submission") &&
+		  !strstr(r.out, "../src"), "%s", r.out);
 	char *json = read_file(path_in(dir, "alloclab-grade/grades.json"));
-	cr_expect(json && !strstr(json, "/work/") && !strstr(json, "/submission") && !strstr(json, "../src"), "%s", json);
+	cr_expect(json && !strstr(json, "/work/build") && !strstr(json, "/work/src") && !strstr(json, "/submission") &&
+		  !strstr(json, "../src"), "%s", json);
 	free(json);
 	json_t *g = grades(dir);
 	const char *error = json_string_value(json_object_get(row_of(g, "m1"), "build_error"));
@@ -785,4 +789,37 @@ Test(grade, a_link_is_noted_on_the_row_that_holds_it)
 	snprintf(want, sizeof want, "d.so is a symbolic link to %s (c's c.so)", real);
 	cr_expect_str_eq(subs[6].note, want);
 	alloclab_submissions_free(subs, 7);
+}
+
+/* The grading's folder is decided before the first submission runs and
+ * never mixed with the submissions: -o . with submissions named logs and
+ * feedback is refused (their folders would have taken the grading's
+ * files), and so is a folder holding a teacher's own grades.csv, at once,
+ * with nothing written (it was refused after the whole class had run,
+ * the journal, logs and table already there). */
+Test(grade, the_gradings_folder_is_decided_first_and_apart)
+{
+	char *dir = scratch_dir();
+	cr_assert_eq(mkdir(path_in(dir, "logs"), 0755), 0);
+	cr_assert_eq(mkdir(path_in(dir, "feedback"), 0755), 0);
+	copy_file(test_plugin("course-bump"), path_in(dir, "logs/a.so"));
+	copy_file(test_plugin("course-bump"), path_in(dir, "feedback/b.so"));
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"grade", "--level", "1", "--no-measure",
+								      "--unsandboxed", "-o", ".", "logs", "feedback", NULL});
+	cr_expect_eq(r.status, 2, "%s %s", r.out, r.err);
+	cr_expect(count_lines(r.err) == 1 && strstr(r.err, "holds the submission"), "%s", r.err);
+	cr_expect_null(read_file(path_in(dir, "journal.jsonl")));
+	cmd_result_free(&r);
+	char *out = path_in(dir, "out");
+	cr_assert_eq(mkdir(out, 0755), 0);
+	write_text(path_in(out, "grades.csv"), "student,grade\nada,A\n");
+	r = run_alloclab(dir, (const char *const[]){"grade", "--level", "1", "--no-measure", "--unsandboxed", "-o", "out",
+						    "logs/a.so", NULL});
+	cr_expect_eq(r.status, 2, "%s %s", r.out, r.err);
+	cr_expect(count_lines(r.err) == 1 && strstr(r.err, "grades.csv"), "%s", r.err);
+	cr_expect_null(read_file(path_in(out, "journal.jsonl")), "the journal was written before the refusal");
+	cr_expect(access(path_in(out, "logs"), F_OK) != 0, "logs/ was made before the refusal");
+	char *kept = read_file(path_in(out, "grades.csv"));
+	cr_expect(kept && strstr(kept, "ada,A"), "the teacher's file was changed");
+	cmd_result_free(&r);
 }
