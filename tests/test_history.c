@@ -306,6 +306,8 @@ static void sqlite_line(const char *dir, const char *db, const char *sql, char *
  * step's additions taken away, newest first (schema.c's steps). */
 static void downgrade(const char *dir, const char *db, int to)
 {
+	if (to < 4)
+		sh("cd %s && sqlite3 %s 'ALTER TABLE run DROP COLUMN document_sha256;'", dir, db);
 	if (to < 3)
 		sh("cd %s && sqlite3 %s 'ALTER TABLE run DROP COLUMN pair_reference;'", dir, db);
 	if (to < 2)
@@ -331,7 +333,7 @@ Test(history, a_store_of_the_first_schema_is_migrated, .timeout = 120)
 	cr_expect_eq(runs_in(dir, "old.db"), 2);
 	char line[64];
 	sqlite_line(dir, "old.db", "PRAGMA user_version;", line, sizeof line);
-	cr_expect_eq(atoi(line), 3, "schema after the migration: %s", line);
+	cr_expect_eq(atoi(line), 4, "schema after the migration: %s", line);
 }
 
 /* Schema 3 gave each run the label of the cell its paired ratios are
@@ -363,11 +365,139 @@ Test(history, a_store_of_schema_2_gets_its_runs_pair_references, .timeout = 120)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cmd_result_free(&r);
 	sqlite_line(dir, "old.db", "PRAGMA user_version;", line, sizeof line);
-	cr_expect_eq(atoi(line), 3, "schema after the migration: %s", line);
+	cr_expect_eq(atoi(line), 4, "schema after the migration: %s", line);
 	sqlite_line(dir, "old.db", "SELECT group_concat(r, ' ') FROM (SELECT ifnull(pair_reference, 'NULL') AS r FROM run ORDER BY id);", line,
 		    sizeof line);
 	cr_expect_str_eq(line, "ref NULL NULL", "migrated: %s", line);
 	cr_expect_eq(runs_in(dir, "old.db"), 3);
+}
+
+/* A store of one paired run of two builds labelled as commits, and a
+ * repository whose second commit that run measured against the first:
+ * `history show` reads the run's document for the step. */
+static void store_of_one_step(const char *dir, const char *db)
+{
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--paired", "-p", "system:as=aaaaaaaaaaaa", "-p",
+								      "system:as=bbbbbbbbbbbb", "-w", "churn:ops=2000", "-n", "2", "-v",
+								      "1", "-q", "-o", "step.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"history", "add", "step.json", "--db", db, NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	const char *a = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", *b = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+	sh("cd %s && sqlite3 %s \"INSERT INTO repo_commit VALUES ('/r', '%s', 0, 'first', 'measured', NULL, NULL), "
+	   "('/r', '%s', 1, 'second', 'measured', NULL, NULL); INSERT INTO commit_run VALUES ('/r', '%s', 1, 'time', '%s');\"",
+	   dir, db, a, b, b, a);
+}
+
+/* Replaces run 1's document in dir/db with a valid one, compressed as
+ * the store compresses: its every value five times the stored one's
+ * ("values"), or only what no row holds changed ("load": the load average
+ * the run started at); with `checksum`, run.document_sha256 is made that
+ * of the forgery too. */
+static void forge_document(const char *dir, const char *db, const char *what, int checksum)
+{
+	FILE *f = fopen(path_in(dir, "forge.py"), "w");
+	cr_assert_not_null(f);
+	fputs("import json, sys\n"
+	      "d = json.load(open(sys.argv[1]))\n"
+	      "if sys.argv[3] == 'load':\n"
+	      "    d['metadata']['load_average_start'] = 0.25\n"
+	      "for c in d['cells'] if sys.argv[3] == 'values' else []:\n"
+	      "    for p in c.get('runs', []):\n"
+	      "        for v in p.get('values', []):\n"
+	      "            v[c['metric']] *= 5\n"
+	      "json.dump(d, open(sys.argv[2], 'w'), separators=(',', ':'))\n",
+	      f);
+	fclose(f);
+	sh("cd %s && sqlite3 %s \"SELECT writefile('doc.zst', document) FROM run WHERE id = 1;\" > /dev/null && "
+	   "zstd -qdf doc.zst -o doc.json && /usr/bin/python3.11 forge.py doc.json forged.json %s && "
+	   "zstd -qf forged.json -o forged.zst && sqlite3 %s \"UPDATE run SET document = readfile('forged.zst') WHERE id = 1;\"",
+	   dir, db, what, db);
+	if (checksum)
+		sh("cd %s && sqlite3 %s \"UPDATE run SET document_sha256 = '$(sha256sum < forged.json | cut -c1-64)' WHERE id = 1;\"",
+		   dir, db);
+}
+
+/* `history show` and `report` refuse the store in one line, exit status
+ * 2, printing none of what it holds. */
+static void expect_store_refused(const char *dir, const char *db, const char *text)
+{
+	const char *const commands[][6] = {{"history", "show", "--db", db, NULL}, {"report", db, "-o", "site", NULL}};
+	for (size_t k = 0; k < 2; k++) {
+		struct cmd_result r = run_alloclab(dir, commands[k]);
+		cr_expect_eq(r.status, 2, "%s %s: %d %s%s", commands[k][0], db, r.status, r.out, r.err);
+		cr_expect(strstr(r.err, text) != NULL, "%s %s: expected '%s', got: %s", commands[k][0], db, text, r.err);
+		cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+		cr_expect(strstr(r.out, " ns ") == NULL, "%s %s printed a level: %s", commands[k][0], db, r.out);
+		cmd_result_free(&r);
+	}
+}
+
+/* A run's document replaced by a valid one of five times its values was
+ * shown as it said, though the store's value rows disagreed: a document
+ * changed without its checksum is refused (one changed only where no row
+ * could tell too), and one whose checksum was changed with it disagrees
+ * with its rows. */
+Test(history, a_forged_document_is_refused, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	store_of_one_step(dir, "h.db");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "h.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "bbbbbbbbbbbb") != NULL, "the step is shown: %s", r.out);
+	cmd_result_free(&r);
+	sh("cd %s && cp h.db forged.db && cp h.db loaded.db && cp h.db summed.db", dir);
+	forge_document(dir, "forged.db", "values", 0);
+	expect_store_refused(dir, "forged.db",
+			     "forged.db: run 1's document does not match its checksum: the store was changed outside alloclab");
+	forge_document(dir, "loaded.db", "load", 0);
+	expect_store_refused(dir, "loaded.db", "loaded.db: run 1's document does not match its checksum");
+	forge_document(dir, "summed.db", "values", 1);
+	expect_store_refused(dir, "summed.db", "summed.db: run 1's document does not match its rows (cells[0], "
+					       "aaaaaaaaaaaa on churn: process 0's value 0: ");
+}
+
+/* Schema 4 keeps each document's checksum: a store of schema 3 gets its
+ * runs' when migrated, each document first checked against its rows, so
+ * that one forged before the migration is refused, not blessed. */
+Test(history, a_store_of_schema_3_gets_its_documents_checksums, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	store_of_one_step(dir, "old.db");
+	quick_run(dir, "later.json");
+	downgrade(dir, "old.db", 3);
+	sh("cd %s && cp old.db forged.db", dir);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "add", "later.json", "--db", "old.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	char line[256], want[256];
+	sqlite_line(dir, "old.db", "PRAGMA user_version;", line, sizeof line);
+	cr_expect_eq(atoi(line), 4, "schema after the migration: %s", line);
+	for (int id = 1; id <= 2; id++) {
+		char sql[128], cmd[4400];
+		snprintf(sql, sizeof sql, "SELECT document_sha256 FROM run WHERE id = %d;", id);
+		sqlite_line(dir, "old.db", sql, line, sizeof line);
+		snprintf(cmd, sizeof cmd, "cd %s && sqlite3 old.db \"SELECT writefile('d.zst', document) FROM run WHERE id = %d;\" "
+			 ">/dev/null && zstd -qdc d.zst | sha256sum | cut -c1-64", dir, id);
+		FILE *p = popen(cmd, "r");
+		cr_assert_not_null(p);
+		if (fgets(want, sizeof want, p) == NULL)
+			want[0] = '\0';
+		pclose(p);
+		want[strcspn(want, "\n")] = '\0';
+		cr_expect(strlen(want) == 64 && strcmp(line, want) == 0, "run %d: '%s', its document's '%s'", id, line, want);
+	}
+	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "old.db", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	/* Forged while it was of schema 3: read as it is, and refused to be
+	 * migrated, the file left as it was. */
+	forge_document(dir, "forged.db", "values", 0);
+	expect_store_refused(dir, "forged.db", "forged.db: run 1's document does not match its rows");
+	sh("cd %s && cp later.json run.json", dir);
+	expect_refused_unchanged(dir, "forged.db", "forged.db: run 1's document does not match its rows");
 }
 
 /* The first ```sql block of docs/reference/store.md, written to path: the

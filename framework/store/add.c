@@ -121,8 +121,9 @@ static int64_t build_id(struct alloclab_store *s, const struct alloclab_plugin_i
 		      texts, 4, &dirty, 1, err, err_len);
 }
 
-/* The document, compressed: NULL with err. */
-static void *compressed_document(const struct alloclab_results *r, size_t *n, char *err, size_t err_len)
+/* The document, compressed, and the SHA-256 of its JSON: NULL with err. */
+static void *compressed_document(const struct alloclab_results *r, size_t *n, char sha256[ALLOCLAB_SHA256_HEX],
+				 char *err, size_t err_len)
 {
 	json_t *doc = alloclab_results_to_json(r);
 	char *text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
@@ -132,6 +133,7 @@ static void *compressed_document(const struct alloclab_results *r, size_t *n, ch
 		return NULL;
 	}
 	size_t len = strlen(text), cap = ZSTD_compressBound(len);
+	alloclab_sha256_hex(text, len, sha256);
 	void *out = malloc(cap);
 	*n = out ? ZSTD_compress(out, cap, text, len, 3) : 0;
 	free(text);
@@ -231,7 +233,8 @@ static int insert_run(struct alloclab_store *s, const struct alloclab_results *r
 {
 	int64_t machine = machine_id(s, r, err, err_len);
 	size_t blob_len;
-	void *blob = machine >= 0 ? compressed_document(r, &blob_len, err, err_len) : NULL;
+	char sha256[ALLOCLAB_SHA256_HEX];
+	void *blob = machine >= 0 ? compressed_document(r, &blob_len, sha256, err, err_len) : NULL;
 	if (blob == NULL)
 		return -1;
 	char added[32];
@@ -241,7 +244,7 @@ static int insert_run(struct alloclab_store *s, const struct alloclab_results *r
 	sqlite3_stmt *st = alloclab_store_prepare(
 		s,
 		"INSERT INTO run (identity, machine, date, alloclab_version, metric, paired, slice_ops, complete, processes, "
-		"added, document, pair_reference) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		"added, document, pair_reference, document_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		err, err_len);
 	int rc = -1;
 	if (st) {
@@ -257,6 +260,7 @@ static int insert_run(struct alloclab_store *s, const struct alloclab_results *r
 		bind_text(st, 10, added);
 		sqlite3_bind_blob64(st, 11, blob, blob_len, SQLITE_TRANSIENT);
 		r->facts.npair > 0 ? bind_text(st, 12, r->facts.pair_plugins[0]) : sqlite3_bind_null(st, 12);
+		bind_text(st, 13, sha256);
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : alloclab_store_fail(s, "adding a run", err, err_len);
 		*run = sqlite3_last_insert_rowid(s->db);
 	}
@@ -345,42 +349,102 @@ static unsigned long long inflated_size(const void *blob, size_t n, const char *
 	return ZSTD_CONTENTSIZE_ERROR;
 }
 
-struct alloclab_results *alloclab_store_load_run(struct alloclab_store *s, int64_t id, alloclab_report_checker check,
-						 char *err, size_t err_len)
+/* The document as its JSON text (NUL-terminated, *len bytes), inflated
+ * within the bounds: NULL with err. */
+static char *inflate(const void *blob, size_t n, const char *name, size_t *len, char *err, size_t err_len)
 {
-	sqlite3_stmt *st = alloclab_store_prepare(s, "SELECT document FROM run WHERE id = ?", err, err_len);
-	struct alloclab_results *r = NULL;
-	char name[1100];
+	unsigned long long size = inflated_size(blob, n, name, err, err_len);
+	if (size == ZSTD_CONTENTSIZE_ERROR)
+		return NULL;
+	char *text = malloc(size + 1);
+	if (text == NULL) {
+		snprintf(err, err_len, "%s: its document of %llu bytes: out of memory", name, size);
+		return NULL;
+	}
+	size_t got = ZSTD_decompress(text, size, blob, n);
+	if (ZSTD_isError(got) || got != size) {
+		snprintf(err, err_len, "%s: its document is damaged (not the zstd-compressed JSON the store writes)", name);
+		free(text);
+		return NULL;
+	}
+	text[got] = '\0';
+	*len = got;
+	return text;
+}
 
+/* The run's document as JSON text, its checksum compared where asked;
+ * *sha256 the text's. NULL with err. */
+static char *document_text(struct alloclab_store *s, int64_t id, int checksummed, const char *name, size_t *len,
+			   char sha256[ALLOCLAB_SHA256_HEX], char *err, size_t err_len)
+{
+	sqlite3_stmt *st = alloclab_store_prepare(
+		s, checksummed ? "SELECT document, document_sha256 FROM run WHERE id = ?" : "SELECT document FROM run WHERE id = ?",
+		err, err_len);
 	if (st == NULL)
 		return NULL;
-	snprintf(name, sizeof name, "%.900s: run %lld", s->path, (long long)id);
 	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		snprintf(err, err_len, "%s: no such run in the store", name);
+	int step = sqlite3_step(st);
+	if (step != SQLITE_ROW) {
+		if (step == SQLITE_DONE)
+			snprintf(err, err_len, "%s: no such run in the store", name);
+		else
+			alloclab_store_fail(s, "reading a run's document", err, err_len);
 		sqlite3_finalize(st);
 		return NULL;
 	}
-	const void *blob = sqlite3_column_blob(st, 0);
-	size_t n = (size_t)sqlite3_column_bytes(st, 0);
-	unsigned long long size = inflated_size(blob, n, name, err, err_len);
-	char *text = size != ZSTD_CONTENTSIZE_ERROR ? malloc(size + 1) : NULL;
-	size_t got = text ? ZSTD_decompress(text, size, blob, n) : 0;
-	if (text && (ZSTD_isError(got) || got != size)) {
-		snprintf(err, err_len, "%s: its document is damaged (not the zstd-compressed JSON the store writes)", name);
-	} else if (text) {
-		json_error_t je;
-		text[got] = '\0';
-		json_t *doc = json_loadb(text, got, JSON_REJECT_DUPLICATES, &je);
-		if (doc == NULL)
-			snprintf(err, err_len, "%s: its document is damaged: %s", name, je.text);
-		else
-			r = alloclab_results_from_json(doc, name, check, err, err_len);
-		json_decref(doc);
-	} else if (size != ZSTD_CONTENTSIZE_ERROR) {
-		snprintf(err, err_len, "%s: its document of %llu bytes: out of memory", name, size);
+	char *text = inflate(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), name, len, err, err_len);
+	if (text)
+		alloclab_sha256_hex(text, *len, sha256);
+	const char *stored = checksummed ? (const char *)sqlite3_column_text(st, 1) : NULL;
+	if (text && checksummed && (stored == NULL || strcmp(stored, sha256) != 0)) {
+		/* Anyone who can write the file can change a document; only one
+		 * changed without its checksum is seen here (the rows are
+		 * compared after). */
+		snprintf(err, err_len, "%s's document %s: the store was changed outside alloclab", name,
+			 stored ? "does not match its checksum" : "has no checksum (the store keeps one for every run)");
+		free(text);
+		text = NULL;
 	}
-	free(text);
 	sqlite3_finalize(st);
+	return text;
+}
+
+struct alloclab_results *alloclab_store_read_run(struct alloclab_store *s, int64_t id, int checksummed,
+						 alloclab_report_checker check, char sha256[ALLOCLAB_SHA256_HEX],
+						 char *err, size_t err_len)
+{
+	char name[1100], sum[ALLOCLAB_SHA256_HEX];
+	size_t len;
+	snprintf(name, sizeof name, "%.900s: run %lld", s->path, (long long)id);
+	/* The document and its rows are read in one transaction (a savepoint:
+	 * the migration reads inside its own): a writer replacing the run in
+	 * between would otherwise make them differ, and an honest store be
+	 * called forged. */
+	if (alloclab_store_exec(s, "SAVEPOINT read_run", err, err_len) != 0)
+		return NULL;
+	char *text = document_text(s, id, checksummed, name, &len, sum, err, err_len);
+	json_error_t je;
+	struct alloclab_results *r = NULL;
+	json_t *doc = text ? json_loadb(text, len, JSON_REJECT_DUPLICATES, &je) : NULL;
+	int inflated = text != NULL;
+	free(text);
+	if (inflated && doc == NULL)
+		snprintf(err, err_len, "%s: its document is damaged: %s", name, je.text);
+	else if (doc)
+		r = alloclab_results_from_json(doc, name, check, err, err_len);
+	json_decref(doc);
+	if (r && alloclab_store_rows_match(s, id, r, name, err, err_len) != 0) {
+		alloclab_results_free(r);
+		r = NULL;
+	}
+	alloclab_store_exec(s, "RELEASE read_run", NULL, 0);
+	if (r && sha256)
+		memcpy(sha256, sum, sizeof sum);
 	return r;
+}
+
+struct alloclab_results *alloclab_store_load_run(struct alloclab_store *s, int64_t id, alloclab_report_checker check,
+						 char *err, size_t err_len)
+{
+	return alloclab_store_read_run(s, id, s->schema >= 4, check, NULL, err, err_len);
 }

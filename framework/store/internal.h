@@ -8,6 +8,8 @@
 
 #include "store/store.h"
 
+#include "files/file_hash.h"
+
 #include <sqlite3.h>
 
 /* "alcl": what PRAGMA application_id says of a file this room made, so
@@ -18,6 +20,7 @@ struct alloclab_store {
 	sqlite3 *db;
 	char *path;
 	int schema_found; /* user_version when opened */
+	int schema;       /* the tables as they are now: schema_found, or what a migration has made them */
 	int writable;
 };
 
@@ -38,5 +41,19 @@ int alloclab_store_fail(struct alloclab_store *s, const char *what, char *err, s
 /* schema.c: takes the store from schema `from` to ALLOCLAB_STORE_SCHEMA
  * in one transaction. */
 int alloclab_store_migrate(struct alloclab_store *s, int from, char *err, size_t err_len);
+
+/* add.c: run id's document through the results reader, checked against
+ * the run's rows, and against its checksum where `checksummed` (the
+ * schema 4 migration reads documents that have none yet). sha256 (NULL:
+ * not wanted) is the SHA-256 of its JSON as stored. NULL with err. */
+struct alloclab_results *alloclab_store_read_run(struct alloclab_store *s, int64_t id, int checksummed,
+						 alloclab_report_checker check, char sha256[ALLOCLAB_SHA256_HEX],
+						 char *err, size_t err_len);
+
+/* runs.c: 0 when the run's cell, process and value rows say what its
+ * document r says, or -1 with err naming the first difference (name:
+ * "PATH: run N"). */
+int alloclab_store_rows_match(struct alloclab_store *s, int64_t id, const struct alloclab_results *r, const char *name,
+			      char *err, size_t err_len);
 
 #endif

@@ -12,6 +12,11 @@
  *      only the document said, so that the rows alone read as a series
  *      (docs/reference/store.md); filled in for the runs already there
  *      from their documents
+ *   4  run.document_sha256: the SHA-256 of each run's document as its
+ *      JSON, checked whenever the document is read, so that a document
+ *      replaced outside alloclab is refused rather than believed; computed
+ *      for the runs already there once each document has been checked
+ *      against its rows
  */
 #include "store/internal.h"
 
@@ -77,6 +82,8 @@ static const char *const steps[ALLOCLAB_STORE_SCHEMA] = {
 	"  PRIMARY KEY (repo, commit_hash, kind, run));",
 	/* 3 */
 	"ALTER TABLE run ADD COLUMN pair_reference TEXT;", /* the group reference's label; NULL not paired */
+	/* 4 */
+	"ALTER TABLE run ADD COLUMN document_sha256 TEXT;", /* of the document's JSON, uncompressed; 64 hex digits */
 };
 
 /* Step 3 for the runs a store of schema 2 holds: their reference is in
@@ -127,11 +134,46 @@ static int fill_pair_references(struct alloclab_store *s, char *err, size_t err_
 	return rc;
 }
 
+/* Step 4 for the runs already there. A document is believed only once it
+ * agrees with its rows: the checksum made here is what every later read
+ * trusts, and a document forged before the migration would otherwise be
+ * blessed by it. */
+static int fill_checksums(struct alloclab_store *s, char *err, size_t err_len)
+{
+	int64_t *ids;
+	size_t n;
+	if (alloclab_store_runs(s, &ids, &n, err, err_len) != 0)
+		return -1;
+	sqlite3_stmt *st = alloclab_store_prepare(s, "UPDATE run SET document_sha256 = ? WHERE id = ?", err, err_len);
+	int rc = st ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		char sha256[ALLOCLAB_SHA256_HEX];
+		struct alloclab_results *r = alloclab_store_read_run(s, ids[i], 0, NULL, sha256, err, err_len);
+		if (r == NULL) {
+			rc = -1;
+			break;
+		}
+		alloclab_results_free(r);
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, sha256, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 2, ids[i]);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = alloclab_store_fail(s, "filling in run.document_sha256", err, err_len);
+	}
+	sqlite3_finalize(st);
+	free(ids);
+	return rc;
+}
+
 /* What a step needs beyond its SQL: rows of the runs already there that
  * the new columns' writer (add.c) fills for new runs. */
 static int fill(struct alloclab_store *s, int step, char *err, size_t err_len)
 {
-	return step == 3 ? fill_pair_references(s, err, err_len) : 0;
+	switch (step) {
+	case 3: return fill_pair_references(s, err, err_len);
+	case 4: return fill_checksums(s, err, err_len);
+	default: return 0;
+	}
 }
 
 int alloclab_store_migrate(struct alloclab_store *s, int from, char *err, size_t err_len)
@@ -150,16 +192,25 @@ int alloclab_store_migrate(struct alloclab_store *s, int from, char *err, size_t
 			return -1;
 		}
 	}
-	for (int k = now; k < ALLOCLAB_STORE_SCHEMA; k++)
-		if (alloclab_store_exec(s, steps[k], err, err_len) != 0 || fill(s, k + 1, err, err_len) != 0) {
+	/* A step's fill reads documents as the tables are at that step (the
+	 * checksum is asked of a document only once its column is there). */
+	int before = s->schema;
+	for (int k = now; k < ALLOCLAB_STORE_SCHEMA; k++) {
+		int rc = alloclab_store_exec(s, steps[k], err, err_len);
+		s->schema = k + 1;
+		if (rc != 0 || fill(s, k + 1, err, err_len) != 0) {
 			alloclab_store_exec(s, "ROLLBACK", NULL, 0);
+			s->schema = before;
 			return -1;
 		}
+	}
 	char set[64];
 	snprintf(set, sizeof set, "PRAGMA user_version = %d", ALLOCLAB_STORE_SCHEMA);
 	if (alloclab_store_exec(s, set, err, err_len) != 0 || alloclab_store_exec(s, "COMMIT", err, err_len) != 0) {
 		alloclab_store_exec(s, "ROLLBACK", NULL, 0);
+		s->schema = before;
 		return -1;
 	}
+	s->schema = ALLOCLAB_STORE_SCHEMA;
 	return 0;
 }

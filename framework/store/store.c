@@ -38,7 +38,7 @@ static int identify(struct alloclab_store *s, char *err, size_t err_len)
 			 s->path, schema, ALLOCLAB_STORE_SCHEMA);
 		return -1;
 	}
-	s->schema_found = schema;
+	s->schema_found = s->schema = schema;
 	return 0;
 }
 

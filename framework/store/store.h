@@ -28,8 +28,11 @@
  *
  * Files from outside are untrusted: a file that is not an alloclab store,
  * one that is damaged, or one of a newer schema is refused with one line
- * and never modified. Writers wait for each other (SQLite's locks, a busy
- * timeout): two `history add` at once lose nothing.
+ * and never modified. A document is believed
+ * only when it matches the checksum kept beside it (schema 4) and the
+ * run's rows: one changed outside alloclab is refused, not shown. Writers
+ * wait for each other (SQLite's locks, a busy timeout): two `history add`
+ * at once lose nothing.
  */
 #ifndef ALLOCLAB_STORE_H
 #define ALLOCLAB_STORE_H
@@ -41,7 +44,7 @@
 
 /* The schema this build reads and writes; an older store is migrated
  * forward when opened for writing. */
-#define ALLOCLAB_STORE_SCHEMA 3
+#define ALLOCLAB_STORE_SCHEMA 4
 
 struct alloclab_store;
 
@@ -120,7 +123,8 @@ int alloclab_store_runs_of_build(struct alloclab_store *s, const char *sha256, i
 				 size_t err_len);
 /* Every run, oldest first. */
 int alloclab_store_runs(struct alloclab_store *s, int64_t **ids, size_t *n, char *err, size_t err_len);
-/* A run as it was added, read and checked again by the results reader. */
+/* A run as it was added, read and checked again by the results reader,
+ * and refused where it disagrees with its checksum or its rows. */
 struct alloclab_results *alloclab_store_load_run(struct alloclab_store *s, int64_t id, alloclab_report_checker check,
 						 char *err, size_t err_len);
 /* Its machine as one line ("host, CPU model, N CPUs, kernel"), for
