@@ -86,11 +86,9 @@ static int cmd_add(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return alloclab_usage_error("history add", "give the results files to add");
-	struct alloclab_store *s = alloclab_store_open(db, ALLOCLAB_STORE_CREATE, err, sizeof err);
-	if (s == NULL) {
-		fprintf(stderr, "alloclab: %s\n", alloclab_printable(err, err_shown, sizeof err_shown));
-		return 2;
-	}
+	/* The store is opened (made, where it is new) only once a file has
+	 * been read and checked: a refused file leaves no empty store behind. */
+	struct alloclab_store *s = NULL;
 	for (int i = optind; i < argc; i++) {
 		struct alloclab_results *r = alloclab_cli_load(argv[i]);
 		enum alloclab_store_added what;
@@ -99,6 +97,11 @@ static int cmd_add(int argc, char **argv)
 		if (r == NULL) {
 			rc = 2;
 			continue;
+		}
+		if (s == NULL && (s = alloclab_store_open(db, ALLOCLAB_STORE_CREATE, err, sizeof err)) == NULL) {
+			fprintf(stderr, "alloclab: %s\n", alloclab_printable(err, err_shown, sizeof err_shown));
+			alloclab_results_free(r);
+			return 2;
 		}
 		if (alloclab_store_add_run(s, r, &what, &id, err, sizeof err) != 0) {
 			fprintf(stderr, "alloclab: %s: %s\n", alloclab_printable(argv[i], shown, sizeof shown),

@@ -500,6 +500,30 @@ Test(history, a_store_of_schema_3_gets_its_documents_checksums, .timeout = 120)
 	expect_refused_unchanged(dir, "forged.db", "forged.db: run 1's document does not match its rows");
 }
 
+/* `history add` made the store before it read the files: a refused file
+ * left an empty store behind. */
+Test(history, a_refused_results_file_makes_no_store, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	quick_run(dir, "good.json");
+	sh("cd %s && printf '{}' > bad.json", dir);
+	const char *const cases[][7] = {{"history", "add", "bad.json", "--db", "new.db", NULL},
+					{"history", "add", "missing.json", "--db", "new.db", NULL},
+					{"history", "add", "bad.json", "missing.json", "--db", "new.db", NULL}};
+	for (size_t k = 0; k < 3; k++) {
+		struct cmd_result r = run_alloclab(dir, cases[k]);
+		cr_expect_eq(r.status, 2, "%s: %d %s", cases[k][2], r.status, r.err);
+		cr_expect(access(path_in(dir, "new.db"), F_OK) != 0, "%s made the store", cases[k][2]);
+		cmd_result_free(&r);
+	}
+	/* A good file beside a refused one is added. */
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "add", "bad.json", "good.json", "--db", "new.db",
+								      NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cmd_result_free(&r);
+	cr_expect_eq(runs_in(dir, "new.db"), 1);
+}
+
 /* The first ```sql block of docs/reference/store.md, written to path: the
  * query the doc shows is the one tested. */
 static void doc_query(const char *path)
