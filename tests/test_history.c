@@ -22,6 +22,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -522,6 +523,81 @@ Test(history, a_refused_results_file_makes_no_store, .timeout = 120)
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cmd_result_free(&r);
 	cr_expect_eq(runs_in(dir, "new.db"), 1);
+}
+
+/* Starts a process that holds dir/h.db with a transaction begun as `how`
+ * (EXCLUSIVE: no reader either; IMMEDIATE: no other writer) for 100 s;
+ * returns its pid once it holds it. */
+static long hold_store(const char *dir, const char *how)
+{
+	FILE *f = fopen(path_in(dir, "hold.py"), "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+		"import sqlite3, time\n"
+		"c = sqlite3.connect('h.db', isolation_level=None)\n"
+		"c.execute('BEGIN %s')\n"
+		"open('held', 'w').close()\n"
+		"time.sleep(100)\n",
+		how);
+	fclose(f);
+	sh("cd %s && rm -f held && { /usr/bin/python3.11 hold.py > /dev/null 2>&1 & echo $! > holder.pid; } && "
+	   "for i in $(seq 300); do [ -e held ] && break; sleep 0.1; done; [ -e held ]", dir);
+	char *pid = read_file(path_in(dir, "holder.pid"));
+	cr_assert_not_null(pid);
+	long holder = atol(pid);
+	free(pid);
+	return holder;
+}
+
+/* The command is refused in one line saying the store is locked by the
+ * holder, and what to do. */
+static void expect_locked(const char *dir, const char *const *command, long holder)
+{
+	char pid[64];
+	snprintf(pid, sizeof pid, "(pid %ld, python3.11)", holder);
+	struct cmd_result r = run_alloclab_env(dir, command, (const char *const[]){"ALLOCLAB_STORE_WAIT=1", NULL});
+	cr_expect_eq(r.status, 2, "%s: %d %s", command[1], r.status, r.err);
+	cr_expect(strstr(r.err, "h.db: the store is locked: another process ") && strstr(r.err, pid) &&
+		  strstr(r.err, "has held it longer than alloclab waits (1 s): wait for it to finish and try again "
+				"(fuser h.db names"),
+		  "%s: %s", command[1], r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+/* A store another process held past the wait was "not an alloclab
+ * history store (database is locked)", or to a writer only "database is
+ * locked": it is said to be locked, by which process, and what to do. */
+Test(history, a_store_held_by_another_process_is_said_to_be_locked, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	quick_run(dir, "run.json");
+	quick_run(dir, "other.json");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "add", "run.json", "--db", "h.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	char *before = file_sum(path_in(dir, "h.db"));
+	const char *const show[] = {"history", "show", "--db", "h.db", NULL},
+			  *const add[] = {"history", "add", "other.json", "--db", "h.db", NULL};
+	long holder = hold_store(dir, "EXCLUSIVE");
+	expect_locked(dir, show, holder);
+	expect_locked(dir, add, holder);
+	kill((pid_t)holder, SIGTERM);
+	/* Another writer: readers read on, a writer is told. */
+	holder = hold_store(dir, "IMMEDIATE");
+	r = run_alloclab_env(dir, show, (const char *const[]){"ALLOCLAB_STORE_WAIT=1", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	expect_locked(dir, add, holder);
+	kill((pid_t)holder, SIGTERM);
+	char *after = file_sum(path_in(dir, "h.db"));
+	cr_expect_str_eq(before, after, "h.db was modified");
+	/* The wait is outside input too. */
+	r = run_alloclab_env(dir, show, (const char *const[]){"ALLOCLAB_STORE_WAIT=soon", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "ALLOCLAB_STORE_WAIT: 'soon' is not a whole number of seconds") != NULL, "%s", r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cmd_result_free(&r);
 }
 
 /* The first ```sql block of docs/reference/store.md, written to path: the

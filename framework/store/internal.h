@@ -22,6 +22,7 @@ struct alloclab_store {
 	int schema_found; /* user_version when opened */
 	int schema;       /* the tables as they are now: schema_found, or what a migration has made them */
 	int writable;
+	int wait_ms;      /* how long a statement waits for another connection's lock */
 };
 
 /* sql.c, the bottom of the room: opening (store.c) calls the schema
@@ -35,8 +36,14 @@ int alloclab_store_pragma_int(struct alloclab_store *s, const char *pragma);
 int alloclab_store_user_version(struct alloclab_store *s);
 /* A prepared statement, or NULL with err ("PATH: the store: ..."). */
 sqlite3_stmt *alloclab_store_prepare(struct alloclab_store *s, const char *sql, char *err, size_t err_len);
-/* err = "PATH: what: SQLite's message"; returns -1. */
+/* err = "PATH: what: SQLite's message", or where another connection's
+ * lock was the failure what alloclab_store_locked says; returns -1. */
 int alloclab_store_fail(struct alloclab_store *s, const char *what, char *err, size_t err_len);
+/* Whether the last failure on the store was another connection holding
+ * it past the wait (SQLITE_BUSY, SQLITE_LOCKED); then err (if not NULL)
+ * says that it is locked, by which process where the system says, and
+ * what to do. */
+int alloclab_store_locked(struct alloclab_store *s, char *err, size_t err_len);
 
 /* schema.c: takes the store from schema `from` to ALLOCLAB_STORE_SCHEMA
  * in one transaction. */

@@ -13,15 +13,40 @@
 
 /* How long a writer waits for another to finish before it gives up: a
  * `history run` adds a run in well under a second, so a minute is many
- * writers deep. */
+ * writers deep. ALLOCLAB_STORE_WAIT (seconds) sets another, up to an
+ * hour: a store shared with a slow reader's long query may need more. */
 #define BUSY_TIMEOUT_MS 60000
+#define MAX_WAIT_S 3600
+
+/* The wait in milliseconds, or -1 with err (the variable is outside
+ * input: a value that is not a whole number of seconds is refused, not
+ * read as some other wait). */
+static int wait_ms(char *err, size_t err_len)
+{
+	const char *env = getenv("ALLOCLAB_STORE_WAIT");
+	if (env == NULL)
+		return BUSY_TIMEOUT_MS;
+	char *end;
+	errno = 0;
+	long v = strtol(env, &end, 10);
+	if (env[0] < '0' || env[0] > '9' || *end != '\0' || errno != 0 || v > MAX_WAIT_S) {
+		snprintf(err, err_len, "ALLOCLAB_STORE_WAIT: '%.40s' is not a whole number of seconds from 0 to %d", env,
+			 MAX_WAIT_S);
+		return -1;
+	}
+	return (int)v * 1000;
+}
 
 /* What the file is: a store of some schema (0, s->schema_found set), or
  * not one (-1 with err). Reads only. */
 static int identify(struct alloclab_store *s, char *err, size_t err_len)
 {
+	/* The second is not asked where the first failed: on a locked store
+	 * it would wait as long again. */
 	int app = alloclab_store_pragma_int(s, "PRAGMA application_id"),
-	    schema = alloclab_store_user_version(s);
+	    schema = app < 0 ? -1 : alloclab_store_user_version(s);
+	if ((app < 0 || schema < 0) && alloclab_store_locked(s, err, err_len))
+		return -1;
 	if (app < 0 || schema < 0) {
 		/* SQLite reads the header on the first statement: a file that
 		 * is not SQLite, or a damaged one, fails here. */
@@ -53,7 +78,7 @@ static int check_intact(struct alloclab_store *s, char *err, size_t err_len)
 		ok = said && strcmp(said, "ok") == 0;
 		if (!ok)
 			snprintf(err, err_len, "%.900s: a damaged store (SQLite's check: %.200s)", s->path, said ? said : "?");
-	} else {
+	} else if (!alloclab_store_locked(s, err, err_len)) {
 		snprintf(err, err_len, "%.900s: a damaged store (%s)", s->path, sqlite3_errmsg(s->db));
 	}
 	sqlite3_finalize(st);
@@ -95,6 +120,9 @@ static int create_store(const char *path, char *err, size_t err_len)
 struct alloclab_store *alloclab_store_open(const char *path, enum alloclab_store_mode mode, char *err, size_t err_len)
 {
 	struct stat sb;
+	int wait = wait_ms(err, err_len);
+	if (wait < 0)
+		return NULL;
 	int exists = stat(path, &sb) == 0;
 
 	if (!exists && errno == ENOENT && mode == ALLOCLAB_STORE_CREATE) {
@@ -122,13 +150,14 @@ struct alloclab_store *alloclab_store_open(const char *path, enum alloclab_store
 	struct alloclab_store *s = calloc(1, sizeof *s);
 	s->path = strdup(path);
 	s->writable = mode != ALLOCLAB_STORE_READ;
+	s->wait_ms = wait;
 	int flags = (s->writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOFOLLOW;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		snprintf(err, err_len, "%.900s: %s", path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
 		alloclab_store_close(s);
 		return NULL;
 	}
-	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(s->db, wait);
 	sqlite3_extended_result_codes(s->db, 1);
 	/* A damaged store is refused before anything is written to it. */
 	if (identify(s, err, err_len) != 0 || (s->writable && check_intact(s, err, err_len) != 0)) {

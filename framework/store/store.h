@@ -32,7 +32,8 @@
  * only when it matches the checksum kept beside it (schema 4) and the
  * run's rows: one changed outside alloclab is refused, not shown. Writers
  * wait for each other (SQLite's locks, a busy timeout): two `history add`
- * at once lose nothing.
+ * at once lose nothing; one that waits past the timeout says the store is
+ * locked, and by which process.
  */
 #ifndef ALLOCLAB_STORE_H
 #define ALLOCLAB_STORE_H
