@@ -2,6 +2,8 @@
 #define _GNU_SOURCE 1
 #include "store/internal.h"
 
+#include "base/shell_word.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -117,11 +119,33 @@ static int create_store(const char *path, char *err, size_t err_len)
 	return rc;
 }
 
+/* A store is opened by its own name only, for reading as for writing: a
+ * link in a shared folder could send a store's writes to a file its
+ * owner never meant (and SQLite keeps a journal beside the name it was
+ * given, not beside the file). -1 with err when path is a link, saying
+ * where it leads and whether anything is there. */
+static int refuse_link(const char *path, char *err, size_t err_len)
+{
+	struct stat lsb, sb;
+	if (lstat(path, &lsb) != 0 || !S_ISLNK(lsb.st_mode))
+		return 0;
+	char target[PATH_MAX], shown[1000];
+	ssize_t n = readlink(path, target, sizeof target - 1);
+	target[n > 0 ? n : 0] = '\0';
+	int dangling = stat(path, &sb) != 0;
+	/* Where it leads is whoever made the link's text: not every caller
+	 * prints this line through alloclab_printable. */
+	snprintf(err, err_len, "%.900s: a symbolic link to %s%s: give the store's own path, not a link (alloclab "
+		 "opens no store through one: a link could send its writes elsewhere)", path,
+		 n > 0 ? alloclab_printable(target, shown, sizeof shown) : "?", dangling ? " (dangling: nothing is there)" : "");
+	return -1;
+}
+
 struct alloclab_store *alloclab_store_open(const char *path, enum alloclab_store_mode mode, char *err, size_t err_len)
 {
 	struct stat sb;
 	int wait = wait_ms(err, err_len);
-	if (wait < 0)
+	if (wait < 0 || refuse_link(path, err, err_len) != 0)
 		return NULL;
 	int exists = stat(path, &sb) == 0;
 

@@ -27,8 +27,8 @@
  * listing every run without decompressing every document (runs.c).
  *
  * Files from outside are untrusted: a file that is not an alloclab store,
- * one that is damaged, or one of a newer schema is refused with one line
- * and never modified. A document is believed
+ * one that is damaged, one of a newer schema, or a symbolic link to any
+ * is refused with one line and never modified. A document is believed
  * only when it matches the checksum kept beside it (schema 4) and the
  * run's rows: one changed outside alloclab is refused, not shown. Writers
  * wait for each other (SQLite's locks, a busy timeout): two `history add`
