@@ -191,7 +191,6 @@ void alloclab_latency_figures(const struct alloclab_results *r, struct alloclab_
 	const struct alloclab_cell **cells = calloc(r->ncells + 1, sizeof *cells), **group;
 	char **names;
 	size_t n = 0;
-	int *done;
 
 	for (unsigned i = 0; i < r->ncells; i++) {
 		struct alloclab_latency *l = alloclab_cell_measured(&r->cells[i]) ? alloclab_cell_latency(&r->cells[i], -1) : NULL;
@@ -200,24 +199,23 @@ void alloclab_latency_figures(const struct alloclab_results *r, struct alloclab_
 		alloclab_latency_free(l);
 	}
 	names = calloc(n + 1, sizeof *names);
-	done = calloc(n + 1, sizeof *done);
 	group = calloc(n + 1, sizeof *group);
 	alloclab_row_names(cells, n, 0, names);
-	for (size_t i = 0; i < n; i++) {
-		size_t g = 0;
-		if (done[i])
-			continue;
-		for (size_t k = i; k < n; k++)
-			if (!done[k] && strcmp(names[k], names[i]) == 0) {
-				group[g++] = cells[k];
-				done[k] = 1;
-			}
-		row_figures(group, g, names[i], out);
+	/* A row's cells found once, not by looking through every cell for
+	 * each row's. */
+	struct alloclab_text_groups rows;
+	if (group && alloclab_text_groups_make((const char *const *)names, n, &rows) == 0) {
+		for (size_t g = 0; g < rows.n; g++) {
+			size_t k = 0;
+			for (size_t m = rows.start[g]; m < rows.start[g + 1]; m++)
+				group[k++] = cells[rows.member[m]];
+			row_figures(group, k, names[rows.member[rows.start[g]]], out);
+		}
+		alloclab_text_groups_free(&rows);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	free(done);
 	free(group);
 	free(cells);
 }

@@ -251,15 +251,15 @@ static void kept_medians(const struct alloclab_cell *cell, double *stage_mib[4],
 	}
 }
 
-/* The two figures of row i (named names[i]) and of every cell of that row
- * not yet done: its plugins' resident sets over time, and what each keeps
- * at the peak and after freeing, trimming and settling. */
-static void row_figures(const struct memory_cells *mc, size_t i, int *done, struct alloclab_figure_list *out)
+/* The two figures of a row, its cells mc->cells[member[0..n)] (named
+ * alike): its plugins' resident sets over time, and what each keeps at
+ * the peak and after freeing, trimming and settling. */
+static void row_figures(const struct memory_cells *mc, const size_t *member, size_t n, struct alloclab_figure_list *out)
 {
 	static const char *const stages[] = {"at the peak", "freed all", "after trim", "after settling"};
 	const struct alloclab_cell **cells = mc->cells;
 	char **names = mc->names;
-	size_t n = mc->n;
+	size_t i = member[0];
 	char name[300], title[400], label[512];
 
 	snprintf(name, sizeof name, "memory-%s", names[i]);
@@ -276,18 +276,12 @@ static void row_figures(const struct memory_cells *mc, size_t i, int *done, stru
 		 names[i]);
 	const size_t ki = out->n;
 	alloclab_figure_add(out, name, title, "plugin", "MiB resident", ALLOCLAB_FIGURE_BARS);
-	size_t nplugins = 0;
-	for (size_t k = i; k < n; k++)
-		if (!done[k] && strcmp(names[k], names[i]) == 0)
-			nplugins++;
 	double *stage_mib[4];
 	for (int st = 0; st < 4; st++)
-		stage_mib[st] = calloc(nplugins + 1, sizeof **stage_mib);
+		stage_mib[st] = calloc(n + 1, sizeof **stage_mib);
 	size_t at = 0;
-	for (size_t k = i; k < n; k++) {
-		if (done[k] || strcmp(names[k], names[i]) != 0)
-			continue;
-		done[k] = 1;
+	for (size_t m = 0; m < n; m++) {
+		size_t k = member[m];
 		const struct alloclab_memory_timeline *tl = cells[k]->procs[0].memory;
 		alloclab_cell_label(cells[k], label, sizeof label);
 		struct alloclab_figure *f = &out->items[fi];
@@ -323,29 +317,28 @@ static void fragmentation_figure(const struct memory_cells *mc, struct alloclab_
 	const struct alloclab_cell **cells = mc->cells;
 	char **names = mc->names;
 	size_t n = mc->n;
-	char **plugins = calloc(n + 1, sizeof *plugins), **rows = calloc(n + 1, sizeof *rows);
-	size_t np = 0, nr = 0;
-	for (size_t i = 0; i < n; i++) {
+	/* Each cell's plugin and row as numbers, in the order each comes. */
+	char **labels = calloc(n + 1, sizeof *labels);
+	struct alloclab_text_groups byp = {0}, byr = {0};
+	for (size_t i = 0; labels && i < n; i++) {
 		char label[512];
 		alloclab_cell_label(cells[i], label, sizeof label);
-		size_t k = 0;
-		while (k < np && strcmp(plugins[k], label) != 0)
-			k++;
-		if (k == np)
-			plugins[np++] = strdup(label);
-		for (k = 0; k < nr && strcmp(rows[k], names[i]) != 0; k++)
-			;
-		if (k == nr)
-			rows[nr++] = names[i];
+		labels[i] = strdup(label);
 	}
+	if (labels == NULL || alloclab_text_groups_make((const char *const *)labels, n, &byp) != 0 ||
+	    alloclab_text_groups_make((const char *const *)names, n, &byr) != 0) {
+		alloclab_text_groups_free(&byp);
+		for (size_t i = 0; labels && i < n; i++)
+			free(labels[i]);
+		free(labels);
+		return;
+	}
+	size_t np = byp.n, nr = byr.n;
 	struct alloclab_figure *fr = NULL;
 	for (size_t pl = 0; pl < np; pl++) {
 		struct alloclab_series *se = NULL;
-		for (size_t i = 0; i < n; i++) {
-			char label[512];
-			alloclab_cell_label(cells[i], label, sizeof label);
-			if (strcmp(label, plugins[pl]) != 0)
-				continue;
+		for (size_t at = byp.start[pl]; at < byp.start[pl + 1]; at++) {
+			size_t i = byp.member[at];
 			double *v = calloc(cells[i]->nprocs + 1, sizeof *v);
 			for (unsigned p = 0; p < cells[i]->nprocs; p++) {
 				struct alloclab_process_memory m;
@@ -363,21 +356,19 @@ static void fragmentation_figure(const struct memory_cells *mc, struct alloclab_
 							 "workload", "resident / requested-live", ALLOCLAB_FIGURE_BARS);
 				fr->hline = 1;
 				for (size_t c = 0; c < nr; c++)
-					alloclab_figure_category(fr, rows[c]);
+					alloclab_figure_category(fr, names[byr.member[byr.start[c]]]);
 			}
 			if (se == NULL)
-				se = alloclab_figure_series(fr, plugins[pl], nr);
-			size_t c = 0;
-			while (strcmp(rows[c], names[i]) != 0)
-				c++;
-			se->y[c] = med;
-			se->err[c] = 0;
+				se = alloclab_figure_series(fr, labels[i], nr);
+			se->y[byr.group[i]] = med;
+			se->err[byr.group[i]] = 0;
 		}
 	}
-	for (size_t i = 0; i < np; i++)
-		free(plugins[i]);
-	free(plugins);
-	free(rows);
+	for (size_t i = 0; i < n; i++)
+		free(labels[i]);
+	free(labels);
+	alloclab_text_groups_free(&byp);
+	alloclab_text_groups_free(&byr);
 }
 
 void alloclab_memory_figures(const struct alloclab_results *r, struct alloclab_figure_list *out)
@@ -388,15 +379,18 @@ void alloclab_memory_figures(const struct alloclab_results *r, struct alloclab_f
 		if (has_memory(&r->cells[i]) && r->cells[i].procs[0].memory)
 			mc.cells[mc.n++] = &r->cells[i];
 	mc.names = calloc(mc.n + 1, sizeof *mc.names);
-	int *done = calloc(mc.n + 1, sizeof *done);
 	alloclab_row_names(mc.cells, mc.n, 0, mc.names);
-	for (size_t i = 0; i < mc.n; i++)
-		if (!done[i])
-			row_figures(&mc, i, done, out);
+	/* A row's cells found once, not by looking through every cell for
+	 * each row's. */
+	struct alloclab_text_groups rows;
+	if (alloclab_text_groups_make((const char *const *)mc.names, mc.n, &rows) == 0) {
+		for (size_t g = 0; g < rows.n; g++)
+			row_figures(&mc, rows.member + rows.start[g], rows.start[g + 1] - rows.start[g], out);
+		alloclab_text_groups_free(&rows);
+	}
 	fragmentation_figure(&mc, out);
 	for (size_t i = 0; i < mc.n; i++)
 		free(mc.names[i]);
 	free(mc.names);
-	free(done);
 	free(mc.cells);
 }

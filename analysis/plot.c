@@ -409,21 +409,14 @@ int alloclab_plot_draw_svg(const struct alloclab_figure_list *figures, const cha
 
 /* ---- the run's figures ---- */
 
-static size_t index_of(char **items, size_t *n, const char *v)
+/* v's place in items (x finds it): a new one's at the end. */
+static size_t index_of(struct alloclab_text_index *x, char **items, size_t *n, const char *v)
 {
-	for (size_t i = 0; i < *n; i++)
-		if (strcmp(items[i], v) == 0)
-			return i;
+	long k = x ? alloclab_text_index_put(x, v, (long)*n) : -1;
+	if (k >= 0 && (size_t)k < *n)
+		return (size_t)k;
 	items[*n] = strdup(v);
 	return (*n)++;
-}
-
-static size_t find(char **items, size_t n, const char *v)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(items[i], v) == 0)
-			return i;
-	return n;
 }
 
 /* A workload's cells laid out as plugin x group x threads (see
@@ -434,6 +427,7 @@ struct layout {
 	size_t n;
 	char **groups_of; /* cell i's group */
 	char **plugins, **groups;
+	size_t *pi, *gi, *ti; /* cell i's plugin, group and thread count, by their places */
 	unsigned *threads;
 	size_t np, ng, nt;
 	double *mean, *sd; /* at(): 0 where no cell */
@@ -449,6 +443,7 @@ static size_t at(const struct layout *l, size_t p, size_t g, size_t t) { return 
  * of first appearance. */
 static void lay_out(struct layout *l)
 {
+	struct alloclab_text_index *plugins = alloclab_text_index_new(), *groups = alloclab_text_index_new();
 	alloclab_row_names(l->cells, l->n, 0, l->groups_of);
 	for (size_t i = 0; i < l->n; i++) {
 		char label[512];
@@ -459,13 +454,17 @@ static void lay_out(struct layout *l)
 		if (strcmp(l->groups_of[i], l->workload) == 0)
 			l->groups_of[i][0] = '\0'; /* nothing tells the rows apart but the plugin */
 		alloclab_cell_label(l->cells[i], label, sizeof label);
-		index_of(l->plugins, &l->np, label);
-		index_of(l->groups, &l->ng, l->groups_of[i]);
+		l->pi[i] = index_of(plugins, l->plugins, &l->np, label);
+		l->gi[i] = index_of(groups, l->groups, &l->ng, l->groups_of[i]);
+		/* (at most 1024 thread counts, the reader's bound) */
 		for (t = 0; t < l->nt && l->threads[t] != l->cells[i]->threads; t++)
 			;
 		if (t == l->nt)
 			l->threads[l->nt++] = l->cells[i]->threads;
+		l->ti[i] = t;
 	}
+	alloclab_text_index_free(plugins);
+	alloclab_text_index_free(groups);
 }
 
 /* Each cell's mean and standard deviation, in its place. */
@@ -478,22 +477,18 @@ static void summarize_cells(struct layout *l)
 	l->max = calloc(l->np * l->ng * l->nt + 1, sizeof *l->max);
 	l->cell = calloc(l->np * l->ng * l->nt + 1, sizeof *l->cell);
 	for (size_t i = 0; i < l->n; i++) {
-		char label[512];
-		size_t t, nv;
-		alloclab_cell_label(l->cells[i], label, sizeof label);
+		size_t nv;
 		double *v = alloclab_cell_values(l->cells[i], &nv);
 		struct alloclab_summary s;
-		for (t = 0; l->threads[t] != l->cells[i]->threads; t++)
-			;
 		alloclab_summarize(v, nv, &s);
 		free(v);
-		l->mean[at(l, find(l->plugins, l->np, label), find(l->groups, l->ng, l->groups_of[i]), t)] = s.mean;
-		size_t k = at(l, find(l->plugins, l->np, label), find(l->groups, l->ng, l->groups_of[i]), t);
+		size_t k = at(l, l->pi[i], l->gi[i], l->ti[i]);
+		l->mean[k] = s.mean;
 		l->sd[k] = s.stdev;
 		l->median[k] = s.median;
 		l->min[k] = s.min;
 		l->max[k] = s.max;
-		l->cell[at(l, find(l->plugins, l->np, label), find(l->groups, l->ng, l->groups_of[i]), t)] = l->cells[i];
+		l->cell[k] = l->cells[i];
 	}
 }
 
@@ -503,18 +498,15 @@ static void summarize_cells(struct layout *l)
 static void write_legends(struct layout *l)
 {
 	l->legend = calloc(l->np + 1, sizeof *l->legend);
-	for (size_t p = 0; p < l->np; p++) {
-		unsigned partial = 0;
-		for (size_t i = 0; i < l->n; i++) {
-			char label[512];
-			alloclab_cell_label(l->cells[i], label, sizeof label);
-			const struct alloclab_cell *c = l->cells[i];
-			partial += strcmp(label, l->plugins[p]) == 0 &&
-				   (c->status == ALLOCLAB_CELL_PENDING || c->nprocs < c->planned);
-		}
-		snprintf(l->legend[p], sizeof l->legend[p], "%s%s", l->plugins[p],
-			 partial ? " (PARTIAL: fewer processes than planned)" : "");
+	unsigned *partial = calloc(l->np + 1, sizeof *partial);
+	for (size_t i = 0; partial && i < l->n; i++) {
+		const struct alloclab_cell *c = l->cells[i];
+		partial[l->pi[i]] += c->status == ALLOCLAB_CELL_PENDING || c->nprocs < c->planned;
 	}
+	for (size_t p = 0; p < l->np; p++)
+		snprintf(l->legend[p], sizeof l->legend[p], "%s%s", l->plugins[p],
+			 partial && partial[p] ? " (PARTIAL: fewer processes than planned)" : "");
+	free(partial);
 }
 
 /* The bars: each plugin's time (or instructions) per operation over the
@@ -662,23 +654,26 @@ static void scaling_figure(const struct layout *l, int cpus, double others, unsi
  * Every bar is a ratio to the baseline plugin in the same group at the
  * same thread count, so each benchmark is compared with its own baseline.
  */
-static void workload_figures(const struct alloclab_results *r, const char *workload, const char *baseline,
+static void workload_figures(const struct alloclab_results *r, const size_t *cells, size_t n, const char *baseline,
 			     struct alloclab_figure_list *out)
 {
-	struct layout l = {.workload = workload};
+	struct layout l = {.workload = n ? r->cells[cells[0]].workload : ""};
 
-	l.cells = calloc(r->ncells + 1, sizeof *l.cells);
-	l.groups_of = calloc(r->ncells + 1, sizeof *l.groups_of);
-	l.plugins = calloc(r->ncells + 1, sizeof *l.plugins);
-	l.groups = calloc(r->ncells + 1, sizeof *l.groups);
-	l.threads = calloc(r->ncells + 1, sizeof *l.threads);
+	l.cells = calloc(n + 1, sizeof *l.cells);
+	l.groups_of = calloc(n + 1, sizeof *l.groups_of);
+	l.plugins = calloc(n + 1, sizeof *l.plugins);
+	l.groups = calloc(n + 1, sizeof *l.groups);
+	l.threads = calloc(n + 1, sizeof *l.threads);
+	l.pi = calloc(n + 1, sizeof *l.pi);
+	l.gi = calloc(n + 1, sizeof *l.gi);
+	l.ti = calloc(n + 1, sizeof *l.ti);
 	unsigned failed = 0;
-	for (unsigned i = 0; i < r->ncells; i++)
-		if (strcmp(r->cells[i].workload, workload) == 0 && alloclab_cell_measured(&r->cells[i]))
-			l.cells[l.n++] = &r->cells[i];
-		else if (strcmp(r->cells[i].workload, workload) == 0 && r->cells[i].status == ALLOCLAB_CELL_ERROR)
+	for (size_t i = 0; l.cells && i < n; i++)
+		if (alloclab_cell_measured(&r->cells[cells[i]]))
+			l.cells[l.n++] = &r->cells[cells[i]];
+		else if (r->cells[cells[i]].status == ALLOCLAB_CELL_ERROR)
 			failed++;
-	if (l.n == 0)
+	if (l.n == 0 || !l.groups_of || !l.plugins || !l.groups || !l.threads || !l.pi || !l.gi || !l.ti)
 		goto out;
 	lay_out(&l);
 	summarize_cells(&l);
@@ -701,7 +696,7 @@ static void workload_figures(const struct alloclab_results *r, const char *workl
 	free(l.max);
 	free(l.cell);
 	/* The workload's own pictures. */
-	const struct alloclab_workload *w = alloclab_workload_find(workload);
+	const struct alloclab_workload *w = alloclab_workload_find(l.workload);
 	if (w && w->figures)
 		w->figures(l.cells, l.n, out);
 out:
@@ -715,28 +710,27 @@ out:
 	free(l.plugins);
 	free(l.groups);
 	free(l.threads);
+	free(l.pi);
+	free(l.gi);
+	free(l.ti);
 	free(l.cells);
 }
 
-void alloclab_plot_workload_figures(const struct alloclab_results *r, const char *workload, const char *baseline,
+void alloclab_plot_workload_figures(const struct alloclab_results *r, const size_t *cells, size_t n, const char *baseline,
 				    struct alloclab_figure_list *out)
 {
-	workload_figures(r, workload, baseline, out);
+	workload_figures(r, cells, n, baseline, out);
 }
 
 void alloclab_plot_figures(const struct alloclab_results *r, const char *baseline, struct alloclab_figure_list *out)
 {
-	char **workloads = calloc(r->ncells + 1, sizeof *workloads);
-	size_t n = 0;
-
-	for (unsigned i = 0; i < r->ncells; i++)
-		if (alloclab_cell_measured(&r->cells[i]))
-			index_of(workloads, &n, r->cells[i].workload);
-	for (size_t i = 0; i < n; i++) {
-		workload_figures(r, workloads[i], baseline, out);
-		free(workloads[i]);
+	struct alloclab_text_groups g;
+	if (alloclab_workload_groups(r, &g) == 0) {
+		/* (a workload none of whose cells was measured draws nothing) */
+		for (size_t k = 0; k < g.n; k++)
+			workload_figures(r, g.member + g.start[k], g.start[k + 1] - g.start[k], baseline, out);
+		alloclab_text_groups_free(&g);
 	}
-	free(workloads);
 	alloclab_memory_figures(r, out);
 	alloclab_latency_figures(r, out);
 }

@@ -25,8 +25,9 @@ int alloclab_plot_available(void);
 void alloclab_plot_figures(const struct alloclab_results *r, const char *baseline, struct alloclab_figure_list *out);
 
 /* One workload's figures: its plugins against the baseline, its thread
- * scaling, its own pictures (what alloclab_plot_figures gives of it). */
-void alloclab_plot_workload_figures(const struct alloclab_results *r, const char *workload, const char *baseline,
+ * scaling, its own pictures (what alloclab_plot_figures gives of it).
+ * cells: the workload's, as places in r->cells (alloclab_workload_groups). */
+void alloclab_plot_workload_figures(const struct alloclab_results *r, const size_t *cells, size_t n, const char *baseline,
 				    struct alloclab_figure_list *out);
 
 /* Draws figures into dir (created if needed) as NAME.png and NAME.svg. 0,

@@ -1,4 +1,5 @@
 /* The run table. See report.h. */
+#define _GNU_SOURCE 1
 #include "report.h"
 
 #include "cells.h"
@@ -98,25 +99,57 @@ static const char *value_text(const struct alloclab_cell *c, double v, char *out
 	return out;
 }
 
-static int same_row(const struct alloclab_cell *a, const struct alloclab_cell *b)
+static int aligned_of(const struct alloclab_cell *c)
 {
-	return a->threads == b->threads && strcmp(a->workload, b->workload) == 0 && json_equal(a->params, b->params);
+	return c->cache_aligned;
+}
+
+static int plugin_of(const struct alloclab_cell *c)
+{
+	return (int)c->plugin_index;
+}
+
+/* The run's cells grouped by their row (workload, parameters, threads)
+ * and what `also` says of each: a cell's twins are looked for among its
+ * group's cells, not among all. 0, or -1 out of memory. */
+static int group_rows(const struct alloclab_results *r, int (*also)(const struct alloclab_cell *),
+		      struct alloclab_text_groups *g)
+{
+	char **keys = calloc(r->ncells + 1, sizeof *keys);
+	int rc = keys ? 0 : -1;
+	for (unsigned i = 0; rc == 0 && i < r->ncells; i++) {
+		char *row = alloclab_cell_row_key(&r->cells[i], 0);
+		if (row == NULL || asprintf(&keys[i], "%d:%s", also(&r->cells[i]), row) < 0) {
+			keys[i] = NULL;
+			rc = -1;
+		}
+		free(row);
+	}
+	if (rc == 0)
+		rc = alloclab_text_groups_make((const char *const *)keys, r->ncells, g);
+	for (unsigned i = 0; keys && i < r->ncells; i++)
+		free(keys[i]);
+	free(keys);
+	return rc;
 }
 
 static void print_harness_share(const struct alloclab_results *r, FILE *out)
 {
 	int header = 0;
+	struct alloclab_text_groups g;
 
+	if (group_rows(r, aligned_of, &g) != 0)
+		return;
 	for (unsigned i = 0; i < r->ncells; i++) {
 		const struct alloclab_cell *noop = &r->cells[i];
 		if (strcmp(r->plugins[noop->plugin_index].name, "noop") != 0 || !alloclab_cell_measured(noop))
 			continue;
-		for (unsigned k = 0; k < r->ncells; k++) {
+		for (size_t m = g.start[g.group[i]]; m < g.start[g.group[i] + 1]; m++) {
+			size_t k = g.member[m];
 			const struct alloclab_cell *other = &r->cells[k];
 			char label[512], workload[ALLOCLAB_PRINTED_LEN];
 			if (k == i || strcmp(r->plugins[other->plugin_index].name, "noop") == 0 ||
-			    !alloclab_cell_measured(other) || !same_row(noop, other) ||
-			    noop->cache_aligned != other->cache_aligned)
+			    !alloclab_cell_measured(other))
 				continue;
 			/* A cell's values are in its metric's unit. */
 			const char *unit = strcmp(noop->metric, ALLOCLAB_METRIC_INSTRUCTIONS) == 0 ? "instr/op" : "ns/op";
@@ -130,6 +163,7 @@ static void print_harness_share(const struct alloclab_results *r, FILE *out)
 				100.0 * h / p, shown_label(other, label, sizeof label), p, unit);
 		}
 	}
+	alloclab_text_groups_free(&g);
 }
 
 /* Every cell's row name (plugin, workload, the parameters that vary,
@@ -216,16 +250,22 @@ static void print_cache(const struct alloclab_results *r, FILE *out)
 static void print_alignment_effect(const struct alloclab_results *r, FILE *out)
 {
 	int header = 0;
-	char **names = cell_names(r);
+	struct alloclab_text_groups g;
+	int any = 0;
 
+	for (unsigned i = 0; i < r->ncells && !any; i++)
+		any = r->cells[i].cache_aligned;
+	if (!any || group_rows(r, plugin_of, &g) != 0)
+		return;
+	char **names = cell_names(r);
 	for (unsigned i = 0; i < r->ncells; i++) {
 		const struct alloclab_cell *a = &r->cells[i];
 		if (!a->cache_aligned || !alloclab_cell_measured(a))
 			continue;
-		for (unsigned k = 0; k < r->ncells; k++) {
+		for (size_t m = g.start[g.group[i]]; m < g.start[g.group[i] + 1]; m++) {
+			size_t k = g.member[m];
 			const struct alloclab_cell *u = &r->cells[k];
-			if (u->cache_aligned || !alloclab_cell_measured(u) || u->plugin_index != a->plugin_index ||
-			    !same_row(a, u))
+			if (u->cache_aligned || !alloclab_cell_measured(u))
 				continue;
 			int counts = alloclab_metric_deterministic(a->metric);
 			if (!header) {
@@ -246,6 +286,7 @@ static void print_alignment_effect(const struct alloclab_results *r, FILE *out)
 		}
 	}
 	free_names(names, r->ncells);
+	alloclab_text_groups_free(&g);
 }
 
 /* The width of the plugin column: the longest cell label, 6 to 60. */
@@ -388,16 +429,16 @@ static const char *precision_text(const struct alloclab_cell *c, char *out, size
 
 /* Parameters every row of a workload shares are said once, above the
  * table; a row shows only what tells it from the others. */
-static void print_common_params(const struct alloclab_results *r, int ww, FILE *out)
+static void print_common_params(const struct alloclab_results *r, const struct alloclab_param_variation *pv, int ww,
+				FILE *out)
 {
-	for (unsigned i = 0, header = 0; i < r->ncells; i++) {
+	struct alloclab_text_index *seen = alloclab_text_index_new();
+	for (unsigned i = 0, header = 0; seen && i < r->ncells; i++) {
 		char common[2048];
-		int first = 1;
-		for (unsigned k = 0; k < i && first; k++)
-			first = strcmp(r->cells[k].workload, r->cells[i].workload) != 0;
-		if (!first)
+		/* the workload's first cell: its parameters are its rows' */
+		if (alloclab_text_index_put(seen, r->cells[i].workload, (long)i) != (long)i)
 			continue;
-		alloclab_cell_params_text(r, &r->cells[i], 0, common, sizeof common);
+		alloclab_cell_params_text(pv, &r->cells[i], 0, common, sizeof common);
 		if (common[0] == '\0')
 			continue;
 		char workload[ALLOCLAB_PRINTED_LEN];
@@ -406,19 +447,21 @@ static void print_common_params(const struct alloclab_results *r, int ww, FILE *
 		fprintf(out, "  %-*s ", ww, alloclab_printable(r->cells[i].workload, workload, sizeof workload));
 		print_wrapped(out, ww + 3, ww + 3, 100, ",", common);
 	}
+	alloclab_text_index_free(seen);
 }
 
 /* A row's parameters that tell it apart, and the check cases its plugin
  * failed: a plugin that failed `alloclab check` is marked on every row,
  * since its numbers may not mean what they seem. */
-static void row_params(const struct alloclab_results *r, const struct alloclab_cell *c, char *params, size_t len)
+static void row_params(const struct alloclab_results *r, const struct alloclab_param_variation *pv,
+		       const struct alloclab_cell *c, char *params, size_t len)
 {
 	const json_t *check = r->plugins[c->plugin_index].check;
 	json_t *f;
 	size_t k, used;
 	char text[512];
 
-	alloclab_cell_params_text(r, c, 1, params, len);
+	alloclab_cell_params_text(pv, c, 1, params, len);
 	used = strlen(params);
 	json_array_foreach(check, k, f)
 		if (used < len)
@@ -430,7 +473,8 @@ static void row_params(const struct alloclab_results *r, const struct alloclab_c
 }
 
 /* One cell's row of the table. */
-static void print_row(const struct alloclab_results *r, const struct alloclab_cell *c, int pw, int ww, FILE *out)
+static void print_row(const struct alloclab_results *r, const struct alloclab_param_variation *pv,
+		      const struct alloclab_cell *c, int pw, int ww, FILE *out)
 {
 	char params[512], label[ALLOCLAB_PRINTED_LEN], workload[ALLOCLAB_PRINTED_LEN], message[ALLOCLAB_PRINTED_LEN];
 	size_t n;
@@ -438,7 +482,7 @@ static void print_row(const struct alloclab_results *r, const struct alloclab_ce
 	struct alloclab_summary s;
 	char mops[32], value[32];
 
-	row_params(r, c, params, sizeof params);
+	row_params(r, pv, c, params, sizeof params);
 	alloclab_printable(c->message, message, sizeof message);
 	alloclab_summarize(values, n, &s);
 	free(values);
@@ -538,12 +582,14 @@ void alloclab_report_print(const struct alloclab_results *r, FILE *out, int work
 			ww = (int)strlen(r->cells[i].workload) > 30 ? 30 : (int)strlen(r->cells[i].workload);
 	}
 	int instructions = r->ncells && alloclab_metric_deterministic(r->cells[0].metric);
-	print_common_params(r, ww, out);
+	struct alloclab_param_variation *pv = alloclab_param_variation_of(r);
+	print_common_params(r, pv, ww, out);
 	fprintf(out, "%s%-*s  %-*s %7s %10s %7s %9s %10s %10s  %s\n", r->ncells ? "\n" : "", pw, "plugin", ww, "workload",
 		"threads", instructions ? "instr/op" : "ns/op", "±95%", instructions ? "-" : "Mops/s", "peak RSS",
 		"faults/kop", "parameters / status");
 	for (unsigned i = 0; i < r->ncells; i++)
-		print_row(r, &r->cells[i], pw, ww, out);
+		print_row(r, pv, &r->cells[i], pw, ww, out);
+	alloclab_param_variation_free(pv);
 	print_plugin_notes(r, out);
 	print_machine_note(r, out);
 	print_auto(r, out);

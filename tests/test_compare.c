@@ -1,21 +1,25 @@
 /*
  * Comparing and plotting: the statistics against reference values (scipy's
  * for the same samples), every table format byte for byte against fixtures,
- * pictures that are real PNG and SVG files, and one-line errors for bad
- * input.
+ * pictures that are real PNG and SVG files, one-line errors for bad
+ * input, and a run of 20,000 cells read and written in time that grows
+ * with its cells.
  */
 #include "units.h"
 #include "plot.h"
+#include "figures/cell_index.h"
 #include "results/results.h"
 #include "helpers.h"
 #include "statistics/significance.h"
 #include "statistics/summary.h"
 
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NEAR(x, want, tol) cr_expect(fabs((x) - (want)) <= (tol), "%s = %.10g, want %.10g", #x, (double)(x), (double)(want))
 
@@ -428,4 +432,74 @@ Test(plot, long_titles_are_broken_into_lines)
 	fclose(m);
 	cr_expect_eq(len, 252, "a word longer than a line was cut: %s", text);
 	free(text);
+}
+
+/* The cell index: a text's number kept once, groups in the order their
+ * first text comes, each group's members in order. */
+Test(compare, texts_are_indexed_and_grouped)
+{
+	struct alloclab_text_index *x = alloclab_text_index_new();
+	char text[32];
+	for (long i = 0; i < 5000; i++) {
+		snprintf(text, sizeof text, "t%ld", i % 2500);
+		cr_assert_eq(alloclab_text_index_put(x, text, i), i % 2500);
+	}
+	cr_expect_eq(alloclab_text_index_count(x), 2500);
+	cr_expect_eq(alloclab_text_index_get(x, "t2499"), 2499);
+	cr_expect_eq(alloclab_text_index_get(x, "t2500"), -1);
+	alloclab_text_index_free(x);
+	const char *texts[] = {"b", "a", "b", "c", "a", "b"};
+	struct alloclab_text_groups groups;
+	cr_assert_eq(alloclab_text_groups_make(texts, 6, &groups), 0);
+	cr_expect_eq(groups.n, 3);
+	static const size_t group[] = {0, 1, 0, 2, 1, 0}, member[] = {0, 2, 5, 1, 4, 3}, start[] = {0, 3, 5, 6};
+	for (size_t i = 0; i < 6; i++)
+		cr_expect(groups.group[i] == group[i] && groups.member[i] == member[i], "%zu: group %zu member %zu", i,
+			  groups.group[i], groups.member[i]);
+	for (size_t k = 0; k <= 3; k++)
+		cr_expect_eq(groups.start[k], start[k], "start[%zu] %zu", k, groups.start[k]);
+	alloclab_text_groups_free(&groups);
+}
+
+/* A run of 20,000 cells (two plugins, 10,000 rows told apart by a
+ * parameter): show, compare, export and report read and write it in time
+ * that grows with the cells. Each looked through every cell for every
+ * cell's partners: show took minutes at 20,000 cells (23 s at 5,000),
+ * compare of the file with itself more than 300 s, report more than 300 s. */
+Test(compare, twenty_thousand_cells_in_linear_time, .timeout = 600)
+{
+	char *argv[] = {"alloclab", "run"}, err[512], *dir = scratch_dir();
+	struct alloclab_results *r = alloclab_results_new(2, argv, NULL);
+	static const char *const labels[] = {"system", "other"};
+	for (unsigned p = 0; p < 2; p++) {
+		struct alloclab_plugin_info info = {.label = (char *)labels[p], .spec = "x", .name = "x"};
+		alloclab_results_add_plugin(r, &info);
+		for (int row = 0; row < 10000; row++) {
+			struct alloclab_cell cell = {.plugin = (char *)labels[p], .plugin_index = p, .workload = "churn",
+						  .threads = 1, .status = ALLOCLAB_CELL_OK, .planned = 1,
+						  .params = json_pack("{s:i,s:i}", "ops", 100, "seed", row + 1)};
+			add_one_value_process(alloclab_results_add_cell(r, &cell), 0, 1, 10.0 + p + row % 7);
+		}
+	}
+	r->complete = 1;
+	cr_assert_eq(alloclab_results_write(r, path_in(dir, "many.json"), err, sizeof err), 0, "%s", err);
+	alloclab_results_free(r);
+	const char *const *commands[] = {
+		(const char *const[]){"show", "many.json", NULL},
+		(const char *const[]){"compare", "many.json", "many.json", "-f", "csv", NULL},
+		(const char *const[]){"compare", "many.json", "--plugins", "system,other", NULL},
+		(const char *const[]){"export", "-f", "csv", "-o", "many.csv", "many.json", NULL},
+		(const char *const[]){"report", "many.json", "-o", "site", NULL},
+	};
+	for (size_t k = 0; k < sizeof commands / sizeof *commands; k++) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		struct cmd_result res = run_alloclab(dir, commands[k]);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		cr_expect_eq(res.status, 0, "%s: %s", commands[k][0], res.err);
+		/* a few seconds idle; a loaded machine is slower, never 20 times */
+		cr_expect_lt(s, 90, "%s %s took %.1f s", commands[k][0], commands[k][1], s);
+		cmd_result_free(&res);
+	}
 }

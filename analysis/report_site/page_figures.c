@@ -55,11 +55,8 @@ void alloclab_page_figures_write(FILE *f, const struct alloclab_site *s, const s
 	for (size_t i = from; i < to && i < pf->list.n; i++) {
 		const struct alloclab_figure *fig = &pf->list.items[i];
 		char file[300];
-		int listed = 0;
 		figure_file(pf, fig, file, sizeof file);
-		for (size_t k = 0; k < s->nfiles && !listed; k++)
-			listed = strcmp(s->files[k], file) == 0;
-		if (!listed) {
+		if (!alloclab_site_has(s, file)) {
 			fputs("<figure><figcaption>", f);
 			alloclab_html_text(f, fig->title);
 			fputs(": no value to draw.</figcaption></figure>\n", f);

@@ -21,6 +21,8 @@
 struct part {
 	const char *workload; /* NULL: memory or latency */
 	size_t from, to;
+	const size_t *cells; /* the workload's, as places in r->cells */
+	size_t ncells;
 };
 
 struct page {
@@ -30,6 +32,8 @@ struct page {
 	struct part *workloads;
 	size_t nworkloads;
 	struct part memory, latency;
+	struct alloclab_text_groups by_workload;
+	struct alloclab_param_variation *pv;
 	struct alloclab_comparison *cmp;
 	int paired;
 	char data[160]; /* data/STEM */
@@ -41,17 +45,15 @@ static void collect_figures(struct page *pg)
 {
 	const struct alloclab_results *r = pg->r;
 	struct alloclab_figure_list *list = &pg->figures.list;
-	pg->workloads = calloc(r->ncells + 1, sizeof *pg->workloads);
-	for (unsigned i = 0; pg->workloads && i < r->ncells; i++) {
-		size_t k = 0;
-		while (k < pg->nworkloads && strcmp(pg->workloads[k].workload, r->cells[i].workload) != 0)
-			k++;
-		if (k < pg->nworkloads)
-			continue;
+	const struct alloclab_text_groups *g = &pg->by_workload;
+	pg->workloads = calloc(g->n + 1, sizeof *pg->workloads);
+	for (size_t k = 0; pg->workloads && k < g->n; k++) {
 		struct part *w = &pg->workloads[pg->nworkloads++];
-		w->workload = r->cells[i].workload;
+		w->cells = g->member + g->start[k];
+		w->ncells = g->start[k + 1] - g->start[k];
+		w->workload = r->cells[w->cells[0]].workload;
 		w->from = list->n;
-		alloclab_plot_workload_figures(r, w->workload, pg->p->baseline, list);
+		alloclab_plot_workload_figures(r, w->cells, w->ncells, pg->p->baseline, list);
 		w->to = list->n;
 	}
 	pg->memory.from = list->n;
@@ -74,14 +76,12 @@ static void make_comparison(struct page *pg)
 	}
 	char (*labels)[512] = calloc(r->ncells + 1, sizeof *labels);
 	struct alloclab_column *cols = calloc(r->ncells + 1, sizeof *cols);
+	struct alloclab_text_index *seen = alloclab_text_index_new();
 	size_t n = 0;
-	for (unsigned i = 0; labels && cols && i < r->ncells; i++) {
+	for (unsigned i = 0; labels && cols && seen && i < r->ncells; i++) {
 		char label[512];
-		size_t k = 0;
 		alloclab_cell_label(&r->cells[i], label, sizeof label);
-		while (k < n && strcmp(labels[k], label) != 0)
-			k++;
-		if (k < n)
+		if (alloclab_text_index_put(seen, label, (long)n) != (long)n)
 			continue;
 		snprintf(labels[n], sizeof labels[n], "%s", label);
 		/* The baseline leads. */
@@ -98,6 +98,7 @@ static void make_comparison(struct page *pg)
 		pg->cmp = alloclab_compare(cols, n, &o, err, sizeof err);
 	free(cols);
 	free(labels);
+	alloclab_text_index_free(seen);
 }
 
 /* The raw values: the whole document, each cell's part, the comparison. */
@@ -136,15 +137,15 @@ static void text_block(FILE *f, const char *summary, const char *text, int open)
 }
 
 /* What a workload's own hook prints of its cells. */
-static char *workload_text(const struct alloclab_results *r, const char *workload)
+static char *workload_text(const struct alloclab_results *r, const struct part *part)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
-	const struct alloclab_workload *w = alloclab_workload_find(workload);
-	for (unsigned i = 0; m && w && w->print_cell && i < r->ncells; i++)
-		if (strcmp(r->cells[i].workload, workload) == 0 && alloclab_cell_measured(&r->cells[i]))
-			w->print_cell(&r->cells[i], m);
+	const struct alloclab_workload *w = alloclab_workload_find(part->workload);
+	for (size_t k = 0; m && w && w->print_cell && k < part->ncells; k++)
+		if (alloclab_cell_measured(&r->cells[part->cells[k]]))
+			w->print_cell(&r->cells[part->cells[k]], m);
 	if (m)
 		fclose(m);
 	return text;
@@ -172,25 +173,22 @@ static void show_all(const struct alloclab_results *r, FILE *out)
 static void workload_section(FILE *f, const struct alloclab_site *s, const struct page *pg, const struct part *w)
 {
 	char common[2048], anchor[64];
-	const struct alloclab_cell *first = NULL;
-	for (unsigned i = 0; i < pg->r->ncells && first == NULL; i++)
-		if (strcmp(pg->r->cells[i].workload, w->workload) == 0)
-			first = &pg->r->cells[i];
+	const struct alloclab_cell *first = &pg->r->cells[w->cells[0]];
 	snprintf(anchor, sizeof anchor, "workload-%zu", (size_t)(w - pg->workloads));
 	fprintf(f, "<section id=\"%s\"><h2>", anchor);
 	alloclab_html_printf(f, "Workload %s", w->workload);
 	fputs("</h2>\n<p class=\"lead\">", f);
 	if (first->unit_op)
 		alloclab_html_printf(f, "One operation: %s. ", first->unit_op);
-	alloclab_cell_params_text(pg->r, first, 0, common, sizeof common);
+	alloclab_cell_params_text(pg->pv, first, 0, common, sizeof common);
 	if (common[0])
 		alloclab_html_printf(f, "The same in every row: %s. ", common);
 	fputs("The level is the median of every value; ±95% the half-width of the 95% interval of the level, over the "
 	      "cell's processes.</p>\n",
 	      f);
 	alloclab_page_figures_write(f, s, &pg->figures, w->from, w->to);
-	alloclab_run_cells_table(f, pg->r, w->workload, pg->data);
-	char *own = workload_text(pg->r, w->workload);
+	alloclab_run_cells_table(f, pg->r, pg->pv, w->cells, w->ncells, pg->data);
+	char *own = workload_text(pg->r, w);
 	text_block(f, "What the workload reports of its cells", own, 0);
 	free(own);
 	fputs("</section>\n", f);
@@ -286,6 +284,12 @@ int alloclab_run_page_write(struct alloclab_site *s, const struct alloclab_resul
 	struct page pg = {.r = r, .p = p};
 	snprintf(pg.data, sizeof pg.data, "data/%.100s", p->stem);
 	alloclab_page_figures_init(&pg.figures, p->stem);
+	pg.pv = alloclab_param_variation_of(r);
+	if (alloclab_workload_groups(r, &pg.by_workload) != 0) {
+		alloclab_param_variation_free(pg.pv);
+		snprintf(err, err_len, "out of memory");
+		return -1;
+	}
 	collect_figures(&pg);
 	make_comparison(&pg);
 	int rc = alloclab_page_figures_draw(s, &pg.figures, err, err_len);
@@ -296,5 +300,7 @@ int alloclab_run_page_write(struct alloclab_site *s, const struct alloclab_resul
 	alloclab_page_figures_free(&pg.figures);
 	alloclab_comparison_free(pg.cmp);
 	free(pg.workloads);
+	alloclab_text_groups_free(&pg.by_workload);
+	alloclab_param_variation_free(pg.pv);
 	return rc;
 }

@@ -184,7 +184,8 @@ static void cell_figures(FILE *f, const struct alloclab_cell *c, const struct al
 	alloclab_html_number_cell(f, faults >= 0 ? faults : NAN, text);
 }
 
-static void cell_row(FILE *f, const struct alloclab_results *r, unsigned i, const char *data, int with_params)
+static void cell_row(FILE *f, const struct alloclab_results *r, const struct alloclab_param_variation *pv, size_t i,
+		     const char *data, int with_params)
 {
 	const struct alloclab_cell *c = &r->cells[i];
 	char label[512], params[2048], raw[300];
@@ -195,7 +196,7 @@ static void cell_row(FILE *f, const struct alloclab_results *r, unsigned i, cons
 	alloclab_summarize(values, n, &s);
 	free(values);
 	alloclab_cell_label(c, label, sizeof label);
-	alloclab_cell_params_text(r, c, 1, params, sizeof params);
+	alloclab_cell_params_text(pv, c, 1, params, sizeof params);
 	fputs("<tr><td class=\"label\" data-f=\"", f);
 	alloclab_html_text(f, label);
 	fputs("\">", f);
@@ -224,31 +225,29 @@ static void cell_row(FILE *f, const struct alloclab_results *r, unsigned i, cons
 		alloclab_html_printf(f, " (its plugin fails %zu alloclab check case%s)", json_array_size(check),
 				     json_array_size(check) == 1 ? "" : "s");
 	fputs("</td><td class=\"raw\">", f);
-	snprintf(raw, sizeof raw, "%s/cell-%u.json", data, i);
+	snprintf(raw, sizeof raw, "%s/cell-%zu.json", data, i);
 	alloclab_html_link(f, raw, "values");
 	fputs("</td></tr>\n", f);
 }
 
-void alloclab_run_cells_table(FILE *f, const struct alloclab_results *r, const char *workload, const char *data)
+void alloclab_run_cells_table(FILE *f, const struct alloclab_results *r, const struct alloclab_param_variation *pv,
+			      const size_t *cells, size_t n, const char *data)
 {
 	int counts = 0, with_params = 0;
-	unsigned rows = 0;
-	for (unsigned i = 0; i < r->ncells; i++)
-		if (strcmp(r->cells[i].workload, workload) == 0) {
-			rows++;
-			char params[2048];
-			counts = alloclab_metric_deterministic(r->cells[i].metric);
-			alloclab_cell_params_text(r, &r->cells[i], 1, params, sizeof params);
-			with_params |= params[0] != '\0';
-		}
+	size_t rows = n;
+	for (size_t k = 0; k < n; k++) {
+		char params[2048];
+		counts = alloclab_metric_deterministic(r->cells[cells[k]].metric);
+		alloclab_cell_params_text(pv, &r->cells[cells[k]], 1, params, sizeof params);
+		with_params |= params[0] != '\0';
+	}
 	fprintf(f, "<div class=\"table-wrap%s\"><table class=\"sortable filterable cells\"><thead><tr>"
 		   "<th data-filter>plugin</th>%s<th data-filter>threads</th><th>%s</th><th>±95%%</th><th>%s</th>"
 		   "<th>peak RSS</th><th title=\"page faults per 1,000 operations in the timed region\">faults/kop</th>"
 		   "<th data-filter>status</th><th>raw</th></tr></thead><tbody>\n",
 		rows > TALL ? " tall" : "", with_params ? "<th data-filter>parameters</th>" : "", counts ? "instr/op" : "time/op",
 		counts ? "-" : "Mops/s");
-	for (unsigned i = 0; i < r->ncells; i++)
-		if (strcmp(r->cells[i].workload, workload) == 0)
-			cell_row(f, r, i, data, with_params);
+	for (size_t k = 0; k < n; k++)
+		cell_row(f, r, pv, cells[k], data, with_params);
 	fputs("</tbody></table></div>\n", f);
 }

@@ -11,6 +11,7 @@
 #ifndef ALLOCLAB_RUN_TABLES_H
 #define ALLOCLAB_RUN_TABLES_H
 
+#include "cells.h"
 #include "results/results.h"
 #include "statistics/comparison.h"
 
@@ -20,8 +21,11 @@
 void alloclab_run_comparison_table(FILE *f, const struct alloclab_results *r, const struct alloclab_comparison *cmp,
 				   int paired);
 
-/* Every cell of the workload; data: the site folder its raw values are
- * in (data/STEM), cell-N.json for r->cells[N]. */
-void alloclab_run_cells_table(FILE *f, const struct alloclab_results *r, const char *workload, const char *data);
+/* Every cell of a workload, cells[0..n) its places in r->cells
+ * (alloclab_workload_groups), each row's parameters those pv says vary;
+ * data: the site folder its raw values are in (data/STEM), cell-N.json
+ * for r->cells[N]. */
+void alloclab_run_cells_table(FILE *f, const struct alloclab_results *r, const struct alloclab_param_variation *pv,
+			      const size_t *cells, size_t n, const char *data);
 
 #endif

@@ -15,16 +15,27 @@ int alloclab_site_begin(struct alloclab_site *s, const char *dir, char *err, siz
 	return alloclab_output_folder_begin(dir, ALLOCLAB_SITE_MARK, ALLOCLAB_SITE_SIGNATURE, &s->folder, err, err_len);
 }
 
+/* A file written, once: found by name (a run's page writes a file a cell,
+ * and looking through every file for each made 20,000 cells minutes). */
 static void record(struct alloclab_site *s, const char *name)
 {
-	for (size_t i = 0; i < s->nfiles; i++)
-		if (strcmp(s->files[i], name) == 0)
-			return;
-	char **grown = realloc(s->files, (s->nfiles + 1) * sizeof *grown);
-	if (grown == NULL)
+	if (s->written == NULL && (s->written = alloclab_text_index_new()) == NULL)
 		return;
-	s->files = grown;
-	s->files[s->nfiles++] = strdup(name);
+	if (s->nfiles == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		char **grown = realloc(s->files, cap * sizeof *grown);
+		if (grown == NULL)
+			return;
+		s->files = grown;
+		s->cap = cap;
+	}
+	if (alloclab_text_index_put(s->written, name, (long)s->nfiles) == (long)s->nfiles)
+		s->files[s->nfiles++] = strdup(name);
+}
+
+int alloclab_site_has(const struct alloclab_site *s, const char *name)
+{
+	return s->written && alloclab_text_index_get(s->written, name) >= 0;
 }
 
 /* The folders of name made inside the staging folder (ours, private:
@@ -167,6 +178,8 @@ void alloclab_site_abandon(struct alloclab_site *s)
 	for (size_t i = 0; i < s->nfiles; i++)
 		free(s->files[i]);
 	free(s->files);
+	alloclab_text_index_free(s->written);
 	s->files = NULL;
-	s->nfiles = 0;
+	s->written = NULL;
+	s->nfiles = s->cap = 0;
 }

@@ -15,6 +15,7 @@
 #ifndef ALLOCLAB_SITE_H
 #define ALLOCLAB_SITE_H
 
+#include "figures/cell_index.h"
 #include "files/output_path.h"
 
 #include <jansson.h>
@@ -27,7 +28,8 @@
 struct alloclab_site {
 	struct alloclab_output_folder folder;
 	char **files; /* what is written, for the mark */
-	size_t nfiles;
+	size_t nfiles, cap;
+	struct alloclab_text_index *written; /* files, found by name */
 	int gnuplot;  /* pictures can be drawn */
 };
 
@@ -48,6 +50,8 @@ int alloclab_site_json(struct alloclab_site *s, const char *name, const json_t *
 int alloclab_site_folder(struct alloclab_site *s, const char *name, char *out, size_t len, char *err, size_t err_len);
 /* Records name as written when it is there (a regular file): 1, else 0. */
 int alloclab_site_add(struct alloclab_site *s, const char *name);
+/* Whether name was written (opened or added). */
+int alloclab_site_has(const struct alloclab_site *s, const char *name);
 
 /* Writes the assets and the mark, and puts the site in place. 0, or -1
  * with err (nothing then changed at dir). */
