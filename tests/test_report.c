@@ -7,7 +7,9 @@
  * as they were; an earlier report replaced whole), a repository's history
  * (a page per commit, the broken one saying why, the change point, links
  * to the runs' pages), a long history thinned and saying so, a store of
- * runs alone. What a browser makes of the pages is tests/browser/'s.
+ * runs alone, a store's hostile text (escapes, bidirectional controls)
+ * reaching no terminal and no page raw, a long command shown in part.
+ * What a browser makes of the pages is tests/browser/'s.
  */
 #define _GNU_SOURCE 1
 #include "helpers.h"
@@ -408,6 +410,52 @@ Test(report, a_long_history_is_thinned_and_says_so, .timeout = 600)
 	char *old = file_in(site, "commit-50.html"), *changed = file_in(site, "commit-200.html");
 	cr_expect(strstr(old, "its page was not made"), "a commit without a run page says so");
 	cr_expect(strstr(changed, "href=\"run-"), "a change point's runs have pages");
+}
+
+static long long html_bytes, largest_page;
+
+static int add_html(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	size_t n = strlen(path);
+	if (type == FTW_F && n > 5 && strcmp(path + n - 5, ".html") == 0) {
+		html_bytes += st->st_size;
+		largest_page = st->st_size > largest_page ? st->st_size : largest_page;
+	}
+	return 0;
+}
+
+/* A store of 60 commits whose runs' command holds 20,000 words, each with
+ * a quote (a shell word and HTML make each several times longer): a page
+ * shows the first 512 bytes, and the whole command in a <details> only up
+ * to 16 KiB with how many bytes are left out, so the pages stay small
+ * (they held the command twice each, 1.1 MB a run page, as a card and in
+ * the metadata; such a store made a site of 229 MiB). */
+Test(report, a_long_command_is_shown_in_part, .timeout = 600)
+{
+	char *dir = scratch_dir();
+	ab_template(dir);
+	json_t *doc = json_load_file(path_in(dir, "ab/instructions.json"), 0, NULL), *command = json_array();
+	cr_assert_not_null(doc);
+	json_array_append_new(command, json_string("alloclab"));
+	for (int i = 0; i < 20000; i++) {
+		char word[32];
+		snprintf(word, sizeof word, "w'%d", i);
+		json_array_append_new(command, json_string(word));
+	}
+	json_object_set_new(json_object_get(doc, "metadata"), "command", command);
+	cr_assert_eq(json_dump_file(doc, path_in(dir, "long.json"), JSON_COMPACT), 0);
+	json_decref(doc);
+	sh("cd %s && %s long.json h.db 60 30", dir, getenv("ALLOCLAB_SYNTHETIC_HISTORY"));
+	report_ok(dir, "h.db", "site");
+	html_bytes = largest_page = 0;
+	nftw(path_in(dir, "site"), add_html, 16, FTW_PHYS);
+	cr_expect_lt(largest_page, 256 * 1024, "a page of %lld bytes", largest_page);
+	cr_expect_lt(html_bytes, 8 * 1024 * 1024, "pages of %lld bytes in all", html_bytes);
+	char *page = file_in(path_in(dir, "site"), "run-59.html");
+	cr_expect(strstr(page, "The whole command (") && strstr(page, " more bytes</code></details>"),
+		  "the command in part, saying how much is left out");
+	free(page);
 }
 
 Test(report, a_store_of_runs_alone_lists_them, .timeout = 300)

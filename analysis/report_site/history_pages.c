@@ -15,6 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What a page shows of a store's text that may be of any length (a
+ * commit's subject, a broken commit's reason): a commit's every row and
+ * page repeated it whole. */
+#define SHOWN_IN_TABLE 300
+#define SHOWN_ON_PAGE 4096
+
 /* The newest commits the index lists (all are on commits.html). */
 #define INDEX_COMMITS 30
 
@@ -182,7 +188,7 @@ static void changes_table(FILE *f, const struct history_site *h)
 			fputs("<td><span class=\"verdict change\">", f);
 			alloclab_html_text(f, text);
 			fputs("</span></td><td>", f);
-			alloclab_html_text(f, c->subject);
+			alloclab_html_text_max(f, c->subject, SHOWN_IN_TABLE);
 			fputs("</td></tr>\n", f);
 		}
 	fputs("</tbody></table></div>\n", f);
@@ -226,11 +232,11 @@ static void commits_table(FILE *f, const struct history_site *h, size_t shown)
 		fprintf(f, "<tr><td class=\"num\" data-v=\"%u\">%u</td><td>", c->ordinal, c->ordinal);
 		commit_link(f, c);
 		fputs("</td><td>", f);
-		alloclab_html_text(f, c->subject);
+		alloclab_html_text_max(f, c->subject, SHOWN_IN_TABLE);
 		fprintf(f, "</td><td data-f=\"%s\">%s", state_name(c->state), state_name(c->state));
 		if (c->state == ALLOCLAB_COMMIT_BROKEN) {
 			fputs(": ", f);
-			alloclab_html_printf(f, "%.300s", c->why ? c->why : "");
+			alloclab_html_text_max(f, c->why, SHOWN_IN_TABLE);
 		}
 		fprintf(f, "</td><td data-f=\"%s\">%s</td><td>", changes[0] ? "change point" : "none",
 			changes[0] ? "<span class=\"verdict change\">change point</span>" : "");
@@ -392,14 +398,14 @@ static int commit_page(struct history_site *h, size_t i, char *err, size_t err_l
 	fputs("</p>\n<h1>", f);
 	alloclab_html_text(f, title);
 	fputs("</h1>\n<p class=\"lead\">", f);
-	alloclab_html_text(f, c->subject);
+	alloclab_html_text_max(f, c->subject, SHOWN_ON_PAGE);
 	fputs("</p>\n<div class=\"facts\"><div class=\"card\"><dl><dt>commit</dt><dd class=\"mono\">", f);
 	alloclab_html_text(f, c->commit);
 	fprintf(f, "</dd><dt>place</dt><dd>%u of %zu (oldest 0)</dd><dt>state</dt><dd>%s</dd>", c->ordinal, h->v.ncommits,
 		state_name(c->state));
 	if (c->why) {
 		fputs("<dt>why</dt><dd>", f);
-		alloclab_html_text(f, c->why);
+		alloclab_html_text_max(f, c->why, SHOWN_ON_PAGE);
 		fputs("</dd>", f);
 	}
 	if (c->sha256) {

@@ -46,6 +46,27 @@ void alloclab_html_text(FILE *f, const char *s)
 	}
 }
 
+int alloclab_html_text_max(FILE *f, const char *s, size_t max)
+{
+	size_t n = s ? strlen(s) : 0, cut = 0;
+	if (n <= max) {
+		alloclab_html_text(f, s);
+		return 0;
+	}
+	while (cut < max) {
+		size_t k = alloclab_utf8_char((const unsigned char *)s + cut);
+		k = k ? k : 1;
+		if (cut + k > max)
+			break;
+		cut += k;
+	}
+	char *head = strndup(s, cut);
+	alloclab_html_text(f, head ? head : "");
+	free(head);
+	fprintf(f, "\xe2\x80\xa6 %zu more bytes", n - cut);
+	return 1;
+}
+
 void alloclab_html_printf(FILE *f, const char *fmt, ...)
 {
 	char *s = NULL;

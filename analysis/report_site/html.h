@@ -28,6 +28,12 @@
  * controls as their escapes ("\u202e", base/json_text.h), so that no text
  * from outside reverses the page's own. */
 void alloclab_html_text(FILE *f, const char *s);
+/* s as alloclab_html_text writes it, its first max bytes at most (cut at
+ * the end of a character), then "… N more bytes": what a page shows of a
+ * text from outside that may be of any length (a command line of 20,000
+ * words made a site of 229 MiB). Returns whether s was cut. */
+int alloclab_html_text_max(FILE *f, const char *s, size_t max);
+
 /* A formatted string, escaped as a whole. */
 void alloclab_html_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

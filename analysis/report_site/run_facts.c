@@ -9,14 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What a page shows of one text from a file, and of a command line in
+ * its card: the rest is in the run's raw values, one click away. */
+#define SHOWN_VALUE_BYTES 4096
+#define SHOWN_COMMAND_BYTES 512
+#define SHOWN_COMMAND_WHOLE_BYTES (16 * 1024)
+
 void alloclab_json_value_text(FILE *f, const json_t *v)
 {
 	if (json_is_string(v)) {
-		alloclab_html_text(f, json_string_value(v));
+		alloclab_html_text_max(f, json_string_value(v), SHOWN_VALUE_BYTES);
 		return;
 	}
 	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
-	alloclab_html_text(f, text ? text : "?");
+	alloclab_html_text_max(f, text ? text : "?", SHOWN_VALUE_BYTES);
 	free(text);
 }
 
@@ -134,8 +140,16 @@ static void run_card(FILE *f, const struct alloclab_results *r)
 		}
 		fclose(m);
 		fputs("<div class=\"card\"><h3>Command</h3><code>", f);
-		alloclab_html_text(f, line);
-		fputs("</code></div>\n", f);
+		int cut = alloclab_html_text_max(f, line, SHOWN_COMMAND_BYTES);
+		fputs("</code>", f);
+		if (cut) {
+			fputs("<details><summary>", f);
+			alloclab_html_printf(f, "The whole command (%zu bytes)", len);
+			fputs("</summary><code>", f);
+			alloclab_html_text_max(f, line, SHOWN_COMMAND_WHOLE_BYTES);
+			fputs("</code></details>", f);
+		}
+		fputs("</div>\n", f);
 		free(line);
 	}
 }
