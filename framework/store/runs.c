@@ -174,6 +174,8 @@ static const struct alloclab_process *process_of(const struct alloclab_cell *c, 
 
 /* err = how the document and its rows differ, in cell k; returns -1. */
 static int differ(char *err, size_t err_len, const char *name, unsigned k, const struct alloclab_cell *c,
+		  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int differ(char *err, size_t err_len, const char *name, unsigned k, const struct alloclab_cell *c,
 		  const char *fmt, ...)
 {
 	char what[300];
