@@ -17,6 +17,7 @@
 #include "latency_report.h"
 #include "base/lengths.h"
 #include "base/numbers.h"
+#include "base/shell_word.h"
 #include "files/scratch.h"
 
 #include <errno.h>
@@ -79,7 +80,21 @@ static int parse_options(int argc, char **argv, struct exec_args *a)
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:p:h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'p': a->plugin_text = optarg; break;
+		case 'p':
+			/* One program, one malloc: a second plugin would silently
+			 * replace the first. Plugins side by side are the exec
+			 * workload's (run -w exec:cmd=...). */
+			if (a->plugin_text) {
+				char first[ALLOCLAB_PRINTED_LEN], second[ALLOCLAB_PRINTED_LEN];
+				return alloclab_usage_error("exec",
+							    "-p given twice ('%s' and '%s'): exec runs the program under "
+							    "one plugin; to compare plugins on a program, use alloclab run "
+							    "-p A -p B -w exec:cmd=...",
+							    alloclab_printable(a->plugin_text, first, sizeof first),
+							    alloclab_printable(optarg, second, sizeof second));
+			}
+			a->plugin_text = optarg;
+			break;
 		case 'R': a->record = optarg; break;
 		case 'T':
 			if (alloclab_parse_timeout("exec", optarg, 86400 * 365, &a->timeout) != 0)
@@ -120,7 +135,7 @@ static void keep_trace(const char *trace_path, struct alloclab_output_file *trac
 	struct alloclab_trace *t = alloclab_trace_open(trace_path, err, sizeof err);
 	if (t == NULL || alloclab_trace_validate(t, NULL, err, sizeof err) != 0 ||
 	    alloclab_output_commit(trace, record, ALLOCLAB_OUTPUT_TRACE, err, sizeof err) != 0)
-		fprintf(stderr, "alloclab: the program's trace is not kept: %s\n", err);
+		alloclab_say("alloclab: the program's trace is not kept: %s", err);
 	if (t)
 		alloclab_trace_close(t);
 }
@@ -131,13 +146,13 @@ static void print_latency(const char *latency_path, unsigned latency)
 	char err[ALLOCLAB_ERR_LEN];
 	struct alloclab_latency *l;
 	if (alloclab_program_latency(latency_path, &l, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab exec: %s\n", err);
+		alloclab_say("alloclab exec: %s", err);
 	} else {
 		char every[48] = "every call";
 		if (latency > 1)
 			snprintf(every, sizeof every, "1 call in %u of each thread", latency);
-		fprintf(stderr, "alloclab exec: the calls' times (%s; %.1f ns of measuring subtracted from each):\n", every,
-			l->overhead_ns);
+		alloclab_say("alloclab exec: the calls' times (%s; %.1f ns of measuring subtracted from each):", every,
+			     l->overhead_ns);
 		alloclab_latency_table(l, 2, stderr);
 		alloclab_latency_free(l);
 	}
@@ -182,7 +197,7 @@ int alloclab_cmd_exec(int argc, char **argv)
 	if (a.record) {
 		if (alloclab_output_begin(a.record, ALLOCLAB_OUTPUT_TRACE, &trace, err, sizeof err) != 0 ||
 		    (handed = fcntl(trace.fd, F_DUPFD, 10)) < 0) {
-			fprintf(stderr, "alloclab: %s\n", handed < 0 && trace.fd >= 0 ? strerror(errno) : err);
+			alloclab_say("alloclab: %s", handed < 0 && trace.fd >= 0 ? strerror(errno) : err);
 			goto done;
 		}
 		snprintf(trace_path, sizeof trace_path, "/proc/self/fd/%d", handed);
@@ -190,7 +205,7 @@ int alloclab_cmd_exec(int argc, char **argv)
 	}
 	if (a.latency) {
 		if (alloclab_scratch_make("exec-latency", latency_dir, sizeof latency_dir) != 0) {
-			fprintf(stderr, "alloclab: cannot create a temporary folder: %s\n", strerror(errno));
+			alloclab_say("alloclab: cannot create a temporary folder: %s", strerror(errno));
 			latency_dir[0] = '\0';
 			goto done;
 		}
@@ -199,15 +214,20 @@ int alloclab_cmd_exec(int argc, char **argv)
 		prog.latency_path = latency_path;
 	}
 	if (alloclab_program_run(&prog, &res, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		goto done;
 	}
 	if (a.record)
 		keep_trace(trace_path, &trace, a.record);
 	alloclab_program_describe(&prog, &res, how, sizeof how);
-	fprintf(stderr, "alloclab exec: %s under %s: %s, wall %.3f s, CPU %.3f s (user %.3f, sys %.3f), peak RSS %.1f MiB\n",
-		argv[optind], a.plugin_text, how, res.wall_s, res.user_s + res.sys_s, res.user_s, res.sys_s,
-		(double)res.peak_rss_kib / 1024);
+	char program[ALLOCLAB_PRINTED_LEN], plugin_shown[ALLOCLAB_PRINTED_LEN], shown[sizeof how + 64];
+	fprintf(stderr, "alloclab exec: %s under %s: %s%s, wall %.3f s, CPU %.3f s (user %.3f, sys %.3f), peak RSS %.1f MiB\n",
+		alloclab_printable(argv[optind], program, sizeof program),
+		alloclab_printable(a.plugin_text, plugin_shown, sizeof plugin_shown),
+		alloclab_printable(how, shown, sizeof shown),
+		/* Which deadline ended it, and how to give it more. */
+		res.timed_out ? " (exec's --timeout: give --timeout SECONDS for longer)" : "", res.wall_s,
+		res.user_s + res.sys_s, res.user_s, res.sys_s, (double)res.peak_rss_kib / 1024);
 	rc = res.served != ALLOCLAB_SERVED_YES ? 2 : res.exited ? res.status : 128 + res.signal;
 	if (a.latency && res.served == ALLOCLAB_SERVED_YES)
 		print_latency(latency_path, a.latency);

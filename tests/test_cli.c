@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static void expect_refused(const char *needle, const char *const *args)
@@ -170,5 +171,45 @@ Test(cli, an_installed_alloclab_never_searches_the_build_tree)
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "plugin search folders") != NULL, "%s", r.out);
 	cr_expect(strstr(r.out, build_plugins) == NULL, "an installed binary searched %s: %s", build_plugins, r.out);
+	cmd_result_free(&r);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* exec's --timeout holds in each way the program can hang: the program
+ * itself, ignoring SIGTERM; the plugin's create hanging in the program's
+ * preload library after the probe passed; create hanging in the probe.
+ * Each ends well within a generous bound, saying which deadline ended it
+ * and how to change it. A second -p is refused, not silently taken. */
+Test(cli, exec_holds_its_timeout_in_every_path_and_says_so, .timeout = 240)
+{
+	char *dir = scratch_dir(), hang_program[4200], hang_probe[4200];
+	snprintf(hang_program, sizeof hang_program, "%s:how=hang,in=program", test_plugin("bad_create"));
+	snprintf(hang_probe, sizeof hang_probe, "%s:how=hang", test_plugin("bad_create"));
+	const char *const *commands[] = {
+		(const char *const[]){"exec", "--timeout", "2", "-p", "system", "--", "/bin/sh", "-c",
+				      "trap '' TERM; while :; do sleep 1; done", NULL},
+		(const char *const[]){"exec", "--timeout", "2", "--no-check", "-p", hang_program, "--", "/bin/true", NULL},
+		(const char *const[]){"exec", "--timeout", "2", "-p", hang_probe, "--", "/bin/true", NULL},
+	};
+	for (size_t k = 0; k < sizeof commands / sizeof *commands; k++) {
+		struct timespec t0;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		struct cmd_result r = run_alloclab(dir, commands[k]);
+		double took = seconds_since(&t0);
+		cr_expect_neq(r.status, 0, "%zu: %s", k, r.err);
+		cr_expect(strstr(r.err, "timed out after 2 s") && strstr(r.err, "--timeout"), "%zu: %s", k, r.err);
+		cr_expect(took < 60, "%zu: held %.1f s past a 2 s timeout", k, took);
+		cmd_result_free(&r);
+	}
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"exec", "-p", "system", "-p", "mimalloc", "--",
+								      "/bin/true", NULL});
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "-p given twice ('system' and 'mimalloc')") && count_lines(r.err) == 1, "%s", r.err);
 	cmd_result_free(&r);
 }
