@@ -812,3 +812,56 @@ Test(trace, a_trace_far_longer_than_memory_replays_in_bounded_memory, .timeout =
 		     c->procs[0].peak_rss_kib, (long long)st.st_size, 2 * pairs);
 	alloclab_results_free(res);
 }
+
+/* ---- a wrong release by another thread, named by where it is ---- */
+
+/* Where thread th's first chunk starts in the trace at path. */
+static uint64_t first_chunk_at(const char *path, unsigned th)
+{
+	char err[512];
+	struct alloclab_trace *t = alloclab_trace_open(path, err, sizeof err);
+	cr_assert(t, "%s", err);
+	struct alloclab_trace_cursor *c = alloclab_trace_cursor_new(t, th);
+	struct alloclab_trace_event *ev = malloc(ALLOCLAB_TRACE_CHUNK_EVENTS * sizeof *ev);
+	size_t n;
+	cr_assert(c && ev);
+	cr_assert_eq(alloclab_trace_next_chunk(c, ev, &n, err, sizeof err), 1, "%s", err);
+	uint64_t at = alloclab_trace_cursor_chunk_offset(c);
+	free(ev);
+	alloclab_trace_cursor_free(c);
+	alloclab_trace_close(t);
+	return at;
+}
+
+/* A free by thread 1 of thread 0's object that thread 0 allocated once:
+ * a generation never allocated, or the one allocated freed twice (by
+ * thread 1 twice, or by thread 1 after thread 0 freed it itself). Only at
+ * the end does validation know a slot's releases do not add up; the
+ * message names the event to blame (thread 1's sixth, after five of its
+ * own), its chunk's byte, the slot and the file, not the slot alone. */
+Test(trace, a_wrong_release_by_another_thread_is_named_by_its_event)
+{
+	char *dir = scratch_dir(), *bad = path_in(dir, "remote.trace");
+	for (int k = 0; k < 3; k++) {
+		struct alloclab_trace_writer *w = writer(bad);
+		put(w, 0, ALLOCLAB_TRACE_MALLOC, 8, 0, 0);
+		if (k == 2)
+			put(w, 0, ALLOCLAB_TRACE_FREE, 0, 0, 0);
+		for (unsigned i = 0; i < 5; i++)
+			put(w, 1, i % 2 ? ALLOCLAB_TRACE_FREE : ALLOCLAB_TRACE_MALLOC, 16, 0, 0);
+		struct alloclab_trace_event e = {.op = ALLOCLAB_TRACE_FREE, .remote = 1, .old_owner = 0, .old_slot = 0,
+						 .arg = k == 0 ? 3 : 0};
+		cr_assert_eq(alloclab_trace_write(w, 1, &e), 0);
+		if (k == 1)
+			cr_assert_eq(alloclab_trace_write(w, 1, &e), 0);
+		finish(w);
+
+		char where[160];
+		snprintf(where, sizeof where, "thread 1, event %d (chunk at byte %llu): free of thread 0's object in slot 0, "
+					      "generation %d",
+			 k == 1 ? 6 : 5, (unsigned long long)first_chunk_at(bad, 1), k == 0 ? 3 : 0);
+		assert_refused(dir, bad, where);
+		assert_refused(dir, bad, k == 0 ? "before (or without) its allocation" : "a double free");
+		unlink(bad);
+	}
+}

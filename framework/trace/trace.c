@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE 1
 #include "trace/trace.h"
+#include "trace/bad_release.h"
 #include "base/invariant.h"
 #include "memory/resident.h"
 
@@ -1155,17 +1156,32 @@ static int validate_thread(struct alloclab_trace *t, struct slot_tables *v, int 
 }
 
 /* Every remote reference names a generation its owner allocated, and the
- * slots live at the end account for the remote releases left. */
-static int check_remote_references(struct alloclab_trace *t, const struct slot_tables *v, char *err, size_t err_len)
+ * slots live at the end account for the remote releases left. A slot that
+ * does not add up is told by the release to blame, found by reading the
+ * trace again (bad_release.c): its thread, its event and its chunk's byte. */
+static int check_remote_references(struct alloclab_trace *t, const struct slot_tables *v,
+				   struct alloclab_trace_event *ev, char *err, size_t err_len)
 {
 	for (unsigned th = 0; th < t->nthreads; th++)
 		for (uint32_t s = 0; s < t->threads[th].slots; s++) {
 			uint32_t allocated = v->state[th][s] & ~LIVE;
-			if (v->maxgen[th][s] > allocated || v->remote[th][s] > ((v->state[th][s] & LIVE) ? 1u : 0u))
+			if (v->maxgen[th][s] <= allocated && v->remote[th][s] <= ((v->state[th][s] & LIVE) ? 1u : 0u))
+				continue;
+			const char *why = v->maxgen[th][s] > allocated
+						  ? "before (or without) its allocation"
+						  : "more often than it is allocated (a double free)";
+			struct alloclab_trace_event_at at;
+			int found = alloclab_trace_find_bad_release(t, th, s, allocated, ev, &at, err, err_len);
+			if (found < 0)
+				return -1;
+			if (found == 0)
 				return tfail(t->name, err, err_len,
 					     "thread %u's object in slot %" PRIu32 " is freed by another thread %s", th, s,
-					     v->maxgen[th][s] > allocated ? "before (or without) its allocation"
-									  : "more often than it is allocated (a double free)");
+					     why);
+			return tfail(t->name, err, err_len,
+				     "thread %u, event %" PRIu64 " (chunk at byte %" PRIu64 "): free of thread %u's object "
+				     "in slot %" PRIu32 ", generation %" PRIu64 ", by another thread %s",
+				     at.thread, at.event, at.chunk_offset, th, s, at.generation, why);
 		}
 	return 0;
 }
@@ -1209,7 +1225,7 @@ int alloclab_trace_validate(struct alloclab_trace *t, struct alloclab_trace_summ
 		for (unsigned th = 0; th < t->nthreads; th++)
 			if (validate_thread(t, &v, pass, th, ev, err, err_len) != 0)
 				goto out;
-	if (check_remote_references(t, &v, err, err_len) != 0)
+	if (check_remote_references(t, &v, ev, err, err_len) != 0)
 		goto out;
 	if (sum)
 		*sum = v.counted;
