@@ -7,6 +7,7 @@
  * the same), 2 on bad input (shards of different plans, a shard twice).
  */
 #include "cli.h"
+#include "base/shell_word.h"
 #include "run_options.h"
 #include "results/merge.h"
 #include "plugin/loader.h"
@@ -68,19 +69,24 @@ int alloclab_cmd_merge(int argc, char **argv)
 		return alloclab_usage_error("merge", "at most %d shards", MAX_SHARDS);
 	if (alloclab_output_usable(output, ALLOCLAB_OUTPUT_RESULTS, err, sizeof err) != 0)
 		return alloclab_usage_error("merge", "%s", err);
+	char named[2][ALLOCLAB_PRINTED_LEN];
 	for (int i = 0; i < n; i++) {
 		files[i] = argv[optind + i];
 		/* The merge replaces -o whole: were it a shard, that shard would
 		 * be lost to a partial merge. */
 		if (strcmp(files[i], output) == 0 || alloclab_output_is_input(output, files[i]))
 			return alloclab_usage_error("merge", "-o %s is one of the shards to merge (%s): give the merge a "
-							     "file of its own", output, files[i]);
+							     "file of its own",
+						    alloclab_printable(output, named[0], sizeof named[0]),
+						    alloclab_printable(files[i], named[1], sizeof named[1]));
 		for (int k = 0; k < i; k++)
 			if (strcmp(files[k], files[i]) == 0)
-				return alloclab_usage_error("merge", "%s is named twice: name each shard once", files[i]);
+				return alloclab_usage_error("merge", "%s is named twice: name each shard once",
+							    alloclab_printable(files[i], named[0], sizeof named[0]));
 			else if (alloclab_output_is_input(files[k], files[i]))
-				return alloclab_usage_error("merge", "%s and %s are one file: name each shard once", files[k],
-							    files[i]);
+				return alloclab_usage_error("merge", "%s and %s are one file: name each shard once",
+							    alloclab_printable(files[k], named[0], sizeof named[0]),
+							    alloclab_printable(files[i], named[1], sizeof named[1]));
 	}
 	for (int i = 0; i < n; i++)
 		if ((shards[i] = alloclab_cli_load(files[i])) == NULL)

@@ -213,3 +213,55 @@ Test(cli, exec_holds_its_timeout_in_every_path_and_says_so, .timeout = 240)
 	cr_expect(strstr(r.err, "-p given twice ('system' and 'mimalloc')") && count_lines(r.err) == 1, "%s", r.err);
 	cmd_result_free(&r);
 }
+
+/* merge refuses shards that do not go together by naming the field, both
+ * files and their two values, the files as alloclab_printable shows them:
+ * shards of two plans, shards measured in two environments, one shard
+ * twice. */
+Test(cli, merge_refusals_name_the_field_and_both_files, .timeout = 240)
+{
+	char *dir = scratch_dir(), hostile[64];
+	snprintf(hostile, sizeof hostile, "other\033[31m.json");
+	const char *const common[] = {"run", "-q", "-p", "system", "-t", "1", "-n", "2", "-v", "1", "--shard"};
+	struct {
+		const char *workload, *shard, *file, *env;
+	} runs[] = {
+		{"churn:ops=100", "1/2", "first.json", NULL},
+		{"churn:ops=200", "2/2", hostile, NULL},
+		{"churn:ops=100", "2/2", "perturbed.json", "MALLOC_PERTURB_=7"},
+		{"churn:ops=100", "1/2", "again.json", NULL},
+	};
+	for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
+		const char *args[20];
+		size_t n = 0;
+		for (size_t i = 0; i < sizeof common / sizeof *common; i++)
+			args[n++] = common[i];
+		args[n++] = runs[k].shard;
+		args[n++] = "-w";
+		args[n++] = runs[k].workload;
+		args[n++] = "-o";
+		args[n++] = runs[k].file;
+		args[n] = NULL;
+		struct cmd_result r = run_alloclab_env(dir, args, (const char *const[]){runs[k].env, NULL});
+		cr_assert_eq(r.status, 0, "%s: %s", runs[k].file, r.err);
+		cmd_result_free(&r);
+	}
+	struct {
+		const char *other, *words[4];
+	} refusals[] = {
+		{hostile, {"first.json and other?[31m.json differ in metadata.shard.plan: '", "' in first.json, '",
+			   "' in other?[31m.json", NULL}},
+		{"perturbed.json", {"first.json and perturbed.json differ in metadata.allocator_environment",
+				    "perturbed.json ran with MALLOC_PERTURB_=7, first.json without", NULL}},
+		{"again.json", {"first.json and again.json are both shard 1 of 2 (metadata.shard.index 1 in each", NULL}},
+	};
+	for (size_t k = 0; k < sizeof refusals / sizeof *refusals; k++) {
+		struct cmd_result r = run_alloclab(
+			dir, (const char *const[]){"merge", "-o", "merged.json", "first.json", refusals[k].other, NULL});
+		cr_expect_eq(r.status, 2, "%s: %s", refusals[k].other, r.err);
+		cr_expect(count_lines(r.err) == 1 && strchr(r.err, '\033') == NULL, "%s", r.err);
+		for (size_t w = 0; refusals[k].words[w]; w++)
+			cr_expect(strstr(r.err, refusals[k].words[w]), "%zu: no '%s' in: %s", k, refusals[k].words[w], r.err);
+		cmd_result_free(&r);
+	}
+}

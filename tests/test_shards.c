@@ -237,7 +237,7 @@ Test(shards, merge_puts_them_together_and_refuses_what_is_not_one_plan, .timeout
 		const char *second, *says;
 	} refused[] = {
 		{"s2again.json", "s2.json and s2again.json are both shard 2 of 3"},
-		{"o2.json", "a shard of plan"},
+		{"o2.json", "differ in metadata.shard.plan"},
 		{"whole.json", "not a shard"},
 	};
 	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {

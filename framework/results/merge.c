@@ -3,6 +3,7 @@
 #include "results/results_keys.h"
 
 #include "base/lengths.h"
+#include "base/shell_word.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +15,33 @@ static const char *meta_text(const struct alloclab_results *r, const char *key)
 	return s ? s : "unknown";
 }
 
-/* The cells of b lay out as a's: the same plugins, workloads,
- * parameters, threads and alignment, in the same order. */
-static int same_cells(const struct alloclab_results *a, const struct alloclab_results *b, char *why, size_t len)
+/* Room for one printed text of a refusal: a path or a value from a file. */
+#define SHOWN 160
+
+/* A refusal of two files that disagree: the field, both files and their
+ * two values, every one as alloclab_printable shows it (paths and values
+ * come from outside), and what to do. */
+static void differ(char *err, size_t err_len, const char *field, const char *file_a, const char *a,
+		   const char *file_b, const char *b, const char *advice)
 {
+	char fa[SHOWN], fb[SHOWN], va[SHOWN], vb[SHOWN];
+	alloclab_printable(file_a, fa, sizeof fa);
+	alloclab_printable(file_b, fb, sizeof fb);
+	snprintf(err, err_len, "%s and %s differ in %s: '%s' in %s, '%s' in %s: %s", fa, fb, field,
+		 alloclab_printable(a, va, sizeof va), fa, alloclab_printable(b, vb, sizeof vb), fb, advice);
+}
+
+/* The cells of b lay out as a's: the same plugins, workloads,
+ * parameters, threads and alignment, in the same order. Otherwise the
+ * refusal naming both files. */
+static int same_cells(const struct alloclab_results *a, const char *file_a, const struct alloclab_results *b,
+		      const char *file_b, char *err, size_t err_len)
+{
+	char field[64], va[400], vb[400];
 	if (a->ncells != b->ncells) {
-		snprintf(why, len, "%u cells, not %u", b->ncells, a->ncells);
+		snprintf(va, sizeof va, "%u", a->ncells);
+		snprintf(vb, sizeof vb, "%u", b->ncells);
+		differ(err, err_len, "the number of cells", file_a, va, file_b, vb, "merge shards of one plan");
 		return 0;
 	}
 	for (unsigned i = 0; i < a->ncells; i++) {
@@ -27,8 +49,14 @@ static int same_cells(const struct alloclab_results *a, const struct alloclab_re
 		if (strcmp(x->plugin, y->plugin) != 0 || strcmp(x->workload, y->workload) != 0 ||
 		    !json_equal(x->params, y->params) || x->threads != y->threads || x->cache_aligned != y->cache_aligned ||
 		    strcmp(x->metric, y->metric) != 0) {
-			snprintf(why, len, "cell %u is %.48s %.48s threads=%u, not %.48s %.48s threads=%u", i, y->plugin,
-				 y->workload, y->threads, x->plugin, x->workload, x->threads);
+			snprintf(field, sizeof field, "cells[%u]", i);
+			snprintf(va, sizeof va, "%.120s %.120s threads=%u%s %s", x->plugin, x->workload, x->threads,
+				 x->cache_aligned ? " cache-aligned" : "", x->metric);
+			snprintf(vb, sizeof vb, "%.120s %.120s threads=%u%s %s", y->plugin, y->workload, y->threads,
+				 y->cache_aligned ? " cache-aligned" : "", y->metric);
+			if (strcmp(va, vb) == 0)
+				snprintf(field, sizeof field, "cells[%u].parameters", i);
+			differ(err, err_len, field, file_a, va, file_b, vb, "merge shards of one plan");
 			return 0;
 		}
 	}
@@ -38,42 +66,48 @@ static int same_cells(const struct alloclab_results *a, const struct alloclab_re
 static int check_shard(const struct alloclab_results *first, const char *first_file, const struct alloclab_results *s,
 		       const char *file, char *err, size_t err_len)
 {
-	char why[600];
+	char why[600], va[32], vb[32], field[96];
 	const struct alloclab_run_facts *f = &first->facts, *g = &s->facts;
 
 	if (g->shard_count == 0) {
-		snprintf(err, err_len, "%s: not a shard (made without --shard K/N)", file);
+		char shown[SHOWN];
+		snprintf(err, err_len, "%s: not a shard (no metadata.shard: made without --shard K/N)",
+			 alloclab_printable(file, shown, sizeof shown));
 		return -1;
 	}
 	if (strcmp(meta_text(first, "alloclab_version"), meta_text(s, "alloclab_version")) != 0) {
-		snprintf(err, err_len, "%s: made by alloclab %.64s, and %s by %.64s: merge shards of one build", file,
-			 meta_text(s, "alloclab_version"), first_file, meta_text(first, "alloclab_version"));
+		differ(err, err_len, "metadata.alloclab_version", first_file, meta_text(first, "alloclab_version"), file,
+		       meta_text(s, "alloclab_version"), "merge shards of one build");
 		return -1;
 	}
 	if (strcmp(f->shard_plan, g->shard_plan) != 0) {
-		snprintf(err, err_len, "%s: a shard of plan %s, and %s of plan %s: another command line or other cells",
-			 file, g->shard_plan, first_file, f->shard_plan);
+		differ(err, err_len, "metadata.shard.plan", first_file, f->shard_plan, file, g->shard_plan,
+		       "another command line or other cells");
 		return -1;
 	}
 	if (f->shard_count != g->shard_count) {
-		snprintf(err, err_len, "%s: shard %u of %u, and %s of %u", file, g->shard_index, g->shard_count, first_file,
-			 f->shard_count);
+		snprintf(va, sizeof va, "%u", f->shard_count);
+		snprintf(vb, sizeof vb, "%u", g->shard_count);
+		differ(err, err_len, "metadata.shard.count", first_file, va, file, vb, "merge shards of one plan");
 		return -1;
 	}
-	if (!same_cells(first, s, why, sizeof why)) {
-		snprintf(err, err_len, "%s: its cells are not %s's: %s", file, first_file, why);
+	if (!same_cells(first, first_file, s, file, err, err_len))
 		return -1;
-	}
 	/* Every shard's workers ran one allocator: not one set by an
 	 * environment another shard did not have. */
 	if (alloclab_results_env_difference(first, s, why, sizeof why)) {
-		snprintf(err, err_len, "%s: %s: merge shards measured with one environment", file, why);
+		char fa[SHOWN], fb[SHOWN], shown[sizeof why];
+		snprintf(err, err_len, "%s and %s differ in metadata.allocator_environment: %s: merge shards measured with "
+			 "one environment", alloclab_printable(first_file, fa, sizeof fa),
+			 alloclab_printable(file, fb, sizeof fb), alloclab_printable(why, shown, sizeof shown));
 		return -1;
 	}
 	for (unsigned i = 0; i < s->ncells; i++)
 		if (g->cell_processes[i] != f->cell_processes[i]) {
-			snprintf(err, err_len, "%s: cell %u plans %u processes, and %s's %u", file, i, g->cell_processes[i],
-				 first_file, f->cell_processes[i]);
+			snprintf(field, sizeof field, "metadata.shard.cell_processes[%u]", i);
+			snprintf(va, sizeof va, "%u", f->cell_processes[i]);
+			snprintf(vb, sizeof vb, "%u", g->cell_processes[i]);
+			differ(err, err_len, field, first_file, va, file, vb, "merge shards of one plan");
 			return -1;
 		}
 	return 0;
@@ -123,8 +157,11 @@ static unsigned *shard_positions(struct alloclab_results *const *shards, const c
 	for (unsigned i = 0; i < n; i++) {
 		unsigned k = shards[i]->facts.shard_index;
 		if (given[k]) {
-			snprintf(err, err_len, "%s and %s are both shard %u of %u (one shard measured twice, or a copy): "
-				 "give one of them", files[given[k] - 1], files[i], k, count);
+			char fa[SHOWN], fb[SHOWN];
+			snprintf(err, err_len, "%s and %s are both shard %u of %u (metadata.shard.index %u in each: one "
+				 "shard measured twice, or a copy): give one of them",
+				 alloclab_printable(files[given[k] - 1], fa, sizeof fa),
+				 alloclab_printable(files[i], fb, sizeof fb), k, count, k);
 			free(given);
 			return NULL;
 		}
@@ -167,9 +204,12 @@ static int merge_cell(struct alloclab_results *m, struct alloclab_results *const
 			struct alloclab_process copy;
 			int j = holder(shards, i, c, sc->procs[p].index);
 			if (j >= 0) {
-				snprintf(err, err_len, "%s and %s both hold process %u of cell %u (%.48s %.48s threads=%u): "
-					 "shards whose rounds overlap", files[j], files[i], sc->procs[p].index, c, sc->plugin,
-					 sc->workload, sc->threads);
+				char fa[SHOWN], fb[SHOWN], plugin[SHOWN], workload[SHOWN];
+				snprintf(err, err_len, "%s and %s both hold process %u of cell %u (%.48s %.48s threads=%u; "
+					 "cells[%u].processes): shards whose rounds overlap",
+					 alloclab_printable(files[j], fa, sizeof fa), alloclab_printable(files[i], fb, sizeof fb),
+					 sc->procs[p].index, c, alloclab_printable(sc->plugin, plugin, sizeof plugin),
+					 alloclab_printable(sc->workload, workload, sizeof workload), sc->threads, c);
 				return -1;
 			}
 			copy_process(&sc->procs[p], sc, shards[i], &copy);
