@@ -31,6 +31,10 @@ static json_t *entry_json(const struct alloclab_comparison_entry *e)
 	json_object_set_new(j, "tested", json_string(alloclab_tested_text(e->tested)));
 	json_object_set_new(j, "significant", json_boolean(e->significant));
 	json_object_set_new(j, "reachable", json_boolean(e->reachable));
+	/* Where the test cannot decide at these counts: how many it takes,
+	 * so that a reader of the JSON need not parse the warning. */
+	if (!e->reachable && e->processes_needed)
+		json_object_set_new(j, "processes_needed", json_integer((json_int_t)e->processes_needed));
 	return j;
 }
 

@@ -56,7 +56,10 @@ static void cell_text(const struct alloclab_comparison *cmp, const struct allocl
 		return;
 	}
 	if (e->verdict == ALLOCLAB_VERDICT_CANNOT_TELL) {
-		snprintf(out, len, "%s: cannot tell (too few processes)", t);
+		if (e->processes_needed)
+			snprintf(out, len, "%s: cannot tell (too few processes: needs %zu a side)", t, e->processes_needed);
+		else
+			snprintf(out, len, "%s: cannot tell (too few processes)", t);
 		return;
 	}
 	/* Compare's tables give the paired intervals (what a paired run is
@@ -168,6 +171,31 @@ static void print_row_list(const struct alloclab_comparison *cmp, FILE *out, con
 	fputc('\n', out);
 }
 
+/* The most processes a side any row that cannot be resolved needs: 0
+ * when every row could be. */
+static size_t most_needed(const struct alloclab_comparison *cmp)
+{
+	size_t most = 0;
+	for (size_t i = 0; i < cmp->nrows; i++)
+		for (size_t c = 1; c < cmp->ncols; c++) {
+			const struct alloclab_comparison_entry *e = &cmp->rows[i].entries[c];
+			if (e->compared && !e->reachable && e->processes_needed > most)
+				most = e->processes_needed;
+		}
+	return most;
+}
+
+/* Under the rows that cannot be resolved: why, and what would resolve
+ * them, so that none reads as a difference inside the noise. */
+static void print_needed(const struct alloclab_comparison *cmp, FILE *out)
+{
+	size_t needed = most_needed(cmp);
+	if (needed)
+		fprintf(out, "  (these cannot be resolved at the processes measured, whatever their times: the test "
+			     "cannot reach p < %.2f with so few; measure at least %zu processes per side, -n %zu)\n",
+			cmp->alpha, needed, needed);
+}
+
 static void print_not_significant(const struct alloclab_comparison *cmp, FILE *out)
 {
 	if (strncmp(cmp->metric, "latency_", 8) == 0)
@@ -177,6 +205,7 @@ static void print_not_significant(const struct alloclab_comparison *cmp, FILE *o
 		fprintf(out, "Compared: %s, one figure per process (docs/guides/memory.md)\n", cmp->metric);
 	print_row_list(cmp, out, cmp->paired ? "Not resolved" : "Not significant", row_plain_not_significant);
 	print_row_list(cmp, out, "Cannot be significant with the processes measured", alloclab_row_unreachable);
+	print_needed(cmp, out);
 	print_row_list(cmp, out, "Not measured in every column (error, not applicable, or no latency)",
 		       alloclab_row_unmeasured);
 }
@@ -322,7 +351,11 @@ static void print_csv(const struct alloclab_comparison *cmp, FILE *out)
 			fprintf(out, ",%.6f,", e->compared ? e->ratio : 0.0);
 			if (e->compared && e->has_p)
 				fprintf(out, "%.6g", e->p);
-			fprintf(out, ",%s", e->significant ? "yes" : "no");
+			/* Never a bare "no" where the test could not decide. */
+			if (e->compared && !e->reachable && e->processes_needed)
+				fprintf(out, ",cannot tell (needs %zu processes per side)", e->processes_needed);
+			else
+				fprintf(out, ",%s", e->significant ? "yes" : "no");
 			if (paired && e->has_interval && e->tested == ALLOCLAB_TESTED_PAIRED)
 				fprintf(out, ",%.6f,%.6f", e->lo, e->hi);
 			else if (paired)

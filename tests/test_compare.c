@@ -503,3 +503,45 @@ Test(compare, twenty_thousand_cells_in_linear_time, .timeout = 600)
 		cmd_result_free(&res);
 	}
 }
+
+/* With 3 processes a side the rank test's smallest p is 0.1: no row can be
+ * resolved at that count, whatever the times. Every format says so, and
+ * how many processes would do, never a bare "no" or "not significant". */
+Test(compare, too_few_processes_are_said_with_the_count_needed_in_every_format, .timeout = 180)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-q", "-p", "system", "-p", "mimalloc", "-w",
+								      "churn:ops=2000", "-t", "1", "-n", "3", "-v", "1",
+								      "-o", "r.json", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	static const struct {
+		const char *format, *says;
+	} formats[] = {
+		{"rst", "Cannot be significant with the processes measured (1): churn\n  (these cannot be resolved at the "
+			"processes measured, whatever their times: the test cannot reach p < 0.05 with so few; measure at "
+			"least 4 processes per side, -n 4)"},
+		{"markdown", "measure at least 4 processes per side, -n 4)"},
+		{"csv", "\nchurn,"},
+		{"json", "\"processes_needed\": 4"},
+	};
+	for (size_t k = 0; k < sizeof formats / sizeof *formats; k++) {
+		r = run_alloclab(dir, (const char *const[]){"compare", "r.json", "--plugins", "system,mimalloc", "-f",
+							    formats[k].format, NULL});
+		cr_expect_eq(r.status, 0, "%s: %s", formats[k].format, r.err);
+		cr_expect(strstr(r.out, formats[k].says), "%s: %s", formats[k].format, r.out);
+		if (strcmp(formats[k].format, "csv") == 0)
+			cr_expect(strstr(r.out, ",cannot tell (needs 4 processes per side)\n") && !strstr(r.out, ",no\n"),
+				  "%s", r.out);
+		if (strcmp(formats[k].format, "json") == 0) {
+			json_t *doc = json_loads(r.out, 0, NULL);
+			json_t *e = json_array_get(json_object_get(json_array_get(json_object_get(doc, "rows"), 0), "columns"),
+						   1);
+			cr_expect(json_is_false(json_object_get(e, "reachable")) &&
+					  json_integer_value(json_object_get(e, "processes_needed")) == 4,
+				  "%s", r.out);
+			json_decref(doc);
+		}
+		cmd_result_free(&r);
+	}
+}

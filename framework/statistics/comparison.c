@@ -258,8 +258,10 @@ static void paired_entry(struct building *k, size_t c, struct alloclab_compariso
 	e->tested = ALLOCLAB_TESTED_PAIRED;
 	e->reachable = st->n >= 2;
 	e->significant = st->resolved && fabs(st->ratio - 1) * 100 >= k->o->min_speed;
-	if (!e->reachable)
+	if (!e->reachable) {
+		e->processes_needed = 2;
 		warn(e, "one paired process has no interval: measure at least 2 (-n)");
+	}
 	k->cmp->paired = 1;
 	count_ratio(k, c, st->ratio);
 	set_verdict(e);
@@ -332,6 +334,7 @@ static void test_against_base(struct building *k, size_t c, struct alloclab_comp
 	e->statistic = t.statistic;
 	if (!e->reachable) {
 		int by_process = e->tested == ALLOCLAB_TESTED_PROCESSES;
+		e->processes_needed = alloclab_mann_whitney_needed(ALLOCLAB_ALPHA);
 		warn(e,
 		     "the rank test cannot reach p < %.2f with %zu and %zu %s (smallest p %.3f): "
 		     "measure at least %zu processes per side (-n)",

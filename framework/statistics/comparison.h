@@ -121,6 +121,9 @@ struct alloclab_comparison_entry {
 	double p_interval;
 	enum alloclab_tested tested;
 	int reachable;       /* the test could decide with these samples */
+	/* Not reachable: the processes a side (paired: processes) at which
+	 * the test could decide; 0 when reachable. Every format says it. */
+	size_t processes_needed;
 	int significant;     /* reachable, decided, and at least min_speed percent */
 	enum alloclab_verdict verdict;
 	char **warnings;     /* pyperf check's kind: few values, unstable, outliers; CPU models; reachability;
