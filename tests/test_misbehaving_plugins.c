@@ -437,3 +437,32 @@ Test(misbehaving_plugins, a_plugin_without_pipes_is_held_to_the_memory_limit, .t
 	cr_expect((double)(t1.tv_sec - t0.tv_sec) < 45, "held until its deadline: %ld s", (long)(t1.tv_sec - t0.tv_sec));
 	cmd_result_free(&r);
 }
+
+/* A plugin that crashes or aborts in create, the first op any process
+ * calls: every command that loads it names it, by its label where it has
+ * one and by its file, and the step. */
+Test(misbehaving_plugins, a_crash_in_create_names_the_plugin_its_label_and_the_step, .timeout = 180)
+{
+	char *dir = scratch_dir(), labelled[4300], aborting[4300];
+	const char *plugin = test_plugin("bad_create");
+	snprintf(labelled, sizeof labelled, "%s:as=mine", plugin);
+	snprintf(aborting, sizeof aborting, "%s:how=abort,as=mine", plugin);
+	const struct {
+		const char *const *args;
+		const char *says;
+	} commands[] = {
+		{(const char *const[]){"run", "-p", labelled, "-w", "churn:ops=100", "-o", "r.json", NULL}, "signal 11"},
+		{(const char *const[]){"run", "-p", aborting, "-w", "churn:ops=100", "-o", "r.json", NULL}, "signal 6"},
+		{(const char *const[]){"exec", "-p", labelled, "--", "/bin/true", NULL}, "signal 11"},
+		{(const char *const[]){"check", labelled, NULL}, "signal 11"},
+		{(const char *const[]){"record", "-p", labelled, "-w", "churn:ops=100", "-o", "t.trace", NULL}, "signal 11"},
+	};
+	for (size_t k = 0; k < sizeof commands / sizeof *commands; k++) {
+		struct cmd_result r = run_alloclab(dir, commands[k].args);
+		cr_expect_eq(r.status, 2, "%s: %d %s", commands[k].args[0], r.status, r.err);
+		cr_expect(strstr(r.err, "plugin 'mine'") && strstr(r.err, plugin) && strstr(r.err, commands[k].says) &&
+				  strstr(r.err, "in create") && count_lines(r.err) == 1,
+			  "%s: %s", commands[k].args[0], r.err);
+		cmd_result_free(&r);
+	}
+}

@@ -97,7 +97,13 @@ int alloclab_probe_isolated(const struct alloclab_plugin_arg *plugin, double tim
 	obj = alloclab_child_answer(&res, plugin->spec, timeout_s, &na, why, sizeof why);
 	if (obj == NULL || alloclab_probe_from_json(obj, out, why, sizeof why) != 0) {
 		alloclab_child_add_printed(&res, why, sizeof why);
-		if (strchr(plugin->spec, '/') || strstr(why, plugin->spec))
+		/* Named as the run's tables name it too: its label, then its
+		 * file where the words do not already hold it. */
+		if (plugin->as && (strchr(plugin->spec, '/') || strstr(why, plugin->spec)))
+			snprintf(err, err_len, "plugin '%s': %s", plugin->as, why);
+		else if (plugin->as)
+			snprintf(err, err_len, "plugin '%s' (%s): %s", plugin->as, plugin->spec, why);
+		else if (strchr(plugin->spec, '/') || strstr(why, plugin->spec))
 			snprintf(err, err_len, "%s", why);
 		else
 			snprintf(err, err_len, "plugin '%s': %s", plugin->spec, why);
