@@ -598,3 +598,30 @@ Test(paired, page_faults_are_each_plugins_own, .timeout = 240)
 	cr_expect(strstr(r.out, "faults/kop") && !strstr(r.out, "time includes"), "%s", r.out);
 	cmd_result_free(&r);
 }
+
+/* A plugin that keeps a freed pointer and writes into it on a later
+ * malloc, paired with system (both on the C library's malloc, so the
+ * block it writes into may be either's by then): the worker finds blocks
+ * changed and cannot tell by whom, so each member is measured alone, and
+ * the one that changes its blocks alone too is named in its cell, the
+ * other's cell saying it was lost with it. Before, both cells read "a
+ * plugin of the pair wrote ... (which one, pairing cannot tell)". */
+Test(paired, a_plugin_writing_into_freed_blocks_is_named, .timeout = 240)
+{
+	char *dir = scratch_dir();
+	char bad[4200];
+	snprintf(bad, sizeof bad, "%s:as=bad", test_plugin("uaf_later"));
+	for (int sliced = 0; sliced < 2; sliced++) {
+		struct alloclab_results *res = pair_run(dir, "system", bad, sliced ? "s.json" : "v.json", sliced);
+		const struct alloclab_cell *b = cell_of(res, "bad", 2), *sys = cell_of(res, "system", 2);
+		cr_assert(b && sys);
+		cr_expect(b->status == ALLOCLAB_CELL_ERROR && b->message &&
+				  strstr(b->message, "plugin 'bad' changes blocks it handed out or freed: measured alone") &&
+				  strstr(b->message, "where the workload wrote 0x01"),
+			  "%s: %s", sliced ? "slices" : "values", b->message ? b->message : "ok");
+		cr_expect(sys->status == ALLOCLAB_CELL_ERROR && sys->message &&
+				  strstr(sys->message, "lost with its pair when 'bad' failed"),
+			  "%s: %s", sliced ? "slices" : "values", sys->message ? sys->message : "ok");
+		alloclab_results_free(res);
+	}
+}

@@ -243,6 +243,10 @@ void alloclab_run_pair_slots(struct alloclab_run *run)
 
 /* ---- a round ---- */
 
+/* A slot's failure, said: a worker's, or a paired worker's with what its
+ * members did alone (find_block_writer). */
+#define PAIR_WHY_LEN (3 * ALLOCLAB_ERR_LEN)
+
 /* Whether the slot has all it needs after this round: every process the
  * plan asks for, or with -n auto at least the least and an interval of
  * every plugin's ratio within --ci. */
@@ -271,7 +275,7 @@ static int slot_done(const struct alloclab_run *run, const struct pair_slot *s, 
 static int slot_failed(struct alloclab_run *run, struct pair_slot *s, unsigned round, int na, const char *why,
 		       int culprit, struct alloclab_memory_timeline *memory, char *err, size_t err_len)
 {
-	char line[ALLOCLAB_ERR_LEN + 32], lost[2 * ALLOCLAB_ERR_LEN];
+	char line[PAIR_WHY_LEN + 32], lost[PAIR_WHY_LEN + ALLOCLAB_ERR_LEN];
 	snprintf(line, sizeof line, "process %u: %s", round + 1, why);
 	if (culprit >= 0)
 		snprintf(lost, sizeof lost, "process %u: " ALLOCLAB_LOST_WITH_PAIR " '%s' failed: %s", round + 1,
@@ -364,12 +368,55 @@ static int processes_round(struct alloclab_run *run, struct pair_slot *s, unsign
 	return 0;
 }
 
+/*
+ * A paired worker found a member's blocks changed and could not tell
+ * which plugin changed them: two plugins built on one malloc (the C
+ * library's) share the memory beneath them, and one's write into a block
+ * it freed lands in a block the other holds by then. Each member is then
+ * measured once alone, in a process of its own whose blocks are checked
+ * as every unpaired worker's are: a plugin that changes blocks alone too
+ * is the one that wrote (1, *culprit and why say so, with what it did
+ * alone). When none does alone, the writes were into another member's
+ * memory while the writer ran, and why says that (0). This costs the run
+ * nothing measured: it happens only once the slot has failed, with every
+ * process it measured kept as it was. *interrupted as the runner's.
+ */
+static int find_block_writer(struct alloclab_run *run, struct pair_slot *s, struct alloclab_progress *pg,
+			     int *interrupted, int *culprit, char *why, size_t why_len)
+{
+	char paired[ALLOCLAB_ERR_LEN];
+	_Static_assert(PAIR_WHY_LEN >= 2 * ALLOCLAB_ERR_LEN + 200, "room for both failures and the words between");
+	snprintf(paired, sizeof paired, "%.*s", (int)sizeof paired - 1, why);
+	for (unsigned k = 0; k < s->ncells; k++) {
+		struct planned_cell *c = &run->cells[s->cell[k]];
+		struct alloclab_process proc;
+		char alone[ALLOCLAB_ERR_LEN], label[600];
+		const char *name = run->results->cells[s->cell[k]].plugin;
+		snprintf(label, sizeof label, "%s alone %s threads=%u: which plugin changed the pair's blocks", name,
+			 c->spec.workload->name, c->spec.threads);
+		alloclab_progress_show(pg, label);
+		int rc = alloclab_measure_isolated(&c->spec, run->cfg->timeout_s, &proc, interrupted, alone, sizeof alone);
+		alloclab_process_clear(&proc);
+		if (*interrupted)
+			return 0;
+		if (rc == -1) {
+			*culprit = (int)k;
+			snprintf(why, why_len, "plugin '%s' changes blocks it handed out or freed: measured alone, %s; "
+				 "paired, %s", name, alone, paired);
+			return 1;
+		}
+	}
+	snprintf(why, why_len, "%s, while it was not their holder's turn: measured alone, no plugin of the pair "
+		 "changed its blocks, so one wrote into another's memory (which one, pairing cannot tell)", paired);
+	return 0;
+}
+
 int alloclab_run_pair_round(struct alloclab_run *run, unsigned si, unsigned round, struct alloclab_progress *pg,
 			    int *interrupted, char *err, size_t err_len)
 {
 	struct pair_slot *s = &run->slots[si];
 	struct alloclab_process procs[ALLOCLAB_MAX_PAIR];
-	char why[ALLOCLAB_ERR_LEN];
+	char why[PAIR_WHY_LEN];
 	int rc, culprit = -1;
 
 	*interrupted = 0;
@@ -393,6 +440,12 @@ int alloclab_run_pair_round(struct alloclab_run *run, unsigned si, unsigned roun
 	}
 	if (*interrupted)
 		return 0;
+	if (rc == -1 && culprit < 0 && strcmp(s->design, ALLOCLAB_PAIR_PROCESSES) != 0 &&
+	    strncmp(why, ALLOCLAB_PAIR_BLOCKS_CHANGED, strlen(ALLOCLAB_PAIR_BLOCKS_CHANGED)) == 0) {
+		find_block_writer(run, s, pg, interrupted, &culprit, why, sizeof why);
+		if (*interrupted)
+			return 0;
+	}
 	if (rc != 0) {
 		int na = rc == -2 && run->results->cells[s->cell[0]].nprocs == 0;
 		/* The failed worker's samples, wherever they were left (the

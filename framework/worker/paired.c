@@ -785,7 +785,7 @@ static int pair_failure(struct pair *p, char *err, size_t err_len)
 	if (p->changed && !p->blame) {
 		/* No plugin to blame: every cell says so, alike. */
 		unsigned k = (unsigned)p->changed - 1;
-		size_t used = (size_t)snprintf(err, err_len, "the blocks plugin '%s' held changed under the workload (",
+		size_t used = (size_t)snprintf(err, err_len, ALLOCLAB_PAIR_BLOCKS_CHANGED "%s' held changed under the workload (",
 					       alloclab_pair_member_name(p->m[k].spec));
 		for (unsigned i = 0; i < p->threads && used < err_len; i++)
 			if (p->m[k].error[i][0]) {
@@ -800,7 +800,7 @@ static int pair_failure(struct pair *p, char *err, size_t err_len)
 			}
 		if (used < err_len)
 			snprintf(err + used, err_len - used, ": a plugin of the pair wrote into a block it had freed or "
-				 "had not handed out (which one, pairing cannot tell)");
+				 "had not handed out");
 		return -1;
 	}
 	for (unsigned pass = 0; pass < 2; pass++)

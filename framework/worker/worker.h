@@ -58,6 +58,12 @@ int alloclab_measure_isolated_blame(const struct alloclab_cell_spec *spec, doubl
 				    struct alloclab_process *out, int *interrupted, int *culprit, char *err,
 				    size_t err_len);
 
+/* How a paired worker's failure begins when a member's blocks changed
+ * and the worker cannot tell which plugin of the pair changed them (no
+ * culprit): the runner then measures each member alone to find it
+ * (run/pair_slots.c). */
+#define ALLOCLAB_PAIR_BLOCKS_CHANGED "the blocks plugin '"
+
 /* The file descriptor a worker writes its answer on (alloclab_worker_send). */
 #define ALLOCLAB_WORKER_RESULT_FD 3
 
