@@ -26,6 +26,12 @@ void alloclab_ab_verdict_text(const struct alloclab_ab_row *r, char *out, size_t
 		snprintf(out, len, "%s", r->status);
 	} else if (r->verdict == ALLOCLAB_VERDICT_CANNOT_TELL) {
 		snprintf(out, len, "cannot tell (too few processes)");
+	} else if (r->has_size) {
+		/* Whether is the slices' answer, with their figures; how much
+		 * is the row's ratio (whole values). */
+		snprintf(out, len, "%s: slices %.4f [%.4f .. %.4f]",
+			 more ? "slower" : r->verdict == ALLOCLAB_VERDICT_LESS ? "faster" : "not resolved", r->ratio, r->lo,
+			 r->hi);
 	} else if (r->verdict != ALLOCLAB_VERDICT_LESS && !more) {
 		snprintf(out, len, r->metric == ALLOCLAB_AB_INSTRUCTIONS ? "the same" : "not resolved");
 	} else if (r->metric == ALLOCLAB_AB_INSTRUCTIONS) {
@@ -42,7 +48,9 @@ void alloclab_ab_verdict_text(const struct alloclab_ab_row *r, char *out, size_t
 
 static void interval_text(const struct alloclab_ab_row *r, char *out, size_t len)
 {
-	if (!r->has_interval)
+	if (r->has_size)
+		snprintf(out, len, "%.4f .. %.4f", r->size_lo, r->size_hi);
+	else if (!r->has_interval)
 		snprintf(out, len, "-");
 	else if (r->metric == ALLOCLAB_AB_INSTRUCTIONS && r->lo == r->hi)
 		snprintf(out, len, "exact");
@@ -64,7 +72,7 @@ static void row_texts(const struct alloclab_ab_row *r, char *b, char *h, char *r
 	level_text(r->metric, r->base, b, 32);
 	level_text(r->metric, r->head, h, 32);
 	interval_text(r, iv, 48);
-	snprintf(ratio, 16, "%.4f", r->ratio);
+	snprintf(ratio, 16, "%.4f", r->has_size ? r->size_ratio : r->ratio);
 }
 
 static const char *metric_label(enum alloclab_ab_metric m)
@@ -73,9 +81,9 @@ static const char *metric_label(enum alloclab_ab_metric m)
 }
 
 /* The gate's outcome of a row, in words: NULL when it passes. */
-static const char *gate_text(const struct alloclab_ab_row *r, const double *thresholds)
+static const char *gate_text(const struct alloclab_ab_row *r, const struct alloclab_ab_gate *thresholds)
 {
-	return thresholds && alloclab_ab_row_fails(r, thresholds[r->metric]) ? "FAIL" : NULL;
+	return thresholds && alloclab_ab_row_fails(r, thresholds) ? "FAIL" : NULL;
 }
 
 /* Each measured metric's design, a line each under the table. */
@@ -84,7 +92,15 @@ static void print_designs(const struct alloclab_ab_result *res, const char *bull
 	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
 		for (size_t i = 0; i < res->nrows; i++)
 			if (res->rows[i].metric == (enum alloclab_ab_metric)m) {
-				fprintf(out, "%s%s: %s\n", bullet, metric_label(res->rows[i].metric), res->rows[i].design);
+				const struct alloclab_ab_row *r = &res->rows[i];
+				if (r->has_size)
+					fprintf(out,
+						"%stime: whether from %s (the verdict, with its figures); how much from "
+						"paired whole values (the ratio and its interval, what a user of either "
+						"build sees; the gate's size)\n",
+						bullet, r->design);
+				else
+					fprintf(out, "%s%s: %s\n", bullet, metric_label(r->metric), r->design);
 				break;
 			}
 }
@@ -228,6 +244,12 @@ static void print_json(const struct alloclab_ab_report *rep, FILE *out)
 					r->has_interval ? json_pack("[f,f]", r->lo, r->hi) : json_null(), "verdict",
 					verdicts[r->verdict], "n", (int)r->n, "design", r->design, "fails",
 					gate_text(r, rep->thresholds) != NULL);
+		if (r->has_size)
+			json_object_set_new(row, "how_much",
+					    json_pack("{s:f,s:[f,f],s:s}", "ratio", r->size_ratio, "interval", r->size_lo,
+						      r->size_hi, "design", "paired, whole values"));
+		double threshold = rep->thresholds ? alloclab_ab_gate_threshold(rep->thresholds, r) : -1;
+		json_object_set_new(row, "threshold_percent", threshold >= 0 ? json_real(threshold) : json_null());
 		if (r->has_faults)
 			json_object_set_new(row, "faults_per_1000_ops",
 					    json_pack("{s:f,s:f,s:s?}", "base", r->base_faults, "head", r->head_faults, "note",
@@ -237,9 +259,13 @@ static void print_json(const struct alloclab_ab_report *rep, FILE *out)
 	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
 		if (res->files[m][0])
 			json_object_set_new(files, alloclab_ab_metric_names[m], json_string(res->files[m]));
+	if (res->size_file[0])
+		json_object_set_new(files, ALLOCLAB_AB_TIME_SIZE, json_string(res->size_file));
 	json_t *doc = json_pack("{s:s,s:s,s:o,s:o}", "base", rep->base_name, "head", rep->head_name, "rows", rows,
 				"results", files);
-	json_dumpf(doc, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	/* ASCII: a program that reads it sees every character of a name
+	 * escaped, none that a terminal would act on. */
+	json_dumpf(doc, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);
 	fputc('\n', out);
 	json_decref(doc);
 }

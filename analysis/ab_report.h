@@ -15,9 +15,8 @@
 struct alloclab_ab_report {
 	const struct alloclab_ab_result *result;
 	const char *base_name, *head_name; /* what each side is, for people (a path, a revision) */
-	/* Per metric, the gate's threshold in percent (< 0: none on it);
-	 * NULL: no gate. */
-	const double *thresholds;
+	/* The gate's thresholds (ab.h); NULL: no gate. */
+	const struct alloclab_ab_gate *thresholds;
 	/* Where the instructions went, per changed instructions row
 	 * (ab_functions.h); NULL, 0: not read. */
 	const struct alloclab_ab_functions *functions;

@@ -34,7 +34,10 @@ void alloclab_history_change_text(enum alloclab_ab_metric m, const struct allocl
 				  char *out, size_t len)
 {
 	double pct = (p->ratio - 1) * 100;
-	if (m == ALLOCLAB_AB_INSTRUCTIONS)
+	if (m == ALLOCLAB_AB_TIME && p->has_size)
+		/* Whether from the slices; how much from whole values. */
+		snprintf(out, len, "%s; whole values %+.1f%%", pct > 0 ? "slower" : "faster", (p->size_ratio - 1) * 100);
+	else if (m == ALLOCLAB_AB_INSTRUCTIONS)
 		snprintf(out, len, "%+.3f instr/op (%+.2f%%)", p->level - base, pct);
 	else if (m == ALLOCLAB_AB_TIME)
 		snprintf(out, len, "%.1f%% %s", fabs(pct), pct > 0 ? "slower" : "faster");
@@ -61,12 +64,20 @@ static void print_series(const struct alloclab_history_view *v, const struct all
 	if (v->machine && strncmp(v->machine, "several: ", 9) == 0)
 		fprintf(out, "  on %s (a series of its own: runs of two machines are never one series)\n",
 			alloclab_printable(s->machine, machine, sizeof machine));
-	fprintf(out, "  %4s  %-12s %12s %8s  %-18s %-22s %s\n", "#", "commit", "level", "step", "95% interval",
-		s->metric == ALLOCLAB_AB_TIME && v->reference ? "against the reference" : "", "subject");
+	/* Time decided in slices has each step's whole values beside it. */
+	int sized = 0;
+	for (size_t i = 0; i < s->npoints; i++)
+		sized |= s->points[i].has_size;
+	if (sized)
+		fprintf(out, "  (step and interval: slices, whether; how much: paired whole values)\n");
+	fprintf(out, "  %4s  %-12s %12s %8s  %-18s %-*s%-22s %s\n", "#", "commit", "level", "step", "95% interval",
+		sized ? 26 : 0, sized ? "how much" : "", s->metric == ALLOCLAB_AB_TIME && v->reference ? "against the reference" : "",
+		"subject");
 	for (size_t i = 0; i < s->npoints; i++) {
 		const struct alloclab_history_point *p = &s->points[i];
 		const struct alloclab_commit *c = &v->commits[p->commit];
-		char level[32], step[16] = "-", iv[48] = "-", ref[48] = "", mark[96] = "", commit[13], subject[61];
+		char level[32], step[16] = "-", iv[48] = "-", ref[48] = "", size[48] = "", mark[96] = "", commit[13],
+			subject[61];
 		alloclab_history_level_text(s->metric, p->level, level, sizeof level);
 		if (p->has_step) {
 			snprintf(step, sizeof step, "%.4f", p->ratio);
@@ -75,19 +86,26 @@ static void print_series(const struct alloclab_history_view *v, const struct all
 		}
 		if (p->has_reference)
 			snprintf(ref, sizeof ref, "%.3f [%.3f .. %.3f]", p->ref_ratio, p->ref_lo, p->ref_hi);
+		if (p->has_size)
+			snprintf(size, sizeof size, "%.4f [%.4f .. %.4f]", p->size_ratio, p->size_lo, p->size_hi);
 		if (p->change) {
 			char what[64];
 			alloclab_history_change_text(s->metric, p, alloclab_history_level_at(s, p->base), what, sizeof what);
 			snprintf(mark, sizeof mark, "CHANGE %s  ", what);
 		}
-		fprintf(out, "  %4u  %-12s %12s %8s  %-18s %-22s %s%s\n", c->ordinal,
-			alloclab_printable(c->commit, commit, sizeof commit), level, step, iv, ref, mark,
+		fprintf(out, "  %4u  %-12s %12s %8s  %-18s %-*s%-22s %s%s\n", c->ordinal,
+			alloclab_printable(c->commit, commit, sizeof commit), level, step, iv, sized ? 26 : 0, size, ref, mark,
 			alloclab_printable(c->subject, subject, sizeof subject));
 	}
 	if (s->has_drift)
 		fprintf(out, "  against %s, the last commit over the first: %.4f [%.4f .. %.4f], %s\n",
 			alloclab_printable(v->reference, machine, sizeof machine), s->drift, s->drift_lo, s->drift_hi,
 			s->drift_resolved ? "a resolved drift" : "no drift resolved");
+	if (s->has_chain)
+		fprintf(out, "  the steps between, multiplied: %.4f [%.4f .. %.4f]: %s\n", s->chain, s->chain_lo, s->chain_hi,
+			s->drift_agrees ? "the drift agrees with them"
+					: "the drift DISAGREES with them beyond both intervals: a step or the reference "
+					  "is not what it seems (a reference of another allocator moves with the machine)");
 }
 
 static void print_text(const struct alloclab_history_view *v, FILE *out)
@@ -143,6 +161,9 @@ static json_t *point_json(const struct alloclab_history_view *v, const struct al
 							 p->has_interval ? json_pack("[f,f]", p->lo, p->hi) : json_null(),
 							 "p", p->p >= 0 ? json_real(p->p) : json_null(), "verdict",
 							 verdict_names[p->verdict], "change", p->change));
+	if (p->has_size)
+		json_object_set_new(o, "how_much", json_pack("{s:f,s:[f,f],s:s}", "ratio", p->size_ratio, "interval",
+							     p->size_lo, p->size_hi, "design", "paired, whole values"));
 	if (p->has_reference)
 		json_object_set_new(o, "reference",
 				    json_pack("{s:f,s:[f,f]}", "ratio", p->ref_ratio, "interval", p->ref_lo, p->ref_hi));
@@ -170,6 +191,10 @@ json_t *alloclab_history_json(const struct alloclab_history_view *v)
 		if (s->has_drift)
 			json_object_set_new(o, "drift", json_pack("{s:f,s:[f,f],s:b}", "ratio", s->drift, "interval", s->drift_lo,
 								  s->drift_hi, "resolved", s->drift_resolved));
+		if (s->has_chain)
+			json_object_set_new(o, "steps_chained", json_pack("{s:f,s:[f,f],s:b}", "ratio", s->chain, "interval",
+									  s->chain_lo, s->chain_hi, "drift_agrees",
+									  s->drift_agrees));
 		json_array_append_new(series, o);
 	}
 	return json_pack("{s:o,s:o,s:o,s:o,s:o}", "repository", alloclab_json_text(v->repo), "machine",

@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include "base/numbers.h"
+#include "base/shell_word.h"
 #include "cells.h"
 #include "registry.h"
 
@@ -18,6 +19,14 @@
  * string objects) and the replay of a Python benchmark's allocations. */
 static const char *const default_workloads[] = {"churn", "unicode", "trace:file=richards.trace"};
 
+/* The slices that decide whether time changed, when none are named: long
+ * enough that a slice's start with the other build's lines in the caches
+ * is a small share of it (churn, a change of 2.2x: 2,000 operations read
+ * 2.06, 100,000 read 2.21, whole values 2.22), short enough to be rarely
+ * cut by the scheduler (A/A ±0.31% in 21 s where whole values held ±1.51%;
+ * docs/measurements/plugin-history.md). */
+#define DEFAULT_SLICE_OPS 100000
+
 void alloclab_ab_args_init(struct alloclab_ab_args *a, const char *default_reference)
 {
 	memset(a, 0, sizeof *a);
@@ -28,6 +37,10 @@ void alloclab_ab_args_init(struct alloclab_ab_args *a, const char *default_refer
 	 * machine (docs/measurements/plugin-history.md); 20 held ±2.5%. */
 	a->processes = 200;
 	a->values = 5;
+	/* Whether from slices, how much from whole values (the guide's
+	 * "which design answers which question"). */
+	a->slice_ops = DEFAULT_SLICE_OPS;
+	a->size_in_values = 1;
 	/* Ten a side resolve 5% of churn's peak (each process's
 	 * high-water mark varies by about 3%). */
 	a->memory_processes = 10;
@@ -36,8 +49,7 @@ void alloclab_ab_args_init(struct alloclab_ab_args *a, const char *default_refer
 	a->reference = default_reference;
 	a->build.timeout_s = 600;
 	a->metric = ALLOCLAB_AB_TIME;
-	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
-		a->thresholds[m] = -1;
+	alloclab_ab_gate_init(&a->thresholds);
 }
 
 static int metric_named(const char *name)
@@ -48,37 +60,57 @@ static int metric_named(const char *name)
 	return -1;
 }
 
-/* --fail-above: "2%" or "time=2%,memory=5%". 0, or the exit status. */
+/* --fail-above: "2%", "time=2%,memory=5%", "churn/time=3%" (a
+ * workload's own threshold on one metric), repeatable. 0, or the exit
+ * status. */
 static int parse_thresholds(const char *command, const char *text, struct alloclab_ab_args *a)
 {
 	char *copy = strdup(text), *cursor = copy, *item;
 	int rc = 0;
 	while (rc == 0 && (item = strsep(&cursor, ",")) != NULL) {
 		char *eq = strchr(item, '='), *num = eq ? eq + 1 : item;
+		char *slash = eq ? memchr(item, '/', (size_t)(eq - item)) : NULL;
 		size_t len = strlen(num);
 		double v;
 		if (len && num[len - 1] == '%')
 			num[--len] = '\0';
 		if (alloclab_parse_seconds(num, &v) != 0 || v < 0 || v > 1000) {
-			rc = alloclab_usage_error(command, "--fail-above takes a percentage such as 2%% or time=2%%, not '%s'",
+			rc = alloclab_usage_error(command,
+						  "--fail-above takes a percentage such as 2%%, time=2%% or churn/time=3%%, not '%s'",
 						  text);
 			break;
 		}
-		if (eq) {
-			*eq = '\0';
-			int m = metric_named(item);
-			if (m < 0)
-				rc = alloclab_usage_error(command, "--fail-above: '%s' is not a metric (instructions, time, memory)",
-							  item);
-			else
-				a->thresholds[m] = v;
-		} else {
+		if (!eq) {
 			for (int k = 0; k < ALLOCLAB_AB_NMETRICS; k++)
-				a->thresholds[k] = v;
+				a->thresholds.metric[k] = v;
+			continue;
+		}
+		*eq = '\0';
+		if (slash)
+			*slash = '\0';
+		const char *metric = slash ? slash + 1 : item;
+		int m = metric_named(metric);
+		if (m < 0) {
+			rc = alloclab_usage_error(command, "--fail-above: '%s' is not a metric (instructions, time, memory)",
+						  metric);
+		} else if (!slash) {
+			a->thresholds.metric[m] = v;
+		} else if (item[0] == '\0' || strlen(item) >= sizeof a->thresholds.own[0].workload ||
+			   !alloclab_shell_word_one_line(item)) {
+			rc = alloclab_usage_error(command, "--fail-above: '%s/' needs a workload's name (63 bytes at most)",
+						  metric);
+		} else if (a->thresholds.nown == ALLOCLAB_AB_GATE_OWN) {
+			rc = alloclab_usage_error(command, "--fail-above: at most %d workloads' own thresholds",
+						  ALLOCLAB_AB_GATE_OWN);
+		} else {
+			struct alloclab_ab_gate_own *own = &a->thresholds.own[a->thresholds.nown++];
+			snprintf(own->workload, sizeof own->workload, "%s", item);
+			own->metric = (enum alloclab_ab_metric)m;
+			own->percent = v;
 		}
 	}
 	free(copy);
-	a->gate = rc == 0;
+	a->gate |= rc == 0;
 	return rc;
 }
 
@@ -98,28 +130,35 @@ static int parse_metrics(const char *command, const char *text, unsigned *out)
 	return rc;
 }
 
-/* values, processes, slices:N or slices:N:W (W untimed operations before
- * each slice's N timed ones). */
+
+/* values, processes, slices:N[:W] (W untimed operations before each
+ * slice's N timed ones), or slices+values[:N[:W]]: whether in slices, how
+ * much in whole values. */
 static int parse_design(const char *command, const char *text, struct alloclab_ab_args *a)
 {
-	uint64_t n, w = 0;
-	const char *colon = strncmp(text, "slices:", 7) == 0 ? strchr(text + 7, ':') : NULL;
-	size_t nlen = colon ? (size_t)(colon - text - 7) : strlen(text) - (text[0] ? 7 : 0);
+	uint64_t n = DEFAULT_SLICE_OPS, w = 0;
+	int both = strncmp(text, "slices+values", 13) == 0;
+	const char *rest = both ? text + 13 : strncmp(text, "slices:", 7) == 0 ? text + 6 : NULL;
 	a->unpaired = strcmp(text, "processes") == 0;
 	a->slice_ops = a->slice_warm = 0;
+	a->size_in_values = 0;
 	if (strcmp(text, "values") == 0 || a->unpaired)
 		return 0;
-	if (strncmp(text, "slices:", 7) == 0 && alloclab_parse_u64(text + 7, nlen, 1, &n) == ALLOCLAB_NUMBER_OK &&
-	    n >= 100 && n <= 100000000 &&
-	    (colon == NULL || (alloclab_parse_u64(colon + 1, strlen(colon + 1), 1, &w) == ALLOCLAB_NUMBER_OK &&
-			       w <= 100000000))) {
-		a->slice_ops = n;
-		a->slice_warm = w;
-		return 0;
+	if (rest && (rest[0] == '\0' ? both : rest[0] == ':')) {
+		const char *num = rest[0] ? rest + 1 : NULL, *colon = num ? strchr(num, ':') : NULL;
+		size_t nlen = num ? (colon ? (size_t)(colon - num) : strlen(num)) : 0;
+		if ((num == NULL || (alloclab_parse_u64(num, nlen, 1, &n) == ALLOCLAB_NUMBER_OK && n >= 100 && n <= 100000000)) &&
+		    (colon == NULL ||
+		     (alloclab_parse_u64(colon + 1, strlen(colon + 1), 1, &w) == ALLOCLAB_NUMBER_OK && w <= 100000000))) {
+			a->slice_ops = n;
+			a->slice_warm = w;
+			a->size_in_values = both;
+			return 0;
+		}
 	}
 	return alloclab_usage_error(command,
-				    "--design takes values, slices:N[:W] (N timed operations, 100 or more, after W untimed "
-				    "ones) or processes, not '%s'",
+				    "--design takes slices+values[:N[:W]], values, slices:N[:W] (N timed operations, 100 or "
+				    "more, after W untimed ones) or processes, not '%s'",
 				    text);
 }
 
@@ -263,8 +302,8 @@ int alloclab_ab_args_parse(const char *command, int argc, char **argv, unsigned 
 static void identity_of(struct alloclab_ab_args *a)
 {
 	size_t n = (size_t)snprintf(a->identity, sizeof a->identity,
-				    "metrics=%u n=%u v=%u M=%u unpaired=%d slices=%llu+%llu timeout=%g reference=%s threads=",
-				    a->metrics, a->processes, a->values, a->memory_processes, a->unpaired,
+				    "metrics=%u n=%u v=%u M=%u unpaired=%d size=%d slices=%llu+%llu timeout=%g reference=%s threads=",
+				    a->metrics, a->processes, a->values, a->memory_processes, a->unpaired, a->size_in_values,
 				    (unsigned long long)a->slice_ops, (unsigned long long)a->slice_warm, a->timeout_s,
 				    a->reference ? a->reference : "-");
 	for (unsigned i = 0; i < a->nthreads && n < sizeof a->identity; i++)
@@ -293,6 +332,7 @@ void alloclab_ab_args_plan(struct alloclab_ab_args *a, const char *dir, int argc
 	plan->slice_ops = a->slice_ops;
 	plan->slice_warm = a->slice_warm;
 	plan->unpaired = a->unpaired;
+	plan->size_in_values = a->size_in_values;
 	plan->timeout_s = a->timeout_s;
 	plan->dir = dir;
 	plan->name_rows = alloclab_row_names;

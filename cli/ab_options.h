@@ -37,9 +37,10 @@ struct alloclab_ab_args {
 	unsigned metrics, processes, values, memory_processes;
 	uint64_t slice_ops, slice_warm;
 	int unpaired;
+	int size_in_values; /* --design slices+values (the default) */
 	double timeout_s;
-	double thresholds[ALLOCLAB_AB_NMETRICS];
-	int gate;
+	struct alloclab_ab_gate thresholds; /* --fail-above */
+	int gate;                           /* --fail-above given */
 	unsigned shard_index, shard_count;
 	unsigned every; /* history run --steps N */
 	enum alloclab_ab_metric metric;

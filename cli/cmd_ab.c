@@ -51,17 +51,20 @@ static const char usage[] =
 	"                             of a Python benchmark's trace)\n"
 	"  -t, --threads LIST         thread counts (default 1)\n"
 	"  -m, --metrics LIST         instructions,time,memory (default all three)\n"
-	"  -n, --processes N          time: paired processes a row (default 200)\n"
+	"  -n, --processes N          time: paired processes a row, in each design's run (default 200)\n"
 	"  -v, --values N             time: values a process (default 5)\n"
-	"      --design values|slices:N[:W]|processes  time: the builds alternated by whole values\n"
-	"                             in each worker (default: the real ratio), in slices of N timed\n"
-	"                             operations after W untimed ones (tighter; a change can read\n"
-	"                             smaller), or each in processes of its own, unpaired\n"
-	"                             (docs/guides/plugin-history.md)\n"
-	"      --memory-processes N   memory: processes a build and row (default 5)\n"
+	"      --design D             time, side by side in each worker: slices+values[:N[:W]]\n"
+	"                             (default; whether from slices of N operations, default\n"
+	"                             100000, how much from whole values: two runs), values (whole\n"
+	"                             values only), slices:N[:W] (N timed operations after W untimed\n"
+	"                             ones; tight, but a change can read smaller), or processes\n"
+	"                             (each in processes of its own, unpaired;\n"
+	"                             docs/guides/plugin-history.md)\n"
+	"      --memory-processes N   memory: processes a build and row (default 10)\n"
 	"      --reference PLUGIN     also measure a fixed plugin beside both (a drift's guard)\n"
 	"      --fail-above SPEC      exit 1 when a resolved regression exceeds it: 2% (every\n"
-	"                             metric) or time=2%,instructions=0.5%,memory=5%\n"
+	"                             metric), time=2%,instructions=0.5%,memory=5%, and a\n"
+	"                             workload's own: churn/time=3% (repeatable)\n"
 	"  -f, --format text|md|json  the table (md: a pull-request comment)\n"
 	"  -o, --output DIR           where the builds and the results files go (default\n"
 	"                             alloclab-results/ab-DATE)\n"
@@ -144,20 +147,22 @@ static void default_output(char *out, size_t len)
 static int report(const struct alloclab_ab_args *a, const struct alloclab_ab_result *result, const char *const names[2],
 		  const char *dir)
 {
-	struct alloclab_ab_report rep = {result, names[0], names[1], a->gate ? a->thresholds : NULL, NULL, 0};
+	struct alloclab_ab_report rep = {result, names[0], names[1], a->gate ? &a->thresholds : NULL, NULL, 0};
 	struct alloclab_ab_functions *functions = NULL;
 	if (alloclab_ab_functions_of(result, dir, 8, &functions, &rep.nfunctions) == 0)
 		rep.functions = functions;
 	alloclab_ab_format_find(a->format)->print(&rep, stdout);
 	int rc = 0;
 	for (size_t i = 0; a->gate && i < result->nrows; i++)
-		if (alloclab_ab_row_fails(&result->rows[i], a->thresholds[result->rows[i].metric]))
+		if (alloclab_ab_row_fails(&result->rows[i], &a->thresholds))
 			rc = 1;
 	if (strcmp(a->format, "json") != 0 && strcmp(a->format, "md") != 0 && strcmp(a->format, "markdown") != 0) {
 		fputs("\nresults:", stdout);
 		for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
 			if (result->files[m][0])
 				printf(" %s", result->files[m]);
+		if (result->size_file[0])
+			printf(" %s", result->size_file);
 		printf(" (alloclab show FILE; builds and their logs in %s)\n", dir);
 	}
 	alloclab_ab_functions_free(functions, rep.nfunctions);
@@ -173,6 +178,8 @@ int alloclab_cmd_ab(int argc, char **argv)
 	alloclab_ab_args_init(&a, NULL);
 	if ((rc = alloclab_ab_args_parse("ab", argc, argv, ALLOCLAB_AB_TAKES_GATE, usage, &a)) >= 0)
 		return rc;
+	if (a.reference && strcmp(a.reference, "first") == 0)
+		return alloclab_usage_error("ab", "--reference first is history run's (the range's first commit): give a plugin");
 	if (argc - optind != 2)
 		return alloclab_usage_error("ab", "give BASE and HEAD (plugin files, source folders, or with --repo revisions)");
 	if (a.output)

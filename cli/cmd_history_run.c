@@ -63,6 +63,10 @@ static void plan_of(struct alloclab_ab_args *a, const char *dir, struct alloclab
 	char **command;
 	alloclab_command_words(&words, &command);
 	alloclab_ab_args_plan(a, NULL, words, command, &p->ab);
+	if (a->reference && strcmp(a->reference, "first") == 0) {
+		p->reference_first = 1;
+		p->ab.reference = NULL;
+	}
 	p->shard_index = a->shard_index;
 	p->shard_count = a->shard_count;
 	p->every = a->every;
@@ -76,7 +80,7 @@ int alloclab_cmd_history_run(int argc, char **argv)
 	char dir[PATH_MAX], err[ALLOCLAB_ERR_LEN + 1400];
 	int rc;
 
-	alloclab_ab_args_init(&a, "system");
+	alloclab_ab_args_init(&a, "first");
 	if ((rc = alloclab_ab_args_parse("history run", argc, argv, ALLOCLAB_AB_TAKES_DB | ALLOCLAB_AB_TAKES_SHARD,
 					 run_usage, &a)) >= 0)
 		return rc;
@@ -123,6 +127,9 @@ int alloclab_cmd_history_bisect(int argc, char **argv)
 	if ((rc = work_folder("history bisect", &a, dir, sizeof dir)) != 0)
 		return rc;
 	plan_of(&a, dir, &plan);
+	/* A probe is asked only whether it moved as bad did: the slices
+	 * answer it; how much is not asked. */
+	plan.ab.size_in_values = 0;
 	alloclab_catch_interrupts();
 	struct alloclab_bisect_outcome out;
 	rc = alloclab_history_bisect(&plan, a.good, a.bad, a.metric, &out, err, sizeof err);

@@ -785,11 +785,25 @@ Test(history, ab_measures_time_side_by_side, .timeout = 300)
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "| time |") != NULL, "%s", r.out);
 	cr_expect(strstr(r.out, "| peak memory |") != NULL, "%s", r.out);
-	cr_expect(strstr(r.out, "paired, whole values") != NULL, "the design is named: %s", r.out);
+	/* By default whether from slices, how much from whole values: each
+	 * named, and each a results file of its own. */
+	cr_expect(strstr(r.out, "whether from paired, slices of 100000 operations") != NULL, "the design is named: %s", r.out);
+	cr_expect(strstr(r.out, "how much from paired whole values") != NULL, "the design is named: %s", r.out);
+	cr_expect(strstr(r.out, ": slices ") != NULL, "the verdict gives the slices' figures: %s", r.out);
 	cmd_result_free(&r);
 	/* Its results are ordinary results files. */
 	r = run_alloclab(dir, (const char *const[]){"show", "t/time.json", NULL});
 	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"show", "t/time-size.json", NULL});
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	/* One design when named: whole values alone. */
+	r = run_alloclab(dir, (const char *const[]){"ab", "base.so", "head.so", "--metrics", "time", "--design", "values", "-w",
+						    "churn:ops=20000", "-n", "3", "-v", "2", "-o", "v", NULL});
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "time: paired, whole values") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "time-size.json") == NULL, "%s", r.out);
 	cmd_result_free(&r);
 }
 
@@ -1197,5 +1211,89 @@ Test(history, ab_sees_a_memory_step_and_no_memory_step_in_an_aa, .timeout = 300)
 	/* Whatever the noise did, the verdict and the interval agree. */
 	cr_expect((lo <= 1 && hi >= 1) == (strcmp(verdict, "not resolved") == 0), "%s", r.out);
 	json_decref(doc);
+	cmd_result_free(&r);
+}
+
+/* A gate's threshold per workload and metric: a workload's own wins over
+ * its metric's, and a row without one is gated by the metric's. */
+Test(history, a_workloads_own_threshold_gates_its_rows, .timeout = 300)
+{
+	char *dir = scratch_dir();
+	build_plugin(dir, "base", 0, 0);
+	build_plugin(dir, "head", 16, 0);
+	/* 16 counters in every malloc: churn's instructions grow by far more
+	 * than 1%. Its own threshold of 1000% lets it pass. */
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"ab", "base.so", "head.so", "--metrics", "instructions",
+								      "-w", "churn:ops=2000", "--fail-above", "1%",
+								      "--fail-above", "churn/instructions=1000%", "-o", "g1",
+								      "-f", "json", NULL});
+	cr_expect_eq(r.status, 0, "churn's own threshold is 1000%%: %s%s", r.out, r.err);
+	json_t *doc = json_loads(r.out, 0, NULL);
+	cr_assert_not_null(doc, "%s", r.out);
+	json_t *row = json_array_get(json_object_get(doc, "rows"), 0);
+	cr_expect_float_eq(json_real_value(json_object_get(row, "threshold_percent")), 1000.0, 1e-9, "%s", r.out);
+	cr_expect(json_is_false(json_object_get(row, "fails")), "%s", r.out);
+	json_decref(doc);
+	cmd_result_free(&r);
+	/* Another workload's threshold does not apply to churn's row. */
+	r = run_alloclab(dir, (const char *const[]){"ab", "base.so", "head.so", "--metrics", "instructions", "-w",
+						    "churn:ops=2000", "--fail-above", "instructions=1%,unicode/instructions=1000%",
+						    "-o", "g2", NULL});
+	cr_expect_eq(r.status, 1, "churn is gated at 1%%: %s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "FAIL") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+	/* A threshold of a metric that is not one is refused, naming it. */
+	r = run_alloclab(dir, (const char *const[]){"ab", "base.so", "head.so", "--fail-above", "churn/speed=2%", NULL});
+	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "'speed' is not a metric") != NULL, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+/* The drift's guard: every step measured beside the range's first commit
+ * (a build of the same allocator, so that commits that build the same
+ * code read alike against it), the last commit's ratio to it beside the
+ * steps multiplied, and whether the two agree. */
+Test(history, the_first_commit_is_every_steps_reference, .timeout = 600)
+{
+	char *dir = scratch_dir(), repo[4300], build[4400];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_history_repo(repo);
+	history_build_command(build, sizeof build);
+	/* first, readme, more work (16 counters a malloc), broken, fixed,
+	 * readme2: the first is the reference, the broken one skipped. */
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "run", "--repo", repo, "HEAD~5..HEAD", "--db",
+								      "h.db", "-o", "hist", "--build", build, "--plugin",
+								      "plugin.so", "--metrics", "time", "-w", "churn:ops=20000",
+								      "-n", "8", "-v", "2", NULL});
+	cr_expect_eq(r.status, 1, "a commit did not build: %s%s", r.out, r.err);
+	cmd_result_free(&r);
+	char cmd[4400], first[64] = "";
+	snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse HEAD~5", repo);
+	FILE *f = popen(cmd, "r");
+	cr_assert(f && fgets(first, sizeof first, f));
+	pclose(f);
+	first[12] = '\0';
+	json_t *doc = show_json(dir, "h.db");
+	char want[40];
+	snprintf(want, sizeof want, "first-%s", first);
+	cr_expect_str_eq(json_string_value(json_object_get(doc, "reference")), want, "the reference is the first commit");
+	json_t *series = json_array_get(json_object_get(doc, "series"), 0), *p;
+	size_t i;
+	int with_reference = 0;
+	json_array_foreach(json_object_get(series, "points"), i, p)
+		with_reference += json_object_get(p, "reference") != NULL;
+	cr_expect_eq(with_reference, 5, "every commit that built has its ratio to the first: %d", with_reference);
+	/* 16 counters in every malloc more than double churn's time: the
+	 * drift and the steps multiplied both see it, however busy the
+	 * machine. */
+	json_t *drift = json_object_get(series, "drift"), *chained = json_object_get(series, "steps_chained");
+	cr_assert_not_null(drift);
+	cr_assert_not_null(chained, "the steps multiplied are shown beside the drift");
+	cr_expect_gt(json_real_value(json_object_get(drift, "ratio")), 1.5);
+	cr_expect_gt(json_real_value(json_object_get(chained, "ratio")), 1.5);
+	cr_expect(json_is_boolean(json_object_get(chained, "drift_agrees")));
+	json_decref(doc);
+	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "h.db", NULL});
+	cr_expect(strstr(r.out, "the steps between, multiplied:") != NULL, "%s", r.out);
 	cmd_result_free(&r);
 }

@@ -54,7 +54,7 @@ done:
 
 /* The run that measures one metric into path: the plan's settings in a
  * run configuration, the two builds' copies as its plugins. */
-static int fill_config(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m, const char *const copies[2],
+static int fill_config(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m, int size, const char *const copies[2],
 		       const char *path, const char *dumps, struct alloclab_run_config *cfg, char *err, size_t err_len)
 {
 	const struct alloclab_ab_build *sides[2] = {&p->base, &p->head};
@@ -73,7 +73,7 @@ static int fill_config(const struct alloclab_ab_plan *p, enum alloclab_ab_metric
 		cfg->paired = !p->unpaired;
 		cfg->processes = p->processes;
 		cfg->values = p->values;
-		if (p->slice_ops && !p->unpaired) {
+		if (p->slice_ops && !p->unpaired && !size) {
 			cfg->slice_ops = p->slice_ops;
 			cfg->slice_warm = p->slice_warm;
 		}
@@ -83,7 +83,7 @@ static int fill_config(const struct alloclab_ab_plan *p, enum alloclab_ab_metric
 	}
 	cfg->processes_set = cfg->values_set = 1;
 	if (m == ALLOCLAB_AB_TIME && p->reference &&
-	    alloclab_run_config_add_plugin(cfg, p->reference, "", NULL, NULL, err, err_len) != 0)
+	    alloclab_run_config_add_plugin(cfg, p->reference, "", p->reference_label, NULL, err, err_len) != 0)
 		return -1;
 	for (int k = 0; k < 2; k++)
 		if (alloclab_run_config_add_plugin(cfg, copies[k], sides[k]->options, sides[k]->label, sides[k]->source, err,
@@ -220,6 +220,8 @@ int alloclab_ab_rows_of(const struct alloclab_ab_plan *p, enum alloclab_ab_metri
 			.n = h->tested == ALLOCLAB_TESTED_PAIRED ? h->npairs : (unsigned)h->nprocesses,
 		};
 		design_text(metric, r, h, row.design, sizeof row.design);
+		if (h->cell)
+			snprintf(row.workload, sizeof row.workload, "%s", h->cell->workload);
 		/* Time apart and memory: the verdict is the interval's shown
 		 * (the rank test beside it could call a row whose interval left
 		 * 1 out "not resolved", and one that held 1 a change). */
@@ -242,21 +244,24 @@ int alloclab_ab_rows_of(const struct alloclab_ab_plan *p, enum alloclab_ab_metri
 	return 0;
 }
 
-/* One metric: its run made (a results file in the plan's folder), read
- * back, its rows added. */
-static int measure_metric(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m, const char *const copies[2],
-			  struct alloclab_ab_result *out, char *err, size_t err_len)
+/* One metric's run (or, size, time's run in whole values): made into a
+ * results file in the plan's folder, or read again where reuse allows;
+ * loaded into *loaded. 0; -1 with err (out->failed_side set where a
+ * build failed a cell). */
+static int run_metric(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m, int size, const char *const copies[2],
+		      char *path, size_t path_len, struct alloclab_results **loaded, struct alloclab_ab_result *out,
+		      char *err, size_t err_len)
 {
-	char *path = out->files[m], why[ALLOCLAB_ERR_LEN] = "";
+	char why[ALLOCLAB_ERR_LEN] = "";
 	/* Large (every cell's plugin and workload): not on the stack. */
 	static struct alloclab_run_config cfg;
-	snprintf(path, sizeof out->files[m], "%s/%s.json", p->dir, alloclab_ab_metric_names[m]);
+	*loaded = NULL;
+	snprintf(path, path_len, "%s/%s.json", p->dir, size ? ALLOCLAB_AB_TIME_SIZE : alloclab_ab_metric_names[m]);
 	if (p->reuse) {
 		struct alloclab_results *old = alloclab_results_load(path, p->check, err, err_len);
 		if (old && old->complete && !old->interrupted) {
-			int ok = alloclab_ab_rows_of(p, m, old, out, err, err_len);
-			alloclab_results_free(old);
-			return ok;
+			*loaded = old;
+			return 0;
 		}
 		alloclab_results_free(old);
 	}
@@ -264,32 +269,85 @@ static int measure_metric(const struct alloclab_ab_plan *p, enum alloclab_ab_met
 	snprintf(dumps, sizeof dumps, "%s/%s", p->dir, ALLOCLAB_AB_DUMPS);
 	if (m == ALLOCLAB_AB_INSTRUCTIONS && mkdir(dumps, 0777) != 0 && errno != EEXIST) {
 		snprintf(err, err_len, "%.900s: %s", dumps, strerror(errno));
-		path[0] = '\0';
 		return -1;
 	}
-	if (fill_config(p, m, copies, path, dumps, &cfg, err, err_len) != 0) {
+	if (fill_config(p, m, size, copies, path, dumps, &cfg, err, err_len) != 0) {
 		alloclab_run_config_clear(&cfg);
-		path[0] = '\0';
 		return -1;
 	}
 	if (p->progress)
-		fprintf(stderr, "alloclab ab: measuring %s\n", alloclab_ab_metric_names[m]);
+		fprintf(stderr, "alloclab ab: measuring %s%s\n", alloclab_ab_metric_names[m],
+			size ? " in whole values (how much)" : m == ALLOCLAB_AB_TIME && p->size_in_values ? " in slices (whether)" : "");
 	int rc = alloclab_run_in_child(&cfg, run_deadline(p, m), why, sizeof why);
 	alloclab_run_config_clear(&cfg);
 	if (rc != ALLOCLAB_EXIT_OK && rc != ALLOCLAB_EXIT_CELL_FAILED) {
 		snprintf(err, err_len, "measuring %s: %s", alloclab_ab_metric_names[m],
 			 why[0] ? why : rc == ALLOCLAB_EXIT_INTERRUPTED ? "interrupted" : "the run failed");
-		path[0] = '\0';
 		return -1;
 	}
 	struct alloclab_results *r = alloclab_results_load(path, p->check, err, err_len);
 	if (r == NULL)
 		return -1;
-	int ok = rc == ALLOCLAB_EXIT_OK ? alloclab_ab_rows_of(p, m, r, out, err, err_len) : -1;
-	if (rc == ALLOCLAB_EXIT_CELL_FAILED)
+	if (rc == ALLOCLAB_EXIT_CELL_FAILED) {
 		name_failure(p, r, out, err, err_len);
+		alloclab_results_free(r);
+		return -1;
+	}
+	*loaded = r;
+	return 0;
+}
+
+/* The whole-value run's figures onto the time rows, row by row. */
+static int add_sizes(const struct alloclab_ab_plan *p, const struct alloclab_results *r, struct alloclab_ab_result *out,
+		     char *err, size_t err_len)
+{
+	struct alloclab_ab_result sized = {0};
+	if (alloclab_ab_rows_of(p, ALLOCLAB_AB_TIME, r, &sized, err, err_len) != 0)
+		return -1;
+	for (size_t i = 0; i < sized.nrows; i++) {
+		const struct alloclab_ab_row *v = &sized.rows[i];
+		for (size_t k = 0; k < out->nrows && !v->status && v->has_interval; k++) {
+			struct alloclab_ab_row *row = &out->rows[k];
+			if (row->metric != ALLOCLAB_AB_TIME || row->status || strcmp(row->name, v->name) != 0)
+				continue;
+			row->has_size = 1;
+			row->size_ratio = v->ratio;
+			row->size_lo = v->lo;
+			row->size_hi = v->hi;
+		}
+	}
+	alloclab_ab_result_clear(&sized);
+	return 0;
+}
+
+/* Whether the plan's time is measured twice: in slices, and in whole
+ * values for how much. */
+static int sized_apart(const struct alloclab_ab_plan *p)
+{
+	return p->size_in_values && p->slice_ops && !p->unpaired;
+}
+
+/* One metric: its run made (a results file in the plan's folder), read
+ * back, its rows added; time's whole-value run beside it where asked. */
+static int measure_metric(const struct alloclab_ab_plan *p, enum alloclab_ab_metric m, const char *const copies[2],
+			  struct alloclab_ab_result *out, char *err, size_t err_len)
+{
+	struct alloclab_results *r;
+	if (run_metric(p, m, 0, copies, out->files[m], sizeof out->files[m], &r, out, err, err_len) != 0) {
+		out->files[m][0] = '\0';
+		return -1;
+	}
+	int rc = alloclab_ab_rows_of(p, m, r, out, err, err_len);
 	alloclab_results_free(r);
-	return ok;
+	if (rc != 0 || m != ALLOCLAB_AB_TIME || !sized_apart(p))
+		return rc;
+	if (run_metric(p, m, 1, copies, out->size_file, sizeof out->size_file, &r, out, err, err_len) != 0) {
+		out->size_file[0] = '\0';
+		return -1;
+	}
+	rc = add_sizes(p, r, out, err, err_len);
+	alloclab_results_free(r);
+	return rc;
 }
 
 int alloclab_ab_measure(const struct alloclab_ab_plan *p, struct alloclab_ab_result *out, char *err, size_t err_len)
@@ -335,7 +393,25 @@ void alloclab_ab_result_clear(struct alloclab_ab_result *r)
 	memset(r, 0, sizeof *r);
 }
 
-int alloclab_ab_row_fails(const struct alloclab_ab_row *r, double threshold_percent)
+void alloclab_ab_gate_init(struct alloclab_ab_gate *g)
 {
-	return threshold_percent >= 0 && r->verdict == ALLOCLAB_VERDICT_MORE && (r->ratio - 1) * 100 > threshold_percent;
+	memset(g, 0, sizeof *g);
+	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
+		g->metric[m] = -1;
+}
+
+double alloclab_ab_gate_threshold(const struct alloclab_ab_gate *g, const struct alloclab_ab_row *r)
+{
+	for (size_t i = 0; i < g->nown; i++)
+		if (g->own[i].metric == r->metric &&
+		    (strcmp(g->own[i].workload, r->workload) == 0 || strcmp(g->own[i].workload, r->name) == 0))
+			return g->own[i].percent;
+	return g->metric[r->metric];
+}
+
+int alloclab_ab_row_fails(const struct alloclab_ab_row *r, const struct alloclab_ab_gate *g)
+{
+	double threshold = g ? alloclab_ab_gate_threshold(g, r) : -1;
+	double ratio = r->has_size ? r->size_ratio : r->ratio;
+	return threshold >= 0 && r->verdict == ALLOCLAB_VERDICT_MORE && (ratio - 1) * 100 > threshold;
 }

@@ -52,8 +52,10 @@ struct alloclab_ab_build {
 struct alloclab_ab_plan {
 	struct alloclab_ab_build base, head;
 	/* A fixed plugin measured beside both in the time runs (history's
-	 * guard against a slow drift); NULL none. */
+	 * guard against a slow drift); NULL none. Its label in the runs:
+	 * reference_label, or NULL for one made from its file's name. */
 	const char *reference;
+	const char *reference_label;
 	/* The suite, parsed by the caller (the workloads' registry is a
 	 * layer above the framework): each workload at every thread count. */
 	const struct alloclab_workload_spec *workloads;
@@ -66,6 +68,10 @@ struct alloclab_ab_plan {
 	unsigned memory_processes;    /* memory: processes a cell and build */
 	uint64_t slice_ops;           /* time: 0 whole values, else slices of this many operations */
 	uint64_t slice_warm;          /* time, slices: untimed operations before each slice's timed ones */
+	/* time in slices: measured again in whole values, for how much (the
+	 * slices answer whether, precisely; their ratio reads a change
+	 * smaller than it is, by 1 to 14% of it, per workload). */
+	int size_in_values;
 	/* time: each build in processes of its own instead (what tools that
 	 * cannot pair must do: the comparison's baseline). */
 	int unpaired;
@@ -103,6 +109,12 @@ struct alloclab_ab_row {
 	double p;            /* the p-value a series corrects on (comparison.h's p_interval); < 0 none */
 	unsigned n;          /* processes (pairs for time) */
 	char design[96];     /* how it was measured, in words */
+	/* Time rows of a plan with size_in_values: how much, from whole
+	 * values (the ratio a user of either build sees, with its interval);
+	 * the verdict above is the slices' (whether). */
+	int has_size;
+	double size_ratio, size_lo, size_hi;
+	char workload[64];   /* the workload the row measures ("churn"; "" unknown): a gate's own threshold */
 	/* A row either build could not measure: why ("not applicable: the
 	 * workload needs realloc"); NULL measured. Its figures mean nothing. */
 	char *status;
@@ -119,6 +131,9 @@ struct alloclab_ab_row {
 	int base_cell, head_cell;
 };
 
+/* The store's kind of a plan's time in whole values beside its slices. */
+#define ALLOCLAB_AB_TIME_SIZE "time-size"
+
 /* Where the instruction run keeps its dumps, in the plan's folder. */
 #define ALLOCLAB_AB_DUMPS "instructions-dumps"
 
@@ -126,6 +141,7 @@ struct alloclab_ab_result {
 	struct alloclab_ab_row *rows;
 	size_t nrows;
 	char files[ALLOCLAB_AB_NMETRICS][4200]; /* the results file of each metric measured; "" not */
+	char size_file[4200];                   /* time in whole values (size_in_values); "" not */
 	/* Where measuring failed: which side ("BASE", "HEAD", "both"), and
 	 * what happened, in one line. */
 	char failed_side[8];
@@ -143,8 +159,30 @@ void alloclab_ab_result_clear(struct alloclab_ab_result *r);
 int alloclab_ab_rows_of(const struct alloclab_ab_plan *p, enum alloclab_ab_metric metric,
 			const struct alloclab_results *r, struct alloclab_ab_result *out, char *err, size_t err_len);
 
-/* The gate: whether row r is a resolved regression larger than
- * threshold_percent (a negative threshold: no gate on that metric). */
-int alloclab_ab_row_fails(const struct alloclab_ab_row *r, double threshold_percent);
+/* The gate: thresholds in percent per metric, and per workload and
+ * metric (`--fail-above churn/time=3%`), the workload's own winning; a
+ * negative threshold is no gate on it. */
+#define ALLOCLAB_AB_GATE_OWN 32
+struct alloclab_ab_gate {
+	double metric[ALLOCLAB_AB_NMETRICS];
+	struct alloclab_ab_gate_own {
+		char workload[64]; /* a row's workload or its whole name */
+		enum alloclab_ab_metric metric;
+		double percent;
+	} own[ALLOCLAB_AB_GATE_OWN];
+	size_t nown;
+};
+
+/* The gate with no threshold on anything. */
+void alloclab_ab_gate_init(struct alloclab_ab_gate *g);
+
+/* The threshold that applies to row r: its workload's own for its metric,
+ * else its metric's; < 0 none. */
+double alloclab_ab_gate_threshold(const struct alloclab_ab_gate *g, const struct alloclab_ab_row *r);
+
+/* Whether row r is a resolved regression larger than its threshold
+ * (NULL gate: never): its verdict says more, and its size (how much, where
+ * measured apart; else its ratio) is above the threshold. */
+int alloclab_ab_row_fails(const struct alloclab_ab_row *r, const struct alloclab_ab_gate *g);
 
 #endif

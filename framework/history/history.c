@@ -46,19 +46,27 @@ static int commit_build(const struct alloclab_history_plan *p, const char *commi
 static int keep_step(struct alloclab_store *s, const char *repo, const char *commit, const char *base,
 		     const struct alloclab_ab_result *res, const char *sha256, char *err, size_t err_len)
 {
-	int64_t ids[ALLOCLAB_AB_NMETRICS] = {0};
+	/* Each metric's file, and time's whole values beside its slices. */
+	const char *files[ALLOCLAB_AB_NMETRICS + 1], *kinds[ALLOCLAB_AB_NMETRICS + 1];
+	int64_t ids[ALLOCLAB_AB_NMETRICS + 1] = {0};
 	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++) {
-		if (!res->files[m][0])
+		files[m] = res->files[m];
+		kinds[m] = alloclab_ab_metric_names[m];
+	}
+	files[ALLOCLAB_AB_NMETRICS] = res->size_file;
+	kinds[ALLOCLAB_AB_NMETRICS] = ALLOCLAB_AB_TIME_SIZE;
+	for (int m = 0; m <= ALLOCLAB_AB_NMETRICS; m++) {
+		if (!files[m][0])
 			continue;
-		struct alloclab_results *r = alloclab_results_load(res->files[m], NULL, err, err_len);
+		struct alloclab_results *r = alloclab_results_load(files[m], NULL, err, err_len);
 		enum alloclab_store_added what;
 		int rc = r ? alloclab_store_add_run(s, r, &what, &ids[m], err, err_len) : -1;
 		alloclab_results_free(r);
 		if (rc != 0)
 			return -1;
 	}
-	for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
-		if (res->files[m][0] && alloclab_store_link_run(s, repo, commit, ids[m], alloclab_ab_metric_names[m], base, err, err_len) != 0)
+	for (int m = 0; m <= ALLOCLAB_AB_NMETRICS; m++)
+		if (files[m][0] && alloclab_store_link_run(s, repo, commit, ids[m], kinds[m], base, err, err_len) != 0)
 			return -1;
 	return alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_MEASURED, NULL, sha256, err, err_len);
 }
@@ -67,15 +75,18 @@ static int keep_step(struct alloclab_store *s, const char *repo, const char *com
  * its files read again) in steps/COMMIT-KEY; kept when there is a store. */
 static int measure_step(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
 			const char *base_commit, const struct alloclab_built *base, const char *commit,
-			const struct alloclab_built *head, char *err, size_t err_len)
+			const struct alloclab_built *head, const char *first_commit, const struct alloclab_built *first,
+			char *err, size_t err_len)
 {
-	char steps[PATH_MAX], dir[PATH_MAX], bl[16], hl[16], sha[ALLOCLAB_SHA256_HEX];
+	char steps[PATH_MAX], dir[PATH_MAX], bl[16], hl[16], rl[24], sha[ALLOCLAB_SHA256_HEX];
 	/* A step's folder is its commit, its base and everything asked: run
 	 * again with another suite, base or design, it is measured anew, not
 	 * read from what another plan left. */
 	uint64_t key = alloclab_fnv1a(ALLOCLAB_FNV_OFFSET, base_commit, strlen(base_commit) + 1);
 	const char *identity = p->ab.identity ? p->ab.identity : "";
 	key = alloclab_fnv1a(key, identity, strlen(identity));
+	if (p->reference_first)
+		key = alloclab_fnv1a(key, first_commit, strlen(first_commit) + 1);
 	snprintf(steps, sizeof steps, "%.3000s/steps", p->dir);
 	snprintf(dir, sizeof dir, "%.3100s/%.64s-%016llx", steps, commit, (unsigned long long)key);
 	if ((mkdir(steps, 0777) != 0 && errno != EEXIST) || (mkdir(dir, 0777) != 0 && errno != EEXIST)) {
@@ -89,6 +100,13 @@ static int measure_step(struct alloclab_store *s, const struct alloclab_history_
 	ab.head = (struct alloclab_ab_build){hl, head->plugin, "", head->source};
 	ab.dir = dir;
 	ab.reuse = 1;
+	if (p->reference_first) {
+		char fl[16];
+		alloclab_history_commit_label(first_commit, fl, sizeof fl);
+		snprintf(rl, sizeof rl, "first-%s", fl);
+		ab.reference = first->plugin;
+		ab.reference_label = rl;
+	}
 	if (p->progress)
 		fprintf(stderr, "alloclab history: measuring %.12s against %.12s\n", commit, base_commit);
 	struct alloclab_ab_result res;
@@ -158,8 +176,8 @@ static void say_progress(const struct alloclab_history_plan *p, const struct all
  * commit that built; -1 none). *prev moves to it when it built. */
 static int one_commit(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
 		      const struct alloclab_revision *revs, size_t n, size_t i, enum alloclab_commit_state state, long *prev,
-		      struct alloclab_built *built, size_t *step, struct alloclab_history_outcome *out, char *err,
-		      size_t err_len)
+		      long *first, struct alloclab_built *built, size_t *step, struct alloclab_history_outcome *out,
+		      char *err, size_t err_len)
 {
 	const char *commit = revs[i].commit;
 	char why[1400];
@@ -177,6 +195,8 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 			fprintf(stderr, "alloclab history: %.12s does not build: %s\n", commit, why);
 		return s ? alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_BROKEN, why, NULL, err, err_len) : 0;
 	}
+	if (*first < 0)
+		*first = (long)i;
 	if (*prev < 0 || state == ALLOCLAB_COMMIT_MEASURED) {
 		/* The first commit is the others' base: measured in the step
 		 * of the commit after it. */
@@ -197,7 +217,8 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 		return 0;
 	}
 	double started = alloclab_now_s();
-	int rc = measure_step(s, p, repo, revs[*prev].commit, &built[*prev], commit, &built[i], why, sizeof why);
+	int rc = measure_step(s, p, repo, revs[*prev].commit, &built[*prev], commit, &built[i], revs[*first].commit,
+			      &built[*first], why, sizeof why);
 	out->step_seconds += alloclab_now_s() - started;
 	out->steps_timed++;
 	if (rc != 0 && alloclab_interrupted())
@@ -248,12 +269,12 @@ int alloclab_history_run(struct alloclab_store *s, const struct alloclab_history
 	if (built == NULL || (s && (record_commits(s, repo, revs, n, err, err_len) != 0 ||
 				    alloclab_store_commits(s, repo, &known, &nknown, err, err_len) != 0)))
 		goto done;
-	long prev = -1;
+	long prev = -1, first = -1;
 	rc = 0;
 	for (size_t i = 0; i < n && rc == 0 && !alloclab_interrupted(); i++)
 		if (visited(p, i, n))
-			rc = one_commit(s, p, repo, revs, n, i, state_of(known, nknown, revs[i].commit), &prev, built, &step, out,
-					err, err_len);
+			rc = one_commit(s, p, repo, revs, n, i, state_of(known, nknown, revs[i].commit), &prev, &first, built,
+					&step, out, err, err_len);
 	if (rc == 0 && alloclab_interrupted()) {
 		snprintf(err, err_len, "interrupted: what was measured is kept; the same command goes on from there");
 		rc = -1;

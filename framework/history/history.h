@@ -30,6 +30,13 @@ struct alloclab_history_plan {
 	/* How each step is measured: the suite, metrics, design, reference;
 	 * its sides and folder are filled in for each step. */
 	struct alloclab_ab_plan ab;
+	/* The reference of every step is the range's first commit that
+	 * builds (--reference first, history run's default): a build of the
+	 * same allocator, so that commits that build the same code read the
+	 * same against it whatever the machine does, and a commit's ratio to
+	 * it is the drift since, measured in one run. ab.reference is then
+	 * ignored. */
+	int reference_first;
 	unsigned shard_index, shard_count; /* --shard K/N; 0 of 0: every step */
 	/* --steps N: only every N-th commit of the range (its first and its
 	 * last always), each measured against the one before it that was;

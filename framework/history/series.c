@@ -138,6 +138,36 @@ static int add_step_run(struct alloclab_history_view *v, enum alloclab_ab_metric
 	return 0;
 }
 
+/* A step's time in whole values (how much) onto its head's point of each
+ * time series that has it. */
+static int add_step_size(struct alloclab_history_view *v, const struct alloclab_results *r, size_t head, size_t base,
+			 const char *machine, char *err, size_t err_len)
+{
+	char hl[16], bl[16];
+	alloclab_history_commit_label(v->commits[head].commit, hl, sizeof hl);
+	alloclab_history_commit_label(v->commits[base].commit, bl, sizeof bl);
+	struct alloclab_ab_plan plan = {.base = {.label = bl}, .head = {.label = hl}, .name_rows = v->name_rows,
+					.check = v->check};
+	struct alloclab_ab_result res = {0};
+	if (alloclab_ab_rows_of(&plan, ALLOCLAB_AB_TIME, r, &res, err, err_len) != 0)
+		return -1;
+	for (size_t i = 0; i < res.nrows; i++) {
+		const struct alloclab_ab_row *row = &res.rows[i];
+		struct alloclab_history_series *s = row->status || !row->has_interval
+							    ? NULL
+							    : series_of(v, ALLOCLAB_AB_TIME, row->name, machine);
+		struct alloclab_history_point *h = s ? point_of(s, head) : NULL;
+		if (h == NULL)
+			continue;
+		h->has_size = 1;
+		h->size_ratio = row->ratio;
+		h->size_lo = row->lo;
+		h->size_hi = row->hi;
+	}
+	alloclab_ab_result_clear(&res);
+	return 0;
+}
+
 /* Notes where the steps ran: one machine, or that there were several
  * (their series are kept apart). */
 static void note_machine(struct alloclab_history_view *v, const char *m)
@@ -159,12 +189,16 @@ static int load_steps(struct alloclab_store *s, struct alloclab_history_view *v,
 	for (size_t c = 0; c < v->ncommits; c++) {
 		if (v->commits[c].state != ALLOCLAB_COMMIT_MEASURED)
 			continue;
-		for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++) {
+		/* Each metric's newest run, then time's whole values (after its
+		 * slices: they add to the points the slices made). */
+		for (int m = 0; m <= ALLOCLAB_AB_NMETRICS; m++) {
+			int size = m == ALLOCLAB_AB_NMETRICS;
 			int64_t *ids;
 			char **bases;
 			size_t n;
-			if (alloclab_store_commit_runs(s, v->repo, v->commits[c].commit, alloclab_ab_metric_names[m], &ids, &bases, &n, err,
-						       err_len) != 0)
+			if (alloclab_store_commit_runs(s, v->repo, v->commits[c].commit,
+						       size ? ALLOCLAB_AB_TIME_SIZE : alloclab_ab_metric_names[m], &ids, &bases, &n,
+						       err, err_len) != 0)
 				return -1;
 			long base = n ? commit_index(v, bases[0]) : -1;
 			int rc = 0;
@@ -172,7 +206,9 @@ static int load_steps(struct alloclab_store *s, struct alloclab_history_view *v,
 				char machine[1200];
 				struct alloclab_results *r = alloclab_store_load_run(s, ids[0], v->check, err, err_len);
 				rc = r && alloclab_store_run_machine(s, ids[0], machine, sizeof machine, err, err_len) == 0
-					     ? add_step_run(v, (enum alloclab_ab_metric)m, r, c, (size_t)base, machine, err, err_len)
+					     ? size ? add_step_size(v, r, c, (size_t)base, machine, err, err_len)
+						    : add_step_run(v, (enum alloclab_ab_metric)m, r, c, (size_t)base, machine, err,
+								   err_len)
 					     : -1;
 				if (rc == 0)
 					note_machine(v, machine);
@@ -192,8 +228,31 @@ static int by_commit(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The steps after `first` up to `last` multiplied, and whether the drift
+ * (half-width h on the logarithm) agrees with them. Each step's interval
+ * is taken as ±1.96 standard errors on the logarithm, the steps as
+ * independent (separate runs). */
+static void chain_steps(struct alloclab_history_series *s, const struct alloclab_history_point *first,
+			const struct alloclab_history_point *last, double h)
+{
+	double log_chain = 0, var = 0;
+	for (const struct alloclab_history_point *pt = first + 1; pt <= last; pt++) {
+		if (!pt->has_step || !pt->has_interval || pt->lo <= 0 || pt->ratio <= 0)
+			return;
+		double se = log(pt->hi / pt->lo) / 2 / 1.96;
+		log_chain += log(pt->ratio);
+		var += se * se;
+	}
+	double half = 1.96 * sqrt(var), drift_se = h / 1.96;
+	s->has_chain = 1;
+	s->chain = exp(log_chain);
+	s->chain_lo = exp(log_chain - half);
+	s->chain_hi = exp(log_chain + half);
+	s->drift_agrees = fabs(log(s->drift) - log_chain) <= 1.96 * sqrt(var + drift_se * drift_se);
+}
+
 /* The change points of a series, and its drift against the reference. */
-static void find_changes(struct alloclab_history_series *s)
+static void find_changes(const struct alloclab_history_view *v, struct alloclab_history_series *s)
 {
 	qsort(s->points, s->npoints, sizeof *s->points, by_commit);
 	double *p = calloc(s->npoints + 1, sizeof *p);
@@ -219,13 +278,22 @@ static void find_changes(struct alloclab_history_series *s)
 			last = &s->points[i];
 		}
 	if (first && last && first != last && first->ref_lo > 0 && last->ref_lo > 0) {
-		double h1 = log(first->ref_hi / first->ref_lo) / 2, h2 = log(last->ref_hi / last->ref_lo) / 2;
+		/* A reference that is the first commit's build (history run's
+		 * default): the last commit's ratio to it is the drift, measured
+		 * in one run; the first's is an A/A whose noise would only widen
+		 * it. Any other reference: the last over the first. */
+		char own[40], label[16];
+		alloclab_history_commit_label(v->commits[first->commit].commit, label, sizeof label);
+		snprintf(own, sizeof own, "first-%s", label);
+		int is_first = v->reference && strcmp(v->reference, own) == 0;
+		double h1 = is_first ? 0 : log(first->ref_hi / first->ref_lo) / 2, h2 = log(last->ref_hi / last->ref_lo) / 2;
 		double h = sqrt(h1 * h1 + h2 * h2);
 		s->has_drift = 1;
-		s->drift = last->ref_ratio / first->ref_ratio;
+		s->drift = is_first ? last->ref_ratio : last->ref_ratio / first->ref_ratio;
 		s->drift_lo = s->drift * exp(-h);
 		s->drift_hi = s->drift * exp(h);
 		s->drift_resolved = s->drift_lo > 1 || s->drift_hi < 1;
+		chain_steps(s, first, last, h);
 	}
 }
 
@@ -260,7 +328,7 @@ int alloclab_history_view_load(struct alloclab_store *s, const char *repo, struc
 	    load_steps(s, v, err, err_len) != 0)
 		return -1;
 	for (size_t i = 0; i < v->nseries; i++)
-		find_changes(&v->series[i]);
+		find_changes(v, &v->series[i]);
 	return 0;
 }
 

@@ -32,6 +32,10 @@ struct alloclab_history_point {
 	double p;             /* the step's p (time: t on the paired logarithms; memory: the rank test); < 0 none */
 	enum alloclab_verdict verdict;
 	int change;           /* a change point */
+	/* time: the step in whole values (how much), where the step's time
+	 * was decided in slices (ab.h's size_in_values); has_size 0: none. */
+	int has_size;
+	double size_ratio, size_lo, size_hi;
 	/* time: this commit against the reference, in the same processes. */
 	int has_reference;
 	double ref_ratio, ref_lo, ref_hi;
@@ -49,6 +53,16 @@ struct alloclab_history_series {
 	int has_drift;
 	double drift, drift_lo, drift_hi;
 	int drift_resolved;
+	/* The guard's check: the steps from the first commit with a
+	 * reference to the last, multiplied (their intervals combined on the
+	 * logarithms), and whether the drift agrees with them within the two
+	 * intervals. They measure one thing two ways; when they disagree, a
+	 * step or the reference is not what it seems (a reference of another
+	 * allocator moves with the machine: 0.310 and 0.326 for two commits
+	 * that built the same file). has_chain 0: a step between is missing. */
+	int has_chain;
+	double chain, chain_lo, chain_hi;
+	int drift_agrees;
 };
 
 struct alloclab_history_view {
