@@ -11,6 +11,7 @@
 #include "plugin/loader.h"
 #include "check/vet.h"
 #include "cli.h"
+#include "base/shell_word.h"
 #include "base/numbers.h"
 #include "results/results.h"
 #include "plugin/plugin_arg.h"
@@ -64,6 +65,15 @@ static void print_case(const json_t *rec, void *arg)
 		return;
 	}
 	printf("  %-17s %-5s %s\n", json_string_value(json_object_get(rec, "case")), status, why);
+	/* Answers the ABI allows that are not glibc's: a line each. */
+	size_t k;
+	const json_t *d;
+	json_array_foreach(json_object_get(rec, "differs"), k, d)
+	{
+		char shown[2 * ALLOCLAB_CHECK_DIFFER_LEN];
+		printf("  %-17s       differs from glibc: %s\n", "",
+		       alloclab_printable(json_string_value(d), shown, sizeof shown));
+	}
 	if (printed)
 		printf("  %-17s       (the plugin printed: %.200s)\n", "", printed);
 	fflush(stdout);
@@ -139,7 +149,7 @@ int alloclab_cmd_check(int argc, char **argv)
 		 * refused with one line naming it and the step, not checked. */
 		if (alloclab_plugin_find(plugin.spec, path, sizeof path, err, sizeof err) != 0 ||
 		    alloclab_probe_isolated(&plugin, timeout, &probe, err, sizeof err) != 0) {
-			fprintf(stderr, "alloclab: %s\n", err);
+			alloclab_say("alloclab: %s", err);
 			free(plugin.spec);
 			free(plugin.options);
 			free(plugin.as);

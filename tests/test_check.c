@@ -187,3 +187,41 @@ Test(check, bad_input)
 	cr_expect(strstr(r.err, "no case 'nope'") != NULL, "%s", r.err);
 	cmd_result_free(&r);
 }
+
+/* calloc's and realloc's edges where the ABI allows another answer than
+ * glibc's: mimalloc's realloc(p, 0) returns a block where glibc's frees p
+ * and returns NULL. The case passes, and says so on a line of its own
+ * (and in the JSON's "differs"); system, which is glibc, says nothing.
+ * Before, the case passed in silence. */
+Test(check, edges_that_differ_from_glibc_are_said, .timeout = 200)
+{
+	if (getenv("ALLOCLAB_UNDER_VALGRIND") || getenv("ALLOCLAB_UNDER_SANITIZER"))
+		cr_skip_test("valgrind and the sanitizers put their own malloc where glibc's would be");
+	static const char *const says = "differs from glibc: realloc(p, 0) of a 40-byte block returns another block";
+	struct cmd_result r = run_alloclab(NULL, (const char *const[]){"check", "mimalloc", "--case", "edge-sizes", NULL});
+	cr_expect_eq(r.status, 0, "%s %s", r.out, r.err);
+	cr_expect(strstr(r.out, "edge-sizes        pass") && strstr(r.out, says), "%s", r.out);
+	/* One line a difference, none of them the case's own line. */
+	for (const char *l = r.out; (l = strstr(l, "differs from glibc: ")) != NULL; l++) {
+		const char *eol = strchr(l, '\n'), *next = eol ? strstr(eol, "differs from glibc: ") : NULL;
+		cr_expect(eol && (!next || next > eol), "%s", r.out);
+	}
+	cmd_result_free(&r);
+
+	r = run_alloclab(NULL, (const char *const[]){"check", "mimalloc", "--case", "edge-sizes", "--json", NULL});
+	json_t *doc = json_loads(r.out ? r.out : "", 0, NULL);
+	json_t *c = json_array_get(json_object_get(json_array_get(doc, 0), "cases"), 0);
+	json_t *differs = json_object_get(c, "differs");
+	cr_assert(json_array_size(differs) >= 1, "%s", r.out);
+	cr_expect(strstr(json_string_value(json_array_get(differs, 0)), "realloc(p, 0)") ||
+			  strstr(json_string_value(json_array_get(differs, 1)) ? json_string_value(json_array_get(differs, 1)) : "",
+				 "realloc(p, 0)"),
+		  "%s", r.out);
+	json_decref(doc);
+	cmd_result_free(&r);
+
+	r = run_alloclab(NULL, (const char *const[]){"check", "system", "--case", "edge-sizes", NULL});
+	cr_expect_eq(r.status, 0, "%s %s", r.out, r.err);
+	cr_expect(strstr(r.out, "edge-sizes        pass") && !strstr(r.out, "differs from glibc"), "%s", r.out);
+	cmd_result_free(&r);
+}

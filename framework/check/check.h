@@ -13,9 +13,19 @@
 
 enum alloclab_check_status { ALLOCLAB_CHECK_PASS, ALLOCLAB_CHECK_FAIL, ALLOCLAB_CHECK_SKIP };
 
+/* At most this many differences from glibc a case reports, each at most
+ * ALLOCLAB_CHECK_DIFFER_LEN bytes. */
+#define ALLOCLAB_CHECK_DIFFERS 8
+#define ALLOCLAB_CHECK_DIFFER_LEN 240
+
 struct alloclab_check_result {
 	enum alloclab_check_status status;
 	char why[512]; /* what was checked, or what went wrong, or why skipped */
+	/* Where the plugin's answer, allowed by the ABI, is not glibc's (a
+	 * program moved from glibc's malloc to it would see that): one edge
+	 * each, "realloc(p, 0) returns ... where glibc's ...". Not a failure. */
+	char differs[ALLOCLAB_CHECK_DIFFERS][ALLOCLAB_CHECK_DIFFER_LEN];
+	unsigned ndiffers;
 };
 
 struct alloclab_check_case {
@@ -54,6 +64,12 @@ const char *const *alloclab_check_level(unsigned level);
  * skips). */
 const char *const *alloclab_check_level_required(unsigned level);
 
+/* calloc's and realloc's edges where the ABI allows more than glibc's
+ * answer (zero sizes, a NULL block, realloc to 0 through the program API,
+ * shrinking, growing), asked of the plugin and of glibc: each answer that
+ * differs goes into r->differs (glibc_edges.c). Part of edge-sizes. */
+void alloclab_check_glibc_edges(const struct alloclab_allocator *a, struct alloclab_check_result *r);
+
 /* A case's process marks its steps with alloclab_phase (child.h): the
  * shared ones (load, create, thread_attach, thread_detach, destroy) and
  * "case" itself, so a crash or a hang is named by its step. */
@@ -68,7 +84,9 @@ void alloclab_check_run_case(const struct alloclab_check_case *c, const struct a
  * case shares (load, create, thread_attach, thread_detach, destroy)
  * crashes or hangs, the rest are "not run". Returns an array of records
  * {case, status: pass|fail|skip|not run, why, plugin_output?}, calling
- * progress on each as it is made; *failed counts the failures.
+ * progress on each as it is made; *failed counts the failures. A case
+ * that found the plugin's answers differing from glibc's (allowed, but
+ * not glibc's) has them in "differs", an array of texts.
  */
 json_t *alloclab_check_plugin(const char *spec, const char *options, char *const *only, int nonly,
 			      const char *const *required, double timeout,

@@ -22,6 +22,35 @@ struct case_arg {
 	const struct alloclab_check_case *c;
 };
 
+/* The differences from glibc a case's process reported (check.h), into
+ * entry: what that process says is the plugin's to forge, so only an
+ * array of at most ALLOCLAB_CHECK_DIFFERS texts, each cut to
+ * ALLOCLAB_CHECK_DIFFER_LEN bytes, is taken. */
+static void copy_differs(const json_t *out, json_t *entry)
+{
+	const json_t *differs = json_object_get(out, "differs");
+	json_t *taken = json_array();
+	size_t k;
+	const json_t *d;
+
+	if (!json_is_array(differs) || taken == NULL) {
+		json_decref(taken);
+		return;
+	}
+	json_array_foreach(differs, k, d)
+	{
+		char text[ALLOCLAB_CHECK_DIFFER_LEN];
+		if (k >= ALLOCLAB_CHECK_DIFFERS || !json_is_string(d))
+			break;
+		snprintf(text, sizeof text, "%s", json_string_value(d));
+		json_array_append_new(taken, alloclab_json_text(text));
+	}
+	if (json_array_size(taken))
+		json_object_set_new(entry, "differs", taken);
+	else
+		json_decref(taken);
+}
+
 static int case_child(void *arg, int fd)
 {
 	const struct case_arg *ca = arg;
@@ -47,6 +76,12 @@ static int case_child(void *arg, int fd)
 	out = json_pack("{s:s,s:o}", "status",
 			r.status == ALLOCLAB_CHECK_PASS ? "pass" : r.status == ALLOCLAB_CHECK_SKIP ? "skip" : "fail", "why",
 			alloclab_json_text(r.why));
+	if (r.ndiffers) {
+		json_t *differs = json_array();
+		for (unsigned k = 0; k < r.ndiffers && k < ALLOCLAB_CHECK_DIFFERS; k++)
+			json_array_append_new(differs, alloclab_json_text(r.differs[k]));
+		json_object_set_new(out, "differs", differs);
+	}
 	return alloclab_child_send_json(fd, out);
 }
 
@@ -184,6 +219,7 @@ json_t *alloclab_check_plugin_within(const char *spec, const char *options, char
 		}
 		*failed += strcmp(status, "fail") == 0;
 		entry = json_pack("{s:s,s:s,s:o}", "case", c->name, "status", status, "why", alloclab_json_text(why));
+		copy_differs(out, entry);
 		if (res.printed_len) {
 			/* The plugin's own chatter: kept and flagged, never mixed
 			 * into alloclab's output. */
