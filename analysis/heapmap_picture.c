@@ -2,6 +2,7 @@
 #define _GNU_SOURCE 1
 #include "heapmap_picture.h"
 #include "base/lengths.h"
+#include "base/shell_word.h"
 #include "files/output_path.h"
 #include "plot.h"
 #include "process/program.h"
@@ -375,7 +376,7 @@ static int run_gnuplot(const char *tmp, const char *script, char *err, size_t er
 		else
 			next = line + strlen(line);
 		if (strstr(line, "frames in animation sequence") == NULL)
-			fprintf(stderr, "gnuplot: %s\n", line);
+			alloclab_say("gnuplot: %s", line); /* it may quote the picture's title */
 	}
 	free(said);
 	if (status != 0) {

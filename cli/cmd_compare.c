@@ -6,6 +6,7 @@
  */
 #include "cells.h"
 #include "cli.h"
+#include "base/shell_word.h"
 #include "formats.h"
 #include "plugin/loader.h"
 #include "base/numbers.h"
@@ -160,8 +161,8 @@ static int plugin_columns(const char *plugins, struct alloclab_results *run, con
 			}
 		}
 		if (best[0] == '\0') {
-			fprintf(stderr, "alloclab: plugin '%s' is not in %s (see its table: alloclab show %s)\n", items[i],
-				file, file);
+			alloclab_say("alloclab: plugin '%s' is not in %s (see its table: alloclab show %s)", items[i],
+				     file, file);
 			free(copy);
 			return 2;
 		}
@@ -223,7 +224,7 @@ int alloclab_cmd_compare(int argc, char **argv)
 	}
 	cmp = alloclab_compare(cols, ncols, &a.o, err, sizeof err);
 	if (cmp == NULL) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		goto out;
 	}
 	a.format->compare(cmp, stdout);

@@ -8,6 +8,7 @@
  * total: the sum over its functions, which equals the measured count.
  */
 #include "cli.h"
+#include "base/shell_word.h"
 #include "plugin/loader.h"
 #include "measure/measure.h"
 #include "base/numbers.h"
@@ -160,7 +161,7 @@ int alloclab_cmd_explain(int argc, char **argv)
 	if (alloclab_workload_parse(workload, &ws, err, sizeof err) != 0)
 		return alloclab_usage_error("explain", "%s", err);
 	if (alloclab_measure_available(ALLOCLAB_MEASURE_INSTRUCTIONS, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		return 2;
 	}
 	for (int k = 0; k < 2; k++) {
@@ -172,9 +173,9 @@ int alloclab_cmd_explain(int argc, char **argv)
 	}
 	for (int k = 0; k < 2; k++) {
 		if (isatty(2))
-			fprintf(stderr, "alloclab explain: counting %s under callgrind...\n", sides[k].plugin.spec);
+			alloclab_say("alloclab explain: counting %s under callgrind...", sides[k].plugin.spec);
 		if (measure_side(&sides[k], &ws, threads, timeout, err, sizeof err) != 0) {
-			fprintf(stderr, "alloclab: %s\n", err);
+			alloclab_say("alloclab: %s", err);
 			rc = 1;
 			goto out;
 		}

@@ -4,6 +4,7 @@
  * output policy (framework/files/output_path.h).
  */
 #include "cli.h"
+#include "base/shell_word.h"
 #include "export.h"
 #include "plugin/loader.h"
 #include "files/output_path.h"
@@ -72,12 +73,12 @@ int alloclab_cmd_export(int argc, char **argv)
 	if ((r = alloclab_cli_load(argv[optind])) == NULL)
 		return 2;
 	if (!to_stdout && alloclab_output_begin(output, ALLOCLAB_OUTPUT_EXPORT, &f, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		goto out;
 	}
 	FILE *w = to_stdout ? open_memstream(&text, &text_len) : fdopen(dup(f.fd), "w");
 	if (w == NULL) {
-		fprintf(stderr, "alloclab: cannot write %s\n", output);
+		alloclab_say("alloclab: cannot write %s", output);
 		goto out;
 	}
 	int ok;
@@ -97,12 +98,12 @@ int alloclab_cmd_export(int argc, char **argv)
 		ok = 0;
 	}
 	if (!ok || (!to_stdout && alloclab_output_commit(&f, output, ALLOCLAB_OUTPUT_EXPORT, err, sizeof err) != 0)) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		goto out;
 	}
 	if (skipped)
-		fprintf(stderr, "alloclab export: %u cell%s left out (failed, not applicable or not measured)\n", skipped,
-			skipped == 1 ? "" : "s");
+		alloclab_say("alloclab export: %u cell%s left out (failed, not applicable or not measured)", skipped,
+			     skipped == 1 ? "" : "s");
 	rc = 0;
 out:
 	free(text);

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE 1
 #include "cli.h"
+#include "base/shell_word.h"
 #include "grade_report.h"
 #include "check/check.h"
 #include "grade/grade.h"
@@ -220,13 +221,13 @@ int alloclab_cmd_grade(int argc, char **argv)
 	char note[ALLOCLAB_ERR_LEN] = "", err[ALLOCLAB_ERR_LEN + 200];
 	if (alloclab_grade_run(&job, &rows, note, sizeof note, err, sizeof err) != 0) {
 		free(rows);
-		fprintf(stderr, "alloclab grade: %s\n", err);
+		alloclab_say("alloclab grade: %s", err);
 		return 2;
 	}
 	alloclab_grade_table(stdout, &s, rows, n, note);
 	rc = alloclab_grade_write(dir, &s, rows, n, note, err, sizeof err);
 	if (rc != 0)
-		fprintf(stderr, "alloclab grade: %s\n", err);
+		alloclab_say("alloclab grade: %s", err);
 	else
 		printf("(the grading's files: %s/ table.txt, grades.csv, grades.json, feedback/, logs/)\n", dir);
 	free(rows);

@@ -8,6 +8,7 @@
  * frames.jsonl, frame-NNN.png, contact-sheet.png and heapmap.gif.
  */
 #include "cli.h"
+#include "base/shell_word.h"
 #include "measure/heapmap.h"
 #include "heapmap_picture.h"
 #include "files/output_path.h"
@@ -187,7 +188,7 @@ static int outputs_usable(const char *dir)
 		snprintf(out, sizeof out, "%s/%s", dir, names[i]);
 		if (alloclab_output_usable(out, i ? ALLOCLAB_OUTPUT_PICTURE : ALLOCLAB_OUTPUT_HEAPMAP, err, sizeof err) !=
 		    0) {
-			fprintf(stderr, "alloclab: heapmap: %s\n", err);
+			alloclab_say("alloclab: heapmap: %s", err);
 			return -1;
 		}
 	}
@@ -217,7 +218,7 @@ int alloclab_cmd_heapmap(int argc, char **argv)
 		goto out;
 	alloclab_probe_clear(&probe);
 	if (alloclab_scratch_make("heapmap", tmp, sizeof tmp) != 0) {
-		fprintf(stderr, "alloclab: heapmap: cannot make a scratch folder: %s\n", strerror(errno));
+		alloclab_say("alloclab: heapmap: cannot make a scratch folder: %s", strerror(errno));
 		tmp[0] = '\0';
 		goto out;
 	}
@@ -230,19 +231,19 @@ int alloclab_cmd_heapmap(int argc, char **argv)
 	struct alloclab_process proc;
 	int interrupted = 0;
 	if (isatty(2))
-		fprintf(stderr, "alloclab heapmap: running %s with %s, its live blocks tracked...\n",
-			a.ws.workload->name, plugin.spec);
+		alloclab_say("alloclab heapmap: running %s with %s, its live blocks tracked...",
+			     a.ws.workload->name, plugin.spec);
 	int m = alloclab_measure_isolated(&spec, a.timeout, &proc, &interrupted, err, sizeof err);
 	if (m != 0) {
 		/* A plugin without the op, or a workload it cannot run, is the
 		 * caller's choice (2); a failure while running is the plugin's (1). */
-		fprintf(stderr, "alloclab: heapmap: %s: %s%s\n", plugin.spec, m == -2 ? "not offered: " : "", err);
+		alloclab_say("alloclab: heapmap: %s: %s%s", plugin.spec, m == -2 ? "not offered: " : "", err);
 		rc = m == -2 ? 2 : 1;
 		goto out;
 	}
 	alloclab_process_clear(&proc);
 	if (alloclab_heapmap_read(frames, &h, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: heapmap: %s\n", err);
+		alloclab_say("alloclab: heapmap: %s", err);
 		rc = 1;
 		goto out;
 	}
@@ -253,7 +254,7 @@ int alloclab_cmd_heapmap(int argc, char **argv)
 	snprintf(out, sizeof out, "%s/frames.jsonl", a.dir);
 	if (alloclab_output_copy(frames, out, ALLOCLAB_OUTPUT_HEAPMAP, err, sizeof err) != 0 ||
 	    alloclab_heapmap_draw(&h, title, a.dir, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: heapmap: %s\n", err);
+		alloclab_say("alloclab: heapmap: %s", err);
 		rc = 1;
 		goto out;
 	}

@@ -93,11 +93,11 @@ int alloclab_cmd_merge(int argc, char **argv)
 			goto out;
 	merged = alloclab_merge(shards, files, (unsigned)n, &rep, err, sizeof err);
 	if (merged == NULL) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		goto out;
 	}
 	if (alloclab_results_write(merged, output, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		goto out;
 	}
 	unsigned procs = 0;
@@ -107,10 +107,9 @@ int alloclab_cmd_merge(int argc, char **argv)
 		printf("merged %u of %u shards into %s: %u cells, %u processes\n", (unsigned)n - 0u, rep.count, output,
 		       merged->ncells, procs);
 	if (rep.mixed_cpu_models || rep.mixed_kernels)
-		fprintf(stderr,
-			"alloclab merge: warning: the shards ran on %s (%u hosts): compare compares processes within "
-			"one CPU model where it can, and says when it pooled them\n",
-			rep.mixed_cpu_models ? "different CPU models" : "different kernels", rep.hosts);
+		alloclab_say("alloclab merge: warning: the shards ran on %s (%u hosts): compare compares processes within "
+			     "one CPU model where it can, and says when it pooled them",
+			     rep.mixed_cpu_models ? "different CPU models" : "different kernels", rep.hosts);
 	const json_t *command = alloclab_results_command(shards[0]);
 	/* Each missing shard's command, whole, for the first few; the rest by
 	 * number, so that a sweep of a thousand shards with one given does not
@@ -131,8 +130,9 @@ int alloclab_cmd_merge(int argc, char **argv)
 		for (int k = 0; k < n; k++)
 			if (shards[k]->facts.shard_index == rep.incomplete[i])
 				file = files[k];
+		char shown[ALLOCLAB_PRINTED_LEN];
 		fprintf(stderr, "alloclab merge: shard %u of %u (%s) did not finish; measure it again with:\n  ",
-			rep.incomplete[i], rep.count, file);
+			rep.incomplete[i], rep.count, alloclab_printable(file, shown, sizeof shown));
 		alloclab_shard_command(stderr, command, rep.incomplete[i], rep.count, file);
 		fputc('\n', stderr);
 	}

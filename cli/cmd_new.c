@@ -228,9 +228,9 @@ int alloclab_cmd_new(int argc, char **argv)
 		free(done);
 		if (again == NULL || write_new(dst, again, err, sizeof err) != 0) {
 			if (again == NULL)
-				fprintf(stderr, "alloclab: cannot read the template %s (is alloclab installed whole?)\n", src);
+				alloclab_say("alloclab: cannot read the template %s (is alloclab installed whole?)", src);
 			else
-				fprintf(stderr, "alloclab: %s\n", err);
+				alloclab_say("alloclab: %s", err);
 			free(again);
 			/* Nothing half-made stays: what this command wrote goes. */
 			for (int w = 0; w < k; w++) {

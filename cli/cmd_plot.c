@@ -4,6 +4,7 @@
  * several are given.
  */
 #include "cli.h"
+#include "base/shell_word.h"
 #include "base/lengths.h"
 #include "plugin/loader.h"
 #include "plot.h"
@@ -69,7 +70,7 @@ int alloclab_cmd_plot(int argc, char **argv)
 	}
 	int rc = 0;
 	if (n > 1 && mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "alloclab: cannot create %s: %s\n", dir, strerror(errno));
+		alloclab_say("alloclab: cannot create %s: %s", dir, strerror(errno));
 		rc = 2;
 	}
 	for (int i = 0; i < n && rc == 0; i++) {
@@ -86,7 +87,7 @@ int alloclab_cmd_plot(int argc, char **argv)
 			snprintf(sub, sizeof sub, "%s", dir);
 		}
 		if (alloclab_plot(runs[i], sub, baseline, err, sizeof err) != 0) {
-			fprintf(stderr, "alloclab: %s\n", err);
+			alloclab_say("alloclab: %s", err);
 			rc = 2;
 		} else {
 			printf("pictures of %s: %s/\n", argv[optind + i], sub);

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE 1
 #include "process/child.h"
 #include "cli.h"
+#include "base/shell_word.h"
 #include "registry.h"
 #include "plugin/plugin_arg.h"
 #include "worker/worker.h"
@@ -173,11 +174,11 @@ static int keep_trace(struct alloclab_output_file *file, const char *path, const
 	struct stat st;
 
 	if (record_status(path, err, sizeof err, &events, &trace_threads, &in_windows, &windows) != 0) {
-		fprintf(stderr, "alloclab: the recorded trace does not read back: %s\n", err);
+		alloclab_say("alloclab: the recorded trace does not read back: %s", err);
 		return 1;
 	}
 	if (alloclab_output_commit(file, out, ALLOCLAB_OUTPUT_TRACE, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		return 1;
 	}
 	stat(out, &st);
@@ -223,7 +224,7 @@ int alloclab_cmd_record(int argc, char **argv)
 	 * ones it uses for itself (its result and phase descriptors). */
 	if (alloclab_output_begin(a.out, ALLOCLAB_OUTPUT_TRACE, &file, err, sizeof err) != 0 ||
 	    (handed = fcntl(file.fd, F_DUPFD, 10)) < 0) {
-		fprintf(stderr, "alloclab: %s\n", handed < 0 && file.fd >= 0 ? strerror(errno) : err);
+		alloclab_say("alloclab: %s", handed < 0 && file.fd >= 0 ? strerror(errno) : err);
 		goto done;
 	}
 	snprintf(tmp, sizeof tmp, "/proc/self/fd/%d", handed);
@@ -234,8 +235,8 @@ int alloclab_cmd_record(int argc, char **argv)
 		 * trace that ends where the plugin crashed replays nothing whole. */
 		struct stat there;
 		int existed = lstat(a.out, &there) == 0;
-		fprintf(stderr, "alloclab: recording %s under %s stopped: %s; no trace of it is kept (%s %s)\n",
-			a.workload, a.plugin_text, err, a.out, existed ? "is left as it was" : "is not written");
+		alloclab_say("alloclab: recording %s under %s stopped: %s; no trace of it is kept (%s %s)",
+			     a.workload, a.plugin_text, err, a.out, existed ? "is left as it was" : "is not written");
 		rc = interrupted ? 130 : 1;
 		goto done;
 	}

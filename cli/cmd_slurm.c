@@ -258,9 +258,9 @@ static int one_line_path(const char *what, const char *path)
 	if (alloclab_shell_word_one_line(path))
 		return 0;
 	alloclab_printable(path, shown, sizeof shown);
-	fprintf(stderr, "alloclab slurm: %s '%s' has a control character (a newline?) in its name: no batch script "
-			"can carry it safely; give another\n",
-		what, shown);
+	alloclab_say("alloclab slurm: %s '%s' has a control character (a newline?) in its name: no batch script "
+		     "can carry it safely; give another",
+		     what, shown);
 	return 2;
 }
 
@@ -277,11 +277,11 @@ static int make_folder(struct sweep *s)
 	if (mkdir(s->dir_arg, 0777) == 0)
 		s->made_dir = 1;
 	else if (errno != EEXIST) {
-		fprintf(stderr, "alloclab: cannot make %s: %s\n", s->dir_arg, strerror(errno));
+		alloclab_say("alloclab: cannot make %s: %s", s->dir_arg, strerror(errno));
 		return 2;
 	}
 	if (realpath(s->dir_arg, s->dir) == NULL || stat(s->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "alloclab: %s: %s\n", s->dir_arg, errno ? strerror(errno) : "not a folder");
+		alloclab_say("alloclab: %s: %s", s->dir_arg, errno ? strerror(errno) : "not a folder");
 		return 2;
 	}
 	if ((rc = one_line_path("the folder", s->dir)) != 0)
@@ -294,8 +294,8 @@ static int make_folder(struct sweep *s)
 	if (mkdir(s->logs, 0777) == 0)
 		s->made_logs = 1;
 	else if (errno != EEXIST || lstat(s->logs, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "alloclab: %s: %s\n", s->logs,
-			errno == EEXIST ? "is not a folder (a link or a file): the tasks' logs go there" : strerror(errno));
+		alloclab_say("alloclab: %s: %s", s->logs,
+			     errno == EEXIST ? "is not a folder (a link or a file): the tasks' logs go there" : strerror(errno));
 		return 2;
 	}
 	return 0;
@@ -339,8 +339,8 @@ static int check_plan(const struct sweep *s)
 	int rc = alloclab_capture(check, NULL, PLAN_CHECK_TIMEOUT_S, 1 << 16, &out, why, sizeof why, said, sizeof said);
 	free(check);
 	if (rc != 0) {
-		fprintf(stderr, "alloclab slurm: the run's arguments do not make a plan of %u shards: %s\n", s->plan.shards,
-			rc < 0 ? why : said[0] ? said : "(the run said nothing)");
+		alloclab_say("alloclab slurm: the run's arguments do not make a plan of %u shards: %s", s->plan.shards,
+			     rc < 0 ? why : said[0] ? said : "(the run said nothing)");
 		free(out);
 		return 2;
 	}
@@ -366,7 +366,7 @@ static int write_scripts(struct sweep *s)
 {
 	char err[ALLOCLAB_ERR_LEN + 600];
 	if (alloclab_sweep_write_scripts(&s->plan, &s->made_shards, &s->made_merge, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		return 2;
 	}
 	return 0;
@@ -377,7 +377,7 @@ static int write_record(struct sweep *s, const char *shards_id, const char *merg
 {
 	char err[ALLOCLAB_ERR_LEN + 600];
 	if (alloclab_sweep_write_record(&s->plan, shards_id, merge_id, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		return 2;
 	}
 	s->made_record = 1;
@@ -401,20 +401,20 @@ static int submit_jobs(struct sweep *s)
 	int rc;
 
 	if (submit(s->dir, s->submit_timeout_s, "shards.sh", NULL, shards_id, sizeof shards_id, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		remove_made(s);
 		return 2;
 	}
 	/* From here the array runs: the record must say so, whatever else
 	 * fails, so that status follows it and the folder is not reused. */
 	if ((rc = write_record(s, shards_id, NULL)) != 0) {
-		fprintf(stderr, "alloclab: the shards run as job %s all the same (scancel %s to stop them)\n", shards_id,
-			shards_id);
+		alloclab_say("alloclab: the shards run as job %s all the same (scancel %s to stop them)", shards_id,
+			     shards_id);
 		return rc;
 	}
 	if (submit(s->dir, s->submit_timeout_s, "merge.sh", shards_id, merge_id, sizeof merge_id, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\nalloclab: the shards run as job %s; submit their merge with:\n  ", err,
-			shards_id);
+		alloclab_say("alloclab: %s", err);
+		fprintf(stderr, "alloclab: the shards run as job %s; submit their merge with:\n  ", shards_id);
 		snprintf(dep, sizeof dep, "--dependency=afterok:%s ", shards_id);
 		print_submit(stderr, s, dep, "merge.sh");
 		return 2;
@@ -445,7 +445,7 @@ int alloclab_cmd_slurm(int argc, char **argv)
 		return rc;
 	snprintf(s.self, sizeof s.self, "%s", alloclab_self_path());
 	if (getcwd(s.cwd, sizeof s.cwd) == NULL) {
-		fprintf(stderr, "alloclab slurm: cannot tell the working folder: %s\n", strerror(errno));
+		alloclab_say("alloclab slurm: cannot tell the working folder: %s", strerror(errno));
 		return 2;
 	}
 	if ((rc = one_line_path("the working folder", s.cwd)) != 0 || (rc = one_line_path("alloclab's path", s.self)) != 0)
@@ -510,7 +510,7 @@ static int cmd_status(int argc, char **argv)
 	if (argc != 2 || argv[1][0] == '-')
 		return alloclab_usage_error("slurm", "usage: alloclab slurm status DIR");
 	if (alloclab_sweep_read_record(argv[1], &rec, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		return 2;
 	}
 	const char *self = rec.self, *dir = rec.dir, *jobs = rec.shards_job, *merge_job = rec.merge_job;

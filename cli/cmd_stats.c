@@ -7,6 +7,7 @@
  */
 #include "process/child.h"
 #include "cli.h"
+#include "base/shell_word.h"
 #include "mallocstats.h"
 #include "check/vet.h"
 #include "registry.h"
@@ -108,7 +109,7 @@ int alloclab_cmd_stats(int argc, char **argv)
 	spec.values = 1;
 	alloclab_catch_interrupts();
 	if (alloclab_measure_isolated(&spec, timeout, &proc, &interrupted, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		free(plugin.spec);
 		free(plugin.options);
 		free(plugin.as);
@@ -116,7 +117,7 @@ int alloclab_cmd_stats(int argc, char **argv)
 	}
 	stats = after ? proc.stats_after_finish : proc.stats;
 	if (stats == NULL) {
-		fprintf(stderr, "alloclab: plugin '%s' offers no statistics (no stats op)\n", plugin.spec);
+		alloclab_say("alloclab: plugin '%s' offers no statistics (no stats op)", plugin.spec);
 		alloclab_process_clear(&proc);
 		free(plugin.spec);
 		free(plugin.options);

@@ -1,7 +1,9 @@
 /* What the subcommands share. See cli.h. */
+#define _GNU_SOURCE 1
 #include "cli.h"
 
 #include "base/numbers.h"
+#include "base/shell_word.h"
 #include "process/process_tree.h"
 #include "worker/worker.h"
 #include "registry.h"
@@ -13,13 +15,18 @@
 
 int alloclab_usage_error(const char *command, const char *fmt, ...)
 {
+	char *message = NULL;
 	va_list ap;
 
-	fprintf(stderr, "alloclab: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&message, fmt, ap) < 0)
+		message = NULL;
 	va_end(ap);
-	fprintf(stderr, " (see 'alloclab %s%s--help')\n", command ? command : "", command ? " " : "");
+	/* The message holds what was typed: shown, not passed to the
+	 * terminal. */
+	alloclab_say("alloclab: %s (see 'alloclab %s%s--help')", message ? message : "out of memory",
+		     command ? command : "", command ? " " : "");
+	free(message);
 	return 2;
 }
 
@@ -91,7 +98,7 @@ struct alloclab_results *alloclab_cli_load(const char *path)
 	struct alloclab_results *r = alloclab_results_load(path, alloclab_workload_check_report, err, sizeof err);
 
 	if (r == NULL)
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 	return r;
 }
 

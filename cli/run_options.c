@@ -188,8 +188,9 @@ void alloclab_shard_command(FILE *out, const json_t *command, unsigned k, unsign
 	size_t i;
 
 	/* The alloclab running now, by its path: "alloclab" may not be on
-	 * PATH where the command is pasted. */
-	alloclab_shell_word(out, alloclab_self_path());
+	 * PATH where the command is pasted. The words are a results file's:
+	 * shown, so that none acts on the terminal it is printed on. */
+	alloclab_shell_word_shown(out, alloclab_self_path());
 	json_array_foreach(command, i, w)
 	{
 		const char *word = json_string_value(w);
@@ -202,8 +203,8 @@ void alloclab_shard_command(FILE *out, const json_t *command, unsigned k, unsign
 			continue;
 		}
 		fputc(' ', out);
-		alloclab_shell_word(out, word);
+		alloclab_shell_word_shown(out, word);
 	}
 	fprintf(out, " --shard %u/%u -o ", k, n);
-	alloclab_shell_word(out, output);
+	alloclab_shell_word_shown(out, output);
 }

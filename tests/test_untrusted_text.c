@@ -483,3 +483,30 @@ Test(untrusted_text, a_plugins_create_failure_is_one_safe_line, .timeout = 60)
 		cmd_result_free(&r);
 	}
 }
+
+/* Lines on stderr that quote what came from outside (a file name, a
+ * plugin's path in the loader's message, a name the command was given):
+ * each one line, with no control character and no bidirectional control
+ * raw (before, check, compare, the results reader's line, every usage
+ * error and the plugin probe's line of record printed them as they were). */
+Test(untrusted_text, error_lines_show_outside_text_harmless, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	write_run(path_in(dir, "r.json"), "a", "b", "churn");
+	const char *const *commands[] = {
+		(const char *const[]){"check", "./x\033[31my\xe2\x80\xae.so", NULL},
+		(const char *const[]){"compare", "r.json", "--plugins", "a,n\033[2Jo\xe2\x81\xa6pe", NULL},
+		(const char *const[]){"show", "n\033]0;pwned\007o\xe2\x80\xae.json", NULL},
+		(const char *const[]){"run", "-p", "system", "-w", "no\033[2Jpe\xe2\x80\xae", "-n", "1", NULL},
+		(const char *const[]){"export", "r.json", "--format", "x\033[2J\xe2\x80\xae", NULL},
+		(const char *const[]){"record", "-p", "./x\033[2J\xe2\x80\xae.so", "-w", "churn:ops=100", "-o", "t.trace",
+				      NULL},
+	};
+	for (size_t k = 0; k < sizeof commands / sizeof *commands; k++) {
+		struct cmd_result r = run_alloclab(dir, commands[k]);
+		cr_expect_neq(r.status, 0, "%zu: %s", k, r.err);
+		cr_expect_eq(count_lines(r.err), 1, "%zu: %s", k, r.err);
+		cr_expect(!has_raw(r.err) && !has_raw(r.out), "command %zu passed a control character: %s", k, r.err);
+		cmd_result_free(&r);
+	}
+}

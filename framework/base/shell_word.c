@@ -1,7 +1,10 @@
 /* Text as one shell word. See shell_word.h. */
+#define _GNU_SOURCE 1
 #include "base/shell_word.h"
 #include "base/json_text.h"
 
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char plain_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%";
@@ -18,6 +21,37 @@ void alloclab_shell_word(FILE *out, const char *s)
 			fputs("'\\''", out);
 		else
 			fputc(*s, out);
+	fputc('\'', out);
+}
+
+void alloclab_shell_word_shown(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+	for (; *p; p += n) {
+		n = alloclab_utf8_char(p);
+		if (n == 0 || alloclab_control_char(p, n) || alloclab_bidi_control(p, n))
+			break;
+	}
+	if (*p == '\0') {
+		alloclab_shell_word(out, s);
+		return;
+	}
+	/* Bash's, zsh's and ksh's $'...': the same word, every byte that
+	 * is not plain text written as \xHH. */
+	fputs("$'", out);
+	for (p = (const unsigned char *)s; *p; p += n) {
+		n = alloclab_utf8_char(p);
+		if (n == 0 || alloclab_control_char(p, n) || alloclab_bidi_control(p, n)) {
+			for (size_t k = 0; k < (n ? n : 1); k++)
+				fprintf(out, "\\x%02x", p[k]);
+			n = n ? n : 1;
+		} else if (*p == '\'' || *p == '\\') {
+			fprintf(out, "\\%c", *p);
+		} else {
+			fwrite(p, 1, n, out);
+		}
+	}
 	fputc('\'', out);
 }
 
@@ -55,4 +89,21 @@ char *alloclab_printable(const char *s, char *out, size_t len)
 	}
 	out[k] = '\0';
 	return out;
+}
+
+void alloclab_say(const char *fmt, ...)
+{
+	char *line = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	size_t len = n < 0 ? 0 : 2 * (size_t)n + 1; /* room for every escape: 3 bytes become 6 */
+	char *shown = n < 0 ? NULL : malloc(len);
+	if (shown)
+		fprintf(stderr, "%s\n", alloclab_printable(line, shown, len));
+	else
+		fputs("alloclab: out of memory\n", stderr);
+	free(shown);
+	free(line);
 }

@@ -1,6 +1,7 @@
 /* See vet.h. */
 #define _GNU_SOURCE 1
 #include "check/vet.h"
+#include "base/shell_word.h"
 #include "plugin/loader.h"
 #include "base/lengths.h"
 #include "check/preflight.h"
@@ -27,7 +28,7 @@ int alloclab_vet(const char *command, const struct alloclab_plugin_arg *plugin, 
 {
 	char err[ALLOCLAB_ERR_LEN];
 	if (alloclab_probe_isolated(plugin, timeout_s, out, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		return -1;
 	}
 	json_t *failed = alloclab_vet_check(plugin, out->path, mode, timeout_s), *f;
@@ -41,10 +42,9 @@ int alloclab_vet(const char *command, const struct alloclab_plugin_arg *plugin, 
 				break;
 			used += (size_t)n;
 		}
-		fprintf(stderr,
-			"alloclab: warning: plugin '%s' fails %zu of alloclab check's cases (%s); %s goes on with it "
-			"(see 'alloclab check %s')\n",
-			plugin->spec, json_array_size(failed), line, command, plugin->spec);
+		alloclab_say("alloclab: warning: plugin '%s' fails %zu of alloclab check's cases (%s); %s goes on with it "
+			     "(see 'alloclab check %s')",
+			     plugin->spec, json_array_size(failed), line, command, plugin->spec);
 	}
 	json_decref(failed);
 	return 0;

@@ -1,6 +1,7 @@
 /* The run matrix and its worker processes. See runner.h. */
 #define _GNU_SOURCE 1
 #include "run/internal.h"
+#include "base/shell_word.h"
 #include "measure/measure.h"
 #include "memory/fault_cost.h"
 #include "base/hash.h"
@@ -81,7 +82,7 @@ static int probe_plugins(struct alloclab_run *run)
 		char err[ALLOCLAB_ERR_LEN];
 
 		if (alloclab_probe_isolated(&cfg->plugins[i], cfg->timeout_s, &probe, err, sizeof err) != 0) {
-			fprintf(stderr, "alloclab: %s\n", err);
+			alloclab_say("alloclab: %s", err);
 			return -1;
 		}
 
@@ -95,14 +96,14 @@ static int probe_plugins(struct alloclab_run *run)
 		char sha256[ALLOCLAB_SHA256_HEX], commit[65];
 		int dirty = -1;
 		if (alloclab_file_sha256(probe.path, sha256, err, sizeof err) != 0) {
-			fprintf(stderr, "alloclab: plugin %s: %s\n", cfg->plugins[i].spec, err);
+			alloclab_say("alloclab: plugin %s: %s", cfg->plugins[i].spec, err);
 			alloclab_probe_clear(&probe);
 			return -1;
 		}
 		if (cfg->plugins[i].source && alloclab_source_parse(cfg->plugins[i].source, commit, &dirty) != 0) {
-			fprintf(stderr, "alloclab: plugin %s: source= takes a commit hash (7 to 64 lower-case hex digits), "
-					"then +dirty when its tree held changes, not '%.80s'\n",
-				cfg->plugins[i].spec, cfg->plugins[i].source);
+			alloclab_say("alloclab: plugin %s: source= takes a commit hash (7 to 64 lower-case hex digits), "
+				     "then +dirty when its tree held changes, not '%.80s'",
+				     cfg->plugins[i].spec, cfg->plugins[i].source);
 			alloclab_probe_clear(&probe);
 			return -1;
 		}
@@ -170,8 +171,8 @@ static int label_plugins(struct alloclab_run *run)
 		char label[ALLOCLAB_PATH_PLUS_LEN];
 		if (cfg->plugins[i].as) {
 			if (label_taken(r, i, cfg->plugins[i].as)) {
-				fprintf(stderr, "alloclab: two plugins are labelled '%s' (as=): give each its own\n",
-					cfg->plugins[i].as);
+				alloclab_say("alloclab: two plugins are labelled '%s' (as=): give each its own",
+					     cfg->plugins[i].as);
 				return -1;
 			}
 			p->label = strdup(cfg->plugins[i].as);
