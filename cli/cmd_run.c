@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "run_options.h"
+#include "base/json_text.h"
 #include "base/numbers.h"
 #include "registry.h"
 #include "report.h"
@@ -89,7 +90,15 @@ static int add_plugin(const char *text, struct alloclab_run_config *cfg)
 		return alloclab_usage_error("run", "more than %d plugins", ALLOCLAB_MAX_MATRIX);
 	if (text[0] == '\0' || text[0] == ':')
 		return alloclab_usage_error("run", "--plugin needs a name or a path");
-	alloclab_plugin_arg_parse(text, &cfg->plugins[cfg->nplugins++]);
+	struct alloclab_plugin_arg *arg = &cfg->plugins[cfg->nplugins++];
+	alloclab_plugin_arg_parse(text, arg);
+	/* A label is shown in every table, page and picture of the run: one
+	 * that a terminal does not show as it is (a line break, an escape, a
+	 * character that turns the rest of a line around) is refused here,
+	 * before anything runs. */
+	const char *why = arg->as ? alloclab_text_line_problem(arg->as) : NULL;
+	if (why)
+		return alloclab_usage_error("run", "--plugin %s: the label %s: give a label of plain text", text, why);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE 1
 #include "helpers.h"
+#include "base/json_text.h"
 #include "plugin/stats.h"
 #include "results/results.h"
 
@@ -509,4 +510,24 @@ Test(untrusted_text, error_lines_show_outside_text_harmless, .timeout = 120)
 		cr_expect(!has_raw(r.err) && !has_raw(r.out), "command %zu passed a control character: %s", k, r.err);
 		cmd_result_free(&r);
 	}
+}
+
+/* A label that turns the text after it around (U+202E, U+2066) is
+ * refused by run before anything runs, in one line that names the
+ * problem; and a plugin's message made one line has none left raw
+ * (before, run took the label and text_make_line kept the control). */
+Test(untrusted_text, a_label_with_a_bidirectional_control_is_refused)
+{
+	char *dir = scratch_dir();
+	assert_run_refused(dir, (const char *const[]){"run", "-p", "system:as=sys\xe2\x80\xaetem", "-w", "churn:ops=100",
+						      "-n", "1", "-o", "refused.json", NULL},
+			   "bidirectional control");
+	assert_run_refused(dir, (const char *const[]){"run", "-p", "system:as=a\xe2\x81\xa6" "b", "-w", "churn:ops=100",
+						      "-n", "1", "-o", "refused.json", NULL},
+			   "bidirectional control");
+	char said[] = "bad \xe2\x80\xae" "deliaf \xe2\x81\xa6x\xd8\x9c";
+	cr_expect(!has_raw(alloclab_text_make_line(said)), "%s", said);
+	cr_expect_str_eq(said, "bad ???deliaf ???x??");
+	cr_expect_not_null(alloclab_text_line_problem("a\xe2\x80\xae"));
+	cr_expect_null(alloclab_text_line_problem("caf\xc3\xa9 \xe2\x86\x92 ok"));
 }

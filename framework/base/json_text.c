@@ -90,6 +90,8 @@ const char *alloclab_text_line_problem(const char *s)
 			return "is not UTF-8";
 		if (alloclab_control_char(p, n))
 			return "holds a control character";
+		if (alloclab_bidi_control(p, n))
+			return "holds a bidirectional control character (one that turns the text after it around)";
 		p += n;
 	}
 	return NULL;
@@ -99,7 +101,7 @@ char *alloclab_text_make_line(char *s)
 {
 	for (unsigned char *p = (unsigned char *)s; *p;) {
 		size_t n = alloclab_utf8_char(p);
-		if (n == 0 || alloclab_control_char(p, n)) {
+		if (n == 0 || alloclab_control_char(p, n) || alloclab_bidi_control(p, n)) {
 			n = n ? n : 1;
 			memset(p, '?', n);
 		}

@@ -36,13 +36,16 @@ int alloclab_control_char(const unsigned char *s, size_t n);
 unsigned alloclab_bidi_control(const unsigned char *s, size_t n);
 
 /* NULL when s is one line a terminal shows as it is (UTF-8, no control
- * character); else what it is not, in words ("is not UTF-8", "holds a
- * control character"). */
+ * character, no bidirectional control); else what it is not, in words
+ * ("is not UTF-8", "holds a control character", "holds a bidirectional
+ * control character (...)"). */
 const char *alloclab_text_line_problem(const char *s);
 
 /* Text from outside (a plugin's message) made such a line, in place:
- * every byte of what is not UTF-8 and every control character becomes
- * '?'. Returns s. */
+ * every byte of what is not UTF-8, of every control character and of
+ * every bidirectional control becomes '?' (in place there is no room for
+ * alloclab_printable's "\u202e"; what matters is that none reaches a
+ * terminal or a page to turn a line around). Returns s. */
 char *alloclab_text_make_line(char *s);
 
 #endif
