@@ -87,6 +87,8 @@ void alloclab_grade_table(FILE *out, const struct alloclab_grade_settings *s, co
 			  size_t n, const char *note)
 {
 	size_t width = 10;
+	char reference[ALLOCLAB_PRINTED_LEN];
+	alloclab_printable(s->reference, reference, sizeof reference);
 	for (size_t i = 0; i < n; i++)
 		if (strlen(rows[i].name) > width)
 			width = strlen(rows[i].name) < 40 ? strlen(rows[i].name) : 40;
@@ -100,7 +102,7 @@ void alloclab_grade_table(FILE *out, const struct alloclab_grade_settings *s, co
 			     "      A noisy indicator, not a ranking: the same code reads faster or slower with what else the "
 			     "machine runs, and a row whose interval holds 1 is \"not resolved\". To rank, count "
 			     "instructions: alloclab run --measure instructions -p system -p ./student.so -w churn\n",
-			s->reference, s->processes);
+			reference, s->processes);
 	fprintf(out, "%-*s %-5s %-6s %-7s %-16s %-14s %s\n", (int)width, "submission", "level", "cases", "time",
 		"95% interval", "verdict", "first failing case, or what to know");
 	for (size_t i = 0; i < n; i++) {
@@ -210,18 +212,26 @@ static void reproduce(FILE *out, const struct alloclab_grade_settings *s, const 
 			char *slash = strrchr(dir, '/');
 			if (slash)
 				*slash = '\0';
-			alloclab_shell_word(out, slash ? dir : ".");
+			alloclab_shell_word_shown(out, slash ? dir : ".");
 		} else {
-			alloclab_shell_word(out, r->path);
+			alloclab_shell_word_shown(out, r->path);
 		}
 		fputs(" && ", out);
 	}
 	if (strcmp(r->kind, "meson") == 0)
 		fputs("meson setup build && ninja -C build && ", out);
-	else if (strcmp(r->kind, "sources") == 0 || strcmp(r->kind, "c-file") == 0)
-		fprintf(out, "mkdir -p build && cc -std=gnu11 -O2 -g -shared -fPIC $(pkg-config --cflags alloclab-plugin) %s -o "
-			     "%s && ", strcmp(r->kind, "c-file") == 0 ? strrchr(r->path, '/') ? strrchr(r->path, '/') + 1 : r->path : "*.c",
-			plugin);
+	else if (strcmp(r->kind, "sources") == 0 || strcmp(r->kind, "c-file") == 0) {
+		/* The file and the plugin are the submission's names: words of
+		 * the command, shown (a name may hold an escape sequence). */
+		fputs("mkdir -p build && cc -std=gnu11 -O2 -g -shared -fPIC $(pkg-config --cflags alloclab-plugin) ", out);
+		if (strcmp(r->kind, "c-file") == 0)
+			alloclab_shell_word_shown(out, strrchr(r->path, '/') ? strrchr(r->path, '/') + 1 : r->path);
+		else
+			fputs("*.c", out);
+		fputs(" -o ", out);
+		alloclab_shell_word_shown(out, plugin);
+		fputs(" && ", out);
+	}
 	char target[ALLOCLAB_PATH_PLUS_LEN];
 	snprintf(target, sizeof target, "%s%s", strcmp(r->kind, "plugin") == 0 || dot == NULL ? "" : "./", plugin);
 	if (strcmp(r->kind, "plugin") == 0)
@@ -229,13 +239,13 @@ static void reproduce(FILE *out, const struct alloclab_grade_settings *s, const 
 	if (race)
 		fputs("for i in 1 2 3 4 5 6 7 8 9 10; do ", out);
 	fprintf(out, "alloclab check --case %s ", failing);
-	alloclab_shell_word(out, target);
+	alloclab_shell_word_shown(out, target);
 	fputs(race ? " || break; done\n  (a race between threads may need several runs to show again: the loop stops at "
 		     "the first that fails)\n"
 		   : "\n",
 	      out);
 	fprintf(out, "the whole level: alloclab check --level %u ", s->level);
-	alloclab_shell_word(out, target);
+	alloclab_shell_word_shown(out, target);
 	fputs("\n", out);
 }
 
@@ -277,7 +287,9 @@ static void write_feedback(FILE *out, const struct alloclab_grade_settings *s, c
 	if (time_of(r, &st)) {
 		char verdict[64];
 		alloclab_verdict_words(alloclab_pair_verdict_of(&st), st.ratio, 0, 1, verdict, sizeof verdict);
-		fprintf(out, "time on churn: %.3f times %s's", st.ratio, s->reference);
+		char reference[ALLOCLAB_PRINTED_LEN];
+		fprintf(out, "time on churn: %.3f times %s's", st.ratio,
+			alloclab_printable(s->reference, reference, sizeof reference));
 		if (st.n > 1)
 			fprintf(out, ", 95%% interval %.3f .. %.3f", st.lo, st.hi);
 		fprintf(out, ": %s (%u rounds, back to back)\n", verdict, st.n);
@@ -291,7 +303,7 @@ static void write_feedback(FILE *out, const struct alloclab_grade_settings *s, c
 		      "machine runs;\n  exact, and the same on any machine: your plugin's instructions an operation, "
 		      "from your folder: alloclab run --measure instructions -p system -p ",
 		      out);
-		alloclab_shell_word(out, plugin);
+		alloclab_shell_word_shown(out, plugin);
 		fputs(" -w churn\n", out);
 	} else if (r->passed && r->measure_note[0]) {
 		alloclab_printable(r->measure_note, text, sizeof text);

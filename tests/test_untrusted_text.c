@@ -7,6 +7,9 @@
  */
 #define _GNU_SOURCE 1
 #include "helpers.h"
+#include "base/lengths.h"
+#include "grade_report.h"
+#include "grade/grade.h"
 #include "base/json_text.h"
 #include "plugin/stats.h"
 #include "results/results.h"
@@ -530,4 +533,45 @@ Test(untrusted_text, a_label_with_a_bidirectional_control_is_refused)
 	cr_expect_str_eq(said, "bad ???deliaf ???x??");
 	cr_expect_not_null(alloclab_text_line_problem("a\xe2\x80\xae"));
 	cr_expect_null(alloclab_text_line_problem("caf\xc3\xa9 \xe2\x86\x92 ok"));
+}
+
+/* A grading whose reference and submission carry escape sequences and a
+ * bidirectional control in their names (a reference given as a path, a
+ * student's file and the plugin its build names): the table and the
+ * feedback show them, the command that builds the file again as a word
+ * bash reads back the same ($'...'), never raw (before, the reference and
+ * the rebuild command's file and plugin were printed as they were). */
+Test(untrusted_text, a_gradings_names_reach_its_files_harmless)
+{
+	char *dir = scratch_dir(), err[ALLOCLAB_ERR_LEN], stem[300];
+	struct alloclab_grade_settings s = {.level = 1, .reference = "./ref\033[2J\xe2\x80\xae.so", .measuring = 1,
+					    .processes = 3, .build_timeout_s = 1, .check_timeout_s = 1,
+					    .measure_timeout_s = 1, .sandboxed = 1};
+	struct alloclab_grade_row row;
+	memset(&row, 0, sizeof row);
+	snprintf(row.name, sizeof row.name, "evil.c");
+	snprintf(row.path, sizeof row.path, "class/ev\033]0;x\007il\xe2\x80\xae.c");
+	snprintf(row.kind, sizeof row.kind, "c-file");
+	snprintf(row.build, sizeof row.build, "ok");
+	snprintf(row.plugin, sizeof row.plugin, "build/ev\033[31m.so");
+	row.ncases = row.nfail = 1;
+	snprintf(row.cases[0].name, sizeof row.cases[0].name, "alignment");
+	row.cases[0].status = ALLOCLAB_GRADE_FAIL;
+	snprintf(row.cases[0].why, sizeof row.cases[0].why, "misaligned");
+	for (unsigned i = 0; i < 3; i++)
+		row.ratios[row.nratios++] = 1.0 + 0.1 * i;
+	char *out = path_in(dir, "g");
+	cr_assert_eq(alloclab_grade_write(out, &s, &row, 1, "", err, sizeof err), 0, "%s", err);
+	alloclab_grade_file_stem(0, row.name, stem, sizeof stem);
+	char feedback[400];
+	snprintf(feedback, sizeof feedback, "feedback/%s.txt", stem);
+	char *table = read_file(path_in(out, "table.txt")), *fb = read_file(path_in(out, feedback));
+	cr_assert(table && fb, "no table or no feedback");
+	cr_expect(!has_raw(table), "the table passes a control character: %s", table);
+	cr_expect(!has_raw(fb), "the feedback passes a control character: %s", fb);
+	cr_expect(strstr(table, "./ref?[2J\\u202e.so's on churn"), "%s", table);
+	cr_expect(strstr(fb, "times ./ref?[2J\\u202e.so's"), "%s", fb);
+	cr_expect(strstr(fb, " $'ev\\x1b]0;x\\x07il\\xe2\\x80\\xae.c' -o $'build/ev\\x1b[31m.so' && "), "%s", fb);
+	free(table);
+	free(fb);
 }
