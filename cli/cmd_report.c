@@ -16,9 +16,13 @@
 #include "report_site/report_site.h"
 #include "store/store.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define DEFAULT_DIR "alloclab-report"
 
@@ -43,7 +47,7 @@ static const char usage[] =
 	"  -h, --help\n"
 	"\n"
 	"exit status: 0 written, 2 bad input (a file neither reads, a folder that is not\n"
-	"empty and no earlier report, a link in its place)\n";
+	"empty and no earlier report, a link in its place, a store given through a link)\n";
 
 /* Whether path starts as an SQLite file does. */
 static int is_store(const char *path)
@@ -57,18 +61,41 @@ static int is_store(const char *path)
 	return n == sizeof head && memcmp(head, "SQLite format 3", 16) == 0;
 }
 
+/* Whether nothing is at path because of a symbolic link that leads
+ * nowhere: said in words (each reader would say "No such file or
+ * directory", true of the target, not of what was typed). */
+static int dangling(const char *path)
+{
+	struct stat st;
+	char target[PATH_MAX], err[ALLOCLAB_ERR_LEN + 2400];
+	if (stat(path, &st) == 0 || errno != ENOENT)
+		return 0;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		ssize_t n = readlink(path, target, sizeof target - 1);
+		target[n > 0 ? n : 0] = '\0';
+		alloclab_say("alloclab: %s: is a symbolic link to %s, which does not exist", path, n > 0 ? target : "?");
+		return 1;
+	}
+	/* A folder of the path that leads nowhere: the store's words. */
+	if (alloclab_store_refuse_link(path, err, sizeof err) != 0) {
+		alloclab_say("alloclab: %s", err);
+		return 1;
+	}
+	return 0;
+}
+
 static int report_store(const char *path, const struct alloclab_report_options *o)
 {
-	char err[ALLOCLAB_ERR_LEN + 1200], err_shown[ALLOCLAB_ERR_LEN + 1300];
+	char err[ALLOCLAB_ERR_LEN + 1200];
 	struct alloclab_store *s = alloclab_store_open(path, ALLOCLAB_STORE_READ, err, sizeof err);
 	if (s == NULL) {
-		fprintf(stderr, "alloclab: %s\n", alloclab_printable(err, err_shown, sizeof err_shown));
+		alloclab_say("alloclab: %s", err);
 		return 2;
 	}
 	int rc = alloclab_report_store(s, path, o, err, sizeof err);
 	alloclab_store_close(s);
 	if (rc != 0) {
-		fprintf(stderr, "alloclab: %s\n", alloclab_printable(err, err_shown, sizeof err_shown));
+		alloclab_say("alloclab: %s", err);
 		return 2;
 	}
 	return 0;
@@ -76,7 +103,7 @@ static int report_store(const char *path, const struct alloclab_report_options *
 
 static int report_run(const char *path, const struct alloclab_report_options *o)
 {
-	char err[ALLOCLAB_ERR_LEN + 1200], err_shown[ALLOCLAB_ERR_LEN + 1300], shown[600];
+	char err[ALLOCLAB_ERR_LEN + 1200], shown[600];
 	struct alloclab_results *r = alloclab_cli_load(path);
 	if (r == NULL)
 		return 2;
@@ -84,7 +111,7 @@ static int report_run(const char *path, const struct alloclab_report_options *o)
 	int rc = alloclab_report_run(r, shown, o, err, sizeof err);
 	alloclab_results_free(r);
 	if (rc != 0) {
-		fprintf(stderr, "alloclab: %s\n", alloclab_printable(err, err_shown, sizeof err_shown));
+		alloclab_say("alloclab: %s", err);
 		return 2;
 	}
 	return 0;
@@ -121,6 +148,8 @@ int alloclab_cmd_report(int argc, char **argv)
 	const char *in = argv[optind];
 	if (alloclab_output_is_input(o.dir, in))
 		return alloclab_usage_error("report", "the output folder is the input itself");
+	if (dangling(in))
+		return 2;
 	rc = is_store(in) ? report_store(in, &o) : report_run(in, &o);
 	if (rc == 0) {
 		char shown[600];

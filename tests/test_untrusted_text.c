@@ -575,3 +575,48 @@ Test(untrusted_text, a_gradings_names_reach_its_files_harmless)
 	free(table);
 	free(fb);
 }
+
+/* A history store given through a symbolic link that leads nowhere, or
+ * through a linked folder: report and history show say so in words, and
+ * name the store's own path where there is one (before, report said "No
+ * such file or directory", and a linked folder was followed). */
+Test(untrusted_text, a_store_through_a_link_is_refused_in_words, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "-p", "system", "-w", "churn:ops=2000", "-t", "1",
+								      "-n", "1", "-v", "1", "--no-check", "-o", "r.json", "-q",
+								      NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	sh("cd %s && mkdir -p real && ln -s gone.db dangling.db && ln -s real linked && ln -s nowhere dead", dir);
+	r = run_alloclab(dir, (const char *const[]){"history", "add", "r.json", "--db", "real/h.db", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	char own[4400];
+	snprintf(own, sizeof own, "give the store's own path (%s/real/h.db), not one through a link", dir);
+	static const char *const gone = "dangling.db: is a symbolic link to gone.db, which does not exist";
+	static const char *const dead = "dead/h.db: its folder dead is a symbolic link to nowhere, which does not exist";
+	const struct {
+		const char *const *args;
+		const char *says;
+	} cases[] = {
+		{(const char *const[]){"report", "dangling.db", "-o", "site", NULL}, gone},
+		{(const char *const[]){"history", "show", "--db", "dangling.db", NULL},
+		 "dangling.db: a symbolic link to gone.db (dangling: nothing is there)"},
+		{(const char *const[]){"report", "dead/h.db", "-o", "site", NULL}, dead},
+		{(const char *const[]){"history", "show", "--db", "dead/h.db", NULL}, dead},
+		{(const char *const[]){"history", "show", "--db", "linked/h.db", NULL}, own},
+		{(const char *const[]){"report", "linked/h.db", "-o", "site", NULL}, own},
+		{(const char *const[]){"history", "add", "r.json", "--db", "linked/h.db", NULL}, own},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		r = run_alloclab(dir, cases[k].args);
+		cr_expect_eq(r.status, 2, "%zu: %d %s", k, r.status, r.err);
+		cr_expect(strstr(r.err, cases[k].says) && count_lines(r.err) == 1, "%zu: %s", k, r.err);
+		cmd_result_free(&r);
+	}
+	cr_expect(access(path_in(dir, "nowhere"), F_OK) != 0, "something was made where the dead link points");
+	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "real/h.db", NULL});
+	cr_expect_eq(r.status, 0, "the store by its own path: %s", r.err);
+	cmd_result_free(&r);
+}

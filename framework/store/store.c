@@ -119,33 +119,77 @@ static int create_store(const char *path, char *err, size_t err_len)
 	return rc;
 }
 
-/* A store is opened by its own name only, for reading as for writing: a
- * link in a shared folder could send a store's writes to a file its
- * owner never meant (and SQLite keeps a journal beside the name it was
- * given, not beside the file). -1 with err when path is a link, saying
- * where it leads and whether anything is there. */
-static int refuse_link(const char *path, char *err, size_t err_len)
+/* Where the link at path leads, as printable text, into shown; whether
+ * anything is there in *dangling. */
+static void link_target(const char *path, char *shown, size_t len, int *dangling)
 {
-	struct stat lsb, sb;
-	if (lstat(path, &lsb) != 0 || !S_ISLNK(lsb.st_mode))
-		return 0;
-	char target[PATH_MAX], shown[1000];
+	char target[PATH_MAX];
+	struct stat sb;
 	ssize_t n = readlink(path, target, sizeof target - 1);
 	target[n > 0 ? n : 0] = '\0';
-	int dangling = stat(path, &sb) != 0;
-	/* Where it leads is whoever made the link's text: not every caller
-	 * prints this line through alloclab_printable. */
-	snprintf(err, err_len, "%.900s: a symbolic link to %s%s: give the store's own path, not a link (alloclab "
-		 "opens no store through one: a link could send its writes elsewhere)", path,
-		 n > 0 ? alloclab_printable(target, shown, sizeof shown) : "?", dangling ? " (dangling: nothing is there)" : "");
-	return -1;
+	/* Where it leads is whoever made the link's text. */
+	if (n > 0)
+		alloclab_printable(target, shown, len);
+	else
+		snprintf(shown, len, "?");
+	*dangling = stat(path, &sb) != 0 && errno == ENOENT;
+}
+
+/* A store is opened by its own name only, for reading as for writing (see
+ * store.h): a
+ * link in a shared folder could send a store's writes to a file its
+ * owner never meant (and SQLite keeps a journal beside the name it was
+ * given, not beside the file). A link among the path's folders does the
+ * same as a link in its place ("shared/proj" a link to someone else's
+ * folder), so every component is looked at, as the path is written: a
+ * relative one from the current folder, which the kernel already knows
+ * by its own name. -1 with err when one is a link, saying which, where it
+ * leads, whether anything is there and, where it resolves, the store's
+ * own path to give instead. */
+int alloclab_store_refuse_link(const char *path, char *err, size_t err_len)
+{
+	char prefix[PATH_MAX], shown[1000], own[PATH_MAX], own_shown[1200] = "";
+	struct stat lsb;
+	size_t len = strlen(path);
+	if (len >= sizeof prefix)
+		return 0; /* too long to be opened: said where it is */
+	for (size_t at = 1; at <= len; at++) {
+		if (at < len && path[at] != '/')
+			continue;
+		if (at < len && path[at - 1] == '/')
+			continue; /* "a//b": the same component */
+		memcpy(prefix, path, at);
+		prefix[at] = '\0';
+		if (lstat(prefix, &lsb) != 0 || !S_ISLNK(lsb.st_mode))
+			continue;
+		int dangling;
+		link_target(prefix, shown, sizeof shown, &dangling);
+		if (at == len) {
+			snprintf(err, err_len, "%.900s: a symbolic link to %s%s: give the store's own path, not a link (alloclab "
+				 "opens no store through one: a link could send its writes elsewhere)", path, shown,
+				 dangling ? " (dangling: nothing is there)" : "");
+			return -1;
+		}
+		/* A folder of the path: the store's own path where it resolves. */
+		if (!dangling && realpath(prefix, own) != NULL) {
+			size_t k = strlen(own);
+			snprintf(own + k, sizeof own - k, "%s", path + at);
+			char resolved[1000];
+			snprintf(own_shown, sizeof own_shown, " (%s)", alloclab_printable(own, resolved, sizeof resolved));
+		}
+		snprintf(err, err_len, "%.900s: its folder %.900s is a symbolic link to %s%s: give the store's own path%s, "
+			 "not one through a link (alloclab opens no store through one: a link could send its writes "
+			 "elsewhere)", path, prefix, shown, dangling ? ", which does not exist" : "", own_shown);
+		return -1;
+	}
+	return 0;
 }
 
 struct alloclab_store *alloclab_store_open(const char *path, enum alloclab_store_mode mode, char *err, size_t err_len)
 {
 	struct stat sb;
 	int wait = wait_ms(err, err_len);
-	if (wait < 0 || refuse_link(path, err, err_len) != 0)
+	if (wait < 0 || alloclab_store_refuse_link(path, err, err_len) != 0)
 		return NULL;
 	int exists = stat(path, &sb) == 0;
 

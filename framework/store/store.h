@@ -59,6 +59,12 @@ enum alloclab_store_mode {
 struct alloclab_store *alloclab_store_open(const char *path, enum alloclab_store_mode mode, char *err, size_t err_len);
 void alloclab_store_close(struct alloclab_store *s);
 
+/* 0 when no component of path (as written: a relative path from the
+ * current folder) is a symbolic link; else -1 with the line
+ * alloclab_store_open refuses it with: which component, where it leads,
+ * whether anything is there, and the store's own path where it resolves. */
+int alloclab_store_refuse_link(const char *path, char *err, size_t err_len);
+
 /* The schema the file had when opened (before any migration). */
 int alloclab_store_schema_found(const struct alloclab_store *s);
 
