@@ -435,7 +435,16 @@ struct layout {
 	const struct alloclab_cell **cell; /* at(): NULL where none */
 	size_t base;       /* the baseline plugin's index */
 	char (*legend)[700]; /* each plugin's, saying when it is partial */
+	size_t left_plugins, left_groups, left_threads; /* beyond the bounds: not drawn */
 };
+
+/* What one picture draws at most: a run of thousands of plugins or
+ * parameter sets would make a grid (plugins x groups x thread counts) of
+ * gigabytes and a picture no one can read. The rest is left out, and the
+ * pictures say so. */
+#define PLOT_MAX_PLUGINS 32
+#define PLOT_MAX_GROUPS 64
+#define PLOT_MAX_THREADS 64
 
 static size_t at(const struct layout *l, size_t p, size_t g, size_t t) { return (p * l->ng + g) * l->nt + t; }
 
@@ -465,6 +474,116 @@ static void lay_out(struct layout *l)
 	}
 	alloclab_text_index_free(plugins);
 	alloclab_text_index_free(groups);
+}
+
+/* Keeps the first plugins (the baseline among them), then the first
+ * groups and thread counts of their cells, up to the bounds, and the
+ * cells of those only, renumbered in place; counts what is left out. */
+static void bound_layout(struct layout *l, const char *baseline)
+{
+	size_t base = 0, none = (size_t)-1;
+	for (size_t k = 0; baseline && k < l->np; k++)
+		if (strcmp(l->plugins[k], baseline) == 0 || (strncmp(l->plugins[k], baseline, strlen(baseline)) == 0 &&
+							       l->plugins[k][strlen(baseline)] == ' ')) {
+			base = k;
+			break;
+		}
+	if (l->np <= PLOT_MAX_PLUGINS && l->ng <= PLOT_MAX_GROUPS && l->nt <= PLOT_MAX_THREADS)
+		return;
+	/* Each plugin's, group's and thread count's new place, or none. */
+	size_t *pnew = malloc((l->np + 1) * sizeof *pnew), *gnew = malloc((l->ng + 1) * sizeof *gnew),
+	       tnew[1025], np = 0, ng = 0, nt = 0;
+	char **groups = calloc(PLOT_MAX_GROUPS, sizeof *groups);
+	if (pnew == NULL || gnew == NULL || groups == NULL || l->nt > 1024) {
+		free(pnew);
+		free(gnew);
+		free(groups);
+		return;
+	}
+	for (size_t k = 0; k < l->np; k++)
+		pnew[k] = k == base || np < PLOT_MAX_PLUGINS - (base >= PLOT_MAX_PLUGINS) ? np++ : none;
+	for (size_t g = 0; g < l->ng; g++)
+		gnew[g] = none;
+	for (size_t t = 0; t < l->nt; t++)
+		tnew[t] = none;
+	for (size_t i = 0; i < l->n; i++) {
+		if (pnew[l->pi[i]] == none)
+			continue;
+		if (gnew[l->gi[i]] == none && ng < PLOT_MAX_GROUPS)
+			gnew[l->gi[i]] = ng++;
+		if (tnew[l->ti[i]] == none && nt < PLOT_MAX_THREADS)
+			tnew[l->ti[i]] = nt++;
+	}
+	for (size_t k = 0; k < l->np; k++)
+		if (pnew[k] != none)
+			l->plugins[pnew[k]] = l->plugins[k];
+		else
+			free(l->plugins[k]);
+	for (size_t g = 0; g < l->ng; g++)
+		if (gnew[g] != none)
+			groups[gnew[g]] = l->groups[g];
+		else
+			free(l->groups[g]);
+	memcpy(l->groups, groups, ng * sizeof *groups);
+	free(groups);
+	unsigned threads[1024];
+	for (size_t t = 0; t < l->nt; t++)
+		if (tnew[t] != none)
+			threads[tnew[t]] = l->threads[t];
+	memcpy(l->threads, threads, nt * sizeof *threads);
+	l->left_plugins = l->np - np;
+	l->left_groups = l->ng - ng;
+	l->left_threads = l->nt - nt;
+	l->np = np;
+	l->ng = ng;
+	l->nt = nt;
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (pnew[l->pi[i]] == none || gnew[l->gi[i]] == none || tnew[l->ti[i]] == none) {
+			free(l->groups_of[i]);
+			continue;
+		}
+		l->cells[n] = l->cells[i];
+		l->groups_of[n] = l->groups_of[i];
+		l->pi[n] = pnew[l->pi[i]];
+		l->gi[n] = gnew[l->gi[i]];
+		l->ti[n++] = tnew[l->ti[i]];
+	}
+	l->n = n;
+	free(pnew);
+	free(gnew);
+}
+
+/* The pictures [from, out->n) say what bound_layout left out. */
+static void say_left_out(const struct layout *l, struct alloclab_figure_list *out, size_t from)
+{
+	char note[400];
+	int k = 0;
+	if (!l->left_plugins && !l->left_groups && !l->left_threads)
+		return;
+	const struct {
+		size_t left, kept;
+		const char *what;
+	} parts[] = {{l->left_plugins, l->np, "plugins"},
+		     {l->left_groups, l->ng, "parameter sets"},
+		     {l->left_threads, l->nt, "thread counts"}};
+	k += snprintf(note + k, sizeof note - (size_t)k, "; NOT DRAWN:");
+	for (size_t i = 0, said = 0; i < 3; i++)
+		if (parts[i].left)
+			k += snprintf(note + k, sizeof note - (size_t)k, "%s %zu of %zu %s", said++ ? "," : "",
+				      parts[i].left, parts[i].left + parts[i].kept, parts[i].what);
+	snprintf(note + k, sizeof note - (size_t)k,
+		 " (a picture draws at most %d plugins, %d parameter sets and %d thread counts: alloclab compare "
+		 "--plugins compares the others)",
+		 PLOT_MAX_PLUGINS, PLOT_MAX_GROUPS, PLOT_MAX_THREADS);
+	for (size_t i = from; i < out->n; i++) {
+		size_t used = strlen(out->items[i].title);
+		char *t = realloc(out->items[i].title, used + strlen(note) + 1);
+		if (t) {
+			memcpy(t + used, note, strlen(note) + 1);
+			out->items[i].title = t;
+		}
+	}
 }
 
 /* Each cell's mean and standard deviation, in its place. */
@@ -676,6 +795,8 @@ static void workload_figures(const struct alloclab_results *r, const size_t *cel
 	if (l.n == 0 || !l.groups_of || !l.plugins || !l.groups || !l.threads || !l.pi || !l.gi || !l.ti)
 		goto out;
 	lay_out(&l);
+	bound_layout(&l, baseline);
+	size_t first_figure = out->n;
 	summarize_cells(&l);
 	for (size_t k = 0; baseline && k < l.np; k++)
 		if (strncmp(l.plugins[k], baseline, strlen(baseline)) == 0 &&
@@ -699,6 +820,7 @@ static void workload_figures(const struct alloclab_results *r, const size_t *cel
 	const struct alloclab_workload *w = alloclab_workload_find(l.workload);
 	if (w && w->figures)
 		w->figures(l.cells, l.n, out);
+	say_left_out(&l, out, first_figure);
 out:
 	for (size_t i = 0; i < l.n; i++)
 		free(l.groups_of[i]);

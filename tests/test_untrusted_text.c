@@ -620,3 +620,40 @@ Test(untrusted_text, a_store_through_a_link_is_refused_in_words, .timeout = 120)
 	cr_expect_eq(r.status, 0, "the store by its own path: %s", r.err);
 	cmd_result_free(&r);
 }
+
+/* A run of 100 plugins on 80 parameter sets: a workload's pictures draw
+ * the first 32 plugins and 64 parameter sets and say in their titles what
+ * they leave out (before, the picture's grid was plugins x parameter sets
+ * x threads, whatever their number, all drawn). */
+Test(untrusted_text, a_picture_of_many_rows_is_bounded_and_says_so, .timeout = 240)
+{
+	char *dir = scratch_dir(), *argv[] = {"test"}, err[512];
+	struct alloclab_results *r = alloclab_results_new(1, argv, NULL);
+	enum { PLUGINS = 100, SETS = 80 };
+	for (unsigned p = 0; p < PLUGINS; p++) {
+		char label[32];
+		snprintf(label, sizeof label, "p%u", p);
+		struct alloclab_plugin_info info = {.label = label, .spec = "x", .name = "x"};
+		alloclab_results_add_plugin(r, &info);
+		for (unsigned g = 0; g < SETS; g++) {
+			struct alloclab_cell c = {.plugin = label, .plugin_index = p, .workload = "churn", .threads = 1,
+						  .status = ALLOCLAB_CELL_OK, .planned = 2,
+						  .params = json_pack("{s:i}", "ops", 1000 + g)};
+			struct alloclab_cell *cell = alloclab_results_add_cell(r, &c);
+			for (unsigned k = 0; k < 2; k++)
+				add_one_value_process(cell, k, 1, 10.0 + p + k * 0.1);
+		}
+	}
+	r->complete = 1;
+	cr_assert_eq(alloclab_results_write(r, path_in(dir, "many.json"), err, sizeof err), 0, "%s", err);
+	alloclab_results_free(r);
+	struct cmd_result c = run_alloclab(dir, (const char *const[]){"plot", "many.json", "-o", "pics", NULL});
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cmd_result_free(&c);
+	char *svg = read_file(path_in(dir, "pics/churn-plugins.svg"));
+	cr_assert_not_null(svg);
+	cr_expect(strstr(svg, "68 of 100 plugins") && strstr(svg, "16 of 80 parameter sets"),
+		  "the picture does not say what it leaves out");
+	cr_expect(strstr(svg, ">p31<") && !strstr(svg, ">p32<") && !strstr(svg, ">p99<"), "more plugins drawn than 32");
+	free(svg);
+}
