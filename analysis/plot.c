@@ -205,7 +205,8 @@ static void write_script(FILE *p, const struct alloclab_figure *fig, const char 
 		for (size_t s = 0; s < fig->nseries; s++) {
 			fputs(s ? ", " : "", p);
 			alloclab_gnuplot_quote(p, data);
-			fprintf(p, " using %zu:%zu%s title ", 2 + 2 * s, 3 + 2 * s, s == 0 ? ":xtic(1)" : "");
+			fprintf(p, " using %zu:%zu%s%s title ", 2 + 2 * s, 3 + 2 * s, s == 0 ? ":xtic(1)" : "",
+				fig->series[s].partial ? " fillstyle pattern 4 border" : "");
 			alloclab_gnuplot_quote(p, fig->series[s].title);
 		}
 		fputc('\n', p);
@@ -240,10 +241,12 @@ static void write_script(FILE *p, const struct alloclab_figure *fig, const char 
 	for (size_t s = 0; s < fig->nseries; s++) {
 		fputs(s ? ", " : "", p);
 		alloclab_gnuplot_quote(p, data);
+		/* A crashed cell's points hollow (point type 6), its line dashed. */
+		const char *hollow = fig->series[s].partial ? " pt 6 ps 1.5 dashtype 3" : "";
 		if (fig->series[s].lo)
-			fprintf(p, " index %zu using 1:2:3:4 with yerrorlines title ", s);
+			fprintf(p, " index %zu using 1:2:3:4 with yerrorlines%s title ", s, hollow);
 		else
-			fprintf(p, " index %zu using 1:2 with %s title ", s, fig->xlog ? "steps" : "linespoints");
+			fprintf(p, " index %zu using 1:2 with %s%s title ", s, fig->xlog ? "steps" : "linespoints", hollow);
 		alloclab_gnuplot_quote(p, fig->series[s].title);
 	}
 	if (fig->vline > 0 && fig->vline_title) {
@@ -435,6 +438,7 @@ struct layout {
 	const struct alloclab_cell **cell; /* at(): NULL where none */
 	size_t base;       /* the baseline plugin's index */
 	char (*legend)[700]; /* each plugin's, saying when it is partial */
+	unsigned *crashed;   /* each plugin's cells that crashed part way (drawn, marked) */
 	size_t left_plugins, left_groups, left_threads; /* beyond the bounds: not drawn */
 };
 
@@ -613,19 +617,36 @@ static void summarize_cells(struct layout *l)
 
 /* Partial or uncertain results are never shown plainly: a plugin with a
  * cell measured by fewer processes than planned (an interrupted run) says
- * so in its legend. */
+ * so in its legend, and one with a cell that crashed after some of its
+ * processes had finished says how many (alloclab_crashed_after), its bars
+ * hatched and its points hollow (l->crashed). */
 static void write_legends(struct layout *l)
 {
 	l->legend = calloc(l->np + 1, sizeof *l->legend);
+	l->crashed = calloc(l->np + 1, sizeof *l->crashed);
 	unsigned *partial = calloc(l->np + 1, sizeof *partial);
-	for (size_t i = 0; partial && i < l->n; i++) {
+	const struct alloclab_cell **one_crash = calloc(l->np + 1, sizeof *one_crash);
+	for (size_t i = 0; partial && l->crashed && one_crash && i < l->n; i++) {
 		const struct alloclab_cell *c = l->cells[i];
-		partial[l->pi[i]] += c->status == ALLOCLAB_CELL_PENDING || c->nprocs < c->planned;
+		if (c->status == ALLOCLAB_CELL_ERROR) {
+			l->crashed[l->pi[i]]++;
+			one_crash[l->pi[i]] = c;
+		} else {
+			partial[l->pi[i]] += c->status == ALLOCLAB_CELL_PENDING || c->nprocs < c->planned;
+		}
 	}
-	for (size_t p = 0; p < l->np; p++)
-		snprintf(l->legend[p], sizeof l->legend[p], "%s%s", l->plugins[p],
-			 partial && partial[p] ? " (PARTIAL: fewer processes than planned)" : "");
+	for (size_t p = 0; p < l->np; p++) {
+		char crash[160] = "";
+		if (l->crashed && l->crashed[p] == 1)
+			alloclab_crashed_after(one_crash[p], crash, sizeof crash);
+		else if (l->crashed && l->crashed[p] > 1)
+			snprintf(crash, sizeof crash, "%u cells crashed after some of their processes", l->crashed[p]);
+		snprintf(l->legend[p], sizeof l->legend[p], "%s%s%s%s%s", l->plugins[p],
+			 partial && partial[p] ? " (PARTIAL: fewer processes than planned)" : "", crash[0] ? " (PARTIAL: " : "",
+			 crash, crash[0] ? ")" : "");
+	}
 	free(partial);
+	free(one_crash);
 }
 
 /* The bars: each plugin's time (or instructions) per operation over the
@@ -673,6 +694,7 @@ static void ratio_figure(const struct layout *l, int counts, unsigned failed, st
 	int paired = 0;
 	for (size_t p = 0; p < l->np; p++) {
 		struct alloclab_series *se = alloclab_figure_series(f, l->legend[p], l->ng * l->nt);
+		se->partial = l->crashed && l->crashed[p];
 		for (size_t g = 0; g < l->ng; g++)
 			for (size_t t = 0; t < l->nt; t++)
 				if (l->mean[at(l, p, g, t)] > 0 && l->mean[at(l, l->base, g, t)] > 0) {
@@ -742,6 +764,7 @@ static void scaling_figure(const struct layout *l, int cpus, double others, unsi
 			char line[1200];
 			snprintf(line, sizeof line, "%s%s%s", l->legend[p], l->groups[g][0] ? " " : "", l->groups[g]);
 			struct alloclab_series *se = alloclab_figure_series(f, line, l->nt);
+			se->partial = l->crashed && l->crashed[p];
 			alloclab_figure_series_bars(se);
 			for (size_t t = 0; t < l->nt; t++) {
 				size_t k = at(l, p, g, t);
@@ -787,8 +810,10 @@ static void workload_figures(const struct alloclab_results *r, const size_t *cel
 	l.gi = calloc(n + 1, sizeof *l.gi);
 	l.ti = calloc(n + 1, sizeof *l.ti);
 	unsigned failed = 0;
+	/* A cell that crashed after some of its processes finished is drawn
+	 * from those, marked (write_legends); one with none is counted. */
 	for (size_t i = 0; l.cells && i < n; i++)
-		if (alloclab_cell_measured(&r->cells[cells[i]]))
+		if (alloclab_cell_measured(&r->cells[cells[i]]) || alloclab_cell_crashed_part_way(&r->cells[cells[i]]))
 			l.cells[l.n++] = &r->cells[cells[i]];
 		else if (r->cells[cells[i]].status == ALLOCLAB_CELL_ERROR)
 			failed++;
@@ -810,6 +835,7 @@ static void workload_figures(const struct alloclab_results *r, const size_t *cel
 	if (l.nt >= 2 && !counts)
 		scaling_figure(&l, r->facts.cpus_allowed, r->facts.other_cpus_peak, failed, out);
 	free(l.legend);
+	free(l.crashed);
 	free(l.mean);
 	free(l.sd);
 	free(l.median);
@@ -818,8 +844,17 @@ static void workload_figures(const struct alloclab_results *r, const size_t *cel
 	free(l.cell);
 	/* The workload's own pictures. */
 	const struct alloclab_workload *w = alloclab_workload_find(l.workload);
-	if (w && w->figures)
-		w->figures(l.cells, l.n, out);
+	if (w && w->figures) {
+		/* Its own pictures know nothing of a crash: they get the whole cells. */
+		const struct alloclab_cell **whole = calloc(l.n + 1, sizeof *whole);
+		size_t nwhole = 0;
+		for (size_t i = 0; whole && i < l.n; i++)
+			if (!alloclab_cell_crashed_part_way(l.cells[i]))
+				whole[nwhole++] = l.cells[i];
+		if (whole && nwhole)
+			w->figures(whole, nwhole, out);
+		free(whole);
+	}
 	say_left_out(&l, out, first_figure);
 out:
 	for (size_t i = 0; i < l.n; i++)

@@ -8,6 +8,7 @@
 #include "base/lengths.h"
 #include "plugin/loader.h"
 #include "plot.h"
+#include "figures/cell_values.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -28,6 +29,22 @@ static const char usage[] =
 	"  -o, --output DIR        where the pictures go (default alloclab-plots)\n"
 	"  -b, --baseline PLUGIN   the plugin label the others are relative to (default: the first)\n"
 	"  -h, --help\n";
+
+/* The cells that crashed part way, drawn from the processes they
+ * finished: said here as on the pictures, a line each. */
+static void say_crashed(const struct alloclab_results *r)
+{
+	for (unsigned i = 0; i < r->ncells; i++) {
+		const struct alloclab_cell *c = &r->cells[i];
+		char plugin[600], workload[600], crash[160];
+		if (!alloclab_cell_crashed_part_way(c))
+			continue;
+		alloclab_crashed_after(c, crash, sizeof crash);
+		printf("  PARTIAL: %s %s threads=%u %s: drawn from those, its bars hatched and its points hollow\n",
+		       alloclab_printable(c->plugin, plugin, sizeof plugin),
+		       alloclab_printable(c->workload, workload, sizeof workload), c->threads, crash);
+	}
+}
 
 int alloclab_cmd_plot(int argc, char **argv)
 {
@@ -91,6 +108,7 @@ int alloclab_cmd_plot(int argc, char **argv)
 			rc = 2;
 		} else {
 			printf("pictures of %s: %s/\n", argv[optind + i], sub);
+			say_crashed(runs[i]);
 		}
 	}
 	for (int i = 0; i < n; i++)

@@ -5,6 +5,7 @@
  * fallback when plugins cannot share a process; bad input.
  */
 #include "helpers.h"
+#include "plot.h"
 #include "statistics/faults.h"
 #include "statistics/pairs.h"
 #include "results/results.h"
@@ -623,5 +624,51 @@ Test(paired, a_plugin_writing_into_freed_blocks_is_named, .timeout = 240)
 				  strstr(sys->message, "lost with its pair when 'bad' failed"),
 			  "%s: %s", sliced ? "slices" : "values", sys->message ? sys->message : "ok");
 		alloclab_results_free(res);
+	}
+}
+
+/* A slot that crashed in its third process, after two had finished (as
+ * the runner leaves one: every cell of the slot an error, each keeping
+ * the processes measured before): plot draws those two marked, never as
+ * a whole measurement, in the bars and in the scaling lines (the legend
+ * says "crashed after 2 of 3 processes", the bars are hatched, the points
+ * hollow), and its output says so too. Before, such cells were left out
+ * of the pictures with no word of what they had. */
+Test(paired, a_crashed_cells_processes_are_plotted_marked, .timeout = 240)
+{
+	char *dir = scratch_dir();
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"run", "--paired", "--no-check", "-p", "system", "-p",
+								      "mimalloc", "-w", "churn:ops=20000", "-t", "1,2", "-n",
+								      "3", "-v", "2", "-o", "c.json", "-q", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	json_t *doc = json_load_file(path_in(dir, "c.json"), 0, NULL);
+	size_t i;
+	json_t *cell;
+	cr_assert(doc);
+	json_array_foreach(json_object_get(doc, "cells"), i, cell)
+	{
+		if (json_integer_value(json_object_get(cell, "threads")) != 2)
+			continue;
+		json_object_set_new(cell, "status", json_string("error"));
+		json_object_set_new(cell, "error", json_string("process 3: killed by signal 11 (Segmentation fault) in run"));
+		cr_assert_eq(json_array_remove(json_object_get(cell, "runs"), 2), 0);
+	}
+	cr_assert_eq(json_dump_file(doc, path_in(dir, "crashed.json"), 0), 0);
+	json_decref(doc);
+	if (!alloclab_plot_available())
+		cr_skip_test("gnuplot is not installed");
+	r = run_alloclab(dir, (const char *const[]){"plot", "crashed.json", "-o", "pics", NULL});
+	cr_assert_eq(r.status, 0, "%s %s", r.out, r.err);
+	cr_expect(strstr(r.out, "PARTIAL: mimalloc churn threads=2 crashed after 2 of 3 processes") &&
+			  strstr(r.out, "PARTIAL: system churn threads=2 crashed after 2 of 3 processes"),
+		  "%s", r.out);
+	cmd_result_free(&r);
+	static const char *const pictures[] = {"pics/churn-plugins.svg", "pics/churn-scaling.svg"};
+	for (size_t k = 0; k < 2; k++) {
+		char *svg = read_file(path_in(dir, pictures[k]));
+		cr_assert(svg, "%s", pictures[k]);
+		cr_expect(strstr(svg, "mimalloc (PARTIAL: crashed after 2 of 3 processes)") != NULL, "%s", pictures[k]);
+		free(svg);
 	}
 }

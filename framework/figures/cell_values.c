@@ -17,6 +17,19 @@ int alloclab_cell_measured(const struct alloclab_cell *cell)
 	return (cell->status == ALLOCLAB_CELL_OK || cell->status == ALLOCLAB_CELL_PENDING) && cell->nprocs > 0;
 }
 
+int alloclab_cell_crashed_part_way(const struct alloclab_cell *cell)
+{
+	return cell->status == ALLOCLAB_CELL_ERROR && cell->nprocs > 0;
+}
+
+void alloclab_crashed_after(const struct alloclab_cell *cell, char *out, size_t len)
+{
+	if (cell->planned > cell->nprocs)
+		snprintf(out, len, "crashed after %u of %u processes", cell->nprocs, cell->planned);
+	else
+		snprintf(out, len, "crashed after %u process%s", cell->nprocs, cell->nprocs == 1 ? "" : "es");
+}
+
 double *alloclab_cell_values(const struct alloclab_cell *cell, size_t *n)
 {
 	size_t count = 0;

@@ -18,6 +18,14 @@ void alloclab_cell_label(const struct alloclab_cell *cell, char *out, size_t len
  * run) is, partially. */
 int alloclab_cell_measured(const struct alloclab_cell *cell);
 
+/* A cell that failed (crashed, hung) after some of its processes had
+ * finished: those are what it has to show, never as a whole measurement. */
+int alloclab_cell_crashed_part_way(const struct alloclab_cell *cell);
+/* What such a cell is, in words: "crashed after 2 of 3 processes" (of
+ * an older file that did not say how many were planned: "after 2
+ * processes"). */
+void alloclab_crashed_after(const struct alloclab_cell *cell, char *out, size_t len);
+
 /* Every measured value of a cell (per op), malloc'd; *n its length. */
 double *alloclab_cell_values(const struct alloclab_cell *cell, size_t *n);
 

@@ -34,6 +34,7 @@ struct alloclab_series *alloclab_figure_series(struct alloclab_figure *f, const 
 	s->y = calloc(n + 1, sizeof *s->y);
 	s->err = calloc(n + 1, sizeof *s->err);
 	s->lo = s->hi = NULL;
+	s->partial = 0;
 	for (size_t i = 0; i < n; i++)
 		s->x[i] = s->y[i] = NAN;
 	return s;

@@ -25,6 +25,10 @@ struct alloclab_series {
 	double *x, *y, *err; /* n entries; x unused for BARS; NaN: no point */
 	double *lo, *hi;     /* LINES: NULL, or n entries: each point's bar (NaN: none) */
 	size_t n;
+	/* 1: drawn from a cell that crashed part way (some of its processes
+	 * only): its bars hatched, its points hollow, so that no one reads
+	 * them as a whole measurement. Its title says so in words too. */
+	int partial;
 };
 
 struct alloclab_figure {
