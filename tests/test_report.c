@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE 1
 #include "helpers.h"
+#include "report_site/history_charts.h"
 #include "report_site/html.h"
 
 #include <criterion/criterion.h>
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int count_of(const char *text, const char *what)
@@ -276,7 +278,7 @@ Test(report, a_history_has_a_page_per_commit_and_its_runs, .timeout = 600)
 	report_ok(dir, "h.db", "site");
 	char *site = path_in(dir, "site"), *index = file_in(site, "index.html");
 	cr_expect(strstr(index, "6 commits, 5 measured, 1 broken"), "the index says what the history holds");
-	cr_expect(strstr(index, "figures/history/series-0.svg"), "one chart per series");
+	cr_expect(strstr(index, "<figure class=\"chart\" id=\"series-0\">"), "one chart per series");
 	/* The change's size as history show says it (the fixture's extra
 	 * counters cost what this compiler makes of them). */
 	struct cmd_result text = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "h.db", NULL});
@@ -470,4 +472,151 @@ Test(report, a_store_of_runs_alone_lists_them, .timeout = 300)
 	char *site = path_in(dir, "site"), *index = file_in(site, "index.html");
 	cr_expect(strstr(index, "href=\"run-1.html\"") && strstr(index, "href=\"run-2.html\""), "both runs, linked");
 	free(file_in(site, "run-2.html"));
+}
+
+/* A view of n commits, one series of `metric` whose commit k has level
+ * levels[k] and, past the first, a step over the commit before with the
+ * interval [ratio - 0.03, ratio + 0.03]; changes lists the change points
+ * (-1 ends). Its texts are the caller's (freed with free_view). */
+static void make_view(struct alloclab_history_view *v, enum alloclab_ab_metric metric, size_t n, const double *levels,
+		      const int *changes)
+{
+	memset(v, 0, sizeof *v);
+	v->repo = strdup("/r");
+	v->commits = calloc(n, sizeof *v->commits);
+	v->ncommits = n;
+	v->series = calloc(1, sizeof *v->series);
+	v->nseries = 1;
+	struct alloclab_history_series *s = &v->series[0];
+	s->metric = metric;
+	s->row = strdup("churn");
+	s->points = calloc(n, sizeof *s->points);
+	s->npoints = n;
+	for (size_t k = 0; k < n; k++) {
+		char hash[48], subject[128];
+		snprintf(hash, sizeof hash, "%07zx%033d", k + 0xabc0000, 0);
+		snprintf(subject, sizeof subject, "commit %zu: a subject <b>longer</b> than a name shows \xe2\x80\xae!", k);
+		v->commits[k] = (struct alloclab_commit){.commit = strdup(hash), .subject = strdup(subject),
+							 .ordinal = (unsigned)k, .state = ALLOCLAB_COMMIT_MEASURED};
+		struct alloclab_history_point *p = &s->points[k];
+		p->commit = k;
+		p->level = levels[k];
+		p->p = -1;
+		if (k == 0)
+			continue;
+		p->has_step = 1;
+		p->base = k - 1;
+		p->ratio = levels[k] / levels[k - 1];
+		p->has_interval = 1;
+		p->lo = p->ratio - 0.03;
+		p->hi = p->ratio + 0.03;
+		for (const int *c = changes; *c >= 0; c++)
+			p->change |= (size_t)*c == k;
+	}
+}
+
+static void free_view(struct alloclab_history_view *v)
+{
+	for (size_t k = 0; k < v->ncommits; k++) {
+		free(v->commits[k].commit);
+		free(v->commits[k].subject);
+	}
+	free(v->commits);
+	free(v->series[0].row);
+	free(v->series[0].points);
+	free(v->series);
+	free(v->repo);
+}
+
+static char *chart_of(const struct alloclab_history_view *v)
+{
+	struct alloclab_history_index x;
+	char *out = NULL;
+	size_t len = 0;
+	cr_assert_eq(alloclab_history_index_build(&x, v), 0);
+	FILE *f = open_memstream(&out, &len);
+	alloclab_history_chart_write(f, &x, 0);
+	fclose(f);
+	alloclab_history_index_free(&x);
+	return out;
+}
+
+/* The memory chart draws each step's 95% interval (from the level of the
+ * commit before) and marks its change point with its size, as the time
+ * chart does (it drew neither: gnuplot's picture had no bars and marks
+ * only the instructions' and time's change points alike). */
+Test(report, a_memory_chart_draws_each_steps_interval_and_its_change_point)
+{
+	struct alloclab_history_view v;
+	const double levels[] = {1000, 1010, 1200, 1190};
+	make_view(&v, ALLOCLAB_AB_MEMORY, 4, levels, (const int[]){2, -1});
+	char *svg = chart_of(&v);
+	cr_expect(strstr(svg, "<svg class=\"chart\"") && strstr(svg, "</svg>"), "an inline chart: %.300s", svg);
+	cr_expect_eq(count_of(svg, "<path class=\"bar\""), 3, "a bar for each of the three steps");
+	cr_expect(strstr(svg, "its step 1.1881 [1.1581 .. 1.2181] over the commit before"), "the change's step, said");
+	cr_expect_eq(count_of(svg, "<line class=\"mark\""), 2, "the change point's line, and the legend's");
+	cr_expect(strstr(svg, "change point at abc000200000: 18.8% larger"), "the change point named with its size");
+	cr_expect_eq(count_of(svg, "class=\"dot change\""), 1);
+	free(svg);
+	free_view(&v);
+}
+
+/* The x axis names each commit by its short hash and subject, the subject
+ * cut to fit with the whole in its tooltip, escaped, its bidirectional
+ * control as an escape; at 60 commits every second one is named so that
+ * the slanted names do not touch (the picture named none: its axis was
+ * the commits' places, 0 to 59). */
+Test(report, a_charts_axis_names_its_commits_readably)
+{
+	struct alloclab_history_view v;
+	double levels[60];
+	for (int k = 0; k < 60; k++)
+		levels[k] = k < 30 ? 50 : 60;
+	make_view(&v, ALLOCLAB_AB_TIME, 60, levels, (const int[]){30, -1});
+	char *svg = chart_of(&v);
+	int names = count_of(svg, "<text class=\"commit\"");
+	cr_expect(names >= 20 && names <= 31, "%d of 60 commits named", names);
+	cr_expect(strstr(svg, "every 2 named"), "the axis says which are named");
+	cr_expect(strstr(svg, "<tspan class=\"hash\">abc003b</tspan> commit 59: a subject…</text>"),
+		  "the last commit named, its subject cut and escaped");
+	cr_expect(strstr(svg, "<title>59: abc003b000000000000000000000000000000000\ncommit 59: a subject &lt;b&gt;longer&lt;/b&gt; "
+			      "than a name shows \\u202e!</title>"),
+		  "its whole subject the tooltip, its bidirectional control an escape");
+	cr_expect_null(strstr(svg, "\xe2\x80\xae"), "no raw bidirectional control");
+	cr_expect_null(strstr(svg, "<b>"), "no markup from a subject");
+	free(svg);
+	free_view(&v);
+}
+
+/* A history of 2,000 commits makes its pages in seconds (issue 55: each
+ * commit's row and page looked through every point of every series, and
+ * the chart's change points were sorted by selection). The store is made
+ * in /dev/shm where there is one (on a loaded disk its 8,000 writes took
+ * minutes); 120 s is the deadline of a machine at load 10. */
+Test(report, a_history_of_2000_commits_makes_its_pages_in_seconds, .timeout = 900)
+{
+	char *dir = scratch_dir(), shm[] = "/dev/shm/alloclab-test-XXXXXX", db[200];
+	ab_template(dir);
+	int in_shm = mkdtemp(shm) != NULL;
+	snprintf(db, sizeof db, "%s/h.db", in_shm ? shm : dir);
+	sh("cd %s && %s ab/instructions.json %s 2000 500 1200 1201 1900", dir, getenv("ALLOCLAB_SYNTHETIC_HISTORY"), db);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"report", db, "-o", "site", NULL});
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (in_shm)
+		sh("rm -rf %s", shm);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cmd_result_free(&r);
+	double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	cr_expect_lt(took, 120, "the report took %.1f s", took);
+	char *site = path_in(dir, "site"), *index = file_in(site, "index.html"), *all = file_in(site, "commits.html");
+	cr_expect_eq(count_of(all, "<tr>") - 1, 2000, "every commit on commits.html");
+	cr_expect_eq(count_of(all, "<span class=\"verdict change\">change point</span>"), 4, "the four change points");
+	cr_expect(strstr(index, "thinned: every 8th of 2000 commits drawn, and each change point"), "the chart says so");
+	cr_expect_eq(count_of(index, "<line class=\"mark\""), 4 + 1, "the chart marks each change point");
+	cr_expect_eq(count_of(index, "<span class=\"verdict change\">+"), 4, "the change points' table");
+	char *changed = file_in(site, "commit-1201.html"), *quiet = file_in(site, "commit-1500.html");
+	cr_expect(strstr(changed, "change point: ") && strstr(changed, "href=\"run-"), "a change point's page and runs");
+	cr_expect(strstr(quiet, "the same") && !strstr(quiet, "change point: "), "a commit that changed nothing");
 }

@@ -2,8 +2,8 @@
 #define _GNU_SOURCE 1
 #include "history_pages.h"
 #include "history_charts.h"
+#include "history_index.h"
 #include "html.h"
-#include "page_figures.h"
 #include "run_page.h"
 
 #include "ab_report.h"
@@ -21,6 +21,9 @@
 #define SHOWN_IN_TABLE 300
 #define SHOWN_ON_PAGE 4096
 
+/* What a table shows of a series' row (workload, parameters, threads). */
+#define ROW_IN_TABLE 160
+
 /* The newest commits the index lists (all are on commits.html). */
 #define INDEX_COMMITS 30
 
@@ -30,11 +33,26 @@ struct history_site {
 	const char *db;
 	const struct alloclab_report_options *o;
 	struct alloclab_history_view v;
+	struct alloclab_history_index x; /* its points by commit */
 	char *with_runs;   /* per commit: its runs have pages */
-	int64_t *made;     /* the runs whose pages are made */
-	size_t nmade;
-	size_t run_commits; /* commits whose runs have pages */
 };
+
+/* A cell of text from the store that may be long (a row, a subject): its
+ * first `shown` bytes, with the whole (up to SHOWN_ON_PAGE) as its
+ * tooltip where it is cut; the stylesheet lets it wrap anywhere, for a
+ * name without spaces widened the latest verdicts past a 1280 px page. */
+static void long_cell(FILE *f, const char *cls, const char *text, size_t shown)
+{
+	fprintf(f, "<td class=\"%s\"", cls);
+	if (text && strlen(text) > shown) {
+		fputs(" title=\"", f);
+		alloclab_html_text_max(f, text, SHOWN_ON_PAGE);
+		fputc('"', f);
+	}
+	fputc('>', f);
+	alloclab_html_text_max(f, text, shown);
+	fputs("</td>", f);
+}
 
 static void commit_file(const struct alloclab_commit *c, char *out, size_t len)
 {
@@ -51,19 +69,27 @@ static void commit_link(FILE *f, const struct alloclab_commit *c)
 	fputs("</span>", f);
 }
 
+/* A run's page is made when its file is written (the site finds a file
+ * by its name in a hash table: a list searched for every run of every
+ * commit cost the square of the runs). */
+static void run_file(int64_t id, char *out, size_t len)
+{
+	snprintf(out, len, "run-%" PRId64 ".html", id);
+}
+
 static int run_made(const struct history_site *h, int64_t id)
 {
-	for (size_t i = 0; i < h->nmade; i++)
-		if (h->made[i] == id)
-			return 1;
-	return 0;
+	char file[64];
+	run_file(id, file, sizeof file);
+	return alloclab_site_has(h->s, file);
 }
 
 /* A point's verdict as ab says it (and its class, and its filter word). */
-static void point_verdict(const struct alloclab_history_series *s, const struct alloclab_history_point *p, char *out,
+static void point_verdict(const struct history_site *h, size_t si, const struct alloclab_history_point *p, char *out,
 			  size_t len, const char **kind)
 {
-	struct alloclab_ab_row row = {.metric = s->metric, .base = alloclab_history_level_at(s, p->base),
+	const struct alloclab_history_series *s = &h->v.series[si];
+	struct alloclab_ab_row row = {.metric = s->metric, .base = alloclab_history_index_level(&h->x, si, p->base),
 				      .head = p->level, .ratio = p->ratio, .has_interval = p->has_interval, .lo = p->lo,
 				      .hi = p->hi, .verdict = p->verdict};
 	alloclab_ab_verdict_text(&row, out, len);
@@ -75,8 +101,7 @@ static void point_verdict(const struct alloclab_history_series *s, const struct 
 }
 
 /* The step cells of a point: over which commit, ratio, interval, verdict. */
-static void step_cells(FILE *f, const struct history_site *h, const struct alloclab_history_series *s,
-		       const struct alloclab_history_point *p)
+static void step_cells(FILE *f, const struct history_site *h, size_t si, const struct alloclab_history_point *p)
 {
 	char text[128];
 	const char *kind;
@@ -94,7 +119,7 @@ static void step_cells(FILE *f, const struct history_site *h, const struct alloc
 	if (p->has_interval)
 		snprintf(text, sizeof text, p->lo == p->hi ? "exact" : "%.4f .. %.4f", p->lo, p->hi);
 	alloclab_html_number_cell(f, p->has_interval ? p->lo : NAN, p->has_interval ? text : "-");
-	point_verdict(s, p, text, sizeof text, &kind);
+	point_verdict(h, si, p, text, sizeof text, &kind);
 	fputs("<td data-f=\"", f);
 	alloclab_html_text(f, p->change ? "change point" : kind[0] == 'u' ? "not resolved" : "resolved");
 	fprintf(f, "\"><span class=\"verdict %s\">", kind);
@@ -136,17 +161,21 @@ static void latest_table(FILE *f, const struct history_site *h)
 			continue;
 		fputs("<tr>", f);
 		alloclab_html_filter_cell(f, alloclab_ab_metric_names[s->metric]);
-		alloclab_html_cell(f, s->row);
+		long_cell(f, "row", s->row, ROW_IN_TABLE);
 		fputs("<td>", f);
 		commit_link(f, &h->v.commits[p->commit]);
 		fputs("</td>", f);
 		level_cell(f, s, p);
-		step_cells(f, h, s, p);
+		step_cells(f, h, i, p);
 		reference_cell(f, p);
-		char drift[160];
-		snprintf(drift, sizeof drift, "%.4f [%.4f .. %.4f], %s", s->drift, s->drift_lo, s->drift_hi,
-			 s->drift_resolved ? "a resolved drift" : "no drift resolved");
-		alloclab_html_number_cell(f, s->has_drift ? s->drift : NAN, s->has_drift ? drift : "-");
+		/* The drift's words under its figures: one line of both made the
+		 * table wider than the page. */
+		if (s->has_drift)
+			fprintf(f, "<td class=\"num\" data-v=\"%.17g\">%.4f [%.4f .. %.4f]<span class=\"aside\">%s</span></td>",
+				s->drift, s->drift, s->drift_lo, s->drift_hi,
+				s->drift_resolved ? "a resolved drift" : "no drift resolved");
+		else
+			alloclab_html_number_cell(f, NAN, "-");
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
@@ -181,35 +210,37 @@ static void changes_table(FILE *f, const struct history_site *h)
 			commit_link(f, c);
 			fputs("</td>", f);
 			alloclab_html_filter_cell(f, alloclab_ab_metric_names[s->metric]);
-			alloclab_html_cell(f, s->row);
+			long_cell(f, "row", s->row, ROW_IN_TABLE);
 			snprintf(text, sizeof text, "%.4f", p->ratio);
 			alloclab_html_number_cell(f, p->ratio, text);
-			alloclab_history_change_text(s->metric, p, alloclab_history_level_at(s, p->base), text, sizeof text);
+			alloclab_history_change_text(s->metric, p, alloclab_history_index_level(&h->x, i, p->base), text,
+						     sizeof text);
 			fputs("<td><span class=\"verdict change\">", f);
 			alloclab_html_text(f, text);
-			fputs("</span></td><td>", f);
-			alloclab_html_text_max(f, c->subject, SHOWN_IN_TABLE);
-			fputs("</td></tr>\n", f);
+			fputs("</span></td>", f);
+			long_cell(f, "subject", c->subject, SHOWN_IN_TABLE);
+			fputs("</tr>\n", f);
 		}
 	fputs("</tbody></table></div>\n", f);
 }
 
-/* What changed at a commit, in words ("" nothing). */
+/* What changed at a commit, in words ("" nothing): its own points
+ * only, found through the index. */
 static void commit_changes(const struct history_site *h, size_t commit, char *out, size_t len)
 {
 	size_t used = 0;
 	out[0] = '\0';
-	for (size_t i = 0; i < h->v.nseries && used < len; i++)
-		for (size_t k = 0; k < h->v.series[i].npoints && used < len; k++) {
-			const struct alloclab_history_series *s = &h->v.series[i];
-			const struct alloclab_history_point *p = &s->points[k];
-			char what[96];
-			if (p->commit != commit || !p->change)
-				continue;
-			alloclab_history_change_text(s->metric, p, alloclab_history_level_at(s, p->base), what, sizeof what);
-			used += (size_t)snprintf(out + used, len - used, "%s%s %.200s: %s", used ? "; " : "",
-						 alloclab_ab_metric_names[s->metric], s->row, what);
-		}
+	for (size_t a = h->x.first[commit]; a < h->x.first[commit + 1] && used < len; a++) {
+		const struct alloclab_history_series *s = &h->v.series[h->x.at[a].series];
+		const struct alloclab_history_point *p = &s->points[h->x.at[a].point];
+		char what[96];
+		if (!p->change)
+			continue;
+		alloclab_history_change_text(s->metric, p, alloclab_history_index_level(&h->x, h->x.at[a].series, p->base),
+					     what, sizeof what);
+		used += (size_t)snprintf(out + used, len - used, "%s%s %.200s: %s", used ? "; " : "",
+					 alloclab_ab_metric_names[s->metric], s->row, what);
+	}
 }
 
 static const char *state_name(enum alloclab_commit_state st)
@@ -231,9 +262,9 @@ static void commits_table(FILE *f, const struct history_site *h, size_t shown)
 		commit_changes(h, i, changes, sizeof changes);
 		fprintf(f, "<tr><td class=\"num\" data-v=\"%u\">%u</td><td>", c->ordinal, c->ordinal);
 		commit_link(f, c);
-		fputs("</td><td>", f);
-		alloclab_html_text_max(f, c->subject, SHOWN_IN_TABLE);
-		fprintf(f, "</td><td data-f=\"%s\">%s", state_name(c->state), state_name(c->state));
+		fputs("</td>", f);
+		long_cell(f, "subject", c->subject, SHOWN_IN_TABLE);
+		fprintf(f, "<td data-f=\"%s\">%s", state_name(c->state), state_name(c->state));
 		if (c->state == ALLOCLAB_COMMIT_BROKEN) {
 			fputs(": ", f);
 			alloclab_html_text_max(f, c->why, SHOWN_IN_TABLE);
@@ -265,7 +296,7 @@ static void history_head(FILE *f, const struct history_site *h)
 	fputs("</p>\n", f);
 }
 
-static int index_page(struct history_site *h, struct alloclab_page_figures *charts, char *err, size_t err_len)
+static int index_page(struct history_site *h, char *err, size_t err_len)
 {
 	FILE *f = alloclab_site_open(h->s, "index.html", err, err_len);
 	char title[700];
@@ -286,7 +317,10 @@ static int index_page(struct history_site *h, struct alloclab_page_figures *char
 	fputs("<h2 id=\"series\">Series</h2>\n", f);
 	if (h->v.nseries == 0)
 		fputs("<p>No series yet: no commit was measured against the one before it.</p>\n", f);
-	alloclab_page_figures_write(f, h->s, charts, 0, charts->list.n);
+	fputs("<div class=\"figures\">\n", f);
+	for (size_t i = 0; i < h->v.nseries; i++)
+		alloclab_history_chart_write(f, &h->x, i);
+	fputs("</div>\n", f);
 	fputs("<h2 id=\"commits\">Commits</h2>\n<p class=\"lead\">", f);
 	if (h->v.ncommits > INDEX_COMMITS)
 		alloclab_html_printf(f, "The newest %d of %zu; ", INDEX_COMMITS, h->v.ncommits);
@@ -314,25 +348,23 @@ static int commits_page(struct history_site *h, char *err, size_t err_len)
 static void commit_steps(FILE *f, const struct history_site *h, size_t commit)
 {
 	int any = 0;
-	for (size_t i = 0; i < h->v.nseries; i++)
-		for (size_t k = 0; k < h->v.series[i].npoints; k++) {
-			const struct alloclab_history_series *s = &h->v.series[i];
-			const struct alloclab_history_point *p = &s->points[k];
-			if (p->commit != commit)
-				continue;
-			if (!any++)
-				fputs("<div class=\"table-wrap\"><table class=\"sortable steps\"><thead><tr><th>metric</th><th>row</th>"
-				      "<th>level</th><th>over</th><th>ratio</th><th>95% interval</th><th>verdict</th>"
-				      "<th>against the reference</th></tr></thead><tbody>\n",
-				      f);
-			fputs("<tr>", f);
-			alloclab_html_cell(f, alloclab_ab_metric_names[s->metric]);
-			alloclab_html_cell(f, s->row);
-			level_cell(f, s, p);
-			step_cells(f, h, s, p);
-			reference_cell(f, p);
-			fputs("</tr>\n", f);
-		}
+	for (size_t a = h->x.first[commit]; a < h->x.first[commit + 1]; a++) {
+		size_t i = h->x.at[a].series;
+		const struct alloclab_history_series *s = &h->v.series[i];
+		const struct alloclab_history_point *p = &s->points[h->x.at[a].point];
+		if (!any++)
+			fputs("<div class=\"table-wrap\"><table class=\"sortable steps\"><thead><tr><th>metric</th><th>row</th>"
+			      "<th>level</th><th>over</th><th>ratio</th><th>95% interval</th><th>verdict</th>"
+			      "<th>against the reference</th></tr></thead><tbody>\n",
+			      f);
+		fputs("<tr>", f);
+		alloclab_html_cell(f, alloclab_ab_metric_names[s->metric]);
+		long_cell(f, "row", s->row, ROW_IN_TABLE);
+		level_cell(f, s, p);
+		step_cells(f, h, i, p);
+		reference_cell(f, p);
+		fputs("</tr>\n", f);
+	}
 	if (any)
 		fputs("</tbody></table></div>\n", f);
 	else
@@ -352,7 +384,7 @@ static void commit_runs(FILE *f, const struct history_site *h, const struct allo
 			n = 0;
 		for (size_t k = 0; k < n; k++) {
 			char file[64], text[300];
-			snprintf(file, sizeof file, "run-%" PRId64 ".html", ids[k]);
+			run_file(ids[k], file, sizeof file);
 			snprintf(text, sizeof text, "%s, against %.12s (run %" PRId64 " of the store)", alloclab_ab_metric_names[m],
 				 bases[k] ? bases[k] : "?", ids[k]);
 			fputs("<li>", f);
@@ -429,18 +461,13 @@ static int run_page(struct history_site *h, int64_t id, const char *up, const ch
 	struct alloclab_results *r = alloclab_store_load_run(h->store, id, h->o->check, err, err_len);
 	if (r == NULL)
 		return -1;
-	snprintf(file, sizeof file, "run-%" PRId64 ".html", id);
+	run_file(id, file, sizeof file);
 	snprintf(stem, sizeof stem, "run-%" PRId64, id);
 	snprintf(source, sizeof source, "run %" PRId64 " of the store %.3000s", id, h->db);
 	struct alloclab_run_page p = {.file = file, .stem = stem, .source = source, .baseline = h->o->baseline,
 				      .up = up, .up_text = up_text};
 	int rc = alloclab_run_page_write(h->s, r, &p, err, err_len);
 	alloclab_results_free(r);
-	int64_t *grown = realloc(h->made, (h->nmade + 1) * sizeof *grown);
-	if (rc == 0 && grown) {
-		h->made = grown;
-		h->made[h->nmade++] = id;
-	}
 	return rc;
 }
 
@@ -485,10 +512,11 @@ static int commit_run_pages(struct history_site *h, size_t i, char *err, size_t 
 
 static int repository_site(struct history_site *h, char *err, size_t err_len)
 {
-	struct alloclab_page_figures charts;
-	alloclab_page_figures_init(&charts, "history");
-	alloclab_history_charts(&h->v, &charts.list);
-	int rc = alloclab_page_figures_draw(h->s, &charts, err, err_len);
+	int rc = 0;
+	if (alloclab_history_index_build(&h->x, &h->v) != 0) {
+		snprintf(err, err_len, "out of memory");
+		return -1;
+	}
 	choose_run_commits(h);
 	for (size_t i = 0; rc == 0 && h->with_runs && i < h->v.ncommits; i++)
 		if (h->with_runs[i])
@@ -496,7 +524,7 @@ static int repository_site(struct history_site *h, char *err, size_t err_len)
 	for (size_t i = 0; rc == 0 && i < h->v.ncommits; i++)
 		rc = commit_page(h, i, err, err_len);
 	if (rc == 0)
-		rc = index_page(h, &charts, err, err_len);
+		rc = index_page(h, err, err_len);
 	if (rc == 0)
 		rc = commits_page(h, err, err_len);
 	if (rc == 0) {
@@ -504,7 +532,7 @@ static int repository_site(struct history_site *h, char *err, size_t err_len)
 		rc = alloclab_site_json(h->s, "data/history.json", doc, err, err_len);
 		json_decref(doc);
 	}
-	alloclab_page_figures_free(&charts);
+	alloclab_history_index_free(&h->x);
 	free(h->with_runs);
 	return rc;
 }
@@ -543,7 +571,7 @@ static int runs_site(struct history_site *h, char *err, size_t err_len)
 			rc = -1;
 			break;
 		}
-		snprintf(file, sizeof file, "run-%" PRId64 ".html", id);
+		run_file(id, file, sizeof file);
 		snprintf(text, sizeof text, "run %" PRId64, id);
 		fprintf(f, "<tr><td data-v=\"%" PRId64 "\">", id);
 		if (run_made(h, id))
@@ -593,6 +621,5 @@ int alloclab_history_site(struct alloclab_site *s, struct alloclab_store *store,
 			rc = repository_site(&h, err, err_len);
 		alloclab_history_view_clear(&h.v);
 	}
-	free(h.made);
 	return rc;
 }
