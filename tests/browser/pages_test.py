@@ -15,7 +15,9 @@ dialog a script opened, or width past the window's. The numbers a page
 shows are read back from it and checked against the results file (each
 cell's median, each paired ratio from its processes' ratios) and against
 `alloclab history show --format json`; sorting and filtering are tried;
-hostile labels must show as their characters and make no element.
+hostile labels must show as their characters and make no element; a
+history's tables (the long one's row a name of 100 characters) must fit
+1280 px without scrolling in their frames.
 
 Exit status 0 passed, 1 failed, 77 skipped (no chromium or no
 python3-websocket: the reason is printed; meson counts it as skipped).
@@ -91,7 +93,14 @@ def make_histories(exe, synthetic, source, work):
     run([exe, "history", "run", "--repo", repo, "HEAD~4..HEAD", "--db", "h.db", "-o", "hist", "--build", build,
          "--plugin", "plugin.so", "--metrics", "instructions", "-w", "churn:ops=2000"], work, ok=(1,))
     template = sorted(glob.glob(os.path.join(work, "hist", "steps", "*", "instructions.json")))[0]
-    run([synthetic, template, "long.db", "300", "100", "200", "201"], work)
+    # The long history's row is a workload name of 100 characters and no
+    # space: its tables must still fit a 1280 px window.
+    d = json.load(open(template))
+    for c in d["cells"]:
+        c["workload"] = "churn_" + "x" * 94
+    long_template = os.path.join(work, "long-template.json")
+    json.dump(d, open(long_template, "w"))
+    run([synthetic, long_template, "long.db", "300", "100", "200", "201"], work)
 
 
 # ---- what a page shows ----
@@ -215,6 +224,15 @@ def check_history(page, exe, work):
         fail("change points shown %s, history show has %s" % (got, expected))
 
 
+def check_tables_fit(page, name):
+    """At 1280 px a history's tables fit the window: none scrolls in its frame."""
+    wide = page.evaluate("Array.from(document.querySelectorAll('.table-wrap')).filter(function (w) {"
+                         " return w.scrollWidth > w.clientWidth + 1; }).map(function (w) {"
+                         " return w.querySelector('table').className; })")
+    if wide:
+        fail("%s at 1280 px: tables wider than the page: %s" % (name, wide))
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
@@ -253,6 +271,8 @@ def main():
                     check_hostile(page)
                 if width == 1280 and (site, name) == ("site-history", "index.html"):
                     check_history(page, exe, work)
+                if width == 1280 and site in ("site-history", "site-long") and name != "commits.html":
+                    check_tables_fit(page, site + "/" + name)
                 print("%s/%s at %d px: %d problems" % (site, name, width, len(page.problems)), flush=True)
                 page.close()
     if failures:
