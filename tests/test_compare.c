@@ -535,10 +535,10 @@ Test(compare, too_few_processes_are_said_with_the_count_needed_in_every_format, 
 				  "%s", r.out);
 		if (strcmp(formats[k].format, "json") == 0) {
 			json_t *doc = json_loads(r.out, 0, NULL);
-			json_t *e = json_array_get(json_object_get(json_array_get(json_object_get(doc, "rows"), 0), "columns"),
+			json_t *entry = json_array_get(json_object_get(json_array_get(json_object_get(doc, "rows"), 0), "columns"),
 						   1);
-			cr_expect(json_is_false(json_object_get(e, "reachable")) &&
-					  json_integer_value(json_object_get(e, "processes_needed")) == 4,
+			cr_expect(json_is_false(json_object_get(entry, "reachable")) &&
+					  json_integer_value(json_object_get(entry, "processes_needed")) == 4,
 				  "%s", r.out);
 			json_decref(doc);
 		}
