@@ -13,7 +13,9 @@
 #   benchmarks/ab-budget.sh BUILD OUT [BUDGET_S] [EXTRA_WORK]
 # BUDGET_S (default 300) is one ab's wall time; DESIGNS="values slices:100000"
 # (default: values, slices:2000, slices:100000) and PAIRS="A/A change"
-# (default both) choose what is measured.
+# (default both) choose what is measured; TIME_STEP=store makes the change
+# EXTRA_WORK stores that nothing reads in every malloc instead of counters
+# (each one instruction an operation, as a counter is, but no read).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 bench_args "BUILD OUT [BUDGET_S] [EXTRA_WORK]" "$@"
@@ -24,7 +26,11 @@ src=$SOURCE_DIR
 make_build() { # name extra
 	mkdir -p "$out/$1-src"
 	cp "$src/tests/fixtures/history/plugin.c" "$out/$1-src/"
-	printf '#define EXTRA_WORK %s\n#define SLACK_PERCENT 0\n' "$2" >"$out/$1-src/config.h"
+	if [ "${TIME_STEP:-counter}" = store ]; then
+		printf '#define EXTRA_WORK 0\n#define EXTRA_STORES %s\n#define SLACK_PERCENT 0\n' "$2" >"$out/$1-src/config.h"
+	else
+		printf '#define EXTRA_WORK %s\n#define SLACK_PERCENT 0\n' "$2" >"$out/$1-src/config.h"
+	fi
 	cc -O2 -shared -fPIC -I"$src/framework/include" "$out/$1-src/plugin.c" -o "$out/$1.so"
 }
 make_build base 0

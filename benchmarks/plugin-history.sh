@@ -35,7 +35,16 @@ repo="$out/repo"
 rm -rf "$repo" "$out/hist" "$out/h.db" "$out/bisect" "$out/ab-change" "$out/ab-same"
 
 say() { bench_say "$@"; }
-config() { printf '#define EXTRA_WORK %s\n#define SLACK_PERCENT %s\n' "$1" "$2" >"$repo/config.h"; }
+# TIME_STEP=store: commit 4 adds EXTRA_WORK stores that nothing reads
+# instead of counters (each one instruction an operation; a store reads
+# nothing, a counter reads and writes).
+config() {
+	if [ "${TIME_STEP:-counter}" = store ]; then
+		printf '#define EXTRA_WORK 0\n#define EXTRA_STORES %s\n#define SLACK_PERCENT %s\n' "$1" "$2" >"$repo/config.h"
+	else
+		printf '#define EXTRA_WORK %s\n#define SLACK_PERCENT %s\n' "$1" "$2" >"$repo/config.h"
+	fi
+}
 commit() { git -C "$repo" add -A && git -C "$repo" commit -qm "$1"; }
 
 mkdir -p "$repo"

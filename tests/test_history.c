@@ -713,10 +713,11 @@ Test(history, the_documented_series_query_gives_each_commits_ratio, .timeout = 3
 	char query[4400], cmd[9000], line[512];
 	snprintf(query, sizeof query, "%s/series.sql", dir);
 	doc_query(query);
+	/* The reference: the range's first commit's build, by its label. */
 	snprintf(cmd, sizeof cmd,
 		 "sqlite3 -readonly -cmd \".param set :repo '%s'\" -cmd '.param set :workload churn' "
-		 "-cmd '.param set :reference system' '%s/h.db' < '%s'",
-		 real, dir, query);
+		 "-cmd '.param set :reference first-%.12s' -cmd '.param set :kind time' '%s/h.db' < '%s'",
+		 real, commits[0], dir, query);
 	FILE *p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	int rows = 0;
