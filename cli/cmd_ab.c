@@ -101,18 +101,18 @@ static int output_folder(const char *dir)
 	snprintf(mark, sizeof mark, "%s/.alloclab-ab", dir);
 	if (mkdir(dir, 0777) != 0) {
 		if (errno != EEXIST || lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "alloclab ab: %s: %s\n", dir, errno == EEXIST ? "not a folder (a file or a link)" : strerror(errno));
+			alloclab_say("alloclab ab: %s: %s", dir, errno == EEXIST ? "not a folder (a file or a link)" : strerror(errno));
 			return 2;
 		}
 		if ((lstat(mark, &st) != 0 || !S_ISREG(st.st_mode)) && !folder_empty(dir)) {
-			fprintf(stderr, "alloclab ab: %s holds files that are not an earlier ab's: give an empty or new folder\n",
+			alloclab_say("alloclab ab: %s holds files that are not an earlier ab's: give an empty or new folder",
 				dir);
 			return 2;
 		}
 	}
 	int fd = open(mark, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		fprintf(stderr, "alloclab ab: %s: %s\n", mark, strerror(errno));
+		alloclab_say("alloclab ab: %s: %s", mark, strerror(errno));
 		return 2;
 	}
 	close(fd);
@@ -128,7 +128,7 @@ static int resolve_side(const char *side, const char *text, const struct allocla
 	if (alloclab_build_side(&a->build, text, side, dir, out, err, sizeof err) != 0) {
 		char shown[300];
 		alloclab_printable(text, shown, sizeof shown);
-		fprintf(stderr, "alloclab ab: %s (%s): %s\n", side, shown, err);
+		alloclab_say("alloclab ab: %s (%s): %s", side, shown, err);
 		return 2;
 	}
 	return 0;
@@ -207,7 +207,7 @@ int alloclab_cmd_ab(int argc, char **argv)
 					       sides[1].source[0] ? sides[1].source : NULL};
 	struct alloclab_ab_result result;
 	if (alloclab_ab_measure(&plan, &result, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab ab: %s\n", err);
+		alloclab_say("alloclab ab: %s", err);
 		alloclab_ab_result_clear(&result);
 		return alloclab_interrupted() ? 130 : 2;
 	}

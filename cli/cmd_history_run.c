@@ -8,6 +8,7 @@
 #include "cli.h"
 
 #include "base/lengths.h"
+#include "base/shell_word.h"
 #include "process/child.h"
 
 #include "ab_options.h"
@@ -95,7 +96,7 @@ int alloclab_cmd_history_run(int argc, char **argv)
 	struct alloclab_store *s = NULL;
 	if (a.shard_count == 0 && (s = alloclab_store_open(a.db ? a.db : DEFAULT_DB, ALLOCLAB_STORE_CREATE, err,
 							    sizeof err)) == NULL) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		return 2;
 	}
 	alloclab_catch_interrupts();
@@ -103,7 +104,7 @@ int alloclab_cmd_history_run(int argc, char **argv)
 	rc = alloclab_history_run(s, &plan, &out, err, sizeof err);
 	alloclab_store_close(s);
 	if (rc != 0) {
-		fprintf(stderr, "alloclab history run: %s\n", err);
+		alloclab_say("alloclab history run: %s", err);
 		return alloclab_interrupted() ? 130 : 2;
 	}
 	alloclab_history_print_outcome(&out, a.shard_count ? NULL : (a.db ? a.db : DEFAULT_DB), stdout);
@@ -134,7 +135,7 @@ int alloclab_cmd_history_bisect(int argc, char **argv)
 	struct alloclab_bisect_outcome out;
 	rc = alloclab_history_bisect(&plan, a.good, a.bad, a.metric, &out, err, sizeof err);
 	if (rc != 0) {
-		fprintf(stderr, "alloclab history bisect: %s\n", err);
+		alloclab_say("alloclab history bisect: %s", err);
 		alloclab_bisect_outcome_clear(&out);
 		return alloclab_interrupted() ? 130 : 2;
 	}

@@ -1298,3 +1298,26 @@ Test(history, the_first_commit_is_every_steps_reference, .timeout = 600)
 	cr_expect(strstr(r.out, "the steps between, multiplied:") != NULL, "%s", r.out);
 	cmd_result_free(&r);
 }
+
+/* What history's progress line quotes of a commit that does not build
+ * reaches the terminal harmless. */
+Test(history, a_builds_error_reaches_the_terminal_harmless, .timeout = 300)
+{
+	char *dir = scratch_dir(), repo[4300], build[4800], plain[4400];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_history_repo(repo);
+	sh("cd '%s' && touch bad && git add bad && git commit -qm bad", repo);
+	history_build_command(plain, sizeof plain);
+	/* A window title and a screen clear in the command itself (a command
+	 * line is text from outside too), quoted when the commit that has
+	 * bad does not build. */
+	snprintf(build, sizeof build, "if test -f bad; then echo '\033]0;pwned\007\033[2J' >&2; exit 1; fi; %s", plain);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "run", "--repo", repo, "HEAD~1..HEAD", "--db",
+								      "h.db", "-o", "hist", "--build", build, "--plugin",
+								      "plugin.so", "--metrics", "instructions", "-w", "churn:ops=2000",
+								      NULL});
+	cr_expect_eq(r.status, 1, "the last commit does not build: %s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "does not build") != NULL, "%s", r.err);
+	cr_expect(strchr(r.err, '\033') == NULL && strchr(r.err, '\007') == NULL, "raw escapes on stderr: %s", r.err);
+	cmd_result_free(&r);
+}

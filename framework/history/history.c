@@ -2,6 +2,8 @@
 #define _GNU_SOURCE 1
 #include "history/history.h"
 
+#include "base/shell_word.h"
+
 #include "base/clock.h"
 #include "base/hash.h"
 #include "files/file_hash.h"
@@ -192,7 +194,7 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 			return 0;
 		out->broken++;
 		if (p->progress)
-			fprintf(stderr, "alloclab history: %.12s does not build: %s\n", commit, why);
+			alloclab_say("alloclab history: %.12s does not build: %s", commit, why);
 		return s ? alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_BROKEN, why, NULL, err, err_len) : 0;
 	}
 	if (*first < 0)
@@ -226,7 +228,7 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 	if (rc == 1) {
 		out->broken++;
 		if (p->progress)
-			fprintf(stderr, "alloclab history: %.12s fails: %s\n", commit, why);
+			alloclab_say("alloclab history: %.12s fails: %s", commit, why);
 		return 0;
 	}
 	if (rc != 0) {
