@@ -176,8 +176,9 @@ json_t *alloclab_history_json(const struct alloclab_history_view *v)
 	json_t *commits = json_array(), *series = json_array();
 	for (size_t i = 0; i < v->ncommits; i++) {
 		const struct alloclab_commit *c = &v->commits[i];
-		json_array_append_new(commits, json_pack("{s:i,s:s,s:o,s:s,s:o}", "index", (int)c->ordinal, "commit", c->commit,
-							 "subject", alloclab_json_text(c->subject ? c->subject : ""), "state",
+		json_array_append_new(commits, json_pack("{s:i,s:s,s:o,s:o,s:s,s:o}", "index", (int)c->ordinal, "commit",
+							 c->commit, "subject", alloclab_json_text(c->subject ? c->subject : ""),
+							 "date", c->date ? alloclab_json_text(c->date) : json_null(), "state",
 							 states[c->state], "why",
 							 c->why ? alloclab_json_text(c->why) : json_null()));
 	}

@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE 1
 #include "helpers.h"
+#include "store/store.h"
 
 #include <criterion/criterion.h>
 #include <glob.h>
@@ -307,6 +308,8 @@ static void sqlite_line(const char *dir, const char *db, const char *sql, char *
  * step's additions taken away, newest first (schema.c's steps). */
 static void downgrade(const char *dir, const char *db, int to)
 {
+	if (to < 5)
+		sh("cd %s && sqlite3 %s 'ALTER TABLE repo_commit DROP COLUMN commit_date;'", dir, db);
 	if (to < 4)
 		sh("cd %s && sqlite3 %s 'ALTER TABLE run DROP COLUMN document_sha256;'", dir, db);
 	if (to < 3)
@@ -334,7 +337,7 @@ Test(history, a_store_of_the_first_schema_is_migrated, .timeout = 120)
 	cr_expect_eq(runs_in(dir, "old.db"), 2);
 	char line[64];
 	sqlite_line(dir, "old.db", "PRAGMA user_version;", line, sizeof line);
-	cr_expect_eq(atoi(line), 4, "schema after the migration: %s", line);
+	cr_expect_eq(atoi(line), ALLOCLAB_STORE_SCHEMA, "schema after the migration: %s", line);
 }
 
 /* Schema 3 gave each run the label of the cell its paired ratios are
@@ -366,7 +369,7 @@ Test(history, a_store_of_schema_2_gets_its_runs_pair_references, .timeout = 120)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cmd_result_free(&r);
 	sqlite_line(dir, "old.db", "PRAGMA user_version;", line, sizeof line);
-	cr_expect_eq(atoi(line), 4, "schema after the migration: %s", line);
+	cr_expect_eq(atoi(line), ALLOCLAB_STORE_SCHEMA, "schema after the migration: %s", line);
 	sqlite_line(dir, "old.db", "SELECT group_concat(r, ' ') FROM (SELECT ifnull(pair_reference, 'NULL') AS r FROM run ORDER BY id);", line,
 		    sizeof line);
 	cr_expect_str_eq(line, "ref NULL NULL", "migrated: %s", line);
@@ -387,7 +390,8 @@ static void store_of_one_step(const char *dir, const char *db)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cmd_result_free(&r);
 	const char *a = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", *b = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
-	sh("cd %s && sqlite3 %s \"INSERT INTO repo_commit VALUES ('/r', '%s', 0, 'first', 'measured', NULL, NULL), "
+	sh("cd %s && sqlite3 %s \"INSERT INTO repo_commit (repo, commit_hash, ordinal, subject, state, why, sha256) "
+	   "VALUES ('/r', '%s', 0, 'first', 'measured', NULL, NULL), "
 	   "('/r', '%s', 1, 'second', 'measured', NULL, NULL); INSERT INTO commit_run VALUES ('/r', '%s', 1, 'time', '%s');\"",
 	   dir, db, a, b, b, a);
 }
@@ -475,7 +479,7 @@ Test(history, a_store_of_schema_3_gets_its_documents_checksums, .timeout = 120)
 	cmd_result_free(&r);
 	char line[256], want[256];
 	sqlite_line(dir, "old.db", "PRAGMA user_version;", line, sizeof line);
-	cr_expect_eq(atoi(line), 4, "schema after the migration: %s", line);
+	cr_expect_eq(atoi(line), ALLOCLAB_STORE_SCHEMA, "schema after the migration: %s", line);
 	for (int id = 1; id <= 2; id++) {
 		char sql[128], cmd[4400];
 		snprintf(sql, sizeof sql, "SELECT document_sha256 FROM run WHERE id = %d;", id);
@@ -1320,4 +1324,40 @@ Test(history, a_builds_error_reaches_the_terminal_harmless, .timeout = 300)
 	cr_expect(strstr(r.err, "does not build") != NULL, "%s", r.err);
 	cr_expect(strchr(r.err, '\033') == NULL && strchr(r.err, '\007') == NULL, "raw escapes on stderr: %s", r.err);
 	cmd_result_free(&r);
+}
+
+/* Schema 5 keeps each commit's date: history show gives it, a store of
+ * schema 4 is read as it is (no dates) and, run again, gets them. */
+Test(history, a_commits_date_is_kept_and_an_older_store_gets_it, .timeout = 300)
+{
+	char *dir = scratch_dir(), repo[4300], build[4400];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_history_repo(repo);
+	history_build_command(build, sizeof build);
+	const char *args[] = {"history", "run", "--repo", repo, "HEAD~2..HEAD", "--db", "h.db", "-o", "hist", "--build", build,
+			      "--plugin", "plugin.so", "--metrics", "instructions", "-w", "churn:ops=2000", NULL};
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 1, "a commit did not build: %s%s", r.out, r.err);
+	cmd_result_free(&r);
+	char want[64] = "", cmd[4400];
+	snprintf(cmd, sizeof cmd, "git -C '%s' log -1 --format=%%cI HEAD", repo);
+	FILE *f = popen(cmd, "r");
+	cr_assert(f && fgets(want, sizeof want, f));
+	pclose(f);
+	want[strcspn(want, "\n")] = '\0';
+	json_t *doc = show_json(dir, "h.db");
+	json_t *last = json_array_get(json_object_get(doc, "commits"), 2);
+	cr_expect_str_eq(json_string_value(json_object_get(last, "date")), want);
+	json_decref(doc);
+	downgrade(dir, "h.db", 4);
+	doc = show_json(dir, "h.db");
+	cr_expect(json_is_null(json_object_get(json_array_get(json_object_get(doc, "commits"), 2), "date")),
+		  "a store of schema 4 has no dates");
+	json_decref(doc);
+	r = run_alloclab(dir, args);
+	cmd_result_free(&r);
+	doc = show_json(dir, "h.db");
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(doc, "commits"), 2), "date")), want,
+			 "migrated and run again, the dates are filled in");
+	json_decref(doc);
 }

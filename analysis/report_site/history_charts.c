@@ -178,8 +178,8 @@ static void short_subject(const char *subject, char *out, size_t len)
 	snprintf(out, len, "%.*s%s", (int)used, (const char *)p, p[used] ? "\xe2\x80\xa6" : "");
 }
 
-/* A commit's name under the axis: its short hash and subject, slanted,
- * the whole subject its tooltip. */
+/* A commit's name under the axis: its short hash, its date where the
+ * store has it and its subject, slanted, the whole subject its tooltip. */
 static void commit_name(FILE *f, const struct chart *c, size_t i)
 {
 	const struct alloclab_commit *k = &c->v->commits[i];
@@ -191,10 +191,18 @@ static void commit_name(FILE *f, const struct chart *c, size_t i)
 		   "<title>",
 		x, y, x, y);
 	alloclab_html_printf(f, "%u: %.40s\n", k->ordinal, k->commit);
+	if (k->date) {
+		alloclab_html_text_max(f, k->date, 40);
+		fputc('\n', f);
+	}
 	alloclab_html_text_max(f, k->subject, SUBJECT_BYTES);
 	fputs("</title><tspan class=\"hash\">", f);
 	alloclab_html_printf(f, "%.7s", k->commit);
 	fputs("</tspan> ", f);
+	if (k->date) {
+		/* The day: the date's first ten characters, git's YYYY-MM-DD. */
+		alloclab_html_printf(f, "%.10s ", k->date);
+	}
 	alloclab_html_text(f, subject);
 	fputs("</text>\n", f);
 }
@@ -279,6 +287,11 @@ static void point_title(FILE *f, const struct chart *c, size_t i)
 	fputs("<title>", f);
 	alloclab_html_printf(f, "%u %.12s: ", k->ordinal, k->commit);
 	alloclab_html_text_max(f, k->subject, SUBJECT_BYTES);
+	if (k->date) {
+		fputs(" (", f);
+		alloclab_html_text_max(f, k->date, 40);
+		fputc(')', f);
+	}
 	if (c->ref)
 		alloclab_html_printf(f, "\n%.4f of the reference's time [%.4f .. %.4f]", c->y[i], c->lo[i], c->hi[i]);
 	else {

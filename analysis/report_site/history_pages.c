@@ -252,7 +252,7 @@ static const char *state_name(enum alloclab_commit_state st)
 static void commits_table(FILE *f, const struct history_site *h, size_t shown)
 {
 	fputs("<div class=\"table-wrap\"><table class=\"sortable filterable commits\"><thead><tr><th>#</th><th>commit</th>"
-	      "<th>subject</th><th data-filter>state</th><th data-filter>change</th><th>what changed</th></tr></thead>"
+	      "<th>date</th><th>subject</th><th data-filter>state</th><th data-filter>change</th><th>what changed</th></tr></thead>"
 	      "<tbody>\n",
 	      f);
 	for (size_t n = 0; n < shown && n < h->v.ncommits; n++) {
@@ -262,6 +262,9 @@ static void commits_table(FILE *f, const struct history_site *h, size_t shown)
 		commit_changes(h, i, changes, sizeof changes);
 		fprintf(f, "<tr><td class=\"num\" data-v=\"%u\">%u</td><td>", c->ordinal, c->ordinal);
 		commit_link(f, c);
+		fputs("</td><td class=\"date\">", f);
+		if (c->date)
+			alloclab_html_text_max(f, c->date, 40);
 		fputs("</td>", f);
 		long_cell(f, "subject", c->subject, SHOWN_IN_TABLE);
 		fprintf(f, "<td data-f=\"%s\">%s", state_name(c->state), state_name(c->state));

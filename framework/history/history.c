@@ -138,7 +138,7 @@ static int record_commits(struct alloclab_store *s, const char *repo, const stru
 {
 	for (size_t i = 0; i < n; i++) {
 		struct alloclab_commit c = {.commit = (char *)revs[i].commit, .subject = revs[i].subject,
-					    .ordinal = (unsigned)i};
+					    .date = (char *)revs[i].date, .ordinal = (unsigned)i};
 		if (alloclab_store_put_commit(s, repo, &c, err, err_len) != 0)
 			return -1;
 	}

@@ -161,21 +161,31 @@ static char *clean_subject(const char *s, size_t n)
 	return t;
 }
 
-/* Each "HASH\037SUBJECT\036" record of git log's output, appended. */
+/* Each "HASH\037DATE\037SUBJECT\036" record of git log's output,
+ * appended. */
 static void parse_log(const char *text, struct alloclab_revision **out, size_t *n)
 {
 	const char *p = text;
 	while (*p) {
 		while (*p == '\n')
 			p++;
-		const char *us = strchr(p, '\037'), *rs = us ? strchr(us, '\036') : NULL;
-		if (us == NULL || rs == NULL || us - p < 40 || us - p > 64)
+		const char *us = strchr(p, '\037'), *ds = us ? strchr(us + 1, '\037') : NULL;
+		const char *rs = ds ? strchr(ds, '\036') : NULL;
+		if (us == NULL || ds == NULL || rs == NULL || us - p < 40 || us - p > 64)
 			break;
 		*out = realloc(*out, (*n + 1) * sizeof **out);
 		struct alloclab_revision *r = &(*out)[(*n)++];
 		memcpy(r->commit, p, (size_t)(us - p));
 		r->commit[us - p] = '\0';
-		r->subject = clean_subject(us + 1, (size_t)(rs - us - 1));
+		/* git's own %cI: digits, '-', ':', 'T', '+'; anything else is
+		 * not a date git wrote, and is left out. */
+		size_t dn = (size_t)(ds - us - 1);
+		r->date[0] = '\0';
+		if (dn < sizeof r->date && strspn(us + 1, "0123456789-:T+Z") >= dn) {
+			memcpy(r->date, us + 1, dn);
+			r->date[dn] = '\0';
+		}
+		r->subject = clean_subject(ds + 1, (size_t)(rs - ds - 1));
 		p = rs + 1;
 	}
 }
@@ -200,8 +210,8 @@ int alloclab_revision_list(const char *repo, const char *range, struct alloclab_
 	if (b && asprintf(&span, "%s..%s", first, last) < 0)
 		return -1;
 	/* A signature is never checked: checking runs gpg.program. */
-	const char *one[] = {"log", "-1", "--no-show-signature", "--format=%H%x1f%s%x1e", "--end-of-options", first, NULL};
-	const char *all[] = {"log", "--reverse", "--first-parent", "--no-show-signature", "--format=%H%x1f%s%x1e",
+	const char *one[] = {"log", "-1", "--no-show-signature", "--format=%H%x1f%cI%x1f%s%x1e", "--end-of-options", first, NULL};
+	const char *all[] = {"log", "--reverse", "--first-parent", "--no-show-signature", "--format=%H%x1f%cI%x1f%s%x1e",
 			     "--end-of-options", span, NULL};
 	struct git_place at = {repo, 0, NULL};
 	if (git(&at, one, &text, err, err_len) == 0)

@@ -30,6 +30,7 @@
 struct alloclab_revision {
 	char commit[65];   /* the full hash */
 	char *subject;     /* its first line, control characters shown as '?' */
+	char date[32];     /* its committer date, ISO 8601 ("2026-12-06T20:26:09+00:00"); "" unknown */
 };
 
 /* The commits of range "A..B" (A itself first, then each commit after it

@@ -32,8 +32,10 @@ int alloclab_store_put_commit(struct alloclab_store *s, const char *repo, const 
 {
 	sqlite3_stmt *st = alloclab_store_prepare(
 		s,
-		"INSERT INTO repo_commit (repo, commit_hash, ordinal, subject, state) VALUES (?, ?, ?, ?, 'pending') "
-		"ON CONFLICT (repo, commit_hash) DO UPDATE SET ordinal = excluded.ordinal, subject = excluded.subject",
+		"INSERT INTO repo_commit (repo, commit_hash, ordinal, subject, state, commit_date) "
+		"VALUES (?, ?, ?, ?, 'pending', ?) "
+		"ON CONFLICT (repo, commit_hash) DO UPDATE SET ordinal = excluded.ordinal, subject = excluded.subject, "
+		"commit_date = coalesce(excluded.commit_date, commit_date)",
 		err, err_len);
 	if (st == NULL)
 		return -1;
@@ -41,6 +43,7 @@ int alloclab_store_put_commit(struct alloclab_store *s, const char *repo, const 
 	sqlite3_bind_text(st, 2, c->commit, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, c->ordinal);
 	sqlite3_bind_text(st, 4, c->subject ? c->subject : "", -1, SQLITE_TRANSIENT);
+	c->date && c->date[0] ? sqlite3_bind_text(st, 5, c->date, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, 5);
 	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : alloclab_store_fail(s, "recording a commit", err, err_len);
 	sqlite3_finalize(st);
 	return rc;
@@ -71,8 +74,14 @@ int alloclab_store_commits(struct alloclab_store *s, const char *repo, struct al
 	*n = 0;
 	if (!has_commits(s))
 		return 0;
+	/* A store of schema 4 or older read where it may not be migrated
+	 * (read-only) has no dates. */
 	sqlite3_stmt *st = alloclab_store_prepare(
-		s, "SELECT commit_hash, subject, ordinal, state, why, sha256 FROM repo_commit WHERE repo = ? ORDER BY ordinal",
+		s,
+		s->schema >= 5 ? "SELECT commit_hash, subject, ordinal, state, why, sha256, commit_date FROM repo_commit "
+				 "WHERE repo = ? ORDER BY ordinal"
+			       : "SELECT commit_hash, subject, ordinal, state, why, sha256, NULL FROM repo_commit "
+				 "WHERE repo = ? ORDER BY ordinal",
 		err, err_len);
 	if (st == NULL)
 		return -1;
@@ -91,6 +100,7 @@ int alloclab_store_commits(struct alloclab_store *s, const char *repo, struct al
 		c->state = state_of((const char *)sqlite3_column_text(st, 3));
 		c->why = column_text(st, 4);
 		c->sha256 = column_text(st, 5);
+		c->date = column_text(st, 6);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -107,6 +117,7 @@ void alloclab_store_commits_free(struct alloclab_commit *c, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(c[i].commit);
 		free(c[i].subject);
+		free(c[i].date);
 		free(c[i].why);
 		free(c[i].sha256);
 	}

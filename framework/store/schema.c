@@ -84,6 +84,8 @@ static const char *const steps[ALLOCLAB_STORE_SCHEMA] = {
 	"ALTER TABLE run ADD COLUMN pair_reference TEXT;", /* the group reference's label; NULL not paired */
 	/* 4 */
 	"ALTER TABLE run ADD COLUMN document_sha256 TEXT;", /* of the document's JSON, uncompressed; 64 hex digits */
+	/* 5 */
+	"ALTER TABLE repo_commit ADD COLUMN commit_date TEXT;", /* git's %cI; NULL unknown (recorded before schema 5) */
 };
 
 /* Step 3 for the runs a store of schema 2 holds: their reference is in

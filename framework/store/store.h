@@ -45,7 +45,7 @@
 
 /* The schema this build reads and writes; an older store is migrated
  * forward when opened for writing. */
-#define ALLOCLAB_STORE_SCHEMA 4
+#define ALLOCLAB_STORE_SCHEMA 5
 
 struct alloclab_store;
 
@@ -92,6 +92,7 @@ enum alloclab_commit_state {
 struct alloclab_commit {
 	char *commit;          /* the full hash */
 	char *subject;         /* its first line, one line */
+	char *date;            /* its committer date, ISO 8601; NULL unknown (a store of schema 4 or older) */
 	unsigned ordinal;      /* its place in the history, from 0 (oldest) */
 	enum alloclab_commit_state state;
 	char *why;             /* BROKEN: the first error; else NULL */

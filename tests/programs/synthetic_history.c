@@ -103,10 +103,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (unsigned k = 0; k < n; k++) {
-		char hash[48], subject[64];
+		char hash[48], subject[64], date[40];
 		hash_of(k, hash, sizeof hash);
 		snprintf(subject, sizeof subject, "commit %u of the synthetic history", k);
-		struct alloclab_commit c = {.commit = hash, .subject = subject, .ordinal = k};
+		/* A commit an hour, from the start of 2026. */
+		snprintf(date, sizeof date, "2026-%02u-%02uT%02u:00:00+00:00", 1 + k / 24 / 28 % 12, 1 + k / 24 % 28, k % 24);
+		struct alloclab_commit c = {.commit = hash, .subject = subject, .date = date, .ordinal = k};
 		if (alloclab_store_put_commit(s, repo, &c, err, sizeof err) != 0 ||
 		    alloclab_store_set_commit(s, repo, hash, ALLOCLAB_COMMIT_MEASURED, NULL, NULL, err, sizeof err) != 0)
 			goto fail;
