@@ -7,16 +7,12 @@
 #ifndef ALLOCLAB_CHECK_H
 #define ALLOCLAB_CHECK_H
 
+#include "check/glibc_edges.h"
 #include "plugin/allocator.h"
 
 #include <jansson.h>
 
 enum alloclab_check_status { ALLOCLAB_CHECK_PASS, ALLOCLAB_CHECK_FAIL, ALLOCLAB_CHECK_SKIP };
-
-/* At most this many differences from glibc a case reports, each at most
- * ALLOCLAB_CHECK_DIFFER_LEN bytes. */
-#define ALLOCLAB_CHECK_DIFFERS 8
-#define ALLOCLAB_CHECK_DIFFER_LEN 240
 
 struct alloclab_check_result {
 	enum alloclab_check_status status;
@@ -63,12 +59,6 @@ const char *const *alloclab_check_level(unsigned level);
  * and cross-thread; 5: those, regions and arenas (ownership never
  * skips). */
 const char *const *alloclab_check_level_required(unsigned level);
-
-/* calloc's and realloc's edges where the ABI allows more than glibc's
- * answer (zero sizes, a NULL block, realloc to 0 through the program API,
- * shrinking, growing), asked of the plugin and of glibc: each answer that
- * differs goes into r->differs (glibc_edges.c). Part of edge-sizes. */
-void alloclab_check_glibc_edges(const struct alloclab_allocator *a, struct alloclab_check_result *r);
 
 /* A case's process marks its steps with alloclab_phase (child.h): the
  * shared ones (load, create, thread_attach, thread_detach, destroy) and

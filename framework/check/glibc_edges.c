@@ -9,7 +9,7 @@
  * to be passed over in silence: check says each difference on a line.
  */
 #define _GNU_SOURCE 1
-#include "check/check.h"
+#include "check/glibc_edges.h"
 #include "process/child.h"
 
 #include <stdint.h>
@@ -133,15 +133,18 @@ static const char *answer(const struct side *s, enum edge e)
 	return NULL;
 }
 
-void alloclab_check_glibc_edges(const struct alloclab_allocator *a, struct alloclab_check_result *r)
+unsigned alloclab_check_glibc_edges(const struct alloclab_allocator *a,
+				    char differs[ALLOCLAB_CHECK_DIFFERS][ALLOCLAB_CHECK_DIFFER_LEN])
 {
 	const struct side plugin = {a}, glibc = {NULL};
+	unsigned n = 0;
 
-	for (unsigned e = 0; e < NEDGES && r->ndiffers < ALLOCLAB_CHECK_DIFFERS; e++) {
+	for (unsigned e = 0; e < NEDGES && n < ALLOCLAB_CHECK_DIFFERS; e++) {
 		const char *ours = answer(&plugin, (enum edge)e), *theirs = answer(&glibc, (enum edge)e);
 		if (ours && theirs && strcmp(ours, theirs) != 0)
-			snprintf(r->differs[r->ndiffers++], ALLOCLAB_CHECK_DIFFER_LEN, "%s returns %s, where glibc's returns %s",
+			snprintf(differs[n++], ALLOCLAB_CHECK_DIFFER_LEN, "%s returns %s, where glibc's returns %s",
 				 edge_names[e], ours, theirs);
 	}
 	alloclab_phase("case");
+	return n;
 }
