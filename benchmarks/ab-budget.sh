@@ -50,7 +50,7 @@ ab_run() { # name design n base head
 	/usr/bin/python3.11 -c "print(f'{$t1 - $t0:.1f}')"
 }
 
-printf '%-15s %-6s %-34s %8s  %-17s %7s %5s %7s %s\n' design pair row ratio "95% interval" "+-%" n seconds load
+printf '%-15s %-6s %-34s %8s  %-17s %7s %5s %7s %s\n' design pair row ratio "95% interval" "+-%" n seconds "load, verdict"
 for design in ${DESIGNS:-values slices:2000 slices:100000}; do
 	# Two short runs size the budget's: what an ab costs besides the
 	# paired processes (builds copied, instructions, memory), and what a
@@ -74,13 +74,21 @@ print(min(10000, max(6, int(($budget - fixed) / per))))")
 		/usr/bin/python3.11 - "$out/${pair//\//}-$tag.json" "$design" "$pair" "$secs" "$before" "$after" <<'PY'
 import json, math, sys
 path, design, pair, secs, before, after = sys.argv[1:]
+def half(lo, hi):
+    return (math.sqrt(hi / lo) - 1) * 100
 for row in json.load(open(path))["rows"]:
     if row["metric"] != "time" or "status" in row:
         continue
+    # The verdict's figures (whether), and where measured apart the whole
+    # values' (how much) on a line of their own.
     lo, hi = row["interval"]
-    half = (math.sqrt(hi / lo) - 1) * 100
     print(f'{design:<15} {pair:<6} {row["row"][:34]:<34} {row["ratio"]:8.4f}  {lo:.4f} .. {hi:.4f} '
-          f'{half:6.2f}% {row["n"]:5d} {float(secs):7.0f} {before}->{after}')
+          f'{half(lo, hi):6.2f}% {row["n"]:5d} {float(secs):7.0f} {before}->{after}  {row["verdict"]}')
+    if row.get("how_much"):
+        size = row["how_much"]
+        lo, hi = size["interval"]
+        print(f'{"  how much":<15} {pair:<6} {row["row"][:34]:<34} {size["ratio"]:8.4f}  {lo:.4f} .. {hi:.4f} '
+              f'{half(lo, hi):6.2f}%   (whole values, the same processes\' run)')
 PY
 	done
 done
