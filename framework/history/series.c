@@ -92,18 +92,26 @@ static void add_reference(struct alloclab_history_view *v, const struct alloclab
 	alloclab_comparison_free(cmp);
 }
 
+/* A step's run read as ab's rows of metric m, its builds labelled as the
+ * commits head and base are (hl, bl: 16 bytes each, filled). */
+static int step_rows(const struct alloclab_history_view *v, enum alloclab_ab_metric m, const struct alloclab_results *r,
+		     size_t head, size_t base, char *hl, char *bl, struct alloclab_ab_result *res, char *err, size_t err_len)
+{
+	alloclab_history_commit_label(v->commits[head].commit, hl, 16);
+	alloclab_history_commit_label(v->commits[base].commit, bl, 16);
+	struct alloclab_ab_plan plan = {.base = {.label = bl}, .head = {.label = hl}, .name_rows = v->name_rows,
+					.check = v->check};
+	return alloclab_ab_rows_of(&plan, m, r, res, err, err_len);
+}
+
 /* One step's run of one metric: the head's point and its step, the
  * base's level where it has none yet, and for time the reference. */
 static int add_step_run(struct alloclab_history_view *v, enum alloclab_ab_metric m, const struct alloclab_results *r,
 			size_t head, size_t base, const char *machine, char *err, size_t err_len)
 {
 	char hl[16], bl[16];
-	alloclab_history_commit_label(v->commits[head].commit, hl, sizeof hl);
-	alloclab_history_commit_label(v->commits[base].commit, bl, sizeof bl);
-	struct alloclab_ab_plan plan = {.base = {.label = bl}, .head = {.label = hl}, .name_rows = v->name_rows,
-					.check = v->check};
 	struct alloclab_ab_result res = {0};
-	if (alloclab_ab_rows_of(&plan, m, r, &res, err, err_len) != 0)
+	if (step_rows(v, m, r, head, base, hl, bl, &res, err, err_len) != 0)
 		return -1;
 	for (size_t i = 0; i < res.nrows; i++) {
 		const struct alloclab_ab_row *row = &res.rows[i];
@@ -144,12 +152,8 @@ static int add_step_size(struct alloclab_history_view *v, const struct alloclab_
 			 const char *machine, char *err, size_t err_len)
 {
 	char hl[16], bl[16];
-	alloclab_history_commit_label(v->commits[head].commit, hl, sizeof hl);
-	alloclab_history_commit_label(v->commits[base].commit, bl, sizeof bl);
-	struct alloclab_ab_plan plan = {.base = {.label = bl}, .head = {.label = hl}, .name_rows = v->name_rows,
-					.check = v->check};
 	struct alloclab_ab_result res = {0};
-	if (alloclab_ab_rows_of(&plan, ALLOCLAB_AB_TIME, r, &res, err, err_len) != 0)
+	if (step_rows(v, ALLOCLAB_AB_TIME, r, head, base, hl, bl, &res, err, err_len) != 0)
 		return -1;
 	for (size_t i = 0; i < res.nrows; i++) {
 		const struct alloclab_ab_row *row = &res.rows[i];
