@@ -70,9 +70,11 @@ static void uaf_free(void *instance, void *block)
 	(void)instance;
 	if (block == NULL)
 		return;
-	free(block);
+	/* Kept before it is freed: the compiler (rightly) refuses a pointer
+	 * used after free, which is what this plugin does on purpose later. */
 	freed[next_freed] = block;
 	next_freed = (next_freed + 1) % 64;
+	free(block);
 }
 
 static const struct alloclab_plugin desc = {
