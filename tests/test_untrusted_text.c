@@ -547,31 +547,48 @@ Test(untrusted_text, a_gradings_names_reach_its_files_harmless)
 	struct alloclab_grade_settings s = {.level = 1, .reference = "./ref\033[2J\xe2\x80\xae.so", .measuring = 1,
 					    .processes = 3, .build_timeout_s = 1, .check_timeout_s = 1,
 					    .measure_timeout_s = 1, .sandboxed = 1};
-	struct alloclab_grade_row row;
-	memset(&row, 0, sizeof row);
-	snprintf(row.name, sizeof row.name, "evil.c");
-	snprintf(row.path, sizeof row.path, "class/ev\033]0;x\007il\xe2\x80\xae.c");
-	snprintf(row.kind, sizeof row.kind, "c-file");
-	snprintf(row.build, sizeof row.build, "ok");
-	snprintf(row.plugin, sizeof row.plugin, "build/ev\033[31m.so");
-	row.ncases = row.nfail = 1;
-	snprintf(row.cases[0].name, sizeof row.cases[0].name, "alignment");
-	row.cases[0].status = ALLOCLAB_GRADE_FAIL;
-	snprintf(row.cases[0].why, sizeof row.cases[0].why, "misaligned");
+	/* Two rows of one submission's names: one that failed a case (its
+	 * feedback gives the commands that build it again), one that passed
+	 * and was timed (only such a row has ratios: the journal's invariant,
+	 * checked in the invariants build). */
+	struct alloclab_grade_row rows[2];
+	memset(rows, 0, sizeof rows);
+	for (int k = 0; k < 2; k++) {
+		struct alloclab_grade_row *row = &rows[k];
+		snprintf(row->name, sizeof row->name, "evil%d.c", k);
+		snprintf(row->path, sizeof row->path, "class/ev\033]0;x\007il\xe2\x80\xae.c");
+		snprintf(row->kind, sizeof row->kind, "c-file");
+		snprintf(row->build, sizeof row->build, "ok");
+		snprintf(row->plugin, sizeof row->plugin, "build/ev\033[31m.so");
+		row->ncases = 1;
+		snprintf(row->cases[0].name, sizeof row->cases[0].name, "alignment");
+	}
+	rows[0].nfail = 1;
+	rows[0].cases[0].status = ALLOCLAB_GRADE_FAIL;
+	snprintf(rows[0].cases[0].why, sizeof rows[0].cases[0].why, "misaligned");
+	rows[1].npass = 1;
+	rows[1].passed = 1;
+	rows[1].cases[0].status = ALLOCLAB_GRADE_PASS;
 	for (unsigned i = 0; i < 3; i++)
-		row.ratios[row.nratios++] = 1.0 + 0.1 * i;
+		rows[1].ratios[rows[1].nratios++] = 1.0 + 0.1 * i;
 	char *out = path_in(dir, "g");
-	cr_assert_eq(alloclab_grade_write(out, &s, &row, 1, "", err, sizeof err), 0, "%s", err);
-	alloclab_grade_file_stem(0, row.name, stem, sizeof stem);
-	char feedback[400];
-	snprintf(feedback, sizeof feedback, "feedback/%s.txt", stem);
-	char *table = read_file(path_in(out, "table.txt")), *fb = read_file(path_in(out, feedback));
-	cr_assert(table && fb, "no table or no feedback");
+	cr_assert_eq(alloclab_grade_write(out, &s, rows, 2, "", err, sizeof err), 0, "%s", err);
+	char *fbs[2];
+	for (int k = 0; k < 2; k++) {
+		char feedback[400];
+		alloclab_grade_file_stem((size_t)k, rows[k].name, stem, sizeof stem);
+		snprintf(feedback, sizeof feedback, "feedback/%s.txt", stem);
+		fbs[k] = read_file(path_in(out, feedback));
+		cr_assert(fbs[k], "no feedback %s", feedback);
+		cr_expect(!has_raw(fbs[k]), "the feedback passes a control character: %s", fbs[k]);
+	}
+	char *table = read_file(path_in(out, "table.txt")), *fb = fbs[0];
+	cr_assert(table, "no table");
 	cr_expect(!has_raw(table), "the table passes a control character: %s", table);
-	cr_expect(!has_raw(fb), "the feedback passes a control character: %s", fb);
 	cr_expect(strstr(table, "./ref?[2J\\u202e.so's on churn"), "%s", table);
-	cr_expect(strstr(fb, "times ./ref?[2J\\u202e.so's"), "%s", fb);
+	cr_expect(strstr(fbs[1], "times ./ref?[2J\\u202e.so's"), "%s", fbs[1]);
 	cr_expect(strstr(fb, " $'ev\\x1b]0;x\\x07il\\xe2\\x80\\xae.c' -o $'build/ev\\x1b[31m.so' && "), "%s", fb);
+	free(fbs[1]);
 	free(table);
 	free(fb);
 }
