@@ -593,23 +593,16 @@ Test(report, a_charts_axis_names_its_commits_readably)
  * the chart's change points were sorted by selection). The store is made
  * in /dev/shm where there is one (on a loaded disk its 8,000 writes took
  * minutes); 120 s is the deadline of a machine at load 10. */
-Test(report, a_history_of_2000_commits_makes_its_pages_in_seconds, .timeout = 900)
+/* What the pages of a long history hold; how long they take to make is
+ * benchmarks/many-commits.sh's (a figure, not a test). */
+Test(report, a_history_of_2000_commits_makes_its_pages, .timeout = 900)
 {
-	char *dir = scratch_dir(), shm[] = "/dev/shm/alloclab-test-XXXXXX", db[200];
+	char *dir = scratch_dir();
 	ab_template(dir);
-	int in_shm = mkdtemp(shm) != NULL;
-	snprintf(db, sizeof db, "%s/h.db", in_shm ? shm : dir);
-	sh("cd %s && %s ab/instructions.json %s 2000 500 1200 1201 1900", dir, getenv("ALLOCLAB_SYNTHETIC_HISTORY"), db);
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct cmd_result r = run_alloclab(dir, (const char *const[]){"report", db, "-o", "site", NULL});
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (in_shm)
-		sh("rm -rf %s", shm);
+	sh("cd %s && %s ab/instructions.json h.db 2000 500 1200 1201 1900", dir, getenv("ALLOCLAB_SYNTHETIC_HISTORY"));
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"report", "h.db", "-o", "site", NULL});
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cmd_result_free(&r);
-	double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	cr_expect_lt(took, 120, "the report took %.1f s", took);
 	char *site = path_in(dir, "site"), *index = file_in(site, "index.html"), *all = file_in(site, "commits.html");
 	cr_expect_eq(count_of(all, "<tr>") - 1, 2000, "every commit on commits.html");
 	cr_expect_eq(count_of(all, "<span class=\"verdict change\">change point</span>"), 4, "the four change points");

@@ -253,6 +253,11 @@ void alloclab_store_close(struct alloclab_store *s)
 	free(s);
 }
 
+int alloclab_store_scratch(struct alloclab_store *s, char *err, size_t err_len)
+{
+	return alloclab_store_exec(s, "PRAGMA synchronous = OFF", err, err_len);
+}
+
 int alloclab_store_schema_found(const struct alloclab_store *s)
 {
 	return s->schema_found;

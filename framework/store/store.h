@@ -59,6 +59,13 @@ enum alloclab_store_mode {
 struct alloclab_store *alloclab_store_open(const char *path, enum alloclab_store_mode mode, char *err, size_t err_len);
 void alloclab_store_close(struct alloclab_store *s);
 
+/* For a store made to be thrown away (a test's synthetic history of
+ * thousands of commits): what is written is no longer flushed to disk at
+ * each transaction's end, which otherwise costs each added commit a few
+ * synchronous writes. A crash of the machine may leave such a store
+ * damaged; a crash of the program does not. 0, or -1 with err. */
+int alloclab_store_scratch(struct alloclab_store *s, char *err, size_t err_len);
+
 /* 0 when no component of path (as written: a relative path from the
  * current folder) is a symbolic link; else -1 with the line
  * alloclab_store_open refuses it with: which component, where it leads,

@@ -102,6 +102,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "synthetic_history: %s\n", s ? "cannot read the template, or N < 2" : err);
 		return 2;
 	}
+	if (alloclab_store_scratch(s, err, sizeof err) != 0)
+		goto fail;
 	for (unsigned k = 0; k < n; k++) {
 		char hash[48], subject[64], date[40];
 		hash_of(k, hash, sizeof hash);
