@@ -5,6 +5,7 @@
 
 #include "base/numbers.h"
 #include "base/shell_word.h"
+#include "process/sandbox.h"
 #include "cells.h"
 #include "registry.h"
 
@@ -189,6 +190,7 @@ static int take(const char *command, int opt, unsigned takes, struct alloclab_ab
 	case 'B': a->build.command = optarg; return 0;
 	case 'P': a->build.plugin = optarg; return 0;
 	case 'T': return alloclab_parse_timeout(command, optarg, 86400, &a->build.timeout_s);
+	case 'Z': a->build.sandboxed = 1; return 0;
 	case 'w':
 		if (a->nworkloads == 64)
 			return alloclab_usage_error(command, "at most 64 workloads");
@@ -275,6 +277,7 @@ int alloclab_ab_args_parse(const char *command, int argc, char **argv, unsigned 
 		{"shard", required_argument, NULL, 'K'},      {"steps", required_argument, NULL, 'E'},
 		{"good", required_argument, NULL, 'G'},
 		{"bad", required_argument, NULL, 'X'},        {"metric", required_argument, NULL, 'Y'},
+		{"sandbox", no_argument, NULL, 'Z'},
 		{"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
 	};
 	int opt;
@@ -291,6 +294,14 @@ int alloclab_ab_args_parse(const char *command, int argc, char **argv, unsigned 
 		int rc = take(command, opt, takes, a);
 		if (rc != 0)
 			return rc;
+	}
+	if (a->build.sandboxed) {
+		char why[ALLOCLAB_ERR_LEN];
+		if (a->build.repo == NULL)
+			return alloclab_usage_error(command, "--sandbox confines the builds of a repository's revisions "
+							     "(--repo); a folder of your own is built as you");
+		if (alloclab_sandbox_usable(why, sizeof why) != 0)
+			return alloclab_usage_error(command, "--sandbox: no sandbox can be made here: %s", why);
 	}
 	if (a->nworkloads == 0)
 		for (size_t i = 0; i < sizeof default_workloads / sizeof *default_workloads; i++)

@@ -52,7 +52,7 @@ static const char usage[] =
 	"\n"
 	"options of run and bisect (as alloclab ab takes them):\n"
 	"  -w, -t, -n, -v, --design, --metrics, --memory-processes, --timeout,\n"
-	"  --subdir, --build, --plugin, --build-timeout;\n"
+	"  --subdir, --build, --plugin, --build-timeout, --sandbox;\n"
 	"      --reference PLUGIN    run: measured beside each step, the drift's guard (default\n"
 	"                            'first': the range's first commit that builds; 'none')\n"
 	"  -o, --output DIR          run: the builds and each step's results (default\n"

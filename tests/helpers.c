@@ -39,6 +39,14 @@ char *read_file(const char *path)
 	return buf;
 }
 
+char *file_in(const char *dir, const char *name)
+{
+	char *path = path_in(dir, name), *text = read_file(path);
+	cr_assert_not_null(text, "%s is missing", path);
+	free(path);
+	return text;
+}
+
 static char *scratch[64];
 static unsigned nscratch;
 

@@ -41,6 +41,8 @@ char *path_in(const char *dir, const char *name);
 
 /* Reads a whole file; NULL if missing. */
 char *read_file(const char *path);
+/* dir/name's text (the test fails when it is missing); the caller's to free. */
+char *file_in(const char *dir, const char *name);
 
 struct alloclab_results;
 struct alloclab_cell;

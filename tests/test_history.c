@@ -1132,6 +1132,53 @@ Test(history, a_revisions_paths_stay_inside_it, .timeout = 300)
 	cmd_result_free(&r);
 }
 
+/* --sandbox: a revision's build sees none of the user's files and
+ * writes only its own folder, which is the user's again after (root's
+ * files given to the sandbox's own user while it builds are given back);
+ * without it the same build runs with the user's rights, as the guide
+ * says. Only a repository's revisions build confined: a folder of the
+ * user's is refused with --sandbox. */
+Test(history, a_sandboxed_build_reaches_only_its_own_folder, .timeout = 300)
+{
+	char *dir = scratch_dir(), repo[4300], build[4600], probe[9000];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_history_repo(repo);
+	sh("echo hush-hush > %s/private", dir);
+	history_build_command(build, sizeof build);
+	/* The probe writes beside the build (the commit's folder, kept). */
+	snprintf(probe, sizeof probe, "%s && { cat %s/private > ../read.txt 2>&1; touch %s/written; id -u > ../uid.txt; true; }",
+		 build, dir, dir);
+	const char *confined[] = {"ab", "HEAD~1", "HEAD", "--repo", repo, "--build", probe, "--plugin", "plugin.so",
+				  "--metrics", "instructions", "-w", "churn:ops=2000", "-o", "inside", "--sandbox", NULL};
+	struct cmd_result r = run_alloclab(dir, confined);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+	char *read = file_in(dir, "inside/base-build/read.txt");
+	cr_expect(strstr(read, "hush-hush") == NULL, "a sandboxed build read the user's file: %s", read);
+	cr_expect_neq(access(path_in(dir, "written"), F_OK), 0, "a sandboxed build wrote outside its folder");
+	struct stat st;
+	cr_assert_eq(stat(path_in(dir, "inside/base-build/read.txt"), &st), 0);
+	cr_expect_eq(st.st_uid, getuid(), "the build's files are not the user's again (uid %u)", (unsigned)st.st_uid);
+	cr_assert_eq(stat(path_in(dir, "inside/base-build/plugin.so"), &st), 0, "the confined build's plugin");
+	if (getuid() == 0)
+		cr_expect_neq(atoi(file_in(dir, "inside/base-build/uid.txt")), 0, "as root, the build ran as root");
+
+	const char *free_run[] = {"ab", "HEAD~1", "HEAD", "--repo", repo, "--build", probe, "--plugin", "plugin.so",
+				  "--metrics", "instructions", "-w", "churn:ops=2000", "-o", "outside", NULL};
+	r = run_alloclab(dir, free_run);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+	cr_expect(strstr(file_in(dir, "outside/base-build/read.txt"), "hush-hush") != NULL, "the control: an unconfined build");
+	cr_expect_eq(access(path_in(dir, "written"), F_OK), 0, "the control: an unconfined build writes where it likes");
+
+	r = run_alloclab(dir, (const char *const[]){"ab", test_plugin("two_faced"), test_plugin("two_faced"), "--sandbox",
+						    "--metrics", "instructions", NULL});
+	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "--sandbox confines the builds of a repository's revisions") != NULL, "%s", r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cmd_result_free(&r);
+}
+
 /* An A/A stays an A/A: one file against itself is never told apart, even
  * by a plugin that looks at the name of the file it was loaded from (it
  * works more when that name says "head", as ab's HEAD copy was once

@@ -35,14 +35,6 @@ static int count_of(const char *text, const char *what)
 	return n;
 }
 
-static char *file_in(const char *dir, const char *name)
-{
-	char *path = path_in(dir, name), *text = read_file(path);
-	cr_assert_not_null(text, "%s is missing", path);
-	free(path);
-	return text;
-}
-
 /* A small paired run of two plugins (or unpaired: paired 0). */
 static void quick_run(const char *dir, const char *name, int paired)
 {

@@ -6,6 +6,7 @@
 #include "base/lengths.h"
 #include "files/self_exe.h"
 #include "process/child.h"
+#include "process/sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,6 +76,34 @@ static int step_child(void *arg, int fd)
 	return 127;
 }
 
+/* The step as a supervised child, or in the log's sandbox: there a
+ * shell goes to cwd (its path as an argument, never in the script's
+ * text) and runs argv with its errors on its output, as the log reads
+ * them outside. */
+static int run_step(const struct alloclab_build_log *b, const struct command *c, double left,
+		    struct alloclab_child_result *res, char *err, size_t err_len)
+{
+	if (b->sandbox == NULL)
+		return alloclab_child_run(step_child, (void *)c, left, res, err, err_len);
+	size_t n = 0;
+	while (c->argv[n])
+		n++;
+	char **argv = calloc(n + 6, sizeof *argv);
+	if (argv == NULL) {
+		snprintf(err, err_len, "out of memory");
+		return -1;
+	}
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = "cd \"$1\" || exit 126; shift; exec \"$@\" 2>&1";
+	argv[3] = "sh";
+	argv[4] = (char *)(c->cwd ? c->cwd : b->sandbox->work);
+	memcpy(argv + 5, c->argv, n * sizeof *argv);
+	int rc = alloclab_sandbox_run(b->sandbox, argv, left, res, err, err_len);
+	free(argv);
+	return rc;
+}
+
 int alloclab_build_step(struct alloclab_build_log *b, char *const *argv, const char *cwd)
 {
 	struct command command = {argv, cwd};
@@ -86,12 +115,17 @@ int alloclab_build_step(struct alloclab_build_log *b, char *const *argv, const c
 		n += snprintf(line + n, sizeof line - (size_t)n, " %s", *w);
 	log_add(b, line, strlen(line) < sizeof line ? strlen(line) : sizeof line - 1);
 	log_add(b, "\n", 1);
-	if (left <= 0 || alloclab_child_run(step_child, &command, left, &res, err, sizeof err) != 0) {
+	if (left <= 0 || run_step(b, &command, left, &res, err, sizeof err) != 0) {
 		snprintf(b->status, sizeof b->status, left <= 0 ? "timed out" : "failed");
 		snprintf(b->first_error, sizeof b->first_error, "%s", left <= 0 ? "the build's time ran out" : err);
 		return -1;
 	}
 	log_add(b, res.output, res.output_len);
+	/* A sandbox's own complaints (bwrap's) come on its error output. */
+	char *said = b->sandbox ? alloclab_child_printed(&res) : NULL;
+	if (said)
+		log_add(b, said, strlen(said));
+	free(said);
 	int ok = res.exited && res.exit_code == 0;
 	if (!ok) {
 		char how[300];

@@ -5,18 +5,24 @@
  * output and error appended to the build's log, and the first error of a
  * step that fails read back from the log. PKG_CONFIG_PATH names alloclab's
  * plugin SDK (its alloclab-plugin.pc) for every step, before whatever the
- * environment had.
+ * environment had (in a sandbox, the sandbox's environment, which the
+ * caller makes, is all it has).
  */
 #ifndef ALLOCLAB_BUILD_STEP_H
 #define ALLOCLAB_BUILD_STEP_H
 
 #include <stddef.h>
 
+struct alloclab_sandbox;
+
 /* The most of a build's log kept in memory (the file keeps it all). */
 #define ALLOCLAB_BUILD_LOG_MAX (256u << 10)
 
 struct alloclab_build_log {
 	int fd;                  /* the log file, or -1 (in memory only) */
+	/* NULL: each step runs with the user's rights; else in a sandbox
+	 * (process/sandbox.h) that shows it, writable, only its folder. */
+	const struct alloclab_sandbox *sandbox;
 	double until;            /* the deadline, monotonic seconds */
 	char *text;              /* what the steps printed, at most ALLOCLAB_BUILD_LOG_MAX bytes */
 	size_t len;
@@ -31,8 +37,9 @@ int alloclab_build_log_open(struct alloclab_build_log *log, const char *path, do
 			    size_t err_len);
 void alloclab_build_log_close(struct alloclab_build_log *log);
 
-/* Runs argv (argv[0] searched in PATH) in cwd (NULL: here) until the
- * deadline. 0 when it exited 0; else -1 with status and first_error set. */
+/* Runs argv (argv[0] searched in PATH) in cwd (NULL: here; in a
+ * sandbox, where it starts) until the deadline. 0 when it exited 0; else
+ * -1 with status and first_error set. */
 int alloclab_build_step(struct alloclab_build_log *log, char *const *argv, const char *cwd);
 
 /* The first line of a log that reads as an error (a compiler's "error:",

@@ -69,36 +69,6 @@ static char *inside_argv(const struct alloclab_grade_settings *s, const struct a
  * sandbox), not a bundled one by its name. */
 static int reference_is_path(const char *reference) { return strchr(reference, '/') != NULL; }
 
-/* What alloclab itself needs inside: its executable's tree (the build
- * tree, or the installation), its plugins, the SDK. */
-static size_t own_binds(struct alloclab_sandbox_bind *b, char (*paths)[ALLOCLAB_PATH_LEN])
-{
-	size_t n = 0;
-	if (alloclab_running_from_build_tree()) {
-		snprintf(paths[n], ALLOCLAB_PATH_LEN, "%s", ALLOCLAB_BUILD_ROOT);
-		snprintf(paths[n + 1], ALLOCLAB_PATH_LEN, "%s", alloclab_sdk_include_dir());
-		n += 2;
-	} else {
-		/* PREFIX/bin/alloclab: the prefix holds the plugins and the SDK. */
-		char *slash;
-		snprintf(paths[n], ALLOCLAB_PATH_LEN, "%s", alloclab_self_path());
-		for (int up = 0; up < 2 && (slash = strrchr(paths[n], '/')) != NULL && slash != paths[n]; up++)
-			*slash = '\0';
-		snprintf(paths[n + 1], ALLOCLAB_PATH_LEN, "%s", ALLOCLAB_INSTALL_PLUGIN_DIR);
-		snprintf(paths[n + 2], ALLOCLAB_PATH_LEN, "%s", alloclab_sdk_include_dir());
-		snprintf(paths[n + 3], ALLOCLAB_PATH_LEN, "%s", alloclab_sdk_pkgconfig_dir());
-		n += 4;
-	}
-	size_t kept = 0;
-	for (size_t i = 0; i < n; i++)
-		if (access(paths[i], F_OK) == 0) {
-			b[kept].src = paths[i];
-			b[kept].dest = paths[i];
-			kept++;
-		}
-	return kept;
-}
-
 /* Where a submission is shown in its sandbox: a folder as /submission,
  * a file in it under its own name. */
 static void sandbox_submission(const struct alloclab_submission *sub, char *out, size_t len)
@@ -119,14 +89,14 @@ static int run_sandboxed(const struct alloclab_grade_job *job, const struct allo
 	static char own[8][ALLOCLAB_PATH_LEN];
 	struct alloclab_sandbox_bind binds[10];
 	char submission[ALLOCLAB_PATH_PLUS_LEN], reference[ALLOCLAB_PATH_PLUS_LEN], pc[ALLOCLAB_PATH_PLUS_LEN];
-	size_t nb = own_binds(binds, own);
+	size_t nb = alloclab_sandbox_own_binds(binds, own);
 	sandbox_submission(sub, submission, sizeof submission);
-	binds[nb++] = (struct alloclab_sandbox_bind){sub->path, submission};
+	binds[nb++] = (struct alloclab_sandbox_bind){sub->path, submission, 0};
 	snprintf(reference, sizeof reference, "%s", s->reference);
 	if (reference_is_path(s->reference)) {
 		const char *rb = strrchr(s->reference, '/') + 1;
 		snprintf(reference, sizeof reference, "/reference/%s", rb);
-		binds[nb++] = (struct alloclab_sandbox_bind){s->reference, reference};
+		binds[nb++] = (struct alloclab_sandbox_bind){s->reference, reference, 0};
 	}
 	/* Every other submission, and the grading's own folder, unseen. */
 	const char **hide = calloc(job->nargs + 1, sizeof *hide);

@@ -5,6 +5,7 @@
 #include "files/self_exe.h"
 #include "history/revision.h"
 #include "build/step.h"
+#include "process/sandbox.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -74,7 +75,15 @@ struct confine {
 	const char *commit;
 	const char *tree;  /* the revision's files */
 	const char *build; /* the folder meson builds in */
+	const struct alloclab_sandbox *sandbox; /* NULL: the build runs with the user's rights */
 };
+
+/* What a sandboxed build may take (docs/guides/plugin-history.md says
+ * these): memory for its home, processes, address space, file size. */
+#define BUILD_HOME_BYTES (1ull << 30)
+#define BUILD_PROCESSES 256
+#define BUILD_ADDRESS_SPACE (16ull << 30)
+#define BUILD_FILE_SIZE (1ull << 30)
 
 /* s as a part of one line: control characters as '?'. */
 static void shown(const char *s, char *out, size_t len)
@@ -225,6 +234,7 @@ static int build_folder(const struct alloclab_build_spec *spec, const struct con
 		return -1;
 	if (alloclab_build_log_open(&log, log_path, spec->timeout_s, err, err_len) != 0)
 		return -1;
+	log.sandbox = c ? c->sandbox : NULL;
 	if (spec->command) {
 		char *const sh[] = {"sh", "-c", (char *)spec->command, NULL};
 		rc = alloclab_build_step(&log, sh, src);
@@ -346,7 +356,19 @@ int alloclab_build_commit(const struct alloclab_build_spec *spec, const char *co
 	alloclab_revision_remove(tree);
 	if (alloclab_revision_checkout(spec->repo, commit, tree, err, err_len) != 0)
 		return -1;
-	struct confine c = {commit, tree, build_dir};
+	/* Confined, the build sees of the machine's files the system's, the
+	 * SDK's and, writable, this commit's folder alone (its files and its
+	 * build folder, at their own paths): nothing of the user's. */
+	char own[4][ALLOCLAB_PATH_LEN], pc[ALLOCLAB_PATH_PLUS_LEN];
+	struct alloclab_sandbox_bind binds[5];
+	size_t nb = alloclab_sandbox_own_binds(binds, own);
+	binds[nb++] = (struct alloclab_sandbox_bind){dir, dir, 1};
+	snprintf(pc, sizeof pc, "PKG_CONFIG_PATH=%s", alloclab_sdk_pkgconfig_dir());
+	const char *env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work", "TMPDIR=/tmp", "LANG=C.UTF-8",
+			     "XDG_CACHE_HOME=/work/cache", pc, NULL};
+	struct alloclab_sandbox sb = {binds, nb, NULL, 0, "/work", BUILD_HOME_BYTES, env, BUILD_PROCESSES,
+				      BUILD_ADDRESS_SPACE, BUILD_FILE_SIZE, (unsigned)spec->timeout_s + 1};
+	struct confine c = {commit, tree, build_dir, spec->sandboxed ? &sb : NULL};
 	int rc = revision_folder(spec, &c, src, err, err_len);
 	if (rc == 0)
 		rc = build_folder(spec, &c, src, build_dir, out->log, plugin, sizeof plugin, err, err_len);

@@ -11,7 +11,9 @@
  * every link followed, inside its files (the plugin: or the folder meson
  * built in); one that leads out is refused in one line (the folder and the
  * build files before anything is built). The build itself runs with the
- * user's rights, unconfined.
+ * user's rights, unconfined, unless spec->sandboxed: then a revision's
+ * build runs in a sandbox (process/sandbox.h: no network, no home, none
+ * of the user's files, only its own folder writable).
  */
 #ifndef ALLOCLAB_HISTORY_BUILD_H
 #define ALLOCLAB_HISTORY_BUILD_H
@@ -25,6 +27,7 @@ struct alloclab_build_spec {
 	const char *command;  /* how a folder builds (NULL: meson or make) */
 	const char *plugin;   /* the built plugin, relative to the folder or its build folder (NULL: the only .so) */
 	double timeout_s;     /* the whole build's deadline */
+	int sandboxed;        /* a revision's build in a sandbox (only with repo) */
 };
 
 struct alloclab_built {

@@ -13,9 +13,11 @@
 #include "process/sandbox.h"
 #include "base/lengths.h"
 #include "files/scratch.h"
+#include "files/self_exe.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <sched.h>
 #include <signal.h>
 #include <grp.h>
@@ -249,7 +251,8 @@ static int build_args(const struct alloclab_sandbox *sb, const char *bwrap, cons
 		if (realpath(sb->binds[i].src, srcs[i]) == NULL)
 			srcs[i][0] = '\0';
 		snprintf(staged, sizeof staged, "%s/%zu", stage, i);
-		add_flag_pair(a, "--ro-bind", stage[0] ? staged : sb->binds[i].src, sb->binds[i].dest);
+		add_flag_pair(a, sb->binds[i].writable ? "--bind" : "--ro-bind", stage[0] ? staged : sb->binds[i].src,
+			      sb->binds[i].dest);
 	}
 	add_hides(a, sb, (const char (*)[PATH_MAX])srcs);
 	free(srcs);
@@ -371,6 +374,63 @@ static int make_stage(const struct alloclab_sandbox *sb, char *stage, size_t len
 	return 0;
 }
 
+/* A writable bind's files change hands as root: nftw's callbacks take no
+ * argument of their own, hence these. */
+static uid_t hand_from, hand_to;
+static gid_t hand_to_gid;
+
+static int hand_one(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)type, (void)f;
+	if (st->st_uid == hand_from && lchown(path, hand_to, hand_to_gid) != 0) {
+		/* A file that cannot change hands stays as it is: the build
+		 * may then fail to write it, and says so in its log. */
+	}
+	return 0;
+}
+
+/* As root, each writable bind's files that `from` owns become `to`'s
+ * (to_gid's); links are not followed and other file systems not
+ * entered. from (uid_t)-1: the files of the folder's own owner. */
+static void hand_over(const struct alloclab_sandbox *sb, uid_t from, uid_t to, gid_t to_gid)
+{
+	for (size_t i = 0; i < sb->nbinds; i++) {
+		if (!sb->binds[i].writable)
+			continue;
+		struct stat st;
+		hand_from = from;
+		if (from == (uid_t)-1 && lstat(sb->binds[i].src, &st) == 0)
+			hand_from = st.st_uid;
+		hand_to = to, hand_to_gid = to_gid;
+		nftw(sb->binds[i].src, hand_one, 16, FTW_PHYS | FTW_MOUNT);
+	}
+}
+
+size_t alloclab_sandbox_own_binds(struct alloclab_sandbox_bind *b, char (*paths)[ALLOCLAB_PATH_LEN])
+{
+	size_t n = 0;
+	if (alloclab_running_from_build_tree()) {
+		snprintf(paths[n], ALLOCLAB_PATH_LEN, "%s", ALLOCLAB_BUILD_ROOT);
+		snprintf(paths[n + 1], ALLOCLAB_PATH_LEN, "%s", alloclab_sdk_include_dir());
+		n += 2;
+	} else {
+		/* PREFIX/bin/alloclab: the prefix holds the plugins and the SDK. */
+		char *slash;
+		snprintf(paths[n], ALLOCLAB_PATH_LEN, "%s", alloclab_self_path());
+		for (int up = 0; up < 2 && (slash = strrchr(paths[n], '/')) != NULL && slash != paths[n]; up++)
+			*slash = '\0';
+		snprintf(paths[n + 1], ALLOCLAB_PATH_LEN, "%s", ALLOCLAB_INSTALL_PLUGIN_DIR);
+		snprintf(paths[n + 2], ALLOCLAB_PATH_LEN, "%s", alloclab_sdk_include_dir());
+		snprintf(paths[n + 3], ALLOCLAB_PATH_LEN, "%s", alloclab_sdk_pkgconfig_dir());
+		n += 4;
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++)
+		if (access(paths[i], F_OK) == 0)
+			b[kept++] = (struct alloclab_sandbox_bind){paths[i], paths[i], 0};
+	return kept;
+}
+
 int alloclab_sandbox_run(const struct alloclab_sandbox *sb, char *const *argv, double timeout_s,
 			 struct alloclab_child_result *res, char *err, size_t err_len)
 {
@@ -391,7 +451,22 @@ int alloclab_sandbox_run(const struct alloclab_sandbox *sb, char *const *argv, d
 		snprintf(err, err_len, "out of memory");
 	} else {
 		struct sandbox_child c = {sb, a.v, getpid(), stage, alloclab_sandbox_uid()};
+		struct stat owner[MAX_BINDS];
+		for (size_t i = 0; i < sb->nbinds; i++)
+			if (stage[0] && sb->binds[i].writable && lstat(sb->binds[i].src, &owner[i]) != 0)
+				owner[i].st_uid = 0, owner[i].st_gid = 0;
+		if (stage[0])
+			hand_over(sb, (uid_t)-1, c.uid, c.uid);
 		rc = alloclab_child_run(sandbox_child, &c, timeout_s, res, err, err_len);
+		/* The sandbox's processes are gone (its pid namespace died with
+		 * its first process): nothing of it can move a file now. */
+		for (size_t i = 0; stage[0] && i < sb->nbinds; i++)
+			if (sb->binds[i].writable) {
+				struct alloclab_sandbox one = *sb;
+				one.binds = &sb->binds[i];
+				one.nbinds = 1;
+				hand_over(&one, c.uid, owner[i].st_uid, owner[i].st_gid);
+			}
 	}
 	args_free(&a);
 	if (stage[0])

@@ -13,8 +13,8 @@
  *     /etc only what programs need to run (not shadow, not the host's
  *     keys), /proc of its own namespace, a /dev of the harmless devices,
  *     read-only but for a small /dev/shm;
- *   - the binds asked for, read-only, and nothing else of the machine's
- *     files: no home, no /tmp, no /root, nothing under `hide` even where a
+ *   - the binds asked for, read-only but for those asked writable (a
+ *     build's own folder), and nothing else of the machine's files: no home, no /tmp, no /root, nothing under `hide` even where a
  *     bind holds it; one writable folder, `work`, in memory and of a
  *     bounded size, that goes with the sandbox; /tmp and /dev/shm
  *     likewise, small (64 MiB);
@@ -45,15 +45,22 @@
 #ifndef ALLOCLAB_SANDBOX_H
 #define ALLOCLAB_SANDBOX_H
 
+#include "base/lengths.h"
 #include "process/child.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* A host path shown read-only inside, at dest. */
+/* A host path shown inside at dest: read-only, or with writable a
+ * folder the command may write (a build's own folder). As root, a
+ * writable folder's files are the sandbox user's while it runs (lchown,
+ * links not followed, one file system) and what that user then owns in
+ * it is given back to the folder's owner after: so the folder must be
+ * one alloclab made for the run, never a user's own. */
 struct alloclab_sandbox_bind {
 	const char *src;
 	const char *dest;
+	int writable;
 };
 
 struct alloclab_sandbox {
@@ -81,6 +88,12 @@ struct alloclab_sandbox {
  * two gradings at once never share a process limit; else alloclab's own
  * user, whose limit two gradings then share. */
 unsigned alloclab_sandbox_uid(void);
+
+/* What alloclab itself must show inside for a build against its SDK or
+ * a run of its own executable: its build tree (or, installed, its prefix,
+ * plugins and SDK), each read-only at its own path, into b (room for 4),
+ * their paths kept in paths. The number of binds made. */
+size_t alloclab_sandbox_own_binds(struct alloclab_sandbox_bind *b, char (*paths)[ALLOCLAB_PATH_LEN]);
 
 /* Whether sandboxes can be made here: bwrap on PATH and one sandbox run
  * (`true` inside). 0, or -1 with one line saying what is missing. */
