@@ -161,13 +161,19 @@ static int report(const struct alloclab_ab_args *a, const struct alloclab_ab_res
 		if (alloclab_ab_row_fails(&result->rows[i], &a->thresholds))
 			rc = 1;
 	if (strcmp(a->format, "json") != 0 && strcmp(a->format, "md") != 0 && strcmp(a->format, "markdown") != 0) {
-		fputs("\nresults:", stdout);
-		for (int m = 0; m < ALLOCLAB_AB_NMETRICS; m++)
+		char *line = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&line, &len);
+		for (int m = 0; f && m < ALLOCLAB_AB_NMETRICS; m++)
 			if (result->files[m][0])
-				printf(" %s", result->files[m]);
-		if (result->size_file[0])
-			printf(" %s", result->size_file);
-		printf(" (alloclab show FILE; builds and their logs in %s)\n", dir);
+				fprintf(f, " %s", result->files[m]);
+		if (f && result->size_file[0])
+			fprintf(f, " %s", result->size_file);
+		if (f)
+			fclose(f);
+		putchar('\n');
+		alloclab_tell("results:%s (alloclab show FILE; builds and their logs in %s)", line ? line : "", dir);
+		free(line);
 	}
 	alloclab_ab_functions_free(functions, rep.nfunctions);
 	return rc;

@@ -61,10 +61,10 @@ static void print_case(const json_t *rec, void *arg)
 		return;
 	if (strcmp(status, "not run") == 0) {
 		if (!p->shown_stop++)
-			printf("  the other cases were %s\n", why);
+			alloclab_tell("  the other cases were %s", why);
 		return;
 	}
-	printf("  %-17s %-5s %s\n", json_string_value(json_object_get(rec, "case")), status, why);
+	alloclab_tell("  %-17s %-5s %s", json_string_value(json_object_get(rec, "case")), status, why);
 	/* Answers the ABI allows that are not glibc's: a line each. */
 	size_t k;
 	const json_t *d;
@@ -75,7 +75,7 @@ static void print_case(const json_t *rec, void *arg)
 		       alloclab_printable(json_string_value(d), shown, sizeof shown));
 	}
 	if (printed)
-		printf("  %-17s       (the plugin printed: %.200s)\n", "", printed);
+		alloclab_tell("  %-17s       (the plugin printed: %.200s)", "", printed);
 	fflush(stdout);
 }
 
@@ -158,7 +158,7 @@ int alloclab_cmd_check(int argc, char **argv)
 		}
 		alloclab_probe_clear(&probe);
 		if (!as_json)
-			printf("alloclab check %s\n", argv[pi]);
+			alloclab_tell("alloclab check %s", argv[pi]);
 		cases = alloclab_check_plugin(plugin.spec, plugin.options, only, nonly, required, timeout, print_case, &printing,
 					      &fail);
 		json_array_foreach(cases, k, rec)

@@ -221,7 +221,7 @@ int alloclab_cmd_exec(int argc, char **argv)
 		keep_trace(trace_path, &trace, a.record);
 	alloclab_program_describe(&prog, &res, how, sizeof how);
 	char program[ALLOCLAB_PRINTED_LEN], plugin_shown[ALLOCLAB_PRINTED_LEN], shown[sizeof how + 64];
-	fprintf(stderr, "alloclab exec: %s under %s: %s%s, wall %.3f s, CPU %.3f s (user %.3f, sys %.3f), peak RSS %.1f MiB\n",
+	alloclab_say("alloclab exec: %s under %s: %s%s, wall %.3f s, CPU %.3f s (user %.3f, sys %.3f), peak RSS %.1f MiB",
 		alloclab_printable(argv[optind], program, sizeof program),
 		alloclab_printable(a.plugin_text, plugin_shown, sizeof plugin_shown),
 		alloclab_printable(how, shown, sizeof shown),

@@ -96,13 +96,13 @@ static void print_functions(const struct side *sides, const char *workload, unsi
 		fprintf(stderr, "alloclab: out of memory\n");
 		return;
 	}
-	printf("instructions per op of %s, one value after a warm-up, %u thread%s (callgrind, the timed region):\n",
-	       workload, threads, threads == 1 ? "" : "s");
+	alloclab_tell("instructions per op of %s, one value after a warm-up, %u thread%s (callgrind, the timed region):",
+		      workload, threads, threads == 1 ? "" : "s");
 	printf("  %-52s %12s %12s %12s\n", "function [object]", "A", "B", "B - A");
 	for (size_t i = 0; i < nrows && i < top; i++) {
 		if (rows[i].a == 0 && rows[i].b == 0)
 			break;
-		printf("  %-52.52s %12.3f %12.3f %+12.3f\n", rows[i].function, rows[i].a, rows[i].b, rows[i].b - rows[i].a);
+		alloclab_tell("  %-52.52s %12.3f %12.3f %+12.3f", rows[i].function, rows[i].a, rows[i].b, rows[i].b - rows[i].a);
 	}
 	if (nrows > top)
 		printf("  (%zu more functions)\n", nrows - top);
@@ -110,8 +110,8 @@ static void print_functions(const struct side *sides, const char *workload, unsi
 		uint64_t sum = 0;
 		for (size_t i = 0; i < sides[k].profile.n; i++)
 			sum += sides[k].profile.e[i].ir;
-		printf("%s %s: %.3f instructions per op over %llu ops; its functions sum to %.3f, measured %.3f\n",
-		       k ? "B" : "A", sides[k].plugin.spec, (double)sides[k].profile.total / (double)sides[k].ops,
+		alloclab_tell("%s %s: %.3f instructions per op over %llu ops; its functions sum to %.3f, measured %.3f",
+			      k ? "B" : "A", sides[k].plugin.spec, (double)sides[k].profile.total / (double)sides[k].ops,
 		       (unsigned long long)sides[k].ops, (double)sum / (double)sides[k].ops, sides[k].per_op);
 	}
 	free(rows);

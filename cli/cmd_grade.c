@@ -229,7 +229,7 @@ int alloclab_cmd_grade(int argc, char **argv)
 	if (rc != 0)
 		alloclab_say("alloclab grade: %s", err);
 	else
-		printf("(the grading's files: %s/ table.txt, grades.csv, grades.json, feedback/, logs/)\n", dir);
+		alloclab_tell("(the grading's files: %s/ table.txt, grades.csv, grades.json, feedback/, logs/)", dir);
 	free(rows);
 	return alloclab_interrupted() ? 130 : rc != 0 ? 2 : 0;
 }

@@ -258,8 +258,8 @@ int alloclab_cmd_heapmap(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	printf("%zu frame%s drawn in %s (frame-NNN.png, contact-sheet.png, heapmap.gif)\n", h.n, h.n == 1 ? "" : "s",
-	       a.dir);
+	alloclab_tell("%zu frame%s drawn in %s (frame-NNN.png, contact-sheet.png, heapmap.gif)", h.n, h.n == 1 ? "" : "s",
+		      a.dir);
 	rc = 0;
 out:
 	alloclab_heapmap_clear(&h);

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE 1
 #include "process/child.h"
+#include "base/shell_word.h"
 #include "base/lengths.h"
 #include "cli.h"
 #include "plugin/loader.h"
@@ -33,7 +34,7 @@ static void print_plugin(const char *name, const char *path)
 	struct alloclab_plugin_arg arg = {.spec = (char *)path, .options = ""};
 
 	if (alloclab_child_run(alloclab_probe_child, &arg, LIST_TIMEOUT_S, &res, err, sizeof err) != 0) {
-		printf("  %s: %s\n", path, err);
+		alloclab_tell("  %s: %s", path, err);
 		return;
 	}
 	/* Described; or the plugin's own reason (one line, shown safely), or
@@ -42,19 +43,19 @@ static void print_plugin(const char *name, const char *path)
 	int na, refused = res.exited && res.exit_code == 1;
 	info = alloclab_child_answer(&res, name, LIST_TIMEOUT_S, &na, err, sizeof err);
 	if (info == NULL) {
-		printf("  %-12s cannot be %s: %s\n", name, refused ? "used" : "probed", err);
+		alloclab_tell("  %-12s cannot be %s: %s", name, refused ? "used" : "probed", err);
 	} else if (alloclab_probe_from_json(info, &probe, err, sizeof err) != 0) {
-		printf("  %-12s cannot be probed: %s\n", name, err);
+		alloclab_tell("  %-12s cannot be probed: %s", name, err);
 	} else {
-		printf("  %-12s %s\n", probe.name, probe.description);
-		printf("  %-12s version %s; min alignment %llu\n", "", probe.version, (unsigned long long)probe.min_align);
+		alloclab_tell("  %-12s %s", probe.name, probe.description);
+		alloclab_tell("  %-12s version %s; min alignment %llu", "", probe.version, (unsigned long long)probe.min_align);
 		alloclab_caps_format(probe.caps, caps, sizeof caps);
 		printf("  %-12s caps: %s\n", "", caps);
-		printf("  %-12s %s\n", "", probe.path);
+		alloclab_tell("  %-12s %s", "", probe.path);
 		if (probe.options_help) {
 			char *save = NULL;
 			for (char *line = strtok_r(probe.options_help, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-				printf("  %-12s option %s\n", "", line);
+				alloclab_tell("  %-12s option %s", "", line);
 		}
 		alloclab_probe_clear(&probe);
 	}
@@ -84,7 +85,7 @@ static void list_dir(const char *dir, void *arg)
 				shadowed |= strcmp(seen->names[k], short_name) == 0;
 			snprintf(path, sizeof path, "%s/%s", dir, name);
 			if (shadowed)
-				printf("  %-12s %s (shadowed by an earlier folder)\n", short_name, path);
+				alloclab_tell("  %-12s %s (shadowed by an earlier folder)", short_name, path);
 			else {
 				if (seen->count < 256)
 					snprintf(seen->names[seen->count++], 64, "%s", short_name);
@@ -99,7 +100,7 @@ static void list_dir(const char *dir, void *arg)
 static void print_search_dir(const char *dir, void *arg)
 {
 	(void)arg;
-	printf("  %s%s\n", dir, access(dir, F_OK) == 0 ? "" : " (absent)");
+	alloclab_tell("  %s%s", dir, access(dir, F_OK) == 0 ? "" : " (absent)");
 }
 
 int alloclab_cmd_list(int argc, char **argv)

@@ -104,7 +104,7 @@ int alloclab_cmd_merge(int argc, char **argv)
 	for (unsigned c = 0; c < merged->ncells; c++)
 		procs += merged->cells[c].nprocs;
 	if (!quiet)
-		printf("merged %u of %u shards into %s: %u cells, %u processes\n", (unsigned)n - 0u, rep.count, output,
+		alloclab_tell("merged %u of %u shards into %s: %u cells, %u processes", (unsigned)n - 0u, rep.count, output,
 		       merged->ncells, procs);
 	if (rep.mixed_cpu_models || rep.mixed_kernels)
 		alloclab_say("alloclab merge: warning: the shards ran on %s (%u hosts): compare compares processes within "

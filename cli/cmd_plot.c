@@ -107,7 +107,7 @@ int alloclab_cmd_plot(int argc, char **argv)
 			alloclab_say("alloclab: %s", err);
 			rc = 2;
 		} else {
-			printf("pictures of %s: %s/\n", argv[optind + i], sub);
+			alloclab_tell("pictures of %s: %s/", argv[optind + i], sub);
 			say_crashed(runs[i]);
 		}
 	}

@@ -423,9 +423,9 @@ static int submit_jobs(struct sweep *s)
 		return rc;
 	printf("submitted %u shards as job %s (array 1-%u) and their merge as job %s, which writes ", s->plan.shards, shards_id,
 	       s->plan.shards, merge_id);
-	alloclab_shell_word(stdout, s->dir);
+	alloclab_shell_word_shown(stdout, s->dir);
 	fputs("/merged.json\nfollow: alloclab slurm status ", stdout);
-	alloclab_shell_word(stdout, s->dir);
+	alloclab_shell_word_shown(stdout, s->dir);
 	printf("   (or squeue -j %s,%s)\n", shards_id, merge_id);
 	return 0;
 }
@@ -532,7 +532,7 @@ static int cmd_status(int argc, char **argv)
 		}
 		struct alloclab_results *r = alloclab_results_load(shard, NULL, err, sizeof err);
 		if (r == NULL) {
-			printf("  shard %u: unreadable: %s\n", k, err);
+			alloclab_tell("  shard %u: unreadable: %s", k, err);
 			continue;
 		}
 		unsigned measured = 0, planned = 0, failed = 0;
@@ -545,7 +545,7 @@ static int cmd_status(int argc, char **argv)
 		int whole = r->complete && !r->interrupted;
 		if (whole)
 			done++;
-		printf("  shard %u: %s, %u of %u processes%s%s%s\n", k,
+		alloclab_tell("  shard %u: %s, %u of %u processes%s%s%s", k,
 		       whole ? "done" : r->complete ? "interrupted" : "running or stopped", measured, planned,
 		       failed ? " (cells failed)" : "", host ? " on " : "", host ? host : "");
 		alloclab_results_free(r);

@@ -124,8 +124,9 @@ int alloclab_cmd_stats(int argc, char **argv)
 		free(plugin.as);
 		return 2;
 	}
-	printf("%s%s%s after %s (%u thread%s)%s:\n\n", plugin.spec, plugin.options[0] ? ":" : "", plugin.options,
-	       workload, spec.threads, spec.threads > 1 ? "s" : "", after ? ", working set freed" : "");
+	alloclab_tell("%s%s%s after %s (%u thread%s)%s:", plugin.spec, plugin.options[0] ? ":" : "", plugin.options,
+		      workload, spec.threads, spec.threads > 1 ? "s" : "", after ? ", working set freed" : "");
+	putchar('\n');
 	rc = alloclab_print_stats(stats, stdout);
 	alloclab_process_clear(&proc);
 	free(plugin.spec);

@@ -263,6 +263,41 @@ static void history(const char *dir)
 	cmd_result_free(&r);
 }
 
+/* Time decided in slices (ab's default design) shows on the pages as
+ * history show gives it: the slices' ratio and interval with the verdict,
+ * and how much in whole values under the ratio, in the latest verdicts
+ * and on the commit's page alike. */
+Test(report, a_time_steps_how_much_is_shown_beside_its_verdict, .timeout = 600)
+{
+	char *dir = scratch_dir(), repo[4300], build[4400];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_history_repo(repo);
+	history_build_command(build, sizeof build);
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "run", "--repo", repo, "HEAD~5..HEAD~3",
+								      "--db", "h.db", "-o", "hist", "--build", build,
+								      "--plugin", "plugin.so", "--metrics", "time", "-w",
+								      "churn:ops=2000", "-n", "4", "-v", "2", "--design",
+								      "slices+values:500", "--reference", "none", NULL});
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "h.db", "-f", "json", NULL});
+	json_t *doc = json_loads(r.out, 0, NULL), *point = NULL, *p;
+	size_t i;
+	json_array_foreach(json_object_get(json_array_get(json_object_get(doc, "series"), 0), "points"), i, p)
+		if (json_object_get(p, "step"))
+			point = p;
+	cr_assert(point && json_object_get(point, "how_much"), "history show's step has how much: %s", r.out);
+	char expect[64];
+	snprintf(expect, sizeof expect, "how much: %.4f [",
+		 json_real_value(json_object_get(json_object_get(point, "how_much"), "ratio")));
+	cmd_result_free(&r);
+	report_ok(dir, "h.db", "site");
+	char *site = path_in(dir, "site"), *index = file_in(site, "index.html"), *page = file_in(site, "commit-2.html");
+	cr_expect(strstr(index, expect) != NULL, "the latest verdicts show %s", expect);
+	cr_expect(strstr(page, expect) != NULL, "the commit's page shows %s", expect);
+	json_decref(doc);
+}
+
 Test(report, a_history_has_a_page_per_commit_and_its_runs, .timeout = 600)
 {
 	char *dir = scratch_dir();

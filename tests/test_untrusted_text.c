@@ -515,6 +515,38 @@ Test(untrusted_text, error_lines_show_outside_text_harmless, .timeout = 120)
 	}
 }
 
+/* What a command prints on its standard output of a name from outside
+ * (the results file run wrote, merge's output, the plugin check and stats
+ * were given, the file plot drew) goes through the same safe line as its
+ * errors: a window-title sequence, BEL and U+202E in a file's name reach
+ * the terminal as '?' and "\u202e", never raw. */
+Test(untrusted_text, names_quoted_on_stdout_are_shown_harmless, .timeout = 300)
+{
+	char *dir = scratch_dir();
+	static const char evil[] = "e\033]0;pwned\007v\xe2\x80\xaeil";
+	char json[64], merged[64], so[64];
+	snprintf(json, sizeof json, "%s.json", evil);
+	snprintf(merged, sizeof merged, "m%s.json", evil);
+	snprintf(so, sizeof so, "./%s.so", evil);
+	sh("cp \"$(dirname \"$(dirname %s)\")/plugins/system.so\" '%s/%s'", getenv("ALLOCLAB_EXE"), dir, so + 2);
+	const char *const *commands[] = {
+		(const char *const[]){"run", "-p", "system", "-w", "churn:ops=1000", "-t", "1", "-n", "2", "-v", "1",
+				      "--no-check", "--shard", "1/1", "-o", json, NULL},
+		(const char *const[]){"merge", "-o", merged, json, NULL},
+		(const char *const[]){"plot", json, "-o", "pictures", NULL},
+		(const char *const[]){"stats", so, "-w", "churn:ops=1000", NULL},
+		(const char *const[]){"check", so, NULL},
+	};
+	for (size_t k = 0; k < sizeof commands / sizeof *commands; k++) {
+		struct cmd_result r = run_alloclab(dir, commands[k]);
+		cr_expect_eq(r.status, 0, "command %zu: %s%s", k, r.out, r.err);
+		cr_expect(!has_raw(r.out) && !has_raw(r.err), "command %zu passed a control character: %s%s", k, r.out,
+			  r.err);
+		cr_expect(strstr(r.out, "\\u202e") != NULL, "command %zu does not name the file: %s", k, r.out);
+		cmd_result_free(&r);
+	}
+}
+
 /* A label that turns the text after it around (U+202E, U+2066) is
  * refused by run before anything runs, in one line that names the
  * problem; and a plugin's message made one line has none left raw

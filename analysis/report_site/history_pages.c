@@ -114,8 +114,16 @@ static void step_cells(FILE *f, const struct history_site *h, size_t si, const s
 	fputs("<td>", f);
 	commit_link(f, &h->v.commits[p->base]);
 	fputs("</td>", f);
-	snprintf(text, sizeof text, "%.4f", p->ratio);
-	alloclab_html_number_cell(f, p->ratio, text);
+	/* Time decided in slices says how much from whole values, under the
+	 * slices' ratio: the two differ by the slices' measured bias. */
+	if (p->has_size)
+		fprintf(f, "<td class=\"num\" data-v=\"%.17g\">%.4f<span class=\"aside\">how much: %.4f [%.4f .. %.4f], whole "
+			   "values</span></td>",
+			p->ratio, p->ratio, p->size_ratio, p->size_lo, p->size_hi);
+	else {
+		snprintf(text, sizeof text, "%.4f", p->ratio);
+		alloclab_html_number_cell(f, p->ratio, text);
+	}
 	if (p->has_interval)
 		snprintf(text, sizeof text, p->lo == p->hi ? "exact" : "%.4f .. %.4f", p->lo, p->hi);
 	alloclab_html_number_cell(f, p->has_interval ? p->lo : NAN, p->has_interval ? text : "-");
@@ -146,7 +154,8 @@ static void level_cell(FILE *f, const struct alloclab_history_series *s, const s
 static void latest_table(FILE *f, const struct history_site *h)
 {
 	fputs("<h2 id=\"latest\">Latest verdicts</h2>\n<p class=\"lead\">Each series' newest commit over the one before it, "
-	      "measured side by side (alloclab ab), with its 95% interval.</p>\n<div class=\"table-wrap\"><table "
+	      "measured side by side (alloclab ab), with its 95% interval. Time's verdict, ratio and interval are the "
+	      "slices' (whether it changed); how much, under the ratio, is from whole values.</p>\n<div class=\"table-wrap\"><table "
 	      "class=\"sortable filterable latest\"><thead><tr><th data-filter>metric</th><th>row</th><th>commit</th>"
 	      "<th>level</th><th>over</th><th>ratio</th><th>95% interval</th><th data-filter>verdict</th>"
 	      "<th>against the reference</th><th>drift</th></tr></thead><tbody>\n",

@@ -91,19 +91,32 @@ char *alloclab_printable(const char *s, char *out, size_t len)
 	return out;
 }
 
-void alloclab_say(const char *fmt, ...)
+static void say_to(FILE *to, const char *fmt, va_list ap)
 {
 	char *line = NULL;
-	va_list ap;
-	va_start(ap, fmt);
 	int n = vasprintf(&line, fmt, ap);
-	va_end(ap);
 	size_t len = n < 0 ? 0 : 2 * (size_t)n + 1; /* room for every escape: 3 bytes become 6 */
 	char *shown = n < 0 ? NULL : malloc(len);
 	if (shown)
-		fprintf(stderr, "%s\n", alloclab_printable(line, shown, len));
+		fprintf(to, "%s\n", alloclab_printable(line, shown, len));
 	else
 		fputs("alloclab: out of memory\n", stderr);
 	free(shown);
 	free(line);
+}
+
+void alloclab_say(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say_to(stderr, fmt, ap);
+	va_end(ap);
+}
+
+void alloclab_tell(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say_to(stdout, fmt, ap);
+	va_end(ap);
 }

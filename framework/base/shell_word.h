@@ -45,6 +45,9 @@ char *alloclab_printable(const char *s, char *out, size_t len);
  * quote either) goes through here, so that no caller can forget a part
  * of it ("alloclab: %s", err). A line break in it shows as '?'. */
 void alloclab_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same line to stdout: a command's own output that quotes outside
+ * text (a file's name, a plugin's label or description). */
+void alloclab_tell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Room for one text of a line as printed: a store's machine line (1200
  * bytes), a row's name, with escapes' room to grow. */

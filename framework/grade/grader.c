@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE 1
 #include "grade/grade.h"
+#include "base/shell_word.h"
 #include "base/clock.h"
 #include "grade/inside.h"
 #include "grade/grade_journal.h"
@@ -170,7 +171,7 @@ static void write_log(const char *dir, const char *stem, const struct alloclab_g
 		fclose(out);
 	}
 	if (alloclab_output_commit(&f, path, ALLOCLAB_OUTPUT_GRADE, err, sizeof err) != 0)
-		fprintf(stderr, "alloclab grade: %s\n", err);
+		alloclab_say("alloclab grade: %s", err);
 }
 
 /* A sandbox past its deadline: which step it was in (the last event it

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE 1
 #include "run/internal.h"
+#include "base/shell_word.h"
 #include "base/rng.h"
 #include "statistics/pairs.h"
 #include "process/child.h"
@@ -127,7 +128,7 @@ int alloclab_run_pair_group(struct alloclab_run *run)
 	run->ngroup = 0;
 	if (cfg->npair == 0) {
 		if (r->nplugins < 2 || r->nplugins > ALLOCLAB_MAX_PAIR) {
-			fprintf(stderr, "alloclab: --paired compares %s plugins side by side; this run has %u\n",
+			alloclab_say("alloclab: --paired compares %s plugins side by side; this run has %u",
 				r->nplugins < 2 ? "two or more" : "at most 16", r->nplugins);
 			return -1;
 		}
@@ -137,7 +138,7 @@ int alloclab_run_pair_group(struct alloclab_run *run)
 	for (unsigned k = 0; k < cfg->npair; k++) {
 		int i = label_index(r, cfg->pair[k]);
 		if (i < 0) {
-			fprintf(stderr, "alloclab: --pair: '%s' is not a plugin of this run (see its labels with --dry-run)\n",
+			alloclab_say("alloclab: --pair: '%s' is not a plugin of this run (see its labels with --dry-run)",
 				cfg->pair[k]);
 			return -1;
 		}
@@ -145,8 +146,8 @@ int alloclab_run_pair_group(struct alloclab_run *run)
 	}
 	for (unsigned k = 0; k < run->ngroup; k++)
 		if (cfg->plugins[run->group[k]].gil) {
-			fprintf(stderr, "alloclab: --paired: plugin '%s' asks for gil=1, a lock around the whole process: it "
-					"cannot be paired\n", r->plugins[run->group[k]].label);
+			alloclab_say("alloclab: --paired: plugin '%s' asks for gil=1, a lock around the whole process: it "
+					"cannot be paired", r->plugins[run->group[k]].label);
 			return -1;
 		}
 	if (cfg->pair_apart) {
@@ -158,8 +159,8 @@ int alloclab_run_pair_group(struct alloclab_run *run)
 	run->group_shares = !copies_share_an_allocator(run, run->group_why, sizeof run->group_why) &&
 			    group_can_share(run, run->group_why, sizeof run->group_why);
 	if (!run->group_shares)
-		fprintf(stderr, "alloclab: the paired plugins cannot share one process (%s): each is measured in a "
-				"process of its own, back to back, and the ratio taken within each round\n",
+		alloclab_say("alloclab: the paired plugins cannot share one process (%s): each is measured in a "
+				"process of its own, back to back, and the ratio taken within each round",
 			run->group_why);
 	return 0;
 }

@@ -144,11 +144,11 @@ static int check_labels(const struct alloclab_run *run)
 		if (why == NULL && label[0] == '\0')
 			why = "is empty";
 		if (why)
-			fprintf(stderr, "alloclab: plugin label '%s%s' %s: name the plugin with as=LABEL\n", shown,
+			alloclab_say("alloclab: plugin label '%s%s' %s: name the plugin with as=LABEL", shown,
 				strlen(label) > 40 ? "..." : "", why);
 		else
-			fprintf(stderr, "alloclab: plugin label '%s...' is %zu bytes long, more than the %d that results "
-				"files, tables and exports carry whole: name the plugin with as=LABEL\n", shown,
+			alloclab_say("alloclab: plugin label '%s...' is %zu bytes long, more than the %d that results "
+				"files, tables and exports carry whole: name the plugin with as=LABEL", shown,
 				strlen(label), ALLOCLAB_MAX_LABEL);
 		return -1;
 	}
@@ -423,11 +423,11 @@ static int check_measure_tools(struct alloclab_run *run)
 	if (run->cfg->measure == ALLOCLAB_MEASURE_TIME)
 		return 0;
 	if (alloclab_measure_available(run->cfg->measure, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		return -1;
 	}
 	if (alloclab_scratch_make("callgrind", run->callgrind_dir, sizeof run->callgrind_dir) != 0) {
-		fprintf(stderr, "alloclab: cannot create a folder for callgrind's dumps: %s\n", strerror(errno));
+		alloclab_say("alloclab: cannot create a folder for callgrind's dumps: %s", strerror(errno));
 		run->callgrind_dir[0] = '\0';
 		return -1;
 	}
@@ -472,8 +472,8 @@ static int record_shard(struct alloclab_run *run)
 		 * round of every cell: a sweep of more shards than a cell
 		 * has processes cannot be measured whole. */
 		if (run->cells[i].processes < cfg->shard_count) {
-			fprintf(stderr, "alloclab: --shard %u/%u: cells of %u processes cannot be split into %u shards "
-				"(shards split the process rounds: at most %u shards)\n",
+			alloclab_say("alloclab: --shard %u/%u: cells of %u processes cannot be split into %u shards "
+				"(shards split the process rounds: at most %u shards)",
 				cfg->shard_index, cfg->shard_count, run->cells[i].processes, cfg->shard_count,
 				run->cells[i].processes);
 			json_decref(processes);
@@ -497,7 +497,7 @@ static void print_plan(const struct alloclab_run *run)
 	       run->total_workers);
 	if (cfg->shard_count)
 		printf(" in shard %u of %u", cfg->shard_index, cfg->shard_count);
-	printf("; results would go to %s\n", run->output);
+	alloclab_tell("; results would go to %s", run->output);
 }
 
 /* The output before any measurement: a run that cannot keep its results
@@ -509,11 +509,11 @@ static int open_output(struct alloclab_run *run)
 
 	run->journal = alloclab_journal_open(run->output, err, sizeof err);
 	if (run->journal == NULL) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		return -1;
 	}
 	if (alloclab_results_write(run->results, run->output, err, sizeof err) != 0) {
-		fprintf(stderr, "alloclab: %s\n", err);
+		alloclab_say("alloclab: %s", err);
 		alloclab_journal_close(run->journal, 1);
 		run->journal = NULL;
 		return -1;
@@ -676,7 +676,7 @@ int alloclab_run_measure(struct alloclab_run *run)
 write_failed:
 	alloclab_progress_end(&progress);
 	free(order);
-	fprintf(stderr, "alloclab: %s\n", err);
+	alloclab_say("alloclab: %s", err);
 	return ALLOCLAB_EXIT_USAGE;
 }
 
@@ -710,12 +710,12 @@ int alloclab_run_finish(struct alloclab_run *run, int status)
 		char rescue[ALLOCLAB_PATH_PLUS_LEN], err2[ALLOCLAB_ERR_LEN];
 		snprintf(rescue, sizeof rescue, "%s.rescued-%ld.json", run->output, (long)getpid());
 		if (alloclab_results_write(run->results, rescue, err2, sizeof err2) == 0) {
-			fprintf(stderr, "alloclab: %s; the run's results are in %s\n", err, rescue);
+			alloclab_say("alloclab: %s; the run's results are in %s", err, rescue);
 			/* Its file is left alone: it may not be the journal now. */
 			alloclab_journal_close(run->journal, 0);
 			run->journal = NULL;
 		} else {
-			fprintf(stderr, "alloclab: %s (the finished measurements are in %s.journal)\n", err, run->output);
+			alloclab_say("alloclab: %s (the finished measurements are in %s.journal)", err, run->output);
 		}
 		free_run(run);
 		return ALLOCLAB_EXIT_USAGE;
@@ -729,12 +729,12 @@ int alloclab_run_finish(struct alloclab_run *run, int status)
 	if (!cfg->quiet && cfg->print)
 		cfg->print(run->results, stdout, !cfg->brief);
 	if (status == ALLOCLAB_EXIT_INTERRUPTED)
-		fprintf(stderr, "alloclab: interrupted; the cells finished so far are in %s\n", run->output);
+		alloclab_say("alloclab: interrupted; the cells finished so far are in %s", run->output);
 	else if (cfg->brief && !cfg->quiet)
-		printf("\nresults: %s (all reports, with the unicode workload's Unicode/Bytes lines: alloclab show %s)\n",
-		       run->output, run->output);
+		putchar('\n'), alloclab_tell("results: %s (all reports, with the unicode workload's Unicode/Bytes lines: alloclab show %s)",
+					 run->output, run->output);
 	else
-		printf("\nresults: %s\n", run->output);
+		putchar('\n'), alloclab_tell("results: %s", run->output);
 	free_run(run);
 	return status;
 }
