@@ -1145,30 +1145,31 @@ Test(history, a_sandboxed_build_reaches_only_its_own_folder, .timeout = 300)
 	make_history_repo(repo);
 	sh("echo hush-hush > %s/private", dir);
 	history_build_command(build, sizeof build);
-	/* The probe writes beside the build (the commit's folder, kept). */
-	snprintf(probe, sizeof probe, "%s && { cat %s/private > ../read.txt 2>&1; touch %s/written; id -u > ../uid.txt; true; }",
+	/* The probe writes into the build folder (kept). */
+	snprintf(probe, sizeof probe,
+		 "%s && { mkdir -p ../build; cat %s/private > ../build/read.txt 2>&1; touch %s/written; id -u > ../build/uid.txt; true; }",
 		 build, dir, dir);
 	const char *confined[] = {"ab", "HEAD~1", "HEAD", "--repo", repo, "--build", probe, "--plugin", "plugin.so",
 				  "--metrics", "instructions", "-w", "churn:ops=2000", "-o", "inside", "--sandbox", NULL};
 	struct cmd_result r = run_alloclab(dir, confined);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cmd_result_free(&r);
-	char *read = file_in(dir, "inside/base-build/read.txt");
+	char *read = file_in(dir, "inside/base-build/build/read.txt");
 	cr_expect(strstr(read, "hush-hush") == NULL, "a sandboxed build read the user's file: %s", read);
 	cr_expect_neq(access(path_in(dir, "written"), F_OK), 0, "a sandboxed build wrote outside its folder");
 	struct stat st;
-	cr_assert_eq(stat(path_in(dir, "inside/base-build/read.txt"), &st), 0);
+	cr_assert_eq(stat(path_in(dir, "inside/base-build/build/read.txt"), &st), 0);
 	cr_expect_eq(st.st_uid, getuid(), "the build's files are not the user's again (uid %u)", (unsigned)st.st_uid);
 	cr_assert_eq(stat(path_in(dir, "inside/base-build/plugin.so"), &st), 0, "the confined build's plugin");
 	if (getuid() == 0)
-		cr_expect_neq(atoi(file_in(dir, "inside/base-build/uid.txt")), 0, "as root, the build ran as root");
+		cr_expect_neq(atoi(file_in(dir, "inside/base-build/build/uid.txt")), 0, "as root, the build ran as root");
 
 	const char *free_run[] = {"ab", "HEAD~1", "HEAD", "--repo", repo, "--build", probe, "--plugin", "plugin.so",
 				  "--metrics", "instructions", "-w", "churn:ops=2000", "-o", "outside", NULL};
 	r = run_alloclab(dir, free_run);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cmd_result_free(&r);
-	cr_expect(strstr(file_in(dir, "outside/base-build/read.txt"), "hush-hush") != NULL, "the control: an unconfined build");
+	cr_expect(strstr(file_in(dir, "outside/base-build/build/read.txt"), "hush-hush") != NULL, "the control: an unconfined build");
 	cr_expect_eq(access(path_in(dir, "written"), F_OK), 0, "the control: an unconfined build writes where it likes");
 
 	r = run_alloclab(dir, (const char *const[]){"ab", test_plugin("two_faced"), test_plugin("two_faced"), "--sandbox",
@@ -1177,6 +1178,63 @@ Test(history, a_sandboxed_build_reaches_only_its_own_folder, .timeout = 300)
 	cr_expect(strstr(r.err, "--sandbox confines the builds of a repository's revisions") != NULL, "%s", r.err);
 	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
 	cmd_result_free(&r);
+}
+
+/* What a build leaves cannot be turned against alloclab or the machine:
+ * a FIFO where alloclab keeps the log or copies the plugin to is
+ * replaced, not waited on (an unconfined build can plant one); and
+ * confined, a tree deeper than PATH_MAX is walked whole (nothing of the
+ * sandbox's user left, the revision's files removed), modes that would
+ * let another user in are taken away, and the folder that holds the log
+ * and the plugin is out of the build's reach. */
+Test(history, a_builds_leftovers_are_harmless, .timeout = 300)
+{
+	char *dir = scratch_dir(), repo[4300], build[4600], probe[9000];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_history_repo(repo);
+	history_build_command(build, sizeof build);
+	snprintf(probe, sizeof probe, "%s && { mkfifo ../plugin.so ../build.log; true; }", build);
+	const char *fifo[] = {"ab", "HEAD~1", "HEAD", "--repo", repo, "--build", probe, "--plugin", "plugin.so",
+			      "--metrics", "instructions", "-w", "churn:ops=2000", "-o", "fifo", NULL};
+	for (int again = 0; again < 2; again++) {
+		struct cmd_result r = run_alloclab(dir, fifo);
+		cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+		cmd_result_free(&r);
+	}
+	struct stat st;
+	cr_expect(stat(path_in(dir, "fifo/base-build/plugin.so"), &st) == 0 && S_ISREG(st.st_mode), "the plugin a file");
+
+	/* 45 folders of 100 letters, below the build folder: 4,500 bytes of path. */
+	snprintf(probe, sizeof probe,
+		 "%s && mkdir ../build/sg && chmod 3777 ../build/sg && chmod 777 . && cp /bin/true ../build/sg/t && "
+		 "chmod 4755 ../build/sg/t && { touch ../planted 2>/dev/null; true; } && "
+		 "deep='import os; [(os.mkdir(\"d\" * 100), os.chdir(\"d\" * 100)) for i in range(45)]; open(\"deep\", \"w\")' "
+		 "&& (cd ../build && python3 -c \"$deep\") && python3 -c \"$deep\"",
+		 build);
+	const char *deep[] = {"ab", "HEAD~1", "HEAD", "--repo", repo, "--build", probe, "--plugin", "plugin.so",
+			      "--metrics", "instructions", "-w", "churn:ops=2000", "-o", "deep", "--sandbox", NULL};
+	struct cmd_result r = run_alloclab(dir, deep);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+	cr_expect_neq(access(path_in(dir, "deep/base-build/planted"), F_OK), 0, "the build wrote beside its log");
+	cr_expect_neq(access(path_in(dir, "deep/base-build/tree"), F_OK), 0, "the revision's files were not removed");
+	cr_assert_eq(stat(path_in(dir, "deep/base-build/build/sg"), &st), 0);
+	cr_expect_eq(st.st_mode & 07022, 0, "a folder others may write, or set-id: %o", (unsigned)st.st_mode);
+	cr_assert_eq(stat(path_in(dir, "deep/base-build/build/sg/t"), &st), 0);
+	cr_expect_eq(st.st_mode & 06000, 0, "a set-id file left: %o", (unsigned)st.st_mode);
+	cr_expect_eq(st.st_uid, getuid());
+	char left[64] = "";
+	if (getuid() == 0) {
+		/* Nothing of the sandbox users' (0x7ff00000 and up), to the bottom. */
+		char cmd[5000];
+		snprintf(cmd, sizeof cmd, "find %s/deep -xdev -uid +2146435071 -print -quit", dir);
+		FILE *f = popen(cmd, "r");
+		cr_assert_not_null(f);
+		if (fgets(left, sizeof left, f) == NULL)
+			left[0] = '\0';
+		pclose(f);
+		cr_expect_eq(left[0], '\0', "a file of a sandbox user's is left: %s", left);
+	}
 }
 
 /* An A/A stays an A/A: one file against itself is never told apart, even

@@ -40,7 +40,10 @@ int alloclab_build_log_open(struct alloclab_build_log *log, const char *path, do
 	log->fd = -1;
 	log->until = alloclab_now_s() + timeout_s;
 	snprintf(log->status, sizeof log->status, "ok");
-	if (path && (log->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) {
+	/* Made anew: a FIFO left where the log goes would block the open, a
+	 * link would be written through. */
+	if (path && ((unlink(path) != 0 && errno != ENOENT) ||
+		     (log->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0)) {
 		snprintf(err, err_len, "%.900s: %s", path, strerror(errno));
 		return -1;
 	}
@@ -130,6 +133,9 @@ int alloclab_build_step(struct alloclab_build_log *b, char *const *argv, const c
 	if (!ok) {
 		char how[300];
 		alloclab_child_describe(&res, left, how, sizeof how);
+		/* A build's deadline is its own option's. */
+		if (res.timed_out)
+			snprintf(how, sizeof how, "timed out: the build's deadline (raise --build-timeout if it is just slow)");
 		snprintf(b->status, sizeof b->status, res.timed_out ? "timed out" : "failed");
 		snprintf(line, sizeof line, "%s: %s\n", argv[0], how);
 		log_add(b, line, strlen(line));

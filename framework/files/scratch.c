@@ -4,7 +4,7 @@
 
 #include <errno.h>
 #include <dirent.h>
-#include <ftw.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -63,14 +63,34 @@ int alloclab_scratch_make(const char *stem, char *out, size_t len)
 	return mkdtemp(out) ? 0 : -1;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+/* Removes name in the folder at, and all below it, by descriptors: a
+ * walk by paths stops where a path grows past PATH_MAX (a build can make
+ * a tree that deep with relative paths), this one does not. Links are
+ * removed, never followed; other file systems are not entered. One
+ * descriptor a level: a tree deeper than the descriptors allowed is left
+ * in part. */
+static void remove_at(int at, const char *name, dev_t dev)
 {
-	(void)st, (void)type, (void)ftw;
-	remove(path);
-	return 0;
+	struct stat st;
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return;
+	if (S_ISDIR(st.st_mode) && st.st_dev == dev) {
+		int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (d == NULL && fd >= 0)
+			close(fd);
+		for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+				remove_at(dirfd(d), e->d_name, dev);
+		if (d)
+			closedir(d);
+	}
+	unlinkat(at, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
 }
 
 void alloclab_scratch_remove(const char *dir)
 {
-	nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	struct stat st;
+	if (lstat(dir, &st) == 0)
+		remove_at(AT_FDCWD, dir, st.st_dev);
 }

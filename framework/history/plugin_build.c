@@ -286,8 +286,10 @@ static int copy_file(const char *from, const char *to, char *err, size_t err_len
 		in = -1;
 		errno = ELOOP;
 	}
-	if (in >= 0)
-		out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0755);
+	/* Made anew: what is there (a link, a FIFO that would block the open)
+	 * is removed first, not written through. */
+	if (in >= 0 && (unlink(to) == 0 || errno == ENOENT))
+		out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0755);
 	while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
 		if (write(out, buf, (size_t)n) != n) {
 			n = -1;
@@ -357,12 +359,20 @@ int alloclab_build_commit(const struct alloclab_build_spec *spec, const char *co
 	if (alloclab_revision_checkout(spec->repo, commit, tree, err, err_len) != 0)
 		return -1;
 	/* Confined, the build sees of the machine's files the system's, the
-	 * SDK's and, writable, this commit's folder alone (its files and its
-	 * build folder, at their own paths): nothing of the user's. */
+	 * SDK's and, writable, the commit's files and its build folder alone,
+	 * at their own paths: nothing of the user's, and not the folder that
+	 * holds them, where alloclab keeps the log and copies the plugin to
+	 * (a link or a FIFO planted there would be followed or waited on). */
 	char own[4][ALLOCLAB_PATH_LEN], pc[ALLOCLAB_PATH_PLUS_LEN];
-	struct alloclab_sandbox_bind binds[5];
+	struct alloclab_sandbox_bind binds[6];
 	size_t nb = alloclab_sandbox_own_binds(binds, own);
-	binds[nb++] = (struct alloclab_sandbox_bind){dir, dir, 1};
+	if (spec->sandboxed && mkdir(build_dir, 0755) != 0 && errno != EEXIST) {
+		snprintf(err, err_len, "%.600s: %s", build_dir, strerror(errno));
+		alloclab_revision_remove(tree);
+		return -1;
+	}
+	binds[nb++] = (struct alloclab_sandbox_bind){tree, tree, 1};
+	binds[nb++] = (struct alloclab_sandbox_bind){build_dir, build_dir, 1};
 	snprintf(pc, sizeof pc, "PKG_CONFIG_PATH=%s", alloclab_sdk_pkgconfig_dir());
 	const char *env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work", "TMPDIR=/tmp", "LANG=C.UTF-8",
 			     "XDG_CACHE_HOME=/work/cache", pc, NULL};

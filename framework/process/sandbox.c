@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <sched.h>
 #include <signal.h>
 #include <grp.h>
@@ -374,36 +373,98 @@ static int make_stage(const struct alloclab_sandbox *sb, char *stage, size_t len
 	return 0;
 }
 
-/* A writable bind's files change hands as root: nftw's callbacks take no
- * argument of their own, hence these. */
-static uid_t hand_from, hand_to;
-static gid_t hand_to_gid;
-
-static int hand_one(const char *path, const struct stat *st, int type, struct FTW *f)
+static size_t argc_of(char *const *argv)
 {
-	(void)type, (void)f;
-	if (st->st_uid == hand_from && lchown(path, hand_to, hand_to_gid) != 0) {
-		/* A file that cannot change hands stays as it is: the build
-		 * may then fail to write it, and says so in its log. */
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	return n;
+}
+
+/* The deadline of one tool's walk over a writable bind. */
+#define TOOL_TIMEOUT_S 300
+
+static int tool_child(void *arg, int fd)
+{
+	char *const *argv = arg;
+	if (dup2(fd, 1) < 0)
+		return 127;
+	execv(argv[0], argv);
+	return 127;
+}
+
+/* Runs one of the system's tools (coreutils' chown and chmod, findutils'
+ * find) on a writable bind. They walk a tree by file descriptors (fts), so
+ * a tree deeper than PATH_MAX, which a walk by paths (nftw) cannot
+ * finish, is walked whole; links are not followed. 0 when it exited 0,
+ * what it printed into *out (with out); else -1 with err. */
+static int run_tool(char *const *argv, char **out, char *err, size_t err_len)
+{
+	struct alloclab_child_result res;
+	if (out)
+		*out = NULL;
+	if (alloclab_child_run(tool_child, (void *)argv, TOOL_TIMEOUT_S, &res, err, err_len) != 0)
+		return -1;
+	int ok = res.exited && res.exit_code == 0;
+	if (!ok) {
+		char how[256], *said = alloclab_child_printed(&res);
+		alloclab_child_describe(&res, TOOL_TIMEOUT_S, how, sizeof how);
+		snprintf(err, err_len, "%s %s: %s%s%.300s", argv[0], argv[argc_of(argv) - 1], how, said ? ": " : "",
+			 said ? said : "");
+		free(said);
+	} else if (out && res.output_len) {
+		*out = strndup(res.output, res.output_len);
+	}
+	alloclab_child_result_free(&res);
+	return ok ? 0 : -1;
+}
+
+/* As root, before the run: every file of each writable bind, whoever
+ * owns it (a killed run's user too), becomes the sandbox user's. */
+static int hand_over(const struct alloclab_sandbox *sb, unsigned uid, char *err, size_t err_len)
+{
+	char owner[32];
+	snprintf(owner, sizeof owner, "%u:%u", uid, uid);
+	for (size_t i = 0; i < sb->nbinds; i++) {
+		if (!sb->binds[i].writable)
+			continue;
+		char *const chown_all[] = {"/bin/chown", "-R", "-P", "-h", owner, "--", (char *)sb->binds[i].src, NULL};
+		if (run_tool(chown_all, NULL, err, err_len) != 0)
+			return -1;
 	}
 	return 0;
 }
 
-/* As root, each writable bind's files that `from` owns become `to`'s
- * (to_gid's); links are not followed and other file systems not
- * entered. from (uid_t)-1: the files of the folder's own owner. */
-static void hand_over(const struct alloclab_sandbox *sb, uid_t from, uid_t to, gid_t to_gid)
+/* As root, after the run (its processes gone with its pid namespace):
+ * what the sandbox user owns in each writable bind becomes alloclab's
+ * (its effective user and group), and loses what would let another user
+ * use it (set-id bits, the sticky bit, writing by group and others); then
+ * nothing of the sandbox user's may be left there. 0, or -1 with err. */
+static int hand_back(const struct alloclab_sandbox *sb, unsigned uid, char *err, size_t err_len)
 {
+	char from[32], to[32], uid_text[16];
+	snprintf(from, sizeof from, "--from=%u", uid);
+	snprintf(to, sizeof to, "%u:%u", (unsigned)geteuid(), (unsigned)getegid());
+	snprintf(uid_text, sizeof uid_text, "%u", uid);
 	for (size_t i = 0; i < sb->nbinds; i++) {
 		if (!sb->binds[i].writable)
 			continue;
-		struct stat st;
-		hand_from = from;
-		if (from == (uid_t)-1 && lstat(sb->binds[i].src, &st) == 0)
-			hand_from = st.st_uid;
-		hand_to = to, hand_to_gid = to_gid;
-		nftw(sb->binds[i].src, hand_one, 16, FTW_PHYS | FTW_MOUNT);
+		char *src = (char *)sb->binds[i].src, *left = NULL;
+		char *const chown_back[] = {"/bin/chown", "-R", "-P", "-h", from, to, "--", src, NULL};
+		char *const chmod_safe[] = {"/bin/chmod", "-R", "go-w,ug-s,a-t", "--", src, NULL};
+		char *const find_left[] = {"/usr/bin/find", src, "-xdev", "-uid", uid_text, "-print", "-quit", NULL};
+		if (run_tool(chown_back, NULL, err, err_len) != 0 || run_tool(chmod_safe, NULL, err, err_len) != 0 ||
+		    run_tool(find_left, &left, err, err_len) != 0)
+			return -1;
+		if (left && left[0]) {
+			left[strcspn(left, "\n")] = '\0';
+			snprintf(err, err_len, "a file of the sandbox's user is left after it: %.400s", left);
+			free(left);
+			return -1;
+		}
+		free(left);
 	}
+	return 0;
 }
 
 size_t alloclab_sandbox_own_binds(struct alloclab_sandbox_bind *b, char (*paths)[ALLOCLAB_PATH_LEN])
@@ -451,22 +512,17 @@ int alloclab_sandbox_run(const struct alloclab_sandbox *sb, char *const *argv, d
 		snprintf(err, err_len, "out of memory");
 	} else {
 		struct sandbox_child c = {sb, a.v, getpid(), stage, alloclab_sandbox_uid()};
-		struct stat owner[MAX_BINDS];
-		for (size_t i = 0; i < sb->nbinds; i++)
-			if (stage[0] && sb->binds[i].writable && lstat(sb->binds[i].src, &owner[i]) != 0)
-				owner[i].st_uid = 0, owner[i].st_gid = 0;
-		if (stage[0])
-			hand_over(sb, (uid_t)-1, c.uid, c.uid);
-		rc = alloclab_child_run(sandbox_child, &c, timeout_s, res, err, err_len);
-		/* The sandbox's processes are gone (its pid namespace died with
-		 * its first process): nothing of it can move a file now. */
-		for (size_t i = 0; stage[0] && i < sb->nbinds; i++)
-			if (sb->binds[i].writable) {
-				struct alloclab_sandbox one = *sb;
-				one.binds = &sb->binds[i];
-				one.nbinds = 1;
-				hand_over(&one, c.uid, owner[i].st_uid, owner[i].st_gid);
+		if (stage[0] && hand_over(sb, c.uid, err, err_len) != 0) {
+			rc = -1;
+		} else {
+			rc = alloclab_child_run(sandbox_child, &c, timeout_s, res, err, err_len);
+			char back[ALLOCLAB_ERR_LEN];
+			if (stage[0] && hand_back(sb, c.uid, back, sizeof back) != 0 && rc == 0) {
+				alloclab_child_result_free(res);
+				snprintf(err, err_len, "%s", back);
+				rc = -1;
 			}
+		}
 	}
 	args_free(&a);
 	if (stage[0])

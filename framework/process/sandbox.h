@@ -52,11 +52,16 @@
 #include <stdint.h>
 
 /* A host path shown inside at dest: read-only, or with writable a
- * folder the command may write (a build's own folder). As root, a
- * writable folder's files are the sandbox user's while it runs (lchown,
- * links not followed, one file system) and what that user then owns in
- * it is given back to the folder's owner after: so the folder must be
- * one alloclab made for the run, never a user's own. */
+ * folder the command may write (a build's files and build folder). As
+ * root, every file of a writable folder is the sandbox user's while it
+ * runs, and after it what that user owns there is alloclab's again
+ * (its effective user and group), without set-id or sticky bits or
+ * writing by group and others; a file of the sandbox user's still there
+ * then fails the run. The walks are coreutils' (links not followed, no
+ * depth too deep). So the folder must be one alloclab made for the run,
+ * never a user's own, and what alloclab keeps of the run (its log, the
+ * plugin it copies out) must lie outside it, where the command cannot
+ * plant a link or a FIFO. */
 struct alloclab_sandbox_bind {
 	const char *src;
 	const char *dest;
