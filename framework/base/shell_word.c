@@ -91,7 +91,7 @@ char *alloclab_printable(const char *s, char *out, size_t len)
 	return out;
 }
 
-static void say_to(FILE *to, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void say_to(FILE *to, const char *fmt, va_list ap)
 {
 	char *line = NULL;
 	int n = vasprintf(&line, fmt, ap);
