@@ -41,6 +41,8 @@ packages=(
 	libjansson-dev libzstd-dev libjemalloc-dev libmimalloc-dev libcriterion-dev python3-dev gnuplot-nox valgrind
 	# The history store (SQLite) and file identities (nettle's SHA-256)
 	libsqlite3-dev nettle-dev
+	# What a plugin file loads, for history run's same-code commits
+	libelf-dev
 	libtcmalloc-minimal4 libtbbmalloc2
 	# alloclab grade's sandbox (docs/guides/grading.md)
 	bubblewrap

@@ -81,7 +81,9 @@ static void print_series(const struct alloclab_history_view *v, const struct all
 		alloclab_history_level_text(s->metric, p->level, level, sizeof level);
 		if (p->has_step) {
 			snprintf(step, sizeof step, "%.4f", p->ratio);
-			if (p->has_interval)
+			if (p->same_code)
+				snprintf(iv, sizeof iv, "same code");
+			else if (p->has_interval)
 				snprintf(iv, sizeof iv, p->lo == p->hi ? "exact" : "%.4f .. %.4f", p->lo, p->hi);
 		}
 		if (p->has_reference)
@@ -124,6 +126,14 @@ static void print_text(const struct alloclab_history_view *v, FILE *out)
 			alloclab_printable(v->reference, text, sizeof text));
 	for (size_t i = 0; i < v->nseries; i++)
 		print_series(v, &v->series[i], out);
+	int same = 0;
+	for (size_t i = 0; i < v->nseries; i++)
+		for (size_t k = 0; k < v->series[i].npoints; k++)
+			same |= v->series[i].points[k].same_code;
+	if (same)
+		fputs("\nsame code: the commit's plugin loads the same bytes as the one before it (debugging information "
+		      "aside); not measured, its step is 1 and its level and reference are that one's\n",
+		      out);
 	fprintf(out, "\nchange points (time and memory: resolved steps kept by Benjamini-Hochberg at %g%% false "
 		     "discoveries over each series; instructions: any difference beyond the counts' own variation):\n",
 		100 * ALLOCLAB_CHANGE_FDR);
@@ -156,11 +166,12 @@ static json_t *point_json(const struct alloclab_history_view *v, const struct al
 	json_t *o = json_pack("{s:i,s:s,s:f}", "index", (int)v->commits[p->commit].ordinal, "commit",
 			      v->commits[p->commit].commit, "level", p->level);
 	if (p->has_step)
-		json_object_set_new(o, "step", json_pack("{s:s,s:f,s:o,s:o,s:s,s:b}", "base", v->commits[p->base].commit,
+		json_object_set_new(o, "step", json_pack("{s:s,s:f,s:o,s:o,s:s,s:b,s:b}", "base", v->commits[p->base].commit,
 							 "ratio", p->ratio, "interval",
 							 p->has_interval ? json_pack("[f,f]", p->lo, p->hi) : json_null(),
 							 "p", p->p >= 0 ? json_real(p->p) : json_null(), "verdict",
-							 verdict_names[p->verdict], "change", p->change));
+							 verdict_names[p->verdict], "change", p->change, "same_code",
+							 p->same_code));
 	if (p->has_size)
 		json_object_set_new(o, "how_much", json_pack("{s:f,s:[f,f],s:s}", "ratio", p->size_ratio, "interval",
 							     p->size_lo, p->size_hi, "design", "paired, whole values"));
@@ -278,6 +289,8 @@ void alloclab_history_print_outcome(const struct alloclab_history_outcome *o, co
 {
 	fprintf(out, "%zu commits: %zu steps measured now, %zu measured before, %zu broken", o->commits, o->measured,
 		o->known, o->broken);
+	if (o->same)
+		fprintf(out, ", %zu not measured (the same code as the commit before)", o->same);
 	if (o->elsewhere)
 		fprintf(out, ", %zu left to other shards", o->elsewhere);
 	if (db)
@@ -289,12 +302,21 @@ void alloclab_history_print_outcome(const struct alloclab_history_outcome *o, co
 void alloclab_bisect_print(const struct alloclab_bisect_outcome *o, enum alloclab_ab_metric metric, FILE *out)
 {
 	char row[ALLOCLAB_PRINTED_LEN];
+	if (o->same_code) {
+		fprintf(out, "good and bad load the same code (their plugins' loaded bytes are one): nothing measured, "
+			     "nothing to find (%zu builds)\n",
+			o->builds);
+		return;
+	}
 	fprintf(out, "%s, %s: bad over good %.4f [%.4f .. %.4f]\n", alloclab_ab_metric_names[metric],
 		alloclab_printable(o->row, row, sizeof row), o->change, o->change_lo, o->change_hi);
 	for (size_t i = 0; i < o->nsteps; i++) {
 		const struct alloclab_bisect_step *s = &o->steps[i];
 		if (s->broken)
 			fprintf(out, "  %.12s  does not build: skipped\n", s->commit);
+		else if (s->same_code)
+			fprintf(out, "  %.12s  loads %s code: %s, not measured\n", s->commit, s->same_code == 1 ? "good's" : "bad's",
+				s->same_code == 1 ? "unchanged (like good)" : "changed (like bad)");
 		else
 			fprintf(out, "  %.12s  over good %.4f [%.4f .. %.4f]: %s\n", s->commit, s->ratio, s->lo, s->hi,
 				s->bad ? "changed (like bad)" : "unchanged (like good)");

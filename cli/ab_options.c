@@ -223,6 +223,11 @@ static int take(const char *command, int opt, unsigned takes, struct alloclab_ab
 	case 'E':
 		return takes & ALLOCLAB_AB_TAKES_SHARD ? alloclab_parse_count(command, "--steps", optarg, 1, 1000000, &a->every)
 						       : not_taken(command, "--steps");
+	case 'Q':
+		if (!(takes & ALLOCLAB_AB_TAKES_SHARD))
+			return not_taken(command, "--measure-same-code");
+		a->measure_same_code = 1;
+		return 0;
 	case 'G':
 	case 'X':
 		if (!(takes & ALLOCLAB_AB_TAKES_BISECT))
@@ -277,7 +282,7 @@ int alloclab_ab_args_parse(const char *command, int argc, char **argv, unsigned 
 		{"shard", required_argument, NULL, 'K'},      {"steps", required_argument, NULL, 'E'},
 		{"good", required_argument, NULL, 'G'},
 		{"bad", required_argument, NULL, 'X'},        {"metric", required_argument, NULL, 'Y'},
-		{"sandbox", no_argument, NULL, 'Z'},
+		{"sandbox", no_argument, NULL, 'Z'},          {"measure-same-code", no_argument, NULL, 'Q'},
 		{"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
 	};
 	int opt;

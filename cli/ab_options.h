@@ -43,6 +43,7 @@ struct alloclab_ab_args {
 	int gate;                           /* --fail-above given */
 	unsigned shard_index, shard_count;
 	unsigned every; /* history run --steps N */
+	int measure_same_code; /* history run --measure-same-code */
 	enum alloclab_ab_metric metric;
 	char identity[4096]; /* the plan's identity (ab.h), made by alloclab_ab_args_plan */
 };

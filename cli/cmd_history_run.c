@@ -71,6 +71,7 @@ static void plan_of(struct alloclab_ab_args *a, const char *dir, struct alloclab
 	p->shard_index = a->shard_index;
 	p->shard_count = a->shard_count;
 	p->every = a->every;
+	p->measure_same_code = a->measure_same_code;
 	p->progress = 1;
 }
 

@@ -308,6 +308,8 @@ static void sqlite_line(const char *dir, const char *db, const char *sql, char *
  * step's additions taken away, newest first (schema.c's steps). */
 static void downgrade(const char *dir, const char *db, int to)
 {
+	if (to < 6)
+		sh("cd %s && sqlite3 %s 'ALTER TABLE repo_commit DROP COLUMN code_sha256;'", dir, db);
 	if (to < 5)
 		sh("cd %s && sqlite3 %s 'ALTER TABLE repo_commit DROP COLUMN commit_date;'", dir, db);
 	if (to < 4)
@@ -703,7 +705,7 @@ Test(history, the_documented_series_query_gives_each_commits_ratio, .timeout = 3
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "run", "--repo", repo, "HEAD~5..HEAD~3", "--db",
 								      "h.db", "-o", "hist", "--build", build, "--plugin",
 								      "plugin.so", "--metrics", "time", "-w", "churn:ops=20000",
-								      "-n", "2", "-v", "2", NULL});
+								      "-n", "2", "-v", "2", "--measure-same-code", NULL});
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cmd_result_free(&r);
 	for (int i = 0; i < 3; i++) {
@@ -830,7 +832,8 @@ Test(history, a_repositorys_history_finds_its_change_and_its_broken_commit, .tim
 	make_history_repo(repo);
 	history_build_command(build, sizeof build);
 	const char *args[] = {"history", "run", "--repo", repo, "HEAD~5..HEAD", "--db", "h.db", "-o", "hist", "--build", build,
-			      "--plugin", "plugin.so", "--metrics", "instructions", "-w", "churn:ops=2000", NULL};
+			      "--plugin", "plugin.so", "--metrics", "instructions", "-w", "churn:ops=2000", "--measure-same-code",
+			      NULL};
 	struct cmd_result r = run_alloclab(dir, args);
 	cr_expect_eq(r.status, 1, "a commit did not build: %s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "6 commits: 4 steps measured now") != NULL, "%s", r.out);
@@ -842,7 +845,8 @@ Test(history, a_repositorys_history_finds_its_change_and_its_broken_commit, .tim
 	/* Again on the same folder with another suite (and another store):
 	 * the steps are measured anew, not read from the first suite's. */
 	const char *other[] = {"history", "run", "--repo", repo, "HEAD~5..HEAD", "--db", "h2.db", "-o", "hist", "--build",
-			       build, "--plugin", "plugin.so", "--metrics", "instructions", "-w", "churn:ops=3000", NULL};
+			       build, "--plugin", "plugin.so", "--metrics", "instructions", "-w", "churn:ops=3000", "--measure-same-code",
+			       NULL};
 	r = run_alloclab(dir, other);
 	cr_expect(strstr(r.out, "4 steps measured now") != NULL, "%s%s", r.out, r.err);
 	cmd_result_free(&r);
@@ -896,6 +900,17 @@ Test(history, bisect_finds_the_commit_that_changed_the_count, .timeout = 600)
 	pclose(f);
 	third[strcspn(third, "\n")] = '\0';
 	cr_expect(strstr(r.out, third) != NULL, "the first commit with the change is %s: %s", third, r.out);
+	/* Its probes build good's code (a README) or bad's (more work): each
+	 * classed so, unmeasured. */
+	cr_expect(strstr(r.out, "loads bad's code: changed (like bad), not measured") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "loads good's code: unchanged (like good), not measured") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+	/* fixed and readme2 load more work's code: nothing to find. */
+	r = run_alloclab(dir, (const char *const[]){"history", "bisect", "--repo", repo, "--good", "HEAD~1", "--bad", "HEAD",
+						    "--metric", "instructions", "--build", build, "--plugin", "plugin.so", "-w",
+						    "churn:ops=2000", "-o", "b2", NULL});
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "good and bad load the same code") != NULL, "%s", r.out);
 	cmd_result_free(&r);
 }
 
@@ -943,7 +958,8 @@ Test(history, shards_measure_the_steps_and_a_last_run_keeps_them, .timeout = 600
 	make_history_repo(repo);
 	history_build_command(build, sizeof build);
 	const char *common[] = {"--repo", repo, "HEAD~5..HEAD", "-o", "hist", "--build", build, "--plugin", "plugin.so",
-				"--metrics", "instructions", "-w", "churn:ops=2000", NULL};
+				"--metrics", "instructions", "-w", "churn:ops=2000", "--measure-same-code",
+				NULL};
 	for (int k = 1; k <= 2; k++) {
 		const char *args[24] = {"history", "run", "--shard", k == 1 ? "1/2" : "2/2"};
 		int n = 4;
@@ -1281,7 +1297,7 @@ Test(history, every_nth_commit_with_progress_on_a_log, .timeout = 600)
 	struct cmd_result r = run_alloclab(dir, (const char *const[]){"history", "run", "--repo", repo, "HEAD~5..HEAD",
 								      "--db", "h.db", "-o", "hist", "--build", build,
 								      "--plugin", "plugin.so", "--metrics", "instructions",
-								      "-w", "churn:ops=2000", "--steps", "2", NULL});
+								      "-w", "churn:ops=2000", "--steps", "2", "--measure-same-code", NULL});
 	/* Commits 0, 2, 4 and 5 of six: three steps, the broken fourth
 	 * commit never built. */
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
@@ -1465,4 +1481,85 @@ Test(history, a_commits_date_is_kept_and_an_older_store_gets_it, .timeout = 300)
 	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(doc, "commits"), 2), "date")), want,
 			 "migrated and run again, the dates are filled in");
 	json_decref(doc);
+}
+
+/* A commit whose plugin loads the same code as the one before it (a
+ * README, a comment; built with debugging information in a folder of its
+ * own, so that the files differ) is not measured: its step is 1 exactly,
+ * never a change point, its level the one before's; the next commit is
+ * measured against the last one measured. --measure-same-code measures
+ * them all. */
+Test(history, a_commit_that_loads_the_same_code_is_not_measured, .timeout = 600)
+{
+	char *dir = scratch_dir(), repo[4300], build[4400];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_history_repo(repo);
+	snprintf(build, sizeof build, "cc -O2 -g -shared -fPIC -I%s/framework/include \"$PWD/plugin.c\" -o plugin.so",
+		 getenv("ALLOCLAB_SOURCE_ROOT"));
+	/* first, readme, more work, broken, fixed (more work's code), readme2. */
+	const char *args[] = {"history", "run", "--repo", repo, "HEAD~5..HEAD", "--db", "h.db", "-o", "hist", "--build", build,
+			      "--plugin", "plugin.so", "--metrics", "instructions,memory", "-w", "churn:ops=2000",
+			      "--memory-processes", "4", NULL};
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 1, "a commit did not build: %s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "6 commits: 1 steps measured now") != NULL, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "3 not measured (the same code as the commit before)") != NULL, "%s", r.out);
+	cr_expect(strstr(r.err, "loads the same code as") != NULL, "%s", r.err);
+	cmd_result_free(&r);
+	/* The files differ (each folder is in its build's debugging
+	 * information): the code is what is compared. */
+	char cmd[4600], line[64] = "";
+	snprintf(cmd, sizeof cmd,
+		 "cd %s && sqlite3 h.db \"SELECT COUNT(DISTINCT sha256), COUNT(DISTINCT code_sha256) FROM repo_commit "
+		 "WHERE state = 'measured'\"",
+		 dir);
+	FILE *f = popen(cmd, "r");
+	cr_assert(f && fgets(line, sizeof line, f));
+	pclose(f);
+	cr_expect_str_eq(line, "5|2\n", "five builds, two codes: %s", line);
+
+	json_t *doc = show_json(dir, "h.db"), *series;
+	size_t si, i;
+	int seen = 0;
+	json_array_foreach(json_object_get(doc, "series"), si, series)
+	{
+		json_t *p;
+		double level[6] = {-1, -1, -1, -1, -1, -1};
+		int same[6] = {0}, change[6] = {0};
+		json_array_foreach(json_object_get(series, "points"), i, p)
+		{
+			int at = (int)json_integer_value(json_object_get(p, "index"));
+			json_t *step = json_object_get(p, "step");
+			cr_assert(at >= 0 && at < 6);
+			level[at] = json_real_value(json_object_get(p, "level"));
+			same[at] = json_is_true(json_object_get(step, "same_code"));
+			change[at] = json_is_true(json_object_get(step, "change"));
+			if (same[at]) {
+				json_t *iv = json_object_get(step, "interval");
+				cr_expect_eq(json_real_value(json_object_get(step, "ratio")), 1.0);
+				cr_expect(json_real_value(json_array_get(iv, 0)) == 1 && json_real_value(json_array_get(iv, 1)) == 1);
+			}
+		}
+		const char *metric = json_string_value(json_object_get(series, "metric"));
+		cr_expect(same[1] && same[4] && same[5] && !same[2], "%s: the same code at 1, 4 and 5", metric);
+		cr_expect(!change[1] && !change[4] && !change[5], "%s: a same-code step is no change point", metric);
+		cr_expect_eq(level[1], level[0], "%s: readme's level is the first's", metric);
+		cr_expect_eq(level[5], level[2], "%s: readme2's level is more work's", metric);
+		if (strcmp(metric, "instructions") == 0)
+			cr_expect(change[2], "more work is a change of instructions");
+		seen++;
+	}
+	cr_expect_eq(seen, 2, "a series of instructions and one of memory");
+	json_decref(doc);
+	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "h.db", NULL});
+	cr_expect(strstr(r.out, "same code") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+
+	/* Measured all the same when asked. */
+	const char *all[] = {"history", "run", "--repo", repo, "HEAD~5..HEAD", "--db", "all.db", "-o", "hist", "--build", build,
+			     "--plugin", "plugin.so", "--metrics", "instructions", "-w", "churn:ops=2000",
+			     "--measure-same-code", NULL};
+	r = run_alloclab(dir, all);
+	cr_expect(strstr(r.out, "6 commits: 4 steps measured now") != NULL, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
 }

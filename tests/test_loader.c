@@ -3,11 +3,13 @@
  * the reason; good plugins load with their descriptor copied faithfully.
  */
 #include "plugin/allocator.h"
+#include "files/code_hash.h"
 #include "plugin/interpose.h"
 #include "helpers.h"
 #include "plugin/loader.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,4 +134,76 @@ Test(loader, fallbacks_under_the_global_lock_do_not_take_it_again, .timeout = 20
 		cr_expect_eq(z[i], 0);
 	alloclab_free_sized(&a, z, 128);
 	alloclab_allocator_destroy(&a);
+}
+
+/* Builds the history fixture with EXTRA_WORK `work` and debugging
+ * information in dir/NAME (its folder's name is in the file), as
+ * dir/NAME/plugin.so. */
+static char *built_in(const char *dir, const char *name, int work)
+{
+	const char *src = getenv("ALLOCLAB_SOURCE_ROOT");
+	sh("mkdir -p '%s/%s' && cd '%s/%s' && cp %s/tests/fixtures/history/plugin.c . && "
+	   "printf '#define EXTRA_WORK %d\\n#define SLACK_PERCENT 0\\n' > config.h && "
+	   "cc -O2 -g -shared -fPIC -Wl,--build-id -I%s/framework/include \"$PWD/plugin.c\" -o plugin.so",
+	   dir, name, dir, name, src, work, src);
+	char rel[256];
+	snprintf(rel, sizeof rel, "%s/plugin.so", name);
+	return path_in(dir, rel);
+}
+
+/* What a plugin loads, hashed: two builds of one source in two folders
+ * differ as files (their debugging information names the folder, their
+ * build IDs differ) and not in code; one more instruction is another
+ * code; files that are not whole ELF are refused in one line naming the
+ * file. */
+Test(loader, a_plugins_code_hash_sees_code_and_not_where_it_was_built, .timeout = 120)
+{
+	char *dir = scratch_dir();
+	char *a = built_in(dir, "first-folder", 0), *b = built_in(dir, "second-folder-elsewhere", 0),
+	     *c = built_in(dir, "third", 16);
+	char fa[ALLOCLAB_SHA256_HEX], fb[ALLOCLAB_SHA256_HEX], ca[ALLOCLAB_SHA256_HEX], cb[ALLOCLAB_SHA256_HEX],
+		cc[ALLOCLAB_SHA256_HEX];
+	cr_assert_eq(alloclab_file_sha256(a, fa, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(alloclab_file_sha256(b, fb, err, sizeof err), 0, "%s", err);
+	cr_expect_str_neq(fa, fb, "the two builds were expected to differ as files (their folders are in them)");
+	cr_assert_eq(alloclab_plugin_code_sha256(a, ca, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(alloclab_plugin_code_sha256(b, cb, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(alloclab_plugin_code_sha256(c, cc, err, sizeof err), 0, "%s", err);
+	cr_expect_str_eq(ca, cb, "one source built in two folders loads the same code");
+	cr_expect_str_neq(ca, cc, "more work is other code");
+
+	/* Refused: text, a file cut short, a segment pointing past the end. */
+	char *text = path_in(dir, "text.so"), *cut = path_in(dir, "cut.so"), *far = path_in(dir, "far.so");
+	sh("echo 'not a plugin' > '%s' && head -c 300 '%s' > '%s' && cp '%s' '%s'", text, a, cut, a, far);
+	/* The first loadable segment's p_offset set far beyond the file
+	 * (ELF64: e_phoff at 32, e_phnum at 56; a 56-byte header's p_type
+	 * first, its p_offset 8 bytes in). */
+	FILE *f = fopen(far, "r+b");
+	cr_assert_not_null(f);
+	unsigned long long phoff = 0, huge = 1ull << 40;
+	unsigned short phnum = 0;
+	cr_assert_eq(fseek(f, 32, SEEK_SET), 0);
+	cr_assert_eq(fread(&phoff, 8, 1, f), 1u);
+	cr_assert_eq(fseek(f, 56, SEEK_SET), 0);
+	cr_assert_eq(fread(&phnum, 2, 1, f), 1u);
+	int patched = 0;
+	for (unsigned i = 0; i < phnum && !patched; i++) {
+		unsigned type = 0;
+		cr_assert_eq(fseek(f, (long)(phoff + 56 * i), SEEK_SET), 0);
+		cr_assert_eq(fread(&type, 4, 1, f), 1u);
+		if (type == 1 /* PT_LOAD */) {
+			cr_assert_eq(fseek(f, (long)(phoff + 56 * i + 8), SEEK_SET), 0);
+			cr_assert_eq(fwrite(&huge, 8, 1, f), 1u);
+			patched = 1;
+		}
+	}
+	fclose(f);
+	cr_assert(patched, "%s has no loadable segment to damage", far);
+	const char *bad[] = {text, cut, far, "/nonexistent/plugin.so"};
+	for (int i = 0; i < 4; i++) {
+		char h[ALLOCLAB_SHA256_HEX];
+		err[0] = '\0';
+		cr_expect_eq(alloclab_plugin_code_sha256(bad[i], h, err, sizeof err), -1, "%s was hashed", bad[i]);
+		cr_expect(strstr(err, bad[i]) != NULL && strchr(err, '\n') == NULL, "%s: %s", bad[i], err);
+	}
 }

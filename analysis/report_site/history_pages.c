@@ -124,10 +124,14 @@ static void step_cells(FILE *f, const struct history_site *h, size_t si, const s
 		snprintf(text, sizeof text, "%.4f", p->ratio);
 		alloclab_html_number_cell(f, p->ratio, text);
 	}
-	if (p->has_interval)
+	if (p->same_code)
+		snprintf(text, sizeof text, "same code");
+	else if (p->has_interval)
 		snprintf(text, sizeof text, p->lo == p->hi ? "exact" : "%.4f .. %.4f", p->lo, p->hi);
 	alloclab_html_number_cell(f, p->has_interval ? p->lo : NAN, p->has_interval ? text : "-");
 	point_verdict(h, si, p, text, sizeof text, &kind);
+	if (p->same_code)
+		snprintf(text, sizeof text, "not measured: its plugin loads the same code as the one before");
 	fputs("<td data-f=\"", f);
 	alloclab_html_text(f, p->change ? "change point" : kind[0] == 'u' ? "not resolved" : "resolved");
 	fprintf(f, "\"><span class=\"verdict %s\">", kind);

@@ -4,6 +4,7 @@
 
 #include "history/revision.h"
 #include "history/series.h"
+#include "files/code_hash.h"
 #include "process/child.h"
 
 #include <errno.h>
@@ -14,19 +15,50 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* What a build loads (files/code_hash.h); "" unknown (then measured). */
+static void code_of(const struct alloclab_built *b, char code[ALLOCLAB_SHA256_HEX])
+{
+	char why[1200];
+	if (alloclab_plugin_code_sha256(b->plugin, code, why, sizeof why) != 0)
+		code[0] = '\0';
+}
+
+/* What good's and bad's builds load, and bad's change: a probe that loads
+ * either's code is that one, unmeasured. */
+struct ends {
+	char good[ALLOCLAB_SHA256_HEX], bad[ALLOCLAB_SHA256_HEX];
+	struct alloclab_ab_row change;
+};
+
 /* probe's build against good's, for the plan's metric: the row's ratio
- * (row: its name; "" the first row, whose name is then copied there). 0,
- * 1 when probe does not build (or crashes), -1 with err. */
+ * (row: its name; "" the first row, whose name is then copied there); its
+ * code into code. 0 (*same: 1 good's code, 2 bad's, not measured; else
+ * 0), 1 when probe does not build (or crashes), -1 with err. */
 static int probe(const struct alloclab_history_plan *p, enum alloclab_ab_metric metric, const char *good_commit,
-		 const struct alloclab_built *good, const char *commit, char row[200], struct alloclab_ab_row *out,
-		 size_t *builds, char *err, size_t err_len)
+		 const struct alloclab_built *good, const char *commit, const struct ends *ends, char row[200],
+		 struct alloclab_ab_row *out, int *same, char code[ALLOCLAB_SHA256_HEX], size_t *builds, char *err,
+		 size_t err_len)
 {
 	char dir[PATH_MAX], bl[16], hl[16], why[1400];
 	struct alloclab_built head;
+	*same = 0;
 	snprintf(dir, sizeof dir, "%s/bisect/%s", p->dir, commit);
 	if (alloclab_build_commit(&p->build, commit, dir, &head, why, sizeof why) != 0)
 		return 1;
 	(*builds)++;
+	code_of(&head, code);
+	if (code[0] && (strcmp(code, ends->good) == 0 || strcmp(code, ends->bad) == 0)) {
+		*same = strcmp(code, ends->good) == 0 ? 1 : 2;
+		memset(out, 0, sizeof *out);
+		if (*same == 2) {
+			*out = ends->change;
+		} else {
+			out->ratio = out->lo = out->hi = 1;
+			out->has_interval = 1;
+			out->verdict = ALLOCLAB_VERDICT_NOT_RESOLVED;
+		}
+		return 0;
+	}
 	alloclab_history_commit_label(good_commit, bl, sizeof bl);
 	alloclab_history_commit_label(commit, hl, sizeof hl);
 	struct alloclab_ab_plan ab = p->ab;
@@ -58,7 +90,7 @@ static int probe(const struct alloclab_history_plan *p, enum alloclab_ab_metric 
 }
 
 static void add_step(struct alloclab_bisect_outcome *o, const char *commit, const struct alloclab_ab_row *r, int bad,
-		     int broken)
+		     int broken, int same)
 {
 	struct alloclab_bisect_step *grown = realloc(o->steps, (o->nsteps + 1) * sizeof *grown);
 	if (grown == NULL)
@@ -69,6 +101,7 @@ static void add_step(struct alloclab_bisect_outcome *o, const char *commit, cons
 	snprintf(s->commit, sizeof s->commit, "%s", commit);
 	s->bad = bad;
 	s->broken = broken;
+	s->same_code = same;
 	if (r) {
 		s->ratio = r->ratio;
 		s->has_interval = r->has_interval;
@@ -85,23 +118,34 @@ static int like_bad(const struct alloclab_ab_row *r, double change)
 	return resolved && fabs(log(r->ratio) - log(change)) < fabs(log(r->ratio));
 }
 
-/* The first row whose change good..bad resolves: its name and change. */
+/* The first row whose change good..bad resolves: its name and change
+ * (into ends). 0, 1 when good and bad do not differ (or load the same
+ * code), -1 with err. */
 static int the_change(const struct alloclab_history_plan *p, enum alloclab_ab_metric metric,
-		      const struct alloclab_revision *revs, size_t n, const struct alloclab_built *good,
+		      const struct alloclab_revision *revs, size_t n, const struct alloclab_built *good, struct ends *ends,
 		      struct alloclab_bisect_outcome *out, char *err, size_t err_len)
 {
 	struct alloclab_ab_row r;
-	int rc = probe(p, metric, revs[0].commit, good, revs[n - 1].commit, out->row, &r, &out->builds, err, err_len);
+	char code[ALLOCLAB_SHA256_HEX];
+	int same;
+	int rc = probe(p, metric, revs[0].commit, good, revs[n - 1].commit, ends, out->row, &r, &same, code,
+		       &out->builds, err, err_len);
 	if (rc == 1)
 		snprintf(err, err_len, "the bad commit %.12s does not build or crashes", revs[n - 1].commit);
 	if (rc != 0)
 		return -1;
+	if (same) {
+		out->same_code = 1;
+		return 1;
+	}
+	ends->change = r;
+	memcpy(ends->bad, code, sizeof code);
 	/* One row a bisection: the first of the suite's (give one -w to
 	 * choose). */
 	out->change = r.ratio;
 	out->change_lo = r.lo;
 	out->change_hi = r.hi;
-	add_step(out, revs[n - 1].commit, &r, 1, 0);
+	add_step(out, revs[n - 1].commit, &r, 1, 0, 0);
 	return r.verdict == ALLOCLAB_VERDICT_LESS || r.verdict == ALLOCLAB_VERDICT_MORE ? 0 : 1;
 }
 
@@ -132,7 +176,10 @@ int alloclab_history_bisect(const struct alloclab_history_plan *p, const char *g
 	if (alloclab_build_commit(&p->build, revs[0].commit, dir, &good_build, err, err_len) != 0)
 		goto done;
 	out->builds = 1;
-	int differ = the_change(p, metric, revs, n, &good_build, out, err, err_len);
+	/* bad's code is known once the_change has built it. */
+	struct ends ends = {.bad = ""};
+	code_of(&good_build, ends.good);
+	int differ = the_change(p, metric, revs, n, &good_build, &ends, out, err, err_len);
 	if (differ != 0) {
 		rc = differ < 0 ? -1 : 0; /* 0 with first_bad "": no change to find */
 		goto done;
@@ -141,7 +188,8 @@ int alloclab_history_bisect(const struct alloclab_history_plan *p, const char *g
 	while (hi - lo > 1 && !alloclab_interrupted()) {
 		size_t mid = lo + (hi - lo) / 2, at = mid;
 		struct alloclab_ab_row r;
-		int got = 1;
+		char code[ALLOCLAB_SHA256_HEX];
+		int got = 1, same = 0;
 		/* A commit that does not build: its neighbours, outward. */
 		for (size_t d = 0; got == 1 && d < hi - lo; d++) {
 			size_t tries[2] = {mid + d, mid - d};
@@ -149,18 +197,18 @@ int alloclab_history_bisect(const struct alloclab_history_plan *p, const char *g
 				if (tries[k] <= lo || tries[k] >= hi || (k == 1 && d == 0))
 					continue;
 				at = tries[k];
-				got = probe(p, metric, revs[0].commit, &good_build, revs[at].commit, out->row, &r,
-					    &out->builds, err, err_len);
+				got = probe(p, metric, revs[0].commit, &good_build, revs[at].commit, &ends, out->row, &r,
+					    &same, code, &out->builds, err, err_len);
 				if (got == 1)
-					add_step(out, revs[at].commit, NULL, 0, 1);
+					add_step(out, revs[at].commit, NULL, 0, 1, 0);
 			}
 		}
 		if (got < 0)
 			goto done;
 		if (got == 1)
 			break; /* every commit between lo and hi is broken: hi is as near as it gets */
-		int is_bad = like_bad(&r, out->change);
-		add_step(out, revs[at].commit, &r, is_bad, 0);
+		int is_bad = same ? same == 2 : like_bad(&r, out->change);
+		add_step(out, revs[at].commit, &r, is_bad, 0, same);
 		if (is_bad)
 			hi = at;
 		else

@@ -9,6 +9,7 @@
 #include "files/file_hash.h"
 #include "history/revision.h"
 #include "history/series.h"
+#include "files/code_hash.h"
 #include "process/child.h"
 
 #include <errno.h>
@@ -46,7 +47,7 @@ static int commit_build(const struct alloclab_history_plan *p, const char *commi
 /* The step's runs into the store, linked to the commit, and the commit
  * marked measured. */
 static int keep_step(struct alloclab_store *s, const char *repo, const char *commit, const char *base,
-		     const struct alloclab_ab_result *res, const char *sha256, char *err, size_t err_len)
+		     const struct alloclab_ab_result *res, const char *sha256, const char *code, char *err, size_t err_len)
 {
 	/* Each metric's file, and time's whole values beside its slices. */
 	const char *files[ALLOCLAB_AB_NMETRICS + 1], *kinds[ALLOCLAB_AB_NMETRICS + 1];
@@ -70,15 +71,15 @@ static int keep_step(struct alloclab_store *s, const char *repo, const char *com
 	for (int m = 0; m <= ALLOCLAB_AB_NMETRICS; m++)
 		if (files[m][0] && alloclab_store_link_run(s, repo, commit, ids[m], kinds[m], base, err, err_len) != 0)
 			return -1;
-	return alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_MEASURED, NULL, sha256, err, err_len);
+	return alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_MEASURED, NULL, sha256, code, err, err_len);
 }
 
 /* One step: this commit's build against the previous one's, measured (or
  * its files read again) in steps/COMMIT-KEY; kept when there is a store. */
 static int measure_step(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
 			const char *base_commit, const struct alloclab_built *base, const char *commit,
-			const struct alloclab_built *head, const char *first_commit, const struct alloclab_built *first,
-			char *err, size_t err_len)
+			const struct alloclab_built *head, const char *code, const char *first_commit,
+			const struct alloclab_built *first, char *err, size_t err_len)
 {
 	char steps[PATH_MAX], dir[PATH_MAX], bl[16], hl[16], rl[24], sha[ALLOCLAB_SHA256_HEX];
 	/* A step's folder is its commit, its base and everything asked: run
@@ -114,7 +115,7 @@ static int measure_step(struct alloclab_store *s, const struct alloclab_history_
 	struct alloclab_ab_result res;
 	int rc = alloclab_ab_measure(&ab, &res, err, err_len);
 	if (rc == 0 && s && alloclab_file_sha256(head->plugin, sha, err, err_len) == 0)
-		rc = keep_step(s, repo, commit, base_commit, &res, sha, err, err_len);
+		rc = keep_step(s, repo, commit, base_commit, &res, sha, code[0] ? code : NULL, err, err_len);
 	else if (rc == 0 && s)
 		rc = -1;
 	if (rc != 0 && strcmp(res.failed_side, "HEAD") == 0 && !alloclab_interrupted()) {
@@ -122,7 +123,7 @@ static int measure_step(struct alloclab_store *s, const struct alloclab_history_
 		 * HEAD's: recorded as broken, and the history goes on. */
 		char why[1400];
 		snprintf(why, sizeof why, "%s", err);
-		rc = s && alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_BROKEN, why, NULL, err, err_len) != 0
+		rc = s && alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_BROKEN, why, NULL, NULL, err, err_len) != 0
 			     ? -1
 			     : 1;
 		if (rc == 1)
@@ -178,8 +179,8 @@ static void say_progress(const struct alloclab_history_plan *p, const struct all
  * commit that built; -1 none). *prev moves to it when it built. */
 static int one_commit(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
 		      const struct alloclab_revision *revs, size_t n, size_t i, enum alloclab_commit_state state, long *prev,
-		      long *first, struct alloclab_built *built, size_t *step, struct alloclab_history_outcome *out,
-		      char *err, size_t err_len)
+		      long *first, struct alloclab_built *built, char (*codes)[ALLOCLAB_SHA256_HEX], size_t *step,
+		      struct alloclab_history_outcome *out, char *err, size_t err_len)
 {
 	const char *commit = revs[i].commit;
 	char why[1400];
@@ -195,7 +196,27 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 		out->broken++;
 		if (p->progress)
 			alloclab_say("alloclab history: %.12s does not build: %s", commit, why);
-		return s ? alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_BROKEN, why, NULL, err, err_len) : 0;
+		return s ? alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_BROKEN, why, NULL, NULL, err, err_len)
+			 : 0;
+	}
+	/* Unknown (""): a file libelf cannot read is measured, and its
+	 * loading tells what is wrong with it. */
+	if (alloclab_plugin_code_sha256(built[i].plugin, codes[i], why, sizeof why) != 0)
+		codes[i][0] = '\0';
+	if (*prev >= 0 && !p->measure_same_code && codes[i][0] && strcmp(codes[i], codes[*prev]) == 0) {
+		/* The same code as the commit before it: measured as that one
+		 * (the next step is against that one's build). */
+		char sha[ALLOCLAB_SHA256_HEX];
+		out->same++;
+		if (p->progress)
+			fprintf(stderr, "alloclab history: %.12s loads the same code as %.12s: not measured\n", commit,
+				revs[*prev].commit);
+		if (s && state != ALLOCLAB_COMMIT_MEASURED &&
+		    (alloclab_file_sha256(built[i].plugin, sha, err, err_len) != 0 ||
+		     alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_MEASURED, NULL, sha, codes[i], err, err_len) !=
+			     0))
+			return -1;
+		return 0;
 	}
 	if (*first < 0)
 		*first = (long)i;
@@ -207,7 +228,8 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 			out->known++;
 		if (*prev < 0 && s && state != ALLOCLAB_COMMIT_MEASURED &&
 		    (alloclab_file_sha256(built[i].plugin, sha, err, err_len) != 0 ||
-		     alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_MEASURED, NULL, sha, err, err_len) != 0))
+		     alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_MEASURED, NULL, sha,
+					       codes[i][0] ? codes[i] : NULL, err, err_len) != 0))
 			return -1;
 		*prev = (long)i;
 		return 0;
@@ -219,8 +241,8 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 		return 0;
 	}
 	double started = alloclab_now_s();
-	int rc = measure_step(s, p, repo, revs[*prev].commit, &built[*prev], commit, &built[i], revs[*first].commit,
-			      &built[*first], why, sizeof why);
+	int rc = measure_step(s, p, repo, revs[*prev].commit, &built[*prev], commit, &built[i], codes[i],
+			      revs[*first].commit, &built[*first], why, sizeof why);
 	out->step_seconds += alloclab_now_s() - started;
 	out->steps_timed++;
 	if (rc != 0 && alloclab_interrupted())
@@ -268,7 +290,8 @@ int alloclab_history_run(struct alloclab_store *s, const struct alloclab_history
 		return -1;
 	out->commits = n;
 	struct alloclab_built *built = calloc(n, sizeof *built);
-	if (built == NULL || (s && (record_commits(s, repo, revs, n, err, err_len) != 0 ||
+	char(*codes)[ALLOCLAB_SHA256_HEX] = calloc(n ? n : 1, sizeof *codes);
+	if (built == NULL || codes == NULL || (s && (record_commits(s, repo, revs, n, err, err_len) != 0 ||
 				    alloclab_store_commits(s, repo, &known, &nknown, err, err_len) != 0)))
 		goto done;
 	long prev = -1, first = -1;
@@ -276,13 +299,14 @@ int alloclab_history_run(struct alloclab_store *s, const struct alloclab_history
 	for (size_t i = 0; i < n && rc == 0 && !alloclab_interrupted(); i++)
 		if (visited(p, i, n))
 			rc = one_commit(s, p, repo, revs, n, i, state_of(known, nknown, revs[i].commit), &prev, &first, built,
-					&step, out, err, err_len);
+					codes, &step, out, err, err_len);
 	if (rc == 0 && alloclab_interrupted()) {
 		snprintf(err, err_len, "interrupted: what was measured is kept; the same command goes on from there");
 		rc = -1;
 	}
 done:
 	free(built);
+	free(codes);
 	alloclab_store_commits_free(known, nknown);
 	alloclab_revision_list_free(revs, n);
 	return rc;

@@ -42,6 +42,12 @@ struct alloclab_history_plan {
 	 * last always), each measured against the one before it that was;
 	 * 0 or 1: every commit. */
 	unsigned every;
+	/* Measure a commit whose plugin loads the same code as the one
+	 * before it (--measure-same-code). By default it is not measured:
+	 * two builds of one code can differ only by chance (where their
+	 * files land in memory), and its step is recorded as exactly 1
+	 * (files/code_hash.h). */
+	int measure_same_code;
 	/* A line on stderr for each build and step, with how long the steps
 	 * took and about how long the rest will (a CI job's log has no
 	 * terminal). */
@@ -53,6 +59,7 @@ struct alloclab_history_outcome {
 	size_t measured; /* steps measured now */
 	size_t known;    /* steps measured before (the store had them) */
 	size_t broken;   /* commits that did not build or crashed */
+	size_t same;     /* commits whose plugin loads the code of the one before: not measured */
 	size_t elsewhere; /* steps left to other shards */
 	double step_seconds; /* the steps measured now, their time in all */
 	size_t steps_timed;
@@ -70,6 +77,7 @@ struct alloclab_bisect_step {
 	int has_interval;
 	int bad;              /* classed with bad (its change is bad's) */
 	int broken;           /* did not build: skipped */
+	int same_code;        /* its plugin loads good's code (1) or bad's (2): classed so, not measured */
 };
 
 struct alloclab_bisect_outcome {
@@ -78,6 +86,7 @@ struct alloclab_bisect_outcome {
 	struct alloclab_bisect_step *steps;
 	size_t nsteps;
 	char first_bad[65];   /* the answer; "" when good and bad do not differ */
+	int same_code;        /* good and bad load the same code: nothing measured, nothing to find */
 	size_t builds;        /* builds made */
 };
 

@@ -226,6 +226,50 @@ static int load_steps(struct alloclab_store *s, struct alloclab_history_view *v,
 	return 0;
 }
 
+/* A measured commit with no step of its own whose plugin loads the same
+ * code as the measured commit before it: on every series that has that
+ * one, a step of exactly 1 at its level (commits in order, so that a run
+ * of them each takes the one before). */
+static void add_same_code(struct alloclab_history_view *v)
+{
+	long before = -1;
+	for (size_t c = 0; c < v->ncommits; c++) {
+		const struct alloclab_commit *k = &v->commits[c];
+		if (k->state != ALLOCLAB_COMMIT_MEASURED)
+			continue;
+		long b = before;
+		before = (long)c;
+		if (b < 0 || k->code_sha256 == NULL || v->commits[b].code_sha256 == NULL ||
+		    strcmp(k->code_sha256, v->commits[b].code_sha256) != 0)
+			continue;
+		for (size_t i = 0; i < v->nseries; i++) {
+			struct alloclab_history_series *s = &v->series[i];
+			const struct alloclab_history_point *base = NULL;
+			for (size_t j = 0; j < s->npoints && base == NULL; j++)
+				if (s->points[j].commit == (size_t)b && s->points[j].level >= 0)
+					base = &s->points[j];
+			if (base == NULL)
+				continue;
+			struct alloclab_history_point copy = *base;
+			struct alloclab_history_point *h = point_of(s, c);
+			if (h == NULL || h->has_step)
+				continue; /* measured after all (--measure-same-code) */
+			h->level = copy.level;
+			h->has_step = 1;
+			h->base = (size_t)b;
+			h->ratio = h->lo = h->hi = 1;
+			h->has_interval = 1;
+			h->p = 1;
+			h->verdict = ALLOCLAB_VERDICT_NOT_RESOLVED;
+			h->same_code = 1;
+			h->has_reference = copy.has_reference;
+			h->ref_ratio = copy.ref_ratio;
+			h->ref_lo = copy.ref_lo;
+			h->ref_hi = copy.ref_hi;
+		}
+	}
+}
+
 static int by_commit(const void *a, const void *b)
 {
 	size_t x = ((const struct alloclab_history_point *)a)->commit, y = ((const struct alloclab_history_point *)b)->commit;
@@ -262,7 +306,7 @@ static void find_changes(const struct alloclab_history_view *v, struct alloclab_
 	double *p = calloc(s->npoints + 1, sizeof *p);
 	int *kept = calloc(s->npoints + 1, sizeof *kept);
 	for (size_t i = 0; p && kept && i < s->npoints; i++)
-		p[i] = s->points[i].has_step ? s->points[i].p : -1;
+		p[i] = s->points[i].has_step && !s->points[i].same_code ? s->points[i].p : -1; /* same code: not a test */
 	if (p && kept && s->metric != ALLOCLAB_AB_INSTRUCTIONS)
 		alloclab_bh_keep(p, s->npoints, ALLOCLAB_CHANGE_FDR, kept);
 	for (size_t i = 0; p && kept && i < s->npoints; i++) {
@@ -331,6 +375,7 @@ int alloclab_history_view_load(struct alloclab_store *s, const char *repo, struc
 	    alloclab_store_commits(s, v->repo, &v->commits, &v->ncommits, err, err_len) != 0 ||
 	    load_steps(s, v, err, err_len) != 0)
 		return -1;
+	add_same_code(v);
 	for (size_t i = 0; i < v->nseries; i++)
 		find_changes(v, &v->series[i]);
 	return 0;

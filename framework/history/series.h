@@ -39,6 +39,10 @@ struct alloclab_history_point {
 	/* time: this commit against the reference, in the same processes. */
 	int has_reference;
 	double ref_ratio, ref_lo, ref_hi;
+	/* Its plugin loads the same code as base's (store.h's code_sha256)
+	 * and was not measured: its step is 1 exactly (has_interval, lo = hi
+	 * = 1, p = 1), its level and reference base's. */
+	int same_code;
 };
 
 struct alloclab_history_series {

@@ -50,18 +50,20 @@ int alloclab_store_put_commit(struct alloclab_store *s, const char *repo, const 
 }
 
 int alloclab_store_set_commit(struct alloclab_store *s, const char *repo, const char *commit,
-			      enum alloclab_commit_state state, const char *why, const char *sha256, char *err,
-			      size_t err_len)
+			      enum alloclab_commit_state state, const char *why, const char *sha256,
+			      const char *code_sha256, char *err, size_t err_len)
 {
 	sqlite3_stmt *st = alloclab_store_prepare(
-		s, "UPDATE repo_commit SET state = ?, why = ?, sha256 = ? WHERE repo = ? AND commit_hash = ?", err, err_len);
+		s, "UPDATE repo_commit SET state = ?, why = ?, sha256 = ?, code_sha256 = ? WHERE repo = ? AND commit_hash = ?",
+		err, err_len);
 	if (st == NULL)
 		return -1;
 	sqlite3_bind_text(st, 1, state_names[state], -1, SQLITE_STATIC);
 	why ? sqlite3_bind_text(st, 2, why, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, 2);
 	sha256 ? sqlite3_bind_text(st, 3, sha256, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, 3);
-	sqlite3_bind_text(st, 4, repo, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, commit, -1, SQLITE_TRANSIENT);
+	code_sha256 ? sqlite3_bind_text(st, 4, code_sha256, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, 4);
+	sqlite3_bind_text(st, 5, repo, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 6, commit, -1, SQLITE_TRANSIENT);
 	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : alloclab_store_fail(s, "recording a commit", err, err_len);
 	sqlite3_finalize(st);
 	return rc;
@@ -74,14 +76,17 @@ int alloclab_store_commits(struct alloclab_store *s, const char *repo, struct al
 	*n = 0;
 	if (!has_commits(s))
 		return 0;
-	/* A store of schema 4 or older read where it may not be migrated
-	 * (read-only) has no dates. */
+	/* A store of an older schema read where it may not be migrated
+	 * (read-only) has no dates (4 or older) and no code hashes (5 or
+	 * older). */
 	sqlite3_stmt *st = alloclab_store_prepare(
 		s,
-		s->schema >= 5 ? "SELECT commit_hash, subject, ordinal, state, why, sha256, commit_date FROM repo_commit "
-				 "WHERE repo = ? ORDER BY ordinal"
-			       : "SELECT commit_hash, subject, ordinal, state, why, sha256, NULL FROM repo_commit "
-				 "WHERE repo = ? ORDER BY ordinal",
+		s->schema >= 6	 ? "SELECT commit_hash, subject, ordinal, state, why, sha256, commit_date, code_sha256 "
+				   "FROM repo_commit WHERE repo = ? ORDER BY ordinal"
+		: s->schema >= 5 ? "SELECT commit_hash, subject, ordinal, state, why, sha256, commit_date, NULL "
+				   "FROM repo_commit WHERE repo = ? ORDER BY ordinal"
+				 : "SELECT commit_hash, subject, ordinal, state, why, sha256, NULL, NULL FROM repo_commit "
+				   "WHERE repo = ? ORDER BY ordinal",
 		err, err_len);
 	if (st == NULL)
 		return -1;
@@ -101,6 +106,7 @@ int alloclab_store_commits(struct alloclab_store *s, const char *repo, struct al
 		c->why = column_text(st, 4);
 		c->sha256 = column_text(st, 5);
 		c->date = column_text(st, 6);
+		c->code_sha256 = column_text(st, 7);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -120,6 +126,7 @@ void alloclab_store_commits_free(struct alloclab_commit *c, size_t n)
 		free(c[i].date);
 		free(c[i].why);
 		free(c[i].sha256);
+		free(c[i].code_sha256);
 	}
 	free(c);
 }

@@ -86,6 +86,8 @@ static const char *const steps[ALLOCLAB_STORE_SCHEMA] = {
 	"ALTER TABLE run ADD COLUMN document_sha256 TEXT;", /* of the document's JSON, uncompressed; 64 hex digits */
 	/* 5 */
 	"ALTER TABLE repo_commit ADD COLUMN commit_date TEXT;", /* git's %cI; NULL unknown (recorded before schema 5) */
+	/* 6 */
+	"ALTER TABLE repo_commit ADD COLUMN code_sha256 TEXT;", /* what its plugin loads; NULL unknown */
 };
 
 /* Step 3 for the runs a store of schema 2 holds: their reference is in

@@ -45,7 +45,7 @@
 
 /* The schema this build reads and writes; an older store is migrated
  * forward when opened for writing. */
-#define ALLOCLAB_STORE_SCHEMA 5
+#define ALLOCLAB_STORE_SCHEMA 6
 
 struct alloclab_store;
 
@@ -92,7 +92,9 @@ int alloclab_store_add_run(struct alloclab_store *s, const struct alloclab_resul
 
 enum alloclab_commit_state {
 	ALLOCLAB_COMMIT_PENDING,  /* known, not yet measured */
-	ALLOCLAB_COMMIT_MEASURED, /* built and measured: its runs are in the store */
+	ALLOCLAB_COMMIT_MEASURED, /* built and measured: its runs are in the store, or none when
+				   * its build loads the same code as the commit measured
+				   * before it (code_sha256: history run measures it as that one) */
 	ALLOCLAB_COMMIT_BROKEN,   /* did not build (or its plugin did not load): why says how */
 };
 
@@ -104,16 +106,18 @@ struct alloclab_commit {
 	enum alloclab_commit_state state;
 	char *why;             /* BROKEN: the first error; else NULL */
 	char *sha256;          /* MEASURED: its plugin file's */
+	char *code_sha256;     /* MEASURED: what its plugin file loads (files/code_hash.h); NULL unknown */
 };
 
 /* Records a commit of repository `repo` (an identity the caller chose: the
  * repository's path) at its place; an existing one keeps its state. */
 int alloclab_store_put_commit(struct alloclab_store *s, const char *repo, const struct alloclab_commit *c, char *err,
 			      size_t err_len);
-/* Sets a commit's state (and why, and its plugin file's hash). */
+/* Sets a commit's state (and why, and its plugin file's hash and its
+ * code's; NULL: none). */
 int alloclab_store_set_commit(struct alloclab_store *s, const char *repo, const char *commit,
-			      enum alloclab_commit_state state, const char *why, const char *sha256, char *err,
-			      size_t err_len);
+			      enum alloclab_commit_state state, const char *why, const char *sha256,
+			      const char *code_sha256, char *err, size_t err_len);
 /* The repository's commits, oldest first. 0 with *out (n of them), or -1. */
 int alloclab_store_commits(struct alloclab_store *s, const char *repo, struct alloclab_commit **out, size_t *n,
 			   char *err, size_t err_len);

@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 		snprintf(date, sizeof date, "2026-%02u-%02uT%02u:00:00+00:00", 1 + k / 24 / 28 % 12, 1 + k / 24 % 28, k % 24);
 		struct alloclab_commit c = {.commit = hash, .subject = subject, .date = date, .ordinal = k};
 		if (alloclab_store_put_commit(s, repo, &c, err, sizeof err) != 0 ||
-		    alloclab_store_set_commit(s, repo, hash, ALLOCLAB_COMMIT_MEASURED, NULL, NULL, err, sizeof err) != 0)
+		    alloclab_store_set_commit(s, repo, hash, ALLOCLAB_COMMIT_MEASURED, NULL, NULL, NULL, err, sizeof err) != 0)
 			goto fail;
 		if (k == 0)
 			continue;
