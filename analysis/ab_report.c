@@ -80,10 +80,22 @@ static const char *metric_label(enum alloclab_ab_metric m)
 	return m == ALLOCLAB_AB_INSTRUCTIONS ? "instructions" : m == ALLOCLAB_AB_TIME ? "time" : "peak memory";
 }
 
-/* The gate's outcome of a row, in words: NULL when it passes. */
-static const char *gate_text(const struct alloclab_ab_row *r, const struct alloclab_ab_gate *thresholds)
+/* The gate's outcome of a row, in words: NULL when it passes (always,
+ * between builds that load the same code: ab.h's same_code). */
+static const char *gate_text(const struct alloclab_ab_report *rep, const struct alloclab_ab_row *r)
 {
-	return thresholds && alloclab_ab_row_fails(r, thresholds) ? "FAIL" : NULL;
+	return rep->thresholds && !rep->result->same_code && alloclab_ab_row_fails(r, rep->thresholds) ? "FAIL" : NULL;
+}
+
+/* A line under the table when the two builds load the same code. */
+static void print_same_code(const struct alloclab_ab_report *rep, const char *bullet, FILE *out)
+{
+	if (rep->result->same_code)
+		fprintf(out,
+			"%sBASE and HEAD load the same code (their plugins' loaded bytes are one; debugging information "
+			"aside): a difference in time or memory between them is chance and where they lie in memory, not "
+			"what they do%s\n",
+			bullet, rep->thresholds ? ", and the gate fails no row" : "");
 }
 
 /* Each measured metric's design, a line each under the table. */
@@ -185,11 +197,12 @@ static void print_text(const struct alloclab_ab_report *rep, FILE *out)
 		char b[32], h[32], iv[48], v[80];
 		char ratio[16] = "-";
 		row_texts(r, b, h, ratio, iv, v);
-		const char *gate = gate_text(r, rep->thresholds);
+		const char *gate = gate_text(rep, r);
 		fprintf(out, "%-12s  %-*.*s %12s %12s %8s  %-18s %4u  %s%s%s\n", metric_label(r->metric), rw, rw, r->name, b,
 			h, ratio, iv, r->n, v, gate ? "  <- " : "", gate ? gate : "");
 	}
 	fputc('\n', out);
+	print_same_code(rep, "", out);
 	print_functions(rep, 0, out);
 	print_designs(res, "", out);
 	print_faults(res, "", out);
@@ -200,7 +213,7 @@ static void print_markdown(const struct alloclab_ab_report *rep, FILE *out)
 	const struct alloclab_ab_result *res = rep->result;
 	int failing = 0;
 	for (size_t i = 0; i < res->nrows; i++)
-		failing += gate_text(&res->rows[i], rep->thresholds) != NULL;
+		failing += gate_text(rep, &res->rows[i]) != NULL;
 	char head[ALLOCLAB_PRINTED_LEN], base[ALLOCLAB_PRINTED_LEN];
 	fprintf(out, "### alloclab ab: %s over %s\n\n", alloclab_printable(rep->head_name, head, sizeof head),
 		alloclab_printable(rep->base_name, base, sizeof base));
@@ -213,7 +226,7 @@ static void print_markdown(const struct alloclab_ab_report *rep, FILE *out)
 		char b[32], h[32], iv[48], v[80];
 		char ratio[16] = "-";
 		row_texts(r, b, h, ratio, iv, v);
-		const char *gate = gate_text(r, rep->thresholds);
+		const char *gate = gate_text(rep, r);
 		/* A label from outside goes into the table as text: a '|' would
 		 * open a column. */
 		fprintf(out, "| %s | ", metric_label(r->metric));
@@ -222,6 +235,7 @@ static void print_markdown(const struct alloclab_ab_report *rep, FILE *out)
 		fprintf(out, " | %s | %s | %s | %s | %s%s |\n", b, h, ratio, iv, v, gate ? " **FAIL**" : "");
 	}
 	fputc('\n', out);
+	print_same_code(rep, "- ", out);
 	print_functions(rep, 1, out);
 	print_designs(res, "- ", out);
 	print_faults(res, "- ", out);
@@ -243,7 +257,7 @@ static void print_json(const struct alloclab_ab_report *rep, FILE *out)
 					"row", r->name, "base", r->base, "head", r->head, "ratio", r->ratio, "interval",
 					r->has_interval ? json_pack("[f,f]", r->lo, r->hi) : json_null(), "verdict",
 					verdicts[r->verdict], "n", (int)r->n, "design", r->design, "fails",
-					gate_text(r, rep->thresholds) != NULL);
+					gate_text(rep, r) != NULL);
 		if (r->has_size)
 			json_object_set_new(row, "how_much",
 					    json_pack("{s:f,s:[f,f],s:s}", "ratio", r->size_ratio, "interval", r->size_lo,
@@ -261,8 +275,8 @@ static void print_json(const struct alloclab_ab_report *rep, FILE *out)
 			json_object_set_new(files, alloclab_ab_metric_names[m], json_string(res->files[m]));
 	if (res->size_file[0])
 		json_object_set_new(files, ALLOCLAB_AB_TIME_SIZE, json_string(res->size_file));
-	json_t *doc = json_pack("{s:s,s:s,s:o,s:o}", "base", rep->base_name, "head", rep->head_name, "rows", rows,
-				"results", files);
+	json_t *doc = json_pack("{s:s,s:s,s:o,s:o,s:b}", "base", rep->base_name, "head", rep->head_name, "rows", rows,
+				"results", files, "same_code", res->same_code);
 	/* ASCII: a program that reads it sees every character of a name
 	 * escaped, none that a terminal would act on. */
 	json_dumpf(doc, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);

@@ -12,7 +12,9 @@
 # churn's peak resident set in small runs), and the other commits change
 # nothing that is compiled (a README, comments: the plugin's file is the
 # same, byte for byte, at commits 0 to 5). Then, timing each:
-#   1. history run over all ten, into a store;
+#   1. history run over all ten, into a store (it measures the steps of
+#      commits 6 and 8: the others load the code of the commit before
+#      them, and are shown as "same code");
 #   2. history show: the change points found, against the two planted;
 #   3. history bisect of time from commit 4 to commit 7: commit 6;
 #   4. ab across commit 6 with --fail-above 1% (exit 1 expected), and

@@ -7,7 +7,9 @@
 # the peak resident set), commit 10 takes the bookkeeping back, and the
 # other commits change nothing that is compiled (a README, comments, a
 # name). Then, timing each:
-#   1. history run over all twelve, into a store;
+#   1. history run over all twelve, into a store (it measures the steps
+#      of commits 4, 7 and 10: the others load the code of the commit
+#      before them, and are shown as "same code");
 #   2. history show: the change points found, against the three planted
 #      (memory: 7; instructions and time: 4, 7 and 10, for the reserve
 #      maps more chunks while the values run, a few instructions an

@@ -765,12 +765,15 @@ Test(history, ab_gates_on_a_change_of_a_few_instructions, .timeout = 300)
 	/* Where they went: the one function the change is in, by name, the
 	 * two builds' copies named as one object. */
 	cr_expect(strstr(r.out, "where the instructions went") && strstr(r.out, "sc_malloc [plugin]"), "%s", r.out);
+	cr_expect(strstr(r.out, "load the same code") == NULL, "%s", r.out);
 	cmd_result_free(&r);
+	/* twin.so is base.so built again: another file, the same code. */
 	args[2] = "twin.so";
 	args[4] = "ab2";
 	r = run_alloclab(dir, args);
 	cr_expect_eq(r.status, 0, "an A/A: %s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "the same") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "BASE and HEAD load the same code") != NULL, "%s", r.out);
 	cmd_result_free(&r);
 	args[2] = test_plugin("crash_nth");
 	args[4] = "ab3";

@@ -3,6 +3,7 @@
 #include "history/ab.h"
 
 #include "base/lengths.h"
+#include "files/code_hash.h"
 #include "run/runner.h"
 
 #include <errno.h>
@@ -362,6 +363,10 @@ int alloclab_ab_measure(const struct alloclab_ab_plan *p, struct alloclab_ab_res
 		snprintf(err, err_len, "%.900s: %s", p->dir, strerror(errno));
 		return -1;
 	}
+	char code[2][ALLOCLAB_SHA256_HEX], why[1200];
+	out->same_code = alloclab_plugin_code_sha256(p->base.plugin, code[0], why, sizeof why) == 0 &&
+			 alloclab_plugin_code_sha256(p->head.plugin, code[1], why, sizeof why) == 0 &&
+			 strcmp(code[0], code[1]) == 0;
 	/* Neutral names, drawn anew for each plan, which of the two is BASE
 	 * drawn too: a plugin that looks at where it was loaded from (its
 	 * file's name, which of the copies sorts first) learns nothing of its

@@ -145,6 +145,12 @@ struct alloclab_ab_result {
 	/* Where measuring failed: which side ("BASE", "HEAD", "both"), and
 	 * what happened, in one line. */
 	char failed_side[8];
+	/* BASE's and HEAD's plugins load the same code (files/code_hash.h):
+	 * measured all the same, but a difference in time or memory between
+	 * them is chance and where they lie in memory, never what they do,
+	 * so the gate fails no row of theirs (ab.c's alloclab_ab_row_fails
+	 * is not asked). */
+	int same_code;
 };
 
 /* Measures the plan. 0 with *out filled; -1 with err set: a run could not
