@@ -4,7 +4,7 @@
 #   ./quickstart.sh test [meson test options]    install what is missing, build with gcc and with
 #                                                clang (warnings as errors; clang's checking every
 #                                                invariant), run the whole test suite under both,
-#                                                then fuzz the results and trace readers a minute each
+#                                                then fuzz the results and trace readers and the plugin-code hash a minute each
 # Both are idempotent: packages already installed are not touched and an
 # existing build folder is rebuilt incrementally. The set-up (apt, meson,
 # ninja) writes to quickstart.log, one line per step on the terminal, and
@@ -114,7 +114,7 @@ meson test -C build --print-errorlogs "$@" || status=$?
 echo "== tests, clang build" >&2
 meson test -C build-clang --print-errorlogs "$@" || status=$?
 if [ -f build-clang/tests/fuzz-results ]; then
-	echo "== fuzzing the results and trace readers (clang build, bounded: -Dfuzz_seconds each)" >&2
+	echo "== fuzzing the results and trace readers and the plugin-code hash (clang build, bounded: -Dfuzz_seconds each)" >&2
 	meson test -C build-clang --setup=fuzz --suite fuzz --print-errorlogs || status=$?
 fi
 exit "$status"

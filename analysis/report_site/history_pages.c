@@ -131,9 +131,12 @@ static void step_cells(FILE *f, const struct history_site *h, size_t si, const s
 	alloclab_html_number_cell(f, p->has_interval ? p->lo : NAN, p->has_interval ? text : "-");
 	point_verdict(h, si, p, text, sizeof text, &kind);
 	if (p->same_code)
-		snprintf(text, sizeof text, "not measured: its plugin loads the same code as the one before");
+		snprintf(text, sizeof text, "not measured");
 	fputs("<td data-f=\"", f);
-	alloclab_html_text(f, p->change ? "change point" : kind[0] == 'u' ? "not resolved" : "resolved");
+	alloclab_html_text(f, p->change		? "change point"
+			      : p->same_code	? "same code"
+			      : kind[0] == 'u' ? "not resolved"
+						: "resolved");
 	fprintf(f, "\"><span class=\"verdict %s\">", kind);
 	alloclab_html_text(f, p->change ? "change point: " : "");
 	alloclab_html_text(f, text);
@@ -159,7 +162,9 @@ static void latest_table(FILE *f, const struct history_site *h)
 {
 	fputs("<h2 id=\"latest\">Latest verdicts</h2>\n<p class=\"lead\">Each series' newest commit over the one before it, "
 	      "measured side by side (alloclab ab), with its 95% interval. Time's verdict, ratio and interval are the "
-	      "slices' (whether it changed); how much, under the ratio, is from whole values.</p>\n<div class=\"table-wrap\"><table "
+	      "slices' (whether it changed); how much, under the ratio, is from whole values. A commit whose plugin "
+	      "loads the same code as the one before it is not measured (same code: its step is 1).</p>\n<div "
+	      "class=\"table-wrap\"><table "
 	      "class=\"sortable filterable latest\"><thead><tr><th data-filter>metric</th><th>row</th><th>commit</th>"
 	      "<th>level</th><th>over</th><th>ratio</th><th>95% interval</th><th data-filter>verdict</th>"
 	      "<th>against the reference</th><th>drift</th></tr></thead><tbody>\n",
