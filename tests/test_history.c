@@ -20,6 +20,7 @@
 
 #include <criterion/criterion.h>
 #include <glob.h>
+#include <libgen.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -1272,6 +1273,17 @@ Test(history, ab_of_one_file_against_itself_is_never_a_change, .timeout = 300)
 	cmd_result_free(&r);
 	/* Neither copy is named for its side. */
 	cr_expect(access(path_in(dir, "aa/head.so"), F_OK) != 0 && access(path_in(dir, "aa/base.so"), F_OK) != 0);
+	/* One file with other options is another allocator, not the same
+	 * code: its gate still gates. */
+	char radix[4200], other[4300];
+	snprintf(radix, sizeof radix, "%s/../plugins/obmalloc-radix.so", dirname(strdup(getenv("ALLOCLAB_EXE"))));
+	snprintf(other, sizeof other, "%s:mode=none", radix);
+	r = run_alloclab(dir, (const char *const[]){"ab", radix, other, "--metrics", "instructions", "-w", "churn:ops=2000",
+						    "-o", "options", "--fail-above", "200%", NULL});
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "load the same code") == NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "fewer") != NULL || strstr(r.out, "more") != NULL, "%s", r.out);
+	cmd_result_free(&r);
 }
 
 /* A HEAD that crashes in the paired time run is HEAD's failure alone:

@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-/* A plugin larger than this is refused rather than read into memory. */
+/* A plugin larger than this is refused rather than read into memory
+ * (the bundled ones are under 1 MiB; with debugging information, tens). */
 #define MAX_FILE ((size_t)1 << 30)
 
 /* The whole file in memory (the build ID is zeroed in place). NULL with
@@ -23,6 +25,15 @@ static unsigned char *read_all(const char *path, size_t *n, char *err, size_t er
 	FILE *f = alloclab_fopen_regular(path, why, sizeof why);
 	if (f == NULL) {
 		snprintf(err, err_len, "%.900s: %s", path, why);
+		return NULL;
+	}
+	/* Refused by its size before anything is read (a sparse file of
+	 * terabytes reads as zeros); the loop below still stops at the cap
+	 * for a file that grows while it is read. */
+	struct stat st;
+	if (fstat(fileno(f), &st) != 0 || st.st_size < 0 || (uint64_t)st.st_size >= MAX_FILE) {
+		snprintf(err, err_len, "%.900s: larger than alloclab reads a plugin (1 GiB)", path);
+		fclose(f);
 		return NULL;
 	}
 	size_t cap = 1 << 16, len = 0;

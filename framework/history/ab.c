@@ -363,8 +363,10 @@ int alloclab_ab_measure(const struct alloclab_ab_plan *p, struct alloclab_ab_res
 		snprintf(err, err_len, "%.900s: %s", p->dir, strerror(errno));
 		return -1;
 	}
+	/* The same code run with other options is another allocator. */
 	char code[2][ALLOCLAB_SHA256_HEX], why[1200];
-	out->same_code = alloclab_plugin_code_sha256(p->base.plugin, code[0], why, sizeof why) == 0 &&
+	out->same_code = strcmp(p->base.options ? p->base.options : "", p->head.options ? p->head.options : "") == 0 &&
+			 alloclab_plugin_code_sha256(p->base.plugin, code[0], why, sizeof why) == 0 &&
 			 alloclab_plugin_code_sha256(p->head.plugin, code[1], why, sizeof why) == 0 &&
 			 strcmp(code[0], code[1]) == 0;
 	/* Neutral names, drawn anew for each plan, which of the two is BASE

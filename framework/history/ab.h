@@ -145,7 +145,8 @@ struct alloclab_ab_result {
 	/* Where measuring failed: which side ("BASE", "HEAD", "both"), and
 	 * what happened, in one line. */
 	char failed_side[8];
-	/* BASE's and HEAD's plugins load the same code (files/code_hash.h):
+	/* BASE's and HEAD's plugins load the same code (files/code_hash.h),
+	 * with the same options:
 	 * measured all the same, but a difference in time or memory between
 	 * them is chance and where they lie in memory, never what they do,
 	 * so the gate fails no row of theirs (ab.c's alloclab_ab_row_fails
