@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE 1
 #include "helpers.h"
+#include "files/code_hash.h"
 #include "store/store.h"
 
 #include <criterion/criterion.h>
@@ -1576,5 +1577,109 @@ Test(history, a_commit_that_loads_the_same_code_is_not_measured, .timeout = 600)
 			     "--measure-same-code", NULL};
 	r = run_alloclab(dir, all);
 	cr_expect(strstr(r.out, "6 commits: 4 steps measured now") != NULL, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+}
+
+/* A repository of A, B, A again, a README, B again: its steps' ratios of
+ * instructions per op, commit by commit (0 none; -1 no point), from the
+ * store's history. */
+static void aba_repo(const char *repo)
+{
+	sh("mkdir -p '%s' && cd '%s' && git init -q && git config user.email t@example.org && git config user.name t && "
+	   "cp %s/tests/fixtures/history/plugin.c . && w() { printf '#define EXTRA_WORK %%d\\n#define SLACK_PERCENT 0\\n' "
+	   "$1 > config.h; } && w 0 && git add . && git commit -qm A && w 20 && git commit -qam B && w 0 && "
+	   "git commit -qam 'A again' && echo r > README && git add README && git commit -qm readme && w 20 && "
+	   "git commit -qam 'B again'",
+	   repo, repo, getenv("ALLOCLAB_SOURCE_ROOT"));
+}
+
+static void aba_run(const char *dir, const char *repo, const char *db, const char *range, const char *extra)
+{
+	char build[4400];
+	history_build_command(build, sizeof build);
+	const char *args[24] = {"history", "run", "--repo", repo, range, "--db", db, "-o", "hist", "--build", build,
+				"--plugin", "plugin.so", "--metrics", "instructions", "-w", "churn:ops=2000", extra, NULL};
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 0, "%s %s: %s%s", range, extra ? extra : "", r.out, r.err);
+	cmd_result_free(&r);
+}
+
+/* Each of the five commits' step in the store's history: its ratio, 1
+ * for same code (same[k] set), 0 for none, -1 for no point. */
+static void aba_steps(const char *dir, const char *db, double ratio[5], int same[5])
+{
+	json_t *doc = show_json(dir, db), *p;
+	size_t i;
+	for (int k = 0; k < 5; k++)
+		ratio[k] = -1, same[k] = 0;
+	json_array_foreach(json_object_get(json_array_get(json_object_get(doc, "series"), 0), "points"), i, p)
+	{
+		int at = (int)json_integer_value(json_object_get(p, "index"));
+		json_t *step = json_object_get(p, "step");
+		cr_assert(at >= 0 && at < 5, "index %d", at);
+		ratio[at] = step ? json_real_value(json_object_get(step, "ratio")) : 0;
+		same[at] = json_is_true(json_object_get(step, "same_code"));
+	}
+	json_decref(doc);
+}
+
+/* However a history is measured (--steps first, then whole; two ranges
+ * that overlap; a store made before code hashes, migrated), every commit
+ * is in it in its place, B -> A is measured (fewer instructions), the
+ * README is the same code as A, and B again is B's count over A's. */
+Test(history, runs_that_skip_overlap_or_predate_code_hashes_make_one_history, .timeout = 600)
+{
+	char *dir = scratch_dir(), repo[4300];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	aba_repo(repo);
+	const char *ways[3] = {"steps", "overlap", "older"};
+	for (int w = 0; w < 3; w++) {
+		char db[32];
+		snprintf(db, sizeof db, "%s.db", ways[w]);
+		if (w == 0) {
+			aba_run(dir, repo, db, "HEAD~4..HEAD", "--steps=2");
+			aba_run(dir, repo, db, "HEAD~4..HEAD", NULL);
+		} else {
+			aba_run(dir, repo, db, "HEAD~4..HEAD~2", NULL);
+			if (w == 2)
+				sh("cd %s && sqlite3 %s 'ALTER TABLE repo_commit DROP COLUMN code_sha256; PRAGMA user_version = 5;'",
+				   dir, db);
+			aba_run(dir, repo, db, w == 1 ? "HEAD~2..HEAD" : "HEAD~4..HEAD", NULL);
+		}
+		double ratio[5];
+		int same[5];
+		aba_steps(dir, db, ratio, same);
+		cr_expect(ratio[1] > 1.5, "%s: B over A: %g", ways[w], ratio[1]);
+		cr_expect(ratio[2] > 0 && ratio[2] < 0.7, "%s: A again over B: %g", ways[w], ratio[2]);
+		cr_expect(same[3] && ratio[3] == 1, "%s: the README is A's code: %g", ways[w], ratio[3]);
+		cr_expect(ratio[4] > 1.5, "%s: B again over A: %g", ways[w], ratio[4]);
+	}
+}
+
+/* A note made to look like a build ID (which the code hash zeroes) that
+ * holds the work a malloc does: the two builds hash alike, but their
+ * instruction counts differ, so ab does not call them the same code and
+ * its gate gates. */
+Test(history, a_note_dressed_as_a_build_id_does_not_pass_the_gate, .timeout = 300)
+{
+	char *dir = scratch_dir();
+	for (int k = 0; k < 2; k++)
+		sh("mkdir -p %s/n%d && cd %s/n%d && cp %s/tests/fixtures/history/plugin.c . && "
+		   "printf 'struct nt { unsigned namesz, descsz, type; char name[4]; unsigned desc; };\n"
+		   "__attribute__((section(\".note.tune\"), used, aligned(4)))\n"
+		   "const volatile struct nt tune = {4, 4, 3, \"GNU\", %d};\n"
+		   "#define EXTRA_WORK ((int)tune.desc)\n#define SLACK_PERCENT 0\n' > config.h && "
+		   "cc -O2 -shared -fPIC -I%s/framework/include plugin.c -o ../n%d.so",
+		   dir, k, dir, k, getenv("ALLOCLAB_SOURCE_ROOT"), k ? 40 : 0, getenv("ALLOCLAB_SOURCE_ROOT"), k);
+	char a[4400], b[4400], ha[ALLOCLAB_SHA256_HEX], hb[ALLOCLAB_SHA256_HEX], err[1400];
+	snprintf(a, sizeof a, "%s/n0.so", dir);
+	snprintf(b, sizeof b, "%s/n1.so", dir);
+	cr_assert_eq(alloclab_plugin_code_sha256(a, ha, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(alloclab_plugin_code_sha256(b, hb, err, sizeof err), 0, "%s", err);
+	cr_expect_str_eq(ha, hb, "the note was expected to fool the hash (else this test tests nothing)");
+	struct cmd_result r = run_alloclab(dir, (const char *const[]){"ab", "n0.so", "n1.so", "--metrics", "instructions", "-w",
+								      "churn:ops=2000", "-o", "ab", "--fail-above", "1%", NULL});
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "load the same code") == NULL, "%s", r.out);
 	cmd_result_free(&r);
 }

@@ -14,6 +14,9 @@
  * loader never reads them) zeroed. Sections that are not loaded
  * (.debug_*, .symtab, .comment) are not hashed. The file is
  * untrusted: read through libelf, every range checked against its size.
+ * A build-ID note is found by the section table, which is not hashed: a
+ * note crafted to look like one hides what it holds (ab, which counts
+ * instructions, sees counts that differ and does not trust the hash).
  */
 #ifndef ALLOCLAB_CODE_HASH_H
 #define ALLOCLAB_CODE_HASH_H

@@ -139,20 +139,39 @@ static int record_commits(struct alloclab_store *s, const char *repo, const stru
 {
 	for (size_t i = 0; i < n; i++) {
 		struct alloclab_commit c = {.commit = (char *)revs[i].commit, .subject = revs[i].subject,
-					    .date = (char *)revs[i].date, .ordinal = (unsigned)i};
+					    .date = (char *)revs[i].date, .ordinal = (unsigned)revs[i].depth};
 		if (alloclab_store_put_commit(s, repo, &c, err, err_len) != 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* The state the store has of a commit; pending when there is no store. */
-static enum alloclab_commit_state state_of(const struct alloclab_commit *known, size_t nknown, const char *commit)
+/* What the store has of a commit; NULL when nothing (or no store). */
+static const struct alloclab_commit *known_of(const struct alloclab_commit *known, size_t nknown, const char *commit)
 {
 	for (size_t i = 0; i < nknown; i++)
 		if (strcmp(known[i].commit, commit) == 0)
-			return known[i].state;
-	return ALLOCLAB_COMMIT_PENDING;
+			return &known[i];
+	return NULL;
+}
+
+/* Whether a measured commit has a step of its own in the store (a run
+ * linked to it): a range's first commit, and one that loaded the code of
+ * the commit before it, have none. 1, 0, or -1 with err. */
+static int has_step(struct alloclab_store *s, const char *repo, const char *commit, char *err, size_t err_len)
+{
+	int found = 0;
+	for (int m = 0; m < ALLOCLAB_AB_NMETRICS && !found; m++) {
+		int64_t *ids;
+		char **bases;
+		size_t n;
+		if (alloclab_store_commit_runs(s, repo, commit, alloclab_ab_metric_names[m], &ids, &bases, &n, err, err_len) !=
+		    0)
+			return -1;
+		found = n > 0;
+		alloclab_store_commit_runs_free(ids, bases, n);
+	}
+	return found;
 }
 
 /* Whether --steps visits commit i of n: every N-th, the first and the
@@ -178,11 +197,12 @@ static void say_progress(const struct alloclab_history_plan *p, const struct all
 /* One commit of the range: built, and measured against prev (the last
  * commit that built; -1 none). *prev moves to it when it built. */
 static int one_commit(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
-		      const struct alloclab_revision *revs, size_t n, size_t i, enum alloclab_commit_state state, long *prev,
+		      const struct alloclab_revision *revs, size_t n, size_t i, const struct alloclab_commit *k, long *prev,
 		      long *first, struct alloclab_built *built, char (*codes)[ALLOCLAB_SHA256_HEX], size_t *step,
 		      struct alloclab_history_outcome *out, char *err, size_t err_len)
 {
 	const char *commit = revs[i].commit;
+	enum alloclab_commit_state state = k ? k->state : ALLOCLAB_COMMIT_PENDING;
 	char why[1400];
 	if (state == ALLOCLAB_COMMIT_BROKEN) {
 		out->broken++;
@@ -203,6 +223,11 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 	 * loading tells what is wrong with it. */
 	if (alloclab_plugin_code_sha256(built[i].plugin, codes[i], why, sizeof why) != 0)
 		codes[i][0] = '\0';
+	/* Measured before the store kept what a build loads (schema 5): a
+	 * later commit that loads its code needs it to be shown so. */
+	if (s && state == ALLOCLAB_COMMIT_MEASURED && k->code_sha256 == NULL && codes[i][0] &&
+	    alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_MEASURED, NULL, k->sha256, codes[i], err, err_len) != 0)
+		return -1;
 	if (*prev >= 0 && !p->measure_same_code && codes[i][0] && strcmp(codes[i], codes[*prev]) == 0) {
 		/* The same code as the commit before it: measured as that one
 		 * (the next step is against that one's build). */
@@ -220,7 +245,14 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 	}
 	if (*first < 0)
 		*first = (long)i;
-	if (*prev < 0 || state == ALLOCLAB_COMMIT_MEASURED) {
+	/* Measured before, with a step of its own: read again. Measured
+	 * only as a range's first commit, or as the same code as another
+	 * commit (another range, --steps, --measure-same-code asked now):
+	 * its step from this commit's base is not known, and is measured. */
+	int known = state == ALLOCLAB_COMMIT_MEASURED && *prev >= 0 ? has_step(s, repo, commit, err, err_len) : 0;
+	if (known < 0)
+		return -1;
+	if (*prev < 0 || known) {
 		/* The first commit is the others' base: measured in the step
 		 * of the commit after it. */
 		char sha[ALLOCLAB_SHA256_HEX];
@@ -234,8 +266,8 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 		*prev = (long)i;
 		return 0;
 	}
-	size_t k = (*step)++;
-	if (p->shard_count && k % p->shard_count != p->shard_index - 1) {
+	size_t nth = (*step)++;
+	if (p->shard_count && nth % p->shard_count != p->shard_index - 1) {
 		out->elsewhere++;
 		*prev = (long)i;
 		return 0;
@@ -298,7 +330,7 @@ int alloclab_history_run(struct alloclab_store *s, const struct alloclab_history
 	rc = 0;
 	for (size_t i = 0; i < n && rc == 0 && !alloclab_interrupted(); i++)
 		if (visited(p, i, n))
-			rc = one_commit(s, p, repo, revs, n, i, state_of(known, nknown, revs[i].commit), &prev, &first, built,
+			rc = one_commit(s, p, repo, revs, n, i, known_of(known, nknown, revs[i].commit), &prev, &first, built,
 					codes, &step, out, err, err_len);
 	if (rc == 0 && alloclab_interrupted()) {
 		snprintf(err, err_len, "interrupted: what was measured is kept; the same command goes on from there");

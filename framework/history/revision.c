@@ -222,6 +222,16 @@ int alloclab_revision_list(const char *repo, const char *range, struct alloclab_
 		parse_log(text, out, n);
 	free(text);
 	free(span);
+	/* Each commit's depth from the last one's: how many commits its
+	 * first-parent line holds. */
+	const char *count[] = {"rev-list", "--first-parent", "--count", "--end-of-options", b ? last : first, NULL};
+	text = NULL;
+	if (*n > 0 && git(&at, count, &text, err, err_len) == 0) {
+		unsigned long total = strtoul(text, NULL, 10);
+		for (size_t i = 0; i < *n; i++)
+			(*out)[i].depth = total >= *n - i ? total - (*n - i) : 0;
+	}
+	free(text);
 	if (*n == 0) {
 		snprintf(err, err_len, "%.600s: no commits in '%.200s'", repo, range);
 		return -1;

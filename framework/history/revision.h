@@ -31,6 +31,10 @@ struct alloclab_revision {
 	char commit[65];   /* the full hash */
 	char *subject;     /* its first line, control characters shown as '?' */
 	char date[32];     /* its committer date, ISO 8601 ("2026-12-06T20:26:09+00:00"); "" unknown */
+	/* Its place on the last commit's first-parent line, counted from the
+	 * line's first commit (0): the same for a commit whatever range
+	 * lists it, so that ranges that overlap order their commits as one. */
+	unsigned long depth;
 };
 
 /* The commits of range "A..B" (A itself first, then each commit after it

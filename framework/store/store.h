@@ -102,7 +102,7 @@ struct alloclab_commit {
 	char *commit;          /* the full hash */
 	char *subject;         /* its first line, one line */
 	char *date;            /* its committer date, ISO 8601; NULL unknown (a store of schema 4 or older) */
-	unsigned ordinal;      /* its place in the history, from 0 (oldest) */
+	unsigned ordinal;      /* its place on the first-parent line, from its first commit (0): one order for every range */
 	enum alloclab_commit_state state;
 	char *why;             /* BROKEN: the first error; else NULL */
 	char *sha256;          /* MEASURED: its plugin file's */
