@@ -131,8 +131,8 @@ static void print_text(const struct alloclab_history_view *v, FILE *out)
 		for (size_t k = 0; k < v->series[i].npoints; k++)
 			same |= v->series[i].points[k].same_code;
 	if (same)
-		fputs("\nsame code: the commit's plugin loads the same bytes as the one before it (debugging information "
-		      "aside); not measured, its step is 1 and its level and reference are that one's\n",
+		fputs("\nsame code: the commit's plugin loads the same bytes as the one before it (debugging\n"
+		      "information aside); not measured, its step is 1 and its level and reference are that one's\n",
 		      out);
 	fprintf(out, "\nchange points (time and memory: resolved steps kept by Benjamini-Hochberg at %g%% false "
 		     "discoveries over each series; instructions: any difference beyond the counts' own variation):\n",
