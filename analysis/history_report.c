@@ -108,6 +108,26 @@ static void print_series(const struct alloclab_history_view *v, const struct all
 			s->drift_agrees ? "the drift agrees with them"
 					: "the drift DISAGREES with them beyond both intervals: a step or the reference "
 					  "is not what it seems (a reference of another allocator moves with the machine)");
+	/* Where the two disagree: the drift over the chained steps is the
+	 * product of each commit's two readings against the reference (in
+	 * its own step and in the next), one over the other. */
+	int moved = 0;
+	for (size_t i = 0; i < s->npoints; i++) {
+		const struct alloclab_history_point *p = &s->points[i];
+		char commit[13];
+		if (!p->level_moved)
+			continue;
+		moved = 1;
+		fprintf(out,
+			"  %u %s read %.4f [%.4f .. %.4f] against the reference in its own step and %.4f [%.4f .. %.4f] "
+			"in the next: the machine changed between the two (history run measures such a step again)\n",
+			v->commits[p->commit].ordinal, alloclab_printable(v->commits[p->commit].commit, commit, sizeof commit),
+			p->ref_ratio, p->ref_lo, p->ref_hi, p->next_ratio, p->next_lo, p->next_hi);
+	}
+	if (s->has_chain && !s->drift_agrees && !moved)
+		fputs("  no commit read apart against the reference in its two steps (p < 0.001): the steps' small "
+		      "differences add up\n",
+		      out);
 }
 
 static void print_text(const struct alloclab_history_view *v, FILE *out)
@@ -175,9 +195,14 @@ static json_t *point_json(const struct alloclab_history_view *v, const struct al
 	if (p->has_size)
 		json_object_set_new(o, "how_much", json_pack("{s:f,s:[f,f],s:s}", "ratio", p->size_ratio, "interval",
 							     p->size_lo, p->size_hi, "design", "paired, whole values"));
-	if (p->has_reference)
-		json_object_set_new(o, "reference",
-				    json_pack("{s:f,s:[f,f]}", "ratio", p->ref_ratio, "interval", p->ref_lo, p->ref_hi));
+	if (p->has_reference) {
+		json_t *ref = json_pack("{s:f,s:[f,f]}", "ratio", p->ref_ratio, "interval", p->ref_lo, p->ref_hi);
+		if (p->has_next_reference)
+			json_object_set_new(ref, "next_step",
+					    json_pack("{s:f,s:[f,f],s:b}", "ratio", p->next_ratio, "interval", p->next_lo,
+						      p->next_hi, "moved", p->level_moved));
+		json_object_set_new(o, "reference", ref);
+	}
 	return o;
 }
 
@@ -293,6 +318,8 @@ void alloclab_history_print_outcome(const struct alloclab_history_outcome *o, co
 		fprintf(out, ", %zu not measured (the same code as the commit before)", o->same);
 	if (o->elsewhere)
 		fprintf(out, ", %zu left to other shards", o->elsewhere);
+	if (o->again)
+		fprintf(out, ", %zu measured again (a commit read apart against the reference in two steps)", o->again);
 	if (db)
 		fprintf(out, "\nkept in %s: alloclab history show --db %s\n", db, db);
 	else

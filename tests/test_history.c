@@ -1683,3 +1683,117 @@ Test(history, a_note_dressed_as_a_build_id_does_not_pass_the_gate, .timeout = 30
 	cr_expect(strstr(r.out, "load the same code") == NULL, "%s", r.out);
 	cmd_result_free(&r);
 }
+
+/* Every run of commit `label`'s cell in a time results file made
+ * `factor` times slower (what a neighbour on the machine's caches did to
+ * one step for a few minutes). */
+static void slow_down(const char *file, const char *label, double factor)
+{
+	json_t *doc = json_load_file(file, 0, NULL), *cell, *run, *value;
+	cr_assert_not_null(doc, "%s", file);
+	size_t i, j, k;
+	int found = 0;
+	json_array_foreach(json_object_get(doc, "cells"), i, cell)
+	{
+		if (strcmp(json_string_value(json_object_get(cell, "plugin")), label) != 0)
+			continue;
+		found = 1;
+		json_array_foreach(json_object_get(cell, "runs"), j, run)
+		{
+			json_t *ratio = json_object_get(run, "pair_ratio");
+			if (ratio)
+				json_object_set_new(run, "pair_ratio", json_real(json_number_value(ratio) * factor));
+			json_array_foreach(json_object_get(run, "values"), k, value)
+			{
+				json_object_set_new(value, "ns_per_op",
+						    json_real(json_number_value(json_object_get(value, "ns_per_op")) * factor));
+				json_object_set_new(value, "wall_ns",
+						    json_integer((json_int_t)(json_number_value(json_object_get(value, "wall_ns")) *
+									      factor)));
+				json_t *threads = json_object_get(value, "thread_ns"), *t;
+				size_t m;
+				json_array_foreach(threads, m, t)
+					json_array_set_new(threads, m, json_integer((json_int_t)(json_number_value(t) * factor)));
+			}
+		}
+	}
+	cr_assert(found, "no cell of %s in %s", label, file);
+	cr_assert_eq(json_dump_file(doc, file, JSON_COMPACT), 0);
+	json_decref(doc);
+}
+
+/* A step measured while the machine was otherwise (here: its results made
+ * 50% slower for the commit it measured) reads that commit apart against
+ * the reference from the next step, which measured the same build beside
+ * the same reference: history run sees it and measures the step again,
+ * and the drift then equals the steps multiplied. Before, the disturbed
+ * step stayed and the guard said the two disagree. */
+Test(history, a_step_the_machine_disturbed_is_measured_again, .timeout = 600)
+{
+	char *dir = scratch_dir(), repo[4300], build[4400];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	sh("mkdir -p '%s' && cd '%s' && git init -q && git config user.email t@example.org && git config user.name t && "
+	   "cp %s/tests/fixtures/history/plugin.c . && for w in 0 4 8 12; do printf '#define EXTRA_WORK %%s\\n#define "
+	   "SLACK_PERCENT 0\\n' $w > config.h && git add . && git commit -qm \"work $w\"; done",
+	   repo, repo, getenv("ALLOCLAB_SOURCE_ROOT"));
+	history_build_command(build, sizeof build);
+	const char *common[] = {"--repo", repo, "HEAD~3..HEAD", "-o", "hist", "--build", build, "--plugin", "plugin.so",
+				"--metrics", "time", "-w", "churn:ops=20000", "-n", "8", "-v", "2", NULL};
+	/* The steps measured into the run's folder (a shard keeps no store)... */
+	const char *args[32] = {"history", "run", "--shard", "1/1"};
+	int n = 4;
+	for (int i = 0; common[i]; i++)
+		args[n++] = common[i];
+	args[n] = NULL;
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+	/* ...the second's disturbed... */
+	char c2[64] = "", cmd[4600], step[4800] = "";
+	snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse HEAD~1", repo);
+	FILE *f = popen(cmd, "r");
+	cr_assert(f && fgets(c2, sizeof c2, f));
+	pclose(f);
+	c2[40] = '\0';
+	snprintf(cmd, sizeof cmd, "ls -d %s/hist/steps/%s-*", dir, c2);
+	f = popen(cmd, "r");
+	cr_assert(f && fgets(step, sizeof step, f), "%s", cmd);
+	pclose(f);
+	step[strcspn(step, "\n")] = '\0';
+	char file[4900], label[13];
+	snprintf(label, sizeof label, "%.12s", c2);
+	snprintf(file, sizeof file, "%s/time.json", step);
+	slow_down(file, label, 1.5);
+	snprintf(file, sizeof file, "%s/time-size.json", step);
+	slow_down(file, label, 1.5);
+	/* ...and the run that keeps them in a store reads them. */
+	args[2] = "--db";
+	args[3] = "h.db";
+	r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "1 measured again") != NULL || strstr(r.out, "2 measured again") != NULL, "%s%s", r.out,
+		  r.err);
+	cr_expect(strstr(r.err, "the machine changed between them") != NULL, "%s", r.err);
+	cmd_result_free(&r);
+	json_t *doc = show_json(dir, "h.db");
+	json_t *series = json_array_get(json_object_get(doc, "series"), 0), *p, *chained;
+	size_t i;
+	json_array_foreach(json_object_get(series, "points"), i, p)
+	{
+		json_t *next = json_object_get(json_object_get(p, "reference"), "next_step");
+		if (strcmp(json_string_value(json_object_get(p, "commit")), c2) == 0) {
+			cr_expect_not_null(next, "the commit has two readings against the reference");
+			cr_expect(!json_is_true(json_object_get(next, "moved")), "the step measured again agrees");
+			double step_ratio = json_real_value(json_object_get(json_object_get(p, "step"), "ratio"));
+			cr_expect_lt(step_ratio, 1.15, "the disturbed step is not the one shown: %g", step_ratio);
+		}
+	}
+	chained = json_object_get(series, "steps_chained");
+	cr_assert_not_null(chained);
+	cr_expect(json_is_true(json_object_get(chained, "drift_agrees")), "the drift equals the steps multiplied");
+	json_decref(doc);
+	/* And history show says so. */
+	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "h.db", NULL});
+	cr_expect(strstr(r.out, "the drift agrees with them") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+}

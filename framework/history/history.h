@@ -61,6 +61,10 @@ struct alloclab_history_outcome {
 	size_t broken;   /* commits that did not build or crashed */
 	size_t same;     /* commits whose plugin loads the code of the one before: not measured */
 	size_t elsewhere; /* steps left to other shards */
+	/* Steps measured again, in time, because a commit read apart
+	 * against the reference in its own step and the next (series.h's
+	 * level_moved): the machine changed between the two. */
+	size_t again;
 	double step_seconds; /* the steps measured now, their time in all */
 	size_t steps_timed;
 };

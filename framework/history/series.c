@@ -70,20 +70,83 @@ static const char *reference_of(const struct alloclab_results *r, const char *ba
 	return strcmp(ref, base) != 0 && strcmp(ref, head) != 0 ? ref : NULL;
 }
 
-/* Each build's time against the reference, row by row, onto its point. */
-static void add_reference(struct alloclab_history_view *v, const struct alloclab_results *r, const char *ref,
-			  const char *label, size_t commit, const char *machine)
+/* label's time over ref's in run r, row by row. NULL when the rows
+ * cannot be compared. */
+static struct alloclab_comparison *against_reference(const struct alloclab_results *r, const char *ref,
+						     const char *label, alloclab_row_namer name_rows)
 {
 	char err[512];
 	struct alloclab_column cols[2] = {{ref, r, ref}, {label, r, label}};
-	struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 0, {0, -1, NULL, ALLOCLAB_MEMORY_NONE}, v->name_rows};
-	struct alloclab_comparison *cmp = alloclab_compare(cols, 2, &o, err, sizeof err);
+	struct alloclab_compare_opts o = {ALLOCLAB_TEST_RANK, 0, {0, -1, NULL, ALLOCLAB_MEMORY_NONE}, name_rows};
+	return alloclab_compare(cols, 2, &o, err, sizeof err);
+}
+
+/* A paired ratio with an interval a logarithm can be taken of. */
+static int usable(const struct alloclab_comparison_entry *e)
+{
+	return e->compared && e->tested == ALLOCLAB_TESTED_PAIRED && e->has_interval && e->lo > 0 && e->ratio > 0 &&
+	       e->hi >= e->lo;
+}
+
+/* Two readings of one ratio apart, in standard errors of their
+ * difference on the logarithms (each interval taken as ±1.96 of them). */
+static double z_apart(double a, double alo, double ahi, double b, double blo, double bhi)
+{
+	double sa = log(ahi / alo) / 2 / 1.96, sb = log(bhi / blo) / 2 / 1.96, se = sqrt(sa * sa + sb * sb);
+	double d = fabs(log(a) - log(b));
+	return se > 0 ? d / se : d > 0 ? HUGE_VAL : 0;
+}
+
+int alloclab_history_level_moved(const struct alloclab_results *own, const struct alloclab_results *next,
+				 const char *label, alloclab_row_namer name_rows, struct alloclab_history_level *worst)
+{
+	memset(worst, 0, sizeof *worst);
+	if (own->facts.npair == 0 || next->facts.npair == 0)
+		return 0;
+	const char *ref = own->facts.pair_plugins[0];
+	if (strcmp(ref, next->facts.pair_plugins[0]) != 0 || strcmp(ref, label) == 0)
+		return 0;
+	struct alloclab_comparison *a = against_reference(own, ref, label, name_rows),
+				   *b = a ? against_reference(next, ref, label, name_rows) : NULL;
+	for (size_t i = 0; b && i < a->nrows; i++)
+		for (size_t j = 0; j < b->nrows; j++) {
+			const struct alloclab_comparison_entry *e = &a->rows[i].entries[1], *f = &b->rows[j].entries[1];
+			if (strcmp(a->rows[i].name, b->rows[j].name) != 0 || !usable(e) || !usable(f))
+				continue;
+			double z = z_apart(e->ratio, e->lo, e->hi, f->ratio, f->lo, f->hi);
+			if (z <= worst->z)
+				continue;
+			*worst = (struct alloclab_history_level){.own = e->ratio, .own_lo = e->lo, .own_hi = e->hi,
+								  .next = f->ratio, .next_lo = f->lo, .next_hi = f->hi, .z = z};
+			snprintf(worst->row, sizeof worst->row, "%s", a->rows[i].name);
+		}
+	alloclab_comparison_free(a);
+	alloclab_comparison_free(b);
+	return worst->z > ALLOCLAB_LEVEL_MOVED_Z;
+}
+
+/* Each build's time against the reference, row by row, onto its point:
+ * HEAD's in its own step; BASE's as its second reading (or its only one,
+ * for a range's first commit). */
+static void add_reference(struct alloclab_history_view *v, const struct alloclab_results *r, const char *ref,
+			  const char *label, size_t commit, const char *machine, int as_base)
+{
+	struct alloclab_comparison *cmp = against_reference(r, ref, label, v->name_rows);
 	for (size_t i = 0; cmp && i < cmp->nrows; i++) {
 		const struct alloclab_comparison_entry *e = &cmp->rows[i].entries[1];
 		struct alloclab_history_series *s = series_of(v, ALLOCLAB_AB_TIME, cmp->rows[i].name, machine);
 		struct alloclab_history_point *p = s ? point_of(s, commit) : NULL;
-		if (p == NULL || !e->compared || e->tested != ALLOCLAB_TESTED_PAIRED || !e->has_interval)
+		if (p == NULL || !usable(e))
 			continue;
+		if (as_base && p->has_reference) {
+			p->has_next_reference = 1;
+			p->next_ratio = e->ratio;
+			p->next_lo = e->lo;
+			p->next_hi = e->hi;
+			p->level_moved = z_apart(p->ref_ratio, p->ref_lo, p->ref_hi, e->ratio, e->lo, e->hi) >
+					 ALLOCLAB_LEVEL_MOVED_Z;
+			continue;
+		}
 		p->has_reference = 1;
 		p->ref_ratio = e->ratio;
 		p->ref_lo = e->lo;
@@ -140,8 +203,8 @@ static int add_step_run(struct alloclab_history_view *v, enum alloclab_ab_metric
 	if (ref) {
 		free(v->reference);
 		v->reference = strdup(ref);
-		add_reference(v, r, ref, bl, base, machine);
-		add_reference(v, r, ref, hl, head, machine);
+		add_reference(v, r, ref, bl, base, machine, 1);
+		add_reference(v, r, ref, hl, head, machine, 0);
 	}
 	return 0;
 }

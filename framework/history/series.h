@@ -36,9 +36,21 @@ struct alloclab_history_point {
 	 * was decided in slices (ab.h's size_in_values); has_size 0: none. */
 	int has_size;
 	double size_ratio, size_lo, size_hi;
-	/* time: this commit against the reference, in the same processes. */
+	/* time: this commit against the reference, in the same processes: in
+	 * its own step (where it is HEAD), else in the next (a range's first
+	 * commit, BASE there). */
 	int has_reference;
 	double ref_ratio, ref_lo, ref_hi;
+	/* time: against the reference again in the next step, where it is
+	 * BASE (has_next_reference: it had its own step too). One build, one
+	 * reference: the two agree unless the machine changed between the
+	 * steps; level_moved when they differ beyond both intervals
+	 * (ALLOCLAB_LEVEL_MOVED_Z). The drift over the chained steps is the
+	 * product of these differences, so a moved level is where a guard
+	 * that disagrees looks first. */
+	int has_next_reference;
+	double next_ratio, next_lo, next_hi;
+	int level_moved;
 	/* Its plugin loads the same code as base's (store.h's code_sha256)
 	 * and was not measured: its step is 1 exactly (has_interval, lo = hi
 	 * = 1, p = 1), its level and reference base's. */
@@ -88,6 +100,31 @@ struct alloclab_history_view {
 int alloclab_history_view_load(struct alloclab_store *s, const char *repo, struct alloclab_history_view *v, char *err,
 			       size_t err_len);
 void alloclab_history_view_clear(struct alloclab_history_view *v);
+
+/* How far apart (in standard errors of their difference, on the
+ * logarithms) a commit's two readings against the reference are when it
+ * "moved": p < 0.001, for a history checks every commit and row, and two
+ * runs minutes apart read a level 0.2-0.3% apart more often than their
+ * own intervals say (docs/measurements/plugin-history.md). */
+#define ALLOCLAB_LEVEL_MOVED_Z 3.29
+
+/* A commit's build against the reference in two time runs (its own step,
+ * where it is HEAD, and the next step, where it is BASE), the row in which
+ * the two readings differ most. */
+struct alloclab_history_level {
+	char row[256];
+	double own, own_lo, own_hi;
+	double next, next_lo, next_hi;
+	double z; /* their difference over its standard error, on the logarithms */
+};
+
+/* Compares label's ratio to the reference (the runs' first paired plugin,
+ * the same in both) in the two runs, row by row. 1 when some row moved
+ * (*worst: that row), 0 when none did or the runs cannot be compared (no
+ * common reference, no common row; *worst: the row that differs most, z
+ * 0 when none). */
+int alloclab_history_level_moved(const struct alloclab_results *own, const struct alloclab_results *next,
+				 const char *label, alloclab_row_namer name_rows, struct alloclab_history_level *worst);
 
 /* The label a commit's build has in its step's runs. */
 void alloclab_history_commit_label(const char *commit, char *out, size_t len);
