@@ -120,7 +120,7 @@ static void print_series(const struct alloclab_history_view *v, const struct all
 		moved = 1;
 		fprintf(out,
 			"  %u %s read %.4f [%.4f .. %.4f] against the reference in its own step and %.4f [%.4f .. %.4f] "
-			"in the next: the machine changed between the two (history run measures such a step again)\n",
+			"in the next: the machine changed between the two (history run measures a step again, once, when it sees this)\n",
 			v->commits[p->commit].ordinal, alloclab_printable(v->commits[p->commit].commit, commit, sizeof commit),
 			p->ref_ratio, p->ref_lo, p->ref_hi, p->next_ratio, p->next_lo, p->next_hi);
 	}
@@ -320,6 +320,8 @@ void alloclab_history_print_outcome(const struct alloclab_history_outcome *o, co
 		fprintf(out, ", %zu left to other shards", o->elsewhere);
 	if (o->again)
 		fprintf(out, ", %zu measured again (a commit read apart against the reference in two steps)", o->again);
+	if (o->failed_again)
+		fprintf(out, ", %zu failed when measured again (their first measurements kept)", o->failed_again);
 	if (db)
 		fprintf(out, "\nkept in %s: alloclab history show --db %s\n", db, db);
 	else

@@ -69,9 +69,9 @@ static const char usage[] =
 	"      --metric M            bisect: time, instructions or memory (default time)\n"
 	"  -h, --help\n"
 	"\n"
-	"exit status: 0 done, 1 run: some commits did not build, bisect: the metric did not\n"
-	"change from A to B; 2 bad input (a file that is not a store, a damaged one, one of a\n"
-	"newer schema: refused, never modified)\n";
+	"exit status: 0 done, 1 run: some commits did not build or failed (a step measured\n"
+	"again included), bisect: the metric did not change from A to B; 2 bad input (a file\n"
+	"that is not a store, a damaged one, one of a newer schema: refused, never modified)\n";
 
 static int cmd_add(int argc, char **argv)
 {

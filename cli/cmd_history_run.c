@@ -109,7 +109,7 @@ int alloclab_cmd_history_run(int argc, char **argv)
 		return alloclab_interrupted() ? 130 : 2;
 	}
 	alloclab_history_print_outcome(&out, a.shard_count ? NULL : (a.db ? a.db : DEFAULT_DB), stdout);
-	return out.broken ? 1 : 0;
+	return out.broken || out.failed_again ? 1 : 0;
 }
 
 int alloclab_cmd_history_bisect(int argc, char **argv)

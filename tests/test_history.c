@@ -1722,37 +1722,50 @@ static void slow_down(const char *file, const char *label, double factor)
 	json_decref(doc);
 }
 
-/* A step measured while the machine was otherwise (here: its results made
- * 50% slower for the commit it measured) reads that commit apart against
- * the reference from the next step, which measured the same build beside
- * the same reference: history run sees it and measures the step again,
- * and the drift then equals the steps multiplied. Before, the disturbed
- * step stayed and the guard said the two disagree. */
-Test(history, a_step_the_machine_disturbed_is_measured_again, .timeout = 600)
+/* A repository of the history fixture with one commit for each EXTRA_WORK
+ * value in `works`; the commit at index `crashing` (-1: none) aborts in
+ * create while DIR/CRASH exists. */
+static void make_work_repo(const char *dir, const char *repo, const char *works, int crashing)
 {
-	char *dir = scratch_dir(), repo[4300], build[4400];
-	snprintf(repo, sizeof repo, "%s/repo", dir);
 	sh("mkdir -p '%s' && cd '%s' && git init -q && git config user.email t@example.org && git config user.name t && "
-	   "cp %s/tests/fixtures/history/plugin.c . && for w in 0 4 8 12; do printf '#define EXTRA_WORK %%s\\n#define "
-	   "SLACK_PERCENT 0\\n' $w > config.h && git add . && git commit -qm \"work $w\"; done",
-	   repo, repo, getenv("ALLOCLAB_SOURCE_ROOT"));
-	history_build_command(build, sizeof build);
+	   "cp %s/tests/fixtures/history/plugin.c . && i=0 && for w in %s; do printf '#define EXTRA_WORK %%s\\n#define "
+	   "SLACK_PERCENT 0\\n' $w > config.h && if [ $i = %d ]; then printf '#define CRASH_IF \"%%s/CRASH\"\\n' '%s' "
+	   ">> config.h; fi && git add . && git commit -qm \"work $w\" && i=$((i+1)); done",
+	   repo, repo, getenv("ALLOCLAB_SOURCE_ROOT"), works, crashing, dir);
+}
+
+/* The arguments of a history run over the last four commits of repo into
+ * dir/hist, time only and small: `extra` (two words) first. */
+static void small_run_args(const char *args[32], const char *extra1, const char *extra2, const char *repo,
+			   const char *build)
+{
 	const char *common[] = {"--repo", repo, "HEAD~3..HEAD", "-o", "hist", "--build", build, "--plugin", "plugin.so",
 				"--metrics", "time", "-w", "churn:ops=20000", "-n", "8", "-v", "2", NULL};
-	/* The steps measured into the run's folder (a shard keeps no store)... */
-	const char *args[32] = {"history", "run", "--shard", "1/1"};
-	int n = 4;
+	int n = 0;
+	args[n++] = "history";
+	args[n++] = "run";
+	args[n++] = extra1;
+	args[n++] = extra2;
 	for (int i = 0; common[i]; i++)
 		args[n++] = common[i];
 	args[n] = NULL;
+}
+
+/* The four commits' steps measured into dir/hist by a shard (which keeps
+ * no store), then the third commit's step made 50% slower for it (what a
+ * neighbour on the machine's caches did to one step for a few minutes);
+ * c2: that commit. */
+static void shard_then_disturb(const char *dir, const char *repo, const char *build, char c2[64])
+{
+	const char *args[32];
+	small_run_args(args, "--shard", "1/1", repo, build);
 	struct cmd_result r = run_alloclab(dir, args);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cmd_result_free(&r);
-	/* ...the second's disturbed... */
-	char c2[64] = "", cmd[4600], step[4800] = "";
+	char cmd[4600], step[4800] = "";
 	snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse HEAD~1", repo);
 	FILE *f = popen(cmd, "r");
-	cr_assert(f && fgets(c2, sizeof c2, f));
+	cr_assert(f && fgets(c2, 64, f));
 	pclose(f);
 	c2[40] = '\0';
 	snprintf(cmd, sizeof cmd, "ls -d %s/hist/steps/%s-*", dir, c2);
@@ -1766,9 +1779,35 @@ Test(history, a_step_the_machine_disturbed_is_measured_again, .timeout = 600)
 	slow_down(file, label, 1.5);
 	snprintf(file, sizeof file, "%s/time-size.json", step);
 	slow_down(file, label, 1.5);
-	/* ...and the run that keeps them in a store reads them. */
-	args[2] = "--db";
-	args[3] = "h.db";
+}
+
+/* A step measured while the machine was otherwise reads its commit apart
+ * against the reference from the next step, which measured the same build
+ * beside the same reference: history run sees it and measures the step
+ * again, and the drift then equals the steps multiplied. Before, the
+ * disturbed step stayed and the guard said the two disagree. Steps that
+ * another machine measured (a shard's) are left as they are: measured
+ * again here they would not stand for that machine's. */
+Test(history, a_step_the_machine_disturbed_is_measured_again, .timeout = 600)
+{
+	char *dir = scratch_dir(), repo[4300], build[4400], c2[64] = "";
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_work_repo(dir, repo, "0 4 8 12", -1);
+	history_build_command(build, sizeof build);
+	shard_then_disturb(dir, repo, build, c2);
+	/* As if another machine had measured the steps: nothing measured again. */
+	sh("cd '%s' && cp -r hist elsewhere && sed -i 's/\"host\": *\"[^\"]*\"/\"host\": \"node-a\"/' "
+	   "elsewhere/steps/*/*.json",
+	   dir);
+	const char *args[32];
+	small_run_args(args, "--db", "elsewhere.db", repo, build);
+	args[8] = "elsewhere";
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "measured again") == NULL, "another machine's steps measured here: %s%s", r.out, r.err);
+	cmd_result_free(&r);
+	small_run_args(args, "--db", "h.db", repo, build);
+	/* The run that keeps them in a store reads them. */
 	r = run_alloclab(dir, args);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "1 measured again") != NULL || strstr(r.out, "2 measured again") != NULL, "%s%s", r.out,
@@ -1795,5 +1834,88 @@ Test(history, a_step_the_machine_disturbed_is_measured_again, .timeout = 600)
 	/* And history show says so. */
 	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "h.db", NULL});
 	cr_expect(strstr(r.out, "the drift agrees with them") != NULL, "%s", r.out);
+	cmd_result_free(&r);
+}
+
+/* A build that fails when its step is measured again keeps its first
+ * measurement (it measured fine then); the run says so and ends with
+ * status 1. Before, the commit was recorded broken after the steps
+ * around it had used it, and the run ended with 0. */
+Test(history, a_build_that_fails_when_measured_again_keeps_its_measurement, .timeout = 600)
+{
+	char *dir = scratch_dir(), repo[4300], build[4400], c2[64] = "";
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_work_repo(dir, repo, "0 4 8 12", 2);
+	history_build_command(build, sizeof build);
+	shard_then_disturb(dir, repo, build, c2);
+	sh("touch '%s/CRASH'", dir);
+	const char *args[32];
+	small_run_args(args, "--db", "h.db", repo, build);
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "1 failed when measured again") != NULL, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "failed when measured again (its first measurement is kept)") != NULL, "%s", r.err);
+	cmd_result_free(&r);
+	json_t *doc = show_json(dir, "h.db"), *c;
+	size_t i;
+	int broken = 0;
+	json_array_foreach(json_object_get(doc, "commits"), i, c)
+		broken += strcmp(json_string_value(json_object_get(c, "state")), "broken") == 0;
+	cr_expect_eq(broken, 0, "no commit recorded broken");
+	cr_expect_eq(json_array_size(json_object_get(json_array_get(json_object_get(doc, "series"), 0), "points")), 4,
+		     "every commit in the series");
+	json_decref(doc);
+	/* Measured anew while it fails in create: recorded broken, and the
+	 * commit after it measured against the one before (the run's own
+	 * check of its plugins once ended the history without saying whose). */
+	small_run_args(args, "--db", "anew.db", repo, build);
+	args[8] = "anew";
+	r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "2 steps measured now, 0 measured before, 1 broken") != NULL, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "killed by signal 6") != NULL && strstr(r.err, "in create") != NULL, "%s", r.err);
+	cmd_result_free(&r);
+}
+
+/* Ranges that overlap, each with its own first commit as the reference:
+ * a commit's readings against two references are not one thing read
+ * twice (not compared, nothing measured again), and the drift is taken
+ * against one reference. */
+Test(history, readings_against_two_references_are_not_compared, .timeout = 600)
+{
+	char *dir = scratch_dir(), repo[4300], build[4400];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_work_repo(dir, repo, "0 4 60 64", -1);
+	history_build_command(build, sizeof build);
+	const char *args[32];
+	small_run_args(args, "--db", "h.db", repo, build);
+	args[6] = "HEAD~3..HEAD~1";
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+	args[6] = "HEAD~2..HEAD";
+	r = run_alloclab(dir, args);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "measured again") == NULL, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+	json_t *doc = show_json(dir, "h.db"), *p;
+	json_t *series = json_array_get(json_object_get(doc, "series"), 0);
+	size_t i;
+	json_array_foreach(json_object_get(series, "points"), i, p)
+	{
+		json_t *next = json_object_get(json_object_get(p, "reference"), "next_step");
+		cr_expect(next == NULL || !json_is_true(json_object_get(next, "moved")), "a reading against another reference "
+											 "called moved: %s",
+			  json_dumps(p, 0));
+	}
+	/* A drift over commits read against one reference equals its steps:
+	 * one of a reading against the first range's reference over one
+	 * against the second's would not. */
+	json_t *drift = json_object_get(series, "drift"), *chained = json_object_get(series, "steps_chained");
+	cr_expect(drift == NULL || json_is_true(json_object_get(chained, "drift_agrees")), "%s",
+		  json_dumps(series, 0));
+	json_decref(doc);
+	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "h.db", NULL});
+	cr_expect(strstr(r.out, "the machine changed") == NULL, "%s", r.out);
 	cmd_result_free(&r);
 }

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE 1
 #include "history/ab.h"
 
+#include "check/probe.h"
+
 #include "base/lengths.h"
 #include "files/code_hash.h"
 #include "run/runner.h"
@@ -351,6 +353,27 @@ static int measure_metric(const struct alloclab_ab_plan *p, enum alloclab_ab_met
 	return rc;
 }
 
+/* Whether every run the plan asks for is in its folder, finished, to be
+ * read again rather than measured. */
+static int all_reused(const struct alloclab_ab_plan *p)
+{
+	if (!p->reuse)
+		return 0;
+	for (int m = 0; m <= ALLOCLAB_AB_NMETRICS; m++) {
+		int size = m == ALLOCLAB_AB_NMETRICS;
+		if (size ? !sized_apart(p) || !(p->metrics & (1u << ALLOCLAB_AB_TIME)) : !(p->metrics & (1u << m)))
+			continue;
+		char path[4200], err[256];
+		snprintf(path, sizeof path, "%s/%s.json", p->dir, size ? ALLOCLAB_AB_TIME_SIZE : alloclab_ab_metric_names[m]);
+		struct alloclab_results *r = alloclab_results_load(path, p->check, err, sizeof err);
+		int done = r && r->complete && !r->interrupted;
+		alloclab_results_free(r);
+		if (!done)
+			return 0;
+	}
+	return 1;
+}
+
 int alloclab_ab_measure(const struct alloclab_ab_plan *p, struct alloclab_ab_result *out, char *err, size_t err_len)
 {
 	char copies[2][4200];
@@ -382,6 +405,21 @@ int alloclab_ab_measure(const struct alloclab_ab_plan *p, struct alloclab_ab_res
 		unsigned tag = (unsigned)(draw >> (k == (int)first ? 0 : 16)) & 0xffffu;
 		snprintf(copies[k], sizeof copies[k], "%s/build-%04x%c.so", p->dir, tag, k == (int)first ? 'a' : 'b');
 		rc = copy_plugin(sides[k]->plugin, copies[k], err, err_len);
+	}
+	/* Each build loaded and created alone first, where anything is to be
+	 * measured: one that cannot be is its side's failure, named so (the
+	 * run's own check of the plugins would end the run without saying
+	 * whose). */
+	for (int k = 0; k < 2 && rc == 0 && !all_reused(p); k++) {
+		struct alloclab_plugin_arg arg = {.spec = copies[k], .options = (char *)(sides[k]->options ? sides[k]->options : ""),
+						  .as = (char *)sides[k]->label};
+		struct alloclab_probe probe;
+		if (alloclab_probe_isolated(&arg, p->timeout_s, &probe, err, err_len) != 0) {
+			snprintf(out->failed_side, sizeof out->failed_side, "%s", k ? "HEAD" : "BASE");
+			rc = -1;
+		} else {
+			alloclab_probe_clear(&probe);
+		}
 	}
 	for (int m = 0; m < ALLOCLAB_AB_NMETRICS && rc == 0; m++)
 		if (p->metrics & (1u << m))

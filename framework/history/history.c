@@ -74,17 +74,13 @@ static int keep_step(struct alloclab_store *s, const char *repo, const char *com
 	return alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_MEASURED, NULL, sha256, code, err, err_len);
 }
 
-/* One step: this commit's build against the previous one's, measured (or
- * its files read again) in steps/COMMIT-KEY; kept when there is a store. */
-static int measure_step(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
-			const char *base_commit, const struct alloclab_built *base, const char *commit,
-			const struct alloclab_built *head, const char *code, const char *first_commit,
-			const struct alloclab_built *first, int again, char *err, size_t err_len)
+/* A step's folder (steps/COMMIT-KEY) in *dir, steps/ in *steps: its
+ * commit, its base and everything asked, so that a run with another
+ * suite, base or design measures anew rather than reading what another
+ * plan left; a step measured again has a folder of its own. */
+static void step_dir(const struct alloclab_history_plan *p, const char *base_commit, const char *commit,
+		     const char *first_commit, int again, char *steps, size_t steps_len, char *dir, size_t dir_len)
 {
-	char steps[PATH_MAX], dir[PATH_MAX], bl[16], hl[16], rl[24], sha[ALLOCLAB_SHA256_HEX];
-	/* A step's folder is its commit, its base and everything asked: run
-	 * again with another suite, base or design, it is measured anew, not
-	 * read from what another plan left. */
 	uint64_t key = alloclab_fnv1a(ALLOCLAB_FNV_OFFSET, base_commit, strlen(base_commit) + 1);
 	const char *identity = p->ab.identity ? p->ab.identity : "";
 	key = alloclab_fnv1a(key, identity, strlen(identity));
@@ -92,8 +88,21 @@ static int measure_step(struct alloclab_store *s, const struct alloclab_history_
 		key = alloclab_fnv1a(key, first_commit, strlen(first_commit) + 1);
 	if (again)
 		key = alloclab_fnv1a(key, "again", 6);
-	snprintf(steps, sizeof steps, "%.3000s/steps", p->dir);
-	snprintf(dir, sizeof dir, "%.3100s/%.64s-%016llx", steps, commit, (unsigned long long)key);
+	snprintf(steps, steps_len, "%.3000s/steps", p->dir);
+	snprintf(dir, dir_len, "%.3100s/%.64s-%016llx", steps, commit, (unsigned long long)key);
+}
+
+/* One step: this commit's build against the previous one's, measured (or
+ * its files read again) in its folder; kept when there is a store. 0; 1
+ * when a build failed (HEAD's, recorded as broken; measured again: either
+ * build's, nothing recorded); -1 with err. */
+static int measure_step(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
+			const char *base_commit, const struct alloclab_built *base, const char *commit,
+			const struct alloclab_built *head, const char *code, const char *first_commit,
+			const struct alloclab_built *first, int again, char *err, size_t err_len)
+{
+	char steps[PATH_MAX], dir[PATH_MAX], bl[16], hl[16], rl[24], sha[ALLOCLAB_SHA256_HEX];
+	step_dir(p, base_commit, commit, first_commit, again, steps, sizeof steps, dir, sizeof dir);
 	if ((mkdir(steps, 0777) != 0 && errno != EEXIST) || (mkdir(dir, 0777) != 0 && errno != EEXIST)) {
 		snprintf(err, err_len, "%.600s: %s", dir, strerror(errno));
 		return -1;
@@ -119,6 +128,11 @@ static int measure_step(struct alloclab_store *s, const struct alloclab_history_
 			again ? " again, in time" : "");
 	struct alloclab_ab_result res;
 	int rc = alloclab_ab_measure(&ab, &res, err, err_len);
+	if (rc != 0 && again && !alloclab_interrupted()) {
+		/* Its first measurement stands; the caller says what failed. */
+		alloclab_ab_result_clear(&res);
+		return 1;
+	}
 	if (rc == 0 && s && alloclab_file_sha256(head->plugin, sha, err, err_len) == 0)
 		rc = keep_step(s, repo, commit, base_commit, &res, sha, code[0] ? code : NULL, err, err_len);
 	else if (rc == 0 && s)
@@ -224,37 +238,71 @@ static int own_time_run(struct alloclab_store *s, const struct alloclab_history_
 	return rc;
 }
 
+/* This machine, as the store names a run's (alloclab_store_run_machine). */
+static void this_machine(char *out, size_t len)
+{
+	json_t *m = alloclab_metadata(0, NULL);
+	const char *host = json_string_value(json_object_get(m, "host")),
+		   *cpu = json_string_value(json_object_get(m, "cpu_model")),
+		   *kernel = json_string_value(json_object_get(m, "kernel"));
+	snprintf(out, len, "%s, %s, %d CPUs, %s", host ? host : "unknown", cpu ? cpu : "unknown",
+		 (int)json_integer_value(json_object_get(m, "cpus_allowed")), kernel ? kernel : "unknown");
+	json_decref(m);
+}
+
 /* Whether commit prev read apart against the reference in its own step
- * and in the step of commit i (its next), both measured on one machine;
- * *lv the row that differs most, and prev's step's base. 1, 0, -1 err. */
+ * and in the step of commit i (its next), both measured on this machine
+ * (a step measured again here would not stand for one of another: the
+ * shards' steps are left as they are); *lv the row that differs most, and
+ * prev's step's base. 1, 0, -1 err. */
 static int level_moved(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
 		       const char *prev, const char *commit, char *base, size_t base_len,
 		       struct alloclab_history_level *lv, char *err, size_t err_len)
 {
-	char m_own[1200], m_next[1200], unused[256], label[16];
+	char m_own[1200], m_next[1200], here[1200], unused[256], label[16];
 	struct alloclab_results *own = NULL, *next = NULL;
 	int rc = own_time_run(s, p, repo, prev, base, base_len, m_own, sizeof m_own, &own, err, err_len);
 	if (rc == 1)
 		rc = own_time_run(s, p, repo, commit, unused, sizeof unused, m_next, sizeof m_next, &next, err, err_len);
 	alloclab_history_commit_label(prev, label, sizeof label);
+	this_machine(here, sizeof here);
 	if (rc == 1)
-		rc = strcmp(m_own, m_next) == 0 && alloclab_history_level_moved(own, next, label, p->ab.name_rows, lv);
+		rc = strcmp(m_own, here) == 0 && strcmp(m_next, here) == 0 &&
+		     alloclab_history_level_moved(own, next, label, p->ab.name_rows, lv);
 	alloclab_results_free(own);
 	alloclab_results_free(next);
 	return rc;
 }
 
-/* After the step of commit i (base prev): prev read against the reference
- * in this step as in its own? One build and one reference read alike
- * unless the machine changed between the two steps (a neighbour on the
- * caches for a few minutes read one footprint change 1.098 in its step
- * and 1.052 in the next), and then a step measured something besides the
- * builds, and the steps multiplied miss the drift. So prev's step is
- * measured again (in time), and where the two still read apart this
- * step too: at most once each in a run (again[]). */
+/* Whether the step of commit `who` from `whose` was measured again
+ * already, here or in an earlier run (its folder holds its finished time
+ * run): once is enough, in every run. */
+static int measured_again(const struct alloclab_history_plan *p, const char *whose, const char *who,
+			  const char *first_commit)
+{
+	char steps[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 64], err[256];
+	step_dir(p, whose, who, first_commit, 1, steps, sizeof steps, dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/%s.json", dir, alloclab_ab_metric_names[ALLOCLAB_AB_TIME]);
+	struct alloclab_results *r = alloclab_results_load(path, NULL, err, sizeof err);
+	int done = r && r->complete && !r->interrupted;
+	alloclab_results_free(r);
+	return done;
+}
+
+/* After the step of commit i (base prev), measured now or before: prev
+ * read against the reference in this step as in its own? One build and
+ * one reference read alike unless the machine changed between the two
+ * steps (beside two busy loops one footprint change read 1.098 in its
+ * step and 1.052 in the next, and 1.050 to 1.056 in six runs after), and
+ * then a step measured something besides the builds, and the steps
+ * multiplied miss the drift. So prev's step is measured again (in time);
+ * where the two still read apart, this step too; each once (its folder
+ * of a step measured again says so, across runs: an interrupted one is
+ * finished next time). A build that fails when measured again keeps its
+ * first measurement; the run says so and ends with status 1. */
 static int recheck(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
 		   const struct alloclab_revision *revs, size_t n, size_t i, long prev, long first,
-		   const struct alloclab_built *built, const char (*codes)[ALLOCLAB_SHA256_HEX], char *again,
+		   const struct alloclab_built *built, const char (*codes)[ALLOCLAB_SHA256_HEX],
 		   struct alloclab_history_outcome *out, char *err, size_t err_len)
 {
 	if (s == NULL || p->shard_count || !(p->ab.metrics & (1u << ALLOCLAB_AB_TIME)) ||
@@ -270,7 +318,11 @@ static int recheck(struct alloclab_store *s, const struct alloclab_history_plan 
 		for (size_t k = 0; k < n && b < 0; k++)
 			if (strcmp(revs[k].commit, base) == 0 && built[k].plugin[0])
 				b = (long)k;
-		long who = !again[prev] && b >= 0 ? prev : !again[i] ? (long)i : -1, whose = who == prev ? b : prev;
+		const char *f = revs[first].commit;
+		long who = b >= 0 && !measured_again(p, revs[b].commit, revs[prev].commit, f) ? prev
+			   : !measured_again(p, revs[prev].commit, revs[i].commit, f) ? (long)i
+										  : -1;
+		long whose = who == prev ? b : prev;
 		if (who < 0)
 			return 0;
 		if (p->progress) {
@@ -280,12 +332,22 @@ static int recheck(struct alloclab_store *s, const struct alloclab_history_plan 
 				     revs[prev].commit, lv.own, lv.own_lo, lv.own_hi, lv.next, lv.next_lo, lv.next_hi,
 				     alloclab_printable(lv.row, row, sizeof row));
 		}
-		again[who] = 1;
+		char why[1400];
+		rc = measure_step(s, p, repo, revs[whose].commit, &built[whose], revs[who].commit, &built[who], codes[who], f,
+				  &built[first], 1, why, sizeof why);
+		if (rc == 1) {
+			out->failed_again++;
+			if (p->progress)
+				alloclab_say("alloclab history: %.12s's step failed when measured again (its first "
+					     "measurement is kept): %s",
+					     revs[who].commit, why);
+			return 0;
+		}
+		if (rc != 0) {
+			snprintf(err, err_len, "%s", why);
+			return -1;
+		}
 		out->again++;
-		rc = measure_step(s, p, repo, revs[whose].commit, &built[whose], revs[who].commit, &built[who], codes[who],
-				  revs[first].commit, &built[first], 1, err, err_len);
-		if (rc != 0)
-			return rc < 0 ? -1 : 0; /* a crash now: measure_step recorded it */
 	}
 	return 0;
 }
@@ -294,7 +356,7 @@ static int recheck(struct alloclab_store *s, const struct alloclab_history_plan 
  * commit that built; -1 none). *prev moves to it when it built. */
 static int one_commit(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
 		      const struct alloclab_revision *revs, size_t n, size_t i, const struct alloclab_commit *k, long *prev,
-		      long *first, struct alloclab_built *built, char (*codes)[ALLOCLAB_SHA256_HEX], char *again, size_t *step,
+		      long *first, struct alloclab_built *built, char (*codes)[ALLOCLAB_SHA256_HEX], size_t *step,
 		      struct alloclab_history_outcome *out, char *err, size_t err_len)
 {
 	const char *commit = revs[i].commit;
@@ -354,6 +416,17 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 		char sha[ALLOCLAB_SHA256_HEX];
 		if (*prev >= 0)
 			out->known++;
+		/* Measured before, perhaps with a step measured again left
+		 * unfinished, or by a version that did not compare. */
+		int rc = *prev >= 0 ? recheck(s, p, repo, revs, n, i, *prev, *first, built,
+					      (const char(*)[ALLOCLAB_SHA256_HEX])codes, out, why, sizeof why)
+				    : 0;
+		if (rc != 0 && alloclab_interrupted())
+			return 0;
+		if (rc != 0) {
+			snprintf(err, err_len, "%.12s: %s", commit, why);
+			return -1;
+		}
 		if (*prev < 0 && s && state != ALLOCLAB_COMMIT_MEASURED &&
 		    (alloclab_file_sha256(built[i].plugin, sha, err, err_len) != 0 ||
 		     alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_MEASURED, NULL, sha,
@@ -386,8 +459,8 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 		return -1;
 	}
 	out->measured++;
-	rc = recheck(s, p, repo, revs, n, i, *prev, *first, built, (const char(*)[ALLOCLAB_SHA256_HEX])codes, again,
-		     out, why, sizeof why);
+	rc = recheck(s, p, repo, revs, n, i, *prev, *first, built, (const char(*)[ALLOCLAB_SHA256_HEX])codes, out, why,
+		     sizeof why);
 	if (rc != 0 && alloclab_interrupted())
 		return 0;
 	if (rc != 0) {
@@ -427,8 +500,7 @@ int alloclab_history_run(struct alloclab_store *s, const struct alloclab_history
 	out->commits = n;
 	struct alloclab_built *built = calloc(n, sizeof *built);
 	char(*codes)[ALLOCLAB_SHA256_HEX] = calloc(n ? n : 1, sizeof *codes);
-	char *again = calloc(n ? n : 1, 1);
-	if (built == NULL || codes == NULL || again == NULL || (s && (record_commits(s, repo, revs, n, err, err_len) != 0 ||
+	if (built == NULL || codes == NULL || (s && (record_commits(s, repo, revs, n, err, err_len) != 0 ||
 				    alloclab_store_commits(s, repo, &known, &nknown, err, err_len) != 0)))
 		goto done;
 	long prev = -1, first = -1;
@@ -436,7 +508,7 @@ int alloclab_history_run(struct alloclab_store *s, const struct alloclab_history
 	for (size_t i = 0; i < n && rc == 0 && !alloclab_interrupted(); i++)
 		if (visited(p, i, n))
 			rc = one_commit(s, p, repo, revs, n, i, known_of(known, nknown, revs[i].commit), &prev, &first, built,
-					codes, again, &step, out, err, err_len);
+					codes, &step, out, err, err_len);
 	if (rc == 0 && alloclab_interrupted()) {
 		snprintf(err, err_len, "interrupted: what was measured is kept; the same command goes on from there");
 		rc = -1;
@@ -444,7 +516,6 @@ int alloclab_history_run(struct alloclab_store *s, const struct alloclab_history
 done:
 	free(built);
 	free(codes);
-	free(again);
 	alloclab_store_commits_free(known, nknown);
 	alloclab_revision_list_free(revs, n);
 	return rc;

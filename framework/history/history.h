@@ -65,6 +65,7 @@ struct alloclab_history_outcome {
 	 * against the reference in its own step and the next (series.h's
 	 * level_moved): the machine changed between the two. */
 	size_t again;
+	size_t failed_again; /* steps whose builds failed when measured again (their first measurements kept) */
 	double step_seconds; /* the steps measured now, their time in all */
 	size_t steps_timed;
 };

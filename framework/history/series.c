@@ -2,6 +2,7 @@
 #define _GNU_SOURCE 1
 #include "history/series.h"
 
+#include "base/hash.h"
 #include "statistics/significance.h"
 
 #include <math.h>
@@ -132,6 +133,7 @@ static void add_reference(struct alloclab_history_view *v, const struct alloclab
 			  const char *label, size_t commit, const char *machine, int as_base)
 {
 	struct alloclab_comparison *cmp = against_reference(r, ref, label, v->name_rows);
+	uint64_t key = alloclab_fnv1a(ALLOCLAB_FNV_OFFSET, ref, strlen(ref));
 	for (size_t i = 0; cmp && i < cmp->nrows; i++) {
 		const struct alloclab_comparison_entry *e = &cmp->rows[i].entries[1];
 		struct alloclab_history_series *s = series_of(v, ALLOCLAB_AB_TIME, cmp->rows[i].name, machine);
@@ -139,6 +141,8 @@ static void add_reference(struct alloclab_history_view *v, const struct alloclab
 		if (p == NULL || !usable(e))
 			continue;
 		if (as_base && p->has_reference) {
+			if (p->ref_key != key) /* another range's reference: not the same thing read twice */
+				continue;
 			p->has_next_reference = 1;
 			p->next_ratio = e->ratio;
 			p->next_lo = e->lo;
@@ -151,6 +155,7 @@ static void add_reference(struct alloclab_history_view *v, const struct alloclab
 		p->ref_ratio = e->ratio;
 		p->ref_lo = e->lo;
 		p->ref_hi = e->hi;
+		p->ref_key = key;
 	}
 	alloclab_comparison_free(cmp);
 }
@@ -329,6 +334,7 @@ static void add_same_code(struct alloclab_history_view *v)
 			h->ref_ratio = copy.ref_ratio;
 			h->ref_lo = copy.ref_lo;
 			h->ref_hi = copy.ref_hi;
+			h->ref_key = copy.ref_key;
 		}
 	}
 }
@@ -380,14 +386,16 @@ static void find_changes(const struct alloclab_history_view *v, struct alloclab_
 	free(p);
 	free(kept);
 	/* Drift: the last commit against the reference over the first, their
-	 * intervals combined as independent (on the logarithms). */
+	 * intervals combined as independent (on the logarithms); the first
+	 * read against the last's reference (ranges that overlap may each
+	 * have had their own). */
 	const struct alloclab_history_point *first = NULL, *last = NULL;
 	for (size_t i = 0; i < s->npoints; i++)
-		if (s->points[i].has_reference) {
-			if (first == NULL)
-				first = &s->points[i];
+		if (s->points[i].has_reference)
 			last = &s->points[i];
-		}
+	for (size_t i = 0; last && i < s->npoints && first == NULL; i++)
+		if (s->points[i].has_reference && s->points[i].ref_key == last->ref_key)
+			first = &s->points[i];
 	if (first && last && first != last && first->ref_lo > 0 && last->ref_lo > 0) {
 		/* A reference that is the first commit's build (history run's
 		 * default): the last commit's ratio to it is the drift, measured
@@ -396,7 +404,7 @@ static void find_changes(const struct alloclab_history_view *v, struct alloclab_
 		char own[40], label[16];
 		alloclab_history_commit_label(v->commits[first->commit].commit, label, sizeof label);
 		snprintf(own, sizeof own, "first-%s", label);
-		int is_first = v->reference && strcmp(v->reference, own) == 0;
+		int is_first = alloclab_fnv1a(ALLOCLAB_FNV_OFFSET, own, strlen(own)) == last->ref_key;
 		double h1 = is_first ? 0 : log(first->ref_hi / first->ref_lo) / 2, h2 = log(last->ref_hi / last->ref_lo) / 2;
 		double h = sqrt(h1 * h1 + h2 * h2);
 		s->has_drift = 1;

@@ -19,6 +19,7 @@
 #include "store/store.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* One commit on one series. */
 struct alloclab_history_point {
@@ -41,6 +42,7 @@ struct alloclab_history_point {
 	 * commit, BASE there). */
 	int has_reference;
 	double ref_ratio, ref_lo, ref_hi;
+	uint64_t ref_key;     /* which reference (a hash of its label): readings against two are not compared */
 	/* time: against the reference again in the next step, where it is
 	 * BASE (has_next_reference: it had its own step too). One build, one
 	 * reference: the two agree unless the machine changed between the
