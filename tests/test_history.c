@@ -1724,14 +1724,15 @@ static void slow_down(const char *file, const char *label, double factor)
 
 /* A repository of the history fixture with one commit for each EXTRA_WORK
  * value in `works`; the commit at index `crashing` (-1: none) aborts in
- * create while DIR/CRASH exists. */
-static void make_work_repo(const char *dir, const char *repo, const char *works, int crashing)
+ * create while DIR/CRASH exists (how "CRASH_IF"), or from its second
+ * create on ("CRASH_AFTER"). */
+static void make_work_repo(const char *dir, const char *repo, const char *works, int crashing, const char *how)
 {
 	sh("mkdir -p '%s' && cd '%s' && git init -q && git config user.email t@example.org && git config user.name t && "
 	   "cp %s/tests/fixtures/history/plugin.c . && i=0 && for w in %s; do printf '#define EXTRA_WORK %%s\\n#define "
-	   "SLACK_PERCENT 0\\n' $w > config.h && if [ $i = %d ]; then printf '#define CRASH_IF \"%%s/CRASH\"\\n' '%s' "
+	   "SLACK_PERCENT 0\\n' $w > config.h && if [ $i = %d ]; then printf '#define %s \"%%s/CRASH\"\\n' '%s' "
 	   ">> config.h; fi && git add . && git commit -qm \"work $w\" && i=$((i+1)); done",
-	   repo, repo, getenv("ALLOCLAB_SOURCE_ROOT"), works, crashing, dir);
+	   repo, repo, getenv("ALLOCLAB_SOURCE_ROOT"), works, crashing, how, dir);
 }
 
 /* The arguments of a history run over the last four commits of repo into
@@ -1792,7 +1793,7 @@ Test(history, a_step_the_machine_disturbed_is_measured_again, .timeout = 600)
 {
 	char *dir = scratch_dir(), repo[4300], build[4400], c2[64] = "";
 	snprintf(repo, sizeof repo, "%s/repo", dir);
-	make_work_repo(dir, repo, "0 4 8 12", -1);
+	make_work_repo(dir, repo, "0 4 8 12", -1, "");
 	history_build_command(build, sizeof build);
 	shard_then_disturb(dir, repo, build, c2);
 	/* As if another machine had measured the steps: nothing measured again. */
@@ -1831,6 +1832,17 @@ Test(history, a_step_the_machine_disturbed_is_measured_again, .timeout = 600)
 	cr_assert_not_null(chained);
 	cr_expect(json_is_true(json_object_get(chained, "drift_agrees")), "the drift equals the steps multiplied");
 	json_decref(doc);
+	/* Another store over the same folder reads the step measured again
+	 * back, measures nothing again, and holds the same history. */
+	small_run_args(args, "--db", "h2.db", repo, build);
+	r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "measured again") == NULL, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+	doc = show_json(dir, "h2.db");
+	chained = json_object_get(json_array_get(json_object_get(doc, "series"), 0), "steps_chained");
+	cr_expect(json_is_true(json_object_get(chained, "drift_agrees")), "the second store's drift agrees too");
+	json_decref(doc);
 	/* And history show says so. */
 	r = run_alloclab(dir, (const char *const[]){"history", "show", "--db", "h.db", NULL});
 	cr_expect(strstr(r.out, "the drift agrees with them") != NULL, "%s", r.out);
@@ -1845,7 +1857,7 @@ Test(history, a_build_that_fails_when_measured_again_keeps_its_measurement, .tim
 {
 	char *dir = scratch_dir(), repo[4300], build[4400], c2[64] = "";
 	snprintf(repo, sizeof repo, "%s/repo", dir);
-	make_work_repo(dir, repo, "0 4 8 12", 2);
+	make_work_repo(dir, repo, "0 4 8 12", 2, "CRASH_IF");
 	history_build_command(build, sizeof build);
 	shard_then_disturb(dir, repo, build, c2);
 	sh("touch '%s/CRASH'", dir);
@@ -1875,6 +1887,39 @@ Test(history, a_build_that_fails_when_measured_again_keeps_its_measurement, .tim
 	cr_expect(strstr(r.out, "2 steps measured now, 0 measured before, 1 broken") != NULL, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "killed by signal 6") != NULL && strstr(r.err, "in create") != NULL, "%s", r.err);
 	cmd_result_free(&r);
+	/* Measured fine, then failing as the base of the next step: recorded
+	 * broken, the next commit measured against the one before it. */
+	sh("rm '%s/CRASH'", dir);
+	small_run_args(args, "--db", "base.db", repo, build);
+	args[6] = "HEAD~3..HEAD~1";
+	args[8] = "histbase";
+	r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+	sh("touch '%s/CRASH'", dir);
+	args[6] = "HEAD~3..HEAD";
+	r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "as the base of") != NULL, "%s", r.err);
+	cr_expect(strstr(r.out, "1 steps measured now, 2 measured before, 1 broken") != NULL, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
+}
+
+/* A build that is created fine once and fails the next time (its load
+ * and create are checked alone before a step, then again by the run):
+ * HEAD's failure all the same, recorded broken, the history goes on. */
+Test(history, a_build_that_fails_only_the_second_time_is_blamed, .timeout = 600)
+{
+	char *dir = scratch_dir(), repo[4300], build[4400];
+	snprintf(repo, sizeof repo, "%s/repo", dir);
+	make_work_repo(dir, repo, "0 4 8 12", 2, "CRASH_AFTER");
+	history_build_command(build, sizeof build);
+	const char *args[32];
+	small_run_args(args, "--db", "h.db", repo, build);
+	struct cmd_result r = run_alloclab(dir, args);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "2 steps measured now, 0 measured before, 1 broken") != NULL, "%s%s", r.out, r.err);
+	cmd_result_free(&r);
 }
 
 /* Ranges that overlap, each with its own first commit as the reference:
@@ -1885,7 +1930,7 @@ Test(history, readings_against_two_references_are_not_compared, .timeout = 600)
 {
 	char *dir = scratch_dir(), repo[4300], build[4400];
 	snprintf(repo, sizeof repo, "%s/repo", dir);
-	make_work_repo(dir, repo, "0 4 60 64", -1);
+	make_work_repo(dir, repo, "0 4 60 64", -1, "");
 	history_build_command(build, sizeof build);
 	const char *args[32];
 	small_run_args(args, "--db", "h.db", repo, build);

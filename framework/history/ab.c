@@ -247,6 +247,15 @@ int alloclab_ab_rows_of(const struct alloclab_ab_plan *p, enum alloclab_ab_metri
 	return 0;
 }
 
+/* Whether a run's last words name plugin `label` as the one that failed
+ * ("alloclab: plugin 'LABEL': ..."). */
+static int names_plugin(const char *why, const char *label)
+{
+	char want[200];
+	snprintf(want, sizeof want, "plugin '%.150s':", label);
+	return label && label[0] && strstr(why, want) != NULL;
+}
+
 /* One metric's run (or, size, time's run in whole values): made into a
  * results file in the plan's folder, or read again where reuse allows;
  * loaded into *loaded. 0; -1 with err (out->failed_side set where a
@@ -286,6 +295,13 @@ static int run_metric(const struct alloclab_ab_plan *p, enum alloclab_ab_metric 
 	if (rc != ALLOCLAB_EXIT_OK && rc != ALLOCLAB_EXIT_CELL_FAILED) {
 		snprintf(err, err_len, "measuring %s: %s", alloclab_ab_metric_names[m],
 			 why[0] ? why : rc == ALLOCLAB_EXIT_INTERRUPTED ? "interrupted" : "the run failed");
+		/* The run's own check of its plugins names the one that failed
+		 * by its label (check/probe.c): a build that failed there now,
+		 * though it was created alone a moment before, is its side's. */
+		int b = rc != ALLOCLAB_EXIT_INTERRUPTED && names_plugin(why, p->base.label),
+		    h = rc != ALLOCLAB_EXIT_INTERRUPTED && names_plugin(why, p->head.label);
+		if (b != h)
+			snprintf(out->failed_side, sizeof out->failed_side, "%s", h ? "HEAD" : "BASE");
 		return -1;
 	}
 	struct alloclab_results *r = alloclab_results_load(path, p->check, err, err_len);
@@ -355,7 +371,7 @@ static int measure_metric(const struct alloclab_ab_plan *p, enum alloclab_ab_met
 
 /* Whether every run the plan asks for is in its folder, finished, to be
  * read again rather than measured. */
-static int all_reused(const struct alloclab_ab_plan *p)
+int alloclab_ab_reused(const struct alloclab_ab_plan *p)
 {
 	if (!p->reuse)
 		return 0;
@@ -410,7 +426,7 @@ int alloclab_ab_measure(const struct alloclab_ab_plan *p, struct alloclab_ab_res
 	 * measured: one that cannot be is its side's failure, named so (the
 	 * run's own check of the plugins would end the run without saying
 	 * whose). */
-	for (int k = 0; k < 2 && rc == 0 && !all_reused(p); k++) {
+	for (int k = 0; k < 2 && rc == 0 && !alloclab_ab_reused(p); k++) {
 		struct alloclab_plugin_arg arg = {.spec = copies[k], .options = (char *)(sides[k]->options ? sides[k]->options : ""),
 						  .as = (char *)sides[k]->label};
 		struct alloclab_probe probe;

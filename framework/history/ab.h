@@ -154,6 +154,10 @@ struct alloclab_ab_result {
 	int same_code;
 };
 
+/* Whether every run plan p asks for is in its folder, finished
+ * (p->reuse: it is read again, nothing is measured). */
+int alloclab_ab_reused(const struct alloclab_ab_plan *p);
+
 /* Measures the plan. 0 with *out filled; -1 with err set: a run could not
  * be made (bad input: nothing about either build), or, with
  * out->failed_side set, a build failed a cell (err names it). */

@@ -93,13 +93,15 @@ static void step_dir(const struct alloclab_history_plan *p, const char *base_com
 }
 
 /* One step: this commit's build against the previous one's, measured (or
- * its files read again) in its folder; kept when there is a store. 0; 1
- * when a build failed (HEAD's, recorded as broken; measured again: either
- * build's, nothing recorded); -1 with err. */
+ * its files read again: *read_back, where not NULL) in its folder; kept
+ * when there is a store. 0; 1 when HEAD's build failed (recorded as
+ * broken), 2 when BASE's did (the base recorded as broken); measured
+ * again, 1 when either failed (nothing recorded: the first measurement
+ * stands); -1 with err. */
 static int measure_step(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
 			const char *base_commit, const struct alloclab_built *base, const char *commit,
 			const struct alloclab_built *head, const char *code, const char *first_commit,
-			const struct alloclab_built *first, int again, char *err, size_t err_len)
+			const struct alloclab_built *first, int again, int *read_back, char *err, size_t err_len)
 {
 	char steps[PATH_MAX], dir[PATH_MAX], bl[16], hl[16], rl[24], sha[ALLOCLAB_SHA256_HEX];
 	step_dir(p, base_commit, commit, first_commit, again, steps, sizeof steps, dir, sizeof dir);
@@ -123,7 +125,10 @@ static int measure_step(struct alloclab_store *s, const struct alloclab_history_
 		ab.reference = first->plugin;
 		ab.reference_label = rl;
 	}
-	if (p->progress)
+	int reused = alloclab_ab_reused(&ab);
+	if (read_back)
+		*read_back = reused;
+	if (p->progress && !(again && reused))
 		fprintf(stderr, "alloclab history: measuring %.12s against %.12s%s\n", commit, base_commit,
 			again ? " again, in time" : "");
 	struct alloclab_ab_result res;
@@ -137,7 +142,19 @@ static int measure_step(struct alloclab_store *s, const struct alloclab_history_
 		rc = keep_step(s, repo, commit, base_commit, &res, sha, code[0] ? code : NULL, err, err_len);
 	else if (rc == 0 && s)
 		rc = -1;
-	if (rc != 0 && strcmp(res.failed_side, "HEAD") == 0 && !alloclab_interrupted()) {
+	if (rc != 0 && strcmp(res.failed_side, "BASE") == 0 && !alloclab_interrupted()) {
+		/* The base measured fine as a HEAD before and fails now: it is
+		 * recorded broken, and the caller measures this commit against
+		 * the one before it. */
+		char why[1400];
+		snprintf(why, sizeof why, "as the base of %.12s's step: %s", commit, err);
+		rc = s && alloclab_store_set_commit(s, repo, base_commit, ALLOCLAB_COMMIT_BROKEN, why, NULL, NULL, err,
+						    err_len) != 0
+			     ? -1
+			     : 2;
+		if (rc == 2)
+			snprintf(err, err_len, "%s", why);
+	} else if (rc != 0 && strcmp(res.failed_side, "HEAD") == 0 && !alloclab_interrupted()) {
 		/* A build that crashes is that commit's fault when it is
 		 * HEAD's: recorded as broken, and the history goes on. */
 		char why[1400];
@@ -253,10 +270,11 @@ static void this_machine(char *out, size_t len)
 /* Whether commit prev read apart against the reference in its own step
  * and in the step of commit i (its next), both measured on this machine
  * (a step measured again here would not stand for one of another: the
- * shards' steps are left as they are); *lv the row that differs most, and
- * prev's step's base. 1, 0, -1 err. */
+ * shards' steps are left as they are) and against `reference` where not
+ * NULL; *lv the row that differs most, and prev's step's base. 1, 0, -1
+ * err. */
 static int level_moved(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
-		       const char *prev, const char *commit, char *base, size_t base_len,
+		       const char *prev, const char *commit, const char *reference, char *base, size_t base_len,
 		       struct alloclab_history_level *lv, char *err, size_t err_len)
 {
 	char m_own[1200], m_next[1200], here[1200], unused[256], label[16];
@@ -266,27 +284,15 @@ static int level_moved(struct alloclab_store *s, const struct alloclab_history_p
 		rc = own_time_run(s, p, repo, commit, unused, sizeof unused, m_next, sizeof m_next, &next, err, err_len);
 	alloclab_history_commit_label(prev, label, sizeof label);
 	this_machine(here, sizeof here);
+	/* Measured again, a step takes this run's reference: readings
+	 * against another (an overlapping range's first commit) are left. */
 	if (rc == 1)
 		rc = strcmp(m_own, here) == 0 && strcmp(m_next, here) == 0 &&
+		     (reference == NULL || (own->facts.npair && strcmp(own->facts.pair_plugins[0], reference) == 0)) &&
 		     alloclab_history_level_moved(own, next, label, p->ab.name_rows, lv);
 	alloclab_results_free(own);
 	alloclab_results_free(next);
 	return rc;
-}
-
-/* Whether the step of commit `who` from `whose` was measured again
- * already, here or in an earlier run (its folder holds its finished time
- * run): once is enough, in every run. */
-static int measured_again(const struct alloclab_history_plan *p, const char *whose, const char *who,
-			  const char *first_commit)
-{
-	char steps[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 64], err[256];
-	step_dir(p, whose, who, first_commit, 1, steps, sizeof steps, dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/%s.json", dir, alloclab_ab_metric_names[ALLOCLAB_AB_TIME]);
-	struct alloclab_results *r = alloclab_results_load(path, NULL, err, sizeof err);
-	int done = r && r->complete && !r->interrupted;
-	alloclab_results_free(r);
-	return done;
 }
 
 /* After the step of commit i (base prev), measured now or before: prev
@@ -296,10 +302,11 @@ static int measured_again(const struct alloclab_history_plan *p, const char *who
  * step and 1.052 in the next, and 1.050 to 1.056 in six runs after), and
  * then a step measured something besides the builds, and the steps
  * multiplied miss the drift. So prev's step is measured again (in time);
- * where the two still read apart, this step too; each once (its folder
- * of a step measured again says so, across runs: an interrupted one is
- * finished next time). A build that fails when measured again keeps its
- * first measurement; the run says so and ends with status 1. */
+ * where the two still read apart, this step too. Each into a folder of
+ * its own, once: a later run reads the finished files back (into its
+ * store, silently), and finishes what an interrupt left. A build that
+ * fails when measured again keeps its first measurement; the run says so
+ * and ends with status 1. */
 static int recheck(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
 		   const struct alloclab_revision *revs, size_t n, size_t i, long prev, long first,
 		   const struct alloclab_built *built, const char (*codes)[ALLOCLAB_SHA256_HEX],
@@ -308,33 +315,41 @@ static int recheck(struct alloclab_store *s, const struct alloclab_history_plan 
 	if (s == NULL || p->shard_count || !(p->ab.metrics & (1u << ALLOCLAB_AB_TIME)) ||
 	    (!p->reference_first && !p->ab.reference))
 		return 0;
+	char reference[40] = "";
+	if (p->reference_first) {
+		char fl[16];
+		alloclab_history_commit_label(revs[first].commit, fl, sizeof fl);
+		snprintf(reference, sizeof reference, "first-%s", fl);
+	}
+	int tried_prev = 0;
 	for (int tries = 0; tries < 2; tries++) {
 		char base[256];
 		struct alloclab_history_level lv;
-		int rc = level_moved(s, p, repo, revs[prev].commit, revs[i].commit, base, sizeof base, &lv, err, err_len);
+		int rc = level_moved(s, p, repo, revs[prev].commit, revs[i].commit, reference[0] ? reference : NULL, base,
+				     sizeof base, &lv, err, err_len);
 		if (rc <= 0)
 			return rc;
 		long b = -1;
 		for (size_t k = 0; k < n && b < 0; k++)
 			if (strcmp(revs[k].commit, base) == 0 && built[k].plugin[0])
 				b = (long)k;
-		const char *f = revs[first].commit;
-		long who = b >= 0 && !measured_again(p, revs[b].commit, revs[prev].commit, f) ? prev
-			   : !measured_again(p, revs[prev].commit, revs[i].commit, f) ? (long)i
-										  : -1;
-		long whose = who == prev ? b : prev;
-		if (who < 0)
-			return 0;
-		if (p->progress) {
-			char row[ALLOCLAB_PRINTED_LEN];
-			alloclab_say("alloclab history: %.12s read %.4f [%.4f .. %.4f] against the reference in its own step "
-				     "and %.4f [%.4f .. %.4f] in the next (%s): the machine changed between them",
-				     revs[prev].commit, lv.own, lv.own_lo, lv.own_hi, lv.next, lv.next_lo, lv.next_hi,
-				     alloclab_printable(lv.row, row, sizeof row));
+		/* prev's step where its base is at hand, else (or then) this one. */
+		long who = b >= 0 && !tried_prev ? prev : (long)i, whose = who == prev ? b : prev;
+		tried_prev |= who == prev;
+		char row[ALLOCLAB_PRINTED_LEN], why[1400];
+		alloclab_printable(lv.row, row, sizeof row);
+		int read_back = 0;
+		rc = measure_step(s, p, repo, revs[whose].commit, &built[whose], revs[who].commit, &built[who], codes[who],
+				  revs[first].commit, &built[first], 1, &read_back, why, sizeof why);
+		if (rc == 0 && !read_back) {
+			out->again++;
+			if (p->progress)
+				alloclab_say("alloclab history: %.12s read %.4f [%.4f .. %.4f] against the reference in its "
+					     "own step and %.4f [%.4f .. %.4f] in the next (%s): the machine changed between "
+					     "them; %.12s's step measured again",
+					     revs[prev].commit, lv.own, lv.own_lo, lv.own_hi, lv.next, lv.next_lo, lv.next_hi, row,
+					     revs[who].commit);
 		}
-		char why[1400];
-		rc = measure_step(s, p, repo, revs[whose].commit, &built[whose], revs[who].commit, &built[who], codes[who], f,
-				  &built[first], 1, why, sizeof why);
 		if (rc == 1) {
 			out->failed_again++;
 			if (p->progress)
@@ -347,7 +362,8 @@ static int recheck(struct alloclab_store *s, const struct alloclab_history_plan 
 			snprintf(err, err_len, "%s", why);
 			return -1;
 		}
-		out->again++;
+		if (who == (long)i)
+			return 0;
 	}
 	return 0;
 }
@@ -356,7 +372,7 @@ static int recheck(struct alloclab_store *s, const struct alloclab_history_plan 
  * commit that built; -1 none). *prev moves to it when it built. */
 static int one_commit(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
 		      const struct alloclab_revision *revs, size_t n, size_t i, const struct alloclab_commit *k, long *prev,
-		      long *first, struct alloclab_built *built, char (*codes)[ALLOCLAB_SHA256_HEX], size_t *step,
+		      long *first, long *before, struct alloclab_built *built, char (*codes)[ALLOCLAB_SHA256_HEX], size_t *step,
 		      struct alloclab_history_outcome *out, char *err, size_t err_len)
 {
 	const char *commit = revs[i].commit;
@@ -432,18 +448,32 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 		     alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_MEASURED, NULL, sha,
 					       codes[i][0] ? codes[i] : NULL, err, err_len) != 0))
 			return -1;
+		before[i] = *prev;
 		*prev = (long)i;
 		return 0;
 	}
 	size_t nth = (*step)++;
 	if (p->shard_count && nth % p->shard_count != p->shard_index - 1) {
 		out->elsewhere++;
+		before[i] = *prev;
 		*prev = (long)i;
 		return 0;
 	}
 	double started = alloclab_now_s();
-	int rc = measure_step(s, p, repo, revs[*prev].commit, &built[*prev], commit, &built[i], codes[i],
-			      revs[*first].commit, &built[*first], 0, why, sizeof why);
+	int rc;
+	while ((rc = measure_step(s, p, repo, revs[*prev].commit, &built[*prev], commit, &built[i], codes[i],
+				  revs[*first].commit, &built[*first], 0, NULL, why, sizeof why)) == 2) {
+		/* The base fails now (it measured fine as a HEAD): recorded
+		 * broken, and this commit measured against the one before it. */
+		out->broken++;
+		if (p->progress)
+			alloclab_say("alloclab history: %.12s fails: %s", revs[*prev].commit, why);
+		if (before[*prev] < 0 || *prev == *first) {
+			snprintf(err, err_len, "%.12s: the range's first commit fails: %s", commit, why);
+			return -1;
+		}
+		*prev = before[*prev];
+	}
 	out->step_seconds += alloclab_now_s() - started;
 	out->steps_timed++;
 	if (rc != 0 && alloclab_interrupted())
@@ -467,6 +497,7 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 		snprintf(err, err_len, "%.12s: %s", commit, why);
 		return -1;
 	}
+	before[i] = *prev;
 	*prev = (long)i;
 	if (p->progress)
 		say_progress(p, revs, n, i, out);
@@ -500,15 +531,17 @@ int alloclab_history_run(struct alloclab_store *s, const struct alloclab_history
 	out->commits = n;
 	struct alloclab_built *built = calloc(n, sizeof *built);
 	char(*codes)[ALLOCLAB_SHA256_HEX] = calloc(n ? n : 1, sizeof *codes);
-	if (built == NULL || codes == NULL || (s && (record_commits(s, repo, revs, n, err, err_len) != 0 ||
+	/* Each commit's base in this run: where a base that fails sends a step. */
+	long *before = calloc(n ? n : 1, sizeof *before);
+	if (built == NULL || codes == NULL || before == NULL || (s && (record_commits(s, repo, revs, n, err, err_len) != 0 ||
 				    alloclab_store_commits(s, repo, &known, &nknown, err, err_len) != 0)))
 		goto done;
 	long prev = -1, first = -1;
 	rc = 0;
 	for (size_t i = 0; i < n && rc == 0 && !alloclab_interrupted(); i++)
 		if (visited(p, i, n))
-			rc = one_commit(s, p, repo, revs, n, i, known_of(known, nknown, revs[i].commit), &prev, &first, built,
-					codes, &step, out, err, err_len);
+			rc = one_commit(s, p, repo, revs, n, i, known_of(known, nknown, revs[i].commit), &prev, &first, before,
+					built, codes, &step, out, err, err_len);
 	if (rc == 0 && alloclab_interrupted()) {
 		snprintf(err, err_len, "interrupted: what was measured is kept; the same command goes on from there");
 		rc = -1;
@@ -516,6 +549,7 @@ int alloclab_history_run(struct alloclab_store *s, const struct alloclab_history
 done:
 	free(built);
 	free(codes);
+	free(before);
 	alloclab_store_commits_free(known, nknown);
 	alloclab_revision_list_free(revs, n);
 	return rc;
