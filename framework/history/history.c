@@ -95,9 +95,8 @@ static void step_dir(const struct alloclab_history_plan *p, const char *base_com
 /* One step: this commit's build against the previous one's, measured (or
  * its files read again: *read_back, where not NULL) in its folder; kept
  * when there is a store. 0; 1 when HEAD's build failed (recorded as
- * broken), 2 when BASE's did (the base recorded as broken); measured
- * again, 1 when either failed (nothing recorded: the first measurement
- * stands); -1 with err. */
+ * broken); measured again, 1 when either failed (nothing recorded: the
+ * first measurement stands); -1 with err (BASE's build failed: named). */
 static int measure_step(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
 			const char *base_commit, const struct alloclab_built *base, const char *commit,
 			const struct alloclab_built *head, const char *code, const char *first_commit,
@@ -143,17 +142,16 @@ static int measure_step(struct alloclab_store *s, const struct alloclab_history_
 	else if (rc == 0 && s)
 		rc = -1;
 	if (rc != 0 && strcmp(res.failed_side, "BASE") == 0 && !alloclab_interrupted()) {
-		/* The base measured fine as a HEAD before and fails now: it is
-		 * recorded broken, and the caller measures this commit against
-		 * the one before it. */
+		/* The base measured fine before (as a HEAD, or as the range's
+		 * first) and fails now: a build that fails only sometimes, or
+		 * a machine that changed. Nothing is recorded of either: which
+		 * is at fault is not known, and falling back to an earlier base
+		 * would condemn good commits one by one. */
 		char why[1400];
-		snprintf(why, sizeof why, "as the base of %.12s's step: %s", commit, err);
-		rc = s && alloclab_store_set_commit(s, repo, base_commit, ALLOCLAB_COMMIT_BROKEN, why, NULL, NULL, err,
-						    err_len) != 0
-			     ? -1
-			     : 2;
-		if (rc == 2)
-			snprintf(err, err_len, "%s", why);
+		snprintf(why, sizeof why, "%s", err);
+		snprintf(err, err_len, "its base %.12s, measured before, fails now (nothing recorded): %.1200s", base_commit,
+			 why);
+		rc = -1;
 	} else if (rc != 0 && strcmp(res.failed_side, "HEAD") == 0 && !alloclab_interrupted()) {
 		/* A build that crashes is that commit's fault when it is
 		 * HEAD's: recorded as broken, and the history goes on. */
@@ -372,7 +370,7 @@ static int recheck(struct alloclab_store *s, const struct alloclab_history_plan 
  * commit that built; -1 none). *prev moves to it when it built. */
 static int one_commit(struct alloclab_store *s, const struct alloclab_history_plan *p, const char *repo,
 		      const struct alloclab_revision *revs, size_t n, size_t i, const struct alloclab_commit *k, long *prev,
-		      long *first, long *before, struct alloclab_built *built, char (*codes)[ALLOCLAB_SHA256_HEX], size_t *step,
+		      long *first, struct alloclab_built *built, char (*codes)[ALLOCLAB_SHA256_HEX], size_t *step,
 		      struct alloclab_history_outcome *out, char *err, size_t err_len)
 {
 	const char *commit = revs[i].commit;
@@ -448,32 +446,18 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 		     alloclab_store_set_commit(s, repo, commit, ALLOCLAB_COMMIT_MEASURED, NULL, sha,
 					       codes[i][0] ? codes[i] : NULL, err, err_len) != 0))
 			return -1;
-		before[i] = *prev;
 		*prev = (long)i;
 		return 0;
 	}
 	size_t nth = (*step)++;
 	if (p->shard_count && nth % p->shard_count != p->shard_index - 1) {
 		out->elsewhere++;
-		before[i] = *prev;
 		*prev = (long)i;
 		return 0;
 	}
 	double started = alloclab_now_s();
-	int rc;
-	while ((rc = measure_step(s, p, repo, revs[*prev].commit, &built[*prev], commit, &built[i], codes[i],
-				  revs[*first].commit, &built[*first], 0, NULL, why, sizeof why)) == 2) {
-		/* The base fails now (it measured fine as a HEAD): recorded
-		 * broken, and this commit measured against the one before it. */
-		out->broken++;
-		if (p->progress)
-			alloclab_say("alloclab history: %.12s fails: %s", revs[*prev].commit, why);
-		if (before[*prev] < 0 || *prev == *first) {
-			snprintf(err, err_len, "%.12s: the range's first commit fails: %s", commit, why);
-			return -1;
-		}
-		*prev = before[*prev];
-	}
+	int rc = measure_step(s, p, repo, revs[*prev].commit, &built[*prev], commit, &built[i], codes[i],
+			      revs[*first].commit, &built[*first], 0, NULL, why, sizeof why);
 	out->step_seconds += alloclab_now_s() - started;
 	out->steps_timed++;
 	if (rc != 0 && alloclab_interrupted())
@@ -497,7 +481,6 @@ static int one_commit(struct alloclab_store *s, const struct alloclab_history_pl
 		snprintf(err, err_len, "%.12s: %s", commit, why);
 		return -1;
 	}
-	before[i] = *prev;
 	*prev = (long)i;
 	if (p->progress)
 		say_progress(p, revs, n, i, out);
@@ -531,17 +514,15 @@ int alloclab_history_run(struct alloclab_store *s, const struct alloclab_history
 	out->commits = n;
 	struct alloclab_built *built = calloc(n, sizeof *built);
 	char(*codes)[ALLOCLAB_SHA256_HEX] = calloc(n ? n : 1, sizeof *codes);
-	/* Each commit's base in this run: where a base that fails sends a step. */
-	long *before = calloc(n ? n : 1, sizeof *before);
-	if (built == NULL || codes == NULL || before == NULL || (s && (record_commits(s, repo, revs, n, err, err_len) != 0 ||
+	if (built == NULL || codes == NULL || (s && (record_commits(s, repo, revs, n, err, err_len) != 0 ||
 				    alloclab_store_commits(s, repo, &known, &nknown, err, err_len) != 0)))
 		goto done;
 	long prev = -1, first = -1;
 	rc = 0;
 	for (size_t i = 0; i < n && rc == 0 && !alloclab_interrupted(); i++)
 		if (visited(p, i, n))
-			rc = one_commit(s, p, repo, revs, n, i, known_of(known, nknown, revs[i].commit), &prev, &first, before,
-					built, codes, &step, out, err, err_len);
+			rc = one_commit(s, p, repo, revs, n, i, known_of(known, nknown, revs[i].commit), &prev, &first, built,
+					codes, &step, out, err, err_len);
 	if (rc == 0 && alloclab_interrupted()) {
 		snprintf(err, err_len, "interrupted: what was measured is kept; the same command goes on from there");
 		rc = -1;
@@ -549,7 +530,6 @@ int alloclab_history_run(struct alloclab_store *s, const struct alloclab_history
 done:
 	free(built);
 	free(codes);
-	free(before);
 	alloclab_store_commits_free(known, nknown);
 	alloclab_revision_list_free(revs, n);
 	return rc;
