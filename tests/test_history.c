@@ -1825,7 +1825,8 @@ Test(history, a_step_the_machine_disturbed_is_measured_again, .timeout = 600)
 			cr_expect_not_null(next, "the commit has two readings against the reference");
 			cr_expect(!json_is_true(json_object_get(next, "moved")), "the step measured again agrees");
 			double step_ratio = json_real_value(json_object_get(json_object_get(p, "step"), "ratio"));
-			cr_expect_lt(step_ratio, 1.15, "the disturbed step is not the one shown: %g", step_ratio);
+			/* Four counters more: about 1.1; disturbed, half as much again. */
+			cr_expect_lt(step_ratio, 1.35, "the disturbed step is not the one shown: %g", step_ratio);
 		}
 	}
 	chained = json_object_get(series, "steps_chained");
