@@ -426,7 +426,8 @@ int alloclab_ab_measure(const struct alloclab_ab_plan *p, struct alloclab_ab_res
 	 * measured: one that cannot be is its side's failure, named so (the
 	 * run's own check of the plugins would end the run without saying
 	 * whose). */
-	for (int k = 0; k < 2 && rc == 0 && !alloclab_ab_reused(p); k++) {
+	int reused = alloclab_ab_reused(p); /* read once: it parses each results file */
+	for (int k = 0; k < 2 && rc == 0 && !reused; k++) {
 		struct alloclab_plugin_arg arg = {.spec = copies[k], .options = (char *)(sides[k]->options ? sides[k]->options : ""),
 						  .as = (char *)sides[k]->label};
 		struct alloclab_probe probe;
